@@ -1,0 +1,67 @@
+// TensorImpl: the descriptor a Tensor handle points at — a strided view over a Storage.
+//
+//   element[i0, i1, ...] = storage[offset + i0*strides[0] + i1*strides[1] + ...]  (in elements)
+//   contiguous  <=>  strides[d] == sizes[d+1] * strides[d+1] for every d with sizes[d] != 1,
+//                    and strides[last] == 1 (size-1 dims may have any stride)
+//
+// For backends and op implementations; users work with ember::Tensor.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "ember/device.h"
+#include "ember/dtype.h"
+#include "ember/int_array.h"
+#include "ember/intrusive_ptr.h"
+#include "ember/storage.h"
+
+namespace ember {
+
+struct AutogradMeta;  // src/autograd: requires_grad, grad, grad_fn, hooks
+
+class TensorImpl : public RefCounted {
+ public:
+  TensorImpl(Storage storage, Dtype dtype, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+  ~TensorImpl() override;
+
+  const Storage& storage() const { return storage_; }
+  Dtype dtype() const { return dtype_; }
+  Device device() const { return storage_->device(); }
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t dim() const { return int64_t(sizes_.size()); }
+  int64_t storage_offset() const { return offset_; }
+  int64_t numel() const { return numel_; }
+  bool is_contiguous() const { return contiguous_; }
+  /// Address of element [0, 0, ...] (storage offset included).
+  void* data() const {
+    return static_cast<char*>(storage_->data()) + offset_ * itemsize(dtype_);
+  }
+
+  /// Re-points this descriptor at a new layout over the same storage (used by in-place views
+  /// such as squeeze_/unsqueeze_/t_ and by set_).
+  void set_layout(IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+  void set_storage(Storage storage) { storage_ = std::move(storage); }
+
+  AutogradMeta* autograd() const { return autograd_.get(); }
+  AutogradMeta& autograd_mut();  // creates it on first use
+  void reset_autograd();
+
+ private:
+  void refresh();  // recomputes numel_ and contiguous_ from sizes_/strides_
+
+  Storage storage_;
+  DimVector sizes_;
+  DimVector strides_;
+  int64_t offset_;
+  int64_t numel_ = 1;
+  Dtype dtype_;
+  bool contiguous_ = true;
+  std::unique_ptr<AutogradMeta> autograd_;
+};
+
+/// Contiguous (row-major) strides for sizes.
+DimVector contiguous_strides(IntArrayRef sizes);
+
+}  // namespace ember

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs everything ember needs to build and test, from Debian 12's packages (run as root).
+# Idempotent and quiet when everything is present. Usage:
+#   scripts/bootstrap.sh            build + test dependencies
+#   scripts/bootstrap.sh --golden   also python3-torch (regenerates tests/golden, interop tests)
+#   scripts/bootstrap.sh --bench    also PyTorch + LibTorch for bench/compare
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libopenblas-openmp-dev   # GEMM; the OpenMP build shares libgomp's pool with ember's kernels
+  libsleef-dev             # vectorised transcendentals
+  zlib1g-dev               # gzipped datasets
+  libzip-dev               # PyTorch's .pt zip container
+  nlohmann-json3-dev       # safetensors headers, metrics
+  libcli11-dev             # command lines
+  libgtest-dev libgmock-dev libbenchmark-dev
+  dataset-fashion-mnist    # the main job's default data
+)
+for arg in "$@"; do
+  case "$arg" in
+    --golden) packages+=(python3-torch python3-numpy) ;;
+    --bench) packages+=(python3-torch python3-numpy libtorch-dev libopenblas0-openmp hyperfine) ;;
+    *) echo "bootstrap.sh: unknown option '$arg' (expected --golden or --bench)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "bootstrap.sh: missing packages: ${missing[*]} — run as root (or install them with apt-get)" >&2
+  exit 1
+fi
+echo "bootstrap.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

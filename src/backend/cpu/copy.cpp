@@ -1,0 +1,65 @@
+// Strided copy with dtype conversion, and fill. Same-dtype contiguous runs use memcpy; other
+// runs are simple loops the compiler vectorises for the contiguous case.
+#include "backend/cpu/copy.h"
+
+#include <cstring>
+
+#include "backend/cpu/loop.h"
+#include "core/convert.h"
+#include "core/dispatch.h"
+
+namespace ember::cpu {
+
+void copy_kernel(const Tensor& dst, const Tensor& src) {
+  const int64_t dsize = dst.element_size(), ssize = src.element_size();
+  const DimVector ds = byte_strides(dst.strides(), dsize), ss = byte_strides(src.strides(), ssize);
+  const auto plan = plan_loop<2>(dst.sizes(), {static_cast<char*>(dst.data_ptr()),
+                                               static_cast<char*>(src.data_ptr())},
+                                 {IntArrayRef(ds), IntArrayRef(ss)});
+  if (dst.dtype() == src.dtype()) {
+    run_loop(plan, [dsize](std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
+      if (s[0] == dsize && s[1] == dsize) {
+        std::memmove(p[0], p[1], size_t(n * dsize));
+        return;
+      }
+      char *d = p[0], *q = p[1];
+      for (int64_t i = 0; i < n; ++i, d += s[0], q += s[1]) std::memcpy(d, q, size_t(dsize));
+    });
+    return;
+  }
+  dispatch(dst.dtype(), "copy_", [&]<class To>() {
+    dispatch(src.dtype(), "copy_", [&]<class From>() {
+      run_loop(plan, [](std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
+        if (s[0] == sizeof(To) && s[1] == sizeof(From)) {
+          auto* d = reinterpret_cast<To*>(p[0]);
+          const auto* q = reinterpret_cast<const From*>(p[1]);
+          for (int64_t i = 0; i < n; ++i) d[i] = convert<To>(q[i]);
+          return;
+        }
+        char *d = p[0], *q = p[1];
+        for (int64_t i = 0; i < n; ++i, d += s[0], q += s[1])
+          *reinterpret_cast<To*>(d) = convert<To>(*reinterpret_cast<const From*>(q));
+      });
+    });
+  });
+}
+
+void fill_kernel(const Tensor& dst, Scalar value) {
+  dispatch(dst.dtype(), "fill_", [&]<class T>() {
+    const T v = value.to<T>();
+    const DimVector ds = byte_strides(dst.strides(), sizeof(T));
+    const auto plan = plan_loop<1>(dst.sizes(), {static_cast<char*>(dst.data_ptr())},
+                                   {IntArrayRef(ds)});
+    run_loop(plan, [v](std::array<char*, 1>& p, const std::array<int64_t, 1>& s, int64_t n) {
+      if (s[0] == sizeof(T)) {
+        T* d = reinterpret_cast<T*>(p[0]);
+        std::fill(d, d + n, v);
+        return;
+      }
+      char* d = p[0];
+      for (int64_t i = 0; i < n; ++i, d += s[0]) *reinterpret_cast<T*>(d) = v;
+    });
+  });
+}
+
+}  // namespace ember::cpu

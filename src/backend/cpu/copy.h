@@ -1,0 +1,14 @@
+// CPU kernels for copies and fills. Shapes are already equal (src expanded by the front end).
+#pragma once
+
+#include "ember/scalar.h"
+#include "ember/tensor.h"
+
+namespace ember::cpu {
+
+/// dst[i] = convert(src[i]) for every element; any layouts, any dtypes.
+void copy_kernel(const Tensor& dst, const Tensor& src);
+/// dst[i] = value converted to dst's dtype.
+void fill_kernel(const Tensor& dst, Scalar value);
+
+}  // namespace ember::cpu

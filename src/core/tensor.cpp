@@ -1,0 +1,51 @@
+// Tensor handle methods that only read the descriptor: sizes by dim, item, data_ptr checks,
+// autograd flags.
+#include "ember/tensor.h"
+
+#include "autograd/autograd_meta.h"
+#include "core/convert.h"
+#include "core/dispatch.h"
+#include "ember/shape.h"
+
+namespace ember {
+
+int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }
+
+int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
+
+void Tensor::check_data_ptr(Dtype requested) const {
+  EMBER_CHECK(defined(), "data_ptr", "called on an undefined tensor");
+  EMBER_CHECK(requested == dtype(), "data_ptr", "expected a pointer type matching the tensor's ",
+              "dtype ", dtype(), " but got ", requested);
+}
+
+Scalar Tensor::item() const {
+  EMBER_CHECK(defined(), "item", "called on an undefined tensor");
+  EMBER_CHECK(numel() == 1, "item", "a Tensor with ", numel(),
+              " elements cannot be converted to Scalar");
+  EMBER_CHECK(is_cpu(), "item", "expected a CPU tensor, got one on ", device(),
+              " (copy it with .cpu() first)");
+  return dispatch(dtype(), "item", [&]<class T>() -> Scalar {
+    const T v = *static_cast<const T*>(impl_->data());
+    if constexpr (is_half_v<T>) return Scalar(float(v));
+    else return Scalar(v);
+  });
+}
+
+bool Tensor::requires_grad() const {
+  const AutogradMeta* meta = impl_->autograd();
+  return meta && meta->requires_grad;
+}
+
+Tensor& Tensor::requires_grad_(bool requires_grad) {
+  EMBER_CHECK(!requires_grad || is_floating_point(), "requires_grad_",
+              "only Tensors of floating point dtype can require gradients, got ", dtype());
+  if (requires_grad || impl_->autograd()) impl_->autograd_mut().requires_grad = requires_grad;
+  return *this;
+}
+
+TensorIndex::TensorIndex(const Tensor& t) : kind_(Kind::Tensor), tensor_(t.impl_ptr()) {}
+
+Tensor TensorIndex::tensor() const { return Tensor(tensor_); }
+
+}  // namespace ember

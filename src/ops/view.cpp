@@ -1,0 +1,438 @@
+// Views: every op here returns a tensor sharing the input's storage (and version counter) with a
+// new layout computed from the old one; no data moves.
+#include "ops/view.h"
+
+#include <algorithm>
+
+#include "ember/shape.h"
+
+namespace ember {
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  return Tensor(make_intrusive<TensorImpl>(base.storage(), base.dtype(), sizes, strides, offset));
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
+  const int64_t n = std::max<int64_t>(ndim, 1);  // a 0-d tensor accepts dims -1 and 0
+  EMBER_CHECK(dim >= -n && dim < n, op, "dimension out of range (expected to be in range of [",
+              -n, ", ", n - 1, "], but got ", dim, ")");
+  return dim < 0 ? dim + n : dim;
+}
+
+DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
+  DimVector out(shape);
+  int64_t known = 1, infer_at = -1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == -1) {
+      EMBER_CHECK(infer_at < 0, op, "only one dimension can be inferred");
+      infer_at = int64_t(d);
+    } else {
+      EMBER_CHECK(shape[d] >= 0, op, "invalid shape dimension ", shape[d]);
+      known *= shape[d];
+    }
+  }
+  if (infer_at >= 0) {
+    EMBER_CHECK(known != 0 && numel % known == 0, op, "shape ", shape,
+                " is invalid for input of size ", numel);
+    out[infer_at] = numel / known;
+  } else {
+    EMBER_CHECK(known == numel, op, "shape ", shape, " is invalid for input of size ", numel);
+  }
+  return out;
+}
+
+std::optional<DimVector> view_strides(IntArrayRef sizes, IntArrayRef strides,
+                                      IntArrayRef new_sizes) {
+  if (sizes.empty()) return DimVector(new_sizes.size(), 1);
+  const int64_t numel = prod(sizes);
+  if (numel == 0 && sizes == new_sizes) return DimVector(strides);
+  if (numel == 0) return contiguous_strides(new_sizes);
+  // Walk both shapes from the innermost dim, matching "chunks" of the old shape that are
+  // contiguous among themselves; each chunk must be covered exactly by a run of new dims.
+  DimVector out(new_sizes.size());
+  int64_t view_d = int64_t(new_sizes.size()) - 1;
+  int64_t chunk_stride = strides.back(), tensor_numel = 1, view_numel = 1;
+  for (int64_t d = int64_t(sizes.size()) - 1; d >= 0; --d) {
+    tensor_numel *= sizes[d];
+    const bool chunk_ends =
+        d == 0 || (sizes[d - 1] != 1 && strides[d - 1] != tensor_numel * chunk_stride);
+    if (!chunk_ends) continue;
+    while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
+      out[view_d] = view_numel * chunk_stride;
+      view_numel *= new_sizes[view_d];
+      --view_d;
+    }
+    if (view_numel != tensor_numel) return std::nullopt;
+    if (d > 0) {
+      chunk_stride = strides[d - 1];
+      tensor_numel = view_numel = 1;
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
+Tensor Tensor::view(IntArrayRef sizes) const {
+  const DimVector shape = infer_size(sizes, numel(), "view");
+  auto s = view_strides(this->sizes(), strides(), shape);
+  EMBER_CHECK(s.has_value(), "view",
+              "view size is not compatible with input tensor's size and stride (at least one "
+              "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+  return make_view(*this, shape, *s, storage_offset());
+}
+
+Tensor Tensor::view(Dtype dtype) const {
+  EMBER_CHECK(itemsize(dtype) == element_size(), "view",
+              "viewing a tensor of ", this->dtype(), " as ", dtype,
+              " needs equal element sizes (", element_size(), " vs ", itemsize(dtype), ")");
+  return Tensor(make_intrusive<TensorImpl>(storage(), dtype, sizes(), strides(), storage_offset()));
+}
+
+Tensor Tensor::reshape(IntArrayRef sizes) const {
+  const DimVector shape = infer_size(sizes, numel(), "reshape");
+  if (auto s = view_strides(this->sizes(), strides(), shape))
+    return make_view(*this, shape, *s, storage_offset());
+  return contiguous().view(shape);
+}
+
+Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides,
+                          std::optional<int64_t> offset) const {
+  EMBER_CHECK(sizes.size() == strides.size(), "as_strided", "mismatch in length of strides ",
+              strides, " and shape ", sizes);
+  const int64_t off = offset.value_or(storage_offset());
+  int64_t extent = off + 1;
+  bool empty = false;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    EMBER_CHECK(sizes[d] >= 0 && strides[d] >= 0, "as_strided",
+                "negative sizes or strides are not supported, got sizes ", sizes, " strides ",
+                strides);
+    empty |= sizes[d] == 0;
+    extent += (sizes[d] - 1) * strides[d];
+  }
+  EMBER_CHECK(empty || extent * element_size() <= int64_t(storage()->nbytes()), "as_strided",
+              "setStorage: sizes ", sizes, ", strides ", strides, ", storage offset ", off,
+              " require ", extent * element_size(), " bytes but the storage holds ",
+              storage()->nbytes());
+  return make_view(*this, sizes, strides, off);
+}
+
+Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
+  const int64_t n = dim();
+  d0 = wrap_dim(d0, n, "transpose");
+  d1 = wrap_dim(d1, n, "transpose");
+  if (n == 0) return make_view(*this, sizes(), strides(), storage_offset());
+  DimVector sz(sizes()), st(strides());
+  std::swap(sz[d0], sz[d1]);
+  std::swap(st[d0], st[d1]);
+  return make_view(*this, sz, st, storage_offset());
+}
+
+Tensor Tensor::permute(IntArrayRef dims) const {
+  const int64_t n = dim();
+  EMBER_CHECK(int64_t(dims.size()) == n, "permute",
+              "number of dims don't match in permute: tensor has ", n, " dims but got ", dims);
+  DimVector sz(static_cast<size_t>(n)), st(static_cast<size_t>(n));
+  std::vector<bool> seen(size_t(n), false);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t d = wrap_dim(dims[i], n, "permute");
+    EMBER_CHECK(!seen[d], "permute", "repeated dim in permute: ", dims);
+    seen[d] = true;
+    sz[i] = sizes()[d];
+    st[i] = strides()[d];
+  }
+  return make_view(*this, sz, st, storage_offset());
+}
+
+Tensor Tensor::movedim(int64_t source, int64_t destination) const {
+  const int64_t n = dim();
+  source = wrap_dim(source, n, "movedim");
+  destination = wrap_dim(destination, n, "movedim");
+  DimVector order;
+  for (int64_t d = 0; d < n; ++d)
+    if (d != source) order.push_back(d);
+  if (n > 0) order.insert(size_t(destination), source);
+  return permute(order);
+}
+
+Tensor Tensor::t() const {
+  EMBER_CHECK(dim() <= 2, "t", "t() expects a tensor with <= 2 dimensions, but self is ", dim(),
+              "D");
+  return dim() < 2 ? transpose(0, 0) : transpose(0, 1);
+}
+
+Tensor Tensor::T() const {
+  DimVector order;
+  for (int64_t d = dim() - 1; d >= 0; --d) order.push_back(d);
+  return permute(order);
+}
+
+Tensor Tensor::mT() const {
+  EMBER_CHECK(dim() >= 2, "mT", "tensor.mT is only supported on matrices or batches of matrices. "
+              "Got ", dim(), "-D tensor.");
+  return transpose(-2, -1);
+}
+
+Tensor Tensor::squeeze() const {
+  DimVector sz, st;
+  for (int64_t d = 0; d < dim(); ++d) {
+    if (sizes()[d] == 1) continue;
+    sz.push_back(sizes()[d]);
+    st.push_back(strides()[d]);
+  }
+  return make_view(*this, sz, st, storage_offset());
+}
+
+Tensor Tensor::squeeze(int64_t d) const { return squeeze(IntArrayRef({d})); }
+
+Tensor Tensor::squeeze(IntArrayRef dims) const {
+  const int64_t n = dim();
+  std::vector<bool> drop(size_t(std::max<int64_t>(n, 1)), false);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, n, "squeeze");
+    if (n > 0 && sizes()[w] == 1) drop[w] = true;
+  }
+  DimVector sz, st;
+  for (int64_t d = 0; d < n; ++d) {
+    if (drop[d]) continue;
+    sz.push_back(sizes()[d]);
+    st.push_back(strides()[d]);
+  }
+  return make_view(*this, sz, st, storage_offset());
+}
+
+Tensor Tensor::unsqueeze(int64_t d) const {
+  const int64_t n = dim();
+  d = wrap_dim(d, n + 1, "unsqueeze");
+  DimVector sz(sizes()), st(strides());
+  const int64_t stride = d >= n ? 1 : sz[d] * st[d];
+  sz.insert(size_t(d), 1);
+  st.insert(size_t(d), stride);
+  return make_view(*this, sz, st, storage_offset());
+}
+
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  const int64_t n = dim();
+  start_dim = wrap_dim(start_dim, n, "flatten");
+  end_dim = wrap_dim(end_dim, n, "flatten");
+  EMBER_CHECK(start_dim <= end_dim, "flatten", "start_dim (", start_dim,
+              ") cannot come after end_dim (", end_dim, ")");
+  if (n == 0) return reshape({1});
+  if (start_dim == end_dim) return make_view(*this, sizes(), strides(), storage_offset());
+  DimVector shape;
+  for (int64_t d = 0; d < start_dim; ++d) shape.push_back(sizes()[d]);
+  int64_t merged = 1;
+  for (int64_t d = start_dim; d <= end_dim; ++d) merged *= sizes()[d];
+  shape.push_back(merged);
+  for (int64_t d = end_dim + 1; d < n; ++d) shape.push_back(sizes()[d]);
+  return reshape(shape);
+}
+
+Tensor Tensor::unflatten(int64_t d, IntArrayRef sizes) const {
+  d = wrap_dim(d, dim(), "unflatten");
+  EMBER_CHECK(!sizes.empty(), "unflatten", "sizes must be non-empty");
+  const DimVector inner = infer_size(sizes, this->sizes()[d], "unflatten");
+  DimVector shape;
+  for (int64_t i = 0; i < d; ++i) shape.push_back(this->sizes()[i]);
+  for (int64_t s : inner) shape.push_back(s);
+  for (int64_t i = d + 1; i < dim(); ++i) shape.push_back(this->sizes()[i]);
+  return view(shape);
+}
+
+Tensor Tensor::expand(IntArrayRef target) const {
+  const int64_t n = dim(), m = int64_t(target.size());
+  EMBER_CHECK(m >= n, "expand", "the number of sizes provided (", m,
+              ") must be greater or equal to the number of dimensions in the tensor (", n, ")");
+  DimVector sz(static_cast<size_t>(m)), st(static_cast<size_t>(m));
+  for (int64_t i = m - 1; i >= 0; --i) {
+    const int64_t src = i - (m - n);  // aligned source dim, negative for new leading dims
+    const int64_t want = target[i];
+    if (src < 0) {
+      EMBER_CHECK(want >= 0, "expand", "the expanded size of the tensor (", want,
+                  ") isn't allowed in a leading, non-existing dimension ", i);
+      sz[i] = want;
+      st[i] = 0;
+      continue;
+    }
+    const int64_t have = sizes()[src];
+    if (want == -1 || want == have) {
+      sz[i] = have;
+      st[i] = strides()[src];
+    } else {
+      EMBER_CHECK(have == 1, "expand", "the expanded size of the tensor (", want,
+                  ") must match the existing size (", have, ") at non-singleton dimension ", i,
+                  ".  Target sizes: ", target, ".  Tensor sizes: ", sizes());
+      sz[i] = want;
+      st[i] = 0;
+    }
+  }
+  return make_view(*this, sz, st, storage_offset());
+}
+
+Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
+  EMBER_CHECK(dim() > 0, "narrow", "narrow() cannot be applied to a 0-dim tensor.");
+  d = wrap_dim(d, dim(), "narrow");
+  const int64_t size = sizes()[d];
+  EMBER_CHECK(start >= -size && start <= size, "narrow", "start out of range (expected to be in ",
+              "range of [", -size, ", ", size, "], but got ", start, ")");
+  if (start < 0) start += size;
+  EMBER_CHECK(length >= 0 && start + length <= size, "narrow", "start (", start, ") + length (",
+              length, ") exceeds dimension size (", size, ").");
+  DimVector sz(sizes());
+  sz[d] = length;
+  return make_view(*this, sz, strides(), storage_offset() + start * strides()[d]);
+}
+
+Tensor Tensor::select(int64_t d, int64_t index) const {
+  EMBER_CHECK(dim() > 0, "select", "select() cannot be applied to a 0-dim tensor.");
+  d = wrap_dim(d, dim(), "select");
+  const int64_t size = sizes()[d];
+  EMBER_CHECK(index >= -size && index < size, "select", "index ", index,
+              " is out of bounds for dimension ", d, " with size ", size);
+  if (index < 0) index += size;
+  DimVector sz(sizes()), st(strides());
+  sz.erase(size_t(d));
+  st.erase(size_t(d));
+  return make_view(*this, sz, st, storage_offset() + index * strides()[d]);
+}
+
+Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int64_t> stop,
+                     int64_t step) const {
+  EMBER_CHECK(dim() > 0, "slice", "slice() cannot be applied to a 0-dim tensor.");
+  EMBER_CHECK(step > 0, "slice", "slice step must be positive, got ", step);
+  d = wrap_dim(d, dim(), "slice");
+  const int64_t size = sizes()[d];
+  // Python's clamping: negative bounds count from the end, then clamp into [0, size].
+  auto clamp = [size](int64_t v) {
+    if (v < 0) v += size;
+    return std::clamp<int64_t>(v, 0, size);
+  };
+  const int64_t b = start ? clamp(*start) : 0;
+  const int64_t e = std::max(b, stop ? clamp(*stop) : size);
+  DimVector sz(sizes()), st(strides());
+  sz[d] = (e - b + step - 1) / step;
+  st[d] *= step;
+  return make_view(*this, sz, st, storage_offset() + b * strides()[d]);
+}
+
+Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
+  const int64_t n = dim();
+  EMBER_CHECK(n >= 2, "diagonal", "expected a tensor with at least 2 dimensions, got ", n);
+  dim1 = wrap_dim(dim1, n, "diagonal");
+  dim2 = wrap_dim(dim2, n, "diagonal");
+  EMBER_CHECK(dim1 != dim2, "diagonal", "diagonal dimensions cannot be identical ", dim1, ", ",
+              dim2);
+  int64_t len, off = storage_offset();
+  if (offset >= 0) {
+    len = std::max<int64_t>(std::min(sizes()[dim1], sizes()[dim2] - offset), 0);
+    if (len) off += offset * strides()[dim2];
+  } else {
+    len = std::max<int64_t>(std::min(sizes()[dim1] + offset, sizes()[dim2]), 0);
+    if (len) off -= offset * strides()[dim1];
+  }
+  DimVector sz, st;
+  for (int64_t d = 0; d < n; ++d) {
+    if (d == dim1 || d == dim2) continue;
+    sz.push_back(sizes()[d]);
+    st.push_back(strides()[d]);
+  }
+  sz.push_back(len);
+  st.push_back(strides()[dim1] + strides()[dim2]);
+  return make_view(*this, sz, st, off);
+}
+
+Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
+  const int64_t n = dim();
+  d = wrap_dim(d, n, "unfold");
+  const int64_t len = n == 0 ? 1 : sizes()[d];
+  EMBER_CHECK(size >= 0 && size <= len, "unfold", "maximum size for tensor at dimension ", d,
+              " is ", len, " but size is ", size);
+  EMBER_CHECK(step > 0, "unfold", "step is ", step, " but must be > 0");
+  DimVector sz(sizes()), st(strides());
+  if (n > 0) {
+    sz[d] = (len - size) / step + 1;
+    st[d] *= step;
+  }
+  sz.push_back(size);
+  st.push_back(n == 0 ? 1 : strides()[d]);
+  return make_view(*this, sz, st, storage_offset());
+}
+
+std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
+  EMBER_CHECK(dim() > 0, "split", "split expects at least a 1-dimensional tensor");
+  EMBER_CHECK(split_size >= 0, "split", "split expects split_size be non-negative, but got ",
+              split_size);
+  d = wrap_dim(d, dim(), "split");
+  const int64_t size = sizes()[d];
+  EMBER_CHECK(split_size > 0 || size == 0, "split", "split_size can only be 0 if dimension size ",
+              "is 0, but got dimension size of ", size);
+  std::vector<Tensor> out;
+  if (size == 0) return {narrow(d, 0, 0)};
+  for (int64_t start = 0; start < size; start += split_size)
+    out.push_back(narrow(d, start, std::min(split_size, size - start)));
+  return out;
+}
+
+std::vector<Tensor> Tensor::split(IntArrayRef split_sizes, int64_t d) const {
+  return split_with_sizes(split_sizes, d);
+}
+
+std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d) const {
+  d = wrap_dim(d, dim(), "split_with_sizes");
+  int64_t total = 0;
+  for (int64_t s : split_sizes) {
+    EMBER_CHECK(s >= 0, "split_with_sizes", "split sizes must be non-negative, got ", split_sizes);
+    total += s;
+  }
+  EMBER_CHECK(total == sizes()[d], "split_with_sizes",
+              "split_with_sizes expects split_sizes to sum exactly to ", sizes()[d],
+              " (input tensor's size at dimension ", d, "), but got split_sizes=", split_sizes);
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    out.push_back(narrow(d, start, s));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
+  EMBER_CHECK(dim() > 0, "chunk", "chunk expects at least a 1-dimensional tensor");
+  EMBER_CHECK(chunks > 0, "chunk", "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  d = wrap_dim(d, dim(), "chunk");
+  const int64_t size = sizes()[d];
+  const int64_t split_size = (size + chunks - 1) / chunks;
+  if (split_size == 0 && size == 0) {
+    std::vector<Tensor> out;
+    for (int64_t i = 0; i < chunks; ++i) out.push_back(narrow(d, 0, 0));
+    return out;
+  }
+  return split(split_size, d);
+}
+
+std::vector<Tensor> Tensor::unbind(int64_t d) const {
+  EMBER_CHECK(dim() > 0, "unbind", "dimension specified as 0 but tensor has no dimensions");
+  d = wrap_dim(d, dim(), "unbind");
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < sizes()[d]; ++i) out.push_back(select(d, i));
+  return out;
+}
+
+Tensor Tensor::detach() const { return make_view(*this, sizes(), strides(), storage_offset()); }
+
+Tensor Tensor::alias() const { return make_view(*this, sizes(), strides(), storage_offset()); }
+
+// Free-function spellings.
+Tensor reshape(const Tensor& t, IntArrayRef sizes) { return t.reshape(sizes); }
+Tensor flatten(const Tensor& t, int64_t s, int64_t e) { return t.flatten(s, e); }
+Tensor squeeze(const Tensor& t) { return t.squeeze(); }
+Tensor squeeze(const Tensor& t, int64_t d) { return t.squeeze(d); }
+Tensor unsqueeze(const Tensor& t, int64_t d) { return t.unsqueeze(d); }
+Tensor transpose(const Tensor& t, int64_t a, int64_t b) { return t.transpose(a, b); }
+Tensor permute(const Tensor& t, IntArrayRef dims) { return t.permute(dims); }
+Tensor narrow(const Tensor& t, int64_t d, int64_t s, int64_t l) { return t.narrow(d, s, l); }
+Tensor select(const Tensor& t, int64_t d, int64_t i) { return t.select(d, i); }
+std::vector<Tensor> split(const Tensor& t, int64_t s, int64_t d) { return t.split(s, d); }
+std::vector<Tensor> chunk(const Tensor& t, int64_t c, int64_t d) { return t.chunk(c, d); }
+std::vector<Tensor> unbind(const Tensor& t, int64_t d) { return t.unbind(d); }
+
+}  // namespace ember

@@ -1,0 +1,20 @@
+// The one place a view is made: a new descriptor over the base's storage. Autograd's view
+// tracking hooks in here.
+#pragma once
+
+#include "ember/tensor.h"
+
+namespace ember {
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+
+/// Resolves one -1 in `shape` against numel; throws "[op] shape [..] is invalid for input of
+/// size n" when the product does not match.
+DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op);
+
+/// Strides that let a tensor of (sizes, strides) be viewed as new_sizes without a copy, if any
+/// (PyTorch's viewability rule); empty optional when a copy is needed.
+std::optional<DimVector> view_strides(IntArrayRef sizes, IntArrayRef strides,
+                                      IntArrayRef new_sizes);
+
+}  // namespace ember
