@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ember/device.h"
@@ -141,6 +142,202 @@ class Tensor {
   Tensor& fill_(Scalar value);
   Tensor& fill_(const Tensor& value);
   Tensor& zero_();
+
+  // ── elementwise math (src/ops/binary.cpp, unary.cpp, compare.cpp) ──────
+  Tensor add(const Tensor& other, Scalar alpha = 1) const;
+  Tensor add(Scalar other, Scalar alpha = 1) const;
+  Tensor& add_(const Tensor& other, Scalar alpha = 1);
+  Tensor& add_(Scalar other, Scalar alpha = 1);
+  Tensor sub(const Tensor& other, Scalar alpha = 1) const;
+  Tensor sub(Scalar other, Scalar alpha = 1) const;
+  Tensor& sub_(const Tensor& other, Scalar alpha = 1);
+  Tensor& sub_(Scalar other, Scalar alpha = 1);
+  Tensor mul(const Tensor& other) const;
+  Tensor mul(Scalar other) const;
+  Tensor& mul_(const Tensor& other);
+  Tensor& mul_(Scalar other);
+  /// True division; rounding_mode "floor" or "trunc" rounds the quotient.
+  Tensor div(const Tensor& other, std::optional<std::string> rounding_mode = {}) const;
+  Tensor div(Scalar other, std::optional<std::string> rounding_mode = {}) const;
+  Tensor& div_(const Tensor& other, std::optional<std::string> rounding_mode = {});
+  Tensor& div_(Scalar other, std::optional<std::string> rounding_mode = {});
+  Tensor floor_divide(const Tensor& other) const;
+  Tensor floor_divide(Scalar other) const;
+  Tensor remainder(const Tensor& other) const;
+  Tensor remainder(Scalar other) const;
+  Tensor fmod(const Tensor& other) const;
+  Tensor fmod(Scalar other) const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor pow(Scalar exponent) const;
+  Tensor& pow_(const Tensor& exponent);
+  Tensor& pow_(Scalar exponent);
+  Tensor atan2(const Tensor& other) const;
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  Tensor fmax(const Tensor& other) const;
+  Tensor fmin(const Tensor& other) const;
+  Tensor lerp(const Tensor& end, Scalar weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor addcmul(const Tensor& t1, const Tensor& t2, Scalar value = 1) const;
+  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, Scalar value = 1);
+  Tensor addcdiv(const Tensor& t1, const Tensor& t2, Scalar value = 1) const;
+  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, Scalar value = 1);
+
+  Tensor neg() const;
+  Tensor& neg_();
+  Tensor abs() const;
+  Tensor& abs_();
+  Tensor sign() const;
+  Tensor sqrt() const;
+  Tensor& sqrt_();
+  Tensor rsqrt() const;
+  Tensor square() const;
+  Tensor exp() const;
+  Tensor& exp_();
+  Tensor exp2() const;
+  Tensor expm1() const;
+  Tensor log() const;
+  Tensor& log_();
+  Tensor log2() const;
+  Tensor log10() const;
+  Tensor log1p() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor tan() const;
+  Tensor asin() const;
+  Tensor acos() const;
+  Tensor atan() const;
+  Tensor sinh() const;
+  Tensor cosh() const;
+  Tensor tanh() const;
+  Tensor& tanh_();
+  Tensor sigmoid() const;
+  Tensor& sigmoid_();
+  Tensor logit(std::optional<double> eps = {}) const;
+  Tensor relu() const;
+  Tensor& relu_();
+  Tensor erf() const;
+  Tensor erfc() const;
+  Tensor floor() const;
+  Tensor ceil() const;
+  Tensor round(int64_t decimals = 0) const;
+  Tensor trunc() const;
+  Tensor frac() const;
+  Tensor reciprocal() const;
+  Tensor& reciprocal_();
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = {}) const;
+  Tensor clamp(const Tensor& min, const Tensor& max) const;
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = {});
+  Tensor clamp_min(Scalar min) const;
+  Tensor clamp_max(Scalar max) const;
+  Tensor nan_to_num(std::optional<double> nan = {}, std::optional<double> posinf = {},
+                    std::optional<double> neginf = {}) const;
+
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(Scalar other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor ne(Scalar other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor lt(Scalar other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor le(Scalar other) const;
+  Tensor gt(const Tensor& other) const;
+  Tensor gt(Scalar other) const;
+  Tensor ge(const Tensor& other) const;
+  Tensor ge(Scalar other) const;
+  Tensor logical_and(const Tensor& other) const;
+  Tensor logical_or(const Tensor& other) const;
+  Tensor logical_xor(const Tensor& other) const;
+  Tensor logical_not() const;
+  Tensor bitwise_and(const Tensor& other) const;
+  Tensor bitwise_or(const Tensor& other) const;
+  Tensor bitwise_xor(const Tensor& other) const;
+  Tensor bitwise_not() const;
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isfinite() const;
+  Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor& masked_fill_(const Tensor& mask, Scalar value);
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+  /// where(condition, *this, other).
+  Tensor where(const Tensor& condition, const Tensor& other) const;
+
+  // ── reductions (src/ops/reduce.cpp) ──────────────────────────────────
+  Tensor sum(std::optional<Dtype> dtype = {}) const;
+  Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<Dtype> dtype = {}) const;
+  Tensor sum(int64_t dim, bool keepdim = false, std::optional<Dtype> dtype = {}) const;
+  Tensor nansum(std::optional<Dtype> dtype = {}) const;
+  Tensor nansum(IntArrayRef dims, bool keepdim = false, std::optional<Dtype> dtype = {}) const;
+  Tensor mean(std::optional<Dtype> dtype = {}) const;
+  Tensor mean(IntArrayRef dims, bool keepdim = false, std::optional<Dtype> dtype = {}) const;
+  Tensor mean(int64_t dim, bool keepdim = false, std::optional<Dtype> dtype = {}) const;
+  Tensor nanmean(std::optional<IntArrayRef> dims = {}, bool keepdim = false) const;
+  Tensor prod(std::optional<Dtype> dtype = {}) const;
+  Tensor prod(int64_t dim, bool keepdim = false, std::optional<Dtype> dtype = {}) const;
+  /// Standard deviation with Bessel's correction (correction = 1) unless given.
+  Tensor std(std::optional<IntArrayRef> dims = {}, int64_t correction = 1,
+             bool keepdim = false) const;
+  Tensor std(int64_t dim, int64_t correction = 1, bool keepdim = false) const;
+  Tensor var(std::optional<IntArrayRef> dims = {}, int64_t correction = 1,
+             bool keepdim = false) const;
+  Tensor var(int64_t dim, int64_t correction = 1, bool keepdim = false) const;
+  /// Global max / min as a 0-d tensor.
+  Tensor max() const;
+  Tensor min() const;
+  /// (values, indices) along dim.
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = {}, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = {}, bool keepdim = false) const;
+  Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor norm(Scalar p = 2) const;
+  Tensor norm(Scalar p, IntArrayRef dims, bool keepdim = false) const;
+  Tensor norm(Scalar p, int64_t dim, bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  Tensor logsumexp(int64_t dim, bool keepdim = false) const;
+  Tensor softmax(int64_t dim, std::optional<Dtype> dtype = {}) const;
+  Tensor log_softmax(int64_t dim, std::optional<Dtype> dtype = {}) const;
+  Tensor cumsum(int64_t dim, std::optional<Dtype> dtype = {}) const;
+  Tensor cumprod(int64_t dim, std::optional<Dtype> dtype = {}) const;
+  Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  Tensor count_nonzero(std::optional<IntArrayRef> dims = {}) const;
+  /// Largest k values along dim (sorted), with their indices.
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
+                                  bool sorted = true) const;
+  /// Sorted values and the permutation; stable.
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+
+  // ── linear algebra (src/ops/linalg.cpp) ──────────────────────────────
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& other) const;
+  Tensor bmm(const Tensor& other) const;
+  Tensor mv(const Tensor& vec) const;
+  Tensor dot(const Tensor& other) const;
+
+  // ── indexing ops (src/ops/gather.cpp, ...) ───────────────────────────
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, Scalar value) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_(int64_t dim, const Tensor& index, Scalar value);
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1);
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+  Tensor& index_fill_(int64_t dim, const Tensor& index, Scalar value);
+  Tensor masked_select(const Tensor& mask) const;
+  Tensor nonzero() const;
+  Tensor flip(IntArrayRef dims) const;
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
 
   // ── autograd ─────────────────────────────────────────────────────────
   bool requires_grad() const;

@@ -1,0 +1,96 @@
+// Elementwise kernels over the shared strided loop. Operands arrive normalised by the front end
+// (src/ops/elementwise.h): equal shapes (broadcast by stride 0) and one storage dtype per
+// operand. `F` is a functor with a templated operator() (see Note [Inner loops] in vec.h); half
+// types are computed in float.
+#pragma once
+
+#include <array>
+
+#include "backend/cpu/loop.h"
+#include "backend/cpu/vec.h"
+#include "core/convert.h"
+#include "core/dispatch.h"
+#include "ember/tensor.h"
+
+namespace ember::cpu {
+
+namespace detail {
+
+template <class F, class C, class... Args>
+concept VectorizableWith =
+    (std::is_same_v<C, float> || std::is_same_v<C, double>) &&
+    requires(const F& f, Args... args) {
+      { f(args...) } -> std::convertible_to<Vec<C>>;
+    };
+
+// Vec<C> for float/double (named, not instantiated, for other types).
+template <class C>
+using VecOrScalar = std::conditional_t<std::is_same_v<C, float> || std::is_same_v<C, double>,
+                                       Vec<C>, C>;
+
+// Reads operand k of a row as compute type C.
+template <class S, class C>
+inline C load_as(const char* p) {
+  return convert<C>(*reinterpret_cast<const S*>(p));
+}
+
+}  // namespace detail
+
+/// out[i] = f(in[i]...) with all inputs stored as In and computed as C = compute_t<In>;
+/// the result is stored as Out.
+template <class Out, class In, int NIn, class F>
+void map_kernel(const Tensor& out, const std::array<const Tensor*, NIn>& in, const F& f) {
+  using C = compute_t<In>;
+  constexpr int N = NIn + 1;
+  std::array<char*, N> base;
+  std::array<DimVector, N> strides;
+  base[0] = static_cast<char*>(out.data_ptr());
+  strides[0] = byte_strides(out.strides(), sizeof(Out));
+  for (int k = 0; k < NIn; ++k) {
+    base[k + 1] = static_cast<char*>(in[k]->data_ptr());
+    strides[k + 1] = byte_strides(in[k]->strides(), sizeof(In));
+  }
+  std::array<IntArrayRef, N> stride_refs;
+  for (int k = 0; k < N; ++k) stride_refs[k] = strides[k];
+  const auto plan = plan_loop<N>(out.sizes(), base, stride_refs);
+  run_loop(plan, [&f](std::array<char*, N>& p, const std::array<int64_t, N>& s, int64_t n) {
+    // Row kinds: every input contiguous (the hot case), contiguous or broadcast (a scalar or a
+    // bias row, stride 0), or anything else (plain strided loop).
+    bool dense = s[0] == sizeof(Out), bcast_ok = dense;
+    for (int k = 1; k < N; ++k) {
+      dense &= s[k] == sizeof(In);
+      bcast_ok &= s[k] == sizeof(In) || s[k] == 0;
+    }
+    Out* o = reinterpret_cast<Out*>(p[0]);
+    int64_t i = 0;
+    [&]<size_t... K>(std::index_sequence<K...>) {
+      constexpr bool vectorize = std::is_same_v<In, C> && std::is_same_v<Out, C> &&
+                                 detail::VectorizableWith<F, C, decltype(K, std::declval<detail::VecOrScalar<C>>())...>;
+      if (dense) {
+        if constexpr (vectorize) {
+          constexpr int W = Vec<C>::size;
+          for (; i + W <= n; i += W)
+            Vec<C>(f(Vec<C>::load(reinterpret_cast<const C*>(p[K + 1]) + i)...)).store(o + i);
+        }
+        for (; i < n; ++i)
+          o[i] = convert<Out>(f(convert<C>(reinterpret_cast<const In*>(p[K + 1])[i])...));
+        return;
+      }
+      if (bcast_ok) {
+        if constexpr (vectorize) {
+          constexpr int W = Vec<C>::size;
+          const auto lane = [&](size_t k, int64_t j) {
+            const C* q = reinterpret_cast<const C*>(p[k + 1]);
+            return s[k + 1] == 0 ? Vec<C>(q[0]) : Vec<C>::load(q + j);
+          };
+          for (; i + W <= n; i += W) Vec<C>(f(lane(K, i)...)).store(o + i);
+        }
+      }
+      for (; i < n; ++i)
+        *reinterpret_cast<Out*>(p[0] + i * s[0]) =
+            convert<Out>(f(detail::load_as<In, C>(p[K + 1] + i * s[K + 1])...));
+    }(std::make_index_sequence<NIn>());
+  });
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,414 @@
+// Binary arithmetic: add, sub, mul, div (true/floor/trunc), floor_divide, remainder, fmod, pow,
+// atan2, maximum/minimum, fmax/fmin, lerp, addcmul/addcdiv, hypot, xlogy — with their in-place
+// forms and the Tensor methods. Each is a one-line functor run by the elementwise front end.
+#include <cmath>
+
+#include "ember/creation.h"
+#include "ember/math.h"
+#include "ops/elementwise.h"
+
+namespace ember {
+namespace {
+
+using cpu::Vec;
+
+constexpr auto kNumericSet = DtypeSet::Numeric;
+constexpr auto kAllSet = DtypeSet::All;
+constexpr auto kFloatingSet = DtypeSet::Floating;
+
+template <class T>
+constexpr bool is_int = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+// Integer division and modulo raise on a zero divisor instead of trapping.
+template <class T>
+void check_divisor(T b, const char* op) {
+  if constexpr (std::is_integral_v<T>) EMBER_CHECK(b != 0, op, "ZeroDivisionError");
+}
+
+auto add_fn(Scalar alpha) {
+  return [alpha]<class T>() {
+    const T s = alpha.to<T>();
+    if constexpr (std::is_same_v<T, bool>) {
+      return [s](auto x, auto y) { return bool(x || (s && y)); };
+    } else {
+      return [s](auto x, auto y) { return x + s * y; };
+    }
+  };
+}
+
+auto sub_fn(Scalar alpha) {
+  return [alpha]<class T>() {
+    const T s = alpha.to<T>();
+    return [s](auto x, auto y) { return x - s * y; };
+  };
+}
+
+inline constexpr auto mul_fn = []<class T>() {
+  if constexpr (std::is_same_v<T, bool>) {
+    return [](auto x, auto y) { return bool(x && y); };
+  } else {
+    return [](auto x, auto y) { return x * y; };
+  }
+};
+
+inline constexpr auto true_div_fn = []<class T>() { return [](auto x, auto y) { return x / y; }; };
+
+// Python's floor division: for floats, PyTorch's div_floor (exact quotient adjusted toward
+// -inf, and the sign of zero kept); for integers, C division corrected for mixed signs.
+template <class T>
+T floor_div(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b == 0) return a / b;
+    const T mod = std::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;
+    if (div == 0) return std::copysign(T(0), a / b);
+    T floordiv = std::floor(div);
+    if (div - floordiv > T(0.5)) floordiv += 1;
+    return floordiv;
+  } else {
+    check_divisor(b, "floor_divide");
+    const T q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
+  }
+}
+
+inline constexpr auto floor_div_fn = []<class T>() {
+  return [](T x, T y) { return floor_div(x, y); };
+};
+
+inline constexpr auto trunc_div_fn = []<class T>() {
+  return [](T x, T y) -> T {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::trunc(x / y);
+    } else {
+      check_divisor(y, "div");
+      return T(x / y);
+    }
+  };
+};
+
+inline constexpr auto remainder_fn = []<class T>() {
+  return [](T a, T b) -> T {
+    if constexpr (std::is_floating_point_v<T>) {
+      T mod = std::fmod(a, b);
+      if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;
+      return mod;
+    } else {
+      check_divisor(b, "remainder");
+      T mod = T(a % b);
+      if (mod != 0 && ((b < 0) != (mod < 0))) mod = T(mod + b);
+      return mod;
+    }
+  };
+};
+
+inline constexpr auto fmod_fn = []<class T>() {
+  return [](T a, T b) -> T {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::fmod(a, b);
+    } else {
+      check_divisor(b, "fmod");
+      return T(a % b);
+    }
+  };
+};
+
+template <class T>
+T int_pow(T base, T exp) {
+  if (exp < 0) {  // only 1 and -1 have non-zero integer reciprocals
+    if (base == 1) return 1;
+    if (base == -1) return (exp & 1) ? T(-1) : T(1);
+    return 0;
+  }
+  T result = 1;
+  while (exp) {
+    if (exp & 1) result = T(result * base);
+    base = T(base * base);
+    exp >>= 1;
+  }
+  return result;
+}
+
+inline constexpr auto pow_fn = []<class T>() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return [](auto x, auto y) { return cpu::pow(x, y); };
+  } else {
+    return [](T x, T y) -> T {
+      if constexpr (std::is_same_v<T, bool>) return x || !y;
+      else return int_pow(x, y);
+    };
+  }
+};
+
+inline constexpr auto maximum_fn = []<class T>() {
+  return [](auto x, auto y) { return cpu::vmax(x, y); };
+};
+inline constexpr auto minimum_fn = []<class T>() {
+  return [](auto x, auto y) { return cpu::vmin(x, y); };
+};
+
+inline constexpr auto fmax_fn = []<class T>() {
+  return [](T x, T y) -> T {
+    if constexpr (std::is_floating_point_v<T>) return std::fmax(x, y);
+    else return x > y ? x : y;
+  };
+};
+inline constexpr auto fmin_fn = []<class T>() {
+  return [](T x, T y) -> T {
+    if constexpr (std::is_floating_point_v<T>) return std::fmin(x, y);
+    else return x < y ? x : y;
+  };
+};
+
+// PyTorch's lerp: from the nearer end, so lerp(a, b, 1) == b exactly.
+inline constexpr auto lerp_fn = []<class T>() {
+  return [](T a, T b, T w) -> T {
+    return std::abs(w) < T(0.5) ? a + w * (b - a) : b - (b - a) * (T(1) - w);
+  };
+};
+
+auto addcmul_fn(Scalar value) {
+  return [value]<class T>() {
+    const T v = value.to<T>();
+    return [v](auto s, auto a, auto b) { return s + v * a * b; };
+  };
+}
+
+auto addcdiv_fn(Scalar value) {
+  return [value]<class T>() {
+    const T v = value.to<T>();
+    return [v](auto s, auto a, auto b) { return s + v * a / b; };
+  };
+}
+
+void check_not_bool_sub(const Tensor& a, const Operand& b) {
+  const bool b_bool = b.tensor() ? b.tensor()->dtype() == kBool : b.scalar().is_bool();
+  EMBER_CHECK(!(a.dtype() == kBool && b_bool), "sub",
+              "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+              "`^` or `logical_xor()` operator instead.");
+  EMBER_CHECK(!(a.dtype() == kBool || b_bool), "sub",
+              "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+              "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+
+Tensor div_impl(const Operand& a, const Operand& b, const std::optional<std::string>& mode,
+                const Tensor* target) {
+  if (!mode) return elementwise<Promote::IntToFloat, kNumericSet>("div", {a, b}, true_div_fn, target);
+  if (*mode == "floor") return elementwise<Promote::Default, kNumericSet>("div", {a, b}, floor_div_fn, target);
+  if (*mode == "trunc") return elementwise<Promote::Default, kNumericSet>("div", {a, b}, trunc_div_fn, target);
+  fail("div", "expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode,
+       "'");
+}
+
+// pow with a scalar exponent: the common exponents take exact, faster paths (as PyTorch).
+Tensor pow_scalar_impl(const Tensor& base, Scalar e, const Tensor* target) {
+  if (is_integral(base.dtype(), true) && !e.is_floating_point())
+    EMBER_CHECK(e.to_int() >= 0, "pow", "Integers to negative integer powers are not allowed.");
+  const double v = e.to_double();
+  auto run = [&](auto make) {
+    return elementwise<Promote::Default, kNumericSet>("pow", {base, e}, make, target);
+  };
+  if (v == 1) return run([]<class T>() { return [](auto x, auto) { return x; }; });
+  if (v == 2) return run([]<class T>() { return [](auto x, auto) { return x * x; }; });
+  if (v == 3) return run([]<class T>() { return [](auto x, auto) { return x * x * x; }; });
+  if (is_floating_point(result_type(base, e))) {
+    if (v == 0.5) return run([]<class T>() { return [](auto x, auto) { return cpu::sqrt(x); }; });
+    if (v == -1) return run([]<class T>() { return [](auto x, auto) { return T(1) / x; }; });
+    if (v == -2) return run([]<class T>() { return [](auto x, auto) { return T(1) / (x * x); }; });
+  }
+  return elementwise<Promote::Default, kNumericSet>("pow", {base, e}, pow_fn, target);
+}
+
+}  // namespace
+
+// ── free functions ──────────────────────────────────────────────────────
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  return elementwise<Promote::Default, kAllSet>("add", {a, b}, add_fn(alpha));
+}
+Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
+  return elementwise<Promote::Default, kAllSet>("add", {a, b}, add_fn(alpha));
+}
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_not_bool_sub(a, b);
+  return elementwise<Promote::Default, kNumericSet>("sub", {a, b}, sub_fn(alpha));
+}
+Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
+  check_not_bool_sub(a, b);
+  return elementwise<Promote::Default, kNumericSet>("sub", {a, b}, sub_fn(alpha));
+}
+Tensor rsub(const Tensor& a, Scalar b) {
+  check_not_bool_sub(a, b);
+  return elementwise<Promote::Default, kNumericSet>("sub", {b, a}, sub_fn(1));
+}
+Tensor mul(const Tensor& a, const Tensor& b) {
+  return elementwise<Promote::Default, kAllSet>("mul", {a, b}, mul_fn);
+}
+Tensor mul(const Tensor& a, Scalar b) {
+  return elementwise<Promote::Default, kAllSet>("mul", {a, b}, mul_fn);
+}
+Tensor div(const Tensor& a, const Tensor& b, DivOptions o) {
+  return div_impl(a, b, o.rounding_mode, nullptr);
+}
+Tensor div(const Tensor& a, Scalar b, DivOptions o) {
+  return div_impl(a, b, o.rounding_mode, nullptr);
+}
+Tensor div(Scalar a, const Tensor& b, DivOptions o) {
+  return div_impl(a, b, o.rounding_mode, nullptr);
+}
+Tensor floor_divide(const Tensor& a, const Tensor& b) { return div(a, b, {"floor"}); }
+Tensor floor_divide(const Tensor& a, Scalar b) { return div(a, b, {"floor"}); }
+Tensor remainder(const Tensor& a, const Tensor& b) {
+  return elementwise<Promote::Default, kNumericSet>("remainder", {a, b}, remainder_fn);
+}
+Tensor remainder(const Tensor& a, Scalar b) {
+  return elementwise<Promote::Default, kNumericSet>("remainder", {a, b}, remainder_fn);
+}
+Tensor remainder(Scalar a, const Tensor& b) {
+  return elementwise<Promote::Default, kNumericSet>("remainder", {a, b}, remainder_fn);
+}
+Tensor fmod(const Tensor& a, const Tensor& b) {
+  return elementwise<Promote::Default, kNumericSet>("fmod", {a, b}, fmod_fn);
+}
+Tensor fmod(const Tensor& a, Scalar b) {
+  return elementwise<Promote::Default, kNumericSet>("fmod", {a, b}, fmod_fn);
+}
+Tensor pow(const Tensor& base, const Tensor& exponent) {
+  return elementwise<Promote::Default, kNumericSet>("pow", {base, exponent}, pow_fn);
+}
+Tensor pow(const Tensor& base, Scalar exponent) { return pow_scalar_impl(base, exponent, nullptr); }
+Tensor pow(Scalar base, const Tensor& exponent) {
+  return elementwise<Promote::Default, kNumericSet>("pow", {base, exponent}, pow_fn);
+}
+Tensor atan2(const Tensor& a, const Tensor& b) {
+  return elementwise<Promote::IntToFloat, kFloatingSet>(
+      "atan2", {a, b}, []<class T>() { return [](auto y, auto x) { return cpu::atan2(y, x); }; });
+}
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  return elementwise<Promote::Default, kAllSet>("maximum", {a, b}, maximum_fn);
+}
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  return elementwise<Promote::Default, kAllSet>("minimum", {a, b}, minimum_fn);
+}
+Tensor fmax(const Tensor& a, const Tensor& b) {
+  return elementwise<Promote::Default, kNumericSet>("fmax", {a, b}, fmax_fn);
+}
+Tensor fmin(const Tensor& a, const Tensor& b) {
+  return elementwise<Promote::Default, kNumericSet>("fmin", {a, b}, fmin_fn);
+}
+Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
+  return elementwise<Promote::Default, kFloatingSet>("lerp", {start, end, weight}, lerp_fn);
+}
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  return elementwise<Promote::Default, kFloatingSet>("lerp", {start, end, weight}, lerp_fn);
+}
+Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
+  return elementwise<Promote::Default, kNumericSet>("addcmul", {self, t1, t2}, addcmul_fn(value));
+}
+Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
+  EMBER_CHECK(!(is_integral(t1.dtype(), true) && is_integral(t2.dtype(), true)), "addcdiv",
+              "Integer division with addcdiv is no longer supported, and in a future release "
+              "addcdiv will perform a true division of tensor1 and tensor2.");
+  return elementwise<Promote::Default, kNumericSet>("addcdiv", {self, t1, t2}, addcdiv_fn(value));
+}
+Tensor hypot(const Tensor& a, const Tensor& b) {
+  return elementwise<Promote::Default, kFloatingSet>(
+      "hypot", {a, b}, []<class T>() { return [](T x, T y) { return std::hypot(x, y); }; });
+}
+Tensor xlogy(const Tensor& a, const Tensor& b) {
+  return elementwise<Promote::IntToFloat, kFloatingSet>("xlogy", {a, b}, []<class T>() {
+    return [](T x, T y) -> T {
+      if (y != y) return y;
+      return x == 0 ? T(0) : x * std::log(y);
+    };
+  });
+}
+
+// ── methods ─────────────────────────────────────────────────────────────
+Tensor Tensor::add(const Tensor& o, Scalar alpha) const { return ember::add(*this, o, alpha); }
+Tensor Tensor::add(Scalar o, Scalar alpha) const { return ember::add(*this, o, alpha); }
+Tensor& Tensor::add_(const Tensor& o, Scalar alpha) {
+  elementwise<Promote::Default, kAllSet>("add_", {*this, o}, add_fn(alpha), this);
+  return *this;
+}
+Tensor& Tensor::add_(Scalar o, Scalar alpha) {
+  elementwise<Promote::Default, kAllSet>("add_", {*this, o}, add_fn(alpha), this);
+  return *this;
+}
+Tensor Tensor::sub(const Tensor& o, Scalar alpha) const { return ember::sub(*this, o, alpha); }
+Tensor Tensor::sub(Scalar o, Scalar alpha) const { return ember::sub(*this, o, alpha); }
+Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
+  check_not_bool_sub(*this, o);
+  elementwise<Promote::Default, kNumericSet>("sub_", {*this, o}, sub_fn(alpha), this);
+  return *this;
+}
+Tensor& Tensor::sub_(Scalar o, Scalar alpha) {
+  check_not_bool_sub(*this, o);
+  elementwise<Promote::Default, kNumericSet>("sub_", {*this, o}, sub_fn(alpha), this);
+  return *this;
+}
+Tensor Tensor::mul(const Tensor& o) const { return ember::mul(*this, o); }
+Tensor Tensor::mul(Scalar o) const { return ember::mul(*this, o); }
+Tensor& Tensor::mul_(const Tensor& o) {
+  elementwise<Promote::Default, kAllSet>("mul_", {*this, o}, mul_fn, this);
+  return *this;
+}
+Tensor& Tensor::mul_(Scalar o) {
+  elementwise<Promote::Default, kAllSet>("mul_", {*this, o}, mul_fn, this);
+  return *this;
+}
+Tensor Tensor::div(const Tensor& o, std::optional<std::string> m) const {
+  return div_impl(*this, o, m, nullptr);
+}
+Tensor Tensor::div(Scalar o, std::optional<std::string> m) const {
+  return div_impl(*this, o, m, nullptr);
+}
+Tensor& Tensor::div_(const Tensor& o, std::optional<std::string> m) {
+  div_impl(*this, o, m, this);
+  return *this;
+}
+Tensor& Tensor::div_(Scalar o, std::optional<std::string> m) {
+  div_impl(*this, o, m, this);
+  return *this;
+}
+Tensor Tensor::floor_divide(const Tensor& o) const { return ember::floor_divide(*this, o); }
+Tensor Tensor::floor_divide(Scalar o) const { return ember::floor_divide(*this, o); }
+Tensor Tensor::remainder(const Tensor& o) const { return ember::remainder(*this, o); }
+Tensor Tensor::remainder(Scalar o) const { return ember::remainder(*this, o); }
+Tensor Tensor::fmod(const Tensor& o) const { return ember::fmod(*this, o); }
+Tensor Tensor::fmod(Scalar o) const { return ember::fmod(*this, o); }
+Tensor Tensor::pow(const Tensor& e) const { return ember::pow(*this, e); }
+Tensor Tensor::pow(Scalar e) const { return ember::pow(*this, e); }
+Tensor& Tensor::pow_(const Tensor& e) {
+  elementwise<Promote::Default, kNumericSet>("pow_", {*this, e}, pow_fn, this);
+  return *this;
+}
+Tensor& Tensor::pow_(Scalar e) {
+  pow_scalar_impl(*this, e, this);
+  return *this;
+}
+Tensor Tensor::atan2(const Tensor& o) const { return ember::atan2(*this, o); }
+Tensor Tensor::maximum(const Tensor& o) const { return ember::maximum(*this, o); }
+Tensor Tensor::minimum(const Tensor& o) const { return ember::minimum(*this, o); }
+Tensor Tensor::fmax(const Tensor& o) const { return ember::fmax(*this, o); }
+Tensor Tensor::fmin(const Tensor& o) const { return ember::fmin(*this, o); }
+Tensor Tensor::lerp(const Tensor& end, Scalar w) const { return ember::lerp(*this, end, w); }
+Tensor Tensor::lerp(const Tensor& end, const Tensor& w) const {
+  return ember::lerp(*this, end, w);
+}
+Tensor Tensor::addcmul(const Tensor& a, const Tensor& b, Scalar v) const {
+  return ember::addcmul(*this, a, b, v);
+}
+Tensor& Tensor::addcmul_(const Tensor& a, const Tensor& b, Scalar v) {
+  elementwise<Promote::Default, kNumericSet>("addcmul_", {*this, a, b}, addcmul_fn(v), this);
+  return *this;
+}
+Tensor Tensor::addcdiv(const Tensor& a, const Tensor& b, Scalar v) const {
+  return ember::addcdiv(*this, a, b, v);
+}
+Tensor& Tensor::addcdiv_(const Tensor& a, const Tensor& b, Scalar v) {
+  elementwise<Promote::Default, kNumericSet>("addcdiv_", {*this, a, b}, addcdiv_fn(v), this);
+  return *this;
+}
+
+}  // namespace ember
