@@ -103,14 +103,14 @@ inline T vmin(T a, T b) {
 
 // ── math: SLEEF for vectors, libm for scalars ─────────────────────────────
 #if defined(__AVX512F__)
-#define EMBER_SLEEF_F(fn, acc) Sleef_##fn##f16_##acc
-#define EMBER_SLEEF_D(fn, acc) Sleef_##fn##d8_##acc
+#define EMBER_SLEEF_F(fn, acc) Sleef_##fn##f16##acc
+#define EMBER_SLEEF_D(fn, acc) Sleef_##fn##d8##acc
 #elif defined(__AVX__)
-#define EMBER_SLEEF_F(fn, acc) Sleef_##fn##f8_##acc
-#define EMBER_SLEEF_D(fn, acc) Sleef_##fn##d4_##acc
+#define EMBER_SLEEF_F(fn, acc) Sleef_##fn##f8##acc
+#define EMBER_SLEEF_D(fn, acc) Sleef_##fn##d4##acc
 #else
-#define EMBER_SLEEF_F(fn, acc) Sleef_##fn##f4_##acc
-#define EMBER_SLEEF_D(fn, acc) Sleef_##fn##d2_##acc
+#define EMBER_SLEEF_F(fn, acc) Sleef_##fn##f4##acc
+#define EMBER_SLEEF_D(fn, acc) Sleef_##fn##d2##acc
 #endif
 
 // One wrapper pair per function: Vec<float> and Vec<double> through SLEEF.
@@ -125,29 +125,38 @@ inline T vmin(T a, T b) {
     return Vec<double>(EMBER_SLEEF_D(fn, acc)(x.v, y.v));                           \
   }
 
-EMBER_VEC_MATH1(exp, exp, u10)
-EMBER_VEC_MATH1(exp2, exp2, u10)
-EMBER_VEC_MATH1(expm1, expm1, u10)
-EMBER_VEC_MATH1(log, log, u10)
-EMBER_VEC_MATH1(log2, log2, u10)
-EMBER_VEC_MATH1(log10, log10, u10)
-EMBER_VEC_MATH1(log1p, log1p, u10)
-EMBER_VEC_MATH1(sin, sin, u10)
-EMBER_VEC_MATH1(cos, cos, u10)
-EMBER_VEC_MATH1(tan, tan, u10)
-EMBER_VEC_MATH1(asin, asin, u10)
-EMBER_VEC_MATH1(acos, acos, u10)
-EMBER_VEC_MATH1(atan, atan, u10)
-EMBER_VEC_MATH1(sinh, sinh, u10)
-EMBER_VEC_MATH1(cosh, cosh, u10)
-EMBER_VEC_MATH1(tanh, tanh, u10)
-EMBER_VEC_MATH1(erf, erf, u10)
-EMBER_VEC_MATH1(erfc, erfc, u15)
-EMBER_VEC_MATH1(sqrt, sqrt, u05)
-EMBER_VEC_MATH2(pow, pow, u10)
-EMBER_VEC_MATH2(atan2, atan2, u10)
+EMBER_VEC_MATH1(exp, exp, _u10)
+EMBER_VEC_MATH1(exp2, exp2, _u10)
+EMBER_VEC_MATH1(expm1, expm1, _u10)
+EMBER_VEC_MATH1(log, log, _u10)
+EMBER_VEC_MATH1(log2, log2, _u10)
+EMBER_VEC_MATH1(log10, log10, _u10)
+EMBER_VEC_MATH1(log1p, log1p, _u10)
+EMBER_VEC_MATH1(sin, sin, _u10)
+EMBER_VEC_MATH1(cos, cos, _u10)
+EMBER_VEC_MATH1(tan, tan, _u10)
+EMBER_VEC_MATH1(asin, asin, _u10)
+EMBER_VEC_MATH1(acos, acos, _u10)
+EMBER_VEC_MATH1(atan, atan, _u10)
+EMBER_VEC_MATH1(sinh, sinh, _u10)
+EMBER_VEC_MATH1(cosh, cosh, _u10)
+EMBER_VEC_MATH1(tanh, tanh, _u10)
+EMBER_VEC_MATH1(erf, erf, _u10)
+EMBER_VEC_MATH1(erfc, erfc, _u15)
+EMBER_VEC_MATH1(sqrt, sqrt, _u05)
+EMBER_VEC_MATH2(pow, pow, _u10)
+EMBER_VEC_MATH2(atan2, atan2, _u10)
+// Exact rounding functions (no accuracy suffix in SLEEF's names).
+#define EMBER_VEC_ROUND(name, fn)                                                         \
+  inline Vec<float> name(Vec<float> x) { return Vec<float>(EMBER_SLEEF_F(fn, )(x.v)); }  \
+  inline Vec<double> name(Vec<double> x) { return Vec<double>(EMBER_SLEEF_D(fn, )(x.v)); }
+EMBER_VEC_ROUND(floor, floor)
+EMBER_VEC_ROUND(ceil, ceil)
+EMBER_VEC_ROUND(trunc, trunc)
+EMBER_VEC_ROUND(nearbyint, rint)  // round half to even, like torch.round
 #undef EMBER_VEC_MATH1
 #undef EMBER_VEC_MATH2
+#undef EMBER_VEC_ROUND
 
 // |x| by clearing the sign bit (keeps NaN payloads, like fabs).
 template <class T>
@@ -163,7 +172,7 @@ inline Vec<T> abs(Vec<T> x) {
 }
 
 // Scalars: the same names, from libm, so functors call them unqualified.
-using std::abs, std::acos, std::asin, std::atan, std::atan2, std::cos, std::cosh, std::erf,
+using std::abs, std::ceil, std::floor, std::nearbyint, std::trunc, std::acos, std::asin, std::atan, std::atan2, std::cos, std::cosh, std::erf,
     std::erfc, std::exp, std::exp2, std::expm1, std::log, std::log10, std::log1p, std::log2,
     std::pow, std::sin, std::sinh, std::sqrt, std::tan, std::tanh;
 

@@ -1,0 +1,217 @@
+// Comparisons (bool results), logical and bitwise ops, isnan/isinf/isfinite, where, masked_fill,
+// isclose/allclose.
+#include <cmath>
+
+#include "ember/creation.h"
+#include "ember/shape.h"
+#include "ember/math.h"
+#include "ops/elementwise.h"
+
+namespace ember {
+namespace {
+
+#define EMBER_COMPARE_FN(name, op) \
+  inline constexpr auto name##_fn = []<class T>() { return [](T x, T y) { return x op y; }; };
+EMBER_COMPARE_FN(eq, ==)
+EMBER_COMPARE_FN(ne, !=)
+EMBER_COMPARE_FN(lt, <)
+EMBER_COMPARE_FN(le, <=)
+EMBER_COMPARE_FN(gt, >)
+EMBER_COMPARE_FN(ge, >=)
+EMBER_COMPARE_FN(logical_and, &&)
+EMBER_COMPARE_FN(logical_or, ||)
+EMBER_COMPARE_FN(logical_xor, !=)
+#undef EMBER_COMPARE_FN
+
+template <class Make>
+Tensor compare(const char* op, const Operand& a, const Operand& b, const Make& make) {
+  return elementwise<Promote::ToBool, DtypeSet::All>(op, {a, b}, make);
+}
+
+template <class Make>
+Tensor logical(const char* op, const Operand& a, const Operand& b, const Make& make) {
+  return elementwise<Promote::Bool, DtypeSet::All>(op, {a, b}, make);
+}
+
+template <class Make>
+Tensor bitwise(const char* op, const Operand& a, const Operand& b, const Make& make) {
+  return elementwise<Promote::Default, DtypeSet::Integral>(op, {a, b}, make);
+}
+
+inline constexpr auto and_fn = []<class T>() { return [](T x, T y) { return T(x & y); }; };
+inline constexpr auto or_fn = []<class T>() { return [](T x, T y) { return T(x | y); }; };
+inline constexpr auto xor_fn = []<class T>() { return [](T x, T y) { return T(x ^ y); }; };
+
+template <class Make>
+Tensor classify(const char* op, const Tensor& t, const Make& make) {
+  return elementwise<Promote::ToBool, DtypeSet::All>(op, {t}, make);
+}
+
+void check_mask(const char* op, const Tensor& mask) {
+  EMBER_CHECK(mask.dtype() == kBool, op, "only supports boolean masks, but got mask with dtype ",
+              mask.dtype());
+}
+
+Tensor& masked_fill_impl(Tensor& self, const Tensor& mask, Scalar value, const char* op) {
+  check_mask(op, mask);
+  const Dtype dtype = self.dtype();
+  const Tensor m = mask.to(dtype);
+  elementwise<Promote::Default, DtypeSet::All>(op, {self, m}, [value]<class T>() {
+    return [v = value.to<T>()](T x, T keep) { return keep != T(0) ? v : x; };
+  }, &self);
+  return self;
+}
+
+}  // namespace
+
+Tensor eq(const Tensor& a, const Tensor& b) { return compare("eq", a, b, eq_fn); }
+Tensor ne(const Tensor& a, const Tensor& b) { return compare("ne", a, b, ne_fn); }
+Tensor lt(const Tensor& a, const Tensor& b) { return compare("lt", a, b, lt_fn); }
+Tensor le(const Tensor& a, const Tensor& b) { return compare("le", a, b, le_fn); }
+Tensor gt(const Tensor& a, const Tensor& b) { return compare("gt", a, b, gt_fn); }
+Tensor ge(const Tensor& a, const Tensor& b) { return compare("ge", a, b, ge_fn); }
+Tensor Tensor::eq(const Tensor& o) const { return compare("eq", *this, o, eq_fn); }
+Tensor Tensor::eq(Scalar o) const { return compare("eq", *this, o, eq_fn); }
+Tensor Tensor::ne(const Tensor& o) const { return compare("ne", *this, o, ne_fn); }
+Tensor Tensor::ne(Scalar o) const { return compare("ne", *this, o, ne_fn); }
+Tensor Tensor::lt(const Tensor& o) const { return compare("lt", *this, o, lt_fn); }
+Tensor Tensor::lt(Scalar o) const { return compare("lt", *this, o, lt_fn); }
+Tensor Tensor::le(const Tensor& o) const { return compare("le", *this, o, le_fn); }
+Tensor Tensor::le(Scalar o) const { return compare("le", *this, o, le_fn); }
+Tensor Tensor::gt(const Tensor& o) const { return compare("gt", *this, o, gt_fn); }
+Tensor Tensor::gt(Scalar o) const { return compare("gt", *this, o, gt_fn); }
+Tensor Tensor::ge(const Tensor& o) const { return compare("ge", *this, o, ge_fn); }
+Tensor Tensor::ge(Scalar o) const { return compare("ge", *this, o, ge_fn); }
+
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  return logical("logical_and", a, b, logical_and_fn);
+}
+Tensor logical_or(const Tensor& a, const Tensor& b) {
+  return logical("logical_or", a, b, logical_or_fn);
+}
+Tensor logical_xor(const Tensor& a, const Tensor& b) {
+  return logical("logical_xor", a, b, logical_xor_fn);
+}
+Tensor logical_not(const Tensor& t) {
+  return elementwise<Promote::Bool, DtypeSet::All>(
+      "logical_not", {t}, []<class T>() { return [](T x) { return !x; }; });
+}
+Tensor Tensor::logical_and(const Tensor& o) const { return ember::logical_and(*this, o); }
+Tensor Tensor::logical_or(const Tensor& o) const { return ember::logical_or(*this, o); }
+Tensor Tensor::logical_xor(const Tensor& o) const { return ember::logical_xor(*this, o); }
+Tensor Tensor::logical_not() const { return ember::logical_not(*this); }
+
+Tensor bitwise_and(const Tensor& a, const Tensor& b) { return bitwise("bitwise_and", a, b, and_fn); }
+Tensor bitwise_or(const Tensor& a, const Tensor& b) { return bitwise("bitwise_or", a, b, or_fn); }
+Tensor bitwise_xor(const Tensor& a, const Tensor& b) { return bitwise("bitwise_xor", a, b, xor_fn); }
+Tensor bitwise_not(const Tensor& t) {
+  return elementwise<Promote::Default, DtypeSet::Integral>("bitwise_not", {t}, []<class T>() {
+    return [](T x) -> T {
+      if constexpr (std::is_same_v<T, bool>) return !x;
+      else return T(~x);
+    };
+  });
+}
+Tensor operator&(const Tensor& a, const Tensor& b) { return bitwise("bitwise_and", a, b, and_fn); }
+Tensor operator&(const Tensor& a, Scalar b) { return bitwise("bitwise_and", a, b, and_fn); }
+Tensor operator|(const Tensor& a, const Tensor& b) { return bitwise("bitwise_or", a, b, or_fn); }
+Tensor operator|(const Tensor& a, Scalar b) { return bitwise("bitwise_or", a, b, or_fn); }
+Tensor operator^(const Tensor& a, const Tensor& b) { return bitwise("bitwise_xor", a, b, xor_fn); }
+Tensor operator^(const Tensor& a, Scalar b) { return bitwise("bitwise_xor", a, b, xor_fn); }
+Tensor Tensor::bitwise_and(const Tensor& o) const { return ember::bitwise_and(*this, o); }
+Tensor Tensor::bitwise_or(const Tensor& o) const { return ember::bitwise_or(*this, o); }
+Tensor Tensor::bitwise_xor(const Tensor& o) const { return ember::bitwise_xor(*this, o); }
+Tensor Tensor::bitwise_not() const { return ember::bitwise_not(*this); }
+
+Tensor isnan(const Tensor& t) {
+  return classify("isnan", t, []<class T>() { return [](T x) { return x != x; }; });
+}
+Tensor isinf(const Tensor& t) {
+  return classify("isinf", t, []<class T>() {
+    return [](T x) {
+      if constexpr (std::is_floating_point_v<T>) return std::isinf(x);
+      else return false;
+    };
+  });
+}
+Tensor isfinite(const Tensor& t) {
+  return classify("isfinite", t, []<class T>() {
+    return [](T x) {
+      if constexpr (std::is_floating_point_v<T>) return std::isfinite(x);
+      else return true;
+    };
+  });
+}
+Tensor Tensor::isnan() const { return ember::isnan(*this); }
+Tensor Tensor::isinf() const { return ember::isinf(*this); }
+Tensor Tensor::isfinite() const { return ember::isfinite(*this); }
+
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(condition.dtype() == kBool, "where", "expected condition to be a boolean tensor, "
+              "but got a tensor with dtype ", condition.dtype());
+  const Dtype dtype = result_type(a, b);
+  return elementwise<Promote::Default, DtypeSet::All>(
+      "where", {condition.to(dtype), a.to(dtype), b.to(dtype)},
+      []<class T>() { return [](T c, T x, T y) { return c != T(0) ? x : y; }; });
+}
+Tensor where(const Tensor& condition, const Tensor& a, Scalar b) {
+  return where(condition, a, full({}, b, {.dtype = result_type(a, b)}));
+}
+Tensor where(const Tensor& condition, Scalar a, const Tensor& b) {
+  return where(condition, full({}, a, {.dtype = result_type(a, b)}), b);
+}
+Tensor where(const Tensor& condition, Scalar a, Scalar b) {
+  const Dtype dtype = result_type({a, b});
+  return where(condition, full({}, a, {.dtype = dtype}), full({}, b, {.dtype = dtype}));
+}
+Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
+  return ember::where(condition, *this, other);
+}
+
+Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
+  return t.masked_fill(mask, value);
+}
+Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const {
+  check_mask("masked_fill", mask);
+  Tensor out = expand(broadcast_shapes(sizes(), mask.sizes())).clone();
+  return masked_fill_impl(out, mask, value, "masked_fill");
+}
+Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
+  EMBER_CHECK(value.dim() == 0, "masked_fill", "only supports a 0-dimensional value tensor, but ",
+              "got tensor with ", value.dim(), " dimension(s).");
+  return masked_fill(mask, value.item());
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
+  return masked_fill_impl(*this, mask, value, "masked_fill_");
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0, "masked_fill_", "only supports a 0-dimensional value tensor, ",
+              "but got tensor with ", value.dim(), " dimension(s).");
+  return masked_fill_impl(*this, mask, value.item(), "masked_fill_");
+}
+
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  EMBER_CHECK(a.dtype() == b.dtype(), "isclose", a.dtype(), " did not match ", b.dtype());
+  return elementwise<Promote::ToBool, DtypeSet::All>("isclose", {a, b}, [=]<class T>() {
+    return [=](T x, T y) -> bool {
+      if (x == y) return true;
+      if constexpr (std::is_floating_point_v<T>) {
+        if (x != x || y != y) return equal_nan && x != x && y != y;
+        if (std::isinf(x) || std::isinf(y)) return false;
+        return std::abs(double(x) - double(y)) <= atol + rtol * std::abs(double(y));
+      } else {
+        return std::abs(double(x) - double(y)) <= atol + rtol * std::abs(double(y));
+      }
+    };
+  });
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  const Tensor close = isclose(a, b, rtol, atol, equal_nan).contiguous();
+  const bool* p = close.data_ptr<bool>();
+  for (int64_t i = 0; i < close.numel(); ++i)
+    if (!p[i]) return false;
+  return true;
+}
+
+}  // namespace ember
