@@ -37,7 +37,9 @@ float half_bits_to_float(uint16_t h) {
     const float v = float(mantissa) * 5.9604644775390625e-8f;
     return sign ? -v : v;
   }
-  if (exponent == 31) return bits_float(sign | 0x7f800000u | (mantissa << 13));  // Inf / NaN
+  if (exponent == 31) {  // Inf / NaN; a signalling NaN comes back quiet, as c10 and F16C do
+    return bits_float(sign | 0x7f800000u | (mantissa << 13) | (mantissa ? 0x400000u : 0u));
+  }
   return bits_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
 }
 
