@@ -96,7 +96,10 @@ Tensor zeros(IntArrayRef sizes, TensorOptions options) {
   return finish(t, options);
 }
 
-Tensor ones(IntArrayRef sizes, TensorOptions options) { return full(sizes, 1, options); }
+Tensor ones(IntArrayRef sizes, TensorOptions options) {
+  if (!options.dtype) options.dtype = default_dtype();  // torch.ones is float unless told
+  return full(sizes, 1, options);
+}
 
 Tensor full(IntArrayRef sizes, Scalar value, TensorOptions options) {
   if (!options.dtype) options.dtype = value.dtype();
