@@ -9,9 +9,16 @@
 
 namespace ember {
 
-int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }
+// wrap_dim lets a 0-d tensor take dim 0 or -1 (as reductions do), but it has no size to read.
+int64_t Tensor::size(int64_t d) const {
+  EMBER_CHECK(dim() > 0, "size", "dimension specified as ", d, " but tensor has no dimensions");
+  return sizes()[wrap_dim(d, dim(), "size")];
+}
 
-int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
+int64_t Tensor::stride(int64_t d) const {
+  EMBER_CHECK(dim() > 0, "stride", "dimension specified as ", d, " but tensor has no dimensions");
+  return strides()[wrap_dim(d, dim(), "stride")];
+}
 
 void Tensor::check_data_ptr(Dtype requested) const {
   EMBER_CHECK(defined(), "data_ptr", "called on an undefined tensor");

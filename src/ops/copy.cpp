@@ -10,6 +10,7 @@
 #include "core/dispatch.h"
 #include "ember/creation.h"
 #include "ember/shape.h"
+#include "ops/copy.h"
 
 namespace ember {
 namespace {
@@ -45,7 +46,25 @@ void check_writable(const Tensor& t, const char* op) {
                 "operation.");
 }
 
-// True when the elements occupy exactly numel consecutive slots in some dim order.
+// Note [Overlapping copies]
+// PyTorch classifies how the destination and the source share memory (get_overlap_status):
+// when both are non-overlapping and dense, their element ranges either coincide with equal
+// strides (a full overlap: copying is harmless), intersect otherwise (a partial overlap, which
+// copy_ refuses, as PyTorch does), or are disjoint. For any other pair PyTorch copies in its
+// loop order and the result depends on that order; ember copies the source first when the byte
+// ranges meet, so every element reads the source as it was before the copy.
+bool partially_overlaps(const Tensor& dst, const Tensor& src) {
+  if (dst.numel() == 0 || src.numel() == 0 || dst.storage().get() != src.storage().get() ||
+      !is_non_overlapping_and_dense(dst) || !is_non_overlapping_and_dense(src))
+    return false;
+  const auto d0 = reinterpret_cast<uintptr_t>(dst.data_ptr()), d1 = d0 + size_t(dst.nbytes());
+  const auto s0 = reinterpret_cast<uintptr_t>(src.data_ptr()), s1 = s0 + size_t(src.nbytes());
+  if (d0 == s0 && d1 == s1) return dst.strides() != src.strides();
+  return d0 < s1 && s0 < d1;
+}
+
+}  // namespace
+
 bool is_non_overlapping_and_dense(const Tensor& t) {
   if (t.is_contiguous()) return true;
   DimVector order;
@@ -61,32 +80,75 @@ bool is_non_overlapping_and_dense(const Tensor& t) {
   return true;
 }
 
-}  // namespace
+DimVector preserve_format_strides(const Tensor& t) {
+  if (is_non_overlapping_and_dense(t)) return DimVector(t.strides());
+  // PyTorch's infer_dense_strides: a stable insertion sort of the dims, innermost first, by
+  // stride (ties: the smaller size first); a dim of stride 0 compares as "keep the order".
+  const int64_t n = t.dim();
+  DimVector perm(static_cast<size_t>(n));  // perm[0] is the innermost dim
+  for (int64_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
+  auto should_swap = [&](int64_t a, int64_t b) {
+    const int64_t sa = t.strides()[a], sb = t.strides()[b];
+    if (sa == 0 || sb == 0) return 0;
+    if (sa != sb) return sa < sb ? -1 : 1;
+    return t.sizes()[a] > t.sizes()[b] ? 1 : 0;
+  };
+  for (int64_t i = 1; i < n; ++i) {
+    int64_t dim1 = i;
+    for (int64_t dim0 = i - 1; dim0 >= 0; --dim0) {
+      const int c = should_swap(perm[dim0], perm[dim1]);
+      if (c > 0) {
+        std::swap(perm[dim0], perm[dim1]);
+        dim1 = dim0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  DimVector strides(static_cast<size_t>(n));
+  int64_t next = 1;
+  for (int64_t d : perm) {
+    strides[d] = next;
+    next *= std::max<int64_t>(t.sizes()[d], 1);
+  }
+  return strides;
+}
+
+void copy_into(const Tensor& dst, const Tensor& src) {
+  EMBER_CHECK(dst.defined() && src.defined(), "copy_", "expected defined tensors");
+  check_writable(dst, "copy_");
+  if (same_layout(dst, src)) return;
+  EMBER_CHECK(!partially_overlaps(dst, src), "copy_",
+              "unsupported operation: some elements of the input tensor and the written-to tensor "
+              "refer to a single memory location. Please clone() the tensor before performing the "
+              "operation.");
+  Tensor source = src.sizes() == dst.sizes() ? src : src.expand(dst.sizes());
+  if (!dst.is_cpu() || !source.is_cpu()) {
+    // Across devices: make both sides contiguous and of one dtype, then move bytes.
+    Tensor staged = source.to(dst.dtype()).contiguous();
+    Tensor tmp = dst.is_contiguous()
+                     ? dst
+                     : empty(dst.sizes(), {.dtype = dst.dtype(), .device = dst.device()});
+    cuda::copy_bytes(tmp.data_ptr(), dst.device(), staged.data_ptr(), staged.device(),
+                     size_t(dst.nbytes()));
+    if (!tmp.is_same(dst)) copy_into(dst, tmp);
+    return;
+  }
+  if (may_overlap(dst, source)) source = source.clone();  // see Note [Overlapping copies]
+  cpu::copy_kernel(dst, source);
+}
+
+void fill_into(const Tensor& dst, Scalar value) { cpu::fill_kernel(dst, value); }
 
 Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) {
-  EMBER_CHECK(defined() && src.defined(), "copy_", "expected defined tensors");
-  check_writable(*this, "copy_");
-  if (same_layout(*this, src)) return *this;
-  Tensor source = src.sizes() == sizes() ? src : src.expand(sizes());
-  if (!is_cpu() || !source.is_cpu()) {
-    // Across devices: make both sides contiguous and of one dtype, then move bytes.
-    Tensor staged = source.to(dtype()).contiguous();
-    Tensor dst = is_contiguous() ? *this : empty(sizes(), {.dtype = dtype(), .device = device()});
-    cuda::copy_bytes(dst.data_ptr(), device(), staged.data_ptr(), staged.device(),
-                     size_t(nbytes()));
-    if (!dst.is_same(*this)) copy_(dst);
-    impl_->storage()->bump_version();
-    return *this;
-  }
-  if (may_overlap(*this, source)) source = source.clone();
-  cpu::copy_kernel(*this, source);
-  impl_->storage()->bump_version();
+  copy_into(*this, src);
+  impl_->storage()->bump_version();  // even for a copy onto itself, as PyTorch
   return *this;
 }
 
+// No internal-overlap check: PyTorch fills an expanded tensor (one value for every element).
 Tensor& Tensor::fill_(Scalar value) {
-  check_writable(*this, "fill_");
-  cpu::fill_kernel(*this, value);
+  fill_into(*this, value);
   impl_->storage()->bump_version();
   return *this;
 }
@@ -102,16 +164,14 @@ Tensor& Tensor::zero_() { return fill_(0); }
 Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;
   Tensor out = empty(sizes(), {.dtype = dtype(), .device = device()});
-  out.copy_(*this);
+  copy_into(out, *this);
   return out;
 }
 
+// torch.preserve_format: a transpose keeps its strides (see preserve_format_strides).
 Tensor Tensor::clone() const {
-  // torch.preserve_format: a dense, non-overlapping layout (e.g. a transpose) keeps its strides.
-  Tensor out = is_non_overlapping_and_dense(*this)
-                   ? empty_strided(sizes(), strides(), {.dtype = dtype(), .device = device()})
-                   : empty(sizes(), {.dtype = dtype(), .device = device()});
-  out.copy_(*this);
+  Tensor out = empty_like(*this);
+  copy_into(out, *this);
   return out;
 }
 
@@ -125,10 +185,8 @@ Tensor Tensor::to(Device device, Dtype dtype, bool /*non_blocking*/, bool copy) 
   if (device.is_cuda() && !device.has_index() && this->device().is_cuda())
     device = this->device();
   if (!copy && dtype == this->dtype() && device == this->device()) return *this;
-  const bool keep_strides = device == this->device() && is_non_overlapping_and_dense(*this);
-  Tensor out = keep_strides ? empty_strided(sizes(), strides(), {.dtype = dtype, .device = device})
-                            : empty(sizes(), {.dtype = dtype, .device = device});
-  out.copy_(*this);
+  Tensor out = empty_like(*this, {.dtype = dtype, .device = device});
+  copy_into(out, *this);
   return out;
 }
 
@@ -156,6 +214,7 @@ std::vector<T> Tensor::tolist() const {
   return out;
 }
 
+template std::vector<bool> Tensor::tolist<bool>() const;
 template std::vector<float> Tensor::tolist<float>() const;
 template std::vector<double> Tensor::tolist<double>() const;
 template std::vector<int64_t> Tensor::tolist<int64_t>() const;

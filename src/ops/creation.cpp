@@ -3,10 +3,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "backend/cpu/copy.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
+#include "ops/copy.h"
 
 namespace ember {
 namespace {
@@ -19,10 +21,12 @@ Tensor finish(Tensor t, const TensorOptions& o) {
 }
 
 // Walks a nested list: records the shape at first visit of each depth, checks that every
-// sibling has the same length, and notes the widest value category.
+// sibling has the same length and that numbers sit only at the deepest level, and notes the
+// widest value category.
 struct ListInfo {
   DimVector shape;
-  bool any_float = false, any_int = false;
+  bool any_float = false, any_int = false, any_bool = false;
+  bool leaves_seen = false;  // a number was seen, so the shape has all its dims
 };
 
 void scan(const NestedList& l, size_t depth, ListInfo& info) {
@@ -30,11 +34,15 @@ void scan(const NestedList& l, size_t depth, ListInfo& info) {
     EMBER_CHECK(depth == info.shape.size(), "tensor", "expected sequence of length ",
                 info.shape.size() > depth ? info.shape[depth] : 0, " at dim ", depth,
                 " (got a number)");
+    info.leaves_seen = true;
     info.any_float |= l.value().is_floating_point();
     info.any_int |= l.value().is_integral();
+    info.any_bool |= l.value().is_bool();
     return;
   }
   const int64_t n = int64_t(l.items().size());
+  EMBER_CHECK(!(info.leaves_seen && depth == info.shape.size()), "tensor",
+              "expected a number at dim ", depth, " (got a sequence of length ", n, ")");
   if (depth == info.shape.size()) {
     info.shape.push_back(n);
   } else {
@@ -91,7 +99,7 @@ Tensor zeros(IntArrayRef sizes, TensorOptions options) {
   if (t.is_cpu()) {
     if (t.nbytes()) std::memset(t.data_ptr(), 0, size_t(t.nbytes()));
   } else {
-    t.zero_();
+    fill_into(t, 0);
   }
   return finish(t, options);
 }
@@ -104,7 +112,7 @@ Tensor ones(IntArrayRef sizes, TensorOptions options) {
 Tensor full(IntArrayRef sizes, Scalar value, TensorOptions options) {
   if (!options.dtype) options.dtype = value.dtype();
   Tensor t = empty(sizes, {.dtype = options.dtype, .device = options.device});
-  t.fill_(value);
+  fill_into(t, value);  // a new tensor: version 0
   return finish(t, options);
 }
 
@@ -112,7 +120,7 @@ Tensor eye(int64_t n, std::optional<int64_t> m, TensorOptions options) {
   const int64_t cols = m.value_or(n);
   EMBER_CHECK(n >= 0 && cols >= 0, "eye", "n and m must be non-negative, got n=", n, " m=", cols);
   Tensor t = zeros({n, cols}, {.dtype = options.dtype, .device = options.device});
-  t.diagonal().fill_(1);
+  fill_into(t.diagonal(), 1);
   return finish(t, options);
 }
 
@@ -120,28 +128,110 @@ Tensor eye(int64_t n, TensorOptions options) { return eye(n, std::nullopt, optio
 
 Tensor arange(Scalar end, TensorOptions options) { return arange(0, end, 1, options); }
 
+// Note [Range rounding]
+// arange and linspace reproduce PyTorch 1.13's CPU kernels bit for bit. arange computes
+// start + i*step in an accumulate type A (double for float/double, float for the half types,
+// int64 for integers, whose bounds and step are truncated first) with one fused multiply-add.
+// linspace computes in the element type (double for integers; the half types round after each
+// operation, as c10::Half's operators do), counting up from start for the first half and down
+// from end for the second, so both endpoints are exact. PyTorch writes contiguous output in runs
+// of 2 x 32 bytes through vectors whose lanes are base + k*step, base being the run's first
+// element already rounded to the element type, so those elements round differently from the
+// scalar tail (float32 arange(0, 2, 0.1)[9] is 0x1.ccccce p-1, arange(0, 1, 0.1)[9] 0x1.cccccc
+// p-1); ember reproduces both. Above 32768 elements PyTorch's runs also depend on its thread
+// count, which ember does not follow. std::fma(x, y, -0.0) is a product rounded on its own,
+// which the compiler may not fuse into a following addition.
+namespace {
+
+template <class T>
+using arange_acc_t = std::conditional_t<std::is_integral_v<T>, int64_t,
+                                        std::conditional_t<is_half_v<T>, float, double>>;
+
+template <class T>
+constexpr int64_t vector_lanes() {
+  return 32 / int64_t(sizeof(T));
+}
+
+// Fills p[0, n) with run(i, lanes) for PyTorch's vector runs and at(i) for the scalar tail.
+template <class T, class Run, class At>
+void fill_range(T* p, int64_t n, const Run& run, const At& at) {
+  constexpr int64_t lanes = vector_lanes<T>();
+  const int64_t vector_end = n / (2 * lanes) * (2 * lanes);
+  int64_t i = 0;
+  for (; i < vector_end; i += lanes) run(p + i, i);
+  for (; i < n; ++i) p[i] = at(i);
+}
+
+template <class T>
+void fill_arange(T* p, int64_t n, Scalar start, Scalar step) {
+  using A = arange_acc_t<T>;
+  const A a = start.to<A>(), st = step.to<A>();
+  if constexpr (std::is_integral_v<T>) {
+    for (int64_t i = 0; i < n; ++i)  // wraps like PyTorch's int64 arithmetic, without UB
+      p[i] = convert<T>(int64_t(uint64_t(a) + uint64_t(st) * uint64_t(i)));
+  } else {
+    auto at = [&](int64_t i) { return convert<T>(std::fma(st, A(i), a)); };
+    fill_range(p, n, [&](T* q, int64_t i) {
+      const A base = A(at(i));
+      for (int64_t k = 0; k < vector_lanes<T>(); ++k) q[k] = convert<T>(std::fma(A(k), st, base));
+    }, at);
+  }
+}
+
+template <class T>
+void fill_linspace(T* p, int64_t steps, Scalar start, Scalar end) {
+  const int64_t halfway = steps / 2;
+  if constexpr (is_half_v<T>) {
+    const T a = start.to<T>(), b = end.to<T>();
+    const T step = T(float(T(float(b) - float(a))) / float(T(float(steps - 1))));
+    auto times = [&](int64_t k) { return float(T(float(step) * float(T(float(k))))); };
+    auto at = [&](int64_t i) {
+      return i < halfway ? T(float(a) + times(i)) : T(float(b) - times(steps - i - 1));
+    };
+    fill_range(p, steps, [&](T* q, int64_t i) {
+      const T base = at(i);
+      for (int64_t k = 0; k < vector_lanes<T>(); ++k) q[k] = T(float(base) + times(k));
+    }, at);
+  } else {
+    using S = std::conditional_t<std::is_integral_v<T>, double, T>;  // the step's type
+    const S a = S(start.to<T>()), b = S(end.to<T>());
+    const S step = (b - a) / S(steps - 1);
+    auto at = [&](int64_t i) {
+      return convert<T>(i < halfway ? std::fma(step, S(i), a)
+                                    : std::fma(-step, S(steps - i - 1), b));
+    };
+    fill_range(p, steps, [&](T* q, int64_t i) {
+      const S base = S(at(i));
+      for (int64_t k = 0; k < vector_lanes<T>(); ++k)
+        q[k] = convert<T>(base + std::fma(S(k), step, S(-0.0)));
+    }, at);
+  }
+}
+
+}  // namespace
+
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
   const bool integral = !start.is_floating_point() && !end.is_floating_point() &&
                         !step.is_floating_point();
   const Dtype dtype = options.dtype.value_or(integral ? kInt64 : default_dtype());
-  const double s = start.to_double(), e = end.to_double(), st = step.to_double();
-  EMBER_CHECK(st != 0, "arange", "step must be nonzero");
-  EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "arange", "unsupported range: ", s, " -> ",
-              e);
-  EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "arange",
-              "upper bound and larger bound inconsistent with step sign");
-  const int64_t n = integral ? (end.to_int() - start.to_int() + step.to_int() +
-                                (step.to_int() > 0 ? -1 : 1)) / step.to_int()
-                             : int64_t(std::ceil((e - s) / st));
-  Tensor t = empty({n}, {.dtype = dtype, .device = kCPU});
+  Tensor t;
   dispatch<DtypeSet::Numeric>(dtype, "arange", [&]<class T>() {
-    T* p = t.data_ptr<T>();
-    if (integral) {
-      const int64_t a = start.to_int(), b = step.to_int();
-      for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(a + i * b);
-    } else {
-      for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(s + double(i) * st);
-    }
+    // The checks see the bounds and step in the accumulate type: an int64 arange truncates them.
+    using A = arange_acc_t<T>;
+    const A s = start.to<A>(), e = end.to<A>(), st = step.to<A>();
+    EMBER_CHECK(st > 0 || st < 0, "arange", "step must be nonzero");
+    EMBER_CHECK(std::isfinite(double(s)) && std::isfinite(double(e)), "arange",
+                "unsupported range: ", s, " -> ", e);
+    EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "arange",
+                "upper bound and larger bound inconsistent with step sign");
+    // The length in double, except that int64 uses its own (truncated) bounds and step.
+    const double size = std::is_same_v<T, int64_t>
+                            ? std::ceil(double(e - s) / double(st))
+                            : std::ceil((end.to_double() - start.to_double()) / step.to_double());
+    EMBER_CHECK(size >= 0 && size <= double(std::numeric_limits<int64_t>::max()), "arange",
+                "invalid size, possible overflow?");
+    t = empty({int64_t(size)}, {.dtype = dtype, .device = kCPU});
+    fill_arange(t.data_ptr<T>(), t.numel(), start, step);
   });
   if (options.device && !options.device->is_cpu()) t = t.to(*options.device);
   return finish(t, options);
@@ -152,17 +242,9 @@ Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options) 
   const Dtype dtype = options.dtype.value_or(default_dtype());
   Tensor t = empty({steps}, {.dtype = dtype, .device = kCPU});
   dispatch<DtypeSet::Numeric>(dtype, "linspace", [&]<class T>() {
-    // PyTorch's symmetric formula: the first half counts up from start, the second half down
-    // from end, so both endpoints are exact.
-    using C = std::conditional_t<std::is_floating_point_v<compute_t<T>>, compute_t<T>, double>;
     T* p = t.data_ptr<T>();
-    if (steps == 1) p[0] = convert<T>(start.to_double());
-    if (steps <= 1) return;
-    const C a = C(start.to_double()), b = C(end.to_double());
-    const C step = (b - a) / C(steps - 1);
-    const int64_t halfway = steps / 2;
-    for (int64_t i = 0; i < steps; ++i)
-      p[i] = convert<T>(i < halfway ? a + step * C(i) : b - step * C(steps - i - 1));
+    if (steps == 1) p[0] = start.to<T>();
+    if (steps > 1) fill_linspace(p, steps, start, end);
   });
   if (options.device && !options.device->is_cpu()) t = t.to(*options.device);
   return finish(t, options);
@@ -183,7 +265,11 @@ Tensor logspace(Scalar start, Scalar end, int64_t steps, double base, TensorOpti
 Tensor tensor(const NestedList& data, TensorOptions options) {
   ListInfo info;
   scan(data, 0, info);
-  const Dtype inferred = info.any_float ? default_dtype() : info.any_int ? kInt64 : kBool;
+  // torch.tensor([]) is float: bool only when every number is a bool.
+  const Dtype inferred = info.any_float ? default_dtype()
+                         : info.any_int ? kInt64
+                         : info.any_bool ? kBool
+                                         : default_dtype();
   const Dtype dtype = options.dtype.value_or(inferred);
   Tensor t = empty(info.shape, {.dtype = dtype, .device = kCPU});
   dispatch(dtype, "tensor", [&]<class T>() {
@@ -246,11 +332,16 @@ TensorOptions like(const Tensor& t, TensorOptions o) {
 }
 }  // namespace
 
-Tensor empty_like(const Tensor& t, TensorOptions o) { return empty(t.sizes(), like(t, o)); }
-Tensor zeros_like(const Tensor& t, TensorOptions o) { return zeros(t.sizes(), like(t, o)); }
-Tensor ones_like(const Tensor& t, TensorOptions o) { return ones(t.sizes(), like(t, o)); }
+// torch.preserve_format: the new tensor is laid out like t (a transpose stays transposed).
+Tensor empty_like(const Tensor& t, TensorOptions o) {
+  return empty_strided(t.sizes(), preserve_format_strides(t), like(t, o));
+}
+Tensor zeros_like(const Tensor& t, TensorOptions o) { return full_like(t, 0, o); }
+Tensor ones_like(const Tensor& t, TensorOptions o) { return full_like(t, 1, o); }
 Tensor full_like(const Tensor& t, Scalar value, TensorOptions o) {
-  return full(t.sizes(), value, like(t, o));
+  Tensor out = empty_like(t, o);
+  fill_into(out, value);
+  return out;
 }
 
 }  // namespace ember

@@ -3,6 +3,7 @@
 
 #include "ember/creation.h"
 #include "ember/shape.h"
+#include "ops/copy.h"
 
 namespace ember {
 
@@ -39,9 +40,10 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   Dtype dtype = tensors[0].dtype();
   for (const Tensor& t : tensors) dtype = promote_types(dtype, t.dtype());
   if (parts.empty()) return empty({0}, {.dtype = dtype, .device = tensors[0].device()});
+  for (size_t i = 0; i < tensors.size(); ++i)
+    EMBER_CHECK(tensors[i].dim() > 0, "cat", "zero-dimensional tensor (at position ", i,
+                ") cannot be concatenated");
   const Tensor& ref = *parts[0];
-  EMBER_CHECK(ref.dim() > 0, "cat", "zero-dimensional tensor (at position 0) cannot be "
-              "concatenated");
   dim = wrap_dim(dim, ref.dim(), "cat");
   DimVector shape(ref.sizes());
   shape[dim] = 0;
@@ -61,7 +63,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   int64_t offset = 0;
   for (const Tensor* t : parts) {
     const int64_t n = t->sizes()[dim];
-    out.narrow(dim, offset, n).copy_(*t);
+    copy_into(out.narrow(dim, offset, n), *t);  // a new tensor: version 0
     offset += n;
   }
   return out;

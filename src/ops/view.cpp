@@ -32,6 +32,9 @@ DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
     }
   }
   if (infer_at >= 0) {
+    EMBER_CHECK(known != 0 || numel != 0, op, "cannot reshape tensor of 0 elements into shape ",
+                shape, " because the unspecified dimension size -1 can be any value and is "
+                "ambiguous");
     EMBER_CHECK(known != 0 && numel % known == 0, op, "shape ", shape,
                 " is invalid for input of size ", numel);
     out[infer_at] = numel / known;
@@ -135,7 +138,7 @@ Tensor Tensor::permute(IntArrayRef dims) const {
   std::vector<bool> seen(size_t(n), false);
   for (int64_t i = 0; i < n; ++i) {
     const int64_t d = wrap_dim(dims[i], n, "permute");
-    EMBER_CHECK(!seen[d], "permute", "repeated dim in permute: ", dims);
+    EMBER_CHECK(!seen[d], "permute", "duplicate dims are not allowed, got ", dims);
     seen[d] = true;
     sz[i] = sizes()[d];
     st[i] = strides()[d];
@@ -250,7 +253,8 @@ Tensor Tensor::expand(IntArrayRef target) const {
       EMBER_CHECK(want >= 0, "expand", "the expanded size of the tensor (", want,
                   ") isn't allowed in a leading, non-existing dimension ", i);
       sz[i] = want;
-      st[i] = 0;
+      // As PyTorch: a new dim of size 1 gets the stride a contiguous layout would give it.
+      st[i] = want == 1 && n > 0 ? sz[i + 1] * st[i + 1] : 0;
       continue;
     }
     const int64_t have = sizes()[src];
