@@ -11,6 +11,7 @@
 #include "ember/indexing.h"
 #include "ember/math.h"
 #include "ember/promotion.h"
+#include "ember/reduce.h"
 #include "ember/scalar.h"
 #include "ember/shape.h"
 #include "ember/tensor.h"

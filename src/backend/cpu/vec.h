@@ -57,6 +57,10 @@ struct Vec {
   friend Vec operator-(Vec a) { return -a.v; }
 };
 
+/// True for the element types that have a Vec (float, double).
+template <class T>
+inline constexpr bool simd_type_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
 template <class T> struct is_vec : std::false_type {};
 template <class T> struct is_vec<Vec<T>> : std::true_type {};
 template <class T> inline constexpr bool is_vec_v = is_vec<T>::value;

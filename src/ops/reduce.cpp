@@ -1,0 +1,427 @@
+// Reductions over any set of dims: sum, nansum, mean, nanmean, prod, amax/amin, all/any,
+// count_nonzero, norm / vector_norm, var/std (+ _mean), logsumexp. Index-returning reductions
+// (max/min with dim, argmax/argmin) live in reduce_index.cpp; softmax and scans in their files.
+//
+// Note [Reduction layouts]
+// The input is viewed as (kept dims..., reduced dims...), reduced dims ordered by memory stride.
+// The innermost reduced dims that are contiguous form a "run" of L elements, reduced with SIMD
+// accumulators and pairwise splitting; any remaining reduced dims are walked around the runs.
+// When nothing contiguous is reduced but the kept dims are (sum over dim 0 of a matrix), the
+// kernel instead accumulates whole rows into a row of outputs, SIMD across the row. Layouts that
+// are neither (rare) are first copied to contiguous. Parallelism is over outputs; a reduction to
+// a few outputs splits its runs across threads and combines the partial results.
+#include "ops/reduce.h"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "backend/cpu/reduce.h"
+#include "core/dispatch.h"
+#include "ember/creation.h"
+#include "ember/math.h"
+#include "ember/shape.h"
+
+namespace ember {
+
+DimVector reduction_dims(IntArrayRef dims, int64_t ndim, const char* op) {
+  DimVector out;
+  if (dims.empty()) {
+    for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
+    return out;
+  }
+  std::vector<bool> seen(size_t(std::max<int64_t>(ndim, 1)), false);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, ndim, op);
+    EMBER_CHECK(!seen[w], op, "dim ", w, " appears multiple times in the list of dims");
+    seen[w] = true;
+    if (ndim > 0) out.push_back(w);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+DimVector reduced_shape(IntArrayRef sizes, IntArrayRef dims, bool keepdim) {
+  DimVector out;
+  for (int64_t d = 0; d < int64_t(sizes.size()); ++d) {
+    const bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
+    if (!reduced) out.push_back(sizes[d]);
+    else if (keepdim) out.push_back(1);
+  }
+  return out;
+}
+
+namespace {
+
+using cpu::Vec;
+
+// ── reducers ────────────────────────────────────────────────────────────
+struct SumReducer {
+  template <class A> A init() const { return A(0); }
+  template <class V> V pre(V x) const { return x; }
+  template <class V> V combine(V a, V b) const { return a + b; }
+  template <class A> A finish(A a) const { return a; }
+};
+
+template <class T> Vec<T> nan_to_zero(Vec<T> x) {
+  return cpu::select<T>(cpu::isnan_mask(x), Vec<T>(T(0)), x);
+}
+template <class T> T nan_to_zero(T x) { return x != x ? T(0) : x; }
+
+struct NanSumReducer : SumReducer {
+  template <class V> V pre(V x) const { return nan_to_zero(x); }
+};
+
+struct MeanReducer : SumReducer {
+  double divisor;
+  template <class A> A finish(A a) const { return a / A(divisor); }
+};
+
+struct ProdReducer {
+  template <class A> A init() const { return A(1); }
+  template <class V> V pre(V x) const { return x; }
+  template <class V> V combine(V a, V b) const { return a * b; }
+  template <class A> A finish(A a) const { return a; }
+};
+
+struct MaxReducer {
+  template <class A> A init() const {
+    if constexpr (std::is_floating_point_v<A>) return -std::numeric_limits<A>::infinity();
+    else return std::numeric_limits<A>::lowest();
+  }
+  template <class V> V pre(V x) const { return x; }
+  template <class V> V combine(V a, V b) const { return cpu::vmax(a, b); }
+  template <class A> A finish(A a) const { return a; }
+};
+
+struct MinReducer {
+  template <class A> A init() const {
+    if constexpr (std::is_floating_point_v<A>) return std::numeric_limits<A>::infinity();
+    else return std::numeric_limits<A>::max();
+  }
+  template <class V> V pre(V x) const { return x; }
+  template <class V> V combine(V a, V b) const { return cpu::vmin(a, b); }
+  template <class A> A finish(A a) const { return a; }
+};
+
+// |x|^p summed; finish takes the p-th root. p = 1 and 2 get exact fast paths.
+struct NormReducer {
+  double p;
+  template <class A> A init() const { return A(0); }
+  template <class V> V pre(V x) const {
+    if (p == 2) return x * x;
+    if (p == 1) return abs_of(x);
+    return pow_of(abs_of(x), p);
+  }
+  template <class T> static Vec<T> abs_of(Vec<T> x) { return cpu::abs(x); }
+  template <class T> static T abs_of(T x) { return x < 0 ? -x : x; }
+  template <class T> static Vec<T> pow_of(Vec<T> x, double e) { return cpu::pow(x, Vec<T>(T(e))); }
+  template <class T> static T pow_of(T x, double e) { return std::pow(x, T(e)); }
+  template <class V> V combine(V a, V b) const { return a + b; }
+  template <class A> A finish(A a) const {
+    if (p == 2) return std::sqrt(a);
+    if (p == 1) return a;
+    return std::pow(a, A(1.0 / p));
+  }
+};
+
+struct AbsMaxReducer : MaxReducer {
+  template <class V> V pre(V x) const { return NormReducer::abs_of(x); }
+};
+struct AbsMinReducer : MinReducer {
+  template <class V> V pre(V x) const { return NormReducer::abs_of(x); }
+};
+
+// ── the engine ──────────────────────────────────────────────────────────
+struct Layout {
+  Tensor x;          // permuted view: kept dims, then reduced dims (memory order)
+  int64_t nkept;     // number of kept dims in x
+  int64_t run = 1;   // contiguous innermost reduced elements
+  int64_t nouter;    // reduced dims outside the run: x dims [nkept, nkept + nouter)
+};
+
+Layout plan_layout(const Tensor& self, IntArrayRef dims) {
+  DimVector order, reduced(dims);
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) order.push_back(d);
+  const int64_t nkept = int64_t(order.size());
+  std::stable_sort(reduced.begin(), reduced.end(), [&](int64_t a, int64_t b) {
+    return self.strides()[a] > self.strides()[b];
+  });
+  for (int64_t d : reduced) order.push_back(d);
+  Layout l{self.permute(order), nkept, 1, 0};
+  int64_t expected = 1, d = l.x.dim() - 1;
+  for (; d >= nkept; --d) {
+    const int64_t size = l.x.sizes()[d];
+    if (size != 1 && l.x.strides()[d] != expected) break;
+    l.run *= size;
+    expected *= size;
+  }
+  l.nouter = d - nkept + 1;
+  return l;
+}
+
+// An array of n copies of v (not std::vector, whose bool specialisation has no bool&).
+template <class T>
+std::unique_ptr<T[]> filled(int64_t n, T v) {
+  auto p = std::make_unique<T[]>(size_t(n));
+  std::fill(p.get(), p.get() + n, v);
+  return p;
+}
+
+// The single stride that walks dims [0, n) in order, if they collapse into one (size-1 dims
+// are skipped).
+std::optional<int64_t> collapse(const int64_t* sizes, const int64_t* strides, int64_t n) {
+  std::optional<int64_t> stride;
+  int64_t next = 0;  // expected stride of the previous (outer) dim
+  for (int64_t d = n - 1; d >= 0; --d) {
+    if (sizes[d] == 1) continue;
+    if (stride && strides[d] != next) return std::nullopt;
+    if (!stride) stride = strides[d];
+    next = strides[d] * sizes[d];
+  }
+  return stride.value_or(1);
+}
+
+// out (contiguous, M elements) = reduce over x's reduced dims, per Note [Reduction layouts].
+template <class Out, class Acc, class In, class R>
+void run_reduction(Out* out, Layout l, const R& r) {
+  const Tensor& x = l.x;
+  const int64_t M = prod(IntArrayRef(x.sizes().data(), size_t(l.nkept)));
+  const In* base = static_cast<const In*>(x.data_ptr());
+  // Rows layout: nothing contiguous reduced, kept dims contiguous and innermost.
+  if (l.run == 1 && l.nouter > 0 && l.nkept > 0 && x.strides()[l.nkept - 1] == 1 && M > 1) {
+    // Kept dims must form one contiguous row; reduced dims must collapse to one stride.
+    const auto kept = collapse(x.sizes().data(), x.strides().data(), l.nkept);
+    const auto red = collapse(x.sizes().data() + l.nkept, x.strides().data() + l.nkept, l.nouter);
+    if (kept && *kept == 1 && red) {
+      int64_t K = 1;
+      for (int64_t d = l.nkept; d < l.nkept + l.nouter; ++d) K *= x.sizes()[d];
+      cpu::reduce_rows<Out, Acc, In>(out, base, K, M, *red, r);
+      return;
+    }
+  }
+  if (l.run == 1 && l.nouter > 0 && (l.nkept == 0 || x.strides()[x.dim() - 1] != 1)) {
+    // Neither layout fits: reduce a contiguous copy, where the whole reduction is one run.
+    Layout c{x.contiguous(), l.nkept, 1, 0};
+    for (int64_t d = l.nkept; d < x.dim(); ++d) c.run *= x.sizes()[d];
+    run_reduction<Out, Acc, In>(out, c, r);
+    return;
+  }
+  // Runs layout.
+  const IntArrayRef sizes = x.sizes(), strides = x.strides();
+  const int64_t L = l.run;
+  int64_t outer = 1;
+  for (int64_t d = l.nkept; d < l.nkept + l.nouter; ++d) outer *= sizes[d];
+  auto offset_of = [&](int64_t index, int64_t first, int64_t count) {
+    int64_t off = 0;
+    for (int64_t d = first + count - 1; d >= first; --d) {
+      off += (index % sizes[d]) * strides[d];
+      index /= sizes[d];
+    }
+    return off;
+  };
+  auto reduce_one = [&](int64_t m, int64_t o0, int64_t o1) {
+    const In* p = base + offset_of(m, 0, l.nkept);
+    Acc acc = r.template init<Acc>();
+    for (int64_t o = o0; o < o1; ++o)
+      acc = r.combine(acc, cpu::reduce_run<Acc>(p + offset_of(o, l.nkept, l.nouter), L, r));
+    return acc;
+  };
+  const int threads = get_num_threads();
+  if (M >= threads || M * outer * L < kGrainSize) {
+    parallel_for(0, M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, outer * L)),
+                 [&](int64_t m0, int64_t m1) {
+                   for (int64_t m = m0; m < m1; ++m) out[m] = convert<Out>(r.finish(reduce_one(m, 0, outer)));
+                 });
+    return;
+  }
+  // Few outputs, much work: split each output's work into chunks across threads.
+  for (int64_t m = 0; m < M; ++m) {
+    std::unique_ptr<Acc[]> partial = filled<Acc>(threads, r.template init<Acc>());
+    if (outer >= threads) {
+      parallel_for(0, outer, 1, [&](int64_t o0, int64_t o1) {
+        partial[omp_get_thread_num()] = reduce_one(m, o0, o1);
+      });
+    } else {
+      const In* p = base + offset_of(m, 0, l.nkept);
+      for (int64_t o = 0; o < outer; ++o) {
+        const In* q = p + offset_of(o, l.nkept, l.nouter);
+        std::unique_ptr<Acc[]> part = filled<Acc>(threads, r.template init<Acc>());
+        parallel_for(0, L, kGrainSize, [&](int64_t i0, int64_t i1) {
+          part[omp_get_thread_num()] = cpu::reduce_run<Acc>(q + i0, i1 - i0, r);
+        });
+        Acc s = r.template init<Acc>();
+        for (int t = 0; t < threads; ++t) s = r.combine(s, part[t]);
+        partial[0] = r.combine(partial[0], s);
+      }
+    }
+    Acc acc = r.template init<Acc>();
+    for (int t = 0; t < threads; ++t) acc = r.combine(acc, partial[t]);
+    out[m] = convert<Out>(r.finish(acc));
+  }
+}
+
+// Accumulation type: float for half types, int64 for integer sums, the type itself otherwise.
+template <class T, bool WidenInts>
+using acc_t = std::conditional_t<WidenInts && std::is_integral_v<T>, int64_t, compute_t<T>>;
+
+/// Reduces `self` over dims into a new tensor of out_dtype. When `widen_ints`, integer inputs
+/// accumulate in int64 (and out_dtype is int64).
+template <DtypeSet S, bool WidenInts, class R>
+Tensor reduce(const char* op, const Tensor& self, IntArrayRef dims_in, bool keepdim,
+              Dtype out_dtype, const R& r) {
+  const DimVector dims = reduction_dims(dims_in, self.dim(), op);
+  const DimVector out_shape = reduced_shape(self.sizes(), dims, keepdim);
+  Tensor out = empty(reduced_shape(self.sizes(), dims, false), {.dtype = out_dtype});
+  const Layout layout = plan_layout(self, dims);
+  dispatch<S>(self.dtype(), op, [&]<class In>() {
+    using Acc = acc_t<In, WidenInts>;
+    dispatch(out_dtype, op, [&]<class Out>() {
+      if constexpr (std::is_same_v<Out, In> || std::is_same_v<Out, Acc> ||
+                    std::is_same_v<Out, bool>) {
+        run_reduction<Out, Acc, In>(out.data_ptr<Out>(), layout, r);
+      } else {
+        fail(op, "unsupported output dtype ", out_dtype, " for input dtype ", self.dtype());
+      }
+    });
+  });
+  return keepdim ? out.view(out_shape) : out;
+}
+
+void check_nonempty(const Tensor& self, IntArrayRef dims, const char* op) {
+  const DimVector d = reduction_dims(dims, self.dim(), op);
+  for (int64_t i : d)
+    EMBER_CHECK(self.sizes()[i] != 0, op, "Expected reduction dim ", i,
+                " to have non-zero size.");
+  EMBER_CHECK(self.numel() != 0 || self.dim() != 0 || !d.empty(), op,
+              "Expected reduction dim to be specified for input.numel() == 0.");
+}
+
+Dtype sum_dtype(const Tensor& self, std::optional<Dtype> dtype) {
+  if (dtype) return *dtype;
+  return is_integral(self.dtype(), true) ? kInt64 : self.dtype();
+}
+
+Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<Dtype> dtype) {
+  const Dtype out = sum_dtype(self, dtype);
+  const Tensor in = self.dtype() == out || (is_integral(self.dtype(), true) && out == kInt64)
+                        ? self
+                        : self.to(out);
+  return reduce<DtypeSet::All, true>("sum", in, dims, keepdim, out, SumReducer{});
+}
+
+Tensor mean_impl(const Tensor& self, IntArrayRef dims_in, bool keepdim, std::optional<Dtype> dtype,
+                 const char* op) {
+  const Dtype out = dtype.value_or(self.dtype());
+  EMBER_CHECK(is_floating_point(out), op, "could not infer output dtype. Input dtype must be ",
+              "either a floating point or complex dtype. Got: ", self.dtype());
+  const DimVector dims = reduction_dims(dims_in, self.dim(), op);
+  int64_t count = 1;
+  for (int64_t d : dims) count *= self.sizes()[d];
+  const Tensor in = self.dtype() == out ? self : self.to(out);
+  return reduce<DtypeSet::Floating, false>(op, in, dims, keepdim, out,
+                                           MeanReducer{{}, double(count)});
+}
+
+Tensor all_dims(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  return reduce<DtypeSet::All, false>("all", self.to(kBool), dims, keepdim, kBool, MinReducer{});
+}
+Tensor any_dims(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  return reduce<DtypeSet::All, false>("any", self.to(kBool), dims, keepdim, kBool, MaxReducer{});
+}
+
+}  // namespace
+
+// ── public functions and methods ────────────────────────────────────────
+Tensor Tensor::sum(std::optional<Dtype> dtype) const { return sum_impl(*this, {}, false, dtype); }
+Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<Dtype> dtype) const {
+  return sum_impl(*this, dims, keepdim, dtype);
+}
+Tensor Tensor::sum(int64_t dim, bool keepdim, std::optional<Dtype> dtype) const {
+  return sum_impl(*this, {dim}, keepdim, dtype);
+}
+Tensor Tensor::nansum(std::optional<Dtype> dtype) const { return nansum({}, false, dtype); }
+Tensor Tensor::nansum(IntArrayRef dims, bool keepdim, std::optional<Dtype> dtype) const {
+  const Dtype out = sum_dtype(*this, dtype);
+  const Tensor in = ember::is_floating_point(out) && dtype && *dtype != this->dtype() ? to(out) : *this;
+  if (!ember::is_floating_point(in.dtype())) return sum_impl(in, dims, keepdim, dtype);
+  return reduce<DtypeSet::Floating, false>("nansum", in, dims, keepdim, out, NanSumReducer{});
+}
+Tensor Tensor::mean(std::optional<Dtype> dtype) const {
+  return mean_impl(*this, {}, false, dtype, "mean");
+}
+Tensor Tensor::mean(IntArrayRef dims, bool keepdim, std::optional<Dtype> dtype) const {
+  return mean_impl(*this, dims, keepdim, dtype, "mean");
+}
+Tensor Tensor::mean(int64_t dim, bool keepdim, std::optional<Dtype> dtype) const {
+  return mean_impl(*this, {dim}, keepdim, dtype, "mean");
+}
+Tensor Tensor::nanmean(std::optional<IntArrayRef> dims, bool keepdim) const {
+  EMBER_CHECK(is_floating_point(), "nanmean", "expected a floating point tensor, got ", dtype());
+  const IntArrayRef d = dims.value_or(IntArrayRef());
+  const Tensor counts = ember::logical_not(isnan()).sum(d, keepdim);
+  return nansum(d, keepdim).div(counts);
+}
+Tensor Tensor::prod(std::optional<Dtype> dtype) const {
+  const Dtype out = sum_dtype(*this, dtype);
+  const Tensor in = out == this->dtype() || !ember::is_floating_point(out) ? *this : to(out);
+  return reduce<DtypeSet::All, true>("prod", in, {}, false, out, ProdReducer{});
+}
+Tensor Tensor::prod(int64_t dim, bool keepdim, std::optional<Dtype> dtype) const {
+  const Dtype out = sum_dtype(*this, dtype);
+  const Tensor in = out == this->dtype() || !ember::is_floating_point(out) ? *this : to(out);
+  return reduce<DtypeSet::All, true>("prod", in, {dim}, keepdim, out, ProdReducer{});
+}
+Tensor Tensor::amax(IntArrayRef dims, bool keepdim) const {
+  check_nonempty(*this, dims, "amax");
+  return reduce<DtypeSet::All, false>("amax", *this, dims, keepdim, dtype(), MaxReducer{});
+}
+Tensor Tensor::amin(IntArrayRef dims, bool keepdim) const {
+  check_nonempty(*this, dims, "amin");
+  return reduce<DtypeSet::All, false>("amin", *this, dims, keepdim, dtype(), MinReducer{});
+}
+Tensor Tensor::max() const {
+  EMBER_CHECK(numel() > 0, "max", "max(): Expected reduction dim to be specified for "
+              "input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+  return amax();
+}
+Tensor Tensor::min() const {
+  EMBER_CHECK(numel() > 0, "min", "min(): Expected reduction dim to be specified for "
+              "input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+  return amin();
+}
+Tensor Tensor::all() const { return all_dims(*this, {}, false); }
+Tensor Tensor::all(int64_t dim, bool keepdim) const { return all_dims(*this, {dim}, keepdim); }
+Tensor Tensor::any() const { return any_dims(*this, {}, false); }
+Tensor Tensor::any(int64_t dim, bool keepdim) const { return any_dims(*this, {dim}, keepdim); }
+Tensor Tensor::count_nonzero(std::optional<IntArrayRef> dims) const {
+  return reduce<DtypeSet::All, true>("count_nonzero", ne(0), dims.value_or(IntArrayRef()), false,
+                                     kInt64, SumReducer{});
+}
+
+
+Tensor linalg_vector_norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
+  EMBER_CHECK(self.is_floating_point(), "linalg.vector_norm", "expected a floating point ",
+              "input, got ", self.dtype());
+  if (std::isinf(p)) {
+    if (self.numel() == 0) check_nonempty(self, dims, "linalg.vector_norm");
+    return p > 0 ? reduce<DtypeSet::Floating, false>("norm", self, dims, keepdim, self.dtype(),
+                                                     AbsMaxReducer{})
+                 : reduce<DtypeSet::Floating, false>("norm", self, dims, keepdim, self.dtype(),
+                                                     AbsMinReducer{});
+  }
+  if (p == 0) return self.ne(0).sum(dims, keepdim, self.dtype());
+  return reduce<DtypeSet::Floating, false>("norm", self, dims, keepdim, self.dtype(),
+                                           NormReducer{p});
+}
+
+Tensor Tensor::norm(Scalar p) const { return linalg_vector_norm(*this, p.to_double(), {}, false); }
+Tensor Tensor::norm(Scalar p, IntArrayRef dims, bool keepdim) const {
+  return linalg_vector_norm(*this, p.to_double(), dims, keepdim);
+}
+Tensor Tensor::norm(Scalar p, int64_t dim, bool keepdim) const {
+  return linalg_vector_norm(*this, p.to_double(), {dim}, keepdim);
+}
+
+}  // namespace ember

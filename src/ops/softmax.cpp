@@ -1,0 +1,178 @@
+// softmax and log_softmax along one dim, numerically stable (shifted by the max), SIMD through
+// SLEEF exp; and the scans cumsum/cumprod. The input is viewed as (outer, D, inner).
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "backend/cpu/parallel.h"
+#include "backend/cpu/vec.h"
+#include "core/dispatch.h"
+#include "ember/creation.h"
+#include "ember/math.h"
+#include "ember/shape.h"
+
+namespace ember {
+namespace {
+
+using cpu::Vec;
+
+struct Shape3 {
+  int64_t outer = 1, D = 1, inner = 1;
+};
+
+Shape3 split_at(const Tensor& t, int64_t dim) {
+  Shape3 s;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (d < dim) s.outer *= t.sizes()[d];
+    else if (d == dim) s.D = t.sizes()[d];
+    else s.inner *= t.sizes()[d];
+  }
+  return s;
+}
+
+// One contiguous row of D values (inner == 1): the hot case (attention, classifier logits).
+template <class T, bool Log>
+void softmax_row(const T* x, T* y, int64_t D) {
+  constexpr int W = Vec<T>::size;
+  int64_t i = 0;
+  T mx = -std::numeric_limits<T>::infinity();
+  if (D >= W) {
+    Vec<T> vm = Vec<T>::load(x);
+    for (i = W; i + W <= D; i += W) vm = cpu::vmax(vm, Vec<T>::load(x + i));
+    for (int k = 0; k < W; ++k) mx = cpu::vmax(mx, vm[k]);
+  }
+  for (; i < D; ++i) mx = cpu::vmax(mx, x[i]);
+  // An all -inf row (fully masked) yields NaN like PyTorch; a +inf max also gives NaN.
+  const T shift = mx;
+  T sum = 0;
+  i = 0;
+  Vec<T> vs(T(0));
+  for (; i + W <= D; i += W) {
+    const Vec<T> e = cpu::exp(Vec<T>::load(x + i) - Vec<T>(shift));
+    if constexpr (!Log) e.store(y + i);
+    vs = vs + e;
+  }
+  for (int k = 0; k < W; ++k) sum += vs[k];
+  for (; i < D; ++i) {
+    const T e = std::exp(x[i] - shift);
+    if constexpr (!Log) y[i] = e;
+    sum += e;
+  }
+  if constexpr (Log) {
+    const T sub = shift + std::log(sum);
+    for (i = 0; i + W <= D; i += W) (Vec<T>::load(x + i) - Vec<T>(sub)).store(y + i);
+    for (; i < D; ++i) y[i] = x[i] - sub;
+  } else {
+    const T inv = T(1) / sum;
+    for (i = 0; i + W <= D; i += W) (Vec<T>::load(y + i) * Vec<T>(inv)).store(y + i);
+    for (; i < D; ++i) y[i] = y[i] * inv;
+  }
+}
+
+// (D, inner) block: softmax down each column, SIMD across columns.
+template <class T, bool Log>
+void softmax_columns(const T* x, T* y, int64_t D, int64_t inner) {
+  auto mx = std::make_unique<T[]>(size_t(inner));
+  auto sum = std::make_unique<T[]>(size_t(inner));
+  std::fill(mx.get(), mx.get() + inner, -std::numeric_limits<T>::infinity());
+  std::fill(sum.get(), sum.get() + inner, T(0));
+  for (int64_t d = 0; d < D; ++d)
+    for (int64_t j = 0; j < inner; ++j) mx[j] = cpu::vmax(mx[j], x[d * inner + j]);
+  for (int64_t d = 0; d < D; ++d)
+    for (int64_t j = 0; j < inner; ++j) {
+      const T e = std::exp(x[d * inner + j] - mx[j]);
+      if constexpr (!Log) y[d * inner + j] = e;
+      sum[j] += e;
+    }
+  for (int64_t d = 0; d < D; ++d)
+    for (int64_t j = 0; j < inner; ++j) {
+      if constexpr (Log) y[d * inner + j] = x[d * inner + j] - mx[j] - std::log(sum[j]);
+      else y[d * inner + j] /= sum[j];
+    }
+}
+
+template <bool Log>
+Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<Dtype> dtype, const char* op) {
+  Tensor x = dtype ? self.to(*dtype) : self;
+  EMBER_CHECK(x.is_floating_point(), op, "not implemented for dtype ", x.dtype());
+  const Dtype out_dtype = x.dtype();
+  if (out_dtype == kFloat16 || out_dtype == kBFloat16) x = x.to(kFloat32);  // compute in float
+  dim = wrap_dim(dim, x.dim(), op);
+  x = x.contiguous();
+  Tensor y = empty(x.sizes(), {.dtype = x.dtype()});
+  const Shape3 s = split_at(x, x.dim() == 0 ? 0 : dim);
+  dispatch<DtypeSet::Floating>(x.dtype(), op, [&]<class T>() {
+    if constexpr (cpu::simd_type_v<T>) {
+      const T* xp = x.data_ptr<T>();
+      T* yp = y.data_ptr<T>();
+      const int64_t block = s.D * s.inner;
+      if (s.inner == 1) {
+        parallel_for(0, s.outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(s.D, 1)),
+                     [&](int64_t a, int64_t b) {
+                       for (int64_t o = a; o < b; ++o)
+                         softmax_row<T, Log>(xp + o * block, yp + o * block, s.D);
+                     });
+      } else {
+        parallel_for(0, s.outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(block, 1)),
+                     [&](int64_t a, int64_t b) {
+                       for (int64_t o = a; o < b; ++o)
+                         softmax_columns<T, Log>(xp + o * block, yp + o * block, s.D, s.inner);
+                     });
+      }
+    }
+  });
+  return y.dtype() == out_dtype ? y : y.to(out_dtype);
+}
+
+template <bool Prod>
+Tensor scan_impl(const Tensor& self, int64_t dim, std::optional<Dtype> dtype, const char* op) {
+  // Integers accumulate into int64, as PyTorch's cumsum/cumprod.
+  const Dtype out_dtype = dtype.value_or(is_integral(self.dtype(), true) ? kInt64 : self.dtype());
+  const Tensor x = self.to(out_dtype).contiguous();
+  dim = wrap_dim(dim, x.dim(), op);
+  Tensor y = empty(x.sizes(), {.dtype = out_dtype});
+  const Shape3 s = split_at(x, x.dim() == 0 ? 0 : dim);
+  dispatch<DtypeSet::Numeric>(out_dtype, op, [&]<class T>() {
+    // Floats accumulate in double (PyTorch's CPU acc_type), then round once per output.
+    using Acc = std::conditional_t<std::is_floating_point_v<compute_t<T>>, double, T>;
+    const T* xp = x.data_ptr<T>();
+    T* yp = y.data_ptr<T>();
+    parallel_for(0, s.outer * s.inner, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(s.D, 1)),
+                 [&](int64_t a, int64_t b) {
+                   for (int64_t l = a; l < b; ++l) {
+                     const int64_t o = l / s.inner, j = l % s.inner;
+                     const int64_t base = o * s.D * s.inner + j;
+                     Acc acc = Prod ? Acc(1) : Acc(0);
+                     for (int64_t d = 0; d < s.D; ++d) {
+                       const Acc v = Acc(compute_t<T>(xp[base + d * s.inner]));
+                       acc = Prod ? Acc(acc * v) : Acc(acc + v);
+                       yp[base + d * s.inner] = T(compute_t<T>(acc));
+                     }
+                   }
+                 });
+  });
+  return y;
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& t, int64_t dim, std::optional<Dtype> dtype) {
+  return softmax_impl<false>(t, dim, dtype, "softmax");
+}
+Tensor log_softmax(const Tensor& t, int64_t dim, std::optional<Dtype> dtype) {
+  return softmax_impl<true>(t, dim, dtype, "log_softmax");
+}
+Tensor Tensor::softmax(int64_t dim, std::optional<Dtype> dtype) const {
+  return softmax_impl<false>(*this, dim, dtype, "softmax");
+}
+Tensor Tensor::log_softmax(int64_t dim, std::optional<Dtype> dtype) const {
+  return softmax_impl<true>(*this, dim, dtype, "log_softmax");
+}
+Tensor Tensor::cumsum(int64_t dim, std::optional<Dtype> dtype) const {
+  return scan_impl<false>(*this, dim, dtype, "cumsum");
+}
+Tensor Tensor::cumprod(int64_t dim, std::optional<Dtype> dtype) const {
+  return scan_impl<true>(*this, dim, dtype, "cumprod");
+}
+
+}  // namespace ember
