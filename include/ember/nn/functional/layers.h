@@ -1,0 +1,2 @@
+// Placeholder: filled in by the NN kernels work.
+#pragma once
