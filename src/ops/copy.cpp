@@ -1,6 +1,8 @@
 // Copies and fills: copy_ (broadcasting, converting, across devices), contiguous, clone, to,
 // fill_, zero_, equal, tolist.
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 
@@ -138,7 +140,31 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   cpu::copy_kernel(dst, source);
 }
 
-void fill_into(const Tensor& dst, Scalar value) { cpu::fill_kernel(dst, value); }
+void check_scalar_fits(Scalar value, Dtype dtype, const char* op) {
+  if (dtype == kBool || value.is_bool()) return;
+  // The largest finite value of each dtype, in ScalarType order (bool unused).
+  static constexpr double kMax[kNumDtypes] = {
+      1, 255, 127, 32767, 2147483647, 0x1p63, 65504, 0x1.fep127, 0x1.fffffep127, DBL_MAX};
+  const double hi = kMax[int(dtype)], lo = dtype == kUInt8 ? 0 : -hi - is_integral(dtype);
+  bool overflow;
+  if (value.is_integral()) {
+    const int64_t i = value.to_int();
+    // A negative integer may wrap into uint8 (so that a - b works), if its magnitude fits.
+    overflow = dtype == kUInt8 ? i > 255 || (i < 0 && -uint64_t(i) > 255)
+                               : dtype != kInt64 && (double(i) < lo || double(i) > hi);
+  } else {
+    const double d = value.to_double();
+    overflow = is_floating_point(dtype) ? std::isfinite(d) && (d < lo || d > hi)
+                                        : std::isnan(d) || d < lo || d > hi;
+  }
+  EMBER_CHECK(!overflow, op, "value ", value, " cannot be converted to type ", dtype_name(dtype),
+              " without overflow");
+}
+
+void fill_into(const Tensor& dst, Scalar value) {
+  check_scalar_fits(value, dst.dtype(), "fill_");
+  cpu::fill_kernel(dst, value);
+}
 
 Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) {
   copy_into(*this, src);

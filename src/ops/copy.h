@@ -12,6 +12,10 @@ namespace ember {
 void copy_into(const Tensor& dst, const Tensor& src);
 /// fill_(dst, value) without bumping dst's version counter.
 void fill_into(const Tensor& dst, Scalar value);
+/// Throws "[op] value v cannot be converted to type T without overflow" as PyTorch's
+/// checked_convert does: out-of-range numbers, and NaN for integer dtypes. Infinities go into
+/// floating dtypes, and negative integers wrap into uint8 when their magnitude fits.
+void check_scalar_fits(Scalar value, Dtype dtype, const char* op);
 
 /// True when the elements occupy exactly numel() consecutive slots in some dim order
 /// (PyTorch's is_non_overlapping_and_dense).

@@ -58,6 +58,9 @@ void scan(const NestedList& l, size_t depth, ListInfo& info) {
 template <class T>
 void flatten_into(const NestedList& l, T*& out) {
   if (l.is_scalar()) {
+    // Integers are range-checked as PyTorch does; floats just round (1e6 is inf in float16).
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+      check_scalar_fits(l.value(), dtype_of<T>(), "tensor");
     *out++ = l.value().to<T>();
     return;
   }
@@ -241,6 +244,10 @@ Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options) 
   EMBER_CHECK(steps >= 0, "linspace", "number of steps must be non-negative, got ", steps);
   const Dtype dtype = options.dtype.value_or(default_dtype());
   Tensor t = empty({steps}, {.dtype = dtype, .device = kCPU});
+  if (steps > 0) {  // PyTorch converts the bounds to the dtype with checked_convert
+    check_scalar_fits(start, dtype, "linspace");
+    check_scalar_fits(end, dtype, "linspace");
+  }
   dispatch<DtypeSet::Numeric>(dtype, "linspace", [&]<class T>() {
     T* p = t.data_ptr<T>();
     if (steps == 1) p[0] = start.to<T>();

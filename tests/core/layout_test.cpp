@@ -6,8 +6,10 @@
 
 #include <ember/ember.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -403,7 +405,9 @@ TEST(Layout, BooleanScalarIndex) {
   EXPECT_EQ(vec(t.index({false}).sizes()), (Ints{0, 2, 3, 4}));
   EXPECT_EQ(vec(t.index({1, true}).sizes()), (Ints{1, 3, 4}));
   EXPECT_EQ(vec(tensor(5).index({true}).sizes()), (Ints{1}));
-  EXPECT_EQ(t.index({true}).storage().get(), t.storage().get());
+  EXPECT_EQ(vec(tensor(5).index({false}).sizes()), (Ints{0}));
+  EXPECT_EQ(ints(t.index({1, true})), ints(t.index({1})));
+  // (In PyTorch a bool index is an advanced index, so t[True] is a copy, not a view.)
 }
 
 // ── Conversions, clones, copies, fills ───────────────────────────────────────────────────────
@@ -522,6 +526,91 @@ TEST(Layout, CopyBetweenOverlappingViews) {
   s.copy_(s);
   s.copy_(s.view({4}));
   EXPECT_EQ(ints(s), (Ints{0, 1, 2, 3}));
+}
+
+// ── copy_ against the element address formula, on random layouts ─────────────────────────────
+
+namespace {
+
+// Reads element idx of t straight from memory: storage[offset + sum(idx[d] * strides[d])].
+double read_at(const Tensor& t, const std::vector<int64_t>& idx) {
+  int64_t off = 0;
+  for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * t.strides()[d];
+  const char* p = static_cast<const char*>(t.data_ptr()) + off * t.element_size();
+  switch (t.dtype()) {
+    case kFloat32: return *reinterpret_cast<const float*>(p);
+    case kFloat64: return *reinterpret_cast<const double*>(p);
+    case kInt32: return *reinterpret_cast<const int32_t*>(p);
+    case kInt64: return double(*reinterpret_cast<const int64_t*>(p));
+    default: ADD_FAILURE() << "unexpected dtype"; return 0;
+  }
+}
+
+// A view with the given sizes over a bigger buffer of `dtype` holding 0, 1, 2, ...: dims in a
+// random memory order, random steps and start offsets, and (if allowed) one expanded dim.
+Tensor random_view(std::mt19937& rng, const Ints& sizes, Dtype dtype, bool allow_expand) {
+  const size_t n = sizes.size();
+  Ints steps(n), starts(n), big(n), perm(n);
+  for (size_t d = 0; d < n; ++d) {
+    steps[d] = 1 + int64_t(rng() % 2);
+    starts[d] = int64_t(rng() % 2);
+    big[d] = starts[d] + sizes[d] * steps[d] + int64_t(rng() % 2);
+    perm[d] = int64_t(d);
+  }
+  std::shuffle(perm.begin(), perm.end(), rng);
+  Ints base_sizes(n), inverse(n);
+  for (size_t d = 0; d < n; ++d) base_sizes[d] = big[size_t(perm[d])];
+  for (size_t d = 0; d < n; ++d) inverse[size_t(perm[d])] = int64_t(d);
+  int64_t total = 1;
+  for (int64_t b : big) total *= b;
+  Tensor v = arange(total).to(dtype).view(base_sizes).permute(inverse);
+  for (size_t d = 0; d < n; ++d)
+    v = v.slice(int64_t(d), starts[d], starts[d] + sizes[d] * steps[d], steps[d]);
+  if (allow_expand && rng() % 3 == 0) {
+    const int64_t d = int64_t(rng() % n);
+    if (sizes[size_t(d)] > 0) v = v.narrow(d, 0, 1).expand(sizes);
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST(Layout, CopyMatchesTheAddressFormulaOnRandomLayouts) {
+  std::mt19937 rng(1234);
+  const std::vector<Ints> shapes = {{7},       {5, 3},     {4, 1, 6},  {2, 3, 4, 5},
+                                    {1, 1, 9}, {3, 4, 1},  {300, 200}, {40, 30, 50},
+                                    {0, 3},    {6, 0, 2}};
+  const Dtype dtypes[] = {kInt64, kFloat64, kFloat32, kInt32};
+  for (int trial = 0; trial < 60; ++trial) {
+    const Ints& sizes = shapes[size_t(trial) % shapes.size()];
+    const Dtype src_dtype = dtypes[rng() % 4], dst_dtype = dtypes[rng() % 4];
+    Tensor src = random_view(rng, sizes, src_dtype, /*allow_expand=*/true);
+    Tensor dst = random_view(rng, sizes, dst_dtype, /*allow_expand=*/false);
+    // Sentinels everywhere in dst's buffer, so stray writes show.
+    Tensor buffer(make_intrusive<TensorImpl>(dst.storage(), dst.dtype(),
+                                             IntArrayRef({int64_t(dst.storage()->nbytes()) /
+                                                          dst.element_size()}),
+                                             IntArrayRef({1}), 0));
+    buffer.fill_(-1);
+    dst.copy_(src);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    std::vector<int64_t> idx(sizes.size(), 0);
+    int64_t checked = 0, mismatches = 0;
+    if (dst.numel() > 0) {
+      for (;;) {
+        ++checked;
+        mismatches += read_at(dst, idx) != read_at(src, idx);
+        size_t d = sizes.size();
+        while (d > 0 && ++idx[d - 1] == sizes[d - 1]) idx[--d] = 0;
+        if (d == 0) break;
+      }
+    }
+    EXPECT_EQ(checked, dst.numel());
+    EXPECT_EQ(mismatches, 0);
+    // Exactly numel elements of the buffer were written (all sources are >= 0).
+    std::vector<double> all = buffer.tolist<double>();
+    EXPECT_EQ(std::count(all.begin(), all.end(), -1.0), int64_t(all.size()) - dst.numel());
+  }
 }
 
 TEST(Layout, CopyIntoExpandedTensorThrows) {
@@ -663,4 +752,40 @@ TEST(Layout, CopyingAHandleSharesData) {
   EXPECT_FALSE(c.defined());  // NOLINT(bugprone-use-after-move): moved-from handles are empty
   EXPECT_TRUE(m.is_same(a));
   EXPECT_EQ(a.impl_ptr().use_count(), 3);  // a, b, m
+}
+
+TEST(Layout, FillChecksTheValueFitsTheDtype) {
+  // PyTorch's checked_convert: out-of-range values are errors, not silent wraps ...
+  EXPECT_ERROR(zeros({2}, {.dtype = kUInt8}).fill_(300),
+               "[fill_] value 300 cannot be converted to type uint8 without overflow");
+  EXPECT_ERROR(zeros({2}, {.dtype = kUInt8}).fill_(-1.5), "cannot be converted to type uint8");
+  EXPECT_ERROR(zeros({2}, {.dtype = kInt8}).fill_(-129), "cannot be converted to type int8");
+  EXPECT_ERROR(zeros({2}, {.dtype = kInt8}).fill_(127.9), "cannot be converted to type int8");
+  EXPECT_ERROR(zeros({2}, {.dtype = kInt32}).fill_(int64_t(1) << 31), "type int32");
+  EXPECT_ERROR(zeros({2}, {.dtype = kInt64}).fill_(NAN), "type int64");
+  EXPECT_ERROR(zeros({2}, {.dtype = kFloat16}).fill_(1e6), "type float16");
+  EXPECT_ERROR(zeros({2}, {.dtype = kFloat16}).fill_(100000), "type float16");
+  EXPECT_ERROR(zeros({2}, {.dtype = kBFloat16}).fill_(1e39), "type bfloat16");
+  EXPECT_ERROR(zeros({2}).fill_(1e39), "type float32");
+  Tensor u = zeros({2}, {.dtype = kUInt8});
+  EXPECT_ERROR(u.index_put_({0}, 300), "cannot be converted to type uint8");
+  // ... except that negative integers wrap into uint8, infinities and NaN go into floating
+  // dtypes, and anything goes into bool.
+  u.fill_(-1);
+  EXPECT_EQ(ints(u), (Ints{255, 255}));
+  Tensor h = zeros({1}, {.dtype = kFloat16});
+  h.fill_(INFINITY);
+  EXPECT_TRUE(std::isinf(h.item<float>()));
+  h.fill_(NAN);
+  EXPECT_TRUE(std::isnan(h.item<float>()));
+  h.fill_(65504);
+  EXPECT_EQ(h.item<float>(), 65504.f);
+  Tensor b = zeros({1}, {.dtype = kBool});
+  b.fill_(5);
+  EXPECT_TRUE(b.item<bool>());
+  Tensor i8 = zeros({1}, {.dtype = kInt8});
+  i8.fill_(-128);
+  EXPECT_EQ(i8.item<int64_t>(), -128);
+  i8.fill_(-128.5 + 0.5);
+  EXPECT_EQ(i8.item<int64_t>(), -128);
 }

@@ -4,6 +4,7 @@
 
 #include <ember/ember.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -75,6 +76,13 @@ TEST(Creation, TensorExplicitDtypeAndNesting) {
   EXPECT_EQ(tensor({1.7, -1.7}, kInt64).tolist<int64_t>(), (Ints{1, -1}));
   EXPECT_EQ(tensor({1, 2}, {.dtype = kFloat64}).dtype(), kFloat64);
   EXPECT_EQ(tensor({0.5, 1.5}, kFloat16).tolist<float>(), (Floats{0.5, 1.5}));
+  // Integer dtypes range-check each number (negative ones may wrap into uint8); floats round.
+  EXPECT_ERROR(tensor({1, 300}, kUInt8), "[tensor] value 300 cannot be converted to type uint8");
+  EXPECT_ERROR(tensor({128}, kInt8), "cannot be converted to type int8");
+  EXPECT_ERROR(tensor({2.5e9}, kInt32), "cannot be converted to type int32");
+  EXPECT_EQ(ints(tensor({-1, 255}, kUInt8)), (Ints{255, 255}));
+  EXPECT_TRUE(std::isinf(tensor({1e6}, kFloat16).item<float>()));
+  EXPECT_TRUE(std::isinf(tensor({1e39}, kFloat32).item<float>()));
   Tensor deep = tensor({{{1}, {2}}, {{3}, {4}}, {{5}, {6}}});
   EXPECT_EQ(vec(deep.sizes()), (Ints{3, 2, 1}));
   EXPECT_EQ(ints(deep), (Ints{1, 2, 3, 4, 5, 6}));
@@ -136,6 +144,8 @@ TEST(Creation, ZerosOnesFullEmpty) {
   EXPECT_EQ(full({2}, true).dtype(), kBool);
   EXPECT_EQ(full({2}, 3.14).dtype(), kFloat32);
   EXPECT_EQ(full({2}, 7, {.dtype = kFloat64}).tolist<double>(), (Doubles{7, 7}));
+  EXPECT_ERROR(full({2}, 300, {.dtype = kUInt8}), "value 300 cannot be converted to type uint8");
+  EXPECT_ERROR(full_like(zeros({2}, {.dtype = kInt8}), 200), "cannot be converted to type int8");
 
   Tensor e = empty({5, 5});
   EXPECT_EQ(e.dtype(), kFloat32);
@@ -239,6 +249,8 @@ TEST(Creation, Linspace) {
   EXPECT_EQ(floats(linspace(2, 5, 1)), (Floats{2}));
   EXPECT_EQ(linspace(2, 5, 0).numel(), 0);
   EXPECT_ERROR(linspace(0, 1, -1), "number of steps must be non-negative");
+  EXPECT_ERROR(linspace(0, 300, 3, {.dtype = kUInt8}), "[linspace] value 300 cannot be converted");
+  EXPECT_EQ(linspace(0, 300, 0, {.dtype = kUInt8}).numel(), 0);
   // The middle element is not 0: PyTorch counts down from the end for the second half.
   EXPECT_EQ(floats(linspace(-1, 1, 7)),
             (Floats{-0x1.000000p+0, -0x1.555554p-1, -0x1.555554p-2, -0x1.000000p-25,
