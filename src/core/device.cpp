@@ -39,7 +39,7 @@ Device::Device(std::string_view spec) : type_(kCPU), index_(-1) {
 
 std::string Device::str() const {
   std::string s = is_cpu() ? "cpu" : "cuda";
-  if (index_ >= 0) s += ":" + std::to_string(index_);
+  if (index_ >= 0) s.append(":").append(std::to_string(index_));
   return s;
 }
 

@@ -1,0 +1,38 @@
+// The benchmark cases shared by the ember and LibTorch twins (bench/ember_ops.cpp,
+// bench/libtorch_ops.cpp): each case is named, sized and described once here, so both sides
+// run exactly the same work. compare.py drives them (and PyTorch from Python) side by side.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ember_bench {
+
+struct Case {
+  std::string name;    // also the key compare.py uses for the Python side
+  std::string unit;    // what `work` counts: "GB/s", "GFLOP/s" or "" (time only)
+  double work;         // bytes or FLOPs per iteration, for the throughput column
+};
+
+inline const std::vector<Case>& cases() {
+  static const std::vector<Case> all = {
+      {"add_16M", "GB/s", 12.0 * (1 << 24)},
+      {"exp_16M", "GB/s", 8.0 * (1 << 24)},
+      {"sigmoid_16M", "GB/s", 8.0 * (1 << 24)},
+      {"gelu_16M", "GB/s", 8.0 * (1 << 24)},
+      {"sum_4096x4096", "GB/s", 4.0 * 4096 * 4096},
+      {"softmax_4096x4096", "GB/s", 8.0 * 4096 * 4096},
+      {"matmul_256", "GFLOP/s", 2.0 * 256 * 256 * 256},
+      {"matmul_1024", "GFLOP/s", 2.0 * 1024 * 1024 * 1024},
+      {"matmul_2048", "GFLOP/s", 2.0 * 2048.0 * 2048 * 2048},
+      {"bmm_64x128x128", "GFLOP/s", 2.0 * 64 * 128 * 128 * 128},
+      {"conv_1to32_28x28_b128", "", 0},
+      {"conv_32to64_14x14_b128", "", 0},
+      {"add_1elem", "", 0},
+      {"add_16elem", "", 0},
+  };
+  return all;
+}
+
+}  // namespace ember_bench

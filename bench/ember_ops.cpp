@@ -1,0 +1,106 @@
+// ember's side of bench/compare.py: reads case names on stdin, answers each with
+// "<name> <median seconds>" after timing it (see cases.h). Unknown cases answer "<name> nan".
+#include <ember/ember.h>
+#include <ember/linalg.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include "cases.h"
+
+namespace {
+
+using namespace ember;
+namespace F = ember::nn::functional;
+
+// Median seconds per call of fn over `reps` calls (after one warm-up call).
+double median_seconds(const std::function<void()>& fn, int reps) {
+  fn();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    const auto a = std::chrono::steady_clock::now();
+    fn();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
+  }
+  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+  return t[t.size() / 2];
+}
+
+// Per-call time of a tiny op, measured over a batch of calls to get above timer resolution.
+double tiny_seconds(const std::function<void()>& fn) {
+  constexpr int kBatch = 2000;
+  return median_seconds([&] { for (int i = 0; i < kBatch; ++i) fn(); }, 15) / kBatch;
+}
+
+std::map<std::string, std::function<double()>> make_cases() {
+  std::map<std::string, std::function<double()>> m;
+  const int64_t n16 = int64_t(1) << 24;
+  m["add_16M"] = [=] {
+    Tensor a = rand({n16}), b = rand({n16});
+    return median_seconds([&] { Tensor c = a + b; }, 15);
+  };
+  m["exp_16M"] = [=] {
+    Tensor a = rand({n16});
+    return median_seconds([&] { Tensor c = exp(a); }, 15);
+  };
+  m["sigmoid_16M"] = [=] {
+    Tensor a = randn({n16});
+    return median_seconds([&] { Tensor c = sigmoid(a); }, 15);
+  };
+  m["gelu_16M"] = [=] {
+    Tensor a = randn({n16});
+    return median_seconds([&] { Tensor c = gelu(a); }, 15);
+  };
+  m["sum_4096x4096"] = [] {
+    Tensor a = randn({4096, 4096});
+    return median_seconds([&] { Tensor c = a.sum(); }, 25);
+  };
+  m["softmax_4096x4096"] = [] {
+    Tensor a = randn({4096, 4096});
+    return median_seconds([&] { Tensor c = a.softmax(-1); }, 15);
+  };
+  for (int n : {256, 1024, 2048}) {
+    m["matmul_" + std::to_string(n)] = [n] {
+      Tensor a = randn({n, n}), b = randn({n, n});
+      return median_seconds([&] { Tensor c = matmul(a, b); }, n >= 2048 ? 5 : 15);
+    };
+  }
+  m["bmm_64x128x128"] = [] {
+    Tensor a = randn({64, 128, 128}), b = randn({64, 128, 128});
+    return median_seconds([&] { Tensor c = bmm(a, b); }, 25);
+  };
+  m["conv_1to32_28x28_b128"] = [] {
+    Tensor x = randn({128, 1, 28, 28}), w = randn({32, 1, 3, 3}), b = randn({32});
+    return median_seconds([&] { Tensor y = F::conv2d(x, w, {.bias = b, .padding = 1}); }, 15);
+  };
+  m["conv_32to64_14x14_b128"] = [] {
+    Tensor x = randn({128, 32, 14, 14}), w = randn({64, 32, 3, 3}), b = randn({64});
+    return median_seconds([&] { Tensor y = F::conv2d(x, w, {.bias = b, .padding = 1}); }, 15);
+  };
+  m["add_1elem"] = [] {
+    Tensor a = randn({1}), b = randn({1});
+    return tiny_seconds([&] { Tensor c = a + b; });
+  };
+  m["add_16elem"] = [] {
+    Tensor a = randn({16}), b = randn({16});
+    return tiny_seconds([&] { Tensor c = a + b; });
+  };
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1) ember::set_num_threads(std::stoi(argv[1]));
+  const auto table = make_cases();
+  std::string name;
+  while (std::cin >> name) {
+    auto it = table.find(name);
+    std::cout << name << " " << (it == table.end() ? std::nan("") : it->second()) << std::endl;
+  }
+  return 0;
+}

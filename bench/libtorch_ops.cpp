@@ -1,0 +1,60 @@
+// LibTorch's side of bench/compare.py: the same cases as ember_ops.cpp (see cases.h), through
+// PyTorch's C++ API, answering "<name> <median seconds>" for each case name read on stdin.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <string>
+
+namespace {
+
+double median_seconds(const std::function<void()>& fn, int reps) {
+  fn();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    const auto a = std::chrono::steady_clock::now();
+    fn();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
+  }
+  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+  return t[t.size() / 2];
+}
+
+double tiny_seconds(const std::function<void()>& fn) {
+  constexpr int kBatch = 2000;
+  return median_seconds([&] { for (int i = 0; i < kBatch; ++i) fn(); }, 15) / kBatch;
+}
+
+std::map<std::string, std::function<double()>> make_cases() {
+  std::map<std::string, std::function<double()>> m;
+  m["add_1elem"] = [] {
+    torch::Tensor a = torch::randn({1}), b = torch::randn({1});
+    return tiny_seconds([&] { torch::Tensor c = a + b; });
+  };
+  m["add_16elem"] = [] {
+    torch::Tensor a = torch::randn({16}), b = torch::randn({16});
+    return tiny_seconds([&] { torch::Tensor c = a + b; });
+  };
+  m["matmul_1024"] = [] {
+    torch::Tensor a = torch::randn({1024, 1024}), b = torch::randn({1024, 1024});
+    return median_seconds([&] { torch::Tensor c = torch::matmul(a, b); }, 15);
+  };
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  torch::NoGradGuard no_grad;
+  if (argc > 1) at::set_num_threads(std::stoi(argv[1]));
+  const auto table = make_cases();
+  std::string name;
+  while (std::cin >> name) {
+    auto it = table.find(name);
+    std::cout << name << " " << (it == table.end() ? std::nan("") : it->second()) << std::endl;
+  }
+  return 0;
+}

@@ -1,0 +1,78 @@
+"""PyTorch's side of bench/compare.py: the cases of cases.h through Python's torch, answering
+"<name> <median seconds>" for each case name read on stdin. Run with Debian's /usr/bin/python3."""
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+torch.set_num_threads(int(sys.argv[1]) if len(sys.argv) > 1 else 2)
+torch.set_grad_enabled(False)
+
+
+def median_seconds(fn, reps):
+    fn()
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def tiny_seconds(fn, batch=2000):
+    def run():
+        for _ in range(batch):
+            fn()
+    return median_seconds(run, 15) / batch
+
+
+N16 = 1 << 24
+
+
+def case(name):
+    if name == "add_16M":
+        a, b = torch.rand(N16), torch.rand(N16)
+        return median_seconds(lambda: a + b, 15)
+    if name == "exp_16M":
+        a = torch.rand(N16)
+        return median_seconds(lambda: torch.exp(a), 15)
+    if name == "sigmoid_16M":
+        a = torch.randn(N16)
+        return median_seconds(lambda: torch.sigmoid(a), 15)
+    if name == "gelu_16M":
+        a = torch.randn(N16)
+        return median_seconds(lambda: F.gelu(a), 15)
+    if name == "sum_4096x4096":
+        a = torch.randn(4096, 4096)
+        return median_seconds(lambda: a.sum(), 25)
+    if name == "softmax_4096x4096":
+        a = torch.randn(4096, 4096)
+        return median_seconds(lambda: a.softmax(-1), 15)
+    if name.startswith("matmul_"):
+        n = int(name.split("_")[1])
+        a, b = torch.randn(n, n), torch.randn(n, n)
+        return median_seconds(lambda: a @ b, 5 if n >= 2048 else 15)
+    if name == "bmm_64x128x128":
+        a, b = torch.randn(64, 128, 128), torch.randn(64, 128, 128)
+        return median_seconds(lambda: torch.bmm(a, b), 25)
+    if name == "conv_1to32_28x28_b128":
+        x, w, b = torch.randn(128, 1, 28, 28), torch.randn(32, 1, 3, 3), torch.randn(32)
+        return median_seconds(lambda: F.conv2d(x, w, b, padding=1), 15)
+    if name == "conv_32to64_14x14_b128":
+        x, w, b = torch.randn(128, 32, 14, 14), torch.randn(64, 32, 3, 3), torch.randn(64)
+        return median_seconds(lambda: F.conv2d(x, w, b, padding=1), 15)
+    if name == "add_1elem":
+        a, b = torch.randn(1), torch.randn(1)
+        return tiny_seconds(lambda: a + b)
+    if name == "add_16elem":
+        a, b = torch.randn(16), torch.randn(16)
+        return tiny_seconds(lambda: a + b)
+    return float("nan")
+
+
+for line in sys.stdin:
+    name = line.strip()
+    if name:
+        print(name, case(name), flush=True)
