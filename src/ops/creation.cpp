@@ -73,8 +73,13 @@ Tensor empty(IntArrayRef sizes, TensorOptions options) {
   for (int64_t s : sizes)
     EMBER_CHECK(s >= 0, "empty", "negative dimension ", s, " in size ", sizes);
   const Dtype dtype = options.dtype.value_or(default_dtype());
-  const int64_t n = prod(sizes);
-  auto storage = make_intrusive<StorageImpl>(size_t(n * itemsize(dtype)), device_or_cpu(options));
+  // Overflow anywhere is an error, even if a later 0 makes the product 0 (as in PyTorch).
+  int64_t nbytes = 1;
+  bool overflow = false;
+  for (int64_t s : sizes) overflow |= __builtin_mul_overflow(nbytes, s, &nbytes);
+  overflow |= __builtin_mul_overflow(nbytes, itemsize(dtype), &nbytes);
+  EMBER_CHECK(!overflow, "empty", "Storage size calculation overflowed with sizes=", sizes);
+  auto storage = make_intrusive<StorageImpl>(size_t(nbytes), device_or_cpu(options));
   return finish(Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes,
                                                   contiguous_strides(sizes), 0)),
                 options);
@@ -89,10 +94,19 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions optio
                 "sizes and strides must be non-negative, got sizes ", sizes, " strides ", strides);
     if (sizes[d] == 0) extent = 0;
   }
-  if (extent) for (size_t d = 0; d < sizes.size(); ++d) extent += (sizes[d] - 1) * strides[d];
   const Dtype dtype = options.dtype.value_or(default_dtype());
-  auto storage =
-      make_intrusive<StorageImpl>(size_t(extent * itemsize(dtype)), device_or_cpu(options));
+  bool overflow = false;
+  if (extent)
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      int64_t span;
+      overflow |= __builtin_mul_overflow(sizes[d] - 1, strides[d], &span);
+      overflow |= __builtin_add_overflow(extent, span, &extent);
+    }
+  int64_t nbytes;
+  overflow |= __builtin_mul_overflow(extent, itemsize(dtype), &nbytes);
+  EMBER_CHECK(!overflow, "empty_strided", "Storage size calculation overflowed with sizes=",
+              sizes, " and strides=", strides);
+  auto storage = make_intrusive<StorageImpl>(size_t(nbytes), device_or_cpu(options));
   return finish(Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, 0)),
                 options);
 }

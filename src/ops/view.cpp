@@ -103,18 +103,24 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides,
   EMBER_CHECK(sizes.size() == strides.size(), "as_strided", "mismatch in length of strides ",
               strides, " and shape ", sizes);
   const int64_t off = offset.value_or(storage_offset());
+  EMBER_CHECK(off >= 0, "as_strided", "invalid storage offset ", off);
   int64_t extent = off + 1;
-  bool empty = false;
+  bool empty = false, overflow = false;
   for (size_t d = 0; d < sizes.size(); ++d) {
     EMBER_CHECK(sizes[d] >= 0 && strides[d] >= 0, "as_strided",
                 "negative sizes or strides are not supported, got sizes ", sizes, " strides ",
                 strides);
     empty |= sizes[d] == 0;
-    extent += (sizes[d] - 1) * strides[d];
+    int64_t span;
+    overflow |= __builtin_mul_overflow(sizes[d] - 1, strides[d], &span);
+    overflow |= __builtin_add_overflow(extent, span, &extent);
   }
-  EMBER_CHECK(empty || extent * element_size() <= int64_t(storage()->nbytes()), "as_strided",
+  overflow |= __builtin_mul_overflow(extent, element_size(), &extent);
+  EMBER_CHECK(empty || !overflow, "as_strided", "Storage size calculation overflowed with sizes=",
+              sizes, " and strides=", strides);
+  EMBER_CHECK(empty || extent <= int64_t(storage()->nbytes()), "as_strided",
               "setStorage: sizes ", sizes, ", strides ", strides, ", storage offset ", off,
-              " require ", extent * element_size(), " bytes but the storage holds ",
+              " require ", extent, " bytes but the storage holds ",
               storage()->nbytes());
   return make_view(*this, sizes, strides, off);
 }

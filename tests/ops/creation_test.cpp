@@ -155,6 +155,15 @@ TEST(Creation, ZerosOnesFullEmpty) {
   EXPECT_EQ(empty({0}).numel(), 0);
   EXPECT_ERROR(empty({2, -1}), "negative dimension -1");
   EXPECT_ERROR(zeros({-3}), "negative dimension");
+  // Sizes whose byte count overflows are errors, not tiny storages.
+  const int64_t big = int64_t(1) << 40;
+  EXPECT_ERROR(empty({big, big}), "Storage size calculation overflowed with sizes=[");
+  EXPECT_ERROR(empty({big, big, 0}), "overflowed");
+  EXPECT_ERROR(empty({int64_t(1) << 61, 4}, {.dtype = kUInt8}), "overflowed");
+  EXPECT_ERROR(zeros({int64_t(1) << 62}), "overflowed");
+  EXPECT_EQ(vec(empty({0, big, big}).sizes()), (Ints{0, big, big}));
+  EXPECT_ERROR(empty_strided({2, 3}, {int64_t(1) << 62, 1}),
+               "Storage size calculation overflowed with sizes=[2, 3] and strides=[");
 }
 
 TEST(Creation, Eye) {

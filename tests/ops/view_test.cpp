@@ -259,6 +259,10 @@ TEST(View, AsStrided) {
   expect_view(t.index({Slice(2, None)}).as_strided({2}, {3}), t, {2}, {3}, 2);
   EXPECT_ERROR(t.as_strided({3, 3}, {4, 1}, 1), "[as_strided]");
   EXPECT_ERROR(t.as_strided({3, 3}, {4}), "[as_strided]");
+  EXPECT_ERROR(t.as_strided({2}, {1}, -1), "invalid storage offset -1");
+  EXPECT_ERROR(t.as_strided({2, 3}, {int64_t(1) << 62, 1}), "overflowed");
+  EXPECT_ERROR(t.as_strided({int64_t(1) << 62, 4}, {4, 1}), "overflowed");
+  EXPECT_EQ(t.as_strided({0, 3}, {int64_t(1) << 62, 1}).numel(), 0);
 }
 
 TEST(View, Unflatten) {
