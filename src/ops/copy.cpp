@@ -118,6 +118,7 @@ DimVector preserve_format_strides(const Tensor& t) {
 
 void copy_into(const Tensor& dst, const Tensor& src) {
   EMBER_CHECK(dst.defined() && src.defined(), "copy_", "expected defined tensors");
+  if (dst.is_same(src)) return;  // before the overlap checks, as in PyTorch
   check_writable(dst, "copy_");
   if (same_layout(dst, src)) return;
   EMBER_CHECK(!partially_overlaps(dst, src), "copy_",

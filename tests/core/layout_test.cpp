@@ -526,6 +526,9 @@ TEST(Layout, CopyBetweenOverlappingViews) {
   s.copy_(s);
   s.copy_(s.view({4}));
   EXPECT_EQ(ints(s), (Ints{0, 1, 2, 3}));
+  Tensor e2 = zeros({3}).expand({2, 3});
+  e2.copy_(e2);  // the same tensor: nothing to do, so no internal-overlap error (as PyTorch)
+  EXPECT_ERROR(e2.copy_(e2.view({2, 3})), "more than one element of the written-to tensor");
 }
 
 // ── copy_ against the element address formula, on random layouts ─────────────────────────────
