@@ -613,6 +613,11 @@ TEST(Layout, CopyMatchesTheAddressFormulaOnRandomLayouts) {
     // Exactly numel elements of the buffer were written (all sources are >= 0).
     std::vector<double> all = buffer.tolist<double>();
     EXPECT_EQ(std::count(all.begin(), all.end(), -1.0), int64_t(all.size()) - dst.numel());
+    // fill_ through the same view touches exactly those elements.
+    dst.fill_(-2);
+    all = buffer.tolist<double>();
+    EXPECT_EQ(std::count(all.begin(), all.end(), -2.0), dst.numel());
+    EXPECT_EQ(std::count(all.begin(), all.end(), -1.0), int64_t(all.size()) - dst.numel());
   }
 }
 
