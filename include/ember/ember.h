@@ -8,6 +8,7 @@
 #include "ember/dtype.h"
 #include "ember/error.h"
 #include "ember/generator.h"
+#include "ember/index_ops.h"
 #include "ember/indexing.h"
 #include "ember/linalg.h"
 #include "ember/math.h"

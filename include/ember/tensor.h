@@ -135,6 +135,11 @@ class Tensor {
   Tensor& index_put_(std::initializer_list<TensorIndex> indices, Scalar value);
   Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value);
   Tensor& index_put_(const std::vector<TensorIndex>& indices, Scalar value);
+  /// With accumulate, values add into the indexed elements and repeated indices sum up.
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value,
+                     bool accumulate);
+  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value,
+                     bool accumulate);
 
   // ── in place ─────────────────────────────────────────────────────────
   /// Copies src into this tensor (broadcasting src, converting dtype).

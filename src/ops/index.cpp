@@ -1,17 +1,37 @@
-// Python-style indexing: t.index({...}) and t.index_put_({...}, value). Integers, slices, None,
-// Ellipsis and booleans give views; tensor indices (advanced indexing) copy.
+// Python-style indexing: t.index({...}) and t.index_put_({...}, value[, accumulate]). Integers,
+// slices, None and Ellipsis give views; tensors and booleans are advanced indices: index() copies
+// the selected elements and index_put_ writes through them (Note [Advanced index placement]).
+#include <atomic>
+#include <cstring>
+#include <sstream>
+
+#include "backend/cpu/parallel.h"
+#include "core/convert.h"
+#include "core/dispatch.h"
 #include "ember/creation.h"
+#include "ember/index_ops.h"
 #include "ember/shape.h"
+#include "ops/copy.h"
 
 namespace ember {
 namespace {
 
-// Dims of the indexed tensor that an index consumes.
+using Kind = TensorIndex::Kind;
+
+// Note [Advanced index placement]
+// After the basic entries are applied, each advanced index (an integer tensor, or one int64
+// tensor per dim of a bool mask, from nonzero) belongs to one dim of the resulting view, and all
+// of them broadcast to one shape S. If the indexed dims are adjacent, S replaces them in place:
+// x[:, i, j] on (A, B, C, D) gives (A, S, D). If a slice separates them, S goes to the front:
+// x[i, :, j] gives (S, B, D) (NumPy's rule, which PyTorch follows). A Python bool is an advanced
+// index on a new axis (True -> [0], False -> []), and a 0-d integer tensor is a plain integer.
+
+// Dims of the indexed tensor that an entry consumes.
 int64_t consumed_dims(const TensorIndex& i) {
   switch (i.kind()) {
-    case TensorIndex::Kind::Integer:
-    case TensorIndex::Kind::Slice: return 1;
-    case TensorIndex::Kind::Tensor: {
+    case Kind::Integer:
+    case Kind::Slice: return 1;
+    case Kind::Tensor: {
       const Tensor t = i.tensor();
       return t.dtype() == kBool || t.dtype() == kUInt8 ? t.dim() : 1;
     }
@@ -19,69 +39,436 @@ int64_t consumed_dims(const TensorIndex& i) {
   }
 }
 
-Tensor apply_basic(const Tensor& self, const TensorIndex* begin, const TensorIndex* end) {
+// The view left by the basic entries and, per dim of it, the advanced index applying there.
+struct Indexed {
+  Tensor view;
+  std::vector<Tensor> index;  // undefined entries: no advanced index on that dim
+  bool advanced() const { return !index.empty(); }
+  void record(int64_t dim, const Tensor& t) {
+    if (int64_t(index.size()) <= dim) index.resize(size_t(dim + 1));
+    index[size_t(dim)] = t;
+  }
+};
+
+Tensor bool_index(bool value) {
+  return value ? zeros({1}, {.dtype = kInt64}) : empty({0}, {.dtype = kInt64});
+}
+
+Tensor select_checked(const Tensor& t, int64_t dim, int64_t real_dim, int64_t i) {
+  const int64_t size = t.size(dim);
+  EMBER_CHECK(i >= -size && i < size, "index", "index ", i, " is out of bounds for dimension ",
+              real_dim, " with size ", size);
+  return t.select(dim, i);
+}
+
+Indexed apply_basic(const Tensor& self, const TensorIndex* begin, const TensorIndex* end) {
   int64_t consumed = 0, ellipses = 0;
   for (const TensorIndex* i = begin; i != end; ++i) {
     consumed += consumed_dims(*i);
-    ellipses += i->kind() == TensorIndex::Kind::Ellipsis;
+    ellipses += i->kind() == Kind::Ellipsis;
   }
   EMBER_CHECK(ellipses <= 1, "index", "an index can only have a single ellipsis ('...')");
   EMBER_CHECK(consumed <= self.dim(), "index", "too many indices for tensor of dimension ",
               self.dim(), " (got ", consumed, ")");
-  Tensor result = self;
-  int64_t dim = 0;
+  Indexed r{self, {}};
+  int64_t dim = 0, real_dim = 0;  // dim in the view so far; dim in self (for messages)
   for (const TensorIndex* i = begin; i != end; ++i) {
     switch (i->kind()) {
-      case TensorIndex::Kind::Integer: result = result.select(dim, i->integer()); break;
-      case TensorIndex::Kind::Slice: {
+      case Kind::Integer:
+        r.view = select_checked(r.view, dim, real_dim++, i->integer());
+        break;
+      case Kind::Slice: {
         const auto& s = i->slice();
-        result = result.slice(dim, s.start, s.stop, s.step.value_or(1));
-        ++dim;
+        r.view = r.view.slice(dim++, s.start, s.stop, s.step.value_or(1));
+        ++real_dim;
         break;
       }
-      case TensorIndex::Kind::None: result = result.unsqueeze(dim++); break;
-      case TensorIndex::Kind::Ellipsis: dim += self.dim() - consumed; break;
-      case TensorIndex::Kind::Boolean:
-        // True adds an axis of size 1, False an axis of size 0 (numpy's rule).
-        result = result.unsqueeze(dim);
-        if (!i->boolean()) result = result.narrow(dim, 0, 0);
-        ++dim;
+      case Kind::None: r.view = r.view.unsqueeze(dim++); break;
+      case Kind::Ellipsis:
+        dim += self.dim() - consumed;
+        real_dim += self.dim() - consumed;
         break;
-      case TensorIndex::Kind::Tensor:
-        fail("index", "indexing with a tensor (advanced indexing) is not supported yet; use "
-                      "index_select or a boolean mask op");
+      case Kind::Boolean:
+        r.view = r.view.unsqueeze(dim);
+        r.record(dim++, bool_index(i->boolean()));
+        break;
+      case Kind::Tensor: {
+        const Tensor t = i->tensor();
+        EMBER_CHECK(t.defined(), "index", "an index tensor is undefined");
+        const bool is_mask = t.dtype() == kBool || t.dtype() == kUInt8;
+        if (t.dim() == 0 && is_mask) {
+          r.view = r.view.unsqueeze(dim);
+          r.record(dim++, bool_index(t.item<bool>()));
+        } else if (t.dim() == 0 && is_integral(t.dtype())) {
+          r.view = select_checked(r.view, dim, real_dim++, t.item<int64_t>());
+        } else {
+          r.record(dim, t);
+          dim += consumed_dims(*i);
+          real_dim += consumed_dims(*i);
+        }
+        break;
+      }
     }
   }
-  return result;
+  return r;
+}
+
+// The advanced part, normalised: src is the view with its indexed dims moved together to
+// [first, first + m), and offsets[j] is the element offset that the j-th (row-major) position of
+// the broadcast index shape S selects within those dims.
+struct Plan {
+  Tensor src;
+  int64_t first = 0, m = 0;
+  DimVector index_shape;          // S
+  std::vector<int64_t> offsets;   // prod(S) entries
+  DimVector result_shape;         // src.sizes()[:first] + S + src.sizes()[first + m:]
+};
+
+DimVector broadcast_indices(const std::vector<Tensor>& idx) {
+  DimVector shape;
+  for (const Tensor& t : idx) {
+    const int64_t n = std::max<int64_t>(int64_t(shape.size()), t.dim());
+    DimVector out(size_t(n), 1);
+    bool ok = true;
+    for (int64_t d = 0; d < n; ++d) {
+      const int64_t a = d - (n - int64_t(shape.size())), b = d - (n - t.dim());
+      const int64_t sa = a >= 0 ? shape[size_t(a)] : 1, sb = b >= 0 ? t.size(b) : 1;
+      ok &= sa == sb || sa == 1 || sb == 1;
+      out[size_t(d)] = sa == 1 ? sb : sa;
+    }
+    if (!ok) {
+      std::string shapes;
+      for (const Tensor& u : idx) {
+        std::ostringstream os;
+        os << u.sizes();
+        shapes += (shapes.empty() ? "" : ", ") + os.str();
+      }
+      fail("index", "shape mismatch: indexing tensors could not be broadcast together with shapes ",
+           shapes);
+    }
+    shape = out;
+  }
+  return shape;
+}
+
+Plan make_plan(const Indexed& in) {
+  const Tensor& view = in.view;
+  EMBER_CHECK(view.is_cpu(), "index", "advanced indexing is implemented for CPU tensors only");
+  // One int64 index per indexed dim: masks become their nonzero() columns.
+  std::vector<Tensor> per_dim(size_t(view.dim()));
+  for (size_t d = 0; d < in.index.size(); ++d) {
+    const Tensor& t = in.index[d];
+    if (!t.defined()) continue;
+    if (t.dtype() == kBool || t.dtype() == kUInt8) {
+      for (int64_t j = 0; j < t.dim(); ++j)
+        EMBER_CHECK(t.size(j) == view.size(int64_t(d) + j), "index", "The shape of the mask ",
+                    t.sizes(), " at index ", j, " does not match the shape of the indexed tensor ",
+                    view.sizes(), " at index ", int64_t(d) + j);
+      const Tensor nz = nonzero(t);  // (n, k)
+      for (int64_t j = 0; j < t.dim(); ++j) per_dim[d + size_t(j)] = nz.select(1, j);
+    } else {
+      EMBER_CHECK(t.dtype() == kInt64 || t.dtype() == kInt32, "index",
+                  "tensors used as indices must be long, int, byte or bool tensors (got ",
+                  t.dtype(), ")");
+      per_dim[d] = t.to(kInt64);
+    }
+  }
+  std::vector<int64_t> dims;
+  std::vector<Tensor> idx;
+  for (size_t d = 0; d < per_dim.size(); ++d) {
+    if (!per_dim[d].defined()) continue;
+    dims.push_back(int64_t(d));
+    idx.push_back(per_dim[d]);
+  }
+  Plan p;
+  p.m = int64_t(dims.size());
+  p.index_shape = broadcast_indices(idx);
+  if (dims.back() - dims.front() + 1 == p.m) {
+    p.src = view;
+    p.first = dims.front();
+  } else {  // separated: indexed dims first, in order (Note [Advanced index placement])
+    DimVector perm;
+    for (int64_t d : dims) perm.push_back(d);
+    for (int64_t d = 0; d < view.dim(); ++d)
+      if (!per_dim[size_t(d)].defined()) perm.push_back(d);
+    p.src = view.permute(perm);
+    p.first = 0;
+  }
+  for (int64_t d = 0; d < p.first; ++d) p.result_shape.push_back(p.src.size(d));
+  for (int64_t s : p.index_shape) p.result_shape.push_back(s);
+  for (int64_t d = p.first + p.m; d < p.src.dim(); ++d) p.result_shape.push_back(p.src.size(d));
+
+  // Offsets: sum_k index_k[j] * stride_k, negative indices wrapped, bounds checked.
+  const int64_t count = prod(p.index_shape);
+  std::vector<Tensor> flat;
+  for (const Tensor& t : idx) flat.push_back(t.expand(p.index_shape).contiguous());
+  p.offsets.assign(size_t(count), 0);
+  std::atomic<bool> bad{false};
+  auto fill = [&](int64_t b, int64_t e, bool report) {
+    for (int64_t k = 0; k < p.m; ++k) {
+      const int64_t* v = flat[size_t(k)].data_ptr<int64_t>();
+      const int64_t size = p.src.size(p.first + k), stride = p.src.stride(p.first + k);
+      for (int64_t j = b; j < e; ++j) {
+        int64_t i = v[j];
+        if (i < -size || i >= size) [[unlikely]] {
+          if (report)
+            fail("index", "index ", i, " is out of bounds for dimension ", k, " with size ", size);
+          bad = true;
+          continue;
+        }
+        if (i < 0) i += size;
+        p.offsets[size_t(j)] += i * stride;
+      }
+    }
+  };
+  parallel_for(0, count, kGrainSize, [&](int64_t b, int64_t e) { fill(b, e, false); });
+  if (bad) fill(0, count, true);  // again, serially, to throw for the first bad index
+  return p;
+}
+
+// Note [Index walk]
+// index() and index_put_ visit the elements of the result shape as (B..., J, A...): B and A are
+// src's dims before and after the indexed block and J runs over the flattened index shape. The
+// "plain" operand (the result, or the value) has ordinary strides for all of them; the indexed
+// operand (src) has strides for B and A and the offset table for J.
+struct Walk {
+  DimVector shape, plain, indexed;  // element strides; indexed[tdim] is unused
+  int64_t tdim = -1;                // the J dim, or -1 for none
+  const int64_t* table = nullptr;
+};
+
+Walk make_walk(const Plan& p, IntArrayRef plain_strides_bja) {
+  Walk w;
+  const int64_t n = p.src.dim() - p.m + 1;
+  for (int64_t d = 0, s = 0; d < n; ++d) {
+    const bool j = d == p.first;
+    w.shape.push_back(j ? int64_t(p.offsets.size()) : p.src.size(s));
+    w.plain.push_back(plain_strides_bja[size_t(d)]);
+    w.indexed.push_back(j ? 0 : p.src.stride(s));
+    s += j ? p.m : 1;
+  }
+  w.tdim = p.first;
+  w.table = p.offsets.data();
+  // Drop size-1 dims and merge neighbours contiguous in both operands (never across J).
+  Walk c;
+  for (size_t d = 0; d < w.shape.size(); ++d) {
+    const bool j = int64_t(d) == w.tdim;
+    if (!j && w.shape[d] == 1) continue;
+    if (!j && !c.shape.empty() && int64_t(c.shape.size()) - 1 != c.tdim &&
+        c.plain.back() == w.plain[d] * w.shape[d] &&
+        c.indexed.back() == w.indexed[d] * w.shape[d]) {
+      c.shape.back() *= w.shape[d];
+      c.plain.back() = w.plain[d];
+      c.indexed.back() = w.indexed[d];
+      continue;
+    }
+    if (j) c.tdim = int64_t(c.shape.size());
+    c.shape.push_back(w.shape[d]);
+    c.plain.push_back(w.plain[d]);
+    c.indexed.push_back(w.indexed[d]);
+  }
+  c.table = w.table;
+  return c;
+}
+
+// Calls f(plain_offset, indexed_offset) for the elements [begin, end) of w.shape in row-major
+// order, starting from the given base offsets.
+template <class F>
+void walk(const Walk& w, int64_t begin, int64_t end, int64_t base_p, int64_t base_q,
+          const F& f) {
+  const int64_t nd = int64_t(w.shape.size());
+  if (begin >= end) return;
+  if (nd == 0) {
+    f(base_p, base_q);
+    return;
+  }
+  DimVector coord(static_cast<size_t>(nd));
+  for (int64_t d = nd - 1, rest = begin; d >= 0; --d) {
+    coord[size_t(d)] = rest % w.shape[size_t(d)];
+    rest /= w.shape[size_t(d)];
+  }
+  const int64_t last = nd - 1;
+  const int64_t sp = w.plain[size_t(last)], sq = w.indexed[size_t(last)];
+  for (int64_t i = begin; i < end;) {
+    int64_t p = base_p, q = base_q;
+    for (int64_t d = 0; d < last; ++d) {
+      const int64_t c = coord[size_t(d)];
+      p += c * w.plain[size_t(d)];
+      q += d == w.tdim ? w.table[c] : c * w.indexed[size_t(d)];
+    }
+    const int64_t c0 = coord[size_t(last)];
+    const int64_t n = std::min(w.shape[size_t(last)] - c0, end - i);
+    if (last == w.tdim) {
+      for (int64_t k = c0; k < c0 + n; ++k) f(p + k * sp, q + w.table[k]);
+    } else {
+      for (int64_t k = c0; k < c0 + n; ++k) f(p + k * sp, q + k * sq);
+    }
+    i += n;
+    coord[size_t(last)] += n;
+    for (int64_t d = last; d > 0 && coord[size_t(d)] == w.shape[size_t(d)]; --d) {
+      coord[size_t(d)] = 0;
+      ++coord[size_t(d - 1)];
+    }
+  }
+}
+
+// Element copies only move bytes, so they dispatch on the element size, not the dtype.
+template <class F>
+void by_size(int64_t size, const F& f) {
+  switch (size) {
+    case 1: return f.template operator()<uint8_t>();
+    case 2: return f.template operator()<uint16_t>();
+    case 4: return f.template operator()<uint32_t>();
+    default: return f.template operator()<uint64_t>();
+  }
+}
+
+// The result shape with the index shape S flattened to one dim J: (B..., J, A...).
+DimVector walk_shape(const Plan& p) {
+  DimVector bja;
+  for (int64_t d = 0; d < p.first; ++d) bja.push_back(p.src.size(d));
+  bja.push_back(int64_t(p.offsets.size()));
+  for (int64_t d = p.first + p.m; d < p.src.dim(); ++d) bja.push_back(p.src.size(d));
+  return bja;
+}
+
+Tensor index_advanced(const Indexed& in) {
+  const Plan p = make_plan(in);
+  Tensor out = empty(p.result_shape, {.dtype = p.src.dtype(), .device = p.src.device()});
+  if (out.numel() == 0) return out;
+  const Walk w = make_walk(p, contiguous_strides(walk_shape(p)));
+  by_size(p.src.element_size(), [&]<class E>() {
+    E* o = static_cast<E*>(out.data_ptr());
+    const E* s = static_cast<const E*>(p.src.data_ptr());
+    parallel_for(0, out.numel(), kGrainSize, [&](int64_t b, int64_t e) {
+      walk(w, b, e, 0, 0, [&](int64_t i, int64_t j) { o[i] = s[j]; });
+    });
+  });
+  return out;
+}
+
+void put_advanced(const Indexed& in, const Tensor& value, bool accumulate) {
+  const Plan p = make_plan(in);
+  const IntArrayRef shape = p.result_shape;
+  bool fits = value.dim() <= int64_t(shape.size());
+  for (int64_t d = 1; fits && d <= value.dim(); ++d)
+    fits = value.size(-d) == 1 || value.size(-d) == shape[shape.size() - size_t(d)];
+  EMBER_CHECK(fits, "index_put_", "shape mismatch: value tensor of shape ", value.sizes(),
+              " cannot be broadcast to indexing result of shape ", shape);
+  if (prod(shape) == 0) return;
+  Tensor v = value.to(p.src.dtype());
+  if (v.storage().get() == p.src.storage().get()) v = v.clone();  // it may alias what we write
+  v = v.expand(shape);
+  // The walk needs S as one dim; reshape views when it can (broadcast dims stay stride 0).
+  v = v.reshape(walk_shape(p));
+  Walk w = make_walk(p, v.strides());
+  const int64_t total = prod(shape);
+  if (!accumulate) {
+    // Repeated indices race here; which value lands is unspecified, as in PyTorch.
+    by_size(p.src.element_size(), [&]<class E>() {
+      E* s = static_cast<E*>(p.src.data_ptr());
+      const E* x = static_cast<const E*>(v.data_ptr());
+      parallel_for(0, total, kGrainSize, [&](int64_t b, int64_t e) {
+        walk(w, b, e, 0, 0, [&](int64_t i, int64_t j) { s[j] = x[i]; });
+      });
+    });
+    return;
+  }
+  dispatch(p.src.dtype(), "index_put_", [&]<class T>() {
+    T* s = static_cast<T*>(p.src.data_ptr());
+    const T* x = static_cast<const T*>(v.data_ptr());
+    auto add = [&](int64_t i, int64_t j) {
+      if constexpr (std::is_same_v<T, bool>) s[j] = s[j] || x[i];
+      else s[j] = T(compute_t<T>(s[j]) + compute_t<T>(x[i]));
+    };
+    const int64_t count = int64_t(p.offsets.size()), block = total / count;
+    if (block < kGrainSize) {
+      walk(w, 0, total, 0, 0, add);
+      return;
+    }
+    // Repeated indices must add up: positions of J run one after another, and only the
+    // elements of one position (distinct addresses) run in parallel.
+    Walk inner = w;
+    inner.shape.erase(size_t(w.tdim));
+    inner.plain.erase(size_t(w.tdim));
+    inner.indexed.erase(size_t(w.tdim));
+    inner.tdim = -1;
+    for (int64_t j = 0; j < count; ++j) {
+      parallel_for(0, block, kGrainSize, [&](int64_t b, int64_t e) {
+        walk(inner, b, e, j * w.plain[size_t(w.tdim)], p.offsets[size_t(j)], add);
+      });
+    }
+  });
+}
+
+Tensor index_impl(const Tensor& self, const TensorIndex* begin, const TensorIndex* end) {
+  Indexed in = apply_basic(self, begin, end);
+  return in.advanced() ? index_advanced(in) : in.view;
+}
+
+void put_impl(const Tensor& self, const TensorIndex* begin, const TensorIndex* end,
+              const Tensor& value, bool accumulate) {
+  Indexed in = apply_basic(self, begin, end);
+  if (!in.advanced()) {
+    if (accumulate) in.view.add_(value);
+    else in.view.copy_(value);
+    return;
+  }
+  put_advanced(in, value, accumulate);
+  self.storage()->bump_version();
 }
 
 }  // namespace
 
 Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
-  return apply_basic(*this, indices.begin(), indices.end());
+  return index_impl(*this, indices.begin(), indices.end());
 }
 
 Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
-  return apply_basic(*this, indices.data(), indices.data() + indices.size());
+  return index_impl(*this, indices.data(), indices.data() + indices.size());
 }
 
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) {
-  apply_basic(*this, indices.begin(), indices.end()).copy_(value);
+  put_impl(*this, indices.begin(), indices.end(), value, false);
   return *this;
 }
 
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, Scalar value) {
-  apply_basic(*this, indices.begin(), indices.end()).fill_(value);
+  Indexed in = apply_basic(*this, indices.begin(), indices.end());
+  if (!in.advanced()) {
+    in.view.fill_(value);
+    return *this;
+  }
+  put_advanced(in, full({}, value, {.dtype = dtype()}), false);
+  impl_->storage()->bump_version();
   return *this;
 }
 
 Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value) {
-  apply_basic(*this, indices.data(), indices.data() + indices.size()).copy_(value);
+  put_impl(*this, indices.data(), indices.data() + indices.size(), value, false);
   return *this;
 }
 
 Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, Scalar value) {
-  apply_basic(*this, indices.data(), indices.data() + indices.size()).fill_(value);
+  Indexed in = apply_basic(*this, indices.data(), indices.data() + indices.size());
+  if (!in.advanced()) {
+    in.view.fill_(value);
+    return *this;
+  }
+  put_advanced(in, full({}, value, {.dtype = dtype()}), false);
+  impl_->storage()->bump_version();
+  return *this;
+}
+
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value,
+                           bool accumulate) {
+  put_impl(*this, indices.begin(), indices.end(), value, accumulate);
+  return *this;
+}
+
+Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value,
+                           bool accumulate) {
+  put_impl(*this, indices.data(), indices.data() + indices.size(), value, accumulate);
   return *this;
 }
 

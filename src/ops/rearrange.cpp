@@ -1,0 +1,439 @@
+// Rearranging and searching: flip, roll, tril/triu, diag, diag_embed, trace, repeat_interleave,
+// meshgrid, one_hot, searchsorted/bucketize and unique. Ops that only move elements dispatch on
+// the element size; the rest on the dtype.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "backend/cpu/loop.h"
+#include "backend/cpu/parallel.h"
+#include "core/convert.h"
+#include "core/dispatch.h"
+#include "ember/creation.h"
+#include "ember/index_ops.h"
+#include "ember/promotion.h"
+#include "ember/shape.h"
+#include "ops/copy.h"
+
+namespace ember {
+namespace {
+
+template <class F>
+void by_size(int64_t size, const F& f) {
+  switch (size) {
+    case 1: return f.template operator()<uint8_t>();
+    case 2: return f.template operator()<uint16_t>();
+    case 4: return f.template operator()<uint32_t>();
+    default: return f.template operator()<uint64_t>();
+  }
+}
+
+template <class T>
+bool is_nan(T v) {
+  if constexpr (std::is_integral_v<T>) return false;
+  else return std::isnan(float(v));
+}
+
+// Ascending order with NaN after everything else (PyTorch's sort order).
+template <class C>
+bool nan_last_less(C a, C b) {
+  return (!is_nan(a) && is_nan(b)) || a < b;
+}
+
+}  // namespace
+
+// ── flip / roll ────────────────────────────────────────────────────────────────────────────
+
+Tensor flip(const Tensor& t, IntArrayRef dims) {
+  std::vector<bool> flipped(size_t(std::max<int64_t>(t.dim(), 1)), false);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, t.dim(), "flip");
+    EMBER_CHECK(!flipped[size_t(w)], "flip", "dim ", w, " appears multiple times in the list of dims");
+    flipped[size_t(w)] = true;
+  }
+  Tensor out = empty(t.sizes(), t.options());
+  if (t.numel() == 0) return out;
+  // Read t through strides negated on the flipped dims, starting from their last element.
+  const int64_t e = t.element_size();
+  char* src = static_cast<char*>(t.data_ptr());
+  DimVector ss = cpu::byte_strides(t.strides(), e);
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (!flipped[size_t(d)]) continue;
+    src += (t.size(d) - 1) * ss[size_t(d)];
+    ss[size_t(d)] = -ss[size_t(d)];
+  }
+  const DimVector os = cpu::byte_strides(out.strides(), e);
+  const auto plan = cpu::plan_loop<2>(t.sizes(), {static_cast<char*>(out.data_ptr()), src},
+                                      {IntArrayRef(os), IntArrayRef(ss)});
+  by_size(e, [&]<class E>() {
+    cpu::run_loop(plan, [](std::array<char*, 2>& p, const std::array<int64_t, 2>& st, int64_t n) {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<E*>(p[0] + i * st[0]) = *reinterpret_cast<const E*>(p[1] + i * st[1]);
+    });
+  });
+  return out;
+}
+
+Tensor fliplr(const Tensor& t) {
+  EMBER_CHECK(t.dim() >= 2, "fliplr", "Input must be >= 2-d.");
+  return flip(t, {1});
+}
+
+Tensor flipud(const Tensor& t) {
+  EMBER_CHECK(t.dim() >= 1, "flipud", "Input must be >= 1-d.");
+  return flip(t, {0});
+}
+
+Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
+  if (dims.empty()) {
+    EMBER_CHECK(shifts.size() == 1, "roll", "shifts and dimensions must align. shifts: ",
+                shifts.size(), ", dims: 0");
+    return roll(t.reshape({-1}), shifts, {0}).view(t.sizes());
+  }
+  EMBER_CHECK(shifts.size() == dims.size(), "roll", "shifts and dimensions must align. shifts: ",
+              shifts.size(), ", dims:", dims.size());
+  Tensor cur = t;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const int64_t d = wrap_dim(dims[k], t.dim(), "roll"), n = cur.size(d);
+    const int64_t s = n == 0 ? 0 : ((shifts[k] % n) + n) % n;
+    // out[(i + s) % n] = in[i]: two block copies.
+    Tensor out = empty(cur.sizes(), cur.options());
+    copy_into(out.narrow(d, s, n - s), cur.narrow(d, 0, n - s));
+    copy_into(out.narrow(d, 0, s), cur.narrow(d, n - s, s));
+    cur = out;
+  }
+  return cur;
+}
+
+Tensor Tensor::flip(IntArrayRef dims) const { return ember::flip(*this, dims); }
+Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
+  return ember::roll(*this, shifts, dims);
+}
+
+// ── triangles and diagonals ────────────────────────────────────────────────────────────────
+
+namespace {
+
+Tensor triangle(const Tensor& t, int64_t k, bool lower, const char* op) {
+  EMBER_CHECK(t.dim() >= 2, op, "input tensor must have at least 2 dimensions, got ", t.dim());
+  const Tensor s = t.contiguous();
+  Tensor out = empty(t.sizes(), t.options());
+  const int64_t rows_per = t.size(-2), cols = t.size(-1);
+  if (out.numel() == 0) return out;
+  const int64_t rows = out.numel() / cols;
+  by_size(t.element_size(), [&]<class E>() {
+    const E* src = static_cast<const E*>(s.data_ptr());
+    E* dst = static_cast<E*>(out.data_ptr());
+    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / cols), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const int64_t i = r % rows_per;
+        // Kept columns: j - i <= k (lower) or j - i >= k (upper); zero bits elsewhere.
+        const int64_t lo = lower ? 0 : std::clamp<int64_t>(i + k, 0, cols);
+        const int64_t hi = lower ? std::clamp<int64_t>(i + k + 1, 0, cols) : cols;
+        const E* in = src + r * cols;
+        E* o = dst + r * cols;
+        std::fill(o, o + lo, E{});
+        std::copy(in + lo, in + hi, o + lo);
+        std::fill(o + hi, o + cols, E{});
+      }
+    });
+  });
+  return out;
+}
+
+}  // namespace
+
+Tensor tril(const Tensor& t, int64_t diagonal) { return triangle(t, diagonal, true, "tril"); }
+Tensor triu(const Tensor& t, int64_t diagonal) { return triangle(t, diagonal, false, "triu"); }
+Tensor Tensor::tril(int64_t diagonal) const { return ember::tril(*this, diagonal); }
+Tensor Tensor::triu(int64_t diagonal) const { return ember::triu(*this, diagonal); }
+
+Tensor diag(const Tensor& t, int64_t diagonal) {
+  if (t.dim() == 1) {
+    const int64_t n = t.size(0) + std::abs(diagonal);
+    Tensor out = zeros({n, n}, t.options());
+    copy_into(out.diagonal(diagonal), t);
+    return out;
+  }
+  EMBER_CHECK(t.dim() == 2, "diag", "Supports 1D or 2D tensors. Got ", t.dim(), "D");
+  return t.diagonal(diagonal).clone();
+}
+
+Tensor diag_embed(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
+  EMBER_CHECK(t.dim() >= 1, "diag_embed", "expected a tensor with at least 1 dimension");
+  const int64_t nd = t.dim() + 1;
+  dim1 = wrap_dim(dim1, nd, "diag_embed");
+  dim2 = wrap_dim(dim2, nd, "diag_embed");
+  EMBER_CHECK(dim1 != dim2, "diag_embed", "diagonal dimensions cannot be identical ", dim1, ", ",
+              dim2);
+  const int64_t n = t.size(-1) + std::abs(offset);
+  DimVector shape;
+  for (int64_t d = 0, lead = 0; d < nd; ++d)
+    shape.push_back(d == dim1 || d == dim2 ? n : t.size(lead++));
+  Tensor out = zeros(shape, t.options());
+  copy_into(out.diagonal(offset, dim1, dim2), t);  // diagonal() puts the diagonal dim last
+  return out;
+}
+
+Tensor trace(const Tensor& t) {
+  EMBER_CHECK(t.dim() == 2, "trace", "expected a matrix, but got tensor with dim ", t.dim());
+  const bool integral = is_integral(t.dtype(), /*include_bool=*/true);
+  Tensor out = empty({}, {.dtype = integral ? kInt64 : t.dtype()});
+  const int64_t n = std::min(t.size(0), t.size(1)), step = t.stride(0) + t.stride(1);
+  dispatch<DtypeSet::Numeric>(t.dtype(), "trace", [&]<class T>() {
+    // PyTorch's CPU accumulation types: double for float, float for the half types.
+    using Acc = std::conditional_t<std::is_integral_v<T>, int64_t,
+                                   std::conditional_t<is_half_v<T>, float, double>>;
+    const T* v = t.data_ptr<T>();
+    Acc sum = 0;
+    for (int64_t i = 0; i < n; ++i) sum += convert<Acc>(v[i * step]);
+    if constexpr (std::is_integral_v<T>) *out.data_ptr<int64_t>() = sum;
+    else *out.data_ptr<T>() = convert<T>(sum);
+  });
+  return out;
+}
+
+// ── repeat_interleave / meshgrid / one_hot ─────────────────────────────────────────────────
+
+Tensor repeat_interleave(const Tensor& repeats) {
+  EMBER_CHECK(repeats.dim() == 1, "repeat_interleave",
+              "repeat_interleave only accept 1D vector as repeat, got ", repeats.dim(), "-D");
+  EMBER_CHECK(repeats.dtype() == kInt64 || repeats.dtype() == kInt32, "repeat_interleave",
+              "repeats has to be Long or Int tensor, got ", repeats.dtype());
+  const Tensor r = repeats.to(kInt64).contiguous();
+  const int64_t* rv = r.data_ptr<int64_t>();
+  int64_t total = 0;
+  for (int64_t i = 0; i < r.numel(); ++i) {
+    EMBER_CHECK(rv[i] >= 0, "repeat_interleave", "repeats can not be negative");
+    total += rv[i];
+  }
+  Tensor out = empty({total}, {.dtype = kInt64});
+  int64_t* o = out.data_ptr<int64_t>();
+  for (int64_t i = 0; i < r.numel(); ++i) o = std::fill_n(o, rv[i], i);
+  return out;
+}
+
+Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<int64_t> dim) {
+  const Tensor input = dim ? t : t.reshape({-1});
+  const int64_t d = dim ? wrap_dim(*dim, t.dim(), "repeat_interleave") : 0;
+  const int64_t size = input.dim() == 0 ? 1 : input.size(d);
+  Tensor r = repeats;
+  EMBER_CHECK(r.dim() <= 1, "repeat_interleave", "repeats must be 0-dim or 1-dim tensor");
+  if (r.numel() == 1) r = r.reshape({1}).expand({size});
+  EMBER_CHECK(r.size(0) == size, "repeat_interleave",
+              "repeats must have the same size as input along dim, but got repeats.size(0) = ",
+              r.size(0), " and input.size(", d, ") = ", size);
+  return index_select(input, d, repeat_interleave(r.contiguous()));
+}
+
+Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t> dim) {
+  EMBER_CHECK(repeats >= 0, "repeat_interleave", "repeats can not be negative");
+  return repeat_interleave(t, full({}, repeats, {.dtype = kInt64}), dim);
+}
+
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, const std::string& indexing) {
+  EMBER_CHECK(!tensors.empty(), "meshgrid", "expects a non-empty TensorList");
+  EMBER_CHECK(indexing == "ij" || indexing == "xy", "meshgrid",
+              "indexing must be one of \"xy\" or \"ij\", but received: ", indexing);
+  for (const Tensor& t : tensors) {
+    EMBER_CHECK(t.dim() <= 1, "meshgrid",
+                "Expected 0D or 1D tensor in the tensor list but got: ", t.dim(), "-D");
+    EMBER_CHECK(t.dtype() == tensors[0].dtype() && t.device() == tensors[0].device(), "meshgrid",
+                "Expected all tensors in the tensor list to have the same dtype and device");
+  }
+  // "xy" is "ij" with the first two inputs swapped and the first two output dims transposed.
+  const bool swap = indexing == "xy" && tensors.size() >= 2;
+  std::vector<Tensor> in = tensors;
+  if (swap) std::swap(in[0], in[1]);
+  DimVector shape;
+  for (const Tensor& t : in) shape.push_back(t.numel());
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    DimVector view(in.size(), 1);
+    view[i] = -1;
+    out.push_back(in[i].reshape(view).expand(shape));
+  }
+  if (swap) {
+    std::swap(out[0], out[1]);
+    for (Tensor& g : out) g = g.transpose(0, 1);
+  }
+  return out;
+}
+
+Tensor one_hot(const Tensor& t, int64_t num_classes) {
+  EMBER_CHECK(t.dtype() == kInt64, "one_hot", "one_hot is only applicable to index tensor.");
+  const Tensor s = t.contiguous();
+  const int64_t n = s.numel();
+  const int64_t* v = s.data_ptr<int64_t>();
+  DimVector shape(t.sizes());
+  if (n == 0) {
+    EMBER_CHECK(num_classes > 0, "one_hot",
+                "Can not infer total number of classes from empty tensor.");
+    shape.push_back(num_classes);
+    return empty(shape, {.dtype = kInt64});
+  }
+  const auto [lo, hi] = std::minmax_element(v, v + n);
+  EMBER_CHECK(*lo >= 0, "one_hot", "Class values must be non-negative.");
+  if (num_classes == -1) num_classes = *hi + 1;
+  EMBER_CHECK(*hi < num_classes, "one_hot", "Class values must be smaller than num_classes.");
+  shape.push_back(num_classes);
+  Tensor out = zeros(shape, {.dtype = kInt64});
+  int64_t* o = out.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i) o[i * num_classes + v[i]] = 1;
+  return out;
+}
+
+// ── searchsorted / bucketize ───────────────────────────────────────────────────────────────
+
+Tensor searchsorted(const Tensor& seq, const Tensor& values, SearchsortedOptions o) {
+  bool right = o.right;
+  if (o.side) {
+    EMBER_CHECK(*o.side == "left" || *o.side == "right", "searchsorted",
+                "side can only be 'left' or 'right' but got ", *o.side);
+    EMBER_CHECK(!(o.right && *o.side == "left"), "searchsorted",
+                "side and right can't be set to opposites, got side of left while right was True");
+    right = *o.side == "right";
+  }
+  EMBER_CHECK(seq.dim() >= 1, "searchsorted",
+              "boundaries tensor should have positive dimension, but got 0 dimension");
+  bool batch_ok = seq.dim() == 1 || seq.dim() == values.dim();
+  for (int64_t d = 0; batch_ok && seq.dim() > 1 && d < seq.dim() - 1; ++d)
+    batch_ok = seq.size(d) == values.size(d);
+  EMBER_CHECK(batch_ok, "searchsorted",
+              "boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
+              "tensor and input value tensor must match, but we got boundaries tensor ",
+              seq.sizes(), " and input value tensor ", values.sizes());
+  Tensor sorter;
+  if (o.sorter.defined()) {
+    EMBER_CHECK(o.sorter.dtype() == kInt64, "searchsorted",
+                "sorter must be a tensor of long dtype but got ", o.sorter.dtype());
+    EMBER_CHECK(o.sorter.sizes() == seq.sizes(), "searchsorted",
+                "boundary and sorter must have the same size, but got boundary tensor ",
+                seq.sizes(), " and got sorter tensor ", o.sorter.sizes());
+    sorter = o.sorter.contiguous();
+  }
+  const Dtype common = result_type(seq, values);
+  const Tensor bd = seq.to(common).contiguous(), vals = values.to(common).contiguous();
+  Tensor out = empty(values.sizes(), {.dtype = kInt64});
+  const int64_t m = seq.size(-1), per_row = seq.dim() == 1 ? 0 : values.size(-1);
+  int64_t* ov = out.data_ptr<int64_t>();
+  const int64_t* sv = sorter.defined() ? sorter.data_ptr<int64_t>() : nullptr;
+  dispatch<DtypeSet::Numeric>(common, "searchsorted", [&]<class T>() {
+    using C = compute_t<T>;
+    const T* b = bd.data_ptr<T>();
+    const T* v = vals.data_ptr<T>();
+    parallel_for(0, vals.numel(), 2048, [&](int64_t lo_i, int64_t hi_i) {
+      for (int64_t i = lo_i; i < hi_i; ++i) {
+        const int64_t row = per_row ? (i / per_row) * m : 0;
+        const C x = C(v[i]);
+        // First position whose boundary is >= x (left) or > x (right); written with negated
+        // comparisons so NaN boundaries and values land where PyTorch puts them.
+        int64_t lo = 0, hi = m;
+        while (lo < hi) {
+          const int64_t mid = lo + (hi - lo) / 2;
+          const C y = C(b[row + (sv ? sv[row + mid] : mid)]);
+          if (right ? !(y > x) : !(y >= x)) lo = mid + 1;
+          else hi = mid;
+        }
+        ov[i] = lo;
+      }
+    });
+  });
+  return o.out_int32 ? out.to(kInt32) : out;
+}
+
+Tensor searchsorted(const Tensor& seq, Scalar value, SearchsortedOptions o) {
+  return searchsorted(seq, full({}, value, {.dtype = result_type(seq, value)}), o);
+}
+
+Tensor bucketize(const Tensor& input, const Tensor& boundaries, bool out_int32, bool right) {
+  EMBER_CHECK(boundaries.dim() == 1, "bucketize", "boundaries tensor must be 1 dimension, but got dim(",
+              boundaries.dim(), ")");
+  return searchsorted(boundaries, input, {.out_int32 = out_int32, .right = right});
+}
+
+// ── unique ─────────────────────────────────────────────────────────────────────────────────
+
+namespace {
+
+UniqueResult unique_elements(const Tensor& t, const UniqueOptions& o) {
+  const Tensor s = t.contiguous();
+  const int64_t n = s.numel();
+  UniqueResult r;
+  dispatch(t.dtype(), "unique", [&]<class T>() {
+    using C = compute_t<T>;
+    const T* v = s.data_ptr<T>();
+    std::vector<std::pair<C, int64_t>> items(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) items[size_t(i)] = {C(v[i]), i};
+    std::stable_sort(items.begin(), items.end(),
+                     [](const auto& a, const auto& b) { return nan_last_less(a.first, b.first); });
+    // Groups of equal values (every NaN is its own group, as NaN != NaN).
+    std::vector<int64_t> starts;
+    for (int64_t k = 0; k < n; ++k)
+      if (k == 0 || !(items[size_t(k)].first == items[size_t(k) - 1].first)) starts.push_back(k);
+    const int64_t groups = int64_t(starts.size());
+    r.output = empty({groups}, t.options());
+    T* out = r.output.data_ptr<T>();
+    for (int64_t g = 0; g < groups; ++g) out[g] = v[items[size_t(starts[size_t(g)])].second];
+    if (o.return_inverse) {
+      r.inverse_indices = empty(t.sizes(), {.dtype = kInt64});
+      int64_t* inv = r.inverse_indices.data_ptr<int64_t>();
+      for (int64_t g = 0, k = 0; k < n; ++k) {
+        if (g + 1 < groups && k == starts[size_t(g) + 1]) ++g;
+        inv[items[size_t(k)].second] = g;
+      }
+    }
+    if (o.return_counts) {
+      r.counts = empty({groups}, {.dtype = kInt64});
+      int64_t* c = r.counts.data_ptr<int64_t>();
+      for (int64_t g = 0; g < groups; ++g)
+        c[g] = (g + 1 < groups ? starts[size_t(g) + 1] : n) - starts[size_t(g)];
+    }
+  });
+  return r;
+}
+
+// Unique slices along dim, ordered lexicographically (PyTorch's _unique_dim).
+UniqueResult unique_slices(const Tensor& t, int64_t dim, const UniqueOptions& o) {
+  dim = wrap_dim(dim, t.dim(), "unique");
+  const Tensor x = t.movedim(dim, 0).contiguous();
+  const int64_t n = x.size(0), row = n == 0 ? 0 : x.numel() / n;
+  std::vector<int64_t> order(static_cast<size_t>(n)), firsts, counts;
+  std::vector<int64_t> inverse(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  dispatch(t.dtype(), "unique", [&]<class T>() {
+    using C = compute_t<T>;
+    const T* v = x.data_ptr<T>();
+    auto cmp = [&](int64_t a, int64_t b) {  // -1, 0, 1 like a lexicographic compare
+      for (int64_t i = 0; i < row; ++i) {
+        const C p = C(v[a * row + i]), q = C(v[b * row + i]);
+        if (p < q) return -1;
+        if (q < p) return 1;
+      }
+      return 0;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return cmp(a, b) < 0; });
+    for (int64_t k = 0; k < n; ++k) {
+      if (k == 0 || cmp(order[size_t(k) - 1], order[size_t(k)]) != 0) {
+        firsts.push_back(order[size_t(k)]);
+        counts.push_back(0);
+      }
+      ++counts.back();
+      inverse[size_t(order[size_t(k)])] = int64_t(firsts.size()) - 1;
+    }
+  });
+  UniqueResult r;
+  const Tensor picks = from_vector(firsts, std::vector<int64_t>{int64_t(firsts.size())});
+  r.output = index_select(x, 0, picks).movedim(0, dim).contiguous();
+  if (o.return_inverse) r.inverse_indices = from_vector(inverse);
+  if (o.return_counts) r.counts = from_vector(counts);
+  return r;
+}
+
+}  // namespace
+
+UniqueResult unique(const Tensor& t, UniqueOptions options) {
+  return options.dim ? unique_slices(t, *options.dim, options) : unique_elements(t, options);
+}
+
+}  // namespace ember
