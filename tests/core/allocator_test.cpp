@@ -1,9 +1,8 @@
 // The caching CPU allocator (include/ember/allocator.h, Note [Caching CPU allocator]): freed
 // blocks are reused, blocks are 64-byte aligned, empty_cache() and the cache limit return memory
 // to the system, and concurrent use is safe. Stats are process-wide, so every check is a delta.
-#include <gtest/gtest.h>
-
 #include <ember/ember.h>
+#include <gtest/gtest.h>
 
 #include <atomic>
 #include <cstdint>
@@ -120,8 +119,10 @@ TEST(Allocator, LimitBoundsTheCache) {
   CacheLimitGuard guard;
   cpu::empty_cache();
   cpu::set_cache_limit(3 * kMiB);
-  { Tensor a = empty({int64_t(2 * kMiB)}, {.dtype = kUInt8}),
-           b = empty({int64_t(2 * kMiB)}, {.dtype = kUInt8}); }
+  {
+    Tensor a = empty({int64_t(2 * kMiB)}, {.dtype = kUInt8}),
+           b = empty({int64_t(2 * kMiB)}, {.dtype = kUInt8});
+  }
   // Only one 2 MiB block fits under the 3 MiB cap; the other went back to the system.
   EXPECT_EQ(cpu::allocator_stats().cached_bytes, 2 * kMiB);
 }

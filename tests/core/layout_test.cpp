@@ -2,9 +2,8 @@
 // assertion per statement: sizes, strides, storage offsets, shared storage, views vs copies,
 // indexing, conversions, copies, the version counter and the handle semantics. Expected values
 // are PyTorch 1.13's (checked with /usr/bin/python3 -c "import torch; ...").
-#include <gtest/gtest.h>
-
 #include <ember/ember.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
@@ -92,15 +91,15 @@ TEST(Layout, ElementAddressFormula) {
   EXPECT_EQ(p[5], 6);
   EXPECT_EQ(t.index({1, 2}).item<int64_t>(), 6);
   for (int64_t i = 0; i < 2; ++i)
-    for (int64_t j = 0; j < 3; ++j)
-      EXPECT_EQ(t.index({i, j}).item<int64_t>(), storage_at(t, i, j));
+    for (int64_t j = 0; j < 3; ++j) EXPECT_EQ(t.index({i, j}).item<int64_t>(), storage_at(t, i, j));
 }
 
 TEST(Layout, SizeOfZeroDimTensorThrows) {
   Tensor s = tensor(5);
   EXPECT_ERROR(s.size(0), "dimension specified as 0 but tensor has no dimensions");
   EXPECT_ERROR(s.stride(-1), "dimension specified as -1 but tensor has no dimensions");
-  EXPECT_ERROR(tensor({1, 2}).size(2), "dimension out of range (expected to be in range of [-1, 0]");
+  EXPECT_ERROR(tensor({1, 2}).size(2),
+               "dimension out of range (expected to be in range of [-1, 0]");
 }
 
 // ── t = torch.arange(12); a = t.view(3, 4); b = t.view(2, 2, 3) ─────────────────────────────
@@ -454,8 +453,7 @@ TEST(Layout, CloneIsIndependentAndPreservesLayout) {
   Tensor ct = t.T().clone();
   EXPECT_EQ(vec(ct.strides()), (Ints{1, 3}));
   EXPECT_EQ(ints(ct), (Ints{1, 4, 2, 5, 3, 6}));
-  EXPECT_EQ(vec(arange(24).view({2, 3, 4}).permute({2, 0, 1}).clone().strides()),
-            (Ints{1, 12, 4}));
+  EXPECT_EQ(vec(arange(24).view({2, 3, 4}).permute({2, 0, 1}).clone().strides()), (Ints{1, 12, 4}));
   // ... and any other layout gets dense strides in the same dim order.
   Tensor nd = arange(12).view({3, 4}).t().index({Slice(None, None, 2)});  // (2, 3) strides (2, 4)
   EXPECT_EQ(vec(nd.strides()), (Ints{2, 4}));
@@ -541,11 +539,17 @@ double read_at(const Tensor& t, const std::vector<int64_t>& idx) {
   for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * t.strides()[d];
   const char* p = static_cast<const char*>(t.data_ptr()) + off * t.element_size();
   switch (t.dtype()) {
-    case kFloat32: return *reinterpret_cast<const float*>(p);
-    case kFloat64: return *reinterpret_cast<const double*>(p);
-    case kInt32: return *reinterpret_cast<const int32_t*>(p);
-    case kInt64: return double(*reinterpret_cast<const int64_t*>(p));
-    default: ADD_FAILURE() << "unexpected dtype"; return 0;
+    case kFloat32:
+      return *reinterpret_cast<const float*>(p);
+    case kFloat64:
+      return *reinterpret_cast<const double*>(p);
+    case kInt32:
+      return *reinterpret_cast<const int32_t*>(p);
+    case kInt64:
+      return double(*reinterpret_cast<const int64_t*>(p));
+    default:
+      ADD_FAILURE() << "unexpected dtype";
+      return 0;
   }
 }
 
@@ -580,9 +584,8 @@ Tensor random_view(std::mt19937& rng, const Ints& sizes, Dtype dtype, bool allow
 
 TEST(Layout, CopyMatchesTheAddressFormulaOnRandomLayouts) {
   std::mt19937 rng(1234);
-  const std::vector<Ints> shapes = {{7},       {5, 3},     {4, 1, 6},  {2, 3, 4, 5},
-                                    {1, 1, 9}, {3, 4, 1},  {300, 200}, {40, 30, 50},
-                                    {0, 3},    {6, 0, 2}};
+  const std::vector<Ints> shapes = {{7},       {5, 3},     {4, 1, 6},    {2, 3, 4, 5}, {1, 1, 9},
+                                    {3, 4, 1}, {300, 200}, {40, 30, 50}, {0, 3},       {6, 0, 2}};
   const Dtype dtypes[] = {kInt64, kFloat64, kFloat32, kInt32};
   for (int trial = 0; trial < 60; ++trial) {
     const Ints& sizes = shapes[size_t(trial) % shapes.size()];
@@ -590,10 +593,9 @@ TEST(Layout, CopyMatchesTheAddressFormulaOnRandomLayouts) {
     Tensor src = random_view(rng, sizes, src_dtype, /*allow_expand=*/true);
     Tensor dst = random_view(rng, sizes, dst_dtype, /*allow_expand=*/false);
     // Sentinels everywhere in dst's buffer, so stray writes show.
-    Tensor buffer(make_intrusive<TensorImpl>(dst.storage(), dst.dtype(),
-                                             IntArrayRef({int64_t(dst.storage()->nbytes()) /
-                                                          dst.element_size()}),
-                                             IntArrayRef({1}), 0));
+    Tensor buffer(make_intrusive<TensorImpl>(
+        dst.storage(), dst.dtype(),
+        IntArrayRef({int64_t(dst.storage()->nbytes()) / dst.element_size()}), IntArrayRef({1}), 0));
     buffer.fill_(-1);
     dst.copy_(src);
     SCOPED_TRACE("trial " + std::to_string(trial));
@@ -723,10 +725,10 @@ TEST(Layout, VersionCounter) {
 
 TEST(Layout, FreshTensorsStartAtVersionZero) {
   Tensor x = arange(6.0).view({2, 3}).t();
-  for (const Tensor& t : {zeros({2}), ones({2}), full({2}, 3), eye(3), tensor({1, 2}), arange(3),
-                          linspace(0, 1, 3), empty({2}), zeros_like(x), ones_like(x),
-                          full_like(x, 2), x.clone(), x.contiguous(), x.to(kInt64),
-                          x.reshape({-1}), cat({x, x}), stack({x, x}), x.repeat({2, 1})})
+  for (const Tensor& t :
+       {zeros({2}), ones({2}), full({2}, 3), eye(3), tensor({1, 2}), arange(3), linspace(0, 1, 3),
+        empty({2}), zeros_like(x), ones_like(x), full_like(x, 2), x.clone(), x.contiguous(),
+        x.to(kInt64), x.reshape({-1}), cat({x, x}), stack({x, x}), x.repeat({2, 1})})
     EXPECT_EQ(t._version(), 0u);
 }
 

@@ -1,8 +1,7 @@
 // Factory functions: tensor() from nested lists, zeros/ones/full/empty/eye, arange/linspace (bit
 // for bit against PyTorch 1.13), *_like, options, from_vector, from_blob, empty_strided.
-#include <gtest/gtest.h>
-
 #include <ember/ember.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
@@ -64,7 +63,7 @@ TEST(Creation, TensorInfersDtype) {
   EXPECT_EQ(tensor({{1, 2}, {3.5, 4}}).dtype(), kFloat32);
   EXPECT_EQ(tensor({1.5f}).dtype(), kFloat32);
   EXPECT_EQ(tensor({int32_t(1)}).dtype(), kInt64);  // any C++ integer is a Python int
-  EXPECT_EQ(tensor(0.1).item<float>(), 0.1f);        // rounded once, to float32
+  EXPECT_EQ(tensor(0.1).item<float>(), 0.1f);       // rounded once, to float32
 }
 
 TEST(Creation, TensorExplicitDtypeAndNesting) {
@@ -208,6 +207,8 @@ TEST(Creation, ArangeIntegers) {
   EXPECT_ERROR(arange(0, 5, 1, {.dtype = kBool}), "[arange]");
 }
 
+// The expected values below are laid out as tables.
+// clang-format off
 TEST(Creation, ArangeFloats) {
   Tensor q = arange(0., 1., 0.25);
   EXPECT_EQ(q.dtype(), kFloat32);
@@ -308,6 +309,8 @@ TEST(Creation, Linspace) {
                   -5,  -4,  -3,  -2,  -1,  -1,  0,   0,   1,   1,   1,   1,   2,   3,   3,
                   4,   5,   5,   7,   7,   8,   9,   9,   10,  11,  11,  12,  13}));
 }
+
+// clang-format on
 
 // ── *_like and options ──────────────────────────────────────────────────────────────────────
 

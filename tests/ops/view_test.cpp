@@ -1,9 +1,8 @@
 // View ops: PyTorch's viewability rule, every view op's shape, strides, offset and values, the
 // joining ops built on them, and every error message, including the CPU-only build's CUDA errors.
 // Expected values are PyTorch 1.13's.
-#include <gtest/gtest.h>
-
 #include <ember/ember.h>
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
@@ -52,9 +51,10 @@ void expect_view(const Tensor& v, const Tensor& base, const Ints& sizes, const I
 
 TEST(View, TransposedCannotBeFlattenedByView) {
   Tensor t = arange(6).view({2, 3}).t();
-  EXPECT_ERROR(t.view({-1}), "[view] view size is not compatible with input tensor's size and "
-                             "stride (at least one dimension spans across two contiguous "
-                             "subspaces). Use .reshape(...) instead.");
+  EXPECT_ERROR(t.view({-1}),
+               "[view] view size is not compatible with input tensor's size and "
+               "stride (at least one dimension spans across two contiguous "
+               "subspaces). Use .reshape(...) instead.");
   EXPECT_ERROR(t.view({6}), "Use .reshape(...) instead");
   Tensor r = t.reshape({-1});
   EXPECT_NE(r.storage().get(), t.storage().get());  // reshape copies
@@ -147,8 +147,9 @@ TEST(View, TransposeFamily) {
 TEST(View, TransposeFamilyErrors) {
   Tensor t = zeros({2, 3, 4});
   EXPECT_ERROR(t.t(), "[t] t() expects a tensor with <= 2 dimensions, but self is 3D");
-  EXPECT_ERROR(zeros({2}).mT(), "tensor.mT is only supported on matrices or batches of matrices. "
-                                "Got 1-D tensor.");
+  EXPECT_ERROR(zeros({2}).mT(),
+               "tensor.mT is only supported on matrices or batches of matrices. "
+               "Got 1-D tensor.");
   EXPECT_ERROR(zeros({2, 3}).permute({0, 0}), "[permute]");
   EXPECT_ERROR(zeros({2, 3}).permute({0, 0}), "duplicate dims are not allowed");
   EXPECT_ERROR(zeros({2, 3}).permute({0}), "number of dims don't match in permute");
@@ -168,8 +169,9 @@ TEST(View, ExpandErrors) {
   EXPECT_ERROR(zeros({2, 3}).expand({3, 3}),
                "[expand] the expanded size of the tensor (3) must match the existing size (2) at "
                "non-singleton dimension 0.  Target sizes: [3, 3].  Tensor sizes: [2, 3]");
-  EXPECT_ERROR(zeros({2, 3}).expand({3}), "the number of sizes provided (1) must be greater or "
-                                          "equal to the number of dimensions in the tensor (2)");
+  EXPECT_ERROR(zeros({2, 3}).expand({3}),
+               "the number of sizes provided (1) must be greater or "
+               "equal to the number of dimensions in the tensor (2)");
   EXPECT_ERROR(zeros({2, 3}).expand({-1, 2, 3}),
                "the expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
                "dimension 0");
@@ -210,7 +212,8 @@ TEST(View, NarrowSelectSliceErrors) {
   EXPECT_ERROR(t.slice(0, 0, 3, 0), "step must be");
   EXPECT_ERROR(t.slice(0, 0, 3, -1), "step must be");
   EXPECT_ERROR(t.index({Slice(None, None, -2)}), "step must be");
-  EXPECT_ERROR(zeros({2, 3}).index({0, 0, 0}), "[index] too many indices for tensor of dimension 2");
+  EXPECT_ERROR(zeros({2, 3}).index({0, 0, 0}),
+               "[index] too many indices for tensor of dimension 2");
   EXPECT_ERROR(tensor(5).index({0}), "too many indices for tensor of dimension 0");
 }
 
@@ -246,8 +249,9 @@ TEST(View, Unfold) {
   EXPECT_EQ(ints(m.unfold(1, 2, 1).index({2, 2})), (Ints{10, 11}));
   expect_view(m.unfold(0, 2, 1), m, {2, 4, 2}, {4, 1, 4}, 0);
   EXPECT_EQ(vec(tensor(5).unfold(0, 1, 1).sizes()), (Ints{1}));
-  EXPECT_ERROR(arange(5).unfold(0, 6, 1), "maximum size for tensor at dimension 0 is 5 but size "
-                                          "is 6");
+  EXPECT_ERROR(arange(5).unfold(0, 6, 1),
+               "maximum size for tensor at dimension 0 is 5 but size "
+               "is 6");
   EXPECT_ERROR(arange(5).unfold(0, 2, 0), "step is 0 but must be > 0");
 }
 
@@ -356,8 +360,9 @@ TEST(View, CatStackEdgesAndErrors) {
                "and [2, 2] at entry 1");
   EXPECT_ERROR(stack({}), "[stack]");
   EXPECT_EQ(vec(stack({tensor(1), tensor(2)}).sizes()), (Ints{2}));
-  EXPECT_ERROR(zeros({2, 3}).repeat({2}), "number of dimensions of repeat dims can not be smaller "
-                                          "than number of dimensions of tensor");
+  EXPECT_ERROR(zeros({2, 3}).repeat({2}),
+               "number of dimensions of repeat dims can not be smaller "
+               "than number of dimensions of tensor");
 }
 
 // ── copy_ into an overlapping destination ───────────────────────────────────────────────────
