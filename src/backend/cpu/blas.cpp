@@ -1,0 +1,217 @@
+// Matrix products on the CPU. float32/float64 go to OpenBLAS with the transpose flags read off
+// the strides (Note [BLAS layouts]); float16/bfloat16 are computed in float32 and rounded once,
+// as PyTorch's CPU kernels do; integers use a plain loop with wrapping arithmetic.
+#include "backend/cpu/blas.h"
+
+#include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <climits>
+#include <type_traits>
+#include <vector>
+
+#include "backend/cpu/parallel.h"
+#include "core/convert.h"
+#include "core/dispatch.h"
+#include "ember/creation.h"
+
+namespace ember::cpu {
+namespace {
+
+// Note [BLAS layouts]
+// BLAS reads a row-major (rows, cols) matrix with a leading dimension ld >= cols and unit column
+// stride (NoTrans), or the transpose of one: unit row stride and ld = column stride (Trans).
+// Every ember matrix with one unit stride is one of the two, so a transposed or sliced operand
+// (x.t(), x[:, :k]) goes to BLAS as it is; only a matrix with no unit stride at all (a strided
+// slice, a broadcast row) is copied. The stride of a size-1 dim is never read, so it is ignored.
+struct Layout {
+  bool ok = false;
+  CBLAS_TRANSPOSE trans = CblasNoTrans;
+  blasint ld = 1;
+};
+
+Layout blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  Layout l;
+  if ((cols == 1 || cs == 1) && (rows == 1 || rs >= std::max<int64_t>(cols, 1))) {
+    l = {true, CblasNoTrans, 0};
+    const int64_t ld = rows == 1 ? std::max<int64_t>(cols, 1) : rs;
+    l.ld = blasint(ld);
+    l.ok = ld <= INT_MAX;
+  } else if ((rows == 1 || rs == 1) && (cols == 1 || cs >= std::max<int64_t>(rows, 1))) {
+    l = {true, CblasTrans, 0};
+    const int64_t ld = cols == 1 ? std::max<int64_t>(rows, 1) : cs;
+    l.ld = blasint(ld);
+    l.ok = ld <= INT_MAX;
+  }
+  return l;
+}
+
+Layout matrix_layout(const Tensor& t) {  // t (B, rows, cols)
+  return blas_layout(t.size(1), t.size(2), t.stride(1), t.stride(2));
+}
+
+template <class T>
+void blas_gemm_call(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k,
+                    T alpha, const T* a, blasint lda, const T* b, blasint ldb, T beta, T* c,
+                    blasint ldc) {
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  else
+    cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+// y (len) = alpha * op(stored) @ x + beta * y, where `stored` is row-major (rows, cols).
+template <class T>
+void blas_gemv_call(CBLAS_TRANSPOSE t, blasint rows, blasint cols, T alpha, const T* a, blasint lda,
+                    const T* x, blasint incx, T beta, T* y, blasint incy, blasint len) {
+  // beta == 0 must not read y (it may be uninitialised); not every OpenBLAS scal kernel
+  // guarantees that, so clear y here.
+  if (beta == T(0))
+    for (blasint i = 0; i < len; ++i) y[int64_t(i) * incy] = T(0);
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemv(CblasRowMajor, t, rows, cols, alpha, a, lda, x, incx, beta, y, incy);
+  else
+    cblas_dgemv(CblasRowMajor, t, rows, cols, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+bool fits_blas(int64_t v) { return v <= INT_MAX; }
+
+// Below this many multiply-adds per matrix a batch is spread over threads, each running
+// single-threaded BLAS, instead of running the matrices one after another with threaded BLAS:
+// threading one small GEMM costs more than it saves (bench/linalg_bench.cpp, bmm cases).
+constexpr int64_t kBatchParallelMacs = int64_t(1) << 22;
+
+template <class T>
+void blas_gemm(Tensor a, Tensor b, Tensor c, T alpha, T beta) {  // c: a handle, written through
+  const int64_t batch = c.size(0), M = c.size(1), N = c.size(2), K = a.size(2);
+  Layout la = matrix_layout(a), lb = matrix_layout(b);
+  const Layout lc = matrix_layout(c);
+  if (!la.ok) a = a.contiguous(), la = matrix_layout(a);
+  if (!lb.ok) b = b.contiguous(), lb = matrix_layout(b);
+  if (!lc.ok || lc.trans != CblasNoTrans || !fits_blas(M) || !fits_blas(N) || !fits_blas(K)) {
+    EMBER_CHECK(fits_blas(M) && fits_blas(N) && fits_blas(K), "matmul",
+                "matrix dims must be below 2^31 for BLAS, got ", M, "x", K, " and ", K, "x", N);
+    // An output BLAS cannot write in place: compute into a fresh matrix and copy back.
+    Tensor tmp = empty(c.sizes(), c.options());
+    if (beta != T(0)) tmp.copy_(c);
+    blas_gemm<T>(a, b, tmp, alpha, beta);
+    c.copy_(tmp);
+    return;
+  }
+  const T* pa = static_cast<const T*>(a.data_ptr());
+  const T* pb = static_cast<const T*>(b.data_ptr());
+  T* pc = static_cast<T*>(c.data_ptr());
+  const int64_t sa = a.stride(0), sb = b.stride(0), sc = c.stride(0);
+  const blasint m = blasint(M), n = blasint(N), k = blasint(K);
+
+  auto one = [&](int64_t i) {
+    const T* ai = pa + i * sa;
+    const T* bi = pb + i * sb;
+    T* ci = pc + i * sc;
+    if (N == 1) {
+      // (M, K) @ (K, 1): x is b's column, y is c's column.
+      const blasint incx = blasint(K > 1 ? b.stride(1) : 1),
+                    incy = blasint(M > 1 ? c.stride(1) : 1);
+      if (la.trans == CblasNoTrans)
+        blas_gemv_call<T>(CblasNoTrans, m, k, alpha, ai, la.ld, bi, incx, beta, ci, incy, m);
+      else
+        blas_gemv_call<T>(CblasTrans, k, m, alpha, ai, la.ld, bi, incx, beta, ci, incy, m);
+    } else if (M == 1) {
+      // (1, K) @ (K, N) as c^T = b^T a^T: x is a's row, y is c's row.
+      const blasint incx = blasint(K > 1 ? a.stride(2) : 1), incy = blasint(c.stride(2));
+      if (lb.trans == CblasNoTrans)
+        blas_gemv_call<T>(CblasTrans, k, n, alpha, bi, lb.ld, ai, incx, beta, ci, incy, n);
+      else
+        blas_gemv_call<T>(CblasNoTrans, n, k, alpha, bi, lb.ld, ai, incx, beta, ci, incy, n);
+    } else {
+      blas_gemm_call<T>(la.trans, lb.trans, m, n, k, alpha, ai, la.ld, bi, lb.ld, beta, ci, lc.ld);
+    }
+  };
+
+  const int threads = get_num_threads();
+  if (batch > 1 && threads > 1 && M * N * K <= kBatchParallelMacs && !omp_in_parallel()) {
+    // Inside the parallel region OpenBLAS's OpenMP build runs single-threaded.
+    parallel_for(0, batch, 1, [&](int64_t b0, int64_t b1) {
+      for (int64_t i = b0; i < b1; ++i) one(i);
+    });
+  } else {
+    sync_blas_threads();
+    for (int64_t i = 0; i < batch; ++i) one(i);
+  }
+}
+
+// Integer product with wrapping arithmetic in uint64_t: the result modulo 2^bits of T is what
+// accumulating in T would give, without signed-overflow UB.
+template <class T>
+void int_gemm(const Tensor& a, const Tensor& b, const Tensor& c, Scalar alpha, Scalar beta) {
+  using U = uint64_t;
+  const int64_t M = c.size(1), N = c.size(2), K = a.size(2);
+  const U al = U(alpha.to<int64_t>()), be = U(beta.to<int64_t>());
+  const bool beta_zero = beta.to<int64_t>() == 0;
+  const T* pa = static_cast<const T*>(a.data_ptr());
+  const T* pb = static_cast<const T*>(b.data_ptr());
+  T* pc = static_cast<T*>(c.data_ptr());
+  const int64_t sa0 = a.stride(0), sa1 = a.stride(1), sa2 = a.stride(2);
+  const int64_t sb0 = b.stride(0), sb1 = b.stride(1), sb2 = b.stride(2);
+  const int64_t sc0 = c.stride(0), sc1 = c.stride(1), sc2 = c.stride(2);
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, N * K));
+  parallel_for(0, c.size(0) * M, grain, [&](int64_t r0, int64_t r1) {
+    std::vector<U> acc(static_cast<size_t>(N));
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t bi = r / M, i = r % M;
+      std::fill(acc.begin(), acc.end(), U(0));
+      const T* arow = pa + bi * sa0 + i * sa1;
+      for (int64_t k = 0; k < K; ++k) {
+        const U av = U(int64_t(arow[k * sa2]));
+        if (av == 0) continue;
+        const T* brow = pb + bi * sb0 + k * sb1;
+        for (int64_t j = 0; j < N; ++j) acc[j] += av * U(int64_t(brow[j * sb2]));
+      }
+      T* crow = pc + bi * sc0 + i * sc1;
+      for (int64_t j = 0; j < N; ++j) {
+        U v = al * acc[j];
+        if (!beta_zero) v += be * U(int64_t(crow[j * sc2]));
+        crow[j * sc2] = T(int64_t(v));
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void sync_blas_threads() {
+  if (omp_in_parallel()) return;
+  const int n = get_num_threads();
+  // OpenBLAS's OpenMP build sizes its team from the calling thread's omp_get_max_threads() and
+  // resets its own count to that, so both are set: the ICV (per thread) and OpenBLAS's count.
+  if (omp_get_max_threads() != n) omp_set_num_threads(n);
+  if (openblas_get_num_threads() != n) openblas_set_num_threads(n);
+}
+
+void gemm(const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Scalar beta) {
+  Tensor c = out;  // a second handle: the in-place methods are non-const
+  const int64_t batch = c.size(0), M = c.size(1), N = c.size(2), K = a.size(2);
+  if (batch == 0 || M == 0 || N == 0) return;
+  const bool beta_zero = beta.to_double() == 0;
+  if (K == 0) {  // an empty sum: c = beta * c
+    if (beta_zero)
+      c.zero_();
+    else if (beta.to_double() != 1)
+      c.mul_(beta);
+    return;
+  }
+  dispatch<DtypeSet::Numeric>(c.dtype(), "matmul", [&]<class T>() {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      blas_gemm<T>(a, b, c, alpha.to<T>(), beta.to<T>());
+    } else if constexpr (is_half_v<T>) {
+      const Tensor cf = beta_zero ? empty(c.sizes(), {.dtype = kFloat32}) : c.to(kFloat32, true);
+      blas_gemm<float>(a.to(kFloat32), b.to(kFloat32), cf, alpha.to<float>(), beta.to<float>());
+      c.copy_(cf);
+    } else {
+      int_gemm<T>(a, b, c, alpha, beta);
+    }
+  });
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,21 @@
+// The CPU matrix-product kernel behind every linalg op: OpenBLAS sgemm/dgemm (sgemv/dgemv for
+// matrix-vector shapes) for float32/float64, the float path with conversions for float16 and
+// bfloat16, and a plain loop for integer dtypes.
+#pragma once
+
+#include "ember/scalar.h"
+#include "ember/tensor.h"
+
+namespace ember::cpu {
+
+/// c = beta * c + alpha * (a @ b), batch by batch:
+///   a (B, M, K), b (B, K, N), c (B, M, N), one dtype for all three.
+/// a and b may have any strides (a stride-0 batch is a broadcast operand); a transposed matrix
+/// is passed to BLAS as such, not copied. c is written and must not overlap a or b. beta == 0
+/// ignores c's contents, so NaN in uninitialised memory does not leak into the result.
+void gemm(const Tensor& a, const Tensor& b, const Tensor& c, Scalar alpha, Scalar beta);
+
+/// Makes OpenBLAS use ember's thread count (get_num_threads()) in the calling thread.
+void sync_blas_threads();
+
+}  // namespace ember::cpu
