@@ -14,9 +14,16 @@ using cpu::select;
 using cpu::vmax;
 using cpu::vmin;
 
+// Floating inputs only: PyTorch has no integer kernels for these ("not implemented for 'Long'").
 template <class Make>
 Tensor activation(const char* op, const Tensor& t, const Make& make,
                   const Tensor* target = nullptr) {
+  return elementwise<Promote::Default, DtypeSet::Floating>(op, {t}, make, target);
+}
+// sigmoid and logit are unary float ops: integer inputs give the default float dtype.
+template <class Make>
+Tensor float_activation(const char* op, const Tensor& t, const Make& make,
+                        const Tensor* target = nullptr) {
   return elementwise<Promote::IntToFloat, DtypeSet::Floating>(op, {t}, make, target);
 }
 
@@ -27,25 +34,26 @@ inline constexpr auto sigmoid_fn = []<class T>() {
   };
 };
 
+// relu and hardtanh are PyTorch's clamps: bound first, so x wins ties (relu(-0.0) is -0.0).
 inline constexpr auto relu_fn = []<class T>() {
-  return [](auto x) { return vmax(x, decltype(x)(0)); };
+  return [](auto x) { return vmax(decltype(x)(0), x); };
 };
 
 auto hardtanh_fn(double lo, double hi) {
   return [lo, hi]<class T>() {
     return [l = T(lo), h = T(hi)](auto x) {
       using V = decltype(x);
-      return vmin(vmax(x, V(l)), V(h));
+      return vmin(V(h), vmax(V(l), x));
     };
   };
 }
 
 }  // namespace
 
-Tensor sigmoid(const Tensor& t) { return activation("sigmoid", t, sigmoid_fn); }
+Tensor sigmoid(const Tensor& t) { return float_activation("sigmoid", t, sigmoid_fn); }
 
 Tensor logit(const Tensor& t, std::optional<double> eps) {
-  return activation("logit", t, [eps]<class T>() {
+  return float_activation("logit", t, [eps]<class T>() {
     const T lo = eps ? T(*eps) : T(0), hi = eps ? T(1 - *eps) : T(1);
     const bool clamp = eps.has_value();
     return [lo, hi, clamp](T x) -> T {
@@ -75,7 +83,8 @@ Tensor elu(const Tensor& t, double alpha, double scale, double input_scale) {
   return activation("elu", t, [=]<class T>() {
     return [a = T(alpha * scale), s = T(scale), is = T(input_scale)](auto x) {
       using V = decltype(x);
-      return select(gt(x, V(0)), x * V(s), V(a) * cpu::expm1(x * V(is)));
+      // exp - 1 rather than expm1, as PyTorch's kernel (elu(-0.0) is +0.0).
+      return select(gt(x, V(0)), x * V(s), (cpu::exp(x * V(is)) - V(1)) * V(a));
     };
   });
 }
@@ -129,6 +138,8 @@ Tensor softplus(const Tensor& t, double beta, double threshold) {
 }
 
 Tensor hardtanh(const Tensor& t, double min_val, double max_val) {
+  EMBER_CHECK(t.dtype() != kUInt8 || (min_val >= 0 && max_val >= 0), "hardtanh",
+              "cannot do hardtanh on an unsigned type with negative limits");
   return elementwise<Promote::Default, DtypeSet::Numeric>("hardtanh", {t},
                                                           hardtanh_fn(min_val, max_val));
 }
@@ -153,7 +164,7 @@ Tensor hardswish(const Tensor& t) {
 
 Tensor Tensor::sigmoid() const { return ember::sigmoid(*this); }
 Tensor& Tensor::sigmoid_() {
-  activation("sigmoid_", *this, sigmoid_fn, this);
+  float_activation("sigmoid_", *this, sigmoid_fn, this);
   return *this;
 }
 Tensor Tensor::logit(std::optional<double> eps) const { return ember::logit(*this, eps); }

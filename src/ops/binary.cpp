@@ -25,8 +25,18 @@ void check_divisor(T b, const char* op) {
   if constexpr (std::is_integral_v<T>) EMBER_CHECK(b != 0, op, "ZeroDivisionError");
 }
 
-auto add_fn(Scalar alpha) {
-  return [alpha]<class T>() {
+// PyTorch's alpha_check: a bool alpha needs a bool result, a floating one a floating result.
+template <class T>
+void check_alpha(const char* op, Scalar alpha) {
+  EMBER_CHECK((!alpha.is_bool() || std::is_same_v<T, bool>), op,
+              "Boolean alpha only supported for Boolean results.");
+  EMBER_CHECK(std::is_floating_point_v<T> || !alpha.is_floating_point(), op,
+              "For integral input tensors, argument alpha must not be a floating point number.");
+}
+
+auto add_fn(const char* op, Scalar alpha) {
+  return [op, alpha]<class T>() {
+    check_alpha<T>(op, alpha);
     const T s = alpha.to<T>();
     if constexpr (std::is_same_v<T, bool>) {
       return [s](auto x, auto y) { return bool(x || (s && y)); };
@@ -36,8 +46,9 @@ auto add_fn(Scalar alpha) {
   };
 }
 
-auto sub_fn(Scalar alpha) {
-  return [alpha]<class T>() {
+auto sub_fn(const char* op, Scalar alpha) {
+  return [op, alpha]<class T>() {
+    check_alpha<T>(op, alpha);
     const T s = alpha.to<T>();
     return [s](auto x, auto y) { return x - s * y; };
   };
@@ -161,12 +172,27 @@ inline constexpr auto fmin_fn = []<class T>() {
   };
 };
 
-// PyTorch's lerp: from the nearer end, so lerp(a, b, 1) == b exactly.
+// PyTorch 1.13's lerp: from the end nearer a weight in [0, 1], so lerp(a, b, 1) == b exactly;
+// fused multiply-adds, as its kernel is compiled (and as later versions write it).
+template <class T>
+T lerp_value(T a, T b, T w) {
+  return w < T(0.5) ? std::fma(w, b - a, a) : std::fma(a - b, T(1) - w, b);
+}
 inline constexpr auto lerp_fn = []<class T>() {
-  return [](T a, T b, T w) -> T {
-    return std::abs(w) < T(0.5) ? a + w * (b - a) : b - (b - a) * (T(1) - w);
-  };
+  return [](T a, T b, T w) { return lerp_value(a, b, w); };
 };
+// A scalar weight is an argument, not an operand: it stays in the compute type (float for half).
+auto lerp_scalar_fn(Scalar weight) {
+  return [weight]<class T>() {
+    return [w = weight.to<T>()](T a, T b) { return lerp_value(a, b, w); };
+  };
+}
+
+// lerp does not promote: end (and a tensor weight) must have start's dtype.
+void check_lerp_dtype(const Tensor& start, const Tensor& other, const char* name) {
+  EMBER_CHECK(start.dtype() == other.dtype(), "lerp", "expected dtype ", start.dtype(), " for `",
+              name, "` but got dtype ", other.dtype());
+}
 
 auto addcmul_fn(Scalar value) {
   return [value]<class T>() {
@@ -192,54 +218,64 @@ void check_not_bool_sub(const Tensor& a, const Operand& b) {
               "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
 }
 
-Tensor div_impl(const Operand& a, const Operand& b, const std::optional<std::string>& mode,
-                const Tensor* target) {
-  if (!mode) return elementwise<Promote::IntToFloat, kNumericSet>("div", {a, b}, true_div_fn, target);
-  if (*mode == "floor") return elementwise<Promote::Default, kNumericSet>("div", {a, b}, floor_div_fn, target);
-  if (*mode == "trunc") return elementwise<Promote::Default, kNumericSet>("div", {a, b}, trunc_div_fn, target);
-  fail("div", "expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode,
-       "'");
+Tensor div_impl(const char* op, const Operand& a, const Operand& b,
+                const std::optional<std::string>& mode, const Tensor* target) {
+  if (!mode) return elementwise<Promote::IntToFloat, kNumericSet>(op, {a, b}, true_div_fn, target);
+  if (*mode == "floor")
+    return elementwise<Promote::Default, kNumericSet>(op, {a, b}, floor_div_fn, target);
+  if (*mode == "trunc")
+    return elementwise<Promote::Default, kNumericSet>(op, {a, b}, trunc_div_fn, target);
+  fail(op, "expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
 }
 
 // pow with a scalar exponent: the common exponents take exact, faster paths (as PyTorch).
-Tensor pow_scalar_impl(const Tensor& base, Scalar e, const Tensor* target) {
+Tensor pow_scalar_impl(const char* op, const Tensor& base, Scalar e, const Tensor* target) {
   if (is_integral(base.dtype(), true) && !e.is_floating_point())
-    EMBER_CHECK(e.to_int() >= 0, "pow", "Integers to negative integer powers are not allowed.");
+    EMBER_CHECK(e.to_int() >= 0, op, "Integers to negative integer powers are not allowed.");
   const double v = e.to_double();
   auto run = [&](auto make) {
-    return elementwise<Promote::Default, kNumericSet>("pow", {base, e}, make, target);
+    return elementwise<Promote::Default, kNumericSet>(op, {base, e}, make, target);
   };
   if (v == 1) return run([]<class T>() { return [](auto x, auto) { return x; }; });
   if (v == 2) return run([]<class T>() { return [](auto x, auto) { return x * x; }; });
   if (v == 3) return run([]<class T>() { return [](auto x, auto) { return x * x * x; }; });
   if (is_floating_point(result_type(base, e))) {
     if (v == 0.5) return run([]<class T>() { return [](auto x, auto) { return cpu::sqrt(x); }; });
+    if (v == -0.5)
+      return run([]<class T>() { return [](auto x, auto) { return T(1) / cpu::sqrt(x); }; });
     if (v == -1) return run([]<class T>() { return [](auto x, auto) { return T(1) / x; }; });
     if (v == -2) return run([]<class T>() { return [](auto x, auto) { return T(1) / (x * x); }; });
   }
-  return elementwise<Promote::Default, kNumericSet>("pow", {base, e}, pow_fn, target);
+  return elementwise<Promote::Default, kNumericSet>(op, {base, e}, pow_fn, target);
+}
+
+// addcdiv refuses integer division (PyTorch's message).
+void check_addcdiv(const char* op, const Tensor& t1, const Tensor& t2) {
+  EMBER_CHECK(!(is_integral(t1.dtype(), true) && is_integral(t2.dtype(), true)), op,
+              "Integer division with addcdiv is no longer supported, and in a future release "
+              "addcdiv will perform a true division of tensor1 and tensor2.");
 }
 
 }  // namespace
 
 // ── free functions ──────────────────────────────────────────────────────
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
-  return elementwise<Promote::Default, kAllSet>("add", {a, b}, add_fn(alpha));
+  return elementwise<Promote::Default, kAllSet>("add", {a, b}, add_fn("add", alpha));
 }
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
-  return elementwise<Promote::Default, kAllSet>("add", {a, b}, add_fn(alpha));
+  return elementwise<Promote::Default, kAllSet>("add", {a, b}, add_fn("add", alpha));
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   check_not_bool_sub(a, b);
-  return elementwise<Promote::Default, kNumericSet>("sub", {a, b}, sub_fn(alpha));
+  return elementwise<Promote::Default, kNumericSet>("sub", {a, b}, sub_fn("sub", alpha));
 }
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
   check_not_bool_sub(a, b);
-  return elementwise<Promote::Default, kNumericSet>("sub", {a, b}, sub_fn(alpha));
+  return elementwise<Promote::Default, kNumericSet>("sub", {a, b}, sub_fn("sub", alpha));
 }
 Tensor rsub(const Tensor& a, Scalar b) {
   check_not_bool_sub(a, b);
-  return elementwise<Promote::Default, kNumericSet>("sub", {b, a}, sub_fn(1));
+  return elementwise<Promote::Default, kNumericSet>("sub", {b, a}, sub_fn("sub", 1));
 }
 Tensor mul(const Tensor& a, const Tensor& b) {
   return elementwise<Promote::Default, kAllSet>("mul", {a, b}, mul_fn);
@@ -248,13 +284,13 @@ Tensor mul(const Tensor& a, Scalar b) {
   return elementwise<Promote::Default, kAllSet>("mul", {a, b}, mul_fn);
 }
 Tensor div(const Tensor& a, const Tensor& b, DivOptions o) {
-  return div_impl(a, b, o.rounding_mode, nullptr);
+  return div_impl("div", a, b, o.rounding_mode, nullptr);
 }
 Tensor div(const Tensor& a, Scalar b, DivOptions o) {
-  return div_impl(a, b, o.rounding_mode, nullptr);
+  return div_impl("div", a, b, o.rounding_mode, nullptr);
 }
 Tensor div(Scalar a, const Tensor& b, DivOptions o) {
-  return div_impl(a, b, o.rounding_mode, nullptr);
+  return div_impl("div", a, b, o.rounding_mode, nullptr);
 }
 Tensor floor_divide(const Tensor& a, const Tensor& b) { return div(a, b, {"floor"}); }
 Tensor floor_divide(const Tensor& a, Scalar b) { return div(a, b, {"floor"}); }
@@ -276,9 +312,14 @@ Tensor fmod(const Tensor& a, Scalar b) {
 Tensor pow(const Tensor& base, const Tensor& exponent) {
   return elementwise<Promote::Default, kNumericSet>("pow", {base, exponent}, pow_fn);
 }
-Tensor pow(const Tensor& base, Scalar exponent) { return pow_scalar_impl(base, exponent, nullptr); }
+Tensor pow(const Tensor& base, Scalar exponent) {
+  return pow_scalar_impl("pow", base, exponent, nullptr);
+}
 Tensor pow(Scalar base, const Tensor& exponent) {
-  return elementwise<Promote::Default, kNumericSet>("pow", {base, exponent}, pow_fn);
+  // PyTorch allocates this output row-major whatever the exponent's layout.
+  Tensor out =
+      empty(exponent.sizes(), {.dtype = result_type(base, exponent), .device = exponent.device()});
+  return elementwise<Promote::Default, kNumericSet>("pow", {base, exponent}, pow_fn, &out, true);
 }
 Tensor atan2(const Tensor& a, const Tensor& b) {
   return elementwise<Promote::IntToFloat, kFloatingSet>(
@@ -291,24 +332,25 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
   return elementwise<Promote::Default, kAllSet>("minimum", {a, b}, minimum_fn);
 }
 Tensor fmax(const Tensor& a, const Tensor& b) {
-  return elementwise<Promote::Default, kNumericSet>("fmax", {a, b}, fmax_fn);
+  return elementwise<Promote::Default, kAllSet>("fmax", {a, b}, fmax_fn);
 }
 Tensor fmin(const Tensor& a, const Tensor& b) {
-  return elementwise<Promote::Default, kNumericSet>("fmin", {a, b}, fmin_fn);
+  return elementwise<Promote::Default, kAllSet>("fmin", {a, b}, fmin_fn);
 }
 Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
-  return elementwise<Promote::Default, kFloatingSet>("lerp", {start, end, weight}, lerp_fn);
+  check_lerp_dtype(start, end, "end");
+  return elementwise<Promote::Default, kFloatingSet>("lerp", {start, end}, lerp_scalar_fn(weight));
 }
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  check_lerp_dtype(start, end, "end");
+  check_lerp_dtype(start, weight, "weight");
   return elementwise<Promote::Default, kFloatingSet>("lerp", {start, end, weight}, lerp_fn);
 }
 Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
   return elementwise<Promote::Default, kNumericSet>("addcmul", {self, t1, t2}, addcmul_fn(value));
 }
 Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
-  EMBER_CHECK(!(is_integral(t1.dtype(), true) && is_integral(t2.dtype(), true)), "addcdiv",
-              "Integer division with addcdiv is no longer supported, and in a future release "
-              "addcdiv will perform a true division of tensor1 and tensor2.");
+  check_addcdiv("addcdiv", t1, t2);
   return elementwise<Promote::Default, kNumericSet>("addcdiv", {self, t1, t2}, addcdiv_fn(value));
 }
 Tensor hypot(const Tensor& a, const Tensor& b) {
@@ -328,23 +370,23 @@ Tensor xlogy(const Tensor& a, const Tensor& b) {
 Tensor Tensor::add(const Tensor& o, Scalar alpha) const { return ember::add(*this, o, alpha); }
 Tensor Tensor::add(Scalar o, Scalar alpha) const { return ember::add(*this, o, alpha); }
 Tensor& Tensor::add_(const Tensor& o, Scalar alpha) {
-  elementwise<Promote::Default, kAllSet>("add_", {*this, o}, add_fn(alpha), this);
+  elementwise<Promote::Default, kAllSet>("add_", {*this, o}, add_fn("add_", alpha), this);
   return *this;
 }
 Tensor& Tensor::add_(Scalar o, Scalar alpha) {
-  elementwise<Promote::Default, kAllSet>("add_", {*this, o}, add_fn(alpha), this);
+  elementwise<Promote::Default, kAllSet>("add_", {*this, o}, add_fn("add_", alpha), this);
   return *this;
 }
 Tensor Tensor::sub(const Tensor& o, Scalar alpha) const { return ember::sub(*this, o, alpha); }
 Tensor Tensor::sub(Scalar o, Scalar alpha) const { return ember::sub(*this, o, alpha); }
 Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
   check_not_bool_sub(*this, o);
-  elementwise<Promote::Default, kNumericSet>("sub_", {*this, o}, sub_fn(alpha), this);
+  elementwise<Promote::Default, kNumericSet>("sub_", {*this, o}, sub_fn("sub_", alpha), this);
   return *this;
 }
 Tensor& Tensor::sub_(Scalar o, Scalar alpha) {
   check_not_bool_sub(*this, o);
-  elementwise<Promote::Default, kNumericSet>("sub_", {*this, o}, sub_fn(alpha), this);
+  elementwise<Promote::Default, kNumericSet>("sub_", {*this, o}, sub_fn("sub_", alpha), this);
   return *this;
 }
 Tensor Tensor::mul(const Tensor& o) const { return ember::mul(*this, o); }
@@ -358,17 +400,17 @@ Tensor& Tensor::mul_(Scalar o) {
   return *this;
 }
 Tensor Tensor::div(const Tensor& o, std::optional<std::string> m) const {
-  return div_impl(*this, o, m, nullptr);
+  return div_impl("div", *this, o, m, nullptr);
 }
 Tensor Tensor::div(Scalar o, std::optional<std::string> m) const {
-  return div_impl(*this, o, m, nullptr);
+  return div_impl("div", *this, o, m, nullptr);
 }
 Tensor& Tensor::div_(const Tensor& o, std::optional<std::string> m) {
-  div_impl(*this, o, m, this);
+  div_impl("div_", *this, o, m, this);
   return *this;
 }
 Tensor& Tensor::div_(Scalar o, std::optional<std::string> m) {
-  div_impl(*this, o, m, this);
+  div_impl("div_", *this, o, m, this);
   return *this;
 }
 Tensor Tensor::floor_divide(const Tensor& o) const { return ember::floor_divide(*this, o); }
@@ -384,7 +426,7 @@ Tensor& Tensor::pow_(const Tensor& e) {
   return *this;
 }
 Tensor& Tensor::pow_(Scalar e) {
-  pow_scalar_impl(*this, e, this);
+  pow_scalar_impl("pow_", *this, e, this);
   return *this;
 }
 Tensor Tensor::atan2(const Tensor& o) const { return ember::atan2(*this, o); }
@@ -407,6 +449,7 @@ Tensor Tensor::addcdiv(const Tensor& a, const Tensor& b, Scalar v) const {
   return ember::addcdiv(*this, a, b, v);
 }
 Tensor& Tensor::addcdiv_(const Tensor& a, const Tensor& b, Scalar v) {
+  check_addcdiv("addcdiv_", a, b);
   elementwise<Promote::Default, kNumericSet>("addcdiv_", {*this, a, b}, addcdiv_fn(v), this);
   return *this;
 }

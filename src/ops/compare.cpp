@@ -173,7 +173,9 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
 }
 Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const {
   check_mask("masked_fill", mask);
-  Tensor out = expand(broadcast_shapes(sizes(), mask.sizes())).clone();
+  // A row-major copy whatever self's layout, as PyTorch's clone(MemoryFormat::Contiguous).
+  Tensor out = empty(broadcast_shapes(sizes(), mask.sizes()), options());
+  out.copy_(*this);
   return masked_fill_impl(out, mask, value, "masked_fill");
 }
 Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
@@ -192,16 +194,18 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   EMBER_CHECK(a.dtype() == b.dtype(), "isclose", a.dtype(), " did not match ", b.dtype());
+  // As PyTorch: equal, or both NaN with equal_nan, or |x - y| finite and <= atol + |rtol * y|,
+  // the errors computed in the inputs' type (the default float for integers and bool).
   return elementwise<Promote::ToBool, DtypeSet::All>("isclose", {a, b}, [=]<class T>() {
+    using M = std::conditional_t<std::is_floating_point_v<T>, T, float>;
+    const M r = M(rtol), at = M(atol);
+    const bool exact = rtol == 0 && atol == 0;
     return [=](T x, T y) -> bool {
       if (x == y) return true;
-      if constexpr (std::is_floating_point_v<T>) {
-        if (x != x || y != y) return equal_nan && x != x && y != y;
-        if (std::isinf(x) || std::isinf(y)) return false;
-        return std::abs(double(x) - double(y)) <= atol + rtol * std::abs(double(y));
-      } else {
-        return std::abs(double(x) - double(y)) <= atol + rtol * std::abs(double(y));
-      }
+      if constexpr (std::is_floating_point_v<T>)
+        if (equal_nan && x != x && y != y) return true;
+      const M actual = std::abs(M(x) - M(y));
+      return !exact && std::isfinite(actual) && actual <= at + std::abs(r * M(y));
     };
   });
 }

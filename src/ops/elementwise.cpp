@@ -16,39 +16,66 @@ bool can_cast(Dtype from, Dtype to) {
   return true;
 }
 
-bool dense_non_overlapping(const Tensor& t, DimVector& order) {
-  order.resize(0);
-  for (int64_t d = 0; d < t.dim(); ++d) order.push_back(d);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t a, int64_t b) { return t.strides()[a] > t.strides()[b]; });
-  int64_t expected = 1;
-  for (int64_t i = t.dim() - 1; i >= 0; --i) {
-    const int64_t d = order[i];
-    if (t.sizes()[d] == 1) continue;
-    if (t.strides()[d] != expected) return false;
-    expected *= t.sizes()[d];
-  }
-  return true;
-}
-
-// Output layout follows the first input that has the full shape and a dense, permuted layout
-// (so `x.T() * 2` stays transposed, as in PyTorch); otherwise row-major.
+// Note [Output layout]: the output's dims are ordered as TensorIterator orders them. Walking the
+// tensor operands in order, the first one whose strides differ on two dims decides which of them
+// is inner (broadcast dims, stride 0, have no say; equal strides put the smaller dim inside), so
+// `x.t() * 2` stays transposed and `a + b.t()` follows a; with no opinion it is row-major.
 Tensor allocate_output(IntArrayRef shape, Dtype dtype, Device device,
                        const std::vector<Operand>& operands) {
+  const int64_t nd = int64_t(shape.size());
+  std::vector<DimVector> strides;  // each tensor's strides in the broadcast shape, 0 if broadcast
+  bool all_contiguous = true;
   for (const Operand& o : operands) {
     const Tensor* t = o.tensor();
-    if (!t || t->sizes() != shape || t->is_contiguous()) continue;
-    DimVector order;
-    if (!dense_non_overlapping(*t, order)) break;
-    DimVector strides(shape.size());
-    int64_t s = 1;
-    for (int64_t i = int64_t(order.size()) - 1; i >= 0; --i) {
-      strides[order[i]] = s;
-      s *= std::max<int64_t>(shape[order[i]], 1);
-    }
-    return empty_strided(shape, strides, {.dtype = dtype, .device = device});
+    if (!t) continue;
+    all_contiguous &= t->is_contiguous();
+    DimVector s(nd, 0);
+    for (int64_t i = 0, lead = nd - t->dim(); i < t->dim(); ++i)
+      if (t->sizes()[i] == shape[lead + i]) s[lead + i] = t->strides()[i];
+    strides.push_back(std::move(s));
   }
-  return empty(shape, {.dtype = dtype, .device = device});
+  if (all_contiguous || nd <= 1) return empty(shape, {.dtype = dtype, .device = device});
+  const auto should_swap = [&](int64_t d0, int64_t d1) {
+    for (const DimVector& s : strides) {
+      if (s[d0] == 0 || s[d1] == 0) continue;
+      if (s[d0] != s[d1]) return s[d0] < s[d1] ? -1 : 1;
+      if (shape[d0] > shape[d1]) return 1;
+    }
+    return 0;
+  };
+  DimVector perm(nd);  // perm[0] is the innermost dim
+  for (int64_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  // Insertion sort that stops at the first dim with a firm opinion (as TensorIterator's).
+  for (int64_t i = 1; i < nd; ++i) {
+    for (int64_t d0 = i - 1, d1 = i; d0 >= 0; --d0) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  DimVector out_strides(nd);
+  int64_t next = 1;
+  for (int64_t i = 0; i < nd; ++i) {
+    out_strides[perm[i]] = next;
+    next *= shape[perm[i]];
+  }
+  return empty_strided(shape, out_strides, {.dtype = dtype, .device = device});
+}
+
+// broadcast_shapes, with the op's name in the error ("[add] the size of tensor a (3) must ...").
+DimVector broadcast(const char* op, IntArrayRef a, IntArrayRef b) {
+  const size_t n = std::max(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    EMBER_CHECK(da == db || da == 1 || db == 1, op, "the size of tensor a (", da,
+                ") must match the size of tensor b (", db, ") at non-singleton dimension ", i);
+  }
+  return broadcast_shapes(a, b);
 }
 
 bool overlaps(const Tensor& a, const Tensor& b) {
@@ -79,7 +106,7 @@ ElementwisePlan plan_elementwise(const char* op, const std::vector<Operand>& ope
     EMBER_CHECK(t->device() == *device || t->dim() == 0, op,
                 "expected all tensors to be on the same device, but found at least two devices, ",
                 *device, " and ", t->device(), "!");
-    shape = broadcast_shapes(shape, t->sizes());
+    shape = broadcast(op, shape, t->sizes());
   }
   if (!device) device = Device(kCPU);
 

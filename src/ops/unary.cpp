@@ -38,8 +38,6 @@ EMBER_UNARY_FN(tan, cpu::tan(x))
 EMBER_UNARY_FN(asin, cpu::asin(x))
 EMBER_UNARY_FN(acos, cpu::acos(x))
 EMBER_UNARY_FN(atan, cpu::atan(x))
-EMBER_UNARY_FN(sinh, cpu::sinh(x))
-EMBER_UNARY_FN(cosh, cpu::cosh(x))
 EMBER_UNARY_FN(tanh, cpu::tanh(x))
 EMBER_UNARY_FN(erf, cpu::erf(x))
 EMBER_UNARY_FN(erfc, cpu::erfc(x))
@@ -51,6 +49,10 @@ EMBER_UNARY_FN(round, cpu::nearbyint(x))
 EMBER_UNARY_FN(frac, x - cpu::trunc(x))
 EMBER_UNARY_FN(square, x * x)
 #undef EMBER_UNARY_FN
+
+// sinh and cosh stay scalar: SLEEF's overflow early (sinhf(89) is inf, not 2.24e38).
+inline constexpr auto sinh_fn = []<class T>() { return [](T x) { return std::sinh(x); }; };
+inline constexpr auto cosh_fn = []<class T>() { return [](T x) { return std::cosh(x); }; };
 
 inline constexpr auto neg_fn = []<class T>() { return [](auto x) { return -x; }; };
 
@@ -69,21 +71,43 @@ inline constexpr auto sign_fn = []<class T>() {
   };
 };
 
-// Integer rounding functions are the identity.
+// Integer rounding functions are the identity (bool has no rounding kernel, as in PyTorch).
 template <class Fn>
 Tensor rounding_op(const char* op, const Tensor& t, const Fn& fn) {
-  if (is_integral(t.dtype(), true)) return t.clone();
+  if (is_integral(t.dtype(), /*include_bool=*/false)) return t.clone();
   return same_op<DtypeSet::Floating>(op, t, fn);
 }
 
-auto clamp_fn(std::optional<Scalar> lo, std::optional<Scalar> hi) {
-  return [lo, hi]<class T>() {
-    // Missing bounds become the widest values; NaN inputs stay NaN (vmax/vmin propagate).
-    const T l = lo ? lo->to<T>() : std::numeric_limits<T>::lowest();
-    const T h = hi ? hi->to<T>() : std::numeric_limits<T>::max();
+// A bound as the compute type T. As c10's checked conversion: an integer bound out of T's range
+// is an error, except that a negative one wraps into an unsigned type if its magnitude fits.
+template <class T>
+T bound(const char* op, Scalar s) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using L = std::numeric_limits<T>;
+    const int64_t v = s.to_int();
+    const bool fits =
+        s.is_floating_point() || (L::is_signed ? v >= int64_t(L::lowest()) && v <= int64_t(L::max())
+                                               : v <= int64_t(L::max()) && -v <= int64_t(L::max()));
+    EMBER_CHECK(fits, op, "value cannot be converted to type ", dtype_of<T>(), " without overflow");
+  }
+  return s.to<T>();
+}
+
+// Note [clamp and NaN]: as PyTorch, a NaN input stays NaN; a NaN bound makes every element NaN
+// when both bounds are given and is ignored when it is the only one; where x equals a bound the
+// result is x (so clamp(-0.0, min=0.0) is -0.0, like PyTorch's max(min, x) order).
+auto clamp_fn(const char* op, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  return [op, lo, hi]<class T>() {
+    using L = std::numeric_limits<T>;
+    T l = lo ? bound<T>(op, *lo) : L::has_infinity ? -L::infinity() : L::lowest();
+    T h = hi ? bound<T>(op, *hi) : L::has_infinity ? L::infinity() : L::max();
+    if (!(lo && hi)) {
+      if (l != l) l = -L::infinity();
+      if (h != h) h = L::infinity();
+    }
     return [l, h](auto x) {
       using V = decltype(x);
-      return cpu::vmin(cpu::vmax(x, V(l)), V(h));
+      return cpu::vmin(V(h), cpu::vmax(V(l), x));
     };
   };
 }
@@ -147,7 +171,7 @@ Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> m
   if (max) ops.push_back(*max);
   const Dtype dtype = result_type(ops);
   const Tensor input = t.to(dtype);
-  return same_op<DtypeSet::Numeric>("clamp", input, clamp_fn(min, max));
+  return same_op<DtypeSet::Numeric>("clamp", input, clamp_fn("clamp", min, max));
 }
 Tensor clamp(const Tensor& t, const Tensor& min, const Tensor& max) {
   return elementwise<Promote::Default, DtypeSet::Numeric>(
@@ -177,6 +201,9 @@ Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<doub
 // ── methods ─────────────────────────────────────────────────────────────
 Tensor Tensor::neg() const { return ember::neg(*this); }
 Tensor& Tensor::neg_() {
+  EMBER_CHECK(dtype() != kBool, "neg_",
+              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+              "to invert a mask, use the `~` or `logical_not()` operator instead.");
   same_op("neg_", *this, neg_fn, this);
   return *this;
 }
@@ -241,7 +268,14 @@ Tensor Tensor::clamp(const Tensor& min, const Tensor& max) const {
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   EMBER_CHECK(min || max, "clamp_", "At least one of 'min' or 'max' must not be None");
-  same_op("clamp_", *this, clamp_fn(min, max), this);
+  // The bounds take part in promotion; in place, the result must stay self's dtype.
+  std::vector<Operand> ops{*this};
+  if (min) ops.push_back(*min);
+  if (max) ops.push_back(*max);
+  const Dtype dtype = result_type(ops);
+  EMBER_CHECK(dtype == this->dtype(), "clamp_", "result type ", dtype,
+              " can't be cast to the desired output type ", this->dtype());
+  same_op("clamp_", *this, clamp_fn("clamp_", min, max), this);
   return *this;
 }
 Tensor Tensor::clamp_min(Scalar min) const { return ember::clamp_min(*this, min); }

@@ -4,7 +4,10 @@
 // types are computed in float.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <atomic>
+#include <exception>
 
 #include "backend/cpu/loop.h"
 #include "backend/cpu/vec.h"
@@ -34,13 +37,68 @@ inline C load_as(const char* p) {
   return convert<C>(*reinterpret_cast<const S*>(p));
 }
 
+// One 1-D run of map_kernel: out = p[0], inputs p[1..NIn], byte strides s, n elements.
+// Row kinds: every input contiguous (the hot case), contiguous or broadcast (a scalar or a bias
+// row, stride 0), or anything else (plain strided loop). Note [Padded tail]: with a SIMD functor
+// the last partial vector of a contiguous or broadcast run is computed as one zero-padded vector,
+// so every element of such a run takes the same code path and a result never depends on where a
+// thread's chunk happens to end.
+template <class Out, class In, int NIn, class F>
+void map_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t, NIn + 1>& s,
+             int64_t n) {
+  using C = compute_t<In>;
+  constexpr int N = NIn + 1;
+  bool dense = s[0] == sizeof(Out), bcast_ok = dense;
+  for (int k = 1; k < N; ++k) {
+    dense &= s[k] == sizeof(In);
+    bcast_ok &= s[k] == sizeof(In) || s[k] == 0;
+  }
+  Out* o = reinterpret_cast<Out*>(p[0]);
+  int64_t i = 0;
+  [&]<size_t... K>(std::index_sequence<K...>) {
+    constexpr bool vectorize =
+        std::is_same_v<In, C> && std::is_same_v<Out, C> &&
+        VectorizableWith<F, C, decltype(K, std::declval<VecOrScalar<C>>())...>;
+    if constexpr (vectorize) {
+      if (bcast_ok) {
+        constexpr int W = Vec<C>::size;
+        const auto in = [&](size_t k) { return reinterpret_cast<const C*>(p[k + 1]); };
+        if (dense) {
+          for (; i + W <= n; i += W) Vec<C>(f(Vec<C>::load(in(K) + i)...)).store(o + i);
+        } else {
+          const auto lane = [&](size_t k, int64_t j) {
+            return s[k + 1] == 0 ? Vec<C>(in(k)[0]) : Vec<C>::load(in(k) + j);
+          };
+          for (; i + W <= n; i += W) Vec<C>(f(lane(K, i)...)).store(o + i);
+        }
+        if (i < n) {
+          C buf[NIn][W] = {};
+          for (size_t k = 0; k < size_t(NIn); ++k)
+            for (int64_t j = 0; j < n - i; ++j) buf[k][j] = in(k)[s[k + 1] == 0 ? 0 : i + j];
+          C res[W];
+          Vec<C>(f(Vec<C>::load(buf[K])...)).store(res);
+          std::copy(res, res + (n - i), o + i);
+        }
+        return;
+      }
+    }
+    if (dense) {
+      for (; i < n; ++i)
+        o[i] = convert<Out>(f(convert<C>(reinterpret_cast<const In*>(p[K + 1])[i])...));
+      return;
+    }
+    for (; i < n; ++i)
+      *reinterpret_cast<Out*>(p[0] + i * s[0]) =
+          convert<Out>(f(load_as<In, C>(p[K + 1] + i * s[K + 1])...));
+  }(std::make_index_sequence<NIn>());
+}
+
 }  // namespace detail
 
 /// out[i] = f(in[i]...) with all inputs stored as In and computed as C = compute_t<In>;
 /// the result is stored as Out.
 template <class Out, class In, int NIn, class F>
 void map_kernel(const Tensor& out, const std::array<const Tensor*, NIn>& in, const F& f) {
-  using C = compute_t<In>;
   constexpr int N = NIn + 1;
   std::array<char*, N> base;
   std::array<DimVector, N> strides;
@@ -53,44 +111,19 @@ void map_kernel(const Tensor& out, const std::array<const Tensor*, NIn>& in, con
   std::array<IntArrayRef, N> stride_refs;
   for (int k = 0; k < N; ++k) stride_refs[k] = strides[k];
   const auto plan = plan_loop<N>(out.sizes(), base, stride_refs);
-  run_loop(plan, [&f](std::array<char*, N>& p, const std::array<int64_t, N>& s, int64_t n) {
-    // Row kinds: every input contiguous (the hot case), contiguous or broadcast (a scalar or a
-    // bias row, stride 0), or anything else (plain strided loop).
-    bool dense = s[0] == sizeof(Out), bcast_ok = dense;
-    for (int k = 1; k < N; ++k) {
-      dense &= s[k] == sizeof(In);
-      bcast_ok &= s[k] == sizeof(In) || s[k] == 0;
+  // A functor may throw (integer division by zero), but an exception must not leave an OpenMP
+  // region: the first one is kept, the remaining rows are skipped, and it is rethrown here.
+  std::atomic<bool> failed = false;
+  std::exception_ptr error;
+  run_loop(plan, [&](std::array<char*, N>& p, const std::array<int64_t, N>& s, int64_t n) {
+    if (failed.load(std::memory_order_relaxed)) return;
+    try {
+      detail::map_row<Out, In, NIn>(f, p, s, n);
+    } catch (...) {
+      if (!failed.exchange(true)) error = std::current_exception();
     }
-    Out* o = reinterpret_cast<Out*>(p[0]);
-    int64_t i = 0;
-    [&]<size_t... K>(std::index_sequence<K...>) {
-      constexpr bool vectorize = std::is_same_v<In, C> && std::is_same_v<Out, C> &&
-                                 detail::VectorizableWith<F, C, decltype(K, std::declval<detail::VecOrScalar<C>>())...>;
-      if (dense) {
-        if constexpr (vectorize) {
-          constexpr int W = Vec<C>::size;
-          for (; i + W <= n; i += W)
-            Vec<C>(f(Vec<C>::load(reinterpret_cast<const C*>(p[K + 1]) + i)...)).store(o + i);
-        }
-        for (; i < n; ++i)
-          o[i] = convert<Out>(f(convert<C>(reinterpret_cast<const In*>(p[K + 1])[i])...));
-        return;
-      }
-      if (bcast_ok) {
-        if constexpr (vectorize) {
-          constexpr int W = Vec<C>::size;
-          const auto lane = [&](size_t k, int64_t j) {
-            const C* q = reinterpret_cast<const C*>(p[k + 1]);
-            return s[k + 1] == 0 ? Vec<C>(q[0]) : Vec<C>::load(q + j);
-          };
-          for (; i + W <= n; i += W) Vec<C>(f(lane(K, i)...)).store(o + i);
-        }
-      }
-      for (; i < n; ++i)
-        *reinterpret_cast<Out*>(p[0] + i * s[0]) =
-            convert<Out>(f(detail::load_as<In, C>(p[K + 1] + i * s[K + 1])...));
-    }(std::make_index_sequence<NIn>());
   });
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace ember::cpu

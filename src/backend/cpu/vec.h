@@ -142,6 +142,8 @@ EMBER_VEC_MATH1(tan, tan, _u10)
 EMBER_VEC_MATH1(asin, asin, _u10)
 EMBER_VEC_MATH1(acos, acos, _u10)
 EMBER_VEC_MATH1(atan, atan, _u10)
+// SLEEF's sinh/cosh overflow early (float |x| > 88.5, double |x| > 709, where the result is
+// still finite): src/ops/unary.cpp uses libm's for them.
 EMBER_VEC_MATH1(sinh, sinh, _u10)
 EMBER_VEC_MATH1(cosh, cosh, _u10)
 EMBER_VEC_MATH1(tanh, tanh, _u10)

@@ -1,0 +1,638 @@
+// Every elementwise op in ember/math.h against PyTorch 1.13: golden/elementwise.json (written by
+// golden/gen_elementwise.py) holds each op's inputs (contiguous, transposed, sliced, expanded,
+// broadcast, 0-d, empty, scalars, mixed dtypes, in place) and PyTorch's result or error. The
+// table below maps each golden op name to one ember call; adding an op is one row here and one in
+// the generator. Also: the parallel loop gives the same bits with 1 and 2 threads.
+#include <ember/ember.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iomanip>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ember;
+using json = nlohmann::json;
+
+namespace {
+
+Dtype parse_dtype(const std::string& name) {
+  for (int i = 0; i < kNumDtypes; ++i)
+    if (name == dtype_name(Dtype(i))) return Dtype(i);
+  throw std::runtime_error("unknown dtype " + name);
+}
+
+// JSON numbers keep the Python scalar's kind: 2 is an int, 2.0 a float, true a bool; the strings
+// "nan", "inf" and "-inf" are floats.
+double to_double(const json& v) {
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s == "nan") return NAN;
+    if (s == "inf") return INFINITY;
+    if (s == "-inf") return -INFINITY;
+    throw std::runtime_error("bad number " + s);
+  }
+  if (v.is_boolean()) return v.get<bool>();
+  return v.get<double>();
+}
+
+Scalar to_scalar(const json& v) {
+  if (v.is_boolean()) return Scalar(v.get<bool>());
+  if (v.is_number_integer()) return Scalar(v.get<int64_t>());
+  return Scalar(to_double(v));
+}
+
+// Builds the spec's contiguous base, then applies its view ops as the generator did.
+Tensor build(const json& spec) {
+  const Dtype dtype = parse_dtype(spec["dtype"]);
+  const std::vector<int64_t> base = spec["base"];
+  Tensor t;
+  if (is_floating_point(dtype)) {
+    std::vector<double> v;
+    for (const json& x : spec["data"]) v.push_back(to_double(x));
+    t = from_vector(v, base).to(dtype);
+  } else {
+    std::vector<int64_t> v;
+    for (const json& x : spec["data"])
+      v.push_back(x.is_boolean() ? x.get<bool>() : x.get<int64_t>());
+    t = from_vector(v, base).to(dtype);
+  }
+  for (const json& op : spec["view"]) {
+    const std::string kind = op[0];
+    if (kind == "t")
+      t = t.t();
+    else if (kind == "transpose")
+      t = t.transpose(op[1], op[2]);
+    else if (kind == "slice")
+      t = t.slice(op[1], op[2].get<int64_t>(),
+                  op[3].is_null() ? std::nullopt : std::optional<int64_t>(op[3].get<int64_t>()),
+                  op[4].get<int64_t>());
+    else if (kind == "expand")
+      t = t.expand(op[1].get<std::vector<int64_t>>());
+    else
+      throw std::runtime_error("unknown view op " + kind);
+  }
+  return t;
+}
+
+// One golden case as the table's lambdas see it: inputs by position, options by name.
+class Case {
+ public:
+  explicit Case(const json& j) : j_(j) {
+    for (const json& in : j["inputs"]) inputs_.push_back(in.is_object() ? build(in) : Tensor());
+  }
+  /// Input i, a tensor (built once, so an in-place op writes into it).
+  Tensor& t(size_t i) {
+    if (!inputs_.at(i).defined()) throw std::runtime_error("input is not a tensor");
+    return inputs_[i];
+  }
+  /// Input i, a Python scalar.
+  Scalar s(size_t i) const { return to_scalar(j_["inputs"].at(i)); }
+  Scalar s(const char* key, Scalar fallback) const {
+    return has(key) ? to_scalar(arg(key)) : fallback;
+  }
+  std::optional<Scalar> os(const char* key) const {
+    return has(key) ? std::optional(to_scalar(arg(key))) : std::nullopt;
+  }
+  double d(const char* key, double fallback) const {
+    return has(key) ? to_double(arg(key)) : fallback;
+  }
+  std::optional<double> od(const char* key) const {
+    return has(key) ? std::optional(to_double(arg(key))) : std::nullopt;
+  }
+  std::optional<std::string> str(const char* key) const {
+    return has(key) ? std::optional(arg(key).get<std::string>()) : std::nullopt;
+  }
+  int64_t i(const char* key, int64_t fallback) const {
+    return has(key) ? arg(key).get<int64_t>() : fallback;
+  }
+  bool b(const char* key, bool fallback) const {
+    return has(key) ? arg(key).get<bool>() : fallback;
+  }
+
+ private:
+  // A key given as None in Python is absent, like an omitted argument.
+  bool has(const char* key) const { return j_["args"].contains(key) && !arg(key).is_null(); }
+  const json& arg(const char* key) const { return j_["args"][key]; }
+
+  const json& j_;
+  std::vector<Tensor> inputs_;
+};
+
+// Allowed difference for floating results: `ulps` units in the last place of the result's dtype
+// (float16/bfloat16 results may differ by one when float32 math lands near a rounding boundary).
+// Inexact rows also accept any two subnormal results, and `abs_ulps` units of ulp(1.0): the error
+// of a difference like exp(x) - 1, whose terms are near 1.
+struct Tol {
+  double ulps = 0;
+  double abs_ulps = 0;
+  bool zero_sign = true;  // whether +0.0 and -0.0 must match
+};
+constexpr Tol kExact{0};
+constexpr Tol kMath{2};          // SLEEF/libm transcendentals: each within 1 ulp of the true value
+constexpr Tol kRound{1};         // a few float ops in a different order than PyTorch's kernel
+constexpr Tol kExpMinus1{2, 2};  // elu's exp(x) - 1 (as PyTorch's kernel, not expm1)
+// maximum/minimum of +0.0 and -0.0: PyTorch's SIMD body returns the second operand and its scalar
+// tail (all of a short tensor) the first; ember returns the second everywhere.
+constexpr Tol kZeroTie{0, 0, false};
+
+using OpFn = std::function<Tensor(Case&)>;
+struct Row {
+  Tol tol;
+  OpFn fn;
+};
+
+// clang-format off
+const std::map<std::string, Row>& table() {
+  static const std::map<std::string, Row> rows = {
+    // arithmetic
+    {"add", {kExact, [](Case& c) { return add(c.t(0), c.t(1), c.s("alpha", 1)); }}},
+    {"add.scalar", {kExact, [](Case& c) { return add(c.t(0), c.s(1), c.s("alpha", 1)); }}},
+    {"sub", {kExact, [](Case& c) { return sub(c.t(0), c.t(1), c.s("alpha", 1)); }}},
+    {"sub.scalar", {kExact, [](Case& c) { return sub(c.t(0), c.s(1), c.s("alpha", 1)); }}},
+    {"rsub.scalar", {kExact, [](Case& c) { return rsub(c.t(0), c.s(1)); }}},
+    {"mul", {kExact, [](Case& c) { return mul(c.t(0), c.t(1)); }}},
+    {"mul.scalar", {kExact, [](Case& c) { return mul(c.t(0), c.s(1)); }}},
+    {"div", {kExact, [](Case& c) { return div(c.t(0), c.t(1), {c.str("rounding_mode")}); }}},
+    {"div.scalar", {kExact, [](Case& c) { return div(c.t(0), c.s(1), {c.str("rounding_mode")}); }}},
+    {"div.rscalar", {kExact, [](Case& c) { return div(c.s(0), c.t(1), {c.str("rounding_mode")}); }}},
+    {"floor_divide", {kExact, [](Case& c) { return floor_divide(c.t(0), c.t(1)); }}},
+    {"floor_divide.scalar", {kExact, [](Case& c) { return floor_divide(c.t(0), c.s(1)); }}},
+    {"remainder", {kExact, [](Case& c) { return remainder(c.t(0), c.t(1)); }}},
+    {"remainder.scalar", {kExact, [](Case& c) { return remainder(c.t(0), c.s(1)); }}},
+    {"remainder.rscalar", {kExact, [](Case& c) { return remainder(c.s(0), c.t(1)); }}},
+    {"fmod", {kExact, [](Case& c) { return fmod(c.t(0), c.t(1)); }}},
+    {"fmod.scalar", {kExact, [](Case& c) { return fmod(c.t(0), c.s(1)); }}},
+    {"pow", {kMath, [](Case& c) { return pow(c.t(0), c.t(1)); }}},
+    {"pow.scalar", {kMath, [](Case& c) { return pow(c.t(0), c.s(1)); }}},
+    {"pow.rscalar", {kMath, [](Case& c) { return pow(c.s(0), c.t(1)); }}},
+    {"atan2", {kMath, [](Case& c) { return atan2(c.t(0), c.t(1)); }}},
+    {"maximum", {kZeroTie, [](Case& c) { return maximum(c.t(0), c.t(1)); }}},
+    {"minimum", {kZeroTie, [](Case& c) { return minimum(c.t(0), c.t(1)); }}},
+    {"fmax", {kExact, [](Case& c) { return fmax(c.t(0), c.t(1)); }}},
+    {"fmin", {kExact, [](Case& c) { return fmin(c.t(0), c.t(1)); }}},
+    {"lerp.scalar", {kExact, [](Case& c) { return lerp(c.t(0), c.t(1), c.s(2)); }}},
+    {"lerp", {kExact, [](Case& c) { return lerp(c.t(0), c.t(1), c.t(2)); }}},
+    {"addcmul", {kExact, [](Case& c) { return addcmul(c.t(0), c.t(1), c.t(2), c.s("value", 1)); }}},
+    {"addcdiv", {kExact, [](Case& c) { return addcdiv(c.t(0), c.t(1), c.t(2), c.s("value", 1)); }}},
+    {"hypot", {kMath, [](Case& c) { return hypot(c.t(0), c.t(1)); }}},
+    {"xlogy", {kMath, [](Case& c) { return xlogy(c.t(0), c.t(1)); }}},
+    // unary
+    {"neg", {kExact, [](Case& c) { return neg(c.t(0)); }}},
+    {"abs", {kExact, [](Case& c) { return abs(c.t(0)); }}},
+    {"sign", {kExact, [](Case& c) { return sign(c.t(0)); }}},
+    {"sqrt", {kExact, [](Case& c) { return sqrt(c.t(0)); }}},
+    {"rsqrt", {kRound, [](Case& c) { return rsqrt(c.t(0)); }}},
+    {"square", {kExact, [](Case& c) { return square(c.t(0)); }}},
+    {"exp", {kMath, [](Case& c) { return exp(c.t(0)); }}},
+    {"exp2", {kMath, [](Case& c) { return exp2(c.t(0)); }}},
+    {"expm1", {kMath, [](Case& c) { return expm1(c.t(0)); }}},
+    {"log", {kMath, [](Case& c) { return log(c.t(0)); }}},
+    {"log2", {kMath, [](Case& c) { return log2(c.t(0)); }}},
+    {"log10", {kMath, [](Case& c) { return log10(c.t(0)); }}},
+    {"log1p", {kMath, [](Case& c) { return log1p(c.t(0)); }}},
+    {"sin", {kMath, [](Case& c) { return sin(c.t(0)); }}},
+    {"cos", {kMath, [](Case& c) { return cos(c.t(0)); }}},
+    {"tan", {kMath, [](Case& c) { return tan(c.t(0)); }}},
+    {"asin", {kMath, [](Case& c) { return asin(c.t(0)); }}},
+    {"acos", {kMath, [](Case& c) { return acos(c.t(0)); }}},
+    {"atan", {kMath, [](Case& c) { return atan(c.t(0)); }}},
+    {"sinh", {kMath, [](Case& c) { return sinh(c.t(0)); }}},
+    {"cosh", {kMath, [](Case& c) { return cosh(c.t(0)); }}},
+    {"tanh", {kMath, [](Case& c) { return tanh(c.t(0)); }}},
+    {"erf", {kMath, [](Case& c) { return erf(c.t(0)); }}},
+    {"erfc", {kMath, [](Case& c) { return erfc(c.t(0)); }}},
+    {"floor", {kExact, [](Case& c) { return floor(c.t(0)); }}},
+    {"ceil", {kExact, [](Case& c) { return ceil(c.t(0)); }}},
+    {"round", {kExact, [](Case& c) { return round(c.t(0), c.i("decimals", 0)); }}},
+    {"trunc", {kExact, [](Case& c) { return trunc(c.t(0)); }}},
+    {"frac", {kExact, [](Case& c) { return frac(c.t(0)); }}},
+    {"reciprocal", {kExact, [](Case& c) { return reciprocal(c.t(0)); }}},
+    {"nan_to_num", {kExact, [](Case& c) {
+       return nan_to_num(c.t(0), c.od("nan"), c.od("posinf"), c.od("neginf")); }}},
+    {"clamp", {kExact, [](Case& c) { return clamp(c.t(0), c.os("min"), c.os("max")); }}},
+    {"clamp.tensor", {kExact, [](Case& c) { return clamp(c.t(0), c.t(1), c.t(2)); }}},
+    {"clamp_min", {kExact, [](Case& c) { return clamp_min(c.t(0), c.s(1)); }}},
+    {"clamp_max", {kExact, [](Case& c) { return clamp_max(c.t(0), c.s(1)); }}},
+    {"clip", {kExact, [](Case& c) { return clip(c.t(0), c.os("min"), c.os("max")); }}},
+    // activations
+    {"sigmoid", {kMath, [](Case& c) { return sigmoid(c.t(0)); }}},
+    {"logit", {kMath, [](Case& c) { return logit(c.t(0), c.od("eps")); }}},
+    {"relu", {kExact, [](Case& c) { return relu(c.t(0)); }}},
+    {"relu6", {kExact, [](Case& c) { return relu6(c.t(0)); }}},
+    {"leaky_relu", {kExact, [](Case& c) { return leaky_relu(c.t(0), c.d("negative_slope", 0.01)); }}},
+    {"elu", {kExpMinus1, [](Case& c) {
+       return elu(c.t(0), c.d("alpha", 1), c.d("scale", 1), c.d("input_scale", 1)); }}},
+    {"selu", {kExpMinus1, [](Case& c) { return selu(c.t(0)); }}},
+    {"gelu", {kMath, [](Case& c) { return gelu(c.t(0), {c.str("approximate").value_or("none")}); }}},
+    {"silu", {kMath, [](Case& c) { return silu(c.t(0)); }}},
+    {"mish", {kMath, [](Case& c) { return mish(c.t(0)); }}},
+    {"softplus", {kMath, [](Case& c) { return softplus(c.t(0), c.d("beta", 1), c.d("threshold", 20)); }}},
+    {"hardtanh", {kExact, [](Case& c) { return hardtanh(c.t(0), c.d("min_val", -1), c.d("max_val", 1)); }}},
+    {"hardsigmoid", {kExact, [](Case& c) { return hardsigmoid(c.t(0)); }}},
+    {"hardswish", {kExact, [](Case& c) { return hardswish(c.t(0)); }}},
+    // comparison and logic
+    {"eq", {kExact, [](Case& c) { return eq(c.t(0), c.t(1)); }}},
+    {"ne", {kExact, [](Case& c) { return ne(c.t(0), c.t(1)); }}},
+    {"lt", {kExact, [](Case& c) { return lt(c.t(0), c.t(1)); }}},
+    {"le", {kExact, [](Case& c) { return le(c.t(0), c.t(1)); }}},
+    {"gt", {kExact, [](Case& c) { return gt(c.t(0), c.t(1)); }}},
+    {"ge", {kExact, [](Case& c) { return ge(c.t(0), c.t(1)); }}},
+    {"eq.scalar", {kExact, [](Case& c) { return c.t(0).eq(c.s(1)); }}},
+    {"ne.scalar", {kExact, [](Case& c) { return c.t(0).ne(c.s(1)); }}},
+    {"lt.scalar", {kExact, [](Case& c) { return c.t(0).lt(c.s(1)); }}},
+    {"le.scalar", {kExact, [](Case& c) { return c.t(0).le(c.s(1)); }}},
+    {"gt.scalar", {kExact, [](Case& c) { return c.t(0).gt(c.s(1)); }}},
+    {"ge.scalar", {kExact, [](Case& c) { return c.t(0).ge(c.s(1)); }}},
+    {"logical_and", {kExact, [](Case& c) { return logical_and(c.t(0), c.t(1)); }}},
+    {"logical_or", {kExact, [](Case& c) { return logical_or(c.t(0), c.t(1)); }}},
+    {"logical_xor", {kExact, [](Case& c) { return logical_xor(c.t(0), c.t(1)); }}},
+    {"logical_not", {kExact, [](Case& c) { return logical_not(c.t(0)); }}},
+    {"bitwise_and", {kExact, [](Case& c) { return bitwise_and(c.t(0), c.t(1)); }}},
+    {"bitwise_or", {kExact, [](Case& c) { return bitwise_or(c.t(0), c.t(1)); }}},
+    {"bitwise_xor", {kExact, [](Case& c) { return bitwise_xor(c.t(0), c.t(1)); }}},
+    {"bitwise_not", {kExact, [](Case& c) { return bitwise_not(c.t(0)); }}},
+    {"isnan", {kExact, [](Case& c) { return isnan(c.t(0)); }}},
+    {"isinf", {kExact, [](Case& c) { return isinf(c.t(0)); }}},
+    {"isfinite", {kExact, [](Case& c) { return isfinite(c.t(0)); }}},
+    {"where", {kExact, [](Case& c) { return where(c.t(0), c.t(1), c.t(2)); }}},
+    {"where.scalar_other", {kExact, [](Case& c) { return where(c.t(0), c.t(1), c.s(2)); }}},
+    {"where.scalar_self", {kExact, [](Case& c) { return where(c.t(0), c.s(1), c.t(2)); }}},
+    {"where.scalars", {kExact, [](Case& c) { return where(c.t(0), c.s(1), c.s(2)); }}},
+    {"Tensor.where", {kExact, [](Case& c) { return c.t(0).where(c.t(1), c.t(2)); }}},
+    {"masked_fill", {kExact, [](Case& c) { return masked_fill(c.t(0), c.t(1), c.s(2)); }}},
+    {"masked_fill.tensor", {kExact, [](Case& c) { return c.t(0).masked_fill(c.t(1), c.t(2)); }}},
+    {"isclose", {kExact, [](Case& c) {
+       return isclose(c.t(0), c.t(1), c.d("rtol", 1e-5), c.d("atol", 1e-8), c.b("equal_nan", false)); }}},
+    {"allclose", {kExact, [](Case& c) {
+       return tensor(allclose(c.t(0), c.t(1), c.d("rtol", 1e-5), c.d("atol", 1e-8), c.b("equal_nan", false))); }}},
+    // C++ operators
+    {"a+b", {kExact, [](Case& c) { return c.t(0) + c.t(1); }}},
+    {"a-b", {kExact, [](Case& c) { return c.t(0) - c.t(1); }}},
+    {"a*b", {kExact, [](Case& c) { return c.t(0) * c.t(1); }}},
+    {"a/b", {kExact, [](Case& c) { return c.t(0) / c.t(1); }}},
+    {"a%b", {kExact, [](Case& c) { return c.t(0) % c.t(1); }}},
+    {"a+s", {kExact, [](Case& c) { return c.t(0) + c.s(1); }}},
+    {"a-s", {kExact, [](Case& c) { return c.t(0) - c.s(1); }}},
+    {"a*s", {kExact, [](Case& c) { return c.t(0) * c.s(1); }}},
+    {"a/s", {kExact, [](Case& c) { return c.t(0) / c.s(1); }}},
+    {"a%s", {kExact, [](Case& c) { return c.t(0) % c.s(1); }}},
+    {"s+a", {kExact, [](Case& c) { return c.s(0) + c.t(1); }}},
+    {"s-a", {kExact, [](Case& c) { return c.s(0) - c.t(1); }}},
+    {"s*a", {kExact, [](Case& c) { return c.s(0) * c.t(1); }}},
+    {"s/a", {kExact, [](Case& c) { return c.s(0) / c.t(1); }}},
+    {"s%a", {kExact, [](Case& c) { return c.s(0) % c.t(1); }}},
+    {"-a", {kExact, [](Case& c) { return -c.t(0); }}},
+    {"!a", {kExact, [](Case& c) { return !c.t(0); }}},
+    {"~a", {kExact, [](Case& c) { return ~c.t(0); }}},
+    {"a==b", {kExact, [](Case& c) { return c.t(0) == c.t(1); }}},
+    {"a!=b", {kExact, [](Case& c) { return c.t(0) != c.t(1); }}},
+    {"a<b", {kExact, [](Case& c) { return c.t(0) < c.t(1); }}},
+    {"a<=b", {kExact, [](Case& c) { return c.t(0) <= c.t(1); }}},
+    {"a>b", {kExact, [](Case& c) { return c.t(0) > c.t(1); }}},
+    {"a>=b", {kExact, [](Case& c) { return c.t(0) >= c.t(1); }}},
+    {"a==s", {kExact, [](Case& c) { return c.t(0) == c.s(1); }}},
+    {"s==a", {kExact, [](Case& c) { return c.s(0) == c.t(1); }}},
+    {"a<s", {kExact, [](Case& c) { return c.t(0) < c.s(1); }}},
+    {"s<a", {kExact, [](Case& c) { return c.s(0) < c.t(1); }}},
+    {"s<=a", {kExact, [](Case& c) { return c.s(0) <= c.t(1); }}},
+    {"s>a", {kExact, [](Case& c) { return c.s(0) > c.t(1); }}},
+    {"s>=a", {kExact, [](Case& c) { return c.s(0) >= c.t(1); }}},
+    {"s!=a", {kExact, [](Case& c) { return c.s(0) != c.t(1); }}},
+    {"a!=s", {kExact, [](Case& c) { return c.t(0) != c.s(1); }}},
+    {"a<=s", {kExact, [](Case& c) { return c.t(0) <= c.s(1); }}},
+    {"a>s", {kExact, [](Case& c) { return c.t(0) > c.s(1); }}},
+    {"a>=s", {kExact, [](Case& c) { return c.t(0) >= c.s(1); }}},
+    {"a&b", {kExact, [](Case& c) { return c.t(0) & c.t(1); }}},
+    {"a|b", {kExact, [](Case& c) { return c.t(0) | c.t(1); }}},
+    {"a^b", {kExact, [](Case& c) { return c.t(0) ^ c.t(1); }}},
+    {"a&s", {kExact, [](Case& c) { return c.t(0) & c.s(1); }}},
+    {"a|s", {kExact, [](Case& c) { return c.t(0) | c.s(1); }}},
+    {"a^s", {kExact, [](Case& c) { return c.t(0) ^ c.s(1); }}},
+    {"a+=b", {kExact, [](Case& c) { return c.t(0) += c.t(1); }}},
+    {"a+=s", {kExact, [](Case& c) { return c.t(0) += c.s(1); }}},
+    {"a-=b", {kExact, [](Case& c) { return c.t(0) -= c.t(1); }}},
+    {"a-=s", {kExact, [](Case& c) { return c.t(0) -= c.s(1); }}},
+    {"a*=b", {kExact, [](Case& c) { return c.t(0) *= c.t(1); }}},
+    {"a*=s", {kExact, [](Case& c) { return c.t(0) *= c.s(1); }}},
+    {"a/=b", {kExact, [](Case& c) { return c.t(0) /= c.t(1); }}},
+    {"a/=s", {kExact, [](Case& c) { return c.t(0) /= c.s(1); }}},
+    // in place
+    {"add_", {kExact, [](Case& c) { return c.t(0).add_(c.t(1), c.s("alpha", 1)); }}},
+    {"add_.scalar", {kExact, [](Case& c) { return c.t(0).add_(c.s(1), c.s("alpha", 1)); }}},
+    {"sub_", {kExact, [](Case& c) { return c.t(0).sub_(c.t(1), c.s("alpha", 1)); }}},
+    {"sub_.scalar", {kExact, [](Case& c) { return c.t(0).sub_(c.s(1), c.s("alpha", 1)); }}},
+    {"mul_", {kExact, [](Case& c) { return c.t(0).mul_(c.t(1)); }}},
+    {"mul_.scalar", {kExact, [](Case& c) { return c.t(0).mul_(c.s(1)); }}},
+    {"div_", {kExact, [](Case& c) { return c.t(0).div_(c.t(1), c.str("rounding_mode")); }}},
+    {"div_.scalar", {kExact, [](Case& c) { return c.t(0).div_(c.s(1), c.str("rounding_mode")); }}},
+    {"pow_", {kMath, [](Case& c) { return c.t(0).pow_(c.t(1)); }}},
+    {"pow_.scalar", {kMath, [](Case& c) { return c.t(0).pow_(c.s(1)); }}},
+    {"addcmul_", {kExact, [](Case& c) { return c.t(0).addcmul_(c.t(1), c.t(2), c.s("value", 1)); }}},
+    {"addcdiv_", {kExact, [](Case& c) { return c.t(0).addcdiv_(c.t(1), c.t(2), c.s("value", 1)); }}},
+    {"neg_", {kExact, [](Case& c) { return c.t(0).neg_(); }}},
+    {"abs_", {kExact, [](Case& c) { return c.t(0).abs_(); }}},
+    {"sqrt_", {kExact, [](Case& c) { return c.t(0).sqrt_(); }}},
+    {"exp_", {kMath, [](Case& c) { return c.t(0).exp_(); }}},
+    {"log_", {kMath, [](Case& c) { return c.t(0).log_(); }}},
+    {"tanh_", {kMath, [](Case& c) { return c.t(0).tanh_(); }}},
+    {"sigmoid_", {kMath, [](Case& c) { return c.t(0).sigmoid_(); }}},
+    {"relu_", {kExact, [](Case& c) { return c.t(0).relu_(); }}},
+    {"reciprocal_", {kExact, [](Case& c) { return c.t(0).reciprocal_(); }}},
+    {"clamp_", {kExact, [](Case& c) { return c.t(0).clamp_(c.os("min"), c.os("max")); }}},
+    {"masked_fill_", {kExact, [](Case& c) { return c.t(0).masked_fill_(c.t(1), c.s(2)); }}},
+    {"masked_fill_.scalar", {kExact, [](Case& c) { return c.t(0).masked_fill_(c.t(1), c.t(2)); }}},
+  };
+  return rows;
+}
+// clang-format on
+
+const json& golden() {
+  static const json j = [] {
+    std::ifstream in(EMBER_GOLDEN_DIR "/elementwise.json");
+    return in ? json::parse(in) : json::object({{"cases", json::array()}});
+  }();
+  return j;
+}
+
+// Ops in the order the golden file first names them (the test parameters).
+std::vector<std::string> golden_ops() {
+  std::vector<std::string> ops;
+  std::set<std::string> seen;
+  for (const json& c : golden()["cases"])
+    if (seen.insert(c["op"].get<std::string>()).second) ops.push_back(c["op"]);
+  return ops;
+}
+
+// A test name for an op: "add.scalar" -> "add_scalar", "add_" -> "add_inplace",
+// "a+=b" -> "a_plus_eq_b".
+std::string test_name(const std::string& op) {
+  static const std::map<char, const char*> words = {
+      {'+', "plus"}, {'-', "minus"}, {'*', "times"}, {'/', "over"}, {'%', "mod"},
+      {'=', "eq"},   {'!', "not"},   {'<', "lt"},    {'>', "gt"},   {'&', "and"},
+      {'|', "or"},   {'^', "xor"},   {'~', "tilde"}, {'.', ""}};
+  std::string out;
+  for (size_t i = 0; i < op.size(); ++i) {
+    const char ch = op[i];
+    if (ch == '_' && (i + 1 == op.size() || op[i + 1] == '.')) {  // add_ -> add_inplace
+      out += "_inplace";
+      continue;
+    }
+    const auto w = words.find(ch);
+    if (w == words.end()) {
+      out += ch;
+    } else {
+      if (!out.empty() && out.back() != '_') out += '_';
+      if (*w->second) out += std::string(w->second) + "_";
+    }
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  return out.empty() ? "op" : out;
+}
+
+// Size of one unit in the last place at v in dtype (subnormals share the smallest exponent).
+double ulp(double v, Dtype dtype) {
+  const int digits = dtype == kFloat64 ? 53 : dtype == kFloat32 ? 24 : dtype == kFloat16 ? 11 : 8;
+  const int emin = dtype == kFloat64 ? -1022 : dtype == kFloat16 ? -14 : -126;
+  const int e = v == 0 || !std::isfinite(v) ? emin : std::max(std::ilogb(v), emin);
+  return std::ldexp(1.0, e - digits + 1);
+}
+
+// The expected value rounded to dtype: JSON holds a double that rounds to it through float.
+double expected_in(double v, Dtype dtype) {
+  if (dtype == kFloat64) return v;
+  return full({}, v, {.dtype = dtype}).item<double>();
+}
+
+std::string show(const std::vector<double>& v) {
+  std::ostringstream os;
+  os.precision(9);
+  os << "[";
+  for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+  return os.str() + "]";
+}
+
+// Compares a result with the golden "out"; returns what differs, empty when nothing does.
+std::string compare(const Tensor& got, const json& out, Tol tol) {
+  std::ostringstream err;
+  const Dtype dtype = parse_dtype(out["dtype"]);
+  if (got.dtype() != dtype) err << "dtype " << got.dtype() << ", PyTorch " << dtype << "; ";
+  const std::vector<int64_t> shape = out["shape"], strides = out["strides"];
+  if (got.sizes().vec() != shape) {
+    err << "shape " << got.sizes() << ", PyTorch " << IntArrayRef(shape) << "; ";
+    return err.str();
+  }
+  // Output layout (PyTorch keeps a permuted input's layout); strides of size-1 dims are free.
+  if (got.numel() > 1)
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (shape[d] > 1 && got.strides()[d] != strides[d]) {
+        err << "strides " << got.strides() << ", PyTorch " << IntArrayRef(strides) << "; ";
+        break;
+      }
+  const json& data = out["data"];
+  if (!is_floating_point(dtype) || !got.is_floating_point()) {
+    const std::vector<int64_t> v = got.tolist<int64_t>();
+    for (size_t i = 0; i < v.size(); ++i) {
+      const int64_t e = data[i].is_boolean() ? data[i].get<bool>() : data[i].get<int64_t>();
+      if (v[i] != e) {
+        err << "element " << i << ": " << v[i] << ", PyTorch " << e << "; ";
+        break;
+      }
+    }
+    return err.str();
+  }
+  const std::vector<double> v = got.tolist<double>();
+  int bad = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double e = expected_in(to_double(data[i]), dtype), a = v[i];
+    bool ok;
+    if (std::isnan(e) || std::isnan(a) || std::isinf(e) || std::isinf(a)) {
+      ok = (std::isnan(e) && std::isnan(a)) || a == e;
+    } else {
+      const bool half = dtype == kFloat16 || dtype == kBFloat16;
+      const double allowed = tol.ulps == 0 ? 0 : std::max(tol.ulps, half ? 1.0 : 0.0);
+      const double tiny = std::ldexp(1.0, dtype == kFloat64   ? -1022
+                                          : dtype == kFloat16 ? -14
+                                                              : -126);
+      ok = std::abs(a - e) <= allowed * ulp(e, dtype) ||
+           std::abs(a - e) <= tol.abs_ulps * ulp(1, dtype) ||
+           (allowed > 0 && std::abs(a) < tiny && std::abs(e) < tiny);
+      ok &= a != 0 || e != 0 || !tol.zero_sign || std::signbit(a) == std::signbit(e);
+    }
+    if (!ok && bad++ < 3)
+      err << std::setprecision(17) << "element " << i << ": " << a << ", PyTorch " << e << " ("
+          << std::abs(a - e) / ulp(e, dtype) << " ulp); ";
+  }
+  if (bad) err << bad << " of " << v.size() << " elements differ: got " << show(v) << "; ";
+  return err.str();
+}
+
+std::string describe(const json& c) {
+  std::string s = c["op"].get<std::string>() + " / " + c["name"].get<std::string>();
+  if (!c["args"].empty()) s += " " + c["args"].dump();
+  return s;
+}
+
+class Golden : public testing::TestWithParam<std::string> {};
+
+TEST_P(Golden, MatchesPyTorch) {
+  const std::string& op = GetParam();
+  const auto row = table().find(op);
+  ASSERT_NE(row, table().end()) << "no table row for golden op " << op;
+  int n = 0;
+  for (const json& c : golden()["cases"]) {
+    if (c["op"] != op) continue;
+    ++n;
+    SCOPED_TRACE(describe(c));
+    Case inputs(c);
+    if (c.contains("error")) {
+      const std::string want = c["error"];
+      try {
+        row->second.fn(inputs);
+        ADD_FAILURE() << describe(c) << ": no error; PyTorch raises: " << c["torch_error"];
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(want), std::string::npos)
+            << describe(c) << ": message \"" << e.what() << "\" lacks \"" << want << "\"";
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << describe(c) << ": not an ember::Error: " << e.what();
+      }
+      continue;
+    }
+    Tensor got;
+    try {
+      got = row->second.fn(inputs);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << describe(c) << ": threw " << e.what();
+      continue;
+    }
+    if (c.value("inplace", false)) {
+      const Tensor& self = inputs.t(0);
+      EXPECT_TRUE(got.data_ptr() == self.data_ptr() && got.strides() == self.strides())
+          << describe(c) << ": result is not the input written in place";
+    }
+    const std::string diff = compare(got, c["out"], row->second.tol);
+    EXPECT_TRUE(diff.empty()) << describe(c) << ": " << diff;
+  }
+  EXPECT_GT(n, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, Golden, testing::ValuesIn(golden_ops()),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return test_name(info.param);
+                         });
+
+TEST(GoldenFile, LoadedAndEveryRowHasCases) {
+  ASSERT_GT(golden()["cases"].size(), 1000u) << "missing " EMBER_GOLDEN_DIR "/elementwise.json";
+  const std::vector<std::string> ops = golden_ops();
+  const std::set<std::string> named(ops.begin(), ops.end());
+  std::set<std::string> names;
+  for (const auto& [op, row] : table()) {
+    EXPECT_TRUE(named.count(op)) << "table row " << op << " has no golden cases";
+    EXPECT_TRUE(names.insert(test_name(op)).second)
+        << "two ops give the test name " << test_name(op);
+  }
+}
+
+// ── threads ─────────────────────────────────────────────────────────────
+// Restores the thread count however the test exits.
+struct ThreadGuard {
+  int saved = get_num_threads();
+  ~ThreadGuard() { set_num_threads(saved); }
+};
+
+// Empty when a and b hold the same bits, else the first element that differs.
+std::string bit_diff(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) return "dtype or shape differs";
+  const Tensor x = a.contiguous(), y = b.contiguous();
+  const auto* p = static_cast<const char*>(x.data_ptr());
+  const auto* q = static_cast<const char*>(y.data_ptr());
+  const int64_t size = x.element_size();
+  for (int64_t i = 0; i < x.numel(); ++i)
+    if (std::memcmp(p + i * size, q + i * size, size_t(size)) != 0)
+      return "element " + std::to_string(i) + ": " + repr(x.flatten().select(0, i)) + " vs " +
+             repr(y.flatten().select(0, i));
+  return "";
+}
+
+TEST(Threads, OneAndTwoThreadsGiveTheSameBits) {
+  ThreadGuard guard;
+  constexpr int64_t n = (int64_t(1) << 20) + 3;  // above the grain, not a multiple of any width
+  std::mt19937 gen(7);
+  const auto uniform = [&](std::vector<int64_t> shape, double lo, double hi) {
+    std::uniform_real_distribution<double> u(lo, hi);
+    int64_t count = 1;
+    for (int64_t s : shape) count *= s;
+    std::vector<double> v(size_t(count), 0.0);
+    for (double& x : v) x = u(gen);
+    return from_vector(v, shape).to(kFloat32);
+  };
+  const Tensor a = uniform({n}, -3, 3), b = uniform({n}, 0, 1);
+  const Tensor mt = uniform({1025, 1024}, -3, 3).t();  // (1024, 1025), transposed
+  const Tensor ms = uniform({1024, 2050}, 0.5, 2).slice(1, 0, std::nullopt, 2);  // (1024, 1025)
+  const Tensor m = uniform({1024, 1025}, -3, 3);
+  const Tensor mask = gt(b, full({}, 0.5));
+  const Tensor ai = floor(a * 20).to(kInt64), bi = ceil(b * 8).clamp_min(1).to(kInt64);
+  const std::vector<std::pair<const char*, std::function<Tensor()>>> ops = {
+      {"add", [&] { return add(a, b, 0.5); }},
+      {"mul_bcast_row", [&] { return mul(m, b.slice(0, 0, 1025)); }},
+      {"div_transposed", [&] { return div(mt, ms); }},
+      {"exp", [&] { return exp(a); }},
+      {"tanh_strided", [&] { return tanh(ms); }},
+      {"sigmoid", [&] { return sigmoid(a); }},
+      {"gelu", [&] { return gelu(mt); }},
+      {"pow", [&] { return pow(b, a); }},
+      {"pow_scalar", [&] { return pow(a, 2.5); }},
+      {"where", [&] { return where(mask, a, b); }},
+      {"gt", [&] { return gt(a, b); }},
+      {"clamp", [&] { return clamp(a, -0.5, 0.5); }},
+      {"remainder_int", [&] { return remainder(ai, bi); }},
+      {"floor_divide_int", [&] { return floor_divide(ai, bi); }},
+      {"half", [&] { return add(a.to(kFloat16), b.to(kBFloat16)); }},
+      {"add_",
+       [&] {
+         Tensor x = a.clone();
+         return x.add_(b, 3);
+       }},
+      {"add_transposed_",
+       [&] {
+         Tensor x = mt.clone();
+         return x.mul_(ms);
+       }},
+  };
+  for (const auto& [name, fn] : ops) {
+    set_num_threads(1);
+    const Tensor one = fn();
+    set_num_threads(2);
+    const Tensor two = fn();
+    EXPECT_EQ(bit_diff(one, two), "") << name;
+  }
+}
+
+// An error raised inside a parallel kernel reaches the caller as an ember::Error.
+TEST(Threads, ErrorInsideAParallelKernel) {
+  ThreadGuard guard;
+  set_num_threads(2);
+  const Tensor a = arange(int64_t(1) << 20), b = a.remainder(1000);  // zeros every 1000
+  for (const auto& fn : std::vector<std::function<Tensor()>>{
+           [&] { return remainder(a, b); }, [&] { return floor_divide(a, b); },
+           [&] { return div(a, b, {"trunc"}); }, [&] { return fmod(a, b); }}) {
+    try {
+      fn();
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("ZeroDivisionError"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
