@@ -1,0 +1,14 @@
+# The side-by-side comparison with PyTorch (bench/compare.py): ember's twin always, LibTorch's
+# twin when Debian's libtorch-dev is installed (scripts/bootstrap.sh --bench).
+add_executable(ember_ops ${CMAKE_CURRENT_SOURCE_DIR}/ember_ops.cpp)
+target_link_libraries(ember_ops PRIVATE ember)
+target_compile_options(ember_ops PRIVATE -Wall -Wextra)
+
+find_package(Torch QUIET PATHS /usr/lib/x86_64-linux-gnu/cmake/Torch)
+if(Torch_FOUND)
+  add_executable(libtorch_ops ${CMAKE_CURRENT_SOURCE_DIR}/libtorch_ops.cpp)
+  target_link_libraries(libtorch_ops PRIVATE ${TORCH_LIBRARIES})
+  set_property(TARGET libtorch_ops PROPERTY CXX_STANDARD 17)
+else()
+  message(STATUS "LibTorch not found: bench/compare.py will compare with Python's PyTorch only")
+endif()
