@@ -1,0 +1,251 @@
+// The layers of nn.functional that are not normalisation: dropout (element-wise and whole
+// channels), embedding (with max_norm renormalising rows in place), linear, the math path of
+// scaled_dot_product_attention, cosine_similarity and pairwise_distance.
+#include "ops/dropout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "backend/cpu/parallel.h"
+#include "core/dispatch.h"
+#include "ember/creation.h"
+#include "ember/index_ops.h"
+#include "ember/linalg.h"
+#include "ember/math.h"
+#include "ember/nn/functional/layers.h"
+#include "ember/promotion.h"
+#include "ember/reduce.h"
+#include "ember/shape.h"
+
+namespace ember::nn::functional {
+
+// ── dropout ──────────────────────────────────────────────────────────────
+std::tuple<Tensor, Tensor> dropout_forward(const Tensor& input, double p, bool training,
+                                           bool feature, bool inplace, Generator* gen) {
+  const char* op = feature ? "feature_dropout" : "dropout";
+  EMBER_CHECK(p >= 0 && p <= 1, op, "dropout probability has to be between 0 and 1, but got ",
+              p);
+  EMBER_CHECK(!feature || input.dim() >= 2, op,
+              "Feature dropout requires at least 2 dimensions in the input");
+  if (p == 0 || !training || input.numel() == 0) return {input, Tensor()};
+  Tensor self = input;  // a handle, so the in-place forms can write through it
+  // Whole channels share one draw: the noise is (N, C, 1, ..., 1) and broadcasts.
+  DimVector noise_shape(input.sizes());
+  if (feature)
+    for (size_t d = 2; d < noise_shape.size(); ++d) noise_shape[d] = 1;
+  Tensor noise;
+  if (p == 1) {
+    // PyTorch multiplies by zero rather than filling, so NaN and inf inputs give NaN.
+    noise = zeros(noise_shape, {.dtype = input.dtype()});
+  } else {
+    noise = empty(noise_shape, {.dtype = input.dtype()});
+    bernoulli_(noise, 1 - p, gen);
+    noise.div_(1 - p);
+  }
+  if (inplace) return {self.mul_(noise), noise};
+  return {input * noise, noise};
+}
+
+Tensor dropout(const Tensor& input, DropoutFuncOptions o) {
+  return std::get<0>(dropout_forward(input, o.p, o.training, false, o.inplace, o.generator));
+}
+
+Tensor dropout2d(const Tensor& input, DropoutFuncOptions o) {
+  // PyTorch 1.13 reads a 3-D input as (N, C, L) (channel-wise 1-D dropout), any rank >= 2 works.
+  return std::get<0>(dropout_forward(input, o.p, o.training, true, o.inplace, o.generator));
+}
+
+namespace {
+// dropout1d / dropout3d: a batched rank, or one less for an unbatched input (a batch of one).
+Tensor feature_dropout_nd(const Tensor& input, const DropoutFuncOptions& o, int64_t rank,
+                          const char* op) {
+  EMBER_CHECK(input.dim() == rank || input.dim() == rank - 1, op, "Expected ", rank - 1, "D or ",
+              rank, "D input, but received a ", input.dim(), "D input");
+  EMBER_CHECK(o.p >= 0 && o.p <= 1, op,
+              "dropout probability has to be between 0 and 1, but got ", o.p);
+  const bool batched = input.dim() == rank;
+  const Tensor x = batched ? input : input.unsqueeze(0);
+  Tensor y = std::get<0>(dropout_forward(x, o.p, o.training, true, o.inplace, o.generator));
+  if (batched) return y;
+  return o.inplace ? input : y.squeeze(0);
+}
+}  // namespace
+
+Tensor dropout1d(const Tensor& input, DropoutFuncOptions o) {
+  return feature_dropout_nd(input, o, 3, "dropout1d");
+}
+Tensor dropout3d(const Tensor& input, DropoutFuncOptions o) {
+  return feature_dropout_nd(input, o, 5, "dropout3d");
+}
+
+// ── linear ───────────────────────────────────────────────────────────────
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  return ember::linear(input, weight, bias);
+}
+
+// ── embedding ────────────────────────────────────────────────────────────
+namespace {
+
+// Indices as int64 values, each checked against [0, num).
+std::vector<int64_t> checked_indices(const Tensor& indices, int64_t num, const char* op) {
+  EMBER_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32, op,
+              "Expected tensor for argument #1 'indices' to have one of the following scalar ",
+              "types: Long, Int; but got ", indices.dtype(), " instead (while checking ",
+              "arguments for embedding)");
+  std::vector<int64_t> idx = indices.to(kInt64).contiguous().tolist<int64_t>();
+  for (int64_t i : idx) EMBER_CHECK(i >= 0 && i < num, op, "index out of range in self");
+  return idx;
+}
+
+// torch.embedding_renorm_: each distinct row looked up whose norm exceeds max_norm is scaled
+// to max_norm / (norm + 1e-7), in place, in sorted index order.
+void embedding_renorm(const Tensor& weight, std::vector<int64_t> idx, double max_norm,
+                      double norm_type) {
+  std::sort(idx.begin(), idx.end());
+  idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+  for (int64_t i : idx) {
+    Tensor row = weight.select(0, i);
+    const double norm = row.norm(norm_type).item<double>();
+    if (norm > max_norm) row.mul_(max_norm / (norm + 1e-7));
+  }
+}
+
+}  // namespace
+
+Tensor embedding(const Tensor& input, const Tensor& weight, EmbeddingFuncOptions o) {
+  const char* op = "embedding";
+  EMBER_CHECK(weight.dim() == 2, op, "'weight' must be 2-D");
+  const int64_t num = weight.size(0), D = weight.size(1);
+  if (o.padding_idx) {
+    // Checked like PyTorch even though the forward ignores it (it masks the gradient).
+    EMBER_CHECK(*o.padding_idx < num && *o.padding_idx >= -num, op,
+                "Padding_idx must be within num_embeddings");
+  }
+  const std::vector<int64_t> idx = checked_indices(input, num, op);
+  if (o.max_norm) embedding_renorm(weight, idx, *o.max_norm, o.norm_type);
+  const Tensor w = weight.contiguous();
+  DimVector out_shape(input.sizes());
+  out_shape.push_back(D);
+  Tensor out = empty(out_shape, {.dtype = weight.dtype()});
+  const int64_t n = int64_t(idx.size()), row = D * w.element_size();
+  const char* src = static_cast<const char*>(w.data_ptr());
+  char* dst = static_cast<char*>(out.data_ptr());
+  parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(D, 1)),
+               [&](int64_t a, int64_t b) {
+                 for (int64_t i = a; i < b; ++i)
+                   std::memcpy(dst + i * row, src + idx[size_t(i)] * row, size_t(row));
+               });
+  return out;
+}
+
+Tensor embedding_backward(const Tensor& grad_out, const Tensor& indices, int64_t num_weights,
+                          std::optional<int64_t> padding_idx, bool scale_grad_by_freq) {
+  const char* op = "embedding_backward";
+  const std::vector<int64_t> idx = checked_indices(indices, num_weights, op);
+  const int64_t D = grad_out.size(-1), n = int64_t(idx.size());
+  const int64_t pad = padding_idx ? (*padding_idx < 0 ? *padding_idx + num_weights : *padding_idx)
+                                  : -1;
+  std::vector<int64_t> count;
+  if (scale_grad_by_freq) {
+    count.assign(size_t(num_weights), 0);
+    for (int64_t i : idx) ++count[size_t(i)];
+  }
+  const Dtype cd = grad_out.dtype() == kFloat64 ? kFloat64 : kFloat32;
+  const Tensor g = grad_out.to(cd).contiguous().view({n, D});
+  Tensor gw = zeros({num_weights, D}, {.dtype = cd});
+  dispatch<DtypeSet::Floating>(cd, op, [&]<class T>() {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      const T* gp = g.data_ptr<T>();
+      T* wp = gw.data_ptr<T>();
+      // Serial in index order, so repeated indices sum in PyTorch's order.
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t r = idx[size_t(i)];
+        if (r == pad) continue;
+        const T s = scale_grad_by_freq ? T(1) / T(count[size_t(r)]) : T(1);
+        for (int64_t d = 0; d < D; ++d) wp[r * D + d] += gp[i * D + d] * s;
+      }
+    }
+  });
+  return gw.to(grad_out.dtype());
+}
+
+// ── scaled_dot_product_attention ─────────────────────────────────────────
+std::tuple<Tensor, Tensor> scaled_dot_product_attention_forward(
+    const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask,
+    double dropout_p, bool is_causal, std::optional<double> scale, Generator* gen) {
+  const char* op = "scaled_dot_product_attention";
+  EMBER_CHECK(query.dim() >= 2 && key.dim() >= 2 && value.dim() >= 2, op,
+              "Expected query, key and value to have at least 2 dimensions, got query ",
+              query.sizes(), ", key ", key.sizes(), ", value ", value.sizes());
+  EMBER_CHECK(query.size(-1) == key.size(-1), op, "Expected query and key to have the same ",
+              "embedding size, got query ", query.sizes(), " and key ", key.sizes());
+  EMBER_CHECK(key.size(-2) == value.size(-2), op, "Expected key and value to have the same ",
+              "sequence length, got key ", key.sizes(), " and value ", value.sizes());
+  EMBER_CHECK(query.is_floating_point(), op, "Expected a floating point query, got ",
+              query.dtype());
+  EMBER_CHECK(!(is_causal && attn_mask.defined()), op,
+              "Explicit attn_mask should not be set when is_causal=True");
+  const int64_t L = query.size(-2), S = key.size(-2), E = query.size(-1);
+  const double sc = scale.value_or(1.0 / std::sqrt(double(E)));
+  // (..., L, E) @ (..., E, S) -> (..., L, S); scaling q costs L*E multiplies, not L*S.
+  Tensor attn = matmul(query * sc, key.transpose(-2, -1)).contiguous();
+  const double ninf = -std::numeric_limits<double>::infinity();
+  if (is_causal) {
+    // Row i attends to columns j <= i (the upper-left aligned lower triangle, as PyTorch).
+    Tensor keep = ones({L, S}, {.dtype = kBool}).tril();
+    attn.masked_fill_(keep.logical_not(), ninf);
+  }
+  if (attn_mask.defined()) {
+    if (attn_mask.dtype() == kBool) {
+      const Tensor drop = attn_mask.logical_not();
+      if (IntArrayRef(broadcast_shapes(drop.sizes(), attn.sizes())) == attn.sizes())
+        attn.masked_fill_(drop, ninf);
+      else
+        attn = attn.masked_fill(drop, ninf);
+    } else {
+      attn = attn + attn_mask;  // additive; may broadcast attn up to the mask's batch dims
+    }
+  }
+  attn = softmax(attn, -1);
+  if (dropout_p > 0)
+    attn = std::get<0>(dropout_forward(attn, dropout_p, true, false, true, gen));
+  return {matmul(attn, value), attn};
+}
+
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    ScaledDotProductAttentionOptions o) {
+  return std::get<0>(scaled_dot_product_attention_forward(
+      query, key, value, o.attn_mask, o.dropout_p, o.is_causal, o.scale, o.generator));
+}
+
+// ── distances ────────────────────────────────────────────────────────────
+Tensor cosine_similarity(const Tensor& x1_in, const Tensor& x2_in,
+                         CosineSimilarityFuncOptions o) {
+  const char* op = "cosine_similarity";
+  const Dtype common = result_type(x1_in, x2_in);
+  EMBER_CHECK(is_floating_point(common), op,
+              "expected common dtype to be floating point, yet common dtype is ", common);
+  // Integer inputs are promoted first; norms need a floating type.
+  const Tensor a = is_floating_point(x1_in.dtype()) ? x1_in : x1_in.to(common);
+  const Tensor b = is_floating_point(x2_in.dtype()) ? x2_in : x2_in.to(common);
+  const std::vector<Tensor> xs = broadcast_tensors({a, b});
+  const int64_t dim = wrap_dim(o.dim, std::max<int64_t>(xs[0].dim(), 1), op);
+  // PyTorch 1.13: each input is divided by its own norm (clamped at eps) before the dot product,
+  // which keeps the result in [-1, 1].
+  const Tensor n1 = linalg_vector_norm(xs[0], 2, {dim}, true).clamp_min(o.eps);
+  const Tensor n2 = linalg_vector_norm(xs[1], 2, {dim}, true).clamp_min(o.eps);
+  return ((xs[0] / n1) * (xs[1] / n2)).sum(dim);
+}
+
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, PairwiseDistanceFuncOptions o) {
+  const int64_t out_dim = std::max(x1.dim(), x2.dim());
+  const int64_t inner = out_dim - 1;
+  const Tensor d = x1 - x2 + o.eps;
+  if (d.dim() == 0) return d.abs();  // norm over a 0-d tensor: the absolute value
+  return linalg_vector_norm(d, o.p, {inner}, o.keepdim);
+}
+
+}  // namespace ember::nn::functional

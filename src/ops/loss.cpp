@@ -1,0 +1,538 @@
+// Losses of nn.functional. cross_entropy and nll_loss run one fused row kernel (Note [Fused
+// cross entropy]); the pointwise losses are one-line functors on the elementwise front end; the
+// rest are short compositions of public ops, written as PyTorch 1.13 writes them.
+#include "ops/loss.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "backend/cpu/parallel.h"
+#include "backend/cpu/vec.h"
+#include "core/dispatch.h"
+#include "ember/creation.h"
+#include "ember/index_ops.h"
+#include "ember/math.h"
+#include "ember/nn/functional/layers.h"
+#include "ember/reduce.h"
+#include "ember/shape.h"
+#include "ops/elementwise.h"
+
+namespace ember::nn::functional {
+namespace {
+
+using cpu::Vec;
+
+enum class Reduction { None, Mean, Sum, BatchMean };
+
+Reduction parse_reduction(const std::string& r, const char* op, bool batchmean = false) {
+  if (r == "mean") return Reduction::Mean;
+  if (r == "sum") return Reduction::Sum;
+  if (r == "none") return Reduction::None;
+  if (batchmean && r == "batchmean") return Reduction::BatchMean;
+  fail(op, r, " is not a valid value for reduction");
+}
+
+Tensor reduce_loss(const Tensor& loss, Reduction r) {
+  if (r == Reduction::Mean) return loss.mean();
+  if (r == Reduction::Sum) return loss.sum();
+  return loss;
+}
+
+// PyTorch's names for dtypes in "expected scalar type Long but found Int".
+const char* aten_name(Dtype t) {
+  static const char* names[kNumDtypes] = {"Bool", "Byte", "Char",     "Short", "Int",
+                                          "Long", "Half", "BFloat16", "Float", "Double"};
+  return names[int(t)];
+}
+
+Dtype opmath(Dtype t) { return t == kFloat64 ? kFloat64 : kFloat32; }
+
+// Note [Fused cross entropy]
+// Logits (N, C, d1, ...) are read as R = N * d1 * ... rows of C classes (moved to the last dim
+// when there are spatial dims). One pass per row finds the max, one sums exp(x - max) in SIMD
+// lanes, giving lse = max + log(sum); the loss of target t is -w[t] (x[t] - lse), and label
+// smoothing adds -Σ_c w_c (x_c - lse) in a third pass. The gradient is the row's
+// softmax - smoothed one-hot, scaled by the weights and the reduction. nll_loss is the same
+// kernel with lse = 0 (its input already holds log-probabilities).
+template <class T>
+T hsum(Vec<T> v) {
+  T s = 0;
+  for (int k = 0; k < Vec<T>::size; ++k) s += v[k];
+  return s;
+}
+
+template <class T>
+T row_lse(const T* x, int64_t C) {
+  constexpr int W = Vec<T>::size;
+  T mx = -std::numeric_limits<T>::infinity();
+  int64_t i = 0;
+  if (C >= W) {
+    Vec<T> vm = Vec<T>::load(x);
+    for (i = W; i + W <= C; i += W) vm = cpu::vmax(vm, Vec<T>::load(x + i));
+    for (int k = 0; k < W; ++k) mx = cpu::vmax(mx, vm[k]);
+  }
+  for (; i < C; ++i) mx = cpu::vmax(mx, x[i]);
+  if (std::isinf(mx)) return mx;  // all -inf (log_softmax gives NaN) or a +inf logit
+  Vec<T> vs(T(0));
+  for (i = 0; i + W <= C; i += W) vs = vs + cpu::exp(Vec<T>::load(x + i) - Vec<T>(mx));
+  T s = hsum(vs);
+  for (; i < C; ++i) s += std::exp(x[i] - mx);
+  return mx + std::log(s);
+}
+
+// Σ_c w_c (x_c - lse), w null meaning 1.
+template <class T>
+T row_shifted_sum(const T* x, const T* w, int64_t C, T lse) {
+  constexpr int W = Vec<T>::size;
+  Vec<T> acc(T(0));
+  int64_t i = 0;
+  for (; i + W <= C; i += W) {
+    const Vec<T> d = Vec<T>::load(x + i) - Vec<T>(lse);
+    acc = acc + (w ? d * Vec<T>::load(w + i) : d);
+  }
+  T s = hsum(acc);
+  for (; i < C; ++i) s += (w ? w[i] : T(1)) * (x[i] - lse);
+  return s;
+}
+
+// The class-index losses read as rows (Note [Fused cross entropy]).
+struct ClassRows {
+  Tensor x;                    // (R, C) in the compute dtype, contiguous
+  std::vector<int64_t> t;      // R targets, checked
+  Tensor w;                    // (C) compute dtype, or undefined
+  DimVector loss_shape;        // shape of the unreduced loss: target's
+  DimVector moved_shape;       // x's rows as (N, d1, ..., C) before the view to (R, C)
+  int64_t C = 0;
+  bool spatial = false;        // input had dims after the class dim
+};
+
+// nll_loss_nd's checks and the row layout.
+ClassRows class_rows(const char* op, const Tensor& input, const Tensor& target,
+                     const Tensor& weight, int64_t ignore_index) {
+  const int64_t nd = input.dim();
+  EMBER_CHECK(nd >= 1, op, "Expected 1 or more dimensions (got ", nd, ")");
+  EMBER_CHECK(input.is_floating_point(), op, "not implemented for dtype ", input.dtype());
+  if (nd != 1) {
+    const int64_t tb = target.dim() >= 1 ? target.size(0) : 1;
+    EMBER_CHECK(input.size(0) == tb, op, "Expected input batch_size (", input.size(0),
+                ") to match target batch_size (", tb, ").");
+  }
+  if (nd <= 2) {
+    EMBER_CHECK(target.dim() <= 1, op, "0D or 1D target tensor expected, multi-target not ",
+                "supported");
+    EMBER_CHECK(nd == 2 ? target.dim() == 1 : target.dim() == 0, op, "size mismatch (got input: ",
+                input.sizes(), ", target: ", target.sizes(), ")");
+  } else if (nd == 4) {
+    EMBER_CHECK(target.dim() == 3, op, "only batches of spatial targets supported (3D tensors) ",
+                "but got targets of dimension: ", target.dim());
+    EMBER_CHECK(target.size(1) == input.size(2) && target.size(2) == input.size(3), op,
+                "size mismatch (got input: ", input.sizes(), " , target: ", target.sizes());
+  } else {
+    DimVector want{input.size(0)};
+    for (int64_t d = 2; d < nd; ++d) want.push_back(input.size(d));
+    EMBER_CHECK(IntArrayRef(want) == target.sizes(), op, "Expected target size ", IntArrayRef(want),
+                ", got ", target.sizes());
+  }
+  ClassRows p;
+  p.C = input.size(nd == 1 ? 0 : 1);
+  EMBER_CHECK(!weight.defined() || weight.numel() == p.C, op, "weight tensor should be defined ",
+              "either for all ", p.C, " classes or no classes but got weight tensor of shape: ",
+              weight.defined() ? weight.sizes() : IntArrayRef());
+  EMBER_CHECK(target.dtype() == kInt64 || target.dtype() == kUInt8, op,
+              "expected scalar type Long but found ", aten_name(target.dtype()));
+  const Dtype cd = opmath(input.dtype());
+  p.spatial = nd > 2;
+  const Tensor moved = p.spatial ? input.movedim(1, -1) : input;  // (N, d1, ..., C)
+  p.moved_shape = DimVector(moved.sizes());
+  const int64_t R = p.C > 0 ? input.numel() / p.C : target.numel();
+  p.x = moved.to(cd).contiguous().view({R, p.C});
+  p.t = target.to(kInt64).contiguous().tolist<int64_t>();
+  // Checked here, in order, so the error names the first bad target as PyTorch's loop does.
+  for (int64_t v : p.t)
+    EMBER_CHECK(v == ignore_index || (v >= 0 && v < p.C), op, "Target ", v, " is out of bounds.");
+  if (weight.defined()) p.w = weight.to(cd).contiguous();
+  p.loss_shape = DimVector(target.sizes());
+  return p;
+}
+
+// Per-row losses: nll = -w[t] (x[t] - lse), smooth = -Σ_c w_c (x_c - lse), wt = w[t]; all zero
+// at ignored rows.
+template <class T>
+void class_rows_forward(const ClassRows& p, int64_t ignore, bool logits, bool smooth, T* nll,
+                        T* sm, T* wt) {
+  const int64_t R = int64_t(p.t.size()), C = p.C;
+  const T* x = p.x.data_ptr<T>();
+  const T* w = p.w.defined() ? p.w.data_ptr<T>() : nullptr;
+  parallel_for(0, R, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(C, 1)),
+               [&](int64_t a, int64_t b) {
+                 for (int64_t r = a; r < b; ++r) {
+                   const int64_t t = p.t[size_t(r)];
+                   if (t == ignore) {
+                     nll[r] = sm[r] = wt[r] = T(0);
+                     continue;
+                   }
+                   const T* row = x + r * C;
+                   const T lse = logits ? row_lse(row, C) : T(0);
+                   const T wr = w ? w[t] : T(1);
+                   nll[r] = -wr * (row[t] - lse);
+                   wt[r] = wr;
+                   sm[r] = smooth ? -row_shifted_sum(row, w, C, lse) : T(0);
+                 }
+               });
+}
+
+// The loss from per-row terms: (1 - ls) nll + (ls / C) smooth, reduced. For "mean" both terms
+// are divided by the total weight of the non-ignored targets, as PyTorch 1.13.
+Tensor class_loss(const ClassRows& p, int64_t ignore, double ls, bool logits, Reduction red,
+                  Dtype out_dtype, const char* op) {
+  const int64_t R = int64_t(p.t.size());
+  const Dtype cd = p.x.dtype();
+  const bool smooth = ls > 0;
+  Tensor out;
+  dispatch<DtypeSet::Floating>(cd, op, [&]<class T>() {
+    if constexpr (cpu::simd_type_v<T>) {
+      std::vector<T> nll(static_cast<size_t>(R)), sm(nll), wt(nll);
+      class_rows_forward<T>(p, ignore, logits, smooth, nll.data(), sm.data(), wt.data());
+      const double a = 1.0 - (smooth ? ls : 0.0), b = smooth ? ls / double(p.C) : 0.0;
+      if (red == Reduction::None) {
+        out = empty(p.loss_shape, {.dtype = cd});
+        T* o = out.data_ptr<T>();
+        for (int64_t r = 0; r < R; ++r)
+          o[r] = smooth ? T(a * double(nll[size_t(r)]) + b * double(sm[size_t(r)]))
+                        : nll[size_t(r)];
+        return;
+      }
+      double s_nll = 0, s_sm = 0, s_w = 0;
+      for (int64_t r = 0; r < R; ++r) {
+        s_nll += double(nll[size_t(r)]);
+        s_sm += double(sm[size_t(r)]);
+        s_w += double(wt[size_t(r)]);
+      }
+      double v = a * s_nll + b * s_sm;
+      if (red == Reduction::Mean) v = a * (s_nll / s_w) + (smooth ? b * (s_sm / s_w) : 0.0);
+      out = full({}, v, {.dtype = cd});
+    }
+  });
+  return out.to(out_dtype);
+}
+
+// d(loss)/d(rows): per row g (the reduction's scale), a = (1 - ls) w[t] g, b = ls / C g:
+// grad_c = (a + b Σw) softmax_c - b w_c, minus a at c = t (log-prob input: just -a at t).
+Tensor class_grad(const ClassRows& p, const Tensor& grad_out, int64_t ignore, double ls,
+                  bool logits, Reduction red, Dtype out_dtype, const char* op) {
+  const int64_t R = int64_t(p.t.size()), C = p.C;
+  const Dtype cd = p.x.dtype();
+  const bool smooth = ls > 0;
+  Tensor gx = empty({R, C}, {.dtype = cd});
+  dispatch<DtypeSet::Floating>(cd, op, [&]<class T>() {
+    if constexpr (cpu::simd_type_v<T>) {
+      const T* x = p.x.data_ptr<T>();
+      const T* w = p.w.defined() ? p.w.data_ptr<T>() : nullptr;
+      T* g = gx.data_ptr<T>();
+      std::vector<T> scale;  // per row for "none"
+      double s0 = 0;
+      if (red == Reduction::None) {
+        scale = grad_out.to(cd).contiguous().template tolist<T>();
+      } else {
+        s0 = grad_out.item<double>();
+        if (red == Reduction::Mean) {
+          double tw = 0;
+          for (int64_t t : p.t)
+            if (t != ignore) tw += w ? double(w[t]) : 1.0;
+          s0 /= tw;
+        }
+      }
+      double wsum = double(C);
+      if (w) {
+        wsum = 0;
+        for (int64_t c = 0; c < C; ++c) wsum += double(w[c]);
+      }
+      constexpr int W = Vec<T>::size;
+      parallel_for(0, R, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(C, 1)),
+                   [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t t = p.t[size_t(r)];
+          T* gr = g + r * C;
+          std::fill(gr, gr + C, T(0));
+          if (t == ignore) continue;
+          const double gs = red == Reduction::None ? double(scale[size_t(r)]) : s0;
+          const double a = (smooth ? 1.0 - ls : 1.0) * (w ? double(w[t]) : 1.0) * gs;
+          if (logits) {
+            const double b = smooth ? ls / double(C) * gs : 0.0;
+            const T* row = x + r * C;
+            const T lse = row_lse(row, C);
+            const T pa = T(a + b * wsum), pb = T(b);
+            int64_t i = 0;
+            for (; i + W <= C; i += W) {
+              Vec<T> v = cpu::exp(Vec<T>::load(row + i) - Vec<T>(lse)) * Vec<T>(pa);
+              if (smooth) v = v - (w ? Vec<T>::load(w + i) * Vec<T>(pb) : Vec<T>(pb));
+              v.store(gr + i);
+            }
+            for (; i < C; ++i)
+              gr[i] = std::exp(row[i] - lse) * pa - (smooth ? (w ? w[i] : T(1)) * pb : T(0));
+          }
+          gr[t] -= T(a);
+        }
+      });
+    }
+  });
+  Tensor out = gx.view(p.moved_shape);
+  if (p.spatial) out = out.movedim(-1, 1).contiguous();
+  return out.to(out_dtype);
+}
+
+// Class probabilities: -Σ_c w_c p'_c log_softmax(x)_c with p' = p (1 - ls) + ls / C.
+struct ProbTerms {
+  int64_t cdim, C;
+  Tensor target, wview;  // smoothed target; weight shaped to broadcast along cdim (or undefined)
+};
+
+ProbTerms prob_terms(const Tensor& input, const Tensor& target, const Tensor& weight, double ls) {
+  const char* op = "cross_entropy";
+  EMBER_CHECK(target.is_floating_point(), op, "Expected floating point type for target with ",
+              "class probabilities, got ", aten_name(target.dtype()));
+  ProbTerms t;
+  t.cdim = input.dim() == 1 ? 0 : 1;
+  t.C = input.size(t.cdim);
+  EMBER_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == t.C), op,
+              "cross_entropy: weight tensor should be defined either for all ", t.C,
+              " classes or no classes but got weight tensor of shape: ",
+              weight.defined() ? weight.sizes() : IntArrayRef());
+  EMBER_CHECK(ls <= 1.0, op, "label_smoothing must be between 0.0 and 1.0. Got: ", ls);
+  t.target = ls > 0 ? target * (1 - ls) + ls / double(t.C) : target;
+  if (weight.defined()) {
+    DimVector shape(size_t(input.dim()), 1);
+    shape[size_t(t.cdim)] = t.C;
+    t.wview = weight.view(shape);
+  }
+  return t;
+}
+
+}  // namespace
+
+// ── cross_entropy / nll_loss ─────────────────────────────────────────────
+Tensor cross_entropy(const Tensor& input, const Tensor& target, CrossEntropyFuncOptions o) {
+  const char* op = "cross_entropy";
+  const Reduction red = parse_reduction(o.reduction, op);
+  if (input.sizes() == target.sizes()) {
+    EMBER_CHECK(o.ignore_index < 0, op, "ignore_index is not supported for floating point target");
+    const ProbTerms t = prob_terms(input, target, o.weight, o.label_smoothing);
+    Tensor term = log_softmax(input, t.cdim) * t.target;
+    if (t.wview.defined()) term = term * t.wview;
+    if (red == Reduction::None) return -term.sum(t.cdim);
+    if (red == Reduction::Sum) return -term.sum();
+    if (input.numel() == 0) return full({}, NAN, {.dtype = term.dtype()});
+    return -term.sum() / double(input.numel() / t.C);
+  }
+  EMBER_CHECK(o.label_smoothing <= 1.0, op, "label_smoothing must be between 0.0 and 1.0. Got: ",
+              o.label_smoothing);
+  const ClassRows p = class_rows(op, input, target, o.weight, o.ignore_index);
+  return class_loss(p, o.ignore_index, o.label_smoothing, true, red, input.dtype(), op);
+}
+
+Tensor cross_entropy_backward(const Tensor& grad_out, const Tensor& input, const Tensor& target,
+                              const CrossEntropyFuncOptions& o) {
+  const char* op = "cross_entropy_backward";
+  const Reduction red = parse_reduction(o.reduction, op);
+  if (input.sizes() == target.sizes()) {
+    // d/dx = g (softmax Σ_c w_c p'_c - w p') along the class dim.
+    const ProbTerms t = prob_terms(input, target, o.weight, o.label_smoothing);
+    const Tensor wp = t.wview.defined() ? t.target * t.wview : t.target;
+    Tensor g = grad_out;
+    if (red == Reduction::None) g = grad_out.unsqueeze(t.cdim);
+    if (red == Reduction::Mean) g = grad_out / double(input.numel() / std::max<int64_t>(t.C, 1));
+    return ((softmax(input, t.cdim) * wp.sum(t.cdim, true) - wp) * g).to(input.dtype());
+  }
+  const ClassRows p = class_rows(op, input, target, o.weight, o.ignore_index);
+  return class_grad(p, grad_out, o.ignore_index, o.label_smoothing, true, red, input.dtype(), op);
+}
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, NLLLossFuncOptions o) {
+  const char* op = "nll_loss";
+  const Reduction red = parse_reduction(o.reduction, op);
+  const ClassRows p = class_rows(op, input, target, o.weight, o.ignore_index);
+  return class_loss(p, o.ignore_index, 0.0, false, red, input.dtype(), op);
+}
+
+Tensor nll_loss_backward(const Tensor& grad_out, const Tensor& input, const Tensor& target,
+                         const NLLLossFuncOptions& o) {
+  const char* op = "nll_loss_backward";
+  const Reduction red = parse_reduction(o.reduction, op);
+  const ClassRows p = class_rows(op, input, target, o.weight, o.ignore_index);
+  return class_grad(p, grad_out, o.ignore_index, 0.0, false, red, input.dtype(), op);
+}
+
+// ── pointwise losses ─────────────────────────────────────────────────────
+namespace {
+using cpu::lt;
+using cpu::select;
+using cpu::vmax;
+
+template <class Make>
+Tensor pointwise(const char* op, const Tensor& a, const Tensor& b, const Make& make) {
+  return elementwise<Promote::Default, DtypeSet::Floating>(op, {a, b}, make);
+}
+}  // namespace
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, MSELossFuncOptions o) {
+  const Reduction red = parse_reduction(o.reduction, "mse_loss");
+  return reduce_loss(pointwise("mse_loss", input, target, []<class T>() {
+                       return [](auto x, auto y) { return (x - y) * (x - y); };
+                     }),
+                     red);
+}
+
+Tensor l1_loss(const Tensor& input, const Tensor& target, L1LossFuncOptions o) {
+  const Reduction red = parse_reduction(o.reduction, "l1_loss");
+  return reduce_loss((input - target).abs(), red);
+}
+
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, SmoothL1LossFuncOptions o) {
+  const char* op = "smooth_l1_loss";
+  const Reduction red = parse_reduction(o.reduction, op);
+  EMBER_CHECK(o.beta >= 0, op, "smooth_l1_loss does not support negative values for beta.");
+  if (o.beta == 0) return l1_loss(input, target, {.reduction = o.reduction});
+  return reduce_loss(pointwise(op, input, target, [beta = o.beta]<class T>() {
+                       return [bt = T(beta)](auto x, auto y) {
+                         using V = decltype(x);
+                         const V z = cpu::abs(x - y);
+                         return select(lt(z, V(bt)), V(T(0.5)) * z * z / V(bt), z - V(T(0.5) * bt));
+                       };
+                     }),
+                     red);
+}
+
+Tensor huber_loss(const Tensor& input, const Tensor& target, HuberLossFuncOptions o) {
+  const char* op = "huber_loss";
+  const Reduction red = parse_reduction(o.reduction, op);
+  EMBER_CHECK(o.delta > 0, op, "huber_loss does not support non-positive values for delta.");
+  return reduce_loss(pointwise(op, input, target, [delta = o.delta]<class T>() {
+                       return [d = T(delta)](auto x, auto y) {
+                         using V = decltype(x);
+                         const V z = cpu::abs(x - y);
+                         return select(lt(z, V(d)), V(T(0.5)) * z * z, V(d) * (z - V(T(0.5) * d)));
+                       };
+                     }),
+                     red);
+}
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
+                            BinaryCrossEntropyFuncOptions o) {
+  const char* op = "binary_cross_entropy";
+  const Reduction red = parse_reduction(o.reduction, op);
+  EMBER_CHECK(input.sizes() == target.sizes(), op, "Using a target size (", target.sizes(),
+              ") that is different to the input size (", input.sizes(), ") is deprecated. ",
+              "Please ensure they have the same size.");
+  // !(0 <= x <= 1) also catches NaN, as PyTorch's check does.
+  EMBER_CHECK(!logical_not(logical_and(input >= 0, input <= 1)).any().item<bool>(), op,
+              "all elements of input should be between 0 and 1");
+  // -(t log x + (1 - t) log(1 - x)) with each log clamped at -100, as PyTorch's CPU kernel.
+  Tensor loss = pointwise(op, input, target, []<class T>() {
+    return [](auto x, auto t) {
+      using V = decltype(x);
+      const V lo(T(-100));
+      return (t - V(T(1))) * vmax(cpu::log1p(-x), lo) - t * vmax(cpu::log(x), lo);
+    };
+  });
+  if (o.weight.defined()) loss = loss * o.weight.expand(broadcast_shapes(target.sizes(),
+                                                                         o.weight.sizes()));
+  return reduce_loss(loss, red);
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        BinaryCrossEntropyWithLogitsFuncOptions o) {
+  const char* op = "binary_cross_entropy_with_logits";
+  const Reduction red = parse_reduction(o.reduction, op);
+  EMBER_CHECK(input.sizes() == target.sizes(), op, "Target size (", target.sizes(),
+              ") must be the same as input size (", input.sizes(), ")");
+  // Stable in x: with m = max(-x, 0), log(1 + e^-x) = log(e^-m + e^(-x-m)) + m, and the
+  // positive term is scaled by lw = 1 + (pos_weight - 1) t.
+  Tensor loss;
+  if (o.pos_weight.defined()) {
+    const Tensor lw = (o.pos_weight - 1) * target + 1;
+    loss = elementwise<Promote::Default, DtypeSet::Floating>(op, {input, target, lw},
+        []<class T>() {
+          return [](auto x, auto t, auto lw) {
+            using V = decltype(x);
+            const V m = vmax(-x, V(T(0)));
+            return (V(T(1)) - t) * x + lw * (cpu::log(cpu::exp(-m) + cpu::exp(-x - m)) + m);
+          };
+        });
+  } else {
+    loss = pointwise(op, input, target, []<class T>() {
+      return [](auto x, auto t) {
+        using V = decltype(x);
+        const V m = vmax(-x, V(T(0)));
+        return (V(T(1)) - t) * x + m + cpu::log(cpu::exp(-m) + cpu::exp(-x - m));
+      };
+    });
+  }
+  if (o.weight.defined()) loss = loss * o.weight;
+  return reduce_loss(loss, red);
+}
+
+Tensor kl_div(const Tensor& input, const Tensor& target, KLDivFuncOptions o) {
+  const Reduction red = parse_reduction(o.reduction, "kl_div", true);
+  const Tensor loss = o.log_target ? exp(target) * (target - input)
+                                   : xlogy(target, target) - target * input;
+  if (red == Reduction::BatchMean) {
+    const Tensor s = loss.sum();
+    return input.dim() == 0 ? s : s / double(input.size(0));
+  }
+  return reduce_loss(loss, red);
+}
+
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                             CosineEmbeddingLossFuncOptions o) {
+  const char* op = "cosine_embedding_loss";
+  const Reduction red = parse_reduction(o.reduction, op);
+  const int64_t td = target.dim();
+  EMBER_CHECK(td == 1 || td == 0, op, "0D or 1D target tensor expected, multi-target not ",
+              "supported");
+  if (td == 1) {
+    EMBER_CHECK(input1.dim() == 2 && input2.dim() == 2, op, "1D target tensor expects 2D input ",
+                "tensors, but found inputs with sizes ", input1.sizes(), " and ", input2.sizes(),
+                ".");
+  } else {
+    EMBER_CHECK(input1.dim() == 1 && input2.dim() == 1, op, "0D target tensor expects 1D input ",
+                "tensors, but found inputs with sizes ", input1.sizes(), " and ", input2.sizes(),
+                ".");
+  }
+  constexpr double kEps = 1e-12;  // PyTorch's EPSILON
+  const Tensor prod_sum = (input1 * input2).sum(td);
+  const Tensor mag1 = (input1 * input1).sum(td) + kEps, mag2 = (input2 * input2).sum(td) + kEps;
+  const Tensor cos = prod_sum / (mag1 * mag2).sqrt();
+  const Tensor zero = zeros_like(cos);
+  const Tensor pos = where(target == 1, 1 - cos, zero);
+  const Tensor neg = where(target == -1, (cos - o.margin).clamp_min(0), zero);
+  return reduce_loss(pos + neg, red);
+}
+
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                           MarginRankingLossFuncOptions o) {
+  const char* op = "margin_ranking_loss";
+  const Reduction red = parse_reduction(o.reduction, op);
+  EMBER_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(), op,
+              "margin_ranking_loss : All input tensors should have same dimension but got ",
+              "sizes: input1: ", input1.sizes(), ", input2: ", input2.sizes(), ", target: ",
+              target.sizes());
+  return reduce_loss((-target * (input1 - input2) + o.margin).clamp_min(0), red);
+}
+
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                           TripletMarginLossFuncOptions o) {
+  const char* op = "triplet_margin_loss";
+  const Reduction red = parse_reduction(o.reduction, op);
+  EMBER_CHECK(anchor.dim() == positive.dim() && anchor.dim() == negative.dim(), op,
+              "All inputs should have same dimension but got ", anchor.dim(), "D, ",
+              positive.dim(), "D and ", negative.dim(), "D inputs.");
+  const PairwiseDistanceFuncOptions d{.p = o.p, .eps = o.eps};
+  const Tensor d_pos = pairwise_distance(anchor, positive, d);
+  Tensor d_neg = pairwise_distance(anchor, negative, d);
+  if (o.swap) d_neg = minimum(d_neg, pairwise_distance(positive, negative, d));
+  return reduce_loss((d_pos - d_neg + o.margin).clamp_min(0), red);
+}
+
+}  // namespace ember::nn::functional
