@@ -241,7 +241,8 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, const std::stri
     EMBER_CHECK(t.dtype() == tensors[0].dtype() && t.device() == tensors[0].device(), "meshgrid",
                 "Expected all tensors in the tensor list to have the same dtype and device");
   }
-  // "xy" is "ij" with the first two inputs swapped and the first two output dims transposed.
+  // "xy" (Cartesian) builds the grid from the first two inputs swapped, then swaps the first
+  // two outputs back: out[0] varies along dim 1, out[1] along dim 0.
   const bool swap = indexing == "xy" && tensors.size() >= 2;
   std::vector<Tensor> in = tensors;
   if (swap) std::swap(in[0], in[1]);
@@ -253,10 +254,7 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, const std::stri
     view[i] = -1;
     out.push_back(in[i].reshape(view).expand(shape));
   }
-  if (swap) {
-    std::swap(out[0], out[1]);
-    for (Tensor& g : out) g = g.transpose(0, 1);
-  }
+  if (swap) std::swap(out[0], out[1]);
   return out;
 }
 

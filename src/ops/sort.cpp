@@ -21,8 +21,9 @@ namespace {
 // topk runs std::partial_sort / std::nth_element + std::sort on (value, index) pairs with
 // PyTorch's comparators, kthvalue runs the quickselect of PyTorch's Sorting.cpp, and mode sorts
 // (value, index) pairs with std::sort: with the same standard library these make the same
-// comparisons and swaps, so they report the same index among equal values. sort itself is stable
-// (the index order among equal values is the input order); median breaks ties by index.
+// comparisons and swaps, so they report the same index among equal values; median/nanmedian
+// run std::nth_element with PyTorch's comparators for the same reason. sort itself is stable
+// (equal values keep their input order), which PyTorch's stable=True promises.
 
 template <class T>
 bool is_nan(T v) {
@@ -275,8 +276,8 @@ Tensor median_all(const Tensor& t, bool ignore_nan, const char* op) {
   return out;
 }
 
-// Lower median along dim: ties broken by index, so the answer is the same for any selection
-// algorithm. Without ignore_nan a NaN (the first one) is the result.
+// Lower median along dim, ties broken by index. Without ignore_nan a NaN (the first one) is the
+// result; with it, NaNs are left out.
 std::tuple<Tensor, Tensor> median_dim(const Tensor& t, int64_t dim, bool keepdim, bool ignore_nan,
                                       const char* op) {
   dim = wrap_dim(dim, t.dim(), op);
@@ -312,9 +313,10 @@ std::tuple<Tensor, Tensor> median_dim(const Tensor& t, int64_t dim, bool keepdim
         } else {
           std::iota(idx.begin(), idx.end(), 0);
           const auto nth = idx.begin() + (l.n - nans - 1) / 2;
+          // PyTorch's comparators, so all-NaN rows of nanmedian report the same index.
           std::nth_element(idx.begin(), nth, idx.end(), [&](int64_t i, int64_t j) {
             const C a = at(i), c = at(j);
-            return lt_nan_last(a, c) || (!(c < a) && !is_nan(a) == !is_nan(c) && i < j);
+            return a < c || (a == c && i < j) || (ignore_nan && is_nan(c) && !is_nan(a));
           });
           pick = *nth;
         }
