@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ember/allocator.h"
+#include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/cuda.h"
 #include "ember/device.h"

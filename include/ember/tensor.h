@@ -3,11 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <initializer_list>
 #include <iosfwd>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "ember/device.h"
@@ -20,6 +23,12 @@
 #include "ember/tensor_options.h"
 
 namespace ember {
+
+namespace autograd {
+class Node;
+}
+struct BackwardOptions;
+class HookHandle;
 
 class Tensor {
  public:
@@ -344,9 +353,32 @@ class Tensor {
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
 
-  // ── autograd ─────────────────────────────────────────────────────────
+  // ── autograd (include/ember/autograd.h, src/autograd) ────────────────
+  /// True for leaves that require grad and for results recorded in the graph.
   bool requires_grad() const;
   Tensor& requires_grad_(bool requires_grad = true);
+  /// Backpropagates from this tensor: an implicit gradient of 1 only for one-element outputs.
+  void backward() const;
+  void backward(const BackwardOptions& options) const;
+  /// The accumulated gradient (leaves, or non-leaves after retain_grad()); undefined if none.
+  const Tensor& grad() const;
+  /// Assignable gradient slot: t.mutable_grad() = Tensor() resets it.
+  Tensor& mutable_grad();
+  /// The node that produced this tensor, or null for leaves and untracked tensors.
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  bool is_leaf() const;
+  /// Which output of grad_fn() this tensor is.
+  uint32_t output_nr() const;
+  /// Keeps the gradient of a non-leaf tensor in grad() during backward.
+  Tensor& retain_grad();
+  bool retains_grad() const;
+  /// Detaches in place: this handle leaves the graph (shares data as before).
+  Tensor& detach_();
+  /// Runs hook(grad) when this tensor's gradient is computed; a defined return value replaces
+  /// the gradient.
+  HookHandle register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  /// For leaves: runs hook(*this) after the gradient was accumulated into grad().
+  HookHandle register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const;
   /// Bumped by every in-place write to this tensor's storage (shared by all views).
   uint32_t _version() const { return impl_->storage()->version(); }
 
@@ -357,6 +389,25 @@ class Tensor {
   void check_data_ptr(Dtype requested) const;
 
   intrusive_ptr<TensorImpl> impl_;
+};
+
+struct BackwardOptions {
+  Tensor gradient = {};                   // required for outputs with more than one element
+  std::optional<bool> retain_graph = {};  // default: create_graph
+  bool create_graph = false;              // record the backward itself (double backward)
+};
+
+/// Removes the hook it was returned for (no-op once removed).
+class HookHandle {
+ public:
+  HookHandle() = default;
+  explicit HookHandle(std::function<void()> remover) : remover_(std::move(remover)) {}
+  void remove() {
+    if (remover_) std::exchange(remover_, nullptr)();
+  }
+
+ private:
+  std::function<void()> remover_;
 };
 
 /// Prints like PyTorch's repr: tensor([[1, 2, 3],\n        [4, 5, 6]]).

@@ -41,12 +41,16 @@ Scalar Tensor::item() const {
 
 bool Tensor::requires_grad() const {
   const AutogradMeta* meta = impl_->autograd();
-  return meta && meta->requires_grad;
+  return meta && (meta->requires_grad || meta->grad_fn);
 }
 
 Tensor& Tensor::requires_grad_(bool requires_grad) {
   EMBER_CHECK(!requires_grad || is_floating_point(), "requires_grad_",
               "only Tensors of floating point dtype can require gradients, got ", dtype());
+  EMBER_CHECK(requires_grad || is_leaf(), "requires_grad_",
+              "you can only change requires_grad flags of leaf variables. If you want to use a "
+              "computed variable in a subgraph that doesn't require differentiation use "
+              "var_no_grad = var.detach().");
   if (requires_grad || impl_->autograd()) impl_->autograd_mut().requires_grad = requires_grad;
   return *this;
 }

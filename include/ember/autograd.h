@@ -1,0 +1,152 @@
+// Autograd: grad modes, the backward graph's nodes, and the entry points of the engine.
+//
+//   Tensor x = tensor(2.0, {.requires_grad = true}), y = tensor(3.0, {.requires_grad = true});
+//   Tensor c = (x * y + x).pow(2);      // c.grad_fn()->name() == "PowBackward0"
+//   c.backward();                       // x.grad() == 64, y.grad() == 32
+//   autograd::grad({c}, {x}, {.retain_graph = true});
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ember/tensor.h"
+
+namespace ember {
+
+// ── grad modes (thread-local, like PyTorch) ─────────────────────────────
+bool is_grad_enabled();
+void set_grad_enabled(bool enabled);
+bool is_inference_mode_enabled();
+
+/// Disables graph recording in a scope (torch.no_grad()).
+class NoGradGuard {
+ public:
+  NoGradGuard();
+  ~NoGradGuard();
+  NoGradGuard(const NoGradGuard&) = delete;
+  NoGradGuard& operator=(const NoGradGuard&) = delete;
+
+ private:
+  bool previous_;
+};
+
+/// Re-enables graph recording inside a no-grad scope (torch.enable_grad()).
+class EnableGradGuard {
+ public:
+  EnableGradGuard();
+  ~EnableGradGuard();
+  EnableGradGuard(const EnableGradGuard&) = delete;
+  EnableGradGuard& operator=(const EnableGradGuard&) = delete;
+
+ private:
+  bool previous_;
+};
+
+/// torch.inference_mode(): no graph, and tensors created inside can never enter autograd later.
+class InferenceMode {
+ public:
+  explicit InferenceMode(bool enabled = true);
+  ~InferenceMode();
+  InferenceMode(const InferenceMode&) = delete;
+  InferenceMode& operator=(const InferenceMode&) = delete;
+
+ private:
+  bool previous_grad_, previous_inference_;
+};
+
+namespace autograd {
+
+class Node;
+
+/// An input of a Node: which node receives the gradient, and as which of its inputs.
+struct Edge {
+  std::shared_ptr<Node> function;
+  uint32_t input_nr = 0;
+  bool is_valid() const { return function != nullptr; }
+};
+
+/// A function of the backward graph (a tensor's grad_fn). apply() maps the gradients of the
+/// forward op's outputs to the gradients of its inputs, one per next edge (undefined = no
+/// gradient). Ops subclass it next to their forward (e.g. MulBackward0 in src/ops/binary.cpp).
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  Node();
+  virtual ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  /// PyTorch's name: "MulBackward0", "AccumulateGrad", ...
+  virtual std::string name() const = 0;
+  virtual std::vector<Tensor> apply(std::vector<Tensor>&& grad_outputs) = 0;
+  /// Frees saved tensors; a later apply that needs them raises the retain_graph error.
+  virtual void release_variables() {}
+
+  const std::vector<Edge>& next_functions() const { return next_; }
+  void set_next_functions(std::vector<Edge> edges) { next_ = std::move(edges); }
+  /// Creation order; the engine runs later nodes first.
+  uint64_t sequence_nr() const { return sequence_nr_; }
+  /// Number of forward outputs (gradient slots this node receives).
+  uint32_t num_outputs() const { return num_outputs_; }
+  void set_num_outputs(uint32_t n) { num_outputs_ = n; }
+
+  /// Hooks on the gradient of forward output `output_nr` before apply (Tensor::register_hook
+  /// and retain_grad on non-leaf tensors); a hook may return a replacement gradient.
+  using GradHook = std::function<Tensor(const Tensor&)>;
+  uint64_t add_pre_hook(uint32_t output_nr, GradHook hook);
+  bool remove_pre_hook(uint64_t id);
+  void run_pre_hooks(std::vector<Tensor>& grads) const;
+
+  /// Where the forward op was created (filled only in anomaly mode).
+  const std::string& creation_trace() const { return creation_trace_; }
+  void set_creation_trace(std::string trace) { creation_trace_ = std::move(trace); }
+
+ protected:
+  std::vector<Edge> next_;
+
+ private:
+  struct PreHook {
+    uint64_t id;
+    uint32_t output_nr;
+    GradHook fn;
+  };
+  uint64_t sequence_nr_;
+  uint32_t num_outputs_ = 1;
+  std::vector<PreHook> pre_hooks_;
+  std::string creation_trace_;
+};
+
+struct GradOptions {
+  std::vector<Tensor> grad_outputs = {};   // default: ones for scalar outputs
+  std::optional<bool> retain_graph = {};   // default: create_graph
+  bool create_graph = false;
+  bool allow_unused = false;
+};
+
+/// Gradients of `outputs` with respect to `inputs` (torch.autograd.grad); does not touch .grad.
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         GradOptions options = {});
+/// Accumulates gradients of `tensors` into the leaves' .grad (torch.autograd.backward).
+void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grad_tensors = {},
+              std::optional<bool> retain_graph = {}, bool create_graph = false);
+
+/// Anomaly mode: nodes remember where they were created, and a backward that produces NaN/Inf
+/// raises an ember::Error naming that op. Off by default.
+void set_detect_anomaly(bool enabled);
+bool is_anomaly_enabled();
+class DetectAnomalyGuard {
+ public:
+  DetectAnomalyGuard();
+  ~DetectAnomalyGuard();
+  DetectAnomalyGuard(const DetectAnomalyGuard&) = delete;
+  DetectAnomalyGuard& operator=(const DetectAnomalyGuard&) = delete;
+
+ private:
+  bool previous_;
+};
+
+}  // namespace autograd
+}  // namespace ember

@@ -1,0 +1,100 @@
+// The autograd methods of Tensor: backward, grad slots, grad_fn, retain_grad, hooks.
+#include "autograd/autograd_meta.h"
+#include "ember/autograd.h"
+#include "ember/math.h"
+
+namespace ember {
+
+void Tensor::backward() const { backward(BackwardOptions{}); }
+
+void Tensor::backward(const BackwardOptions& o) const {
+  const std::vector<Tensor> grads =
+      o.gradient.defined() ? std::vector<Tensor>{o.gradient} : std::vector<Tensor>{};
+  autograd::backward({*this}, grads, o.retain_graph, o.create_graph);
+}
+
+const Tensor& Tensor::grad() const {
+  static const Tensor undefined;
+  const AutogradMeta* meta = impl_->autograd();
+  return meta ? *meta->grad : undefined;
+}
+
+Tensor& Tensor::mutable_grad() { return *impl_->autograd_mut().grad; }
+
+std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
+  const AutogradMeta* meta = impl_->autograd();
+  return meta ? meta->grad_fn : nullptr;
+}
+
+bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
+
+uint32_t Tensor::output_nr() const {
+  const AutogradMeta* meta = impl_->autograd();
+  return meta ? meta->output_nr : 0;
+}
+
+Tensor& Tensor::retain_grad() {
+  EMBER_CHECK(requires_grad(), "retain_grad",
+              "can't retain_grad on Tensor that has requires_grad=False");
+  if (is_leaf()) return *this;  // leaves keep their gradient anyway
+  AutogradMeta& meta = impl_->autograd_mut();
+  if (meta.retain_grad_hook) return *this;
+  // The hook holds the gradient slot, not the tensor (Note [Gradient slots]).
+  std::shared_ptr<Tensor> slot = meta.grad;
+  meta.retain_grad_hook = meta.grad_fn->add_pre_hook(meta.output_nr, [slot](const Tensor& g) {
+    *slot = slot->defined() ? *slot + g : g.clone();
+    return Tensor();
+  });
+  return *this;
+}
+
+bool Tensor::retains_grad() const {
+  const AutogradMeta* meta = impl_->autograd();
+  return meta && meta->retain_grad_hook != 0;
+}
+
+Tensor& Tensor::detach_() {
+  if (AutogradMeta* meta = impl_->autograd()) {
+    if (meta->grad_fn && meta->retain_grad_hook) meta->grad_fn->remove_pre_hook(meta->retain_grad_hook);
+    meta->grad_fn.reset();
+    meta->output_nr = 0;
+    meta->requires_grad = false;
+    meta->retain_grad_hook = 0;
+  }
+  return *this;
+}
+
+HookHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
+  EMBER_CHECK(requires_grad(), "register_hook",
+              "cannot register a hook on a tensor that doesn't require gradient");
+  AutogradMeta& meta = impl_->autograd_mut();
+  if (meta.grad_fn) {
+    std::weak_ptr<autograd::Node> node = meta.grad_fn;
+    const uint64_t id = meta.grad_fn->add_pre_hook(meta.output_nr, std::move(hook));
+    return HookHandle([node, id] {
+      if (auto n = node.lock()) n->remove_pre_hook(id);
+    });
+  }
+  const uint64_t id = autograd::next_hook_id();
+  meta.leaf_hooks.emplace_back(id, std::move(hook));
+  intrusive_ptr<TensorImpl> impl = impl_;
+  return HookHandle([impl, id] {
+    auto& hooks = impl->autograd_mut().leaf_hooks;
+    std::erase_if(hooks, [id](const auto& h) { return h.first == id; });
+  });
+}
+
+HookHandle Tensor::register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const {
+  EMBER_CHECK(requires_grad() && is_leaf(), "register_post_accumulate_grad_hook",
+              "post accumulate grad hooks cannot be registered on non-leaf tensors or tensors "
+              "that don't require grad");
+  const uint64_t id = autograd::next_hook_id();
+  impl_->autograd_mut().post_accumulate_hooks.emplace_back(id, std::move(hook));
+  intrusive_ptr<TensorImpl> impl = impl_;
+  return HookHandle([impl, id] {
+    std::erase_if(impl->autograd_mut().post_accumulate_hooks,
+                  [id](const auto& h) { return h.first == id; });
+  });
+}
+
+}  // namespace ember
