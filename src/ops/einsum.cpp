@@ -1,15 +1,13 @@
 // einsum: parses the equation, lines every operand up on one global list of dims (output dims
 // first, then summed ones; size 1 where an operand lacks a dim), and contracts the operands left
-// to right, each pair as permute + reshape + one bmm. Built only from public ops (views, mv, bmm),
-// so its gradient comes from theirs.
+// to right, each pair as permute + reshape + one bmm. Built only from public ops (views, sum,
+// bmm), so its gradient comes from theirs.
 #include <algorithm>
 #include <array>
 #include <string_view>
 #include <vector>
 
-#include "ember/creation.h"
 #include "ember/linalg.h"
-#include "ops/view.h"
 
 namespace ember {
 namespace {
@@ -61,36 +59,10 @@ std::vector<Term> parse_terms(std::string_view eq, size_t begin, size_t end, boo
   return terms;
 }
 
-// t summed over `dims`, which stay as size 1: one matrix-vector product with a vector of ones,
-// so the reduction runs in BLAS. (R) dims in, (R) dims out.
+// t summed over `dims`, which stay as size 1; an empty list sums nothing (unlike sum()).
+// Integer sums are int64, as PyTorch's einsum gives them.
 Tensor sum_keepdim(const Tensor& t, const std::vector<int64_t>& dims) {
-  if (dims.empty()) return t;
-  std::vector<int64_t> kept, kept_then_summed, summed_then_kept;
-  DimVector out_sizes(t.sizes());
-  int64_t rows = 1, len = 1;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (std::find(dims.begin(), dims.end(), d) != dims.end()) continue;
-    kept.push_back(d);
-    rows *= t.size(d);
-  }
-  for (int64_t d : dims) {
-    len *= t.size(d);
-    out_sizes[size_t(d)] = 1;
-  }
-  kept_then_summed = kept;
-  kept_then_summed.insert(kept_then_summed.end(), dims.begin(), dims.end());
-  summed_then_kept = dims;
-  summed_then_kept.insert(summed_then_kept.end(), kept.begin(), kept.end());
-  // (rows, len) as a view when the layout allows, either way round; a copy otherwise.
-  const Tensor x = t.permute(kept_then_summed), y = t.permute(summed_then_kept);
-  Tensor m;
-  if (view_strides(x.sizes(), x.strides(), {rows, len}))
-    m = x.view({rows, len});
-  else if (view_strides(y.sizes(), y.strides(), {len, rows}))
-    m = y.view({len, rows}).t();
-  else
-    m = x.reshape({rows, len});
-  return mv(m, ones({len}, t.options())).view(out_sizes);
+  return dims.empty() ? t : t.sum(dims, /*keepdim=*/true);
 }
 
 // Contracts a and b (both rank R, size 1 where a dim is absent) over the dims marked in is_sum,

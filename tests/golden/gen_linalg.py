@@ -77,7 +77,12 @@ def run(op, tensors, args):
     if op in f:
         return f[op](*tensors)
     if op in ("addmm", "addmv", "addbmm", "baddbmm"):
-        return getattr(torch, op)(*tensors, beta=args.get("beta", 1), alpha=args.get("alpha", 1))
+        beta = args.get("beta", 1)
+        if beta == 0:
+            # beta = 0 ignores self (documented); PyTorch 1.13's CPU baddbmm then reads
+            # uninitialised memory and can return NaN, so pass zeros for self instead.
+            tensors, beta = [torch.zeros_like(tensors[0])] + tensors[1:], 1
+        return getattr(torch, op)(*tensors, beta=beta, alpha=args.get("alpha", 1))
     if op == "einsum":
         return torch.einsum(args["equation"], *tensors)
     raise ValueError(op)
@@ -290,6 +295,9 @@ ein("einsum_spaces", "ij, jk -> ik", [((2, 3),), ((3, 2),)])
 ein("einsum_float64", "ij,jk->ik", [((3, 4), "float64"), ((4, 5), "float64")])
 ein("einsum_int64", "bij,bjk->bik", [((2, 3, 4), "int64"), ((2, 4, 5), "int64")])
 ein("einsum_int64_trace", "ii->", [((4, 4), "int64")])
+ein("einsum_int32_sum_is_int64", "ij->i", [((3, 4), "int32")])
+ein("einsum_int32_matmul", "ij,jk->ik", [((3, 4), "int32"), ((4, 2), "int32")])
+ein("einsum_bfloat16_sum", "ij,jk->k", [((3, 4), "bfloat16"), ((4, 2), "bfloat16")])
 ein("einsum_empty_contraction", "ij,jk->ik", [((3, 0),), ((0, 4),)])
 ein("einsum_randn", "bij,bjk->bik", [((3, 10, 12), "float32", (), "randn"),
                                      ((3, 12, 6), "float32", (), "randn")])
