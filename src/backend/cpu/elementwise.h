@@ -82,10 +82,12 @@ void map_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t
         return;
       }
     }
-    if (dense) {
-      for (; i < n; ++i)
-        o[i] = convert<Out>(f(convert<C>(reinterpret_cast<const In*>(p[K + 1])[i])...));
-      return;
+    if constexpr (!vectorize) {  // (a vectorised functor has handled dense runs above)
+      if (dense) {
+        for (; i < n; ++i)
+          o[i] = convert<Out>(f(convert<C>(reinterpret_cast<const In*>(p[K + 1])[i])...));
+        return;
+      }
     }
     for (; i < n; ++i)
       *reinterpret_cast<Out*>(p[0] + i * s[0]) =
