@@ -78,9 +78,9 @@ Tensor one_hot(const Tensor& t, int64_t num_classes = -1);
 
 struct SearchsortedOptions {
   bool out_int32 = false;
-  bool right = false;                     // false: first index i with sorted[i] >= v
-  std::optional<std::string> side = {};   // "left" or "right", overrides `right`
-  Tensor sorter = {};                     // argsort of an unsorted sequence
+  bool right = false;                    // false: first index i with sorted[i] >= v
+  std::optional<std::string> side = {};  // "left" or "right", overrides `right`
+  Tensor sorter = {};                    // argsort of an unsorted sequence
 };
 /// Insertion points of values in the innermost dim of sorted_sequence (1-D, or batched with
 /// matching leading dims).

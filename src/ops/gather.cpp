@@ -24,10 +24,14 @@ namespace {
 template <class F>
 void by_size(int64_t size, const F& f) {
   switch (size) {
-    case 1: return f.template operator()<uint8_t>();
-    case 2: return f.template operator()<uint16_t>();
-    case 4: return f.template operator()<uint32_t>();
-    default: return f.template operator()<uint64_t>();
+    case 1:
+      return f.template operator()<uint8_t>();
+    case 2:
+      return f.template operator()<uint16_t>();
+    case 4:
+      return f.template operator()<uint32_t>();
+    default:
+      return f.template operator()<uint64_t>();
   }
 }
 
@@ -115,8 +119,7 @@ std::string shape_str(IntArrayRef s) {
 // from dim) and than src.
 void check_scatter_gather(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
                           const Tensor* src) {
-  EMBER_CHECK(index.dtype() == kInt64, op, "Expected dtype int64 for index, got ",
-              index.dtype());
+  EMBER_CHECK(index.dtype() == kInt64, op, "Expected dtype int64 for index, got ", index.dtype());
   EMBER_CHECK(self.is_cpu() && index.is_cpu(), op, "implemented for CPU tensors only");
   const int64_t nd = std::max<int64_t>(1, self.dim());
   const bool is_gather = src == nullptr;
@@ -161,21 +164,29 @@ template <class T>
 T reduce_identity(Reduce r) {
   using C = compute_t<T>;
   switch (r) {
-    case Reduce::Prod: return T(C(1));
+    case Reduce::Prod:
+      return T(C(1));
     case Reduce::Amax:
-      if constexpr (std::numeric_limits<C>::has_infinity) return T(-std::numeric_limits<C>::infinity());
-      else return std::numeric_limits<T>::lowest();
+      if constexpr (std::numeric_limits<C>::has_infinity)
+        return T(-std::numeric_limits<C>::infinity());
+      else
+        return std::numeric_limits<T>::lowest();
     case Reduce::Amin:
-      if constexpr (std::numeric_limits<C>::has_infinity) return T(std::numeric_limits<C>::infinity());
-      else return std::numeric_limits<T>::max();
-    default: return T(C(0));
+      if constexpr (std::numeric_limits<C>::has_infinity)
+        return T(std::numeric_limits<C>::infinity());
+      else
+        return std::numeric_limits<T>::max();
+    default:
+      return T(C(0));
   }
 }
 
 template <class T>
 bool is_nan(T v) {
-  if constexpr (std::is_integral_v<T>) return false;
-  else return std::isnan(float(v));
+  if constexpr (std::is_integral_v<T>)
+    return false;
+  else
+    return std::isnan(float(v));
 }
 
 // ── index along a dim: (outer, size, inner) blocks ───────────────────────────────────────────
@@ -188,9 +199,12 @@ struct Around {
 Around around(IntArrayRef shape, int64_t dim) {
   Around a;
   for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
-    if (d < dim) a.outer *= shape[size_t(d)];
-    else if (d == dim) a.size = shape[size_t(d)];
-    else a.inner *= shape[size_t(d)];
+    if (d < dim)
+      a.outer *= shape[size_t(d)];
+    else if (d == dim)
+      a.size = shape[size_t(d)];
+    else
+      a.inner *= shape[size_t(d)];
   }
   return a;
 }
@@ -214,11 +228,10 @@ void for_each_column_chunk(const Around& a, int64_t entries, const F& f) {
 // negative entries wrap when `wrap`.
 Tensor vector_index(const char* op, const Tensor& index, int64_t dim, int64_t size, bool wrap,
                     bool allow_int32 = true) {
-  EMBER_CHECK(index.dim() <= 1, op, "Index is supposed to be a vector, got ",
-              index.dim(), "-D");
+  EMBER_CHECK(index.dim() <= 1, op, "Index is supposed to be a vector, got ", index.dim(), "-D");
   EMBER_CHECK(index.dtype() == kInt64 || (allow_int32 && index.dtype() == kInt32), op,
-              "Expected dtype ", allow_int32 ? "int32 or int64" : "int64",
-              " for index, got ", index.dtype());
+              "Expected dtype ", allow_int32 ? "int32 or int64" : "int64", " for index, got ",
+              index.dtype());
   Tensor idx = index.to(kInt64).contiguous().reshape({-1});
   if (wrap && idx.is_same(index)) idx = idx.clone();
   int64_t* v = idx.data_ptr<int64_t>();
@@ -234,14 +247,15 @@ Tensor vector_index(const char* op, const Tensor& index, int64_t dim, int64_t si
 // source must match self apart from dim, and have index.numel() entries along it.
 void check_source(const char* op, const Tensor& self, int64_t dim, const Tensor& source,
                   int64_t n) {
-  EMBER_CHECK(source.dtype() == self.dtype(), op, "self (", self.dtype(),
-              ") and source (", source.dtype(), ") must have the same scalar type");
+  EMBER_CHECK(source.dtype() == self.dtype(), op, "self (", self.dtype(), ") and source (",
+              source.dtype(), ") must have the same scalar type");
   const Tensor s = at_least_1d(self), x = at_least_1d(source);
   bool ok = s.dim() == x.dim();
   for (int64_t d = 0; ok && d < s.dim(); ++d) ok = d == dim || s.size(d) == x.size(d);
-  EMBER_CHECK(ok, op, "source tensor shape must match self tensor shape, excluding the "
-              "specified dimension. Got self.shape = ", self.sizes(), " source.shape = ",
-              source.sizes());
+  EMBER_CHECK(ok, op,
+              "source tensor shape must match self tensor shape, excluding the "
+              "specified dimension. Got self.shape = ",
+              self.sizes(), " source.shape = ", source.sizes());
   EMBER_CHECK(x.size(dim) == n, op, "Number of indices (", n,
               ") should be equal to source.size(dim) (", x.size(dim), ")");
 }
@@ -252,8 +266,10 @@ template <class F>
 Tensor& in_place(Tensor& self, const F& body) {
   Tensor work = self.is_contiguous() ? self : self.contiguous();
   body(work);
-  if (work.is_same(self)) self.storage()->bump_version();
-  else self.copy_(work);
+  if (work.is_same(self))
+    self.storage()->bump_version();
+  else
+    self.copy_(work);
   return self;
 }
 
@@ -265,7 +281,8 @@ void compact(int64_t n, const Count& count, const Alloc& alloc, const Write& wri
   const int64_t per = (n + chunks - 1) / std::max<int64_t>(chunks, 1);
   std::vector<int64_t> start(size_t(chunks) + 1, 0);
   parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c) start[size_t(c) + 1] = count(c * per, std::min(n, (c + 1) * per));
+    for (int64_t c = b; c < e; ++c)
+      start[size_t(c) + 1] = count(c * per, std::min(n, (c + 1) * per));
   });
   for (int64_t c = 0; c < chunks; ++c) start[size_t(c) + 1] += start[size_t(c)];
   alloc(start.back());
@@ -311,9 +328,8 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
   check_scatter_gather("scatter", *this, dim, index, &src);
   if (index.numel() == 0) return *this;
   const Tensor s = at_least_1d(*this), i = at_least_1d(index), x = at_least_1d(src);
-  by_size(element_size(), [&]<class E>() {
-    scatter_kernel<E>(s, dim, i, x, "scatter", [](E& a, E b) { a = b; });
-  });
+  by_size(element_size(),
+          [&]<class E>() { scatter_kernel<E>(s, dim, i, x, "scatter", [](E& a, E b) { a = b; }); });
   impl_->storage()->bump_version();
   return *this;
 }
@@ -329,8 +345,10 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
   const Tensor s = at_least_1d(*this), i = at_least_1d(index), x = at_least_1d(src);
   dispatch(dtype(), "scatter_add", [&]<class T>() {
     scatter_kernel<T>(s, dim, i, x, "scatter_add", [](T& a, T b) {
-      if constexpr (std::is_same_v<T, bool>) a = a || b;
-      else a = T(compute_t<T>(a) + compute_t<T>(b));
+      if constexpr (std::is_same_v<T, bool>)
+        a = a || b;
+      else
+        a = T(compute_t<T>(a) + compute_t<T>(b));
     });
   });
   impl_->storage()->bump_version();
@@ -377,11 +395,19 @@ Tensor& scatter_reduce_(Tensor& t, int64_t dim, const Tensor& index, const Tenso
     auto run = [&](auto op) { scatter_kernel<T>(s, dim, i, x, "scatter_reduce", op); };
     switch (r) {
       case Reduce::Sum:
-      case Reduce::Mean: run([](T& a, T b) { a = T(C(a) + C(b)); }); break;
-      case Reduce::Prod: run([](T& a, T b) { a = T(C(a) * C(b)); }); break;
+      case Reduce::Mean:
+        run([](T& a, T b) { a = T(C(a) + C(b)); });
+        break;
+      case Reduce::Prod:
+        run([](T& a, T b) { a = T(C(a) * C(b)); });
+        break;
       // NaN wins, as in PyTorch's ReduceMaximum/ReduceMinimum.
-      case Reduce::Amax: run([](T& a, T b) { a = is_nan(b) ? b : (C(a) < C(b) ? b : a); }); break;
-      case Reduce::Amin: run([](T& a, T b) { a = is_nan(b) ? b : (C(b) < C(a) ? b : a); }); break;
+      case Reduce::Amax:
+        run([](T& a, T b) { a = is_nan(b) ? b : (C(a) < C(b) ? b : a); });
+        break;
+      case Reduce::Amin:
+        run([](T& a, T b) { a = is_nan(b) ? b : (C(b) < C(a) ? b : a); });
+        break;
     }
     if (r != Reduce::Mean) return;
     // mean = sum / count, with count in self's dtype (self counts once when included).
@@ -390,8 +416,10 @@ Tensor& scatter_reduce_(Tensor& t, int64_t dim, const Tensor& index, const Tenso
     const Tensor one = ones({}, {.dtype = t.dtype()}).expand(i.sizes());
     scatter_kernel<T>(count, dim, i, one, "scatter_reduce", [](T& a, T b) { a = T(C(a) + C(b)); });
     count.masked_fill_(count.eq(0), 1);
-    if (is_floating_point(t.dtype())) s.div_(count);
-    else s.div_(count, "floor");
+    if (is_floating_point(t.dtype()))
+      s.div_(count);
+    else
+      s.div_(count, "floor");
   });
   t.storage()->bump_version();
   return t;
@@ -420,13 +448,13 @@ Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
     const E* src = static_cast<const E*>(s.data_ptr());
     E* dst = static_cast<E*>(out.data_ptr());
     // Rows (o, j) are independent: copy each one's inner run.
-    parallel_for(0, a.outer * n, std::max<int64_t>(1, kGrainSize / a.inner), [&](int64_t b,
-                                                                                 int64_t e) {
-      for (int64_t r = b; r < e; ++r) {
-        const int64_t o = r / n, j = r % n;
-        std::copy_n(src + (o * a.size + iv[j]) * a.inner, a.inner, dst + r * a.inner);
-      }
-    });
+    parallel_for(0, a.outer * n, std::max<int64_t>(1, kGrainSize / a.inner),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t r = b; r < e; ++r) {
+                     const int64_t o = r / n, j = r % n;
+                     std::copy_n(src + (o * a.size + iv[j]) * a.inner, a.inner, dst + r * a.inner);
+                   }
+                 });
   });
   return out;
 }
@@ -450,8 +478,10 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
           T* d = dst + (o * a.size + iv[j]) * a.inner;
           const T* v = src + (o * n + j) * a.inner;
           for (int64_t c = c0; c < c1; ++c) {
-            if constexpr (std::is_same_v<T, bool>) d[c] = d[c] || (s && v[c]);
-            else d[c] = T(C(d[c]) + s * C(v[c]));
+            if constexpr (std::is_same_v<T, bool>)
+              d[c] = d[c] || (s && v[c]);
+            else
+              d[c] = T(C(d[c]) + s * C(v[c]));
           }
         }
       });
@@ -553,8 +583,8 @@ Tensor take_along_dim(const Tensor& t, const Tensor& indices, std::optional<int6
   if (!dim) return gather(t.reshape({-1}), 0, indices.reshape({-1}));
   EMBER_CHECK(t.dim() == indices.dim(), "take_along_dim",
               "input and indices should have the same number of "
-              "dimensions, but got ", t.dim(), " dimensions for input, and ", indices.dim(),
-              " dimensions for indices");
+              "dimensions, but got ",
+              t.dim(), " dimensions for input, and ", indices.dim(), " dimensions for indices");
   const int64_t d = wrap_dim(*dim, t.dim(), "take_along_dim");
   if (t.dim() == 0) return gather(t, d, indices);
   // Broadcast everything but dim: indices keep their length there, t keeps its own.
@@ -631,7 +661,9 @@ Tensor nonzero(const Tensor& t) {
           for (int64_t i = b; i < e; ++i) c += convert<bool>(v[i]);
           return c;
         },
-        [&](int64_t total) { out = empty({total, nd}, {.dtype = kInt64}); },
+        [&](int64_t total) {
+          out = empty({total, nd}, {.dtype = kInt64});
+        },
         [&](int64_t b, int64_t e, int64_t k) {
           int64_t* dst = out.data_ptr<int64_t>();
           for (int64_t i = b; i < e; ++i) {

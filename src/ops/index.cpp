@@ -30,12 +30,14 @@ using Kind = TensorIndex::Kind;
 int64_t consumed_dims(const TensorIndex& i) {
   switch (i.kind()) {
     case Kind::Integer:
-    case Kind::Slice: return 1;
+    case Kind::Slice:
+      return 1;
     case Kind::Tensor: {
       const Tensor t = i.tensor();
       return t.dtype() == kBool || t.dtype() == kUInt8 ? t.dim() : 1;
     }
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
@@ -83,7 +85,9 @@ Indexed apply_basic(const Tensor& self, const TensorIndex* begin, const TensorIn
         ++real_dim;
         break;
       }
-      case Kind::None: r.view = r.view.unsqueeze(dim++); break;
+      case Kind::None:
+        r.view = r.view.unsqueeze(dim++);
+        break;
       case Kind::Ellipsis:
         dim += self.dim() - consumed;
         real_dim += self.dim() - consumed;
@@ -119,9 +123,9 @@ Indexed apply_basic(const Tensor& self, const TensorIndex* begin, const TensorIn
 struct Plan {
   Tensor src;
   int64_t first = 0, m = 0;
-  DimVector index_shape;          // S
-  std::vector<int64_t> offsets;   // prod(S) entries
-  DimVector result_shape;         // src.sizes()[:first] + S + src.sizes()[first + m:]
+  DimVector index_shape;         // S
+  std::vector<int64_t> offsets;  // prod(S) entries
+  DimVector result_shape;        // src.sizes()[:first] + S + src.sizes()[first + m:]
 };
 
 DimVector broadcast_indices(const std::vector<Tensor>& idx) {
@@ -274,8 +278,7 @@ Walk make_walk(const Plan& p, IntArrayRef plain_strides_bja) {
 // Calls f(plain_offset, indexed_offset) for the elements [begin, end) of w.shape in row-major
 // order, starting from the given base offsets.
 template <class F>
-void walk(const Walk& w, int64_t begin, int64_t end, int64_t base_p, int64_t base_q,
-          const F& f) {
+void walk(const Walk& w, int64_t begin, int64_t end, int64_t base_p, int64_t base_q, const F& f) {
   const int64_t nd = int64_t(w.shape.size());
   if (begin >= end) return;
   if (nd == 0) {
@@ -316,10 +319,14 @@ void walk(const Walk& w, int64_t begin, int64_t end, int64_t base_p, int64_t bas
 template <class F>
 void by_size(int64_t size, const F& f) {
   switch (size) {
-    case 1: return f.template operator()<uint8_t>();
-    case 2: return f.template operator()<uint16_t>();
-    case 4: return f.template operator()<uint32_t>();
-    default: return f.template operator()<uint64_t>();
+    case 1:
+      return f.template operator()<uint8_t>();
+    case 2:
+      return f.template operator()<uint16_t>();
+    case 4:
+      return f.template operator()<uint32_t>();
+    default:
+      return f.template operator()<uint64_t>();
   }
 }
 
@@ -378,8 +385,10 @@ void put_advanced(const Indexed& in, const Tensor& value, bool accumulate) {
     T* s = static_cast<T*>(p.src.data_ptr());
     const T* x = static_cast<const T*>(v.data_ptr());
     auto add = [&](int64_t i, int64_t j) {
-      if constexpr (std::is_same_v<T, bool>) s[j] = s[j] || x[i];
-      else s[j] = T(compute_t<T>(s[j]) + compute_t<T>(x[i]));
+      if constexpr (std::is_same_v<T, bool>)
+        s[j] = s[j] || x[i];
+      else
+        s[j] = T(compute_t<T>(s[j]) + compute_t<T>(x[i]));
     };
     const int64_t count = int64_t(p.offsets.size()), block = total / count;
     if (block < kGrainSize) {
@@ -403,15 +412,23 @@ void put_advanced(const Indexed& in, const Tensor& value, bool accumulate) {
 
 Tensor index_impl(const Tensor& self, const TensorIndex* begin, const TensorIndex* end) {
   Indexed in = apply_basic(self, begin, end);
-  return in.advanced() ? index_advanced(in) : in.view;
+  if (!in.advanced()) return in.view;
+  // t[mask] with a mask over every dim is masked_select: one pass, no index tensors.
+  const Tensor& m = in.index[0];
+  if (in.index.size() == 1 && (m.dtype() == kBool || m.dtype() == kUInt8) &&
+      m.sizes() == in.view.sizes() && m.dim() > 0)
+    return masked_select(in.view, m);
+  return index_advanced(in);
 }
 
 void put_impl(const Tensor& self, const TensorIndex* begin, const TensorIndex* end,
               const Tensor& value, bool accumulate) {
   Indexed in = apply_basic(self, begin, end);
   if (!in.advanced()) {
-    if (accumulate) in.view.add_(value);
-    else in.view.copy_(value);
+    if (accumulate)
+      in.view.add_(value);
+    else
+      in.view.copy_(value);
     return;
   }
   put_advanced(in, value, accumulate);

@@ -21,17 +21,23 @@ namespace {
 template <class F>
 void by_size(int64_t size, const F& f) {
   switch (size) {
-    case 1: return f.template operator()<uint8_t>();
-    case 2: return f.template operator()<uint16_t>();
-    case 4: return f.template operator()<uint32_t>();
-    default: return f.template operator()<uint64_t>();
+    case 1:
+      return f.template operator()<uint8_t>();
+    case 2:
+      return f.template operator()<uint16_t>();
+    case 4:
+      return f.template operator()<uint32_t>();
+    default:
+      return f.template operator()<uint64_t>();
   }
 }
 
 template <class T>
 bool is_nan(T v) {
-  if constexpr (std::is_integral_v<T>) return false;
-  else return std::isnan(float(v));
+  if constexpr (std::is_integral_v<T>)
+    return false;
+  else
+    return std::isnan(float(v));
 }
 
 // Ascending order with NaN after everything else (PyTorch's sort order).
@@ -48,7 +54,8 @@ Tensor flip(const Tensor& t, IntArrayRef dims) {
   std::vector<bool> flipped(size_t(std::max<int64_t>(t.dim(), 1)), false);
   for (int64_t d : dims) {
     const int64_t w = wrap_dim(d, t.dim(), "flip");
-    EMBER_CHECK(!flipped[size_t(w)], "flip", "dim ", w, " appears multiple times in the list of dims");
+    EMBER_CHECK(!flipped[size_t(w)], "flip", "dim ", w,
+                " appears multiple times in the list of dims");
     flipped[size_t(w)] = true;
   }
   Tensor out = empty(t.sizes(), t.options());
@@ -86,12 +93,12 @@ Tensor flipud(const Tensor& t) {
 
 Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
   if (dims.empty()) {
-    EMBER_CHECK(shifts.size() == 1, "roll", "shifts and dimensions must align. shifts: ",
-                shifts.size(), ", dims: 0");
+    EMBER_CHECK(shifts.size() == 1, "roll",
+                "shifts and dimensions must align. shifts: ", shifts.size(), ", dims: 0");
     return roll(t.reshape({-1}), shifts, {0}).view(t.sizes());
   }
-  EMBER_CHECK(shifts.size() == dims.size(), "roll", "shifts and dimensions must align. shifts: ",
-              shifts.size(), ", dims:", dims.size());
+  EMBER_CHECK(shifts.size() == dims.size(), "roll",
+              "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:", dims.size());
   Tensor cur = t;
   for (size_t k = 0; k < dims.size(); ++k) {
     const int64_t d = wrap_dim(dims[k], t.dim(), "roll"), n = cur.size(d);
@@ -187,8 +194,10 @@ Tensor trace(const Tensor& t) {
     const T* v = t.data_ptr<T>();
     Acc sum = 0;
     for (int64_t i = 0; i < n; ++i) sum += convert<Acc>(v[i * step]);
-    if constexpr (std::is_integral_v<T>) *out.data_ptr<int64_t>() = sum;
-    else *out.data_ptr<T>() = convert<T>(sum);
+    if constexpr (std::is_integral_v<T>)
+      *out.data_ptr<int64_t>() = sum;
+    else
+      *out.data_ptr<T>() = convert<T>(sum);
   });
   return out;
 }
@@ -330,8 +339,10 @@ Tensor searchsorted(const Tensor& seq, const Tensor& values, SearchsortedOptions
         while (lo < hi) {
           const int64_t mid = lo + (hi - lo) / 2;
           const C y = C(b[row + (sv ? sv[row + mid] : mid)]);
-          if (right ? !(y > x) : !(y >= x)) lo = mid + 1;
-          else hi = mid;
+          if (right ? !(y > x) : !(y >= x))
+            lo = mid + 1;
+          else
+            hi = mid;
         }
         ov[i] = lo;
       }
@@ -345,8 +356,8 @@ Tensor searchsorted(const Tensor& seq, Scalar value, SearchsortedOptions o) {
 }
 
 Tensor bucketize(const Tensor& input, const Tensor& boundaries, bool out_int32, bool right) {
-  EMBER_CHECK(boundaries.dim() == 1, "bucketize", "boundaries tensor must be 1 dimension, but got dim(",
-              boundaries.dim(), ")");
+  EMBER_CHECK(boundaries.dim() == 1, "bucketize",
+              "boundaries tensor must be 1 dimension, but got dim(", boundaries.dim(), ")");
   return searchsorted(boundaries, input, {.out_int32 = out_int32, .right = right});
 }
 
@@ -410,7 +421,8 @@ UniqueResult unique_slices(const Tensor& t, int64_t dim, const UniqueOptions& o)
       }
       return 0;
     };
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return cmp(a, b) < 0; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return cmp(a, b) < 0; });
     for (int64_t k = 0; k < n; ++k) {
       if (k == 0 || cmp(order[size_t(k) - 1], order[size_t(k)]) != 0) {
         firsts.push_back(order[size_t(k)]);

@@ -27,8 +27,10 @@ namespace {
 
 template <class T>
 bool is_nan(T v) {
-  if constexpr (std::is_integral_v<T>) return false;
-  else return std::isnan(float(v));
+  if constexpr (std::is_integral_v<T>)
+    return false;
+  else
+    return std::isnan(float(v));
 }
 
 // PyTorch's orders with NaN as the largest value.
@@ -52,9 +54,12 @@ struct Lines {
 Lines lines_of(const Tensor& t, int64_t dim) {
   Lines l;
   for (int64_t d = 0; d < t.dim(); ++d) {
-    if (d < dim) l.outer *= t.size(d);
-    else if (d == dim) l.n = t.size(d);
-    else l.inner *= t.size(d);
+    if (d < dim)
+      l.outer *= t.size(d);
+    else if (d == dim)
+      l.n = t.size(d);
+    else
+      l.inner *= t.size(d);
   }
   return l;
 }
@@ -68,8 +73,10 @@ void for_lines(const Lines& l, int64_t work, const F& f) {
 DimVector reduced_shape(const Tensor& t, int64_t dim, bool keepdim) {
   DimVector s;
   for (int64_t d = 0; d < t.dim(); ++d) {
-    if (d != dim) s.push_back(t.size(d));
-    else if (keepdim) s.push_back(1);
+    if (d != dim)
+      s.push_back(t.size(d));
+    else if (keepdim)
+      s.push_back(1);
   }
   return s;
 }
@@ -98,8 +105,10 @@ void quick_select(std::vector<C>& v, std::vector<int64_t>& idx, int64_t k) {
     int64_t i = lo + 1, j = hi;
     const C pivot = v[size_t(lo)];
     while (true) {
-      do ++i; while (gt(pivot, v[size_t(i)]));
-      do --j; while (gt(v[size_t(j)], pivot));
+      do ++i;
+      while (gt(pivot, v[size_t(i)]));
+      do --j;
+      while (gt(v[size_t(j)], pivot));
       if (j < i) break;
       swap(i, j);
     }
@@ -131,11 +140,13 @@ std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, b
         const int64_t base = l.base(r, l.n);
         for (int64_t j = 0; j < l.n; ++j) buf[size_t(j)] = {C(in[base + j * l.inner]), j};
         if (descending)
-          std::stable_sort(buf.begin(), buf.end(),
-                           [](const auto& x, const auto& y) { return gt_nan_first(x.first, y.first); });
+          std::stable_sort(buf.begin(), buf.end(), [](const auto& x, const auto& y) {
+            return gt_nan_first(x.first, y.first);
+          });
         else
-          std::stable_sort(buf.begin(), buf.end(),
-                           [](const auto& x, const auto& y) { return lt_nan_last(x.first, y.first); });
+          std::stable_sort(buf.begin(), buf.end(), [](const auto& x, const auto& y) {
+            return lt_nan_last(x.first, y.first);
+          });
         for (int64_t j = 0; j < l.n; ++j) {
           const int64_t from = buf[size_t(j)].second;
           ov[base + j * l.inner] = in[base + from * l.inner];  // the original bits (half, -0.0)
@@ -195,8 +206,10 @@ std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool la
             if (sorted) std::sort(q.begin(), q.begin() + k - 1, cmp);
           }
         };
-        if (largest) select(greater);
-        else select(less);
+        if (largest)
+          select(greater);
+        else
+          select(less);
         const int64_t out_base = l.base(r, k);
         for (int64_t j = 0; j < k; ++j) {
           const int64_t from = q[size_t(j)].second;
@@ -260,13 +273,17 @@ Tensor median_all(const Tensor& t, bool ignore_nan, const char* op) {
     bool any_nan = false;
     for (int64_t i = 0; i < s.numel(); ++i) {
       const C x = C(in[i]);
-      if (is_nan(x)) any_nan = true;
-      else v.push_back(x);
+      if (is_nan(x))
+        any_nan = true;
+      else
+        v.push_back(x);
     }
     T* o = out.data_ptr<T>();
     if (v.empty() || (any_nan && !ignore_nan)) {
-      if constexpr (std::numeric_limits<C>::has_quiet_NaN) *o = T(std::numeric_limits<C>::quiet_NaN());
-      else fail(op, "median() of an empty tensor is undefined for dtype ", t.dtype());
+      if constexpr (std::numeric_limits<C>::has_quiet_NaN)
+        *o = T(std::numeric_limits<C>::quiet_NaN());
+      else
+        fail(op, "median() of an empty tensor is undefined for dtype ", t.dtype());
       return;
     }
     const auto nth = v.begin() + (int64_t(v.size()) - 1) / 2;
@@ -359,7 +376,8 @@ std::tuple<Tensor, Tensor> mode(const Tensor& t, int64_t dim, bool keepdim) {
       for (int64_t r = b; r < e; ++r) {
         const int64_t base = l.base(r, l.n);
         for (int64_t j = 0; j < l.n; ++j) el[size_t(j)] = {C(in[base + j * l.inner]), j};
-        std::sort(el.begin(), el.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+        std::sort(el.begin(), el.end(),
+                  [](const auto& x, const auto& y) { return x.first < y.first; });
         // The longest run wins; among equally long runs the first (smallest value), reporting
         // the index at the end of the run.
         int64_t best = 0, best_len = 0, run = 0;

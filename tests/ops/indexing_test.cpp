@@ -1,9 +1,8 @@
 // Advanced indexing and the gather/scatter/rearrange/search ops against PyTorch 1.13
 // (tests/golden/indexing.json from gen_indexing.py), plus error messages and edge cases:
 // non-contiguous inputs, negative dims and indices, empty index tensors, duplicates.
-#include <gtest/gtest.h>
-
 #include <ember/ember.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
@@ -60,11 +59,11 @@ inline ::testing::AssertionResult matches(const Tensor& actual, const std::strin
   if (!data().contains(name)) return ::testing::AssertionFailure() << "no golden entry " << name;
   const Tensor want = load(name);
   if (actual.dtype() != want.dtype())
-    return ::testing::AssertionFailure() << name << ": dtype " << actual.dtype() << ", want "
-                                         << want.dtype();
+    return ::testing::AssertionFailure()
+           << name << ": dtype " << actual.dtype() << ", want " << want.dtype();
   if (actual.sizes() != want.sizes())
-    return ::testing::AssertionFailure() << name << ": shape " << actual.sizes() << ", want "
-                                         << want.sizes();
+    return ::testing::AssertionFailure()
+           << name << ": shape " << actual.sizes() << ", want " << want.sizes();
   const std::vector<double> a = actual.to(ember::kFloat64).tolist<double>();
   const std::vector<double> b = want.to(ember::kFloat64).tolist<double>();
   for (size_t i = 0; i < a.size(); ++i) {
@@ -101,10 +100,10 @@ std::string error_of(F&& f) {
 
 #define EXPECT_GOLDEN(actual, name) EXPECT_TRUE(::golden::matches((actual), (name)))
 #define EXPECT_GOLDEN_PAIR(actual, name) EXPECT_TRUE(::golden::matches_pair((actual), (name)))
-#define EXPECT_ERROR(stmt, text)                                                  \
-  do {                                                                            \
-    const std::string msg_ = ::golden::error_of([&] { (void)(stmt); });           \
-    EXPECT_NE(msg_.find(text), std::string::npos) << "message: " << msg_;         \
+#define EXPECT_ERROR(stmt, text)                                          \
+  do {                                                                    \
+    const std::string msg_ = ::golden::error_of([&] { (void)(stmt); });   \
+    EXPECT_NE(msg_.find(text), std::string::npos) << "message: " << msg_; \
   } while (0)
 
 using namespace ember;
@@ -202,8 +201,9 @@ TEST(AdvancedIndex, Errors) {
   EXPECT_ERROR(t.index({tensor({0}), tensor({-4})}),
                "index -4 is out of bounds for dimension 1 with size 3");
   EXPECT_ERROR(t.index({7}), "[index] index 7 is out of bounds for dimension 0 with size 4");
-  EXPECT_ERROR(t.index({tensor({true, false})}), "The shape of the mask [2] at index 0 does not "
-                                                  "match the shape of the indexed tensor [4, 3]");
+  EXPECT_ERROR(t.index({tensor({true, false})}),
+               "The shape of the mask [2] at index 0 does not "
+               "match the shape of the indexed tensor [4, 3]");
   EXPECT_ERROR(t.index({tensor({1.0})}), "tensors used as indices must be long");
   EXPECT_ERROR(t.index({tensor({0, 1, 2}), tensor({0, 1})}),
                "shape mismatch: indexing tensors could not be broadcast together with shapes "
@@ -296,9 +296,11 @@ TEST(Gather, Errors) {
   EXPECT_ERROR(gather(src, 1, tensor({0, 1})),
                "Index tensor must have the same number of dimensions as input tensor");
   EXPECT_ERROR(gather(src, 1, tensor({{0, 1}}, kInt32)), "Expected dtype int64 for index");
-  EXPECT_ERROR(gather(src, 1, tensor({{5}})), "index 5 is out of bounds for dimension 1 with size 5");
+  EXPECT_ERROR(gather(src, 1, tensor({{5}})),
+               "index 5 is out of bounds for dimension 1 with size 5");
   EXPECT_ERROR(gather(src, 1, tensor({{-1}})), "index -1 is out of bounds");
-  EXPECT_ERROR(gather(src, 1, zeros({5, 1}, {.dtype = kInt64})), "Size does not match at dimension 0");
+  EXPECT_ERROR(gather(src, 1, zeros({5, 1}, {.dtype = kInt64})),
+               "Size does not match at dimension 0");
   EXPECT_ERROR(gather(src, 2, tensor({{0}})), "dimension out of range");
 }
 
@@ -306,8 +308,9 @@ TEST(Scatter, Golden) {
   const Tensor sidx = tensor({{0, 1, 2, 3}, {4, 3, 2, 1}, {1, 3, 0, 2}});
   EXPECT_GOLDEN(scatter(zeros({3, 5}), 1, sidx, arange(1.0, 13.0).reshape({3, 4})), "scatter/src");
   EXPECT_GOLDEN(zeros({3, 5}).scatter(1, tensor({{0}, {2}, {4}}), 9.5), "scatter/value");
-  EXPECT_GOLDEN(zeros({3, 4}, {.dtype = kInt64}).scatter(0, tensor({{2, 0, 1, 2}}), tensor({{5, 6, 7, 8}})),
-                "scatter/dim0");
+  EXPECT_GOLDEN(
+      zeros({3, 4}, {.dtype = kInt64}).scatter(0, tensor({{2, 0, 1, 2}}), tensor({{5, 6, 7, 8}})),
+      "scatter/dim0");
   const Tensor didx = tensor({{0, 0, 1}, {4, 4, 4}, {2, 3, 2}});
   EXPECT_GOLDEN(scatter_add(ones({3, 5}), 1, didx, arange(1.0, 10.0).reshape({3, 3})),
                 "scatter_add/dup");
@@ -319,7 +322,8 @@ TEST(Scatter, Golden) {
   Tensor base = zeros({5, 3});
   Tensor view = base.t();
   view.scatter_(1, tensor({{4}, {0}, {2}}), 1.0);
-  EXPECT_EQ(base.tolist<float>(), (std::vector<float>{0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}));
+  EXPECT_EQ(base.tolist<float>(),
+            (std::vector<float>{0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}));
   EXPECT_ERROR(zeros({3, 5}).scatter(1, tensor({{0}}), ones({1, 1}, {.dtype = kInt64})),
                "Expected self.dtype to be equal to src.dtype");
   EXPECT_ERROR(zeros({2, 2}).scatter_(1, tensor({{2}}), 1.0),
@@ -338,8 +342,8 @@ TEST(Scatter, Reduce) {
                     "scatter_reduce/" + red + "_" + std::to_string(int(inc)));
     }
   }
-  EXPECT_GOLDEN(scatter_reduce(tensor({{1, 2, 3, 4}}), 1, tensor({{0, 0, 3, 3}}), tensor({{4, 5, 8, 7}}),
-                               "mean"),
+  EXPECT_GOLDEN(scatter_reduce(tensor({{1, 2, 3, 4}}), 1, tensor({{0, 0, 3, 3}}),
+                               tensor({{4, 5, 8, 7}}), "mean"),
                 "scatter_reduce/mean_int");
   EXPECT_GOLDEN(scatter_reduce(tensor({0.0, 0.0, 0.0}), 0, tensor({0, 0, 1}),
                                tensor({std::nan(""), 1.0, 2.0}), "amax"),
@@ -356,14 +360,16 @@ TEST(IndexAlongDim, Golden) {
   EXPECT_GOLDEN(src.index_select(0, no_index()), "index_select/empty");
   EXPECT_GOLDEN(zeros({5, 3}).index_add_(0, tensor({0, 4, 2, 0}), arange(12.0).reshape({4, 3}), 2),
                 "index_add/rows");
-  EXPECT_GOLDEN(ones({2, 4}, {.dtype = kInt64}).index_add_(1, tensor({3, 3, 0}), tensor({{1, 2, 3}, {4, 5, 6}})),
+  EXPECT_GOLDEN(ones({2, 4}, {.dtype = kInt64})
+                    .index_add_(1, tensor({3, 3, 0}), tensor({{1, 2, 3}, {4, 5, 6}})),
                 "index_add/cols");
   EXPECT_GOLDEN(zeros({5, 3}).index_copy_(0, tensor({4, 0, 2}), arange(9.0).reshape({3, 3})),
                 "index_copy/rows");
   EXPECT_GOLDEN(arange(12).reshape({3, 4}).index_fill_(1, tensor({0, -1}), -5), "index_fill/cols");
   // Functional forms leave the input alone; in-place forms on a non-contiguous self write through.
   const Tensor z = zeros({3});
-  EXPECT_EQ(index_add(z, 0, tensor({1, 1}), ones({2})).tolist<float>(), (std::vector<float>{0, 2, 0}));
+  EXPECT_EQ(index_add(z, 0, tensor({1, 1}), ones({2})).tolist<float>(),
+            (std::vector<float>{0, 2, 0}));
   EXPECT_EQ(z.tolist<float>(), (std::vector<float>{0, 0, 0}));
   Tensor base = zeros({3, 2});
   Tensor bt = base.t();
@@ -462,7 +468,8 @@ TEST(Rearrange, Triangles) {
 }
 
 TEST(Rearrange, Diagonals) {
-  for (int64_t k : {0, 1, -2}) EXPECT_GOLDEN(diag(tensor({1, 2, 3}), k), "diag/1d_" + std::to_string(k));
+  for (int64_t k : {0, 1, -2})
+    EXPECT_GOLDEN(diag(tensor({1, 2, 3}), k), "diag/1d_" + std::to_string(k));
   const Tensor m = arange(1, 13).reshape({3, 4});
   for (int64_t k : {0, 1, -1, 3}) EXPECT_GOLDEN(diag(m, k), "diag/2d_" + std::to_string(k));
   // diag of a matrix is a copy.

@@ -1,9 +1,8 @@
 // sort/argsort, topk, kthvalue, median/nanmedian, mode, searchsorted/bucketize and unique
 // against PyTorch 1.13 (tests/golden/indexing.json from gen_indexing.py), including PyTorch's
 // index choice among equal values, NaN ordering, non-contiguous inputs and error messages.
-#include <gtest/gtest.h>
-
 #include <ember/ember.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
@@ -60,11 +59,11 @@ inline ::testing::AssertionResult matches(const Tensor& actual, const std::strin
   if (!data().contains(name)) return ::testing::AssertionFailure() << "no golden entry " << name;
   const Tensor want = load(name);
   if (actual.dtype() != want.dtype())
-    return ::testing::AssertionFailure() << name << ": dtype " << actual.dtype() << ", want "
-                                         << want.dtype();
+    return ::testing::AssertionFailure()
+           << name << ": dtype " << actual.dtype() << ", want " << want.dtype();
   if (actual.sizes() != want.sizes())
-    return ::testing::AssertionFailure() << name << ": shape " << actual.sizes() << ", want "
-                                         << want.sizes();
+    return ::testing::AssertionFailure()
+           << name << ": shape " << actual.sizes() << ", want " << want.sizes();
   const std::vector<double> a = actual.to(ember::kFloat64).tolist<double>();
   const std::vector<double> b = want.to(ember::kFloat64).tolist<double>();
   for (size_t i = 0; i < a.size(); ++i) {
@@ -101,10 +100,10 @@ std::string error_of(F&& f) {
 
 #define EXPECT_GOLDEN(actual, name) EXPECT_TRUE(::golden::matches((actual), (name)))
 #define EXPECT_GOLDEN_PAIR(actual, name) EXPECT_TRUE(::golden::matches_pair((actual), (name)))
-#define EXPECT_ERROR(stmt, text)                                                  \
-  do {                                                                            \
-    const std::string msg_ = ::golden::error_of([&] { (void)(stmt); });           \
-    EXPECT_NE(msg_.find(text), std::string::npos) << "message: " << msg_;         \
+#define EXPECT_ERROR(stmt, text)                                          \
+  do {                                                                    \
+    const std::string msg_ = ::golden::error_of([&] { (void)(stmt); });   \
+    EXPECT_NE(msg_.find(text), std::string::npos) << "message: " << msg_; \
   } while (0)
 
 using namespace ember;
@@ -148,7 +147,8 @@ TEST(Sort, EdgeCases) {
   EXPECT_EQ(std::get<0>(h.sort()).tolist<float>(), (std::vector<float>{-2.0f, 0.5f, 1.5f}));
   const Tensor many = (arange(200000) * 7919 % 200000).reshape({400, 500});
   auto [sv, si] = many.sort(1);
-  EXPECT_EQ(sv.index({0, 0}).item<int64_t>(), std::get<0>(many.index({0}).sort()).index({0}).item<int64_t>());
+  EXPECT_EQ(sv.index({0, 0}).item<int64_t>(),
+            std::get<0>(many.index({0}).sort()).index({0}).item<int64_t>());
   EXPECT_TRUE(sv.equal(gather(many, 1, si)));
   EXPECT_ERROR(zeros({2}).sort(1), "dimension out of range");
 }
@@ -177,7 +177,8 @@ TEST(TopK, Golden) {
 
 TEST(KthValue, Golden) {
   const Tensor kv = tensor({{3.0, 1, 2, 1, 3, 2, 1}, {5, 5, 5, 4, 4, 6, 0}});
-  for (int64_t k : {1, 2, 4, 7}) EXPECT_GOLDEN_PAIR(kthvalue(kv, k), "kthvalue/k" + std::to_string(k));
+  for (int64_t k : {1, 2, 4, 7})
+    EXPECT_GOLDEN_PAIR(kthvalue(kv, k), "kthvalue/k" + std::to_string(k));
   EXPECT_GOLDEN_PAIR(kthvalue(kv.narrow(1, 0, 3), 1, 0, true), "kthvalue/dim0_keep");
   const Tensor kv2 = (arange(60) * 13 % 9).reshape({2, 30}).to(kFloat32);
   EXPECT_GOLDEN_PAIR(kthvalue(kv2, 11), "kthvalue/long");
@@ -195,7 +196,8 @@ TEST(Median, Golden) {
   EXPECT_GOLDEN_PAIR(median(kv, 1), "median/dim");
   const Tensor kv2 = (arange(60) * 13 % 9).reshape({6, 10}).to(kFloat32);
   EXPECT_GOLDEN_PAIR(median(kv2, 0, true), "median/dim0");
-  EXPECT_GOLDEN_PAIR(median(tensor({{1.0, kNan, 2.0, kNan}, {4.0, 3.0, 2.0, 1.0}}), 1), "median/dim_nan");
+  EXPECT_GOLDEN_PAIR(median(tensor({{1.0, kNan, 2.0, kNan}, {4.0, 3.0, 2.0, 1.0}}), 1),
+                     "median/dim_nan");
   EXPECT_GOLDEN_PAIR(nanmedian(tensor({{1.0, kNan, 2.0, 5.0}, {kNan, kNan, kNan, kNan}}), 1),
                      "nanmedian/dim");
 }
@@ -216,7 +218,8 @@ TEST(Searchsorted, Golden) {
   EXPECT_GOLDEN(searchsorted(ss, sv), "searchsorted/left");
   EXPECT_GOLDEN(searchsorted(ss, sv, {.right = true}), "searchsorted/right");
   EXPECT_GOLDEN(searchsorted(ss, sv, {.side = "right"}), "searchsorted/side");
-  EXPECT_GOLDEN(searchsorted(tensor({{1, 3, 5, 7, 9}, {2, 4, 6, 8, 10}}), sv), "searchsorted/batched");
+  EXPECT_GOLDEN(searchsorted(tensor({{1, 3, 5, 7, 9}, {2, 4, 6, 8, 10}}), sv),
+                "searchsorted/batched");
   EXPECT_GOLDEN(searchsorted(tensor({1.0, 2.0, kNan}), tensor({0.5, 2.0, kNan, 5.0})),
                 "searchsorted/float_nan");
   EXPECT_GOLDEN(searchsorted(ss, 4), "searchsorted/scalar");
@@ -235,7 +238,8 @@ TEST(Searchsorted, Golden) {
 }
 
 TEST(Unique, Golden) {
-  auto [u, inv, cnt] = unique(tensor({1, 3, 2, 3, 1, 5}), {.return_inverse = true, .return_counts = true});
+  auto [u, inv, cnt] =
+      unique(tensor({1, 3, 2, 3, 1, 5}), {.return_inverse = true, .return_counts = true});
   EXPECT_GOLDEN(u, "unique/values");
   EXPECT_GOLDEN(inv, "unique/inverse");
   EXPECT_GOLDEN(cnt, "unique/counts");
