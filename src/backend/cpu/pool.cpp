@@ -1,0 +1,328 @@
+// Pooling kernels: max (with or without indices), average, adaptive average/max, and their
+// backward kernels. Parallel over planes; each plane is a plain loop over output positions that
+// mirrors PyTorch's cpu_max_pool / cpu_avg_pool / adaptive kernels, so results match exactly.
+#include "backend/cpu/pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+
+#include "backend/cpu/parallel.h"
+#include "backend/cpu/vec.h"
+#include "core/dispatch.h"
+
+namespace ember::cpu {
+namespace {
+
+struct Planes {
+  int64_t P, H, W, Ho, Wo;
+};
+
+Planes planes(const Tensor& in, const Tensor& out) {
+  return {in.size(0), in.size(1), in.size(2), out.size(1), out.size(2)};
+}
+
+// Runs f(p0, p1) over planes, in parallel when the planes hold enough work.
+template <class F>
+void for_planes(int64_t P, int64_t work_per_plane, const F& f) {
+  parallel_for(0, P, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work_per_plane, 1)), f);
+}
+
+// PyTorch's adaptive window: [floor(i * in / out), ceil((i + 1) * in / out)) computed in float.
+inline int64_t start_index(int64_t i, int64_t out, int64_t in) {
+  return int64_t(std::floor(float(i * in) / float(out)));
+}
+inline int64_t end_index(int64_t i, int64_t out, int64_t in) {
+  return int64_t(std::ceil(float((i + 1) * in) / float(out)));
+}
+
+// ── max pooling ───────────────────────────────────────────────────────────
+// One plane. PyTorch's rule: start at -inf with the window's first in-bounds position as the
+// index; take a value when it is greater or NaN (so the last NaN wins).
+template <class T, bool Indices>
+void max_plane(const T* in, T* out, int64_t* idx, const Planes& s, const Pool2dParams& p) {
+  using A = compute_t<T>;
+  const int64_t kh = p.kernel[0], kw = p.kernel[1], sh = p.stride[0], sw = p.stride[1];
+  const int64_t dh = p.dilation[0], dw = p.dilation[1];
+  for (int64_t oh = 0; oh < s.Ho; ++oh) {
+    int64_t ih0 = oh * sh - p.padding[0];
+    const int64_t ih1 = std::min(ih0 + (kh - 1) * dh + 1, s.H);
+    while (ih0 < 0) ih0 += dh;
+    for (int64_t ow = 0; ow < s.Wo; ++ow) {
+      int64_t iw0 = ow * sw - p.padding[1];
+      const int64_t iw1 = std::min(iw0 + (kw - 1) * dw + 1, s.W);
+      while (iw0 < 0) iw0 += dw;
+      A best = -std::numeric_limits<A>::infinity();
+      int64_t best_i = ih0 * s.W + iw0;
+      for (int64_t ih = ih0; ih < ih1; ih += dh)
+        for (int64_t iw = iw0; iw < iw1; iw += dw) {
+          const A v = A(in[ih * s.W + iw]);
+          if (v > best || std::isnan(v)) {
+            best = v;
+            if constexpr (Indices) best_i = ih * s.W + iw;
+          }
+        }
+      out[oh * s.Wo + ow] = T(best);
+      if constexpr (Indices) idx[oh * s.Wo + ow] = best_i;
+    }
+  }
+}
+
+// The common 2x2, stride 2 window without padding: two rows combined, then neighbours.
+// vmax propagates NaN, as the general rule does for values.
+template <class T>
+void max_plane_2x2(const T* in, T* out, const Planes& s) {
+  using A = compute_t<T>;
+  for (int64_t oh = 0; oh < s.Ho; ++oh) {
+    const T* r0 = in + 2 * oh * s.W;
+    const T* r1 = r0 + s.W;
+    T* o = out + oh * s.Wo;
+    for (int64_t ow = 0; ow < s.Wo; ++ow) {
+      const A a = vmax(A(r0[2 * ow]), A(r0[2 * ow + 1]));
+      const A b = vmax(A(r1[2 * ow]), A(r1[2 * ow + 1]));
+      o[ow] = T(vmax(a, b));
+    }
+  }
+}
+
+template <class T, bool Indices>
+void adaptive_max_plane(const T* in, T* out, int64_t* idx, const Planes& s) {
+  using A = compute_t<T>;
+  for (int64_t oh = 0; oh < s.Ho; ++oh) {
+    const int64_t ih0 = start_index(oh, s.Ho, s.H), ih1 = end_index(oh, s.Ho, s.H);
+    for (int64_t ow = 0; ow < s.Wo; ++ow) {
+      const int64_t iw0 = start_index(ow, s.Wo, s.W), iw1 = end_index(ow, s.Wo, s.W);
+      A best = -std::numeric_limits<A>::infinity();
+      int64_t best_i = ih0 * s.W + iw0;
+      for (int64_t ih = ih0; ih < ih1; ++ih)
+        for (int64_t iw = iw0; iw < iw1; ++iw) {
+          const A v = A(in[ih * s.W + iw]);
+          if (v > best || std::isnan(v)) {
+            best = v;
+            if constexpr (Indices) best_i = ih * s.W + iw;
+          }
+        }
+      out[oh * s.Wo + ow] = T(best);
+      if constexpr (Indices) idx[oh * s.Wo + ow] = best_i;
+    }
+  }
+}
+
+// ── average pooling ───────────────────────────────────────────────────────
+// The window [ih0, ih1) x [iw0, iw1) clipped to the padded input gives count_include_pad's
+// divisor; clipped to the input, the other one.
+struct AvgWindow {
+  int64_t ih0, ih1, iw0, iw1, divisor;
+};
+
+inline AvgWindow avg_window(int64_t oh, int64_t ow, const Planes& s, const Pool2dParams& p,
+                            bool count_include_pad, int64_t divisor) {
+  int64_t ih0 = oh * p.stride[0] - p.padding[0], iw0 = ow * p.stride[1] - p.padding[1];
+  int64_t ih1 = std::min(ih0 + p.kernel[0], s.H + p.padding[0]);
+  int64_t iw1 = std::min(iw0 + p.kernel[1], s.W + p.padding[1]);
+  const int64_t pool_size = (ih1 - ih0) * (iw1 - iw0);
+  ih0 = std::max<int64_t>(ih0, 0), iw0 = std::max<int64_t>(iw0, 0);
+  ih1 = std::min(ih1, s.H), iw1 = std::min(iw1, s.W);
+  const int64_t d = divisor > 0         ? divisor
+                    : count_include_pad ? pool_size
+                                        : (ih1 - ih0) * (iw1 - iw0);
+  return {ih0, ih1, iw0, iw1, d};
+}
+
+template <class T>
+void avg_plane(const T* in, T* out, const Planes& s, const Pool2dParams& p, bool cip,
+               int64_t divisor) {
+  using A = compute_t<T>;
+  for (int64_t oh = 0; oh < s.Ho; ++oh)
+    for (int64_t ow = 0; ow < s.Wo; ++ow) {
+      const AvgWindow w = avg_window(oh, ow, s, p, cip, divisor);
+      if (w.ih0 >= w.ih1 || w.iw0 >= w.iw1) {  // a window entirely in the padding
+        out[oh * s.Wo + ow] = T(0);
+        continue;
+      }
+      A sum = 0;
+      for (int64_t ih = w.ih0; ih < w.ih1; ++ih)
+        for (int64_t iw = w.iw0; iw < w.iw1; ++iw) sum += A(in[ih * s.W + iw]);
+      out[oh * s.Wo + ow] = T(sum / A(w.divisor));
+    }
+}
+
+template <class T>
+void adaptive_avg_plane(const T* in, T* out, const Planes& s) {
+  using A = compute_t<T>;
+  for (int64_t oh = 0; oh < s.Ho; ++oh) {
+    const int64_t ih0 = start_index(oh, s.Ho, s.H), ih1 = end_index(oh, s.Ho, s.H);
+    for (int64_t ow = 0; ow < s.Wo; ++ow) {
+      const int64_t iw0 = start_index(ow, s.Wo, s.W), iw1 = end_index(ow, s.Wo, s.W);
+      A sum = 0;
+      for (int64_t ih = ih0; ih < ih1; ++ih)
+        for (int64_t iw = iw0; iw < iw1; ++iw) sum += A(in[ih * s.W + iw]);
+      // Divided by each side in turn, as PyTorch does (the rounding differs from one division).
+      out[oh * s.Wo + ow] = T(sum / A(ih1 - ih0) / A(iw1 - iw0));
+    }
+  }
+}
+
+template <class T>
+const T* cptr(const Tensor& t) {
+  return static_cast<const T*>(t.data_ptr());
+}
+template <class T>
+T* mptr(const Tensor& t) {
+  return static_cast<T*>(t.data_ptr());
+}
+
+}  // namespace
+
+void max_pool2d(const Tensor& input, const Tensor& out, const Tensor& indices,
+                const Pool2dParams& p) {
+  const Planes s = planes(input, out);
+  const bool fast = p.kernel[0] == 2 && p.kernel[1] == 2 && p.stride[0] == 2 &&
+                    p.stride[1] == 2 && p.padding[0] == 0 && p.padding[1] == 0 &&
+                    p.dilation[0] == 1 && p.dilation[1] == 1 && !indices.defined() &&
+                    2 * s.Ho <= s.H && 2 * s.Wo <= s.W;  // ceil_mode may add a partial window
+  dispatch<DtypeSet::Floating>(input.dtype(), "max_pool2d", [&]<class T>() {
+    const T* in = cptr<T>(input);
+    T* o = mptr<T>(out);
+    int64_t* idx = indices.defined() ? mptr<int64_t>(indices) : nullptr;
+    const int64_t in_plane = s.H * s.W, out_plane = s.Ho * s.Wo;
+    for_planes(s.P, out_plane * p.kernel[0] * p.kernel[1], [&](int64_t p0, int64_t p1) {
+      for (int64_t i = p0; i < p1; ++i) {
+        if (fast)
+          max_plane_2x2<T>(in + i * in_plane, o + i * out_plane, s);
+        else if (idx)
+          max_plane<T, true>(in + i * in_plane, o + i * out_plane, idx + i * out_plane, s, p);
+        else
+          max_plane<T, false>(in + i * in_plane, o + i * out_plane, nullptr, s, p);
+      }
+    });
+  });
+}
+
+void avg_pool2d(const Tensor& input, const Tensor& out, const Pool2dParams& p,
+                bool count_include_pad, int64_t divisor) {
+  const Planes s = planes(input, out);
+  dispatch<DtypeSet::Floating>(input.dtype(), "avg_pool2d", [&]<class T>() {
+    const T* in = cptr<T>(input);
+    T* o = mptr<T>(out);
+    const int64_t in_plane = s.H * s.W, out_plane = s.Ho * s.Wo;
+    for_planes(s.P, out_plane * p.kernel[0] * p.kernel[1], [&](int64_t p0, int64_t p1) {
+      for (int64_t i = p0; i < p1; ++i)
+        avg_plane<T>(in + i * in_plane, o + i * out_plane, s, p, count_include_pad, divisor);
+    });
+  });
+}
+
+void adaptive_avg_pool2d(const Tensor& input, const Tensor& out) {
+  const Planes s = planes(input, out);
+  dispatch<DtypeSet::Floating>(input.dtype(), "adaptive_avg_pool2d", [&]<class T>() {
+    const T* in = cptr<T>(input);
+    T* o = mptr<T>(out);
+    const int64_t in_plane = s.H * s.W, out_plane = s.Ho * s.Wo;
+    for_planes(s.P, in_plane + out_plane, [&](int64_t p0, int64_t p1) {
+      for (int64_t i = p0; i < p1; ++i) adaptive_avg_plane<T>(in + i * in_plane, o + i * out_plane, s);
+    });
+  });
+}
+
+void adaptive_max_pool2d(const Tensor& input, const Tensor& out, const Tensor& indices) {
+  const Planes s = planes(input, out);
+  dispatch<DtypeSet::Floating>(input.dtype(), "adaptive_max_pool2d", [&]<class T>() {
+    const T* in = cptr<T>(input);
+    T* o = mptr<T>(out);
+    int64_t* idx = indices.defined() ? mptr<int64_t>(indices) : nullptr;
+    const int64_t in_plane = s.H * s.W, out_plane = s.Ho * s.Wo;
+    for_planes(s.P, in_plane + out_plane, [&](int64_t p0, int64_t p1) {
+      for (int64_t i = p0; i < p1; ++i) {
+        if (idx)
+          adaptive_max_plane<T, true>(in + i * in_plane, o + i * out_plane, idx + i * out_plane, s);
+        else
+          adaptive_max_plane<T, false>(in + i * in_plane, o + i * out_plane, nullptr, s);
+      }
+    });
+  });
+}
+
+// ── backward ──────────────────────────────────────────────────────────────
+// Each plane is one thread's: overlapping windows add into the same plane without races.
+void max_pool_backward(const Tensor& grad, const Tensor& indices, const Tensor& grad_input) {
+  const int64_t P = grad_input.size(0), in_plane = grad_input.size(1) * grad_input.size(2);
+  const int64_t out_plane = grad.size(1) * grad.size(2);
+  std::atomic<bool> bad{false};  // an index out of the plane (no throwing inside the threads)
+  dispatch<DtypeSet::Floating>(grad.dtype(), "max_pool2d_backward", [&]<class T>() {
+    const T* g = cptr<T>(grad);
+    const int64_t* idx = cptr<int64_t>(indices);
+    T* gi = mptr<T>(grad_input);
+    for_planes(P, in_plane + out_plane, [&](int64_t p0, int64_t p1) {
+      for (int64_t i = p0; i < p1; ++i) {
+        using A = compute_t<T>;
+        T* dst = gi + i * in_plane;
+        std::fill_n(dst, in_plane, T(0));
+        for (int64_t k = 0; k < out_plane; ++k) {
+          const int64_t j = idx[i * out_plane + k];
+          if (j < 0 || j >= in_plane) {
+            bad.store(true, std::memory_order_relaxed);
+            continue;
+          }
+          dst[j] = T(A(dst[j]) + A(g[i * out_plane + k]));
+        }
+      }
+    });
+  });
+  EMBER_CHECK(!bad.load(), "max_pool2d_backward", "found an index outside the input plane of ",
+              in_plane, " elements");
+}
+
+void avg_pool2d_backward(const Tensor& grad, const Tensor& grad_input, const Pool2dParams& p,
+                         bool count_include_pad, int64_t divisor) {
+  const Planes s = planes(grad_input, grad);
+  dispatch<DtypeSet::Floating>(grad.dtype(), "avg_pool2d_backward", [&]<class T>() {
+    using A = compute_t<T>;
+    const T* g = cptr<T>(grad);
+    T* gi = mptr<T>(grad_input);
+    const int64_t in_plane = s.H * s.W, out_plane = s.Ho * s.Wo;
+    for_planes(s.P, out_plane * p.kernel[0] * p.kernel[1], [&](int64_t p0, int64_t p1) {
+      for (int64_t i = p0; i < p1; ++i) {
+        T* dst = gi + i * in_plane;
+        std::fill_n(dst, in_plane, T(0));
+        for (int64_t oh = 0; oh < s.Ho; ++oh)
+          for (int64_t ow = 0; ow < s.Wo; ++ow) {
+            const AvgWindow w = avg_window(oh, ow, s, p, count_include_pad, divisor);
+            const A share = A(g[i * out_plane + oh * s.Wo + ow]) / A(w.divisor);
+            for (int64_t ih = w.ih0; ih < w.ih1; ++ih)
+              for (int64_t iw = w.iw0; iw < w.iw1; ++iw)
+                dst[ih * s.W + iw] = T(A(dst[ih * s.W + iw]) + share);
+          }
+      }
+    });
+  });
+}
+
+void adaptive_avg_pool2d_backward(const Tensor& grad, const Tensor& grad_input) {
+  const Planes s = planes(grad_input, grad);
+  dispatch<DtypeSet::Floating>(grad.dtype(), "adaptive_avg_pool2d_backward", [&]<class T>() {
+    using A = compute_t<T>;
+    const T* g = cptr<T>(grad);
+    T* gi = mptr<T>(grad_input);
+    const int64_t in_plane = s.H * s.W, out_plane = s.Ho * s.Wo;
+    for_planes(s.P, in_plane + out_plane, [&](int64_t p0, int64_t p1) {
+      for (int64_t i = p0; i < p1; ++i) {
+        T* dst = gi + i * in_plane;
+        std::fill_n(dst, in_plane, T(0));
+        for (int64_t oh = 0; oh < s.Ho; ++oh) {
+          const int64_t ih0 = start_index(oh, s.Ho, s.H), ih1 = end_index(oh, s.Ho, s.H);
+          for (int64_t ow = 0; ow < s.Wo; ++ow) {
+            const int64_t iw0 = start_index(ow, s.Wo, s.W), iw1 = end_index(ow, s.Wo, s.W);
+            const A share = A(g[i * out_plane + oh * s.Wo + ow]) / A(ih1 - ih0) / A(iw1 - iw0);
+            for (int64_t ih = ih0; ih < ih1; ++ih)
+              for (int64_t iw = iw0; iw < iw1; ++iw)
+                dst[ih * s.W + iw] = T(A(dst[ih * s.W + iw]) + share);
+          }
+        }
+      }
+    });
+  });
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,291 @@
+// Convolution front ends: conv1d/conv2d, conv_transpose1d/2d and their backward kernels. Each
+// checks its arguments with PyTorch's messages, then normalises to one 2-D problem — batched,
+// contiguous, float32 or float64 (float16/bfloat16 run in float), conv1d as a height-1 conv2d —
+// for the kernels in backend/cpu/conv.cpp.
+#include <string>
+#include <vector>
+
+#include "backend/cpu/conv.h"
+#include "ember/creation.h"
+#include "ember/nn/functional/conv.h"
+#include "ember/reduce.h"
+
+namespace ember::nn::functional {
+namespace {
+
+// One int per spatial dim from an int or a list, with PyTorch's message for a bad length.
+std::vector<int64_t> expand_param(const IntOrList& v, int dims, const char* op, const char* name) {
+  const auto& x = v.values();
+  EMBER_CHECK(x.size() == 1 || x.size() == size_t(dims), op, "expected ", name,
+              " to be a single integer value or a list of ", dims,
+              " values to match the convolution dimensions, but got ", name, "=",
+              IntArrayRef(x));
+  return x.size() == 1 ? std::vector<int64_t>(size_t(dims), x[0]) : x;
+}
+
+Dtype compute_dtype(Dtype t) { return t == kFloat64 ? kFloat64 : kFloat32; }
+
+// Sizes as PyTorch prints them in "(8 x 8)".
+std::string per_channel(const std::vector<int64_t>& v) {
+  std::string s = "(";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? " x " : "") + std::to_string(v[i]);
+  return s + ")";
+}
+
+// A conv or conv_transpose call reduced to the kernel's terms.
+struct ConvProblem {
+  Tensor input, weight, bias;  // (N, C, H, W), (O, C / g, kH, kW) or transposed, (O); contiguous
+  cpu::Conv2dParams p;
+  int64_t out_h = 0, out_w = 0;
+  bool batched = true;
+  int dims = 2;
+  Dtype dtype = kFloat32;  // the caller's dtype; the problem's is compute_dtype(dtype)
+};
+
+// Adds the missing batch dim and turns a 1-D problem into a height-1 2-D one.
+Tensor to_2d(const Tensor& t, int dims, bool add_batch) {
+  Tensor r = add_batch ? t.unsqueeze(0) : t;
+  return dims == 1 ? r.unsqueeze(2) : r;
+}
+
+// The checks shared by conv and conv_transpose: ranks, dtypes, groups, stride/dilation > 0.
+void check_common(const char* op, int dims, const Tensor& input, const Tensor& weight,
+                  const Tensor& bias, int64_t groups) {
+  const int64_t nd = input.dim();
+  EMBER_CHECK(nd == dims + 1 || nd == dims + 2, op, "Expected ", dims + 1, "D (unbatched) or ",
+              dims + 2, "D (batched) input to ", op, ", but got input of size: ", input.sizes());
+  EMBER_CHECK(weight.dim() == dims + 2, op, "Expected ", dims + 2, "-dimensional weight for ",
+              nd, "-dimensional input ", input.sizes(), ", but got ", weight.dim(),
+              "-dimensional weight of size ", weight.sizes(), " instead");
+  EMBER_CHECK(input.dtype() == weight.dtype(), op, "Input type (", input.dtype(),
+              ") and weight type (", weight.dtype(), ") should be the same");
+  EMBER_CHECK(!bias.defined() || bias.dtype() == input.dtype(), op, "Input type (",
+              input.dtype(), ") and bias type (", bias.dtype(), ") should be the same");
+  EMBER_CHECK(is_floating_point(input.dtype()), op, "not implemented for dtype ", input.dtype(),
+              " (expected a floating point input)");
+  EMBER_CHECK(groups > 0, op, "non-positive groups is not supported");
+  EMBER_CHECK(weight.size(0) % groups == 0, op, "Given groups=", groups,
+              ", expected weight to be divisible by ", groups,
+              " at dimension 0, but got weight of size [", weight.sizes(), "] instead");
+}
+
+void check_positive(const char* op, const std::vector<int64_t>& v, const char* what) {
+  for (int64_t x : v) EMBER_CHECK(x > 0, op, "non-positive ", what, " is not supported");
+}
+
+void check_bias(const char* op, const Tensor& bias, const Tensor& weight, int64_t channels) {
+  EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == channels), op,
+              "Given weight of size ", weight.sizes(), ", expected bias to be 1-dimensional with ",
+              channels, " elements, but got bias of size ", bias.sizes(), " instead");
+}
+
+void finish(ConvProblem& c, const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  const Dtype ct = compute_dtype(input.dtype());
+  c.input = to_2d(input, c.dims, !c.batched).to(ct).contiguous();
+  c.weight = to_2d(weight, c.dims, false).to(ct).contiguous();
+  if (bias.defined()) c.bias = bias.to(ct).contiguous();
+  if (c.dims == 1) {  // height 1: stride, padding, dilation 1/0/1 in H
+    c.p.stride[1] = c.p.stride[0], c.p.padding[1] = c.p.padding[0];
+    c.p.dilation[1] = c.p.dilation[0];
+    c.p.stride[0] = 1, c.p.padding[0] = 0, c.p.dilation[0] = 1;
+  }
+}
+
+ConvProblem conv_problem(const char* op, int dims, const Tensor& input, const Tensor& weight,
+                         const ConvFuncOptions& o) {
+  check_common(op, dims, input, weight, o.bias, o.groups);
+  ConvProblem c;
+  c.dims = dims, c.batched = input.dim() == dims + 2, c.dtype = input.dtype();
+  c.p.groups = o.groups;
+  const auto stride = expand_param(o.stride, dims, op, "stride");
+  const auto dilation = expand_param(o.dilation, dims, op, "dilation");
+  check_positive(op, stride, "stride");
+  check_positive(op, dilation, "dilation");
+  const int64_t lead = c.batched ? 2 : 1;  // index of the first spatial dim
+  const int64_t C = input.size(lead - 1);
+  std::vector<int64_t> in(dims), k(dims), left(dims), right(dims);
+  for (int d = 0; d < dims; ++d) in[d] = input.size(lead + d), k[d] = weight.size(2 + d);
+  const std::string& mode = o.padding.mode();
+  if (mode.empty()) {
+    left = right = expand_param(o.padding, dims, op, "padding");
+    for (int64_t x : left) EMBER_CHECK(x >= 0, op, "negative padding is not supported");
+  } else if (mode == "valid") {
+    left = right = std::vector<int64_t>(dims, 0);
+  } else if (mode == "same") {
+    for (int64_t s : stride)
+      EMBER_CHECK(s == 1, op, "padding='same' is not supported for strided convolutions");
+    // An odd total puts the extra element on the right, as PyTorch does; the kernels only need
+    // the left padding, the right side is implied by the output size.
+    for (int d = 0; d < dims; ++d) {
+      const int64_t total = dilation[d] * (k[d] - 1);
+      left[d] = total / 2, right[d] = total - left[d];
+    }
+  } else {
+    fail(op, "Invalid padding string: '", mode, "'");
+  }
+  EMBER_CHECK(C == weight.size(1) * o.groups, op, "Given groups=", o.groups, ", weight of size ",
+              weight.sizes(), ", expected input", input.sizes(), " to have ",
+              weight.size(1) * o.groups, " channels, but got ", C, " channels instead");
+  check_bias(op, o.bias, weight, weight.size(0));
+  std::vector<int64_t> padded(dims), kernel(dims), out(dims);
+  for (int d = 0; d < dims; ++d) {
+    padded[d] = in[d] + left[d] + right[d];
+    kernel[d] = dilation[d] * (k[d] - 1) + 1;
+  }
+  for (int d = 0; d < dims; ++d)
+    EMBER_CHECK(padded[d] >= kernel[d], op, "Calculated padded input size per channel: ",
+                per_channel(padded), ". Kernel size: ", per_channel(kernel),
+                ". Kernel size can't be greater than actual input size");
+  for (int d = 0; d < dims; ++d) out[d] = (padded[d] - kernel[d]) / stride[d] + 1;
+  for (int d = 0; d < dims; ++d)
+    c.p.stride[d] = stride[d], c.p.padding[d] = left[d], c.p.dilation[d] = dilation[d];
+  c.out_h = dims == 2 ? out[0] : 1;
+  c.out_w = out[dims - 1];
+  finish(c, input, weight, o.bias);
+  return c;
+}
+
+ConvProblem transpose_problem(const char* op, int dims, const Tensor& input, const Tensor& weight,
+                              const ConvTransposeFuncOptions& o) {
+  check_common(op, dims, input, weight, o.bias, o.groups);
+  ConvProblem c;
+  c.dims = dims, c.batched = input.dim() == dims + 2, c.dtype = input.dtype();
+  c.p.groups = o.groups;
+  const auto stride = expand_param(o.stride, dims, op, "stride");
+  const auto dilation = expand_param(o.dilation, dims, op, "dilation");
+  const auto padding = expand_param(o.padding, dims, op, "padding");
+  const auto out_pad = expand_param(o.output_padding, dims, op, "output_padding");
+  check_positive(op, stride, "stride");
+  check_positive(op, dilation, "dilation");
+  for (int64_t x : padding) EMBER_CHECK(x >= 0, op, "negative padding is not supported");
+  for (int64_t x : out_pad) EMBER_CHECK(x >= 0, op, "negative output_padding is not supported");
+  bool op_ok = true;
+  for (int d = 0; d < dims; ++d)
+    op_ok &= out_pad[d] < stride[d] || out_pad[d] < dilation[d];
+  if (!op_ok) {
+    const char* names[2][2] = {{"width", ""}, {"height", "width"}};
+    std::string msg = "output padding must be smaller than either stride or dilation, but got";
+    for (const auto& [label, v] : {std::pair{"output_padding", out_pad}, {"stride", stride},
+                                   {"dilation", dilation}})
+      for (int d = 0; d < dims; ++d)
+        msg += std::string(" ") + label + "_" + names[dims - 1][d] + ": " + std::to_string(v[d]);
+    fail(op, msg);
+  }
+  const int64_t lead = c.batched ? 2 : 1;
+  const int64_t C = input.size(lead - 1);
+  EMBER_CHECK(C == weight.size(0), op, "Given transposed=1, weight of size ", weight.sizes(),
+              ", expected input", input.sizes(), " to have ", weight.size(0),
+              " channels, but got ", C, " channels instead");
+  check_bias(op, o.bias, weight, weight.size(1) * o.groups);
+  std::vector<int64_t> in(dims), out(dims);
+  for (int d = 0; d < dims; ++d) {
+    in[d] = input.size(lead + d);
+    out[d] = (in[d] - 1) * stride[d] - 2 * padding[d] + dilation[d] * (weight.size(2 + d) - 1) +
+             out_pad[d] + 1;
+  }
+  for (int d = 0; d < dims; ++d)
+    EMBER_CHECK(out[d] > 0, op, "Given input size per channel: ", per_channel(in),
+                ". Calculated output size per channel: ", per_channel(out),
+                ". Output size is too small");
+  for (int d = 0; d < dims; ++d)
+    c.p.stride[d] = stride[d], c.p.padding[d] = padding[d], c.p.dilation[d] = dilation[d];
+  c.out_h = dims == 2 ? out[0] : 1;
+  c.out_w = out[dims - 1];
+  finish(c, input, weight, o.bias);
+  return c;
+}
+
+// Back to the caller's view: drop the height-1 dim of a 1-D problem and the added batch dim,
+// and round to the caller's dtype.
+Tensor from_2d(const ConvProblem& c, Tensor t) {
+  if (c.dims == 1) t = t.squeeze(2);
+  if (!c.batched) t = t.squeeze(0);
+  return t.dtype() == c.dtype ? t : t.to(c.dtype);
+}
+
+Tensor run_conv(const ConvProblem& c) {
+  Tensor out = empty({c.input.size(0), c.weight.size(0), c.out_h, c.out_w},
+                     {.dtype = c.input.dtype()});
+  cpu::conv2d(c.input, c.weight, c.bias, out, c.p);
+  return from_2d(c, out);
+}
+
+Tensor run_transpose(const ConvProblem& c) {
+  Tensor out = empty({c.input.size(0), c.weight.size(1) * c.p.groups, c.out_h, c.out_w},
+                     {.dtype = c.input.dtype()});
+  cpu::conv2d_adjoint(c.input, c.weight, c.bias, out, c.p);
+  return from_2d(c, out);
+}
+
+// grad_output in the problem's terms, checked against the size the forward would produce.
+Tensor grad_2d(const char* op, const ConvProblem& c, const Tensor& grad, int64_t channels) {
+  Tensor g = to_2d(grad, c.dims, !c.batched).to(c.input.dtype()).contiguous();
+  const std::vector<int64_t> want = {c.input.size(0), channels, c.out_h, c.out_w};
+  EMBER_CHECK(g.sizes() == IntArrayRef(want), op, "expected grad_output of the forward's output ",
+              "size, got ", grad.sizes());
+  return g;
+}
+
+std::tuple<Tensor, Tensor, Tensor> conv_backward(const char* op, int dims, const Tensor& grad_out,
+                                                 const Tensor& input, const Tensor& weight,
+                                                 const ConvFuncOptions& o) {
+  const ConvProblem c = conv_problem(op, dims, input, weight, o);
+  const Tensor g = grad_2d(op, c, grad_out, c.weight.size(0));
+  Tensor gi = empty(c.input.sizes(), {.dtype = c.input.dtype()});
+  cpu::conv2d_adjoint(g, c.weight, {}, gi, c.p);
+  Tensor gw = empty(c.weight.sizes(), {.dtype = c.input.dtype()});
+  cpu::conv2d_weight_grad(g, c.input, gw, c.p);
+  Tensor gb = o.bias.defined() ? g.sum({0, 2, 3}).to(c.dtype) : Tensor();
+  gw = dims == 1 ? gw.squeeze(2) : gw;
+  return {from_2d(c, gi), gw.to(c.dtype), gb};
+}
+
+}  // namespace
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const ConvFuncOptions& options) {
+  return run_conv(conv_problem("conv1d", 1, input, weight, options));
+}
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const ConvFuncOptions& options) {
+  return run_conv(conv_problem("conv2d", 2, input, weight, options));
+}
+
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
+                        const ConvTransposeFuncOptions& options) {
+  return run_transpose(transpose_problem("conv_transpose1d", 1, input, weight, options));
+}
+
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
+                        const ConvTransposeFuncOptions& options) {
+  return run_transpose(transpose_problem("conv_transpose2d", 2, input, weight, options));
+}
+
+std::tuple<Tensor, Tensor, Tensor> conv1d_backward(const Tensor& grad_output, const Tensor& input,
+                                                   const Tensor& weight,
+                                                   const ConvFuncOptions& options) {
+  return conv_backward("conv1d_backward", 1, grad_output, input, weight, options);
+}
+
+std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad_output, const Tensor& input,
+                                                   const Tensor& weight,
+                                                   const ConvFuncOptions& options) {
+  return conv_backward("conv2d_backward", 2, grad_output, input, weight, options);
+}
+
+// y = adjoint(x, w): grad_x is the forward conv of grad_y with w; grad_w is the weight gradient
+// of that conv with x playing the output's part.
+std::tuple<Tensor, Tensor, Tensor> conv_transpose2d_backward(
+    const Tensor& grad_output, const Tensor& input, const Tensor& weight,
+    const ConvTransposeFuncOptions& options) {
+  const char* op = "conv_transpose2d_backward";
+  const ConvProblem c = transpose_problem(op, 2, input, weight, options);
+  const Tensor g = grad_2d(op, c, grad_output, c.weight.size(1) * c.p.groups);
+  Tensor gi = empty(c.input.sizes(), {.dtype = c.input.dtype()});
+  cpu::conv2d(g, c.weight, {}, gi, c.p);
+  Tensor gw = empty(c.weight.sizes(), {.dtype = c.input.dtype()});
+  cpu::conv2d_weight_grad(c.input, g, gw, c.p);
+  Tensor gb = options.bias.defined() ? g.sum({0, 2, 3}).to(c.dtype) : Tensor();
+  return {from_2d(c, gi), gw.to(c.dtype), gb};
+}
+
+}  // namespace ember::nn::functional

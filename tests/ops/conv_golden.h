@@ -1,0 +1,136 @@
+// Shared by conv_test.cpp and pool_test.cpp: reads golden/conv.json (written by
+// golden/gen_conv.py), builds its tensor specs, and compares results with PyTorch's.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <ember/ember.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace conv_golden {
+
+using json = nlohmann::json;
+using ember::Tensor;
+namespace F = ember::nn::functional;
+
+inline ember::Dtype parse_dtype(const std::string& name) {
+  for (int i = 0; i < ember::kNumDtypes; ++i)
+    if (name == ember::dtype_name(ember::Dtype(i))) return ember::Dtype(i);
+  throw std::runtime_error("unknown dtype " + name);
+}
+
+inline double number(const json& v) {
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s == "nan") return NAN;
+    if (s == "inf") return INFINITY;
+    if (s == "-inf") return -INFINITY;
+    throw std::runtime_error("bad number " + s);
+  }
+  return v.get<double>();
+}
+
+/// The cases of one family: those whose op starts with one of the prefixes.
+inline std::vector<json> cases(const std::vector<std::string>& prefixes) {
+  static const json all = [] {
+    std::ifstream f(std::string(EMBER_GOLDEN_DIR) + "/conv.json");
+    return json::parse(f);
+  }();
+  std::vector<json> out;
+  for (const json& c : all["cases"]) {
+    const std::string op = c["op"];
+    for (const auto& p : prefixes)
+      if (op.rfind(p, 0) == 0) {
+        out.push_back(c);
+        break;
+      }
+  }
+  return out;
+}
+
+/// A contiguous base from the spec's data, then its view ops.
+inline Tensor build(const json& spec) {
+  const ember::Dtype dtype = parse_dtype(spec["dtype"]);
+  std::vector<double> v;
+  for (const json& x : spec["data"]) v.push_back(number(x));
+  Tensor t = ember::from_vector(v, spec["base"].get<std::vector<int64_t>>()).to(dtype);
+  for (const json& op : spec["view"]) {
+    const std::string kind = op[0];
+    if (kind == "transpose") {
+      t = t.transpose(op[1], op[2]);
+    } else if (kind == "permute") {
+      t = t.permute(op[1].get<std::vector<int64_t>>());
+    } else if (kind == "slice") {
+      std::optional<int64_t> stop;
+      if (!op[3].is_null()) stop = op[3].get<int64_t>();
+      t = t.slice(op[1], op[2].get<int64_t>(), stop, op[4].get<int64_t>());
+    } else {
+      throw std::runtime_error("unknown view op " + kind);
+    }
+  }
+  return t;
+}
+
+inline std::vector<Tensor> inputs(const json& c) {
+  std::vector<Tensor> xs;
+  for (const json& s : c["inputs"]) xs.push_back(build(s));
+  return xs;
+}
+
+inline F::IntOrList int_or_list(const json& args, const char* key, F::IntOrList dflt) {
+  if (!args.contains(key) || args[key].is_null()) return dflt;
+  const json& v = args[key];
+  if (v.is_array()) return F::IntOrList(v.get<std::vector<int64_t>>());
+  return F::IntOrList(v.get<int64_t>());
+}
+
+/// Values within rtol of PyTorch's, relative to each value and to the tensor's largest
+/// magnitude (sums with cancellation); NaN where PyTorch has NaN; exact for integers.
+inline void expect_close(const Tensor& got, const json& want, const std::string& what) {
+  SCOPED_TRACE(what);
+  ASSERT_TRUE(got.defined());
+  EXPECT_EQ(std::string(ember::dtype_name(got.dtype())), want["dtype"].get<std::string>());
+  ASSERT_EQ(got.sizes().vec(), want["shape"].get<std::vector<int64_t>>());
+  const std::vector<double> g = got.to(ember::kFloat64).contiguous().tolist<double>();
+  std::vector<double> w;
+  for (const json& x : want["data"]) w.push_back(number(x));
+  double scale = 1;
+  for (double x : w)
+    if (std::isfinite(x)) scale = std::max(scale, std::abs(x));
+  const ember::Dtype dt = got.dtype();
+  const double rtol = dt == ember::kFloat64   ? 1e-12
+                      : dt == ember::kFloat32 ? 1e-5
+                      : dt == ember::kFloat16 ? 2e-3
+                      : dt == ember::kBFloat16 ? 1.6e-2
+                                               : 0;
+  int bad = 0;
+  for (size_t i = 0; i < w.size() && bad < 5; ++i) {
+    const bool ok = std::isnan(w[i])   ? std::isnan(g[i])
+                    : std::isinf(w[i]) ? g[i] == w[i]
+                                       : std::abs(g[i] - w[i]) <= rtol * (std::abs(w[i]) + scale);
+    if (!ok) {
+      ++bad;
+      ADD_FAILURE() << what << " element " << i << ": got " << g[i] << ", PyTorch " << w[i];
+    }
+  }
+}
+
+/// Runs f and expects an ember::Error whose message contains `part`.
+template <class Fn>
+void expect_error(Fn&& f, const std::string& part) {
+  try {
+    f();
+    ADD_FAILURE() << "expected an error containing: " << part;
+  } catch (const ember::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+        << "message: " << e.what() << "\nexpected to contain: " << part;
+  }
+}
+
+}  // namespace conv_golden
