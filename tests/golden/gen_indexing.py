@@ -108,6 +108,102 @@ rec("put/acc_many", big.index_put_((torch.arange(100000) % 10,), torch.ones(1000
 rec("put/acc_int", torch.zeros(4, dtype=torch.int64).index_put_((L([3, 3, 0]),), L([5, 6, 7]),
                                                                accumulate=True))
 
+# Random index expressions (Note: "fuzz" entries hold a spec the C++ test rebuilds). Entry kinds:
+# ["int", v], ["slice", start, stop, step] (None as null), ["none"], ["ellipsis"], ["bool", b],
+# ["tensor", name] (a stored int64 or bool tensor). "get" is x[spec]; "set" is x[spec] = values
+# (no repeated positions, so the result is defined); "acc" is aten::index_put_ with accumulate.
+import random  # noqa: E402
+
+random.seed(1234)
+fuzz = []
+fx = torch.arange(120).reshape(3, 4, 5, 2)
+
+
+def rand_spec():
+    spec, args, dim, used_ellipsis, tensors = [], [], 0, False, 0
+    for _ in range(random.randint(1, 5)):
+        left = fx.dim() - dim
+        kind = random.choice(["int", "slice", "none", "ellipsis", "bool", "tensor", "tensor", "mask"])
+        if kind == "int" and left > 0:
+            n = fx.shape[dim]
+            v = random.randint(-n, n - 1)
+            spec.append(["int", v]); args.append(v); dim += 1
+        elif kind == "slice" and left > 0:
+            b = random.choice([None, -3, 0, 1, 2]); e = random.choice([None, -1, 2, 4, 9])
+            st = random.choice([None, 1, 2, 3])
+            spec.append(["slice", b, e, st]); args.append(slice(b, e, st)); dim += 1
+        elif kind == "none":
+            spec.append(["none"]); args.append(None)
+        elif kind == "ellipsis" and not used_ellipsis:
+            used_ellipsis = True
+            spec.append(["ellipsis"]); args.append(Ellipsis)
+            dim = fx.dim()  # conservatively: nothing after may consume dims... keep it simple
+        elif kind == "bool":
+            b = random.random() < 0.7
+            spec.append(["bool", b]); args.append(b)
+        elif kind == "tensor" and left > 0:
+            n = fx.shape[dim]
+            k = random.randint(0, n)
+            pos = random.sample(range(n), k)  # distinct positions, some written negatively
+            vals = [p - n if random.random() < 0.3 else p for p in pos]
+            shape = random.choice([(k,), (k, 1)]) if k else (0,)
+            t = torch.tensor(vals, dtype=torch.int64).reshape(shape)
+            name = "fuzz/t%d" % len(fuzz) + "_%d" % tensors; tensors += 1
+            rec(name, t)
+            spec.append(["tensor", name]); args.append(t); dim += 1
+        elif kind == "mask" and left > 0:
+            k = random.randint(1, min(2, left))
+            m = torch.rand(fx.shape[dim:dim + k]) < 0.5
+            name = "fuzz/t%d" % len(fuzz) + "_%d" % tensors; tensors += 1
+            rec(name, m)
+            spec.append(["tensor", name]); args.append(m); dim += k
+    return spec, tuple(args)
+
+
+while len(fuzz) < 80:
+    spec, args = rand_spec()
+    try:
+        got = fx[args]
+    except (IndexError, RuntimeError):
+        for e in spec:  # drop the tensors of a rejected spec
+            if e[0] == "tensor":
+                del out[e[1]]
+        continue
+    name = "fuzz/get%d" % len(fuzz)
+    rec(name, got)
+    y = torch.zeros_like(fx)
+    y[args] = torch.arange(1, got.numel() + 1).reshape(got.shape)
+    rec("fuzz/set%d" % len(fuzz), y)
+    fuzz.append({"spec": spec, "get": name, "set": "fuzz/set%d" % len(fuzz)})
+
+# accumulate: every entry ':' (null) or an int64 tensor with repeats
+acc = []
+for i in range(30):
+    spec, args = [], []
+    for d in range(fx.dim()):
+        if random.random() < 0.5 or d == fx.dim() - 1 and not any(a is not None for a in args):
+            n = fx.shape[d]
+            shape = random.choice([(4,), (2, 1), (1, 3), (3,)])
+            t = torch.randint(-n, n, shape)
+            name = "acc/t%d_%d" % (i, d)
+            rec(name, t)
+            spec.append(["tensor", name]); args.append(t)
+        else:
+            spec.append(["slice", None, None, None]); args.append(None)
+    try:
+        shape = torch.zeros_like(fx)[tuple(slice(None) if a is None else a for a in args)].shape
+    except (IndexError, RuntimeError):
+        for e in spec:
+            if e[0] == "tensor":
+                del out[e[1]]
+        continue
+    vals = torch.arange(1, 1 + int(torch.tensor(shape).prod())).reshape(shape)
+    y = torch.ops.aten.index_put_(torch.zeros_like(fx), args, vals, True)
+    rec("acc/result%d" % i, y)
+    acc.append({"spec": spec, "result": "acc/result%d" % i})
+out["fuzz"] = fuzz
+out["fuzz_acc"] = acc
+
 # ── gather / scatter ─────────────────────────────────────────────────────────────────────────
 src = torch.arange(20).reshape(4, 5)
 idx = L([[0, 1, 2, 3], [3, 2, 1, 0], [0, 0, 0, 0]])

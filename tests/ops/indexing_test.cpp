@@ -211,6 +211,57 @@ TEST(AdvancedIndex, Errors) {
   EXPECT_ERROR(t.index({tensor({0}), tensor({0}), tensor({0})}), "too many indices");
 }
 
+// Random index expressions from gen_indexing.py: x[spec] and x[spec] = values on a (3, 4, 5, 2)
+// tensor, and aten::index_put_ with accumulate (entries ':' or int64 tensors with repeats).
+namespace {
+
+std::vector<TensorIndex> spec_of(const nlohmann::json& spec) {
+  std::vector<TensorIndex> out;
+  auto bound = [](const nlohmann::json& v) -> SliceBound {
+    return v.is_null() ? SliceBound(None) : SliceBound(v.get<int64_t>());
+  };
+  for (const auto& e : spec) {
+    const std::string kind = e[0].get<std::string>();
+    if (kind == "int")
+      out.emplace_back(e[1].get<int64_t>());
+    else if (kind == "slice")
+      out.emplace_back(Slice(bound(e[1]), bound(e[2]), bound(e[3])));
+    else if (kind == "none")
+      out.emplace_back(None);
+    else if (kind == "ellipsis")
+      out.emplace_back(Ellipsis);
+    else if (kind == "bool")
+      out.emplace_back(e[1].get<bool>());
+    else
+      out.emplace_back(golden::load(e[1].get<std::string>()));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(AdvancedIndex, RandomExpressions) {
+  const Tensor x = arange(120).reshape({3, 4, 5, 2});
+  for (const auto& c : golden::data().at("fuzz")) {
+    SCOPED_TRACE(c.at("spec").dump());
+    const std::vector<TensorIndex> spec = spec_of(c.at("spec"));
+    const Tensor got = x.index(spec);
+    EXPECT_GOLDEN(got, c.at("get").get<std::string>());
+    Tensor y = zeros_like(x);
+    y.index_put_(spec, arange(1, got.numel() + 1).reshape(got.sizes()));
+    EXPECT_GOLDEN(y, c.at("set").get<std::string>());
+  }
+  ASSERT_GE(golden::data().at("fuzz_acc").size(), 10u);
+  for (const auto& c : golden::data().at("fuzz_acc")) {
+    SCOPED_TRACE(c.at("spec").dump());
+    const std::vector<TensorIndex> spec = spec_of(c.at("spec"));
+    Tensor y = zeros_like(x);
+    const DimVector shape(y.index(spec).sizes());
+    y.index_put_(spec, arange(1, prod(shape) + 1).reshape(shape), true);
+    EXPECT_GOLDEN(y, c.at("result").get<std::string>());
+  }
+}
+
 // ── index_put_ ───────────────────────────────────────────────────────────────────────────────
 
 TEST(IndexPut, Values) {
