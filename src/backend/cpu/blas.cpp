@@ -81,6 +81,8 @@ bool fits_blas(int64_t v) { return v <= INT_MAX; }
 // single-threaded BLAS, instead of running the matrices one after another with threaded BLAS:
 // threading one small GEMM costs more than it saves (bench/linalg_bench.cpp, bmm cases).
 constexpr int64_t kBatchParallelMacs = int64_t(1) << 22;
+// ... but only when the whole batch is worth threading: OpenBLAS's own bar for threading a GEMM.
+constexpr int64_t kMinParallelMacs = int64_t(1) << 18;
 
 template <class T>
 void blas_gemm(Tensor a, Tensor b, Tensor c, T alpha, T beta) {  // c: a handle, written through
@@ -130,7 +132,9 @@ void blas_gemm(Tensor a, Tensor b, Tensor c, T alpha, T beta) {  // c: a handle,
   };
 
   const int threads = get_num_threads();
-  if (batch > 1 && threads > 1 && M * N * K <= kBatchParallelMacs && !omp_in_parallel()) {
+  const int64_t macs = M * N * K;
+  if (batch > 1 && threads > 1 && macs <= kBatchParallelMacs && batch * macs >= kMinParallelMacs &&
+      !omp_in_parallel()) {
     // Inside the parallel region OpenBLAS's OpenMP build runs single-threaded.
     parallel_for(0, batch, 1, [&](int64_t b0, int64_t b1) {
       for (int64_t i = b0; i < b1; ++i) one(i);
