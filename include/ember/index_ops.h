@@ -105,10 +105,12 @@ struct UniqueResult {
 UniqueResult unique(const Tensor& t, UniqueOptions options = {});
 
 // ── sorting and selection (src/ops/sort.cpp) ────────────────────────────
-/// (values, indices); equal elements keep their order; NaN sorts as the largest value.
+/// (values, indices), NaN sorting as the largest value. stable=true keeps equal elements in
+/// input order; stable=false (torch.sort's default) orders them as PyTorch's CPU kernel does.
+/// Tensor::sort / Tensor::argsort are stable.
 std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim = -1, bool descending = false,
-                                bool stable = true);
-Tensor argsort(const Tensor& t, int64_t dim = -1, bool descending = false, bool stable = true);
+                                bool stable = false);
+Tensor argsort(const Tensor& t, int64_t dim = -1, bool descending = false, bool stable = false);
 /// The k largest (or smallest) along dim, with their indices, as PyTorch's CPU kernel picks them.
 std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim = -1, bool largest = true,
                                 bool sorted = true);

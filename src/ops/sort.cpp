@@ -22,8 +22,8 @@ namespace {
 // PyTorch's comparators, kthvalue runs the quickselect of PyTorch's Sorting.cpp, and mode sorts
 // (value, index) pairs with std::sort: with the same standard library these make the same
 // comparisons and swaps, so they report the same index among equal values; median/nanmedian
-// run std::nth_element with PyTorch's comparators for the same reason. sort itself is stable
-// (equal values keep their input order), which PyTorch's stable=True promises.
+// run std::nth_element with PyTorch's comparators for the same reason, and sort(stable=false)
+// runs std::sort; stable=true keeps equal values in input order, as PyTorch promises.
 
 template <class T>
 bool is_nan(T v) {
@@ -122,7 +122,7 @@ void quick_select(std::vector<C>& v, std::vector<int64_t>& idx, int64_t k) {
 
 // ── sort / argsort ─────────────────────────────────────────────────────────────────────────
 
-std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, bool /*stable*/) {
+std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, bool stable) {
   dim = wrap_dim(dim, t.dim(), "sort");
   Tensor values = empty(t.sizes(), t.options());
   Tensor indices = empty(t.sizes(), {.dtype = kInt64, .device = t.device()});
@@ -131,22 +131,26 @@ std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, b
   const Lines l = t.dim() == 0 ? Lines{} : lines_of(s, dim);
   dispatch(t.dtype(), "sort", [&]<class T>() {
     using C = compute_t<T>;
+    using Elem = std::pair<C, int64_t>;
     const T* in = s.data_ptr<T>();
     T* ov = values.data_ptr<T>();
     int64_t* oi = indices.data_ptr<int64_t>();
     for_lines(l, l.n * 8, [&](int64_t b, int64_t e) {
-      std::vector<std::pair<C, int64_t>> buf(size_t(l.n));
+      std::vector<Elem> buf(size_t(l.n));
       for (int64_t r = b; r < e; ++r) {
         const int64_t base = l.base(r, l.n);
         for (int64_t j = 0; j < l.n; ++j) buf[size_t(j)] = {C(in[base + j * l.inner]), j};
+        // stable=false is PyTorch's std::sort on the same pairs (Note [Matching PyTorch's ties]).
+        auto run = [&](auto cmp) {
+          if (stable)
+            std::stable_sort(buf.begin(), buf.end(), cmp);
+          else
+            std::sort(buf.begin(), buf.end(), cmp);
+        };
         if (descending)
-          std::stable_sort(buf.begin(), buf.end(), [](const auto& x, const auto& y) {
-            return gt_nan_first(x.first, y.first);
-          });
+          run([](const Elem& x, const Elem& y) { return gt_nan_first(x.first, y.first); });
         else
-          std::stable_sort(buf.begin(), buf.end(), [](const auto& x, const auto& y) {
-            return lt_nan_last(x.first, y.first);
-          });
+          run([](const Elem& x, const Elem& y) { return lt_nan_last(x.first, y.first); });
         for (int64_t j = 0; j < l.n; ++j) {
           const int64_t from = buf[size_t(j)].second;
           ov[base + j * l.inner] = in[base + from * l.inner];  // the original bits (half, -0.0)

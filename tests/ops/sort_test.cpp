@@ -127,6 +127,14 @@ TEST(Sort, Golden) {
   const Tensor ties = arange(100) % 7;
   EXPECT_GOLDEN_PAIR(ties.sort(), "sort/ties_asc");
   EXPECT_GOLDEN_PAIR(ties.sort(0, true), "sort/ties_desc");
+  // torch.sort's default (stable=false) ties, and the stable Tensor method.
+  EXPECT_GOLDEN_PAIR(sort(ties), "sort/ties_default");
+  EXPECT_GOLDEN_PAIR(sort(ties, 0, true), "sort/ties_default_desc");
+  EXPECT_GOLDEN(argsort(ties), "argsort/ties_default");
+  const Tensor many = (arange(5000) * 37 % 13).to(kFloat32).reshape({50, 100});
+  EXPECT_GOLDEN_PAIR(sort(many, 0), "sort/many_default_dim0");
+  EXPECT_GOLDEN_PAIR(sort(many, 1, true), "sort/many_default_desc");
+  EXPECT_GOLDEN_PAIR(sort(ties, -1, false, true), "sort/ties_asc");
   const double inf = std::numeric_limits<double>::infinity();
   const Tensor fn = tensor({3.0, kNan, 1.0, kNan, 2.0, -inf});
   EXPECT_GOLDEN_PAIR(fn.sort(), "sort/nan_asc");
