@@ -22,7 +22,9 @@ inline Tensor amax(const Tensor& t, IntArrayRef dims = {}, bool keepdim = false)
 inline Tensor amin(const Tensor& t, IntArrayRef dims = {}, bool keepdim = false) {
   return t.amin(dims, keepdim);
 }
-inline std::tuple<Tensor, Tensor> aminmax(const Tensor& t) { return {t.amin(), t.amax()}; }
+/// (min, max) in one pass, over every element or along dim.
+std::tuple<Tensor, Tensor> aminmax(const Tensor& t, std::optional<int64_t> dim = {},
+                                   bool keepdim = false);
 inline Tensor argmax(const Tensor& t, std::optional<int64_t> dim = {}, bool keepdim = false) {
   return t.argmax(dim, keepdim);
 }
@@ -40,15 +42,11 @@ inline Tensor std(const Tensor& t, std::optional<IntArrayRef> dims = {}, int64_t
                   bool keepdim = false) {
   return t.std(dims, correction, keepdim);
 }
-/// (var, mean) / (std, mean) in one call.
-inline std::tuple<Tensor, Tensor> var_mean(const Tensor& t, std::optional<IntArrayRef> dims = {},
-                                           int64_t correction = 1, bool keepdim = false) {
-  return {t.var(dims, correction, keepdim), t.mean(dims.value_or(IntArrayRef()), keepdim)};
-}
-inline std::tuple<Tensor, Tensor> std_mean(const Tensor& t, std::optional<IntArrayRef> dims = {},
-                                           int64_t correction = 1, bool keepdim = false) {
-  return {t.std(dims, correction, keepdim), t.mean(dims.value_or(IntArrayRef()), keepdim)};
-}
+/// (var, mean) / (std, mean) from one pass over the input.
+std::tuple<Tensor, Tensor> var_mean(const Tensor& t, std::optional<IntArrayRef> dims = {},
+                                    int64_t correction = 1, bool keepdim = false);
+std::tuple<Tensor, Tensor> std_mean(const Tensor& t, std::optional<IntArrayRef> dims = {},
+                                    int64_t correction = 1, bool keepdim = false);
 inline Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim = false) {
   return t.logsumexp(dims, keepdim);
 }

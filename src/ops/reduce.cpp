@@ -1,6 +1,7 @@
-// Reductions over any set of dims: sum, nansum, mean, nanmean, prod, amax/amin, all/any,
-// count_nonzero, norm / vector_norm, var/std (+ _mean), logsumexp. Index-returning reductions
-// (max/min with dim, argmax/argmin) live in reduce_index.cpp; softmax and scans in their files.
+// Reductions over any set of dims: sum, nansum, mean, nanmean, prod, amax/amin, aminmax,
+// all/any, count_nonzero, norm / vector_norm, var/std (+ _mean). Index-returning reductions
+// (max/min with dim, argmax/argmin) and logsumexp live in reduce_index.cpp; softmax and scans in
+// softmax.cpp.
 //
 // Note [Reduction layouts]
 // The input is viewed as (kept dims..., reduced dims...), reduced dims ordered by memory stride.
@@ -9,7 +10,9 @@
 // When nothing contiguous is reduced but the kept dims are (sum over dim 0 of a matrix), the
 // kernel instead accumulates whole rows into a row of outputs, SIMD across the row. Layouts that
 // are neither (rare) are first copied to contiguous. Parallelism is over outputs; a reduction to
-// a few outputs splits its runs across threads and combines the partial results.
+// fewer outputs than threads cuts each output's pairwise tree into subtrees for the threads
+// (Note [Deterministic parallel sums] in backend/cpu/reduce.h), so no result depends on the
+// thread count.
 #include "ops/reduce.h"
 
 #include <cmath>
@@ -20,6 +23,7 @@
 #include "core/dispatch.h"
 #include "ember/creation.h"
 #include "ember/math.h"
+#include "ember/reduce.h"
 #include "ember/shape.h"
 
 namespace ember {
@@ -132,6 +136,66 @@ struct AbsMinReducer : MinReducer {
   template <class V> V pre(V x) const { return NormReducer::abs_of(x); }
 };
 
+// (min, max) in one pass: lo/hi lanes that propagate NaN like amin/amax.
+template <class T>
+struct MinMax {
+  T lo, hi;
+};
+struct MinMaxReducer {
+  template <class A> A init() const {
+    using T = decltype(A::lo);
+    return {MinReducer{}.init<T>(), MaxReducer{}.init<T>()};
+  }
+  template <class A> A combine(A a, A b) const {
+    return {cpu::vmin(a.lo, b.lo), cpu::vmax(a.hi, b.hi)};
+  }
+  template <class A> A finish(A a) const { return a; }
+  template <class A, class In> A lift(In x) const {
+    const auto c = convert<decltype(A::lo)>(x);
+    return {c, c};
+  }
+  // SIMD leaf for float/double: two vector lanes (lo, hi) per element read.
+  template <class In> auto leaf(const In* p, int64_t n) const {
+    using T = compute_t<In>;
+    MinMax<T> acc = init<MinMax<T>>();
+    int64_t i = 0;
+    if constexpr (cpu::simd_type_v<In>) {
+      constexpr int W = Vec<T>::size;
+      if (n >= 2 * W) {
+        Vec<T> lo0 = Vec<T>::load(p), hi0 = lo0, lo1 = Vec<T>::load(p + W), hi1 = lo1;
+        for (i = 2 * W; i + 2 * W <= n; i += 2 * W) {
+          const Vec<T> a = Vec<T>::load(p + i), b = Vec<T>::load(p + i + W);
+          lo0 = cpu::vmin(lo0, a);
+          hi0 = cpu::vmax(hi0, a);
+          lo1 = cpu::vmin(lo1, b);
+          hi1 = cpu::vmax(hi1, b);
+        }
+        const Vec<T> lo = cpu::vmin(lo0, lo1), hi = cpu::vmax(hi0, hi1);
+        for (int k = 0; k < W; ++k) acc = combine(acc, MinMax<T>{lo[k], hi[k]});
+      }
+    }
+    for (; i < n; ++i) acc = combine(acc, lift<MinMax<T>>(p[i]));
+    return acc;
+  }
+};
+
+// Welford-style moments (count, mean, M2) for var/std and their _mean variants: blocks are
+// reduced two-pass in double and merged with Chan's formula (backend/cpu/reduce.h).
+struct MomentsReducer : cpu::MomentsMerge {
+  template <class A> A init() const { return {}; }
+  template <class A> A finish(A a) const { return a; }
+  template <class A, class In> A lift(In x) const {
+    return {1, double(convert<compute_t<In>>(x)), 0};
+  }
+  template <class In> cpu::Moments leaf(const In* p, int64_t n) const {
+    return cpu::moments_leaf(p, n);
+  }
+  template <class In>
+  void rows(cpu::Moments* out, const In* x, int64_t K, int64_t J, int64_t row_stride) const {
+    cpu::moments_rows(out, x, K, J, row_stride);
+  }
+};
+
 // ── the engine ──────────────────────────────────────────────────────────
 struct Layout {
   Tensor x;          // permuted view: kept dims, then reduced dims (memory order)
@@ -159,14 +223,6 @@ Layout plan_layout(const Tensor& self, IntArrayRef dims) {
   }
   l.nouter = d - nkept + 1;
   return l;
-}
-
-// An array of n copies of v (not std::vector, whose bool specialisation has no bool&).
-template <class T>
-std::unique_ptr<T[]> filled(int64_t n, T v) {
-  auto p = std::make_unique<T[]>(size_t(n));
-  std::fill(p.get(), p.get() + n, v);
-  return p;
 }
 
 // The single stride that walks dims [0, n) in order, if they collapse into one (size-1 dims
@@ -201,14 +257,15 @@ void run_reduction(Out* out, Layout l, const R& r) {
       return;
     }
   }
-  if (l.run == 1 && l.nouter > 0 && (l.nkept == 0 || x.strides()[x.dim() - 1] != 1)) {
+  if (l.run == 1 && l.nouter > 0) {
     // Neither layout fits: reduce a contiguous copy, where the whole reduction is one run.
     Layout c{x.contiguous(), l.nkept, 1, 0};
     for (int64_t d = l.nkept; d < x.dim(); ++d) c.run *= x.sizes()[d];
     run_reduction<Out, Acc, In>(out, c, r);
     return;
   }
-  // Runs layout.
+  // Runs layout. Each output combines its `outer` runs pairwise (Note [Deterministic parallel
+  // sums] in backend/cpu/reduce.h), so the result is the same whichever thread computes it.
   const IntArrayRef sizes = x.sizes(), strides = x.strides();
   const int64_t L = l.run;
   int64_t outer = 1;
@@ -221,43 +278,34 @@ void run_reduction(Out* out, Layout l, const R& r) {
     }
     return off;
   };
-  auto reduce_one = [&](int64_t m, int64_t o0, int64_t o1) {
-    const In* p = base + offset_of(m, 0, l.nkept);
-    Acc acc = r.template init<Acc>();
-    for (int64_t o = o0; o < o1; ++o)
-      acc = r.combine(acc, cpu::reduce_run<Acc>(p + offset_of(o, l.nkept, l.nouter), L, r));
-    return acc;
+  auto runs = [&](const In* p) {
+    return [&r, p, L, &offset_of, &l](int64_t o0, int64_t n) {
+      Acc acc = cpu::reduce_run<Acc>(p + offset_of(o0, l.nkept, l.nouter), L, r);
+      for (int64_t o = o0 + 1; o < o0 + n; ++o)  // n > 1 only for runs of a few elements
+        acc = r.combine(acc, cpu::reduce_run<Acc>(p + offset_of(o, l.nkept, l.nouter), L, r));
+      return acc;
+    };
   };
+  // Runs of a few elements are grouped into leaves of about 64 elements (one call each).
+  const int64_t leaf = std::max<int64_t>(1, 64 / std::max<int64_t>(L, 1));
   const int threads = get_num_threads();
   if (M >= threads || M * outer * L < kGrainSize) {
     parallel_for(0, M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, outer * L)),
                  [&](int64_t m0, int64_t m1) {
-                   for (int64_t m = m0; m < m1; ++m) out[m] = convert<Out>(r.finish(reduce_one(m, 0, outer)));
+                   for (int64_t m = m0; m < m1; ++m) {
+                     const In* p = base + offset_of(m, 0, l.nkept);
+                     const Acc acc = outer == 1 ? cpu::reduce_run<Acc>(p, L, r)
+                                                : cpu::tree_reduce<Acc>(0, outer, leaf, 1, runs(p), r);
+                     out[m] = convert<Out>(r.finish(acc));
+                   }
                  });
     return;
   }
-  // Few outputs, much work: split each output's work into chunks across threads.
+  // Few outputs, much work: each output's tree is cut into subtrees for the threads.
   for (int64_t m = 0; m < M; ++m) {
-    std::unique_ptr<Acc[]> partial = filled<Acc>(threads, r.template init<Acc>());
-    if (outer >= threads) {
-      parallel_for(0, outer, 1, [&](int64_t o0, int64_t o1) {
-        partial[omp_get_thread_num()] = reduce_one(m, o0, o1);
-      });
-    } else {
-      const In* p = base + offset_of(m, 0, l.nkept);
-      for (int64_t o = 0; o < outer; ++o) {
-        const In* q = p + offset_of(o, l.nkept, l.nouter);
-        std::unique_ptr<Acc[]> part = filled<Acc>(threads, r.template init<Acc>());
-        parallel_for(0, L, kGrainSize, [&](int64_t i0, int64_t i1) {
-          part[omp_get_thread_num()] = cpu::reduce_run<Acc>(q + i0, i1 - i0, r);
-        });
-        Acc s = r.template init<Acc>();
-        for (int t = 0; t < threads; ++t) s = r.combine(s, part[t]);
-        partial[0] = r.combine(partial[0], s);
-      }
-    }
-    Acc acc = r.template init<Acc>();
-    for (int t = 0; t < threads; ++t) acc = r.combine(acc, partial[t]);
+    const In* p = base + offset_of(m, 0, l.nkept);
+    const Acc acc = outer == 1 ? cpu::reduce_run_parallel<Acc>(p, L, r)
+                               : cpu::tree_reduce_parallel<Acc>(outer, leaf, 1, L, runs(p), r);
     out[m] = convert<Out>(r.finish(acc));
   }
 }
@@ -324,11 +372,46 @@ Tensor mean_impl(const Tensor& self, IntArrayRef dims_in, bool keepdim, std::opt
                                            MeanReducer{{}, double(count)});
 }
 
+// all/any return bool, except for uint8 inputs, which give uint8 (as PyTorch does).
 Tensor all_dims(const Tensor& self, IntArrayRef dims, bool keepdim) {
-  return reduce<DtypeSet::All, false>("all", self.to(kBool), dims, keepdim, kBool, MinReducer{});
+  const Tensor r =
+      reduce<DtypeSet::All, false>("all", self.to(kBool), dims, keepdim, kBool, MinReducer{});
+  return self.dtype() == kUInt8 ? r.to(kUInt8) : r;
 }
 Tensor any_dims(const Tensor& self, IntArrayRef dims, bool keepdim) {
-  return reduce<DtypeSet::All, false>("any", self.to(kBool), dims, keepdim, kBool, MaxReducer{});
+  const Tensor r =
+      reduce<DtypeSet::All, false>("any", self.to(kBool), dims, keepdim, kBool, MaxReducer{});
+  return self.dtype() == kUInt8 ? r.to(kUInt8) : r;
+}
+
+// (var or std, mean) over dims from one pass (MomentsReducer); the mean only if asked for.
+std::tuple<Tensor, Tensor> var_impl(const Tensor& self, std::optional<IntArrayRef> dims_opt,
+                                    int64_t correction, bool keepdim, bool take_sqrt,
+                                    bool want_mean, const char* op) {
+  EMBER_CHECK(self.is_floating_point(), op, "std and var only support floating point and ",
+              "complex dtypes, got ", self.dtype());
+  const DimVector dims = reduction_dims(dims_opt.value_or(IntArrayRef()), self.dim(), op);
+  const DimVector flat = reduced_shape(self.sizes(), dims, false);
+  Tensor var = empty(flat, {.dtype = self.dtype()});
+  Tensor mean = want_mean ? empty(flat, {.dtype = self.dtype()}) : Tensor();
+  const int64_t M = var.numel();
+  dispatch<DtypeSet::Floating>(self.dtype(), op, [&]<class T>() {
+    const auto moments = std::make_unique<cpu::Moments[]>(size_t(M));
+    run_reduction<cpu::Moments, cpu::Moments, T>(moments.get(), plan_layout(self, dims),
+                                                 MomentsReducer{});
+    T* v = var.data_ptr<T>();
+    T* mu = want_mean ? mean.data_ptr<T>() : nullptr;
+    for (int64_t m = 0; m < M; ++m) {
+      const cpu::Moments& s = moments[m];
+      // PyTorch divides by max(0, n - correction): n <= correction gives inf (or nan for 0/0).
+      const double r = s.m2 / double(std::max<double>(0, s.n - double(correction)));
+      v[m] = convert<T>(take_sqrt ? std::sqrt(r) : r);
+      if (mu) mu[m] = convert<T>(s.n == 0 ? std::numeric_limits<double>::quiet_NaN() : s.mean);
+    }
+  });
+  if (!keepdim) return {var, mean};
+  const DimVector kept = reduced_shape(self.sizes(), dims, true);
+  return {var.view(kept), want_mean ? mean.view(kept) : mean};
 }
 
 }  // namespace
@@ -400,6 +483,51 @@ Tensor Tensor::count_nonzero(std::optional<IntArrayRef> dims) const {
                                      kInt64, SumReducer{});
 }
 
+Tensor Tensor::var(std::optional<IntArrayRef> dims, int64_t correction, bool keepdim) const {
+  return std::get<0>(var_impl(*this, dims, correction, keepdim, false, false, "var"));
+}
+Tensor Tensor::var(int64_t dim, int64_t correction, bool keepdim) const {
+  return std::get<0>(var_impl(*this, IntArrayRef({dim}), correction, keepdim, false, false, "var"));
+}
+Tensor Tensor::std(std::optional<IntArrayRef> dims, int64_t correction, bool keepdim) const {
+  return std::get<0>(var_impl(*this, dims, correction, keepdim, true, false, "std"));
+}
+Tensor Tensor::std(int64_t dim, int64_t correction, bool keepdim) const {
+  return std::get<0>(var_impl(*this, IntArrayRef({dim}), correction, keepdim, true, false, "std"));
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& t, std::optional<IntArrayRef> dims,
+                                    int64_t correction, bool keepdim) {
+  return var_impl(t, dims, correction, keepdim, false, true, "var_mean");
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& t, std::optional<IntArrayRef> dims,
+                                    int64_t correction, bool keepdim) {
+  return var_impl(t, dims, correction, keepdim, true, true, "std_mean");
+}
+
+std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  if (dim) check_nonempty(self, {*dim}, "aminmax");
+  EMBER_CHECK(dim || self.numel() > 0, "aminmax", "cannot compute aminmax over an empty ",
+              "dimension as the operation has no identity.");
+  const DimVector dims = reduction_dims(dim ? IntArrayRef({*dim}) : IntArrayRef(), self.dim(),
+                                        "aminmax");
+  const DimVector flat = reduced_shape(self.sizes(), dims, false);
+  Tensor lo = empty(flat, {.dtype = self.dtype()}), hi = empty(flat, {.dtype = self.dtype()});
+  const int64_t M = lo.numel();
+  dispatch(self.dtype(), "aminmax", [&]<class T>() {
+    using A = MinMax<compute_t<T>>;
+    const auto acc = std::make_unique<A[]>(size_t(M));
+    run_reduction<A, A, T>(acc.get(), plan_layout(self, dims), MinMaxReducer{});
+    T* l = lo.data_ptr<T>();
+    T* h = hi.data_ptr<T>();
+    for (int64_t m = 0; m < M; ++m) {
+      l[m] = convert<T>(acc[m].lo);
+      h[m] = convert<T>(acc[m].hi);
+    }
+  });
+  if (!keepdim) return {lo, hi};
+  const DimVector kept = reduced_shape(self.sizes(), dims, true);
+  return {lo.view(kept), hi.view(kept)};
+}
 
 Tensor linalg_vector_norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
   EMBER_CHECK(self.is_floating_point(), "linalg.vector_norm", "expected a floating point ",

@@ -1,5 +1,5 @@
 // Reductions that also return positions: max/min along a dim -> (values, indices), argmax,
-// argmin; and var/std (+ var_mean/std_mean) and logsumexp, which need two passes.
+// argmin; and logsumexp, which needs two passes (max, then the shifted sum).
 // PyTorch's rules: the first occurrence wins ties; NaN counts as the maximum (and minimum).
 #include <cmath>
 #include <limits>
@@ -59,25 +59,6 @@ std::tuple<Tensor, Tensor> arg_reduce(const Tensor& self, int64_t dim, bool keep
   return {values, indices};
 }
 
-// var over dims with a correction (Bessel's by default): two passes (mean, then squared
-// deviations), accumulated in double for float/half inputs.
-Tensor var_impl(const Tensor& self, std::optional<IntArrayRef> dims_opt, int64_t correction,
-                bool keepdim, const char* op) {
-  EMBER_CHECK(self.is_floating_point(), op, "std and var only support floating point inputs, ",
-              "got ", self.dtype());
-  const IntArrayRef dims = dims_opt.value_or(IntArrayRef());
-  const DimVector d = reduction_dims(dims, self.dim(), op);
-  int64_t n = 1;
-  for (int64_t i : d) n *= self.sizes()[i];
-  const Tensor x = self.dtype() == kFloat64 ? self : self.to(kFloat64);
-  const Tensor mean = x.mean(d, /*keepdim=*/true);
-  const Tensor centered = x - mean;
-  const Tensor ss = (centered * centered).sum(d, keepdim);
-  // PyTorch divides by max(0, n - correction): n <= correction gives inf/nan, not an error.
-  const double denom = double(std::max<int64_t>(0, n - correction));
-  return (ss / denom).to(self.dtype());
-}
-
 int64_t dim_or_zero(const Tensor& t) { return t.dim(); }
 
 }  // namespace
@@ -107,31 +88,22 @@ Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
   return std::get<1>(arg_reduce<false>(*this, *dim, keepdim, "argmin"));
 }
 
-Tensor Tensor::var(std::optional<IntArrayRef> dims, int64_t correction, bool keepdim) const {
-  return var_impl(*this, dims, correction, keepdim, "var");
-}
-Tensor Tensor::var(int64_t dim, int64_t correction, bool keepdim) const {
-  return var_impl(*this, IntArrayRef({dim}), correction, keepdim, "var");
-}
-Tensor Tensor::std(std::optional<IntArrayRef> dims, int64_t correction, bool keepdim) const {
-  return ember::sqrt(var_impl(*this, dims, correction, keepdim, "std"));
-}
-Tensor Tensor::std(int64_t dim, int64_t correction, bool keepdim) const {
-  return ember::sqrt(var_impl(*this, IntArrayRef({dim}), correction, keepdim, "std"));
-}
-
 Tensor Tensor::logsumexp(IntArrayRef dims, bool keepdim) const {
-  const Tensor x = is_floating_point() ? *this : to(default_dtype());
+  const Dtype out_dtype = is_floating_point() ? dtype() : default_dtype();
+  // float16/bfloat16 are computed in float and rounded once, not after every step.
+  const Dtype compute = out_dtype == kFloat16 || out_dtype == kBFloat16 ? kFloat32 : out_dtype;
+  const Tensor x = to(compute);
   const DimVector d = reduction_dims(dims, x.dim(), "logsumexp");
-  if (x.numel() == 0) return ember::log(x.exp().sum(d, keepdim));
+  if (x.numel() == 0) return ember::log(x.exp().sum(d, keepdim)).to(out_dtype);
   // Shift by the max so exp never overflows; an infinite max is left unshifted (as PyTorch).
   Tensor m = x.amax(d, /*keepdim=*/true);
   m = ember::where(m.isinf(), zeros_like(m), m);
   Tensor out = ember::log((x - m).exp().sum(d, /*keepdim=*/true)) + m;
-  return keepdim ? out : out.squeeze(d);
+  return (keepdim ? out : out.squeeze(d)).to(out_dtype);
 }
 Tensor Tensor::logsumexp(int64_t dim, bool keepdim) const {
   return logsumexp(IntArrayRef({dim}), keepdim);
 }
 
 }  // namespace ember
+

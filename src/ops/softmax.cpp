@@ -1,8 +1,8 @@
 // softmax and log_softmax along one dim, numerically stable (shifted by the max), SIMD through
 // SLEEF exp; and the scans cumsum/cumprod. The input is viewed as (outer, D, inner).
+#include <algorithm>
 #include <cmath>
 #include <limits>
-#include <memory>
 
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
@@ -59,9 +59,12 @@ void softmax_row(const T* x, T* y, int64_t D) {
     sum += e;
   }
   if constexpr (Log) {
-    const T sub = shift + std::log(sum);
-    for (i = 0; i + W <= D; i += W) (Vec<T>::load(x + i) - Vec<T>(sub)).store(y + i);
-    for (; i < D; ++i) y[i] = x[i] - sub;
+    // (x - max) - log(sum), as PyTorch: folding max + log(sum) into one constant first would
+    // round away log(sum) next to a large max.
+    const T lse = std::log(sum);
+    for (i = 0; i + W <= D; i += W)
+      (Vec<T>::load(x + i) - Vec<T>(shift) - Vec<T>(lse)).store(y + i);
+    for (; i < D; ++i) y[i] = x[i] - shift - lse;
   } else {
     const T inv = T(1) / sum;
     for (i = 0; i + W <= D; i += W) (Vec<T>::load(y + i) * Vec<T>(inv)).store(y + i);
@@ -69,26 +72,53 @@ void softmax_row(const T* x, T* y, int64_t D) {
   }
 }
 
-// (D, inner) block: softmax down each column, SIMD across columns.
+// (D, inner) block: softmax down each column, SIMD across columns (the last partial vector of
+// columns in scalar code). Column tiles keep the running max and sum in L1.
 template <class T, bool Log>
 void softmax_columns(const T* x, T* y, int64_t D, int64_t inner) {
-  auto mx = std::make_unique<T[]>(size_t(inner));
-  auto sum = std::make_unique<T[]>(size_t(inner));
-  std::fill(mx.get(), mx.get() + inner, -std::numeric_limits<T>::infinity());
-  std::fill(sum.get(), sum.get() + inner, T(0));
-  for (int64_t d = 0; d < D; ++d)
-    for (int64_t j = 0; j < inner; ++j) mx[j] = cpu::vmax(mx[j], x[d * inner + j]);
-  for (int64_t d = 0; d < D; ++d)
-    for (int64_t j = 0; j < inner; ++j) {
-      const T e = std::exp(x[d * inner + j] - mx[j]);
-      if constexpr (!Log) y[d * inner + j] = e;
-      sum[j] += e;
+  constexpr int W = Vec<T>::size;
+  constexpr int64_t kTile = 256;
+  T mx[kTile], sum[kTile];
+  for (int64_t j0 = 0; j0 < inner; j0 += kTile) {
+    const int64_t w = std::min(kTile, inner - j0), wv = w / W * W;
+    std::fill(mx, mx + w, -std::numeric_limits<T>::infinity());
+    std::fill(sum, sum + w, T(0));
+    for (int64_t d = 0; d < D; ++d) {
+      const T* row = x + d * inner + j0;
+      int64_t j = 0;
+      for (; j < wv; j += W) cpu::vmax(Vec<T>::load(mx + j), Vec<T>::load(row + j)).store(mx + j);
+      for (; j < w; ++j) mx[j] = cpu::vmax(mx[j], row[j]);
     }
-  for (int64_t d = 0; d < D; ++d)
-    for (int64_t j = 0; j < inner; ++j) {
-      if constexpr (Log) y[d * inner + j] = x[d * inner + j] - mx[j] - std::log(sum[j]);
-      else y[d * inner + j] /= sum[j];
+    for (int64_t d = 0; d < D; ++d) {
+      const T* row = x + d * inner + j0;
+      T* out = y + d * inner + j0;
+      int64_t j = 0;
+      for (; j < wv; j += W) {
+        const Vec<T> e = cpu::exp(Vec<T>::load(row + j) - Vec<T>::load(mx + j));
+        if constexpr (!Log) e.store(out + j);
+        (Vec<T>::load(sum + j) + e).store(sum + j);
+      }
+      for (; j < w; ++j) {
+        const T e = std::exp(row[j] - mx[j]);
+        if constexpr (!Log) out[j] = e;
+        sum[j] += e;
+      }
     }
+    // softmax scales by 1/sum, log_softmax subtracts max then log(sum), both as PyTorch.
+    for (int64_t j = 0; j < w; ++j) sum[j] = Log ? std::log(sum[j]) : T(1) / sum[j];
+    for (int64_t d = 0; d < D; ++d) {
+      const T* row = x + d * inner + j0;
+      T* out = y + d * inner + j0;
+      int64_t j = 0;
+      for (; j < wv; j += W) {
+        if constexpr (Log)
+          (Vec<T>::load(row + j) - Vec<T>::load(mx + j) - Vec<T>::load(sum + j)).store(out + j);
+        else
+          (Vec<T>::load(out + j) * Vec<T>::load(sum + j)).store(out + j);
+      }
+      for (; j < w; ++j) out[j] = Log ? row[j] - mx[j] - sum[j] : out[j] * sum[j];
+    }
+  }
 }
 
 template <bool Log>

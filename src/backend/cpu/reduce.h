@@ -5,54 +5,155 @@
 // to (kept dims..., reduced dims...) and hands the kernel one of two shapes of work:
 //   runs: every output reduces R outer-reduced steps of a contiguous run of L elements;
 //   rows: outputs are a contiguous row of J values and the reduction walks K rows (sum over dim 0).
+//
+// Note [Deterministic parallel sums]
+// Every reduction of n items follows one fixed binary tree: a node of more than `leaf` items
+// splits at split_point(n), and leaves are reduced serially. Serial code walks the tree
+// recursively; parallel code evaluates the nodes at a depth chosen from n alone (never from the
+// thread count) on whichever threads, then combines them in tree order. So results are the same
+// bits for any number of threads, and rounding error grows with log n, not n (PyTorch's cascade
+// sum has the accuracy but its results change with the thread count).
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <vector>
 
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "core/convert.h"
+#include "core/dispatch.h"
 
 namespace ember::cpu {
 
-/// Reduces n contiguous values. Pairwise above 4096 elements (error grows with log n, as
-/// PyTorch's cascade sum), with four independent SIMD accumulators below.
-template <class Acc, class In, class R>
-Acc reduce_run(const In* p, int64_t n, const R& r) {
-  if (n > 4096) {
-    const int64_t half = (n / 2 + 63) & ~int64_t(63);
-    return r.combine(reduce_run<Acc>(p, half, r), reduce_run<Acc>(p + half, n - half, r));
+// ── the tree (Note [Deterministic parallel sums]) ──────────────────────
+/// Where a node of n items splits: about the middle, rounded up to a multiple of `align` so that
+/// SIMD leaves start aligned with the run.
+inline int64_t split_point(int64_t n, int64_t align) {
+  return (n / 2 + align - 1) / align * align;
+}
+
+/// leaf(begin, count) for nodes of at most `leaf` items, combined pairwise.
+template <class Acc, class Leaf, class R>
+Acc tree_reduce(int64_t begin, int64_t n, int64_t leaf, int64_t align, const Leaf& f,
+                const R& r) {
+  if (n <= leaf) return f(begin, n);
+  const int64_t half = split_point(n, align);
+  const Acc a = tree_reduce<Acc>(begin, half, leaf, align, f, r);
+  return r.combine(a, tree_reduce<Acc>(begin + half, n - half, leaf, align, f, r));
+}
+
+namespace detail {
+inline void tree_nodes(int64_t begin, int64_t n, int depth, int64_t leaf, int64_t align,
+                       std::vector<int64_t>& out) {
+  if (depth == 0 || n <= leaf) {
+    out.push_back(begin);
+    out.push_back(n);
+    return;
   }
+  const int64_t half = split_point(n, align);
+  tree_nodes(begin, half, depth - 1, leaf, align, out);
+  tree_nodes(begin + half, n - half, depth - 1, leaf, align, out);
+}
+template <class Acc, class R>
+Acc tree_combine(int64_t n, int depth, int64_t leaf, int64_t align, const Acc* values,
+                 size_t& next, const R& r) {
+  if (depth == 0 || n <= leaf) return values[next++];
+  const int64_t half = split_point(n, align);
+  const Acc a = tree_combine(half, depth - 1, leaf, align, values, next, r);
+  return r.combine(a, tree_combine(n - half, depth - 1, leaf, align, values, next, r));
+}
+}  // namespace detail
+
+/// tree_reduce over [0, n) on all threads, bit-identical to the serial walk. `cost` is the work
+/// per item (elements read), which sets how deep the tree is cut (at most 64 nodes).
+template <class Acc, class Leaf, class R>
+Acc tree_reduce_parallel(int64_t n, int64_t leaf, int64_t align, int64_t cost, const Leaf& f,
+                         const R& r) {
+  int depth = 0;
+  while (depth < 6 && (n >> depth) > leaf && (n >> depth) * cost >= 2 * kGrainSize) ++depth;
+  if (depth == 0 || get_num_threads() == 1) return tree_reduce<Acc>(0, n, leaf, align, f, r);
+  std::vector<int64_t> nodes;
+  detail::tree_nodes(0, n, depth, leaf, align, nodes);
+  const int64_t count = int64_t(nodes.size() / 2);
+  const auto values = std::make_unique<Acc[]>(size_t(count));
+  parallel_for(0, count, 1, [&](int64_t a, int64_t b) {
+    for (int64_t i = a; i < b; ++i)
+      values[i] = tree_reduce<Acc>(nodes[2 * i], nodes[2 * i + 1], leaf, align, f, r);
+  });
+  size_t next = 0;
+  return detail::tree_combine(n, depth, leaf, align, values.get(), next, r);
+}
+
+// ── reducer hooks ───────────────────────────────────────────────────────
+// A reducer whose accumulator is not a plain number (MinMax, Moments) supplies
+//   lift<Acc>(x):   one input element as an accumulator (instead of pre(convert<Acc>(x)))
+//   leaf(p, n):     its own kernel for a leaf of a contiguous run
+//   rows(out, x, K, J, row_stride): its own column reduction
+template <class Acc, class R, class In>
+inline Acc lift(const R& r, In x) {
+  if constexpr (requires { r.template lift<Acc>(x); }) return r.template lift<Acc>(x);
+  else return r.pre(convert<Acc>(x));
+}
+
+// ── contiguous runs ─────────────────────────────────────────────────────
+/// Leaves of reduce_run: 4096 elements (16 KiB of float), the size below which the error of a
+/// SIMD-strided sum stays at a few ulps (each of the 64 float lanes adds 64 values).
+inline constexpr int64_t kRunLeaf = 4096;
+
+/// Reduces up to kRunLeaf contiguous values: eight independent SIMD accumulators (enough to
+/// cover the add latency), then single vectors; the accumulators and then the lanes are combined
+/// pairwise, and the scalar tail is reduced on its own, so no partial result is ever added to
+/// one much larger than itself.
+template <class Acc, class In, class R>
+Acc reduce_leaf(const In* p, int64_t n, const R& r) {
+  if constexpr (requires { r.leaf(p, n); }) return r.leaf(p, n);
   Acc acc = r.template init<Acc>();
   int64_t i = 0;
   if constexpr (simd_type_v<Acc> && std::is_same_v<In, Acc>) {
     constexpr int W = Vec<Acc>::size;
-    if (n >= 4 * W) {
-      Vec<Acc> a0(acc), a1(acc), a2(acc), a3(acc);
-      for (; i + 4 * W <= n; i += 4 * W) {
-        a0 = r.combine(a0, r.pre(Vec<Acc>::load(p + i)));
-        a1 = r.combine(a1, r.pre(Vec<Acc>::load(p + i + W)));
-        a2 = r.combine(a2, r.pre(Vec<Acc>::load(p + i + 2 * W)));
-        a3 = r.combine(a3, r.pre(Vec<Acc>::load(p + i + 3 * W)));
-      }
-      const Vec<Acc> v = r.combine(r.combine(a0, a1), r.combine(a2, a3));
-      for (int k = 0; k < W; ++k) acc = r.combine(acc, v[k]);
+    if (n >= W) {
+      Vec<Acc> a[8];
+      for (auto& v : a) v = Vec<Acc>(acc);
+      for (; i + 8 * W <= n; i += 8 * W)
+        for (int k = 0; k < 8; ++k) a[k] = r.combine(a[k], r.pre(Vec<Acc>::load(p + i + k * W)));
+      for (int k = 0; i + W <= n; i += W, ++k) a[k] = r.combine(a[k], r.pre(Vec<Acc>::load(p + i)));
+      const Vec<Acc> v = r.combine(r.combine(r.combine(a[0], a[1]), r.combine(a[2], a[3])),
+                                   r.combine(r.combine(a[4], a[5]), r.combine(a[6], a[7])));
+      Acc lanes[W];
+      v.store(lanes);
+      for (int w = W / 2; w >= 1; w /= 2)
+        for (int k = 0; k < w; ++k) lanes[k] = r.combine(lanes[k], lanes[k + w]);
+      if (i == n) return lanes[0];
+      Acc tail = r.template init<Acc>();
+      for (; i < n; ++i) tail = r.combine(tail, lift<Acc>(r, p[i]));
+      return r.combine(lanes[0], tail);
     }
   }
-  for (; i < n; ++i) acc = r.combine(acc, r.pre(convert<Acc>(p[i])));
+  for (; i < n; ++i) acc = r.combine(acc, lift<Acc>(r, p[i]));
   return acc;
 }
 
-/// Reduces n values `stride` elements apart.
+/// Reduces n contiguous values: pairwise above kRunLeaf elements (error grows with log n).
 template <class Acc, class In, class R>
-Acc reduce_strided(const In* p, int64_t n, int64_t stride, const R& r) {
-  Acc acc = r.template init<Acc>();
-  for (int64_t i = 0; i < n; ++i) acc = r.combine(acc, r.pre(convert<Acc>(p[i * stride])));
-  return acc;
+Acc reduce_run(const In* p, int64_t n, const R& r) {
+  return tree_reduce<Acc>(0, n, kRunLeaf, 64, [&](int64_t b, int64_t c) {
+    return reduce_leaf<Acc>(p + b, c, r);
+  }, r);
 }
 
+/// reduce_run on all threads, bit-identical to it.
+template <class Acc, class In, class R>
+Acc reduce_run_parallel(const In* p, int64_t n, const R& r) {
+  return tree_reduce_parallel<Acc>(n, kRunLeaf, 64, 1, [&](int64_t b, int64_t c) {
+    return reduce_leaf<Acc>(p + b, c, r);
+  }, r);
+}
+
+// ── rows (nothing contiguous reduced: sum over dim 0) ──────────────────
 /// acc[j] = combine(acc[j], pre(row[j])) for j < J.
 template <class Acc, class In, class R>
 void accumulate_row(Acc* acc, const In* row, int64_t J, const R& r) {
@@ -62,29 +163,141 @@ void accumulate_row(Acc* acc, const In* row, int64_t J, const R& r) {
     for (; j + W <= J; j += W)
       r.combine(Vec<Acc>::load(acc + j), r.pre(Vec<Acc>::load(row + j))).store(acc + j);
   }
-  for (; j < J; ++j) acc[j] = r.combine(acc[j], r.pre(convert<Acc>(row[j])));
+  for (; j < J; ++j) acc[j] = r.combine(acc[j], lift<Acc>(r, row[j]));
+}
+
+/// a[j] = combine(a[j], b[j]) for j < J.
+template <class Acc, class R>
+void combine_row(Acc* a, const Acc* b, int64_t J, const R& r) {
+  int64_t j = 0;
+  if constexpr (simd_type_v<Acc>) {
+    constexpr int W = Vec<Acc>::size;
+    for (; j + W <= J; j += W) r.combine(Vec<Acc>::load(a + j), Vec<Acc>::load(b + j)).store(a + j);
+  }
+  for (; j < J; ++j) a[j] = r.combine(a[j], b[j]);
 }
 
 /// Column reduction: out[j] = finish(combine over k < K of pre(x[k * row_stride + j])).
-/// Rows are summed in blocks of 128 and the block results combined, bounding rounding error.
+/// Blocks of 128 rows are accumulated row by row and the blocks combined pairwise (the tree of
+/// Note [Deterministic parallel sums] over rows), so the error grows with log K.
 template <class Out, class Acc, class In, class R>
 void reduce_rows(Out* out, const In* x, int64_t K, int64_t J, int64_t row_stride, const R& r) {
+  if constexpr (requires { r.rows(out, x, K, J, row_stride); }) {
+    r.rows(out, x, K, J, row_stride);
+    return;
+  }
   constexpr int64_t kBlock = 128;
-  // Threads take disjoint column ranges (at least 64 columns each) so no merging is needed.
+  int levels = 1;
+  for (int64_t k = K; k > kBlock; k = k - k / 2) ++levels;
+  // Threads take disjoint column ranges (at least 64 columns each) so no merging is needed; a
+  // column's result does not depend on which range it falls in.
   const int64_t grain = std::max<int64_t>(64, kGrainSize / std::max<int64_t>(K, 1));
   parallel_for(0, J, grain, [&](int64_t j0, int64_t j1) {
-    const int64_t w = j1 - j0;
+    // Column tiles of 1024 keep a tile's buffers (levels x 4 KiB of float) in L1/L2.
+    constexpr int64_t kTile = 1024;
     // Not std::vector: its bool specialisation has no contiguous bool storage.
-    const auto total = std::make_unique<Acc[]>(size_t(w));
-    const auto block = std::make_unique<Acc[]>(size_t(w));
-    std::fill(total.get(), total.get() + w, r.template init<Acc>());
-    for (int64_t k0 = 0; k0 < K; k0 += kBlock) {
-      std::fill(block.get(), block.get() + w, r.template init<Acc>());
-      for (int64_t k = k0; k < std::min(K, k0 + kBlock); ++k)
-        accumulate_row(block.get(), x + k * row_stride + j0, w, r);
-      for (int64_t j = 0; j < w; ++j) total[j] = r.combine(total[j], block[j]);
+    const auto buf = std::make_unique<Acc[]>(size_t(levels * kTile));
+    for (int64_t t0 = j0; t0 < j1; t0 += kTile) {
+      const int64_t w = std::min(kTile, j1 - t0);
+      // Level l holds the partial result of a node at depth l.
+      auto node = [&](auto&& self, int64_t k0, int64_t n, int level) -> void {
+        Acc* dst = buf.get() + level * kTile;
+        if (n <= kBlock) {
+          std::fill(dst, dst + w, r.template init<Acc>());
+          for (int64_t k = k0; k < k0 + n; ++k) accumulate_row(dst, x + k * row_stride + t0, w, r);
+          return;
+        }
+        const int64_t half = split_point(n, 1);
+        self(self, k0, half, level + 1);
+        std::copy(dst + kTile, dst + kTile + w, dst);
+        self(self, k0 + half, n - half, level + 1);
+        combine_row(dst, dst + kTile, w, r);
+      };
+      node(node, 0, K, 0);
+      for (int64_t j = 0; j < w; ++j) out[t0 + j] = convert<Out>(r.finish(buf[j]));
     }
-    for (int64_t j = 0; j < w; ++j) out[j0 + j] = convert<Out>(r.finish(total[j]));
+  });
+}
+
+// ── moments (var/std and their _mean) ──────────────────────────────────
+/// Count, mean and sum of squared deviations of some values, in double (PyTorch's accumulation
+/// type for var/std on CPU).
+struct Moments {
+  double n = 0, mean = 0, m2 = 0;
+};
+
+/// Chan et al.'s merge of two sets' moments (exact in exact arithmetic, stable in floating).
+struct MomentsMerge {
+  Moments combine(const Moments& a, const Moments& b) const {
+    if (a.n == 0) return b;
+    if (b.n == 0) return a;
+    const double n = a.n + b.n, delta = b.mean - a.mean;
+    return {n, a.mean + delta * (b.n / n), a.m2 + b.m2 + delta * delta * (a.n * b.n / n)};
+  }
+};
+
+/// Moments of up to kRunLeaf contiguous values: the mean, then the squared deviations from it
+/// (the two passes read the block from L1).
+template <class In>
+Moments moments_leaf(const In* p, int64_t n) {
+  if (n == 0) return {};
+  double s[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) s[k] += double(convert<compute_t<In>>(p[i + k]));
+  for (; i < n; ++i) s[0] += double(convert<compute_t<In>>(p[i]));
+  const double mean = ((s[0] + s[1]) + (s[2] + s[3]) + ((s[4] + s[5]) + (s[6] + s[7]))) / double(n);
+  double q[8] = {};
+  for (i = 0; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) {
+      const double d = double(convert<compute_t<In>>(p[i + k])) - mean;
+      q[k] += d * d;
+    }
+  for (; i < n; ++i) {
+    const double d = double(convert<compute_t<In>>(p[i])) - mean;
+    q[0] += d * d;
+  }
+  return {double(n), mean, (q[0] + q[1]) + (q[2] + q[3]) + ((q[4] + q[5]) + (q[6] + q[7]))};
+}
+
+template <class In>
+Moments moments_run(const In* p, int64_t n) {
+  return tree_reduce<Moments>(0, n, kRunLeaf, 64, [&](int64_t b, int64_t c) {
+    return moments_leaf(p + b, c);
+  }, MomentsMerge{});
+}
+
+/// Column moments: out[j] = moments of x[k * row_stride + j] over k < K, in blocks of 128 rows
+/// (block means, then deviations from them) merged in order.
+template <class In>
+void moments_rows(Moments* out, const In* x, int64_t K, int64_t J, int64_t row_stride) {
+  constexpr int64_t kBlock = 128, kTile = 256;
+  const int64_t grain = std::max<int64_t>(64, kGrainSize / std::max<int64_t>(K, 1));
+  parallel_for(0, J, grain, [&](int64_t j0, int64_t j1) {
+    double sum[kTile], sq[kTile];
+    for (int64_t t0 = j0; t0 < j1; t0 += kTile) {
+      const int64_t w = std::min(kTile, j1 - t0);
+      std::fill(out + t0, out + t0 + w, Moments{});
+      for (int64_t k0 = 0; k0 < K; k0 += kBlock) {
+        const int64_t n = std::min(kBlock, K - k0);
+        std::fill(sum, sum + w, 0.0);
+        std::fill(sq, sq + w, 0.0);
+        for (int64_t k = k0; k < k0 + n; ++k) {
+          const In* row = x + k * row_stride + t0;
+          for (int64_t j = 0; j < w; ++j) sum[j] += double(convert<compute_t<In>>(row[j]));
+        }
+        for (int64_t j = 0; j < w; ++j) sum[j] /= double(n);
+        for (int64_t k = k0; k < k0 + n; ++k) {
+          const In* row = x + k * row_stride + t0;
+          for (int64_t j = 0; j < w; ++j) {
+            const double d = double(convert<compute_t<In>>(row[j])) - sum[j];
+            sq[j] += d * d;
+          }
+        }
+        for (int64_t j = 0; j < w; ++j)
+          out[t0 + j] = MomentsMerge{}.combine(out[t0 + j], Moments{double(n), sum[j], sq[j]});
+      }
+    }
   });
 }
 
