@@ -50,12 +50,15 @@ const char* aten_name(Dtype t) {
 Dtype opmath(Dtype t) { return t == kFloat64 ? kFloat64 : kFloat32; }
 
 // Note [Fused cross entropy]
-// Logits (N, C, d1, ...) are read as R = N * d1 * ... rows of C classes (moved to the last dim
-// when there are spatial dims). One pass per row finds the max, one sums exp(x - max) in SIMD
-// lanes, giving lse = max + log(sum); the loss of target t is -w[t] (x[t] - lse), and label
-// smoothing adds -Σ_c w_c (x_c - lse) in a third pass. The gradient is the row's
-// softmax - smoothed one-hot, scaled by the weights and the reduction. nll_loss is the same
-// kernel with lse = 0 (its input already holds log-probabilities).
+// Logits (N, C, d1, ...) are read in place as (N, C, S), S = d1 * ...; position r = n S + s has
+// the C logits x[n, :, s]. One pass finds the max, one sums exp(x - max) in SIMD lanes, giving
+// lse = max + log(sum); the loss of target t is -w[t] (x[t] - lse), and label smoothing adds
+// -Σ_c w_c (x_c - lse) in a third pass. With S == 1 a position is a contiguous row and SIMD runs
+// along the classes; with S > 1 SIMD runs across kBlock neighbouring positions (the passes then
+// re-read a (C, kBlock) tile from L1). The gradient is softmax - smoothed one-hot, scaled by the
+// weights and the reduction. nll_loss is the same kernel with lse = 0 (log-probability input).
+constexpr int64_t kBlock = 256;
+
 template <class T>
 T hsum(Vec<T> v) {
   T s = 0;
@@ -63,6 +66,7 @@ T hsum(Vec<T> v) {
   return s;
 }
 
+// A NaN or +inf logit, or an all -inf row, gives NaN, as log_softmax does.
 template <class T>
 T row_lse(const T* x, int64_t C) {
   constexpr int W = Vec<T>::size;
@@ -74,7 +78,6 @@ T row_lse(const T* x, int64_t C) {
     for (int k = 0; k < W; ++k) mx = cpu::vmax(mx, vm[k]);
   }
   for (; i < C; ++i) mx = cpu::vmax(mx, x[i]);
-  if (std::isinf(mx)) return mx;  // all -inf (log_softmax gives NaN) or a +inf logit
   Vec<T> vs(T(0));
   for (i = 0; i + W <= C; i += W) vs = vs + cpu::exp(Vec<T>::load(x + i) - Vec<T>(mx));
   T s = hsum(vs);
@@ -97,18 +100,57 @@ T row_shifted_sum(const T* x, const T* w, int64_t C, T lse) {
   return s;
 }
 
-// The class-index losses read as rows (Note [Fused cross entropy]).
+// lse of `len` neighbouring positions: x points at x[n, 0, s0], classes S apart.
+template <class T>
+void column_lse(const T* x, int64_t C, int64_t S, int64_t len, T* lse) {
+  constexpr int W = Vec<T>::size;
+  int64_t j = 0;
+  for (; j + W <= len; j += W) {
+    Vec<T> m = Vec<T>::load(x + j);
+    for (int64_t c = 1; c < C; ++c) m = cpu::vmax(m, Vec<T>::load(x + c * S + j));
+    Vec<T> s(T(0));
+    for (int64_t c = 0; c < C; ++c) s = s + cpu::exp(Vec<T>::load(x + c * S + j) - m);
+    (m + cpu::log(s)).store(lse + j);
+  }
+  for (; j < len; ++j) {
+    T m = x[j];
+    for (int64_t c = 1; c < C; ++c) m = cpu::vmax(m, x[c * S + j]);
+    T s = 0;
+    for (int64_t c = 0; c < C; ++c) s += std::exp(x[c * S + j] - m);
+    lse[j] = m + std::log(s);
+  }
+}
+
+// acc[j] = Σ_c w_c (x[c, j] - lse[j]) for the positions of column_lse.
+template <class T>
+void column_shifted_sum(const T* x, const T* w, int64_t C, int64_t S, int64_t len, const T* lse,
+                        T* acc) {
+  constexpr int W = Vec<T>::size;
+  std::fill(acc, acc + len, T(0));
+  for (int64_t c = 0; c < C; ++c) {
+    const T wc = w ? w[c] : T(1);
+    const T* xc = x + c * S;
+    int64_t j = 0;
+    for (; j + W <= len; j += W)
+      (Vec<T>::load(acc + j) + (Vec<T>::load(xc + j) - Vec<T>::load(lse + j)) * Vec<T>(wc))
+          .store(acc + j);
+    for (; j < len; ++j) acc[j] += wc * (xc[j] - lse[j]);
+  }
+}
+
+// The class-index losses as positions of (N, C, S) (Note [Fused cross entropy]).
 struct ClassRows {
-  Tensor x;                    // (R, C) in the compute dtype, contiguous
-  std::vector<int64_t> t;      // R targets, checked
-  Tensor w;                    // (C) compute dtype, or undefined
-  DimVector loss_shape;        // shape of the unreduced loss: target's
-  DimVector moved_shape;       // x's rows as (N, d1, ..., C) before the view to (R, C)
-  int64_t C = 0;
-  bool spatial = false;        // input had dims after the class dim
+  Tensor x;                // (N, C, S) in the compute dtype, contiguous
+  Tensor targets;          // (N * S) int64, contiguous
+  const int64_t* t = nullptr;  // its data, checked
+  int64_t R = 0;           // positions: N * S
+  Tensor w;                // (C) compute dtype, or undefined
+  DimVector loss_shape;    // shape of the unreduced loss: target's
+  DimVector in_shape;      // the input's shape, for the gradient
+  int64_t N = 0, C = 0, S = 1;
 };
 
-// nll_loss_nd's checks and the row layout.
+// nll_loss_nd's checks and the layout.
 ClassRows class_rows(const char* op, const Tensor& input, const Tensor& target,
                      const Tensor& weight, int64_t ignore_index) {
   const int64_t nd = input.dim();
@@ -142,73 +184,103 @@ ClassRows class_rows(const char* op, const Tensor& input, const Tensor& target,
               weight.defined() ? weight.sizes() : IntArrayRef());
   EMBER_CHECK(target.dtype() == kInt64 || target.dtype() == kUInt8, op,
               "expected scalar type Long but found ", aten_name(target.dtype()));
-  const Dtype cd = opmath(input.dtype());
-  p.spatial = nd > 2;
-  const Tensor moved = p.spatial ? input.movedim(1, -1) : input;  // (N, d1, ..., C)
-  p.moved_shape = DimVector(moved.sizes());
-  const int64_t R = p.C > 0 ? input.numel() / p.C : target.numel();
-  p.x = moved.to(cd).contiguous().view({R, p.C});
-  p.t = target.to(kInt64).contiguous().tolist<int64_t>();
+  p.N = nd == 1 ? 1 : input.size(0);
+  p.S = 1;
+  for (int64_t d = 2; d < nd; ++d) p.S *= input.size(d);
+  p.in_shape = DimVector(input.sizes());
+  p.x = input.to(opmath(input.dtype())).contiguous().view({p.N, p.C, p.S});
+  p.targets = target.to(kInt64).contiguous();
+  p.t = p.targets.data_ptr<int64_t>();
+  p.R = p.targets.numel();
   // Checked here, in order, so the error names the first bad target as PyTorch's loop does.
-  for (int64_t v : p.t)
-    EMBER_CHECK(v == ignore_index || (v >= 0 && v < p.C), op, "Target ", v, " is out of bounds.");
-  if (weight.defined()) p.w = weight.to(cd).contiguous();
+  for (int64_t r = 0; r < p.R; ++r)
+    EMBER_CHECK(p.t[r] == ignore_index || (p.t[r] >= 0 && p.t[r] < p.C), op, "Target ", p.t[r],
+                " is out of bounds.");
+  if (weight.defined()) p.w = weight.to(p.x.dtype()).contiguous();
   p.loss_shape = DimVector(target.sizes());
   return p;
 }
 
-// Per-row losses: nll = -w[t] (x[t] - lse), smooth = -Σ_c w_c (x_c - lse), wt = w[t]; all zero
-// at ignored rows.
-template <class T>
-void class_rows_forward(const ClassRows& p, int64_t ignore, bool logits, bool smooth, T* nll,
-                        T* sm, T* wt) {
-  const int64_t R = int64_t(p.t.size()), C = p.C;
-  const T* x = p.x.data_ptr<T>();
-  const T* w = p.w.defined() ? p.w.data_ptr<T>() : nullptr;
-  parallel_for(0, R, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(C, 1)),
+// Calls f(n, s0, len) for blocks of positions: one position per call when S == 1 (f reads a
+// contiguous row), else up to kBlock neighbours.
+template <class F>
+void for_blocks(const ClassRows& p, const F& f) {
+  const int64_t nb = (p.S + kBlock - 1) / kBlock;
+  const int64_t work = p.S == 1 ? p.C : p.C * std::min(kBlock, p.S);
+  parallel_for(0, p.N * nb, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work, 1)),
                [&](int64_t a, int64_t b) {
-                 for (int64_t r = a; r < b; ++r) {
-                   const int64_t t = p.t[size_t(r)];
-                   if (t == ignore) {
-                     nll[r] = sm[r] = wt[r] = T(0);
-                     continue;
-                   }
-                   const T* row = x + r * C;
-                   const T lse = logits ? row_lse(row, C) : T(0);
-                   const T wr = w ? w[t] : T(1);
-                   nll[r] = -wr * (row[t] - lse);
-                   wt[r] = wr;
-                   sm[r] = smooth ? -row_shifted_sum(row, w, C, lse) : T(0);
+                 for (int64_t i = a; i < b; ++i) {
+                   const int64_t s0 = (i % nb) * kBlock;
+                   f(i / nb, s0, std::min(kBlock, p.S - s0));
                  }
                });
 }
 
-// The loss from per-row terms: (1 - ls) nll + (ls / C) smooth, reduced. For "mean" both terms
-// are divided by the total weight of the non-ignored targets, as PyTorch 1.13.
+// Per-position losses: nll = -w[t] (x[t] - lse), smooth = -Σ_c w_c (x_c - lse), wt = w[t]; all
+// zero at ignored positions.
+template <class T>
+void class_rows_forward(const ClassRows& p, int64_t ignore, bool logits, bool smooth, T* nll,
+                        T* sm, T* wt) {
+  const int64_t C = p.C, S = p.S;
+  const T* x = p.x.data_ptr<T>();
+  const T* w = p.w.defined() ? p.w.data_ptr<T>() : nullptr;
+  for_blocks(p, [&](int64_t n, int64_t s0, int64_t len) {
+    const T* xb = x + n * C * S + s0;  // x[n, 0, s0]
+    alignas(64) T lse[kBlock], acc[kBlock];
+    if (!logits) {
+      std::fill(lse, lse + len, T(0));
+    } else if (S == 1) {
+      lse[0] = row_lse(xb, C);
+    } else {
+      column_lse(xb, C, S, len, lse);
+    }
+    if (smooth) {
+      if (S == 1) acc[0] = row_shifted_sum(xb, w, C, lse[0]);
+      else column_shifted_sum(xb, w, C, S, len, lse, acc);
+    }
+    for (int64_t j = 0; j < len; ++j) {
+      const int64_t r = n * S + s0 + j, t = p.t[r];
+      if (t == ignore) {
+        nll[r] = sm[r] = wt[r] = T(0);
+        continue;
+      }
+      const T wr = w ? w[t] : T(1);
+      nll[r] = -wr * (xb[t * S + j] - lse[j]);
+      wt[r] = wr;
+      sm[r] = smooth ? -acc[j] : T(0);
+    }
+  });
+}
+
+// The loss from per-position terms: (1 - ls) nll + (ls / C) smooth, reduced. For "mean" both
+// terms are divided by the total weight of the non-ignored targets, as PyTorch 1.13.
 Tensor class_loss(const ClassRows& p, int64_t ignore, double ls, bool logits, Reduction red,
                   Dtype out_dtype, const char* op) {
-  const int64_t R = int64_t(p.t.size());
+  const int64_t R = p.R;
   const Dtype cd = p.x.dtype();
   const bool smooth = ls > 0;
   Tensor out;
   dispatch<DtypeSet::Floating>(cd, op, [&]<class T>() {
     if constexpr (cpu::simd_type_v<T>) {
-      std::vector<T> nll(static_cast<size_t>(R)), sm(nll), wt(nll);
-      class_rows_forward<T>(p, ignore, logits, smooth, nll.data(), sm.data(), wt.data());
+      // Per-position terms in tensors: the caching allocator spares fresh pages each call.
+      Tensor buf = empty({3, R}, {.dtype = cd});
+      T* nll = buf.data_ptr<T>();
+      T* sm = nll + R;
+      T* wt = sm + R;
+      class_rows_forward<T>(p, ignore, logits, smooth, nll, sm, wt);
       const double a = 1.0 - (smooth ? ls : 0.0), b = smooth ? ls / double(p.C) : 0.0;
       if (red == Reduction::None) {
         out = empty(p.loss_shape, {.dtype = cd});
         T* o = out.data_ptr<T>();
         for (int64_t r = 0; r < R; ++r)
-          o[r] = smooth ? T(a * double(nll[size_t(r)]) + b * double(sm[size_t(r)]))
-                        : nll[size_t(r)];
+          o[r] = smooth ? T(a * double(nll[r]) + b * double(sm[r])) : nll[r];
         return;
       }
       double s_nll = 0, s_sm = 0, s_w = 0;
       for (int64_t r = 0; r < R; ++r) {
-        s_nll += double(nll[size_t(r)]);
-        s_sm += double(sm[size_t(r)]);
-        s_w += double(wt[size_t(r)]);
+        s_nll += double(nll[r]);
+        s_sm += double(sm[r]);
+        s_w += double(wt[r]);
       }
       double v = a * s_nll + b * s_sm;
       if (red == Reduction::Mean) v = a * (s_nll / s_w) + (smooth ? b * (s_sm / s_w) : 0.0);
@@ -218,29 +290,31 @@ Tensor class_loss(const ClassRows& p, int64_t ignore, double ls, bool logits, Re
   return out.to(out_dtype);
 }
 
-// d(loss)/d(rows): per row g (the reduction's scale), a = (1 - ls) w[t] g, b = ls / C g:
+// d(loss)/d(x): at each position g (the reduction's scale), a = (1 - ls) w[t] g, b = ls / C g:
 // grad_c = (a + b Σw) softmax_c - b w_c, minus a at c = t (log-prob input: just -a at t).
 Tensor class_grad(const ClassRows& p, const Tensor& grad_out, int64_t ignore, double ls,
                   bool logits, Reduction red, Dtype out_dtype, const char* op) {
-  const int64_t R = int64_t(p.t.size()), C = p.C;
+  const int64_t C = p.C, S = p.S;
   const Dtype cd = p.x.dtype();
   const bool smooth = ls > 0;
-  Tensor gx = empty({R, C}, {.dtype = cd});
+  Tensor gx = empty({p.N, C, S}, {.dtype = cd});
   dispatch<DtypeSet::Floating>(cd, op, [&]<class T>() {
     if constexpr (cpu::simd_type_v<T>) {
       const T* x = p.x.data_ptr<T>();
       const T* w = p.w.defined() ? p.w.data_ptr<T>() : nullptr;
       T* g = gx.data_ptr<T>();
-      std::vector<T> scale;  // per row for "none"
+      Tensor scale_t;  // per position for "none"
+      const T* scale = nullptr;
       double s0 = 0;
       if (red == Reduction::None) {
-        scale = grad_out.to(cd).contiguous().template tolist<T>();
+        scale_t = grad_out.to(cd).contiguous();
+        scale = scale_t.data_ptr<T>();
       } else {
         s0 = grad_out.item<double>();
         if (red == Reduction::Mean) {
           double tw = 0;
-          for (int64_t t : p.t)
-            if (t != ignore) tw += w ? double(w[t]) : 1.0;
+          for (int64_t r = 0; r < p.R; ++r)
+            if (p.t[r] != ignore) tw += w ? double(w[p.t[r]]) : 1.0;
           s0 /= tw;
         }
       }
@@ -250,37 +324,61 @@ Tensor class_grad(const ClassRows& p, const Tensor& grad_out, int64_t ignore, do
         for (int64_t c = 0; c < C; ++c) wsum += double(w[c]);
       }
       constexpr int W = Vec<T>::size;
-      parallel_for(0, R, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(C, 1)),
-                   [&](int64_t r0, int64_t r1) {
-        for (int64_t r = r0; r < r1; ++r) {
-          const int64_t t = p.t[size_t(r)];
-          T* gr = g + r * C;
-          std::fill(gr, gr + C, T(0));
-          if (t == ignore) continue;
-          const double gs = red == Reduction::None ? double(scale[size_t(r)]) : s0;
-          const double a = (smooth ? 1.0 - ls : 1.0) * (w ? double(w[t]) : 1.0) * gs;
-          if (logits) {
-            const double b = smooth ? ls / double(C) * gs : 0.0;
-            const T* row = x + r * C;
-            const T lse = row_lse(row, C);
-            const T pa = T(a + b * wsum), pb = T(b);
-            int64_t i = 0;
-            for (; i + W <= C; i += W) {
-              Vec<T> v = cpu::exp(Vec<T>::load(row + i) - Vec<T>(lse)) * Vec<T>(pa);
-              if (smooth) v = v - (w ? Vec<T>::load(w + i) * Vec<T>(pb) : Vec<T>(pb));
-              v.store(gr + i);
-            }
-            for (; i < C; ++i)
-              gr[i] = std::exp(row[i] - lse) * pa - (smooth ? (w ? w[i] : T(1)) * pb : T(0));
+      for_blocks(p, [&](int64_t n, int64_t sb, int64_t len) {
+        const T* xb = x + n * C * S + sb;
+        T* gb = g + n * C * S + sb;
+        alignas(64) T lse[kBlock], pa[kBlock], pb[kBlock], at[kBlock];
+        for (int64_t j = 0; j < len; ++j) {
+          const int64_t t = p.t[n * S + sb + j];
+          const double gs = t == ignore ? 0.0
+                            : red == Reduction::None ? double(scale[n * S + sb + j]) : s0;
+          const double a = (smooth ? 1.0 - ls : 1.0) * (w && t != ignore ? double(w[t]) : 1.0) * gs;
+          const double b = smooth ? ls / double(C) * gs : 0.0;
+          at[j] = T(a);
+          pa[j] = T(a + b * wsum);
+          pb[j] = T(b);
+        }
+        if (!logits) {
+          for (int64_t c = 0; c < C; ++c) std::fill(gb + c * S, gb + c * S + len, T(0));
+        } else if (S == 1) {  // one contiguous row: SIMD along the classes
+          const T lse0 = row_lse(xb, C);
+          int64_t i = 0;
+          for (; i + W <= C; i += W) {
+            Vec<T> v = cpu::exp(Vec<T>::load(xb + i) - Vec<T>(lse0)) * Vec<T>(pa[0]);
+            if (smooth) v = v - (w ? Vec<T>::load(w + i) * Vec<T>(pb[0]) : Vec<T>(pb[0]));
+            v.store(gb + i);
           }
-          gr[t] -= T(a);
+          for (; i < C; ++i)
+            gb[i] = std::exp(xb[i] - lse0) * pa[0] - (smooth ? (w ? w[i] : T(1)) * pb[0] : T(0));
+        } else {  // SIMD across neighbouring positions
+          column_lse(xb, C, S, len, lse);
+          for (int64_t c = 0; c < C; ++c) {
+            const T wc = w ? w[c] : T(1);
+            const T* xc = xb + c * S;
+            T* gc = gb + c * S;
+            int64_t j = 0;
+            for (; j + W <= len; j += W) {
+              Vec<T> v = cpu::exp(Vec<T>::load(xc + j) - Vec<T>::load(lse + j)) *
+                         Vec<T>::load(pa + j);
+              if (smooth) v = v - Vec<T>::load(pb + j) * Vec<T>(wc);
+              v.store(gc + j);
+            }
+            for (; j < len; ++j)
+              gc[j] = std::exp(xc[j] - lse[j]) * pa[j] - (smooth ? wc * pb[j] : T(0));
+          }
+        }
+        for (int64_t j = 0; j < len; ++j) {
+          const int64_t t = p.t[n * S + sb + j];
+          if (t == ignore) {
+            for (int64_t c = 0; c < C; ++c) gb[c * S + j] = T(0);
+          } else {
+            gb[t * S + j] -= at[j];
+          }
         }
       });
     }
   });
-  Tensor out = gx.view(p.moved_shape);
-  if (p.spatial) out = out.movedim(-1, 1).contiguous();
-  return out.to(out_dtype);
+  return gx.view(p.in_shape).to(out_dtype);
 }
 
 // Class probabilities: -Σ_c w_c p'_c log_softmax(x)_c with p' = p (1 - ls) + ls / C.

@@ -171,6 +171,29 @@ TEST(Loss, CrossEntropyGradientByFiniteDifferences) {
   }
 }
 
+// Spatial inputs take the column kernel (SIMD across positions); its gradient must equal the
+// row kernel's on the same positions laid out as rows.
+TEST(Loss, SpatialGradientMatchesRows) {
+  manual_seed(14);
+  const Tensor x = randn({2, 7, 6, 9}) * 2;
+  Tensor t = randint(0, 7, {2, 6, 9});
+  t.index_put_({0, 1}, -100);
+  const Tensor xr = x.movedim(1, -1).reshape({-1, 7}), tr = t.reshape({-1});
+  for (const std::string red : {"none", "mean", "sum"}) {
+    const F::CrossEntropyFuncOptions o{.weight = rand({7}) + 0.5, .reduction = red,
+                                       .label_smoothing = 0.1};
+    const Tensor go = red == "none" ? randn({2, 6, 9}) : tensor(0.7);
+    const Tensor g = F::cross_entropy_backward(go, x, t, o);
+    const Tensor gr = F::cross_entropy_backward(red == "none" ? go.reshape({-1}) : go, xr, tr, o);
+    EXPECT_TRUE(allclose(g, gr.reshape({2, 6, 9, 7}).movedim(-1, 1), 1e-5, 1e-6)) << red;
+    EXPECT_TRUE(allclose(F::cross_entropy(x, t, o),
+                         red == "none" ? F::cross_entropy(xr, tr, o).reshape({2, 6, 9})
+                                       : F::cross_entropy(xr, tr, o),
+                         1e-5, 1e-6))
+        << red;
+  }
+}
+
 TEST(Loss, CrossEntropyHalfInput) {
   manual_seed(13);
   const Tensor x = randn({8, 10});
