@@ -4,6 +4,7 @@
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -369,6 +370,11 @@ TEST(Scatter, Golden) {
                                           arange(1.0, 10.0).reshape({3, 3})),
                 "scatter_add/dim0");
   EXPECT_GOLDEN(zeros({4}).scatter_add(0, arange(50000) % 4, ones({50000})), "scatter_add/long");
+  // Lines run in parallel, each with repeated indices: every add must land.
+  const Tensor rep = (arange(200000) % 4).reshape({1000, 200}).t();  // rep[i][j] = i % 4
+  const std::vector<float> sums =
+      zeros({4, 1000}).scatter_add_(0, rep, ones({200, 1000})).tolist<float>();
+  EXPECT_TRUE(std::all_of(sums.begin(), sums.end(), [](float v) { return v == 50.0f; }));
   // In place on a non-contiguous self.
   Tensor base = zeros({5, 3});
   Tensor view = base.t();
