@@ -51,6 +51,25 @@ TEST(Layers, GoldenAgainstPyTorch) {
         }}});
 }
 
+// The spellings of docs/API.md compile and run as written there.
+TEST(Layers, ApiSpellings) {
+  const Tensor x = randn({4, 2, 3}), running_mean = zeros({2}), running_var = ones({2});
+  const Tensor g = ones({2}), b = zeros({2});
+  F::batch_norm(x, running_mean, running_var,
+                {.weight = g, .bias = b, .training = true, .momentum = 0.1, .eps = 1e-5});
+  const Tensor y = randn({3, 4});
+  F::layer_norm(y, {4}, {.weight = ones({4}), .bias = zeros({4})});
+  F::group_norm(x, 2, {.weight = g, .bias = b});
+  const Tensor t = tensor({0, 3, -100});
+  F::cross_entropy(y, t, {.ignore_index = -100, .label_smoothing = 0.1});
+  F::mse_loss(y, y);
+  EXPECT_EQ(F::embedding(tensor({1, 2}), randn({5, 3})).sizes(), std::vector<int64_t>({2, 3}));
+  const Tensor q = randn({2, 5, 8});
+  F::scaled_dot_product_attention(q, q, q, {.is_causal = true});
+  namespace nnF = ember::nn::functional;  // also reachable through <ember/ember.h>
+  EXPECT_EQ(nnF::cross_entropy(y, tensor({0, 1, 2})).dim(), 0);
+}
+
 // ── dropout ──────────────────────────────────────────────────────────────
 double zero_fraction(const Tensor& t) { return (t == 0).to(kFloat64).mean().item<double>(); }
 
