@@ -55,9 +55,13 @@ struct BadIndex {
 // at 0 starts a line, and a line's index entries all address one line of self. Lines run in
 // parallel, entries within a line one after another, so two writes to the same self element
 // always come from the same line and never race (scatter_add with repeated indices is exact).
+// A batch of neighbouring lines is visited entry-major (all lines' entry 0, then entry 1, ...)
+// unless dim is the last dim, so that memory is read in order, as PyTorch's kernel does.
+
+// Calls f(ptrs, strides, n): n lines starting at ptrs[k] in operand k, line to line strides[k].
 template <int N, class F>
-void for_each_line(IntArrayRef shape, int64_t dim, const std::array<const Tensor*, N>& ops,
-                   const F& f) {
+void for_each_lines(IntArrayRef shape, int64_t dim, const std::array<const Tensor*, N>& ops,
+                    const F& f) {
   DimVector lines(shape);
   lines[size_t(dim)] = 1;
   std::array<char*, N> base;
@@ -73,13 +77,21 @@ void for_each_line(IntArrayRef shape, int64_t dim, const std::array<const Tensor
   cpu::run_loop(
       plan,
       [&](std::array<char*, N>& ptrs, const std::array<int64_t, N>& st, int64_t n) {
-        std::array<char*, N> p = ptrs;
-        for (int64_t i = 0; i < n; ++i) {
-          f(p);
-          for (int k = 0; k < N; ++k) p[k] += st[k];
-        }
+        f(ptrs, st, n);
       },
       grain);
+}
+
+// Visits entry j of line l for n lines of len entries (Note [Scatter lines]).
+template <class F>
+inline void visit_lines(bool entries_inner, int64_t n, int64_t len, const F& f) {
+  if (entries_inner) {
+    for (int64_t l = 0; l < n; ++l)
+      for (int64_t j = 0; j < len; ++j) f(l, j);
+  } else {
+    for (int64_t j = 0; j < len; ++j)
+      for (int64_t l = 0; l < n; ++l) f(l, j);
+  }
 }
 
 // self[..., index[j], ...] op= src[..., j, ...] along dim for every index entry (self, index and
@@ -89,20 +101,22 @@ void scatter_kernel(const Tensor& self, int64_t dim, const Tensor& index, const 
                     const char* name, const Op& op) {
   const int64_t size = self.size(dim), len = index.size(dim);
   const int64_t ss = self.stride(dim), is = index.stride(dim), xs = src.stride(dim);
+  const bool entries_inner = dim == index.dim() - 1;
   BadIndex bad;
-  for_each_line<3>(index.sizes(), dim, {&self, &index, &src}, [&](const std::array<char*, 3>& p) {
-    T* s = reinterpret_cast<T*>(p[0]);
-    const int64_t* idx = reinterpret_cast<const int64_t*>(p[1]);
-    const T* x = reinterpret_cast<const T*>(p[2]);
-    for (int64_t j = 0; j < len; ++j) {
-      const int64_t i = idx[j * is];
+  // Sizes and strides by value: the out-of-line error path would otherwise force reloads.
+  auto lines = [&bad, &op, size, len, ss, is, xs, entries_inner](
+                   const std::array<char*, 3>& p, const std::array<int64_t, 3>& st, int64_t n) {
+    visit_lines(entries_inner, n, len, [&](int64_t l, int64_t j) {
+      const int64_t i = reinterpret_cast<const int64_t*>(p[1] + l * st[1])[j * is];
       if (i < 0 || i >= size) [[unlikely]] {
         bad.record(i);
-        continue;
+        return;
       }
-      op(s[i * ss], x[j * xs]);
-    }
-  });
+      op(reinterpret_cast<T*>(p[0] + l * st[0])[i * ss],
+         reinterpret_cast<const T*>(p[2] + l * st[2])[j * xs]);
+    });
+  };
+  for_each_lines<3>(index.sizes(), dim, {&self, &index, &src}, lines);
   bad.raise(name, dim, size);
 }
 
@@ -303,21 +317,22 @@ Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
   const Tensor o = at_least_1d(out), s = at_least_1d(t), i = at_least_1d(index);
   const int64_t size = s.size(dim), len = i.size(dim);
   const int64_t os = o.stride(dim), is = i.stride(dim), ss = s.stride(dim);
+  const bool entries_inner = dim == i.dim() - 1;
   BadIndex bad;
   by_size(t.element_size(), [&]<class E>() {
-    for_each_line<3>(i.sizes(), dim, {&o, &i, &s}, [&](const std::array<char*, 3>& p) {
-      E* out_line = reinterpret_cast<E*>(p[0]);
-      const int64_t* idx = reinterpret_cast<const int64_t*>(p[1]);
-      const E* self_line = reinterpret_cast<const E*>(p[2]);
-      for (int64_t j = 0; j < len; ++j) {
-        const int64_t k = idx[j * is];
+    auto lines = [&bad, size, len, os, is, ss, entries_inner](
+                     const std::array<char*, 3>& p, const std::array<int64_t, 3>& st, int64_t n) {
+      visit_lines(entries_inner, n, len, [&](int64_t l, int64_t j) {
+        const int64_t k = reinterpret_cast<const int64_t*>(p[1] + l * st[1])[j * is];
         if (k < 0 || k >= size) [[unlikely]] {
           bad.record(k);
-          continue;
+          return;
         }
-        out_line[j * os] = self_line[k * ss];
-      }
-    });
+        reinterpret_cast<E*>(p[0] + l * st[0])[j * os] =
+            reinterpret_cast<const E*>(p[2] + l * st[2])[k * ss];
+      });
+    };
+    for_each_lines<3>(i.sizes(), dim, {&o, &i, &s}, lines);
   });
   bad.raise("gather", dim, size);
   return out;
