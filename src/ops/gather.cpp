@@ -94,13 +94,14 @@ inline void visit_lines(bool entries_inner, int64_t n, int64_t len, const F& f) 
   }
 }
 
-// self[..., index[j], ...] op= src[..., j, ...] along dim for every index entry (self, index and
-// src share the index's rank; src may be a broadcast scalar).
+// op(self[..., index[j], ...], other[..., j, ...]) (references) along dim for every index entry:
+// scatter writes the first from the second, gather (other = the result) the second from the first.
+// self, index and other share the index's rank; other may be a broadcast scalar.
 template <class T, class Op>
-void scatter_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                    const char* name, const Op& op) {
+void line_kernel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& other,
+                 const char* name, const Op& op) {
   const int64_t size = self.size(dim), len = index.size(dim);
-  const int64_t ss = self.stride(dim), is = index.stride(dim), xs = src.stride(dim);
+  const int64_t ss = self.stride(dim), is = index.stride(dim), xs = other.stride(dim);
   const bool entries_inner = dim == index.dim() - 1;
   BadIndex bad;
   // Sizes and strides by value: the out-of-line error path would otherwise force reloads.
@@ -113,10 +114,10 @@ void scatter_kernel(const Tensor& self, int64_t dim, const Tensor& index, const 
         return;
       }
       op(reinterpret_cast<T*>(p[0] + l * st[0])[i * ss],
-         reinterpret_cast<const T*>(p[2] + l * st[2])[j * xs]);
+         reinterpret_cast<T*>(p[2] + l * st[2])[j * xs]);
     });
   };
-  for_each_lines<3>(index.sizes(), dim, {&self, &index, &src}, lines);
+  for_each_lines<3>(index.sizes(), dim, {&self, &index, &other}, lines);
   bad.raise(name, dim, size);
 }
 
@@ -315,26 +316,9 @@ Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
   Tensor out = empty(index.sizes(), t.options());
   if (index.numel() == 0) return out;
   const Tensor o = at_least_1d(out), s = at_least_1d(t), i = at_least_1d(index);
-  const int64_t size = s.size(dim), len = i.size(dim);
-  const int64_t os = o.stride(dim), is = i.stride(dim), ss = s.stride(dim);
-  const bool entries_inner = dim == i.dim() - 1;
-  BadIndex bad;
   by_size(t.element_size(), [&]<class E>() {
-    auto lines = [&bad, size, len, os, is, ss, entries_inner](
-                     const std::array<char*, 3>& p, const std::array<int64_t, 3>& st, int64_t n) {
-      visit_lines(entries_inner, n, len, [&](int64_t l, int64_t j) {
-        const int64_t k = reinterpret_cast<const int64_t*>(p[1] + l * st[1])[j * is];
-        if (k < 0 || k >= size) [[unlikely]] {
-          bad.record(k);
-          return;
-        }
-        reinterpret_cast<E*>(p[0] + l * st[0])[j * os] =
-            reinterpret_cast<const E*>(p[2] + l * st[2])[k * ss];
-      });
-    };
-    for_each_lines<3>(i.sizes(), dim, {&o, &i, &s}, lines);
+    line_kernel<E>(s, dim, i, o, "gather", [](E& from, E& to) { to = from; });
   });
-  bad.raise("gather", dim, size);
   return out;
 }
 
@@ -344,7 +328,7 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
   if (index.numel() == 0) return *this;
   const Tensor s = at_least_1d(*this), i = at_least_1d(index), x = at_least_1d(src);
   by_size(element_size(),
-          [&]<class E>() { scatter_kernel<E>(s, dim, i, x, "scatter", [](E& a, E b) { a = b; }); });
+          [&]<class E>() { line_kernel<E>(s, dim, i, x, "scatter", [](E& a, E b) { a = b; }); });
   impl_->storage()->bump_version();
   return *this;
 }
@@ -359,7 +343,7 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
   if (index.numel() == 0) return *this;
   const Tensor s = at_least_1d(*this), i = at_least_1d(index), x = at_least_1d(src);
   dispatch(dtype(), "scatter_add", [&]<class T>() {
-    scatter_kernel<T>(s, dim, i, x, "scatter_add", [](T& a, T b) {
+    line_kernel<T>(s, dim, i, x, "scatter_add", [](T& a, T b) {
       if constexpr (std::is_same_v<T, bool>)
         a = a || b;
       else
@@ -405,9 +389,9 @@ Tensor& scatter_reduce_(Tensor& t, int64_t dim, const Tensor& index, const Tenso
     using C = compute_t<T>;
     if (!include_self) {  // the written positions start from the identity instead of self
       const Tensor fill = full({}, reduce_identity<T>(r), {.dtype = t.dtype()}).expand(i.sizes());
-      scatter_kernel<T>(s, dim, i, fill, "scatter_reduce", [](T& a, T b) { a = b; });
+      line_kernel<T>(s, dim, i, fill, "scatter_reduce", [](T& a, T b) { a = b; });
     }
-    auto run = [&](auto op) { scatter_kernel<T>(s, dim, i, x, "scatter_reduce", op); };
+    auto run = [&](auto op) { line_kernel<T>(s, dim, i, x, "scatter_reduce", op); };
     switch (r) {
       case Reduce::Sum:
       case Reduce::Mean:
@@ -429,7 +413,7 @@ Tensor& scatter_reduce_(Tensor& t, int64_t dim, const Tensor& index, const Tenso
     Tensor count = include_self ? ones(s.sizes(), {.dtype = t.dtype()})
                                 : zeros(s.sizes(), {.dtype = t.dtype()});
     const Tensor one = ones({}, {.dtype = t.dtype()}).expand(i.sizes());
-    scatter_kernel<T>(count, dim, i, one, "scatter_reduce", [](T& a, T b) { a = T(C(a) + C(b)); });
+    line_kernel<T>(count, dim, i, one, "scatter_reduce", [](T& a, T b) { a = T(C(a) + C(b)); });
     count.masked_fill_(count.eq(0), 1);
     if (is_floating_point(t.dtype()))
       s.div_(count);
