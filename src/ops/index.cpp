@@ -422,7 +422,10 @@ Tensor index_impl(const Tensor& self, const TensorIndex* begin, const TensorInde
 }
 
 void put_impl(const Tensor& self, const TensorIndex* begin, const TensorIndex* end,
-              const Tensor& value, bool accumulate) {
+              const Tensor& given, bool accumulate) {
+  // Leading size-1 dims of the value are dropped, as Python's x[i] = v does.
+  Tensor value = given;
+  while (value.dim() > 0 && value.size(0) == 1) value = value.squeeze(0);
   Indexed in = apply_basic(self, begin, end);
   if (!in.advanced()) {
     if (accumulate)

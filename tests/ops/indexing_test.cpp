@@ -283,6 +283,11 @@ TEST(IndexPut, Values) {
   Tensor e = zeros({3, 4}, {.dtype = kInt64});
   e.index_put_({tensor({2, 0}), Slice(1, 3)}, tensor({{1, 2}, {3, 4}}));
   EXPECT_GOLDEN(e, "put/tensor_slice");
+  // Leading size-1 dims of the value are dropped (Python's x[i] = v).
+  Tensor g = zeros({3, 2});
+  g.index_put_({tensor({2})}, ones({1, 1, 2}));
+  g.index_put_({0}, full({1, 2}, 5.0));
+  EXPECT_EQ(g.tolist<float>(), (std::vector<float>{5, 5, 0, 0, 1, 1}));
   // Values convert to the destination dtype; empty indices write nothing.
   Tensor f = zeros({3});
   f.index_put_({tensor({1})}, tensor({2}));
