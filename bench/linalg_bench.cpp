@@ -5,7 +5,6 @@
 // threaded sgemm calls, the alternative it replaces.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
-
 #include <ember/ember.h>
 
 #include "backend/cpu/blas.h"

@@ -1,6 +1,8 @@
 // Elementwise front end: promotion, broadcasting, output allocation, in-place rules.
 #include "ops/elementwise.h"
 
+#include "backend/cpu/copy.h"
+
 #include <algorithm>
 
 #include "ember/creation.h"
@@ -90,6 +92,14 @@ bool overlaps(const Tensor& a, const Tensor& b) {
   return a0 < b1 && b0 < a1;
 }
 
+// A Python scalar becomes a 0-d tensor of the compute dtype with a plain cast, wrapping like
+// PyTorch's scalar conversion (int8 tensor + 1000 wraps; fill_ would reject the value).
+Tensor wrap_scalar(Scalar value, Dtype dtype) {
+  Tensor t = empty({}, {.dtype = dtype});
+  cpu::fill_kernel(t, value);
+  return t;
+}
+
 }  // namespace
 
 ElementwisePlan plan_elementwise(const char* op, const std::vector<Operand>& operands,
@@ -156,8 +166,7 @@ ElementwisePlan plan_elementwise(const char* op, const std::vector<Operand>& ope
 
   plan.in.reserve(operands.size());
   for (const Operand& o : operands) {
-    Tensor t = o.tensor() ? o.tensor()->to(plan.compute)
-                          : full({}, o.scalar(), {.dtype = plan.compute, .device = device});
+    Tensor t = o.tensor() ? o.tensor()->to(plan.compute) : wrap_scalar(o.scalar(), plan.compute);
     plan.in.push_back(t.sizes() == IntArrayRef(shape) ? t : t.expand(shape));
   }
   return plan;

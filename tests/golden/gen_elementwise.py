@@ -25,6 +25,7 @@ here); non-finite values are the strings "nan", "inf", "-inf".
 """
 import json
 import math
+import operator
 import os
 import random
 import warnings
@@ -358,39 +359,10 @@ for _name in ["add_", "sub_", "mul_", "div_", "pow_", "masked_fill_"]:
     OPS[_name + ".scalar"] = _iop(_name)
 
 
-def _compound(f):
-    def g(a, b):
-        a2 = a
-        a2 = f(a2, b)  # Python rebinds; for tensors these are in place
-        assert a2 is a
-        return a
-
-    return inplace(g)
-
-
-def _iadd(a, b):
-    a += b
-    return a
-
-
-def _isub(a, b):
-    a -= b
-    return a
-
-
-def _imul(a, b):
-    a *= b
-    return a
-
-
-def _idiv(a, b):
-    a /= b
-    return a
-
-
-for _k, _f in {"a+=b": _iadd, "a-=b": _isub, "a*=b": _imul, "a/=b": _idiv}.items():
-    OPS[_k] = _compound(_f)
-    OPS[_k.replace("b", "s")] = _compound(_f)
+# a += b etc. (operator.iadd returns the tensor it wrote into).
+for _k, _f in {"a+=b": operator.iadd, "a-=b": operator.isub, "a*=b": operator.imul,
+               "a/=b": operator.itruediv}.items():
+    OPS[_k] = OPS[_k.replace("b", "s")] = inplace(_f)
 
 
 # ── variants ────────────────────────────────────────────────────────────
@@ -867,6 +839,8 @@ def generate():
     for a, b in [(1, 0), (1.5, 0), (2.5, -1.5), (True, False), (True, 2)]:
         case("where.scalars", "%s_%s" % (a, b), [cond([2, 3]), a, b])
     case("Tensor.where", "f32", [C([3, 4]), cond([3, 4]), C([4])])
+    case("where.scalar_other", "i8_1000", [cond([3]), C([3], i8, "int"), 1000],
+         error="cannot be converted to type int8 without overflow")
 
     # masked_fill
     mask = lambda shape: C(shape, b8, "bool")  # noqa: E731

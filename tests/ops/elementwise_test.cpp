@@ -408,10 +408,11 @@ double ulp(double v, Dtype dtype) {
   return std::ldexp(1.0, e - digits + 1);
 }
 
-// The expected value rounded to dtype: JSON holds a double that rounds to it through float.
+// The expected value rounded to dtype: JSON holds a double that rounds to it through float
+// (a cast, not fill_: the shortest repr of FLT_MAX, 3.4028235e38, is above it as a double).
 double expected_in(double v, Dtype dtype) {
   if (dtype == kFloat64) return v;
-  return full({}, v, {.dtype = dtype}).item<double>();
+  return full({}, v, {.dtype = kFloat64}).to(dtype).item<double>();
 }
 
 std::string show(const std::vector<double>& v) {
@@ -478,9 +479,10 @@ std::string compare(const Tensor& got, const json& out, Tol tol) {
 }
 
 std::string describe(const json& c) {
-  std::string s = c["op"].get<std::string>() + " / " + c["name"].get<std::string>();
-  if (!c["args"].empty()) s += " " + c["args"].dump();
-  return s;
+  std::ostringstream os;
+  os << c["op"].get<std::string>() << " / " << c["name"].get<std::string>();
+  if (!c["args"].empty()) os << " " << c["args"].dump();
+  return os.str();
 }
 
 class Golden : public testing::TestWithParam<std::string> {};

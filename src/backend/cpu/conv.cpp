@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
@@ -107,6 +108,34 @@ int64_t rows_per_block(const Geometry& g) {
   return std::clamp<int64_t>(kColBudget / std::max<int64_t>(g.K() * g.Wo, 1), 1, g.Ho);
 }
 
+// n in [B, 2B] bytes: the first and the last B, overlapping in the middle.
+template <size_t B>
+inline void copy_ends(char* d, const char* s, size_t n) {
+  std::memcpy(d, s, B);
+  std::memcpy(d + n - B, s + n - B, B);
+}
+
+// memcpy for the short runs im2col copies (one output row: often 7..56 elements), inlined
+// instead of a call per row: whole 64-byte blocks, then one block ending at n.
+inline void copy_short(void* dst, const void* src, size_t n) {
+  auto* d = static_cast<char*>(dst);
+  auto* s = static_cast<const char*>(src);
+  if (n >= 64) {
+    for (size_t i = 0; i + 64 <= n; i += 64) std::memcpy(d + i, s + i, 64);
+    std::memcpy(d + n - 64, s + n - 64, 64);
+  } else if (n >= 32) {
+    copy_ends<32>(d, s, n);
+  } else if (n >= 16) {
+    copy_ends<16>(d, s, n);
+  } else if (n >= 8) {
+    copy_ends<8>(d, s, n);
+  } else if (n >= 4) {
+    copy_ends<4>(d, s, n);
+  } else {
+    for (size_t i = 0; i < n; ++i) d[i] = s[i];
+  }
+}
+
 // col (K, (y1 - y0) * Wo): row (c, i, j) holds input[c, y*sh - ph + i*dh, x*sw - pw + j*dw]
 // for output rows y0 <= y < y1 (zero where that falls in the padding). in: (Cg, H, W).
 template <class T>
@@ -127,12 +156,12 @@ void im2col(const Geometry& g, const T* in, T* col, int64_t y0, int64_t y1, bool
           continue;
         }
         const T* src = in + (c * g.H + iy) * g.W + off;
-        std::fill(dst, dst + xa, T(0));
+        for (int64_t x = 0; x < xa; ++x) dst[x] = T(0);  // padding: usually one element
         if (g.sw == 1)
-          std::memcpy(dst + xa, src + xa, sizeof(T) * size_t(xb - xa));
+          copy_short(dst + xa, src + xa, sizeof(T) * size_t(xb - xa));
         else
           for (int64_t x = xa; x < xb; ++x) dst[x] = src[x * g.sw];
-        std::fill(dst + xb, dst + g.Wo, T(0));
+        for (int64_t x = xb; x < g.Wo; ++x) dst[x] = T(0);
       }
     }
   };
@@ -211,37 +240,55 @@ void pad_planes(const Geometry& g, const PaddedLayout& L, const T* in, T* buf) {
     }
 }
 
-// Output channels [o, o + B) of one group (B <= 4 share each input load), all rows.
-// w: (Og, Cg, kh, kw) of this group; out: (Og, Ho, Wo) of this image and group.
+// A broadcast that GCC turns into one vbroadcastss/sd from memory (x + 0 would cost an add).
+template <class T>
+inline Vec<T> splat(T x) {
+  return Vec<T>(x - typename Vec<T>::V{});
+}
+
+// Offsets of the K taps (c, i, j) in the padded buffer, relative to output (0, 0).
+template <class T>
+std::vector<int64_t> tap_offsets(const Geometry& g, const PaddedLayout& L) {
+  std::vector<int64_t> off;
+  off.reserve(size_t(g.K()));
+  for (int64_t c = 0; c < g.Cg; ++c)
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const int64_t t = j * g.dw;
+        off.push_back(((c * L.Hp + i * g.dh) * g.sw + t % g.sw) * L.len + t / g.sw);
+      }
+  return off;
+}
+
+// Output channels [o, o + B) of one group, all rows: each input vector loaded once feeds B
+// accumulators. w: (Og, K) of this group; out: (Og, Ho, Wo) of this image and group.
+// A row's last vector is moved back to end at Wo (overlapping the one before) rather than
+// stored partially; only rows narrower than a vector go through a buffer.
 template <class T, int B>
-void direct_channels(const Geometry& g, const PaddedLayout& L, const T* buf, const T* w,
-                     const T* bias, T* out, int64_t o) {
+void direct_channels(const Geometry& g, const PaddedLayout& L, const int64_t* taps,
+                     const T* buf, const T* w, const T* bias, T* out, int64_t o) {
   using V = Vec<T>;
   constexpr int VL = V::size;
-  const int64_t K = g.K();
+  const int64_t K = g.K(), row_step = g.sh * g.sw * L.len;
+  const T* wo = w + o * K;
   for (int64_t y = 0; y < g.Ho; ++y)
-    for (int64_t x = 0; x < g.Wo; x += VL) {
+    for (int64_t x0 = 0; x0 < g.Wo; x0 += VL) {
+      const int64_t x = g.Wo >= VL ? std::min<int64_t>(x0, g.Wo - VL) : 0;
+      const T* base = buf + y * row_step + x;
       V acc[B];
       for (int b = 0; b < B; ++b) acc[b] = V(bias ? bias[o + b] : T(0));
-      for (int64_t c = 0; c < g.Cg; ++c)
-        for (int64_t i = 0; i < g.kh; ++i) {
-          const T* row = buf + ((c * L.Hp + y * g.sh + i * g.dh) * g.sw) * L.len + x;
-          const T* wk = w + (o * g.Cg + c) * g.kh * g.kw + i * g.kw;
-          for (int64_t j = 0; j < g.kw; ++j) {
-            const int64_t t = j * g.dw;
-            const V v = V::load(row + (t % g.sw) * L.len + t / g.sw);
-            for (int b = 0; b < B; ++b) acc[b] = acc[b] + V(wk[b * K + j]) * v;
-          }
-        }
-      const int64_t n = std::min<int64_t>(VL, g.Wo - x);
+      for (int64_t t = 0; t < K; ++t) {
+        const V v = V::load(base + taps[t]);
+        for (int b = 0; b < B; ++b) acc[b] = acc[b] + splat(wo[b * K + t]) * v;
+      }
       for (int b = 0; b < B; ++b) {
         T* dst = out + ((o + b) * g.Ho + y) * g.Wo + x;
-        if (n == VL) {
+        if (g.Wo >= VL) {
           acc[b].store(dst);
         } else {
           T tmp[VL];
           acc[b].store(tmp);
-          std::memcpy(dst, tmp, sizeof(T) * size_t(n));
+          std::memcpy(dst, tmp, sizeof(T) * size_t(g.Wo));
         }
       }
     }
@@ -252,14 +299,16 @@ void conv_direct(const Geometry& g, const T* in, const T* w, const T* bias, T* o
   const PaddedLayout L = padded_layout<T>(g);
   const int64_t planes = g.N * g.G;  // (image, group) pairs
   const int64_t in_plane = g.Cg * g.H * g.W, out_plane = g.Og * g.Ho * g.Wo;
+  const std::vector<int64_t> taps = tap_offsets<T>(g, L);
   auto run = [&](const T* buf, int64_t ng, int64_t o0, int64_t o1) {
     const int64_t gi = ng % g.G;
     const T* wg = w + gi * g.Og * g.K();
     const T* bg = bias ? bias + gi * g.Og : nullptr;
     T* og = out + ng * out_plane;
     int64_t o = o0;
-    for (; o + 4 <= o1; o += 4) direct_channels<T, 4>(g, L, buf, wg, bg, og, o);
-    for (; o < o1; ++o) direct_channels<T, 1>(g, L, buf, wg, bg, og, o);
+    for (; o + 8 <= o1; o += 8) direct_channels<T, 8>(g, L, taps.data(), buf, wg, bg, og, o);
+    for (; o + 4 <= o1; o += 4) direct_channels<T, 4>(g, L, taps.data(), buf, wg, bg, og, o);
+    for (; o < o1; ++o) direct_channels<T, 1>(g, L, taps.data(), buf, wg, bg, og, o);
   };
   const Dtype dt = std::is_same_v<T, float> ? kFloat32 : kFloat64;
   if (planes >= get_num_threads()) {
@@ -274,15 +323,152 @@ void conv_direct(const Geometry& g, const T* in, const T* w, const T* bias, T* o
       }
     });
   } else {
-    // Few planes (one image): pad once, split output channels over threads in blocks of 4.
+    // Few planes (one image): pad once, split output channels over threads in blocks of 8.
     Tensor b = empty({L.size(g)}, {.dtype = dt});
     T* buf = static_cast<T*>(b.data_ptr());
     for (int64_t ng = 0; ng < planes; ++ng) {
       pad_planes(g, L, in + ng * in_plane, buf);
-      const int64_t blocks = (g.Og + 3) / 4;
+      const int64_t blocks = (g.Og + 7) / 8;
       parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
-        run(buf, ng, b0 * 4, std::min(b1 * 4, g.Og));
+        run(buf, ng, b0 * 8, std::min(b1 * 8, g.Og));
       });
+    }
+  }
+}
+
+// ── flat direct kernel (stride 1) ───────────────────────────────────────────
+// Note [Flat direct convolution]
+// With stride 1 the padded image of a group, (Cg, Hp, Wp) row-major, turns 2-D convolution into
+// 1-D: output (y, x) computed at grid position p = y * Wp + x reads tap (c, i, j) at
+// p + c*plane + i*dh*Wp + j*dw. So a run of consecutive positions is one contiguous load per
+// tap, whatever the row width; positions with x >= Wo are computed and dropped. A tile of 8 output channels x 3 vectors keeps 24 accumulators in
+// registers: per tap 3 loads and 8 broadcasts feed 24 FMAs, so the kernel runs near the FMA
+// peak with no im2col copy and no GEMM packing. Used while a group's weights fit in L2.
+constexpr int64_t kFlatMaxWeights = int64_t(1) << 16;  // elements of one group's (Og, K)
+
+// Rows of Wp = W + max(left, right padding) elements: a row's right padding is the next row's
+// left padding, so fewer positions are wasted (1 of 15 at 14x14, padding 1). Each channel's
+// plane ends with a zero row, so the last row's right padding is zeros too.
+struct FlatLayout {
+  int64_t Wp, plane, positions, size;
+};
+
+template <class T>
+FlatLayout flat_layout(const Geometry& g) {
+  FlatLayout L{};
+  const int64_t right = g.Wo + (g.kw - 1) * g.dw - g.W - g.pw;  // padding the windows reach
+  L.Wp = std::max(g.W + std::max(g.pw, right), g.Wo);
+  const int64_t Hp = std::max(g.H + 2 * g.ph, g.Ho + (g.kh - 1) * g.dh);
+  L.plane = (Hp + 1) * L.Wp;
+  L.positions = g.Ho * L.Wp;
+  const int64_t last_tap = (g.Cg - 1) * L.plane + (g.kh - 1) * g.dh * L.Wp + (g.kw - 1) * g.dw;
+  const int64_t vectors = (L.positions + Vec<T>::size - 1) / Vec<T>::size;
+  L.size = std::max(g.Cg * L.plane, vectors * Vec<T>::size + last_tap);
+  return L;
+}
+
+template <class T>
+void flat_pad(const Geometry& g, const FlatLayout& L, const T* in, T* buf) {
+  std::fill_n(buf, L.size, T(0));
+  for (int64_t c = 0; c < g.Cg; ++c)
+    for (int64_t y = 0; y < g.H; ++y)
+      std::memcpy(buf + c * L.plane + (y + g.ph) * L.Wp + g.pw, in + (c * g.H + y) * g.W,
+                  sizeof(T) * size_t(g.W));
+}
+
+// tmp[b][r * VL + l] = bias[b] + sum_t w[b * K + t] * in[taps[t] + r * VL + l].
+template <class T, int B, int R>
+void flat_tile(const T* in, const int64_t* taps, int64_t K, const T* w, const T* bias, T* tmp) {
+  using V = Vec<T>;
+  constexpr int VL = V::size;
+  V acc[B][R];
+  for (int b = 0; b < B; ++b)
+    for (int r = 0; r < R; ++r) acc[b][r] = V(bias ? bias[b] : T(0));
+  for (int64_t t = 0; t < K; ++t) {
+    const T* p = in + taps[t];
+    V x[R];
+    for (int r = 0; r < R; ++r) x[r] = V::load(p + r * VL);
+    for (int b = 0; b < B; ++b) {
+      const V wb = splat(w[b * K + t]);
+      for (int r = 0; r < R; ++r) acc[b][r] = acc[b][r] + wb * x[r];
+    }
+  }
+  for (int b = 0; b < B; ++b)
+    for (int r = 0; r < R; ++r) acc[b][r].store(tmp + (b * R + r) * VL);
+}
+
+// Output channels [o, o + B) at grid positions [p0, p0 + R*VL): the tile, then its valid
+// pieces of rows copied out. out: (Og, Ho, Wo) of this image and group.
+template <class T, int B, int R>
+void flat_block(const Geometry& g, const FlatLayout& L, const T* buf, const int64_t* taps,
+                const T* w, const T* bias, T* out, int64_t o, int64_t p0) {
+  constexpr int VL = Vec<T>::size;
+  alignas(64) T tmp[B * R * VL];
+  flat_tile<T, B, R>(buf + p0, taps, g.K(), w + o * g.K(), bias ? bias + o : nullptr, tmp);
+  const int64_t p1 = std::min(p0 + R * VL, L.positions);
+  for (int64_t p = p0; p < p1;) {
+    const int64_t y = p / L.Wp, x = p - y * L.Wp, row_end = std::min(p1, (y + 1) * L.Wp);
+    if (x < g.Wo) {
+      const size_t n = size_t(std::min(row_end - p, g.Wo - x));
+      for (int b = 0; b < B; ++b)
+        copy_short(out + ((o + b) * g.Ho + y) * g.Wo + x, tmp + b * R * VL + (p - p0),
+                   sizeof(T) * n);
+    }
+    p = row_end;
+  }
+}
+
+template <class T, int R>
+void flat_chunk(const Geometry& g, const FlatLayout& L, const T* buf, const int64_t* taps,
+                const T* w, const T* bias, T* out, int64_t p0) {
+  int64_t o = 0;
+  for (; o + 8 <= g.Og; o += 8) flat_block<T, 8, R>(g, L, buf, taps, w, bias, out, o, p0);
+  for (; o + 4 <= g.Og; o += 4) flat_block<T, 4, R>(g, L, buf, taps, w, bias, out, o, p0);
+  for (; o < g.Og; ++o) flat_block<T, 1, R>(g, L, buf, taps, w, bias, out, o, p0);
+}
+
+template <class T>
+void conv_flat(const Geometry& g, const T* in, const T* w, const T* bias, T* out) {
+  constexpr int VL = Vec<T>::size;
+  const FlatLayout L = flat_layout<T>(g);
+  std::vector<int64_t> taps;
+  taps.reserve(size_t(g.K()));
+  for (int64_t c = 0; c < g.Cg; ++c)
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j) taps.push_back(c * L.plane + i * g.dh * L.Wp + j * g.dw);
+  const int64_t vectors = (L.positions + VL - 1) / VL, chunks = (vectors + 2) / 3;
+  const int64_t in_plane = g.Cg * g.H * g.W, out_plane = g.Og * g.Ho * g.Wo;
+  // Chunk k covers vectors [3k, 3k + 3); the last one may hold fewer.
+  auto chunk_range = [&](const T* buf, int64_t ng, int64_t k0, int64_t k1) {
+    const int64_t gi = ng % g.G;
+    const T* wg = w + gi * g.Og * g.K();
+    const T* bg = bias ? bias + gi * g.Og : nullptr;
+    T* og = out + ng * out_plane;
+    for (int64_t k = k0; k < k1; ++k) {
+      const int64_t r = std::min<int64_t>(3, vectors - 3 * k), p0 = 3 * k * VL;
+      if (r == 3) flat_chunk<T, 3>(g, L, buf, taps.data(), wg, bg, og, p0);
+      else if (r == 2) flat_chunk<T, 2>(g, L, buf, taps.data(), wg, bg, og, p0);
+      else flat_chunk<T, 1>(g, L, buf, taps.data(), wg, bg, og, p0);
+    }
+  };
+  const Dtype dt = std::is_same_v<T, float> ? kFloat32 : kFloat64;
+  const int64_t planes = g.N * g.G;
+  if (split_images(planes)) {
+    parallel_for(0, planes, 1, [&](int64_t p0, int64_t p1) {
+      Tensor b = empty({L.size}, {.dtype = dt});
+      T* buf = static_cast<T*>(b.data_ptr());
+      for (int64_t ng = p0; ng < p1; ++ng) {
+        flat_pad(g, L, in + ng * in_plane, buf);
+        chunk_range(buf, ng, 0, chunks);
+      }
+    });
+  } else {
+    // Few images: pad each once, spread its chunks over the threads.
+    Tensor b = empty({L.size}, {.dtype = dt});
+    T* buf = static_cast<T*>(b.data_ptr());
+    for (int64_t ng = 0; ng < planes; ++ng) {
+      flat_pad(g, L, in + ng * in_plane, buf);
+      parallel_for(0, chunks, 1, [&](int64_t k0, int64_t k1) { chunk_range(buf, ng, k0, k1); });
     }
   }
 }
@@ -324,6 +510,8 @@ void conv_forward(const Geometry& g, const T* in, const T* w, const T* bias, T* 
   }
   if ((g.K() <= kDirectMaxK || g.Og <= 2) && g.kh * g.kw > 1) {
     conv_direct(g, in, w, bias, out);
+  } else if (g.sh == 1 && g.sw == 1 && !g.pointwise() && g.Og * g.K() <= kFlatMaxWeights) {
+    conv_flat(g, in, w, bias, out);
   } else {
     conv_gemm(g, in, w, bias, out);
   }
@@ -331,8 +519,33 @@ void conv_forward(const Geometry& g, const T* in, const T* w, const T* bias, T* 
 
 // grad (N, O, Ho, Wo) -> out (N, C, H, W): per image and group, col = w_g^T @ grad_g, then
 // col2im. A pointwise conv writes w_g^T @ grad_g straight into out.
+// With stride 1 the adjoint is itself a convolution: of grad, padded by d*(k-1) - p, with the
+// weights flipped in space and transposed in channels, w'[c][o][i][j] = w[o][c][-i][-j] within
+// each group. The forward kernels (the flat one, mostly) then do it without col2im.
+template <class T>
+bool adjoint_as_forward(const Geometry& g, const T* grad, const T* w, const T* bias, T* out) {
+  const int64_t eh = (g.kh - 1) * g.dh, ew = (g.kw - 1) * g.dw;  // kernel extents - 1
+  if (g.sh != 1 || g.sw != 1 || g.ph > eh || g.pw > ew || g.pointwise()) return false;
+  Geometry f = g;
+  f.C = g.O, f.H = g.Ho, f.W = g.Wo, f.O = g.C, f.Ho = g.H, f.Wo = g.W;
+  f.Cg = g.Og, f.Og = g.Cg, f.ph = eh - g.ph, f.pw = ew - g.pw;
+  const Dtype dt = std::is_same_v<T, float> ? kFloat32 : kFloat64;
+  Tensor flipped = empty({g.C * g.Og * g.kh * g.kw}, {.dtype = dt});
+  T* wf = static_cast<T*>(flipped.data_ptr());
+  const int64_t kk = g.kh * g.kw;
+  for (int64_t gi = 0; gi < g.G; ++gi)
+    for (int64_t o = 0; o < g.Og; ++o)
+      for (int64_t c = 0; c < g.Cg; ++c)
+        for (int64_t t = 0; t < kk; ++t)  // t -> kk - 1 - t flips both spatial axes
+          wf[((gi * g.Cg + c) * g.Og + o) * kk + kk - 1 - t] =
+              w[((gi * g.Og + o) * g.Cg + c) * kk + t];
+  conv_forward(f, grad, wf, bias, out);
+  return true;
+}
+
 template <class T>
 void conv_adjoint(const Geometry& g, const T* grad, const T* w, const T* bias, T* out) {
+  if (adjoint_as_forward(g, grad, w, bias, out)) return;
   const int64_t K = g.K(), HWo = g.Ho * g.Wo, HW = g.H * g.W, rows = rows_per_block(g);
   const bool pointwise = g.pointwise();
   const bool parallel_inner = !split_images(g.N);
