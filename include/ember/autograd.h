@@ -87,6 +87,17 @@ class Node : public std::enable_shared_from_this<Node> {
 
   const std::vector<Edge>& next_functions() const { return next_; }
   void set_next_functions(std::vector<Edge> edges) { next_ = std::move(edges); }
+
+  /// Shape and dtype of each forward input (parallel to next_functions()): the engine sums a
+  /// broadcast gradient back to the input's shape and casts it to the input's dtype, so
+  /// backward formulas may return gradients in the broadcast shape.
+  struct InputMeta {
+    DimVector sizes;
+    Dtype dtype = kFloat32;
+    bool known = false;  // false: the engine passes the gradient through unchecked
+  };
+  const std::vector<InputMeta>& input_meta() const { return input_meta_; }
+  void set_input_meta(std::vector<InputMeta> meta) { input_meta_ = std::move(meta); }
   /// Creation order; the engine runs later nodes first.
   uint64_t sequence_nr() const { return sequence_nr_; }
   /// Number of forward outputs (gradient slots this node receives).
@@ -115,6 +126,7 @@ class Node : public std::enable_shared_from_this<Node> {
   };
   uint64_t sequence_nr_;
   uint32_t num_outputs_ = 1;
+  std::vector<InputMeta> input_meta_;
   std::vector<PreHook> pre_hooks_;
   std::string creation_trace_;
 };
@@ -132,6 +144,32 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
 /// Accumulates gradients of `tensors` into the leaves' .grad (torch.autograd.backward).
 void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grad_tensors = {},
               std::optional<bool> retain_graph = {}, bool create_graph = false);
+
+struct GradcheckOptions {
+  double eps = 1e-6;   // central-difference step
+  double atol = 1e-5;  // |analytical - numerical| <= atol + rtol * |numerical|, elementwise
+  double rtol = 1e-3;
+  std::vector<Tensor> grad_outputs = {};  // gradgradcheck: the v of v^T J (default: fixed values)
+};
+using TensorsFunction = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+using TensorFunction = std::function<Tensor(const std::vector<Tensor>&)>;
+
+/// torch.autograd.gradcheck: compares the Jacobian from backward() with central differences,
+/// for every float64 input that requires grad and every floating output. Returns true, or
+/// throws ember::Error naming the output, the input and both Jacobians.
+///
+///   Tensor x = randn({3, 4}, {.dtype = kFloat64}).requires_grad_();
+///   autograd::gradcheck([](const auto& in) { return in[0].exp().sum(1); }, {x});
+bool gradcheck(const TensorsFunction& fn, const std::vector<Tensor>& inputs,
+               const GradcheckOptions& options = {});
+bool gradcheck(const TensorFunction& fn, const std::vector<Tensor>& inputs,
+               const GradcheckOptions& options = {});
+/// torch.autograd.gradgradcheck: gradcheck of the backward itself (built with create_graph)
+/// with respect to the inputs and the output gradients.
+bool gradgradcheck(const TensorsFunction& fn, const std::vector<Tensor>& inputs,
+                   const GradcheckOptions& options = {});
+bool gradgradcheck(const TensorFunction& fn, const std::vector<Tensor>& inputs,
+                   const GradcheckOptions& options = {});
 
 /// Anomaly mode: nodes remember where they were created, and a backward that produces NaN/Inf
 /// raises an ember::Error naming that op. Off by default.

@@ -6,6 +6,7 @@
 
 #include "autograd/accumulate_grad.h"
 #include "autograd/autograd_meta.h"
+#include "autograd/function.h"
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ember/reduce.h"
@@ -25,6 +26,9 @@ struct GraphTask {
   std::unordered_map<Node*, std::vector<Tensor>> buffers;
   std::unordered_map<Node*, std::vector<Capture>> captures;
   std::vector<Tensor> captured;
+  // grad() keys captures by node address: the inputs' AccumulateGrad nodes (held only weakly by
+  // their tensors when no graph edge points at them) must live until the pass ends.
+  std::vector<std::shared_ptr<Node>> keep_alive;
 };
 
 void add_gradient(std::vector<Tensor>& buffer, const Node& node, uint32_t slot, Tensor g) {
@@ -49,6 +53,24 @@ void count_dependencies(GraphTask& task, const std::vector<Node*>& roots) {
         stack.push_back(next);
       }
     }
+  }
+}
+
+// PyTorch's validate_outputs: a gradient in a broadcast shape is summed back to its input's
+// shape, and cast to the input's dtype; any other shape is a bug in the backward formula.
+void validate_outputs(const Node& node, std::vector<Tensor>& outputs) {
+  const auto& meta = node.input_meta();
+  for (size_t i = 0; i < outputs.size() && i < meta.size(); ++i) {
+    Tensor& g = outputs[i];
+    if (!g.defined() || !meta[i].known) continue;
+    const IntArrayRef want(meta[i].sizes);
+    if (g.sizes() != want) {
+      EMBER_CHECK(is_expandable_to(want, g.sizes()), "autograd", "Function ", node.name(),
+                  " returned an invalid gradient at index ", i, " - got ", g.sizes(),
+                  " but expected shape compatible with ", want);
+      g = sum_to(g, want);
+    }
+    if (g.dtype() != meta[i].dtype) g = g.to(meta[i].dtype);
   }
 }
 
@@ -117,6 +139,7 @@ void execute(GraphTask& task, const std::vector<Edge>& roots, std::vector<Tensor
     for (const Tensor& g : grads) any |= g.defined();
     if (any && !skip) {
       outputs = node->apply(std::move(grads));
+      validate_outputs(*node, outputs);
       if (is_anomaly_enabled()) check_anomaly(*node, outputs);
     }
     if (!task.keep_graph) node->release_variables();
@@ -181,6 +204,7 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
     EMBER_CHECK(e.is_valid(), "grad", "One of the differentiated Tensors (input ", i,
                 ") does not require grad");
     task.captures[e.function.get()].push_back({e.input_nr, i});
+    task.keep_alive.push_back(e.function);
   }
   std::vector<Edge> edges;
   std::vector<Tensor> grads;

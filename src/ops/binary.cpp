@@ -3,6 +3,7 @@
 // forms and the Tensor methods. Each is a one-line functor run by the elementwise front end.
 #include <cmath>
 
+#include "autograd/function.h"
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ops/elementwise.h"
@@ -10,6 +11,10 @@
 namespace ember {
 namespace {
 
+using autograd::Grads;
+using autograd::Recorder;
+using autograd::Saved;
+using autograd::TensorList;
 using cpu::Vec;
 
 constexpr auto kNumericSet = DtypeSet::Numeric;
@@ -256,40 +261,138 @@ void check_addcdiv(const char* op, const Tensor& t1, const Tensor& t2) {
               "addcdiv will perform a true division of tensor1 and tensor2.");
 }
 
+// ── backward formulas (derivatives.yaml's, in differentiable ops) ─────────
+Tensor scaled(const Tensor& g, Scalar alpha) {
+  return alpha.is_integral() && alpha.to_int() == 1 ? g : g * alpha;
+}
+
+// a + alpha * b and a - alpha * b: the gradient passes through, scaled for b.
+autograd::BackwardFn add_backward(Scalar alpha, bool subtract) {
+  return [alpha, subtract](const Grads& g, const Saved&) {
+    Tensor gb = scaled(g[0], alpha);
+    return TensorList{g[0], subtract ? -gb : gb};
+  };
+}
+
+// a * b. Saved: {a if b needs a gradient, b if a needs one}.
+TensorList mul_backward(const Grads& g, const Saved& s) {
+  return {s[1].defined() ? g[0] * s[1] : Tensor(), s[0].defined() ? g[0] * s[0] : Tensor()};
+}
+
+TensorList div_backward(const Grads& g, const Saved& s) {
+  // s = {a (only when b requires grad), b}
+  const Tensor ga = g[0] / s[1];
+  return {ga, s[0].defined() ? -ga * s[0] / s[1] : Tensor()};
+}
+
+// d/da a^e = e * a^(e-1), zero where e == 0 (PyTorch's pow_backward, also at a == 0).
+Tensor pow_backward_self(const Tensor& g, const Tensor& a, Scalar e) {
+  if (e.to_double() == 0) return zeros_like(a, {.dtype = g.dtype()});
+  return g * (a.pow(e.to_double() - 1) * e);
+}
+Tensor pow_backward_self(const Tensor& g, const Tensor& a, const Tensor& e) {
+  return where(e == 0, zeros({}, {.dtype = g.dtype()}), g * e * a.pow(e - 1));
+}
+// d/de a^e = a^e * log(a), zero where a == 0 and e >= 0 (the limit PyTorch takes).
+Tensor pow_backward_exponent(const Tensor& g, const Tensor& a, const Tensor& e,
+                             const Tensor& result) {
+  return where((a == 0) & (e >= 0), zeros({}, {.dtype = g.dtype()}), g * result * a.log());
+}
+
+// `t` when `user` needs a gradient (which `t` enters), else nothing: constants save nothing.
+Tensor if_needed_by(const Tensor& user, const Tensor& t) {
+  return user.requires_grad() ? t : Tensor();
+}
+
+// a ^ e for tensors. Saved: {a, e, a ^ e (only when e needs a gradient)}.
+TensorList pow_tensor_backward(const Grads& g, const Saved& s) {
+  return {pow_backward_self(g[0], s[0], s[1]),
+          s[2].defined() ? pow_backward_exponent(g[0], s[0], s[1], s[2]) : Tensor()};
+}
+
+// Self's value before an in-place op overwrites it, when a formula needs it.
+Tensor original_if(bool needed, const Tensor& self) { return needed ? self.clone() : Tensor(); }
+
 }  // namespace
 
 // ── free functions ──────────────────────────────────────────────────────
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
-  return elementwise<Promote::Default, kAllSet>("add", {a, b}, add_fn("add", alpha));
+  Recorder rec("add", {&a, &b});
+  Tensor out = elementwise<Promote::Default, kAllSet>("add", {a, b}, add_fn("add", alpha));
+  if (rec) rec.record("AddBackward0", {out}, {}, add_backward(alpha, false));
+  return out;
 }
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
-  return elementwise<Promote::Default, kAllSet>("add", {a, b}, add_fn("add", alpha));
+  Recorder rec("add", {&a});
+  Tensor out = elementwise<Promote::Default, kAllSet>("add", {a, b}, add_fn("add", alpha));
+  if (rec) rec.record("AddBackward1", {out}, {}, add_backward(alpha, false));
+  return out;
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   check_not_bool_sub(a, b);
-  return elementwise<Promote::Default, kNumericSet>("sub", {a, b}, sub_fn("sub", alpha));
+  Recorder rec("sub", {&a, &b});
+  Tensor out = elementwise<Promote::Default, kNumericSet>("sub", {a, b}, sub_fn("sub", alpha));
+  if (rec) rec.record("SubBackward0", {out}, {}, add_backward(alpha, true));
+  return out;
 }
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
   check_not_bool_sub(a, b);
-  return elementwise<Promote::Default, kNumericSet>("sub", {a, b}, sub_fn("sub", alpha));
+  Recorder rec("sub", {&a});
+  Tensor out = elementwise<Promote::Default, kNumericSet>("sub", {a, b}, sub_fn("sub", alpha));
+  if (rec) rec.record("SubBackward1", {out}, {}, add_backward(alpha, false));
+  return out;
 }
 Tensor rsub(const Tensor& a, Scalar b) {
   check_not_bool_sub(a, b);
-  return elementwise<Promote::Default, kNumericSet>("sub", {b, a}, sub_fn("sub", 1));
+  Recorder rec("rsub", {&a});
+  Tensor out = elementwise<Promote::Default, kNumericSet>("sub", {b, a}, sub_fn("sub", 1));
+  if (rec)
+    rec.record("RsubBackward1", {out}, {}, [](const Grads& g, const Saved&) {
+      return TensorList{-g[0]};
+    });
+  return out;
 }
 Tensor mul(const Tensor& a, const Tensor& b) {
-  return elementwise<Promote::Default, kAllSet>("mul", {a, b}, mul_fn);
+  Recorder rec("mul", {&a, &b});
+  Tensor out = elementwise<Promote::Default, kAllSet>("mul", {a, b}, mul_fn);
+  if (rec)
+    rec.record("MulBackward0", {out}, {b.requires_grad() ? a : Tensor(), if_needed_by(a, b)},
+               mul_backward);
+  return out;
 }
 Tensor mul(const Tensor& a, Scalar b) {
-  return elementwise<Promote::Default, kAllSet>("mul", {a, b}, mul_fn);
+  Recorder rec("mul", {&a});
+  Tensor out = elementwise<Promote::Default, kAllSet>("mul", {a, b}, mul_fn);
+  if (rec)
+    rec.record("MulBackward1", {out}, {}, [b](const Grads& g, const Saved&) {
+      return TensorList{g[0] * b};
+    });
+  return out;
 }
 Tensor div(const Tensor& a, const Tensor& b, DivOptions o) {
-  return div_impl("div", a, b, o.rounding_mode, nullptr);
+  Recorder rec("div", {&a, &b});
+  Tensor out = div_impl("div", a, b, o.rounding_mode, nullptr);
+  if (rec && !o.rounding_mode)
+    rec.record("DivBackward0", {out}, {b.requires_grad() ? a : Tensor(), b}, div_backward);
+  else if (rec)  // floor/trunc division is piecewise constant: zero gradients, as PyTorch
+    rec.record("DivBackward2", {out}, {}, [](const Grads& g, const Saved&) {
+      return TensorList{zeros_like(g[0]), zeros_like(g[0])};
+    });
+  return out;
 }
 Tensor div(const Tensor& a, Scalar b, DivOptions o) {
-  return div_impl("div", a, b, o.rounding_mode, nullptr);
+  Recorder rec("div", {&a});
+  Tensor out = div_impl("div", a, b, o.rounding_mode, nullptr);
+  if (rec)
+    rec.record(o.rounding_mode ? "DivBackward3" : "DivBackward1", {out}, {},
+               [b, exact = !o.rounding_mode](const Grads& g, const Saved&) {
+                 return TensorList{exact ? g[0] / b : zeros_like(g[0])};
+               });
+  return out;
 }
 Tensor div(Scalar a, const Tensor& b, DivOptions o) {
+  // a / b = a * b^-1 (PyTorch records it as a reciprocal times a scalar)
+  if (!o.rounding_mode && b.requires_grad() && is_grad_enabled()) return b.reciprocal() * a;
   return div_impl("div", a, b, o.rounding_mode, nullptr);
 }
 Tensor floor_divide(const Tensor& a, const Tensor& b) { return div(a, b, {"floor"}); }
@@ -310,16 +413,35 @@ Tensor fmod(const Tensor& a, Scalar b) {
   return elementwise<Promote::Default, kNumericSet>("fmod", {a, b}, fmod_fn);
 }
 Tensor pow(const Tensor& base, const Tensor& exponent) {
-  return elementwise<Promote::Default, kNumericSet>("pow", {base, exponent}, pow_fn);
+  Recorder rec("pow", {&base, &exponent});
+  Tensor out = elementwise<Promote::Default, kNumericSet>("pow", {base, exponent}, pow_fn);
+  if (rec)
+    rec.record("PowBackward1", {out}, {base, exponent},
+               pow_tensor_backward,
+               {if_needed_by(exponent, out)});
+  return out;
 }
 Tensor pow(const Tensor& base, Scalar exponent) {
-  return pow_scalar_impl("pow", base, exponent, nullptr);
+  Recorder rec("pow", {&base});
+  Tensor out = pow_scalar_impl("pow", base, exponent, nullptr);
+  if (rec)
+    rec.record("PowBackward0", {out}, {base}, [exponent](const Grads& g, const Saved& s) {
+      return TensorList{pow_backward_self(g[0], s[0], exponent)};
+    });
+  return out;
 }
 Tensor pow(Scalar base, const Tensor& exponent) {
+  Recorder rec("pow", {&exponent});
   // PyTorch allocates this output row-major whatever the exponent's layout.
   Tensor out =
       empty(exponent.sizes(), {.dtype = result_type(base, exponent), .device = exponent.device()});
-  return elementwise<Promote::Default, kNumericSet>("pow", {base, exponent}, pow_fn, &out, true);
+  out = elementwise<Promote::Default, kNumericSet>("pow", {base, exponent}, pow_fn, &out, true);
+  if (rec)
+    rec.record("PowBackward2", {out}, {exponent}, [base](const Grads& g, const Saved& s) {
+      const Tensor a = full({}, base, {.dtype = s[1].dtype()});
+      return TensorList{pow_backward_exponent(g[0], a, s[0], s[1])};
+    }, {out});
+  return out;
 }
 Tensor atan2(const Tensor& a, const Tensor& b) {
   return elementwise<Promote::IntToFloat, kFloatingSet>(
@@ -370,33 +492,50 @@ Tensor xlogy(const Tensor& a, const Tensor& b) {
 Tensor Tensor::add(const Tensor& o, Scalar alpha) const { return ember::add(*this, o, alpha); }
 Tensor Tensor::add(Scalar o, Scalar alpha) const { return ember::add(*this, o, alpha); }
 Tensor& Tensor::add_(const Tensor& o, Scalar alpha) {
+  Recorder rec(Recorder::InPlace{}, "add_", *this, {&o});
   elementwise<Promote::Default, kAllSet>("add_", {*this, o}, add_fn("add_", alpha), this);
+  if (rec) rec.record("AddBackward0", {*this}, {}, add_backward(alpha, false));
   return *this;
 }
 Tensor& Tensor::add_(Scalar o, Scalar alpha) {
+  Recorder rec(Recorder::InPlace{}, "add_", *this, {});
   elementwise<Promote::Default, kAllSet>("add_", {*this, o}, add_fn("add_", alpha), this);
+  if (rec) rec.record("AddBackward1", {*this}, {}, add_backward(alpha, false));
   return *this;
 }
 Tensor Tensor::sub(const Tensor& o, Scalar alpha) const { return ember::sub(*this, o, alpha); }
 Tensor Tensor::sub(Scalar o, Scalar alpha) const { return ember::sub(*this, o, alpha); }
 Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
   check_not_bool_sub(*this, o);
+  Recorder rec(Recorder::InPlace{}, "sub_", *this, {&o});
   elementwise<Promote::Default, kNumericSet>("sub_", {*this, o}, sub_fn("sub_", alpha), this);
+  if (rec) rec.record("SubBackward0", {*this}, {}, add_backward(alpha, true));
   return *this;
 }
 Tensor& Tensor::sub_(Scalar o, Scalar alpha) {
   check_not_bool_sub(*this, o);
+  Recorder rec(Recorder::InPlace{}, "sub_", *this, {});
   elementwise<Promote::Default, kNumericSet>("sub_", {*this, o}, sub_fn("sub_", alpha), this);
+  if (rec) rec.record("SubBackward1", {*this}, {}, add_backward(alpha, false));
   return *this;
 }
 Tensor Tensor::mul(const Tensor& o) const { return ember::mul(*this, o); }
 Tensor Tensor::mul(Scalar o) const { return ember::mul(*this, o); }
 Tensor& Tensor::mul_(const Tensor& o) {
+  Recorder rec(Recorder::InPlace{}, "mul_", *this, {&o});
+  const Tensor self_before = original_if(rec && o.requires_grad(), *this);
+  const Tensor other = if_needed_by(*this, o);
   elementwise<Promote::Default, kAllSet>("mul_", {*this, o}, mul_fn, this);
+  if (rec) rec.record("MulBackward0", {*this}, {self_before, other}, mul_backward);
   return *this;
 }
 Tensor& Tensor::mul_(Scalar o) {
+  Recorder rec(Recorder::InPlace{}, "mul_", *this, {});
   elementwise<Promote::Default, kAllSet>("mul_", {*this, o}, mul_fn, this);
+  if (rec)
+    rec.record("MulBackward1", {*this}, {}, [o](const Grads& g, const Saved&) {
+      return TensorList{g[0] * o};
+    });
   return *this;
 }
 Tensor Tensor::div(const Tensor& o, std::optional<std::string> m) const {
@@ -406,11 +545,24 @@ Tensor Tensor::div(Scalar o, std::optional<std::string> m) const {
   return div_impl("div", *this, o, m, nullptr);
 }
 Tensor& Tensor::div_(const Tensor& o, std::optional<std::string> m) {
+  Recorder rec(Recorder::InPlace{}, "div_", *this, {&o});
+  const Tensor self_before = original_if(rec && !m && o.requires_grad(), *this);
   div_impl("div_", *this, o, m, this);
+  if (rec && !m) rec.record("DivBackward0", {*this}, {self_before, o}, div_backward);
+  else if (rec)
+    rec.record("DivBackward2", {*this}, {}, [](const Grads& g, const Saved&) {
+      return TensorList{zeros_like(g[0]), zeros_like(g[0])};
+    });
   return *this;
 }
 Tensor& Tensor::div_(Scalar o, std::optional<std::string> m) {
+  Recorder rec(Recorder::InPlace{}, "div_", *this, {});
   div_impl("div_", *this, o, m, this);
+  if (rec)
+    rec.record(m ? "DivBackward3" : "DivBackward1", {*this}, {},
+               [o, exact = !m](const Grads& g, const Saved&) {
+                 return TensorList{exact ? g[0] / o : zeros_like(g[0])};
+               });
   return *this;
 }
 Tensor Tensor::floor_divide(const Tensor& o) const { return ember::floor_divide(*this, o); }
@@ -422,11 +574,23 @@ Tensor Tensor::fmod(Scalar o) const { return ember::fmod(*this, o); }
 Tensor Tensor::pow(const Tensor& e) const { return ember::pow(*this, e); }
 Tensor Tensor::pow(Scalar e) const { return ember::pow(*this, e); }
 Tensor& Tensor::pow_(const Tensor& e) {
+  Recorder rec(Recorder::InPlace{}, "pow_", *this, {&e});
+  const Tensor self_before = original_if(bool(rec), *this);
   elementwise<Promote::Default, kNumericSet>("pow_", {*this, e}, pow_fn, this);
+  if (rec)
+    rec.record("PowBackward1", {*this}, {self_before, e},
+               pow_tensor_backward,
+               {if_needed_by(e, *this)});
   return *this;
 }
 Tensor& Tensor::pow_(Scalar e) {
+  Recorder rec(Recorder::InPlace{}, "pow_", *this, {});
+  const Tensor self_before = original_if(bool(rec), *this);
   pow_scalar_impl("pow_", *this, e, this);
+  if (rec)
+    rec.record("PowBackward0", {*this}, {self_before}, [e](const Grads& g, const Saved& s) {
+      return TensorList{pow_backward_self(g[0], s[0], e)};
+    });
   return *this;
 }
 Tensor Tensor::atan2(const Tensor& o) const { return ember::atan2(*this, o); }

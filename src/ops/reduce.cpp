@@ -15,6 +15,8 @@
 // thread count.
 #include "ops/reduce.h"
 
+#include "autograd/function.h"
+
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -43,6 +45,11 @@ DimVector reduction_dims(IntArrayRef dims, int64_t ndim, const char* op) {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+Tensor unreduce(const Tensor& grad, IntArrayRef sizes, IntArrayRef dims, bool keepdim) {
+  const Tensor g = keepdim ? grad : grad.reshape(reduced_shape(sizes, dims, true));
+  return g.expand(sizes);
 }
 
 DimVector reduced_shape(IntArrayRef sizes, IntArrayRef dims, bool keepdim) {
@@ -351,12 +358,21 @@ Dtype sum_dtype(const Tensor& self, std::optional<Dtype> dtype) {
   return is_integral(self.dtype(), true) ? kInt64 : self.dtype();
 }
 
-Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<Dtype> dtype) {
+Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<Dtype> dtype,
+                 const char* node) {
+  autograd::Recorder rec("sum", {&self});
   const Dtype out = sum_dtype(self, dtype);
   const Tensor in = self.dtype() == out || (is_integral(self.dtype(), true) && out == kInt64)
                         ? self
                         : self.to(out);
-  return reduce<DtypeSet::All, true>("sum", in, dims, keepdim, out, SumReducer{});
+  Tensor r = reduce<DtypeSet::All, true>("sum", in, dims, keepdim, out, SumReducer{});
+  if (rec)
+    rec.record(node, {r}, {},
+               [sizes = DimVector(self.sizes()), d = reduction_dims(dims, self.dim(), "sum"),
+                keepdim](const autograd::Grads& g, const autograd::Saved&) {
+                 return autograd::TensorList{unreduce(g[0], sizes, d, keepdim)};
+               });
+  return r;
 }
 
 Tensor mean_impl(const Tensor& self, IntArrayRef dims_in, bool keepdim, std::optional<Dtype> dtype,
@@ -367,9 +383,17 @@ Tensor mean_impl(const Tensor& self, IntArrayRef dims_in, bool keepdim, std::opt
   const DimVector dims = reduction_dims(dims_in, self.dim(), op);
   int64_t count = 1;
   for (int64_t d : dims) count *= self.sizes()[d];
+  autograd::Recorder rec(op, {&self});
   const Tensor in = self.dtype() == out ? self : self.to(out);
-  return reduce<DtypeSet::Floating, false>(op, in, dims, keepdim, out,
-                                           MeanReducer{{}, double(count)});
+  Tensor r = reduce<DtypeSet::Floating, false>(op, in, dims, keepdim, out,
+                                               MeanReducer{{}, double(count)});
+  if (rec)
+    rec.record(dims_in.empty() ? "MeanBackward0" : "MeanBackward1", {r}, {},
+               [sizes = DimVector(self.sizes()), dims, keepdim, count](
+                   const autograd::Grads& g, const autograd::Saved&) {
+                 return autograd::TensorList{unreduce(g[0], sizes, dims, keepdim) / count};
+               });
+  return r;
 }
 
 // all/any return bool, except for uint8 inputs, which give uint8 (as PyTorch does).
@@ -417,18 +441,20 @@ std::tuple<Tensor, Tensor> var_impl(const Tensor& self, std::optional<IntArrayRe
 }  // namespace
 
 // ── public functions and methods ────────────────────────────────────────
-Tensor Tensor::sum(std::optional<Dtype> dtype) const { return sum_impl(*this, {}, false, dtype); }
+Tensor Tensor::sum(std::optional<Dtype> dtype) const {
+  return sum_impl(*this, {}, false, dtype, "SumBackward0");
+}
 Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<Dtype> dtype) const {
-  return sum_impl(*this, dims, keepdim, dtype);
+  return sum_impl(*this, dims, keepdim, dtype, "SumBackward1");
 }
 Tensor Tensor::sum(int64_t dim, bool keepdim, std::optional<Dtype> dtype) const {
-  return sum_impl(*this, {dim}, keepdim, dtype);
+  return sum_impl(*this, {dim}, keepdim, dtype, "SumBackward1");
 }
 Tensor Tensor::nansum(std::optional<Dtype> dtype) const { return nansum({}, false, dtype); }
 Tensor Tensor::nansum(IntArrayRef dims, bool keepdim, std::optional<Dtype> dtype) const {
   const Dtype out = sum_dtype(*this, dtype);
   const Tensor in = ember::is_floating_point(out) && dtype && *dtype != this->dtype() ? to(out) : *this;
-  if (!ember::is_floating_point(in.dtype())) return sum_impl(in, dims, keepdim, dtype);
+  if (!ember::is_floating_point(in.dtype())) return sum_impl(in, dims, keepdim, dtype, "SumBackward1");
   return reduce<DtypeSet::Floating, false>("nansum", in, dims, keepdim, out, NanSumReducer{});
 }
 Tensor Tensor::mean(std::optional<Dtype> dtype) const {

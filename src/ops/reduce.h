@@ -13,5 +13,8 @@ namespace ember {
 DimVector reduction_dims(IntArrayRef dims, int64_t ndim, const char* op);
 /// Output shape of reducing `dims` (normalised) of `sizes`.
 DimVector reduced_shape(IntArrayRef sizes, IntArrayRef dims, bool keepdim);
+/// Backward of a reduction: the gradient of the reduced result brought back to the input's
+/// `sizes` (dims put back when keepdim was false, then expanded). Differentiable.
+Tensor unreduce(const Tensor& grad, IntArrayRef sizes, IntArrayRef dims, bool keepdim);
 
 }  // namespace ember

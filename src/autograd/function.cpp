@@ -1,0 +1,137 @@
+// FunctionNode, Recorder and sum_to: the glue between an op's forward and its backward lambda.
+#include "autograd/function.h"
+
+#include "autograd/autograd_meta.h"
+#include "ember/reduce.h"
+
+namespace ember::autograd {
+
+TensorList FunctionNode::apply(TensorList&& grads) {
+  Saved unpacked;
+  unpacked.reserve(saved.size());
+  const std::shared_ptr<Node> self = shared_from_this();
+  for (const SavedTensor& s : saved) unpacked.push_back(s.unpack(self));
+  return fn_(grads, unpacked);
+}
+
+void FunctionNode::release_variables() {
+  for (SavedTensor& s : saved) s.reset();
+}
+
+namespace {
+bool any_requires_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
+}  // namespace
+
+Recorder::Recorder(const char* /*op*/, std::initializer_list<const Tensor*> inputs) {
+  if (!is_grad_enabled()) return;
+  bool any = false;
+  for (const Tensor* t : inputs) any |= t && any_requires_grad(*t);
+  if (!any) return;
+  inputs_.reserve(inputs.size());
+  for (const Tensor* t : inputs) inputs_.push_back(t ? *t : Tensor());
+  begin();
+}
+
+Recorder::Recorder(const char* /*op*/, const std::vector<Tensor>& inputs) {
+  if (!is_grad_enabled()) return;
+  bool any = false;
+  for (const Tensor& t : inputs) any |= any_requires_grad(t);
+  if (!any) return;
+  inputs_ = inputs;
+  begin();
+}
+
+Recorder::Recorder(InPlace, const char* op, const Tensor& self,
+                   std::initializer_list<const Tensor*> others) {
+  if (is_grad_enabled() && !is_inference_mode_enabled()) {
+    const AutogradMeta* meta = self.impl()->autograd();
+    EMBER_CHECK(!(meta && meta->is_inference), op,
+                "Inplace update to inference tensor outside InferenceMode is not allowed. You can "
+                "make a clone to get a normal tensor before doing inplace update.");
+  }
+  if (!is_grad_enabled()) return;
+  bool any = any_requires_grad(self);
+  for (const Tensor* t : others) any |= t && any_requires_grad(*t);
+  if (!any) return;
+  EMBER_CHECK(!(self.is_leaf() && self.requires_grad()), op,
+              "a leaf Variable that requires grad is being used in an in-place operation.");
+  inputs_.reserve(others.size() + 1);
+  inputs_.push_back(self);
+  for (const Tensor* t : others) inputs_.push_back(t ? *t : Tensor());
+  begin();
+}
+
+void Recorder::begin() {
+  active_ = true;
+  previous_grad_mode_ = is_grad_enabled();
+  set_grad_enabled(false);
+}
+
+Recorder::~Recorder() {
+  if (active_) set_grad_enabled(previous_grad_mode_);
+}
+
+std::shared_ptr<FunctionNode> Recorder::record(const char* name,
+                                               std::initializer_list<Tensor> outputs,
+                                               std::initializer_list<Tensor> saved, BackwardFn fn,
+                                               std::initializer_list<Tensor> saved_outputs) {
+  return record(name, std::vector<Tensor>(outputs), saved, std::move(fn), saved_outputs);
+}
+
+std::shared_ptr<FunctionNode> Recorder::record(const char* name, const std::vector<Tensor>& outputs,
+                                               std::initializer_list<Tensor> saved, BackwardFn fn,
+                                               std::initializer_list<Tensor> saved_outputs) {
+  EMBER_CHECK(active_, name, "record() on an inactive Recorder");
+  set_grad_enabled(previous_grad_mode_);
+  active_ = false;
+  auto node = std::make_shared<FunctionNode>(name, std::move(fn));
+  std::vector<Edge> edges;
+  std::vector<Node::InputMeta> meta;
+  edges.reserve(inputs_.size());
+  meta.reserve(inputs_.size());
+  for (const Tensor& t : inputs_) {
+    if (t.defined() && t.requires_grad()) {
+      edges.push_back(gradient_edge(t));
+      meta.push_back({DimVector(t.sizes()), t.dtype(), true});
+    } else {
+      edges.emplace_back();
+      meta.emplace_back();
+    }
+  }
+  node->set_next_functions(std::move(edges));
+  node->set_input_meta(std::move(meta));
+  node->set_num_outputs(uint32_t(outputs.size()));
+  node->saved.reserve(saved.size() + saved_outputs.size());
+  for (const Tensor& t : saved) node->saved.emplace_back(t);
+  uint32_t i = 0;
+  for (const Tensor& out : outputs) {
+    if (out.defined() && (out.is_floating_point())) set_history(out, node, i);
+    ++i;
+  }
+  for (const Tensor& t : saved_outputs) node->saved.emplace_back(t, /*is_output=*/true);
+  if (is_anomaly_enabled()) node->set_creation_trace(capture_trace(name));
+  return node;
+}
+
+bool is_expandable_to(IntArrayRef shape, IntArrayRef target) {
+  const size_t n = shape.size(), m = target.size();
+  if (n > m) return false;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t s = shape[n - 1 - i], t = target[m - 1 - i];
+    if (s != t && s != 1) return false;
+  }
+  return true;
+}
+
+Tensor sum_to(const Tensor& g, IntArrayRef shape) {
+  if (g.sizes() == shape) return g;
+  const int64_t lead = g.dim() - int64_t(shape.size());
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < lead; ++d) dims.push_back(d);
+  for (int64_t d = lead; d < g.dim(); ++d)
+    if (shape[size_t(d - lead)] == 1 && g.size(d) != 1) dims.push_back(d);
+  Tensor r = dims.empty() ? g : g.sum(IntArrayRef(dims), /*keepdim=*/true);
+  return lead > 0 || r.sizes() != shape ? r.view(shape) : r;
+}
+
+}  // namespace ember::autograd
