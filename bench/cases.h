@@ -31,6 +31,8 @@ inline const std::vector<Case>& cases() {
       {"conv_32to64_14x14_b128", "", 0},
       {"add_1elem", "", 0},
       {"add_16elem", "", 0},
+      {"add_16elem_grad", "", 0},  // a + b with requires_grad: the recording cost
+      {"mlp8_step", "", 0},        // 3 linear layers (8 -> 8, batch 8) + relu: forward + backward
   };
   return all;
 }

@@ -90,6 +90,23 @@ std::map<std::string, std::function<double()>> make_cases() {
     Tensor a = randn({16}), b = randn({16});
     return tiny_seconds([&] { Tensor c = a + b; });
   };
+  m["add_16elem_grad"] = [] {
+    Tensor a = randn({16}, {.requires_grad = true}), b = randn({16}, {.requires_grad = true});
+    return tiny_seconds([&] { Tensor c = a + b; });
+  };
+  m["mlp8_step"] = [] {
+    std::vector<Tensor> w, b;
+    for (int i = 0; i < 3; ++i) {
+      w.push_back(randn({8, 8}, {.requires_grad = true}));
+      b.push_back(randn({8}, {.requires_grad = true}));
+    }
+    Tensor x = randn({8, 8});
+    return tiny_seconds([&] {
+      Tensor h = relu(F::linear(x, w[0], b[0]));
+      h = relu(F::linear(h, w[1], b[1]));
+      F::linear(h, w[2], b[2]).sum().backward();
+    });
+  };
   return m;
 }
 

@@ -42,6 +42,25 @@ std::map<std::string, std::function<double()>> make_cases() {
     torch::Tensor a = torch::randn({1024, 1024}), b = torch::randn({1024, 1024});
     return median_seconds([&] { torch::Tensor c = torch::matmul(a, b); }, 15);
   };
+  m["add_16elem_grad"] = [] {
+    torch::AutoGradMode grad(true);
+    torch::Tensor a = torch::randn({16}).requires_grad_(), b = torch::randn({16}).requires_grad_();
+    return tiny_seconds([&] { torch::Tensor c = a + b; });
+  };
+  m["mlp8_step"] = [] {
+    torch::AutoGradMode grad(true);
+    std::vector<torch::Tensor> w, b;
+    for (int i = 0; i < 3; ++i) {
+      w.push_back(torch::randn({8, 8}).requires_grad_());
+      b.push_back(torch::randn({8}).requires_grad_());
+    }
+    torch::Tensor x = torch::randn({8, 8});
+    return tiny_seconds([&] {
+      torch::Tensor h = torch::relu(torch::linear(x, w[0], b[0]));
+      h = torch::relu(torch::linear(h, w[1], b[1]));
+      torch::linear(h, w[2], b[2]).sum().backward();
+    });
+  };
   return m;
 }
 

@@ -69,7 +69,26 @@ def case(name):
     if name == "add_16elem":
         a, b = torch.randn(16), torch.randn(16)
         return tiny_seconds(lambda: a + b)
+    if name in ("add_16elem_grad", "mlp8_step"):
+        with torch.enable_grad():
+            return grad_case(name)
     return float("nan")
+
+
+def grad_case(name):
+    if name == "add_16elem_grad":
+        a, b = torch.randn(16, requires_grad=True), torch.randn(16, requires_grad=True)
+        return tiny_seconds(lambda: a + b)
+    if name == "mlp8_step":
+        w = [torch.randn(8, 8, requires_grad=True) for _ in range(3)]
+        b = [torch.randn(8, requires_grad=True) for _ in range(3)]
+        x = torch.randn(8, 8)
+
+        def step():
+            h = torch.relu(F.linear(x, w[0], b[0]))
+            h = torch.relu(F.linear(h, w[1], b[1]))
+            F.linear(h, w[2], b[2]).sum().backward()
+        return tiny_seconds(step)
 
 
 for line in sys.stdin:
