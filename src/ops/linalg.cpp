@@ -3,6 +3,7 @@
 // outer, linear. Checks and messages follow PyTorch's; there is no dtype promotion.
 #include "ember/linalg.h"
 
+#include "autograd/function.h"
 #include "backend/cpu/blas.h"
 #include "ember/creation.h"
 #include "ember/math.h"
@@ -11,6 +12,22 @@
 
 namespace ember {
 namespace {
+
+using autograd::Grads;
+using autograd::Recorder;
+using autograd::Saved;
+using autograd::TensorList;
+
+// `t` when `user` needs a gradient (which `t` enters), else nothing: constants save nothing.
+Tensor if_needed_by(const Tensor& user, const Tensor& t) {
+  return user.requires_grad() ? t : Tensor();
+}
+
+// g * s, skipping the multiplication for s == 1 (PyTorch's maybe_multiply).
+Tensor scaled(const Tensor& g, const Scalar& s) {
+  if (!g.defined()) return g;
+  return s.to_double() == 1 ? g : g * s;
+}
 
 // PyTorch's ScalarType names, which its matmul messages use ("expected scalar type Float").
 const char* scalar_type_name(Dtype t) {
@@ -105,10 +122,18 @@ void check_dot(const char* op, const Tensor& a, const Tensor& b) {
               a.numel(), " and ", b.numel(), " elements respectively");
 }
 
-Tensor dot_impl(const char* op, const Tensor& a, const Tensor& b) {
+Tensor dot_impl(const char* op, const char* node, const Tensor& a, const Tensor& b) {
   check_dot(op, a, b);
+  Recorder rec(op, {&a, &b});
   // (1, K) @ (K, 1) -> (1, 1), viewed as a 0-d tensor.
-  return product(a.unsqueeze(0), b.unsqueeze(1), {1, 1}).view(IntArrayRef{});
+  Tensor out = product(a.unsqueeze(0), b.unsqueeze(1), {1, 1}).view(IntArrayRef{});
+  if (rec)
+    rec.record(node, {out}, {if_needed_by(b, a), if_needed_by(a, b)},
+               [](const Grads& g, const Saved& s) {
+                 return TensorList{s[1].defined() ? g[0] * s[1] : Tensor(),
+                                   s[0].defined() ? g[0] * s[0] : Tensor()};
+               });
+  return out;
 }
 
 DimVector concat(IntArrayRef a, IntArrayRef b) {
@@ -128,7 +153,15 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
   EMBER_CHECK(mat2.dim() == 2, "mm", "mat2 must be a matrix");
   check_mm_shapes("mm", self.size(0), self.size(1), mat2.size(0), mat2.size(1));
   check_same_dtype("mm", self, mat2);
-  return product(self, mat2, {self.size(0), mat2.size(1)});  // (M, N)
+  Recorder rec("mm", {&self, &mat2});
+  Tensor out = product(self, mat2, {self.size(0), mat2.size(1)});  // (M, N)
+  if (rec)
+    rec.record("MmBackward0", {out}, {if_needed_by(mat2, self), if_needed_by(self, mat2)},
+               [](const Grads& g, const Saved& s) {
+                 return TensorList{s[1].defined() ? g[0].mm(s[1].t()) : Tensor(),
+                                   s[0].defined() ? s[0].t().mm(g[0]) : Tensor()};
+               });
+  return out;
 }
 
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
@@ -139,19 +172,39 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
               "Expected size for first two dimensions of batch2 tensor to be: [", B, ", ", K,
               "] but got: [", mat2.size(0), ", ", mat2.size(1), "].");
   check_same_dtype("bmm", self, mat2);
-  return product(self, mat2, {B, self.size(1), mat2.size(2)});  // (B, M, N)
+  Recorder rec("bmm", {&self, &mat2});
+  Tensor out = product(self, mat2, {B, self.size(1), mat2.size(2)});  // (B, M, N)
+  if (rec)
+    rec.record("BmmBackward0", {out}, {if_needed_by(mat2, self), if_needed_by(self, mat2)},
+               [](const Grads& g, const Saved& s) {
+                 return TensorList{s[1].defined() ? g[0].bmm(s[1].mT()) : Tensor(),
+                                   s[0].defined() ? s[0].mT().bmm(g[0]) : Tensor()};
+               });
+  return out;
 }
 
 Tensor mv(const Tensor& self, const Tensor& vec) {
   check_mv_shapes("mv", 1, self, vec);
   check_same_dtype("mv", self, vec);
+  Recorder rec("mv", {&self, &vec});
   // (M, K) @ (K, 1) -> (M, 1), viewed as (M).
-  return product(self, vec.unsqueeze(1), {self.size(0), 1}).view({self.size(0)});
+  Tensor out = product(self, vec.unsqueeze(1), {self.size(0), 1}).view({self.size(0)});
+  if (rec)
+    rec.record("MvBackward0", {out}, {if_needed_by(vec, self), if_needed_by(self, vec)},
+               [](const Grads& g, const Saved& s) {
+                 return TensorList{s[1].defined() ? outer(g[0], s[1]) : Tensor(),
+                                   s[0].defined() ? s[0].t().mv(g[0]) : Tensor()};
+               });
+  return out;
 }
 
-Tensor dot(const Tensor& self, const Tensor& other) { return dot_impl("dot", self, other); }
+Tensor dot(const Tensor& self, const Tensor& other) {
+  return dot_impl("dot", "DotBackward0", self, other);
+}
 
-Tensor vdot(const Tensor& self, const Tensor& other) { return dot_impl("vdot", self, other); }
+Tensor vdot(const Tensor& self, const Tensor& other) {
+  return dot_impl("vdot", "VdotBackward0", self, other);
+}
 
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, AddmmOptions options) {
   EMBER_CHECK(mat1.dim() == 2, "addmm", "mat1 must be a matrix, got ", mat1.dim(), "-D tensor");
@@ -161,7 +214,16 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, AddmmOp
   check_same_dtype("addmm", self, "self", mat2, "mat2");
   check_scales("addmm", self.dtype(), options);
   const DimVector sizes{mat1.size(0), mat2.size(1)};  // (M, N)
-  return product(mat1, mat2, sizes, expand_self("addmm", self, sizes), options);
+  Recorder rec("addmm", {&self, &mat1, &mat2});
+  Tensor out = product(mat1, mat2, sizes, expand_self("addmm", self, sizes), options);
+  if (rec)
+    rec.record("AddmmBackward0", {out}, {if_needed_by(mat2, mat1), if_needed_by(mat1, mat2)},
+               [o = options, need_self = self.requires_grad()](const Grads& g, const Saved& s) {
+                 return TensorList{need_self ? scaled(g[0], o.beta) : Tensor(),
+                                   s[1].defined() ? scaled(g[0].mm(s[1].t()), o.alpha) : Tensor(),
+                                   s[0].defined() ? scaled(s[0].t().mm(g[0]), o.alpha) : Tensor()};
+               });
+  return out;
 }
 
 Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, AddmmOptions options) {
@@ -171,7 +233,16 @@ Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, AddmmOpti
   check_scales("addmv", self.dtype(), options);
   const int64_t M = mat.size(0);
   const Tensor s = expand_self("addmv", self, {M}).unsqueeze(1);  // (M, 1)
-  return product(mat, vec.unsqueeze(1), {M, 1}, s, options).view({M});
+  Recorder rec("addmv", {&self, &mat, &vec});
+  Tensor out = product(mat, vec.unsqueeze(1), {M, 1}, s, options).view({M});
+  if (rec)
+    rec.record("AddmvBackward0", {out}, {if_needed_by(vec, mat), if_needed_by(mat, vec)},
+               [o = options, need_self = self.requires_grad()](const Grads& g, const Saved& s) {
+                 return TensorList{need_self ? scaled(g[0], o.beta) : Tensor(),
+                                   s[1].defined() ? scaled(outer(g[0], s[1]), o.alpha) : Tensor(),
+                                   s[0].defined() ? scaled(s[0].t().mv(g[0]), o.alpha) : Tensor()};
+               });
+  return out;
 }
 
 Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
@@ -181,7 +252,18 @@ Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
   check_same_dtype("baddbmm", self, batch2);
   check_scales("baddbmm", self.dtype(), options);
   const DimVector sizes{batch1.size(0), batch1.size(1), batch2.size(2)};  // (B, M, N)
-  return product(batch1, batch2, sizes, expand_self("baddbmm", self, sizes), options);
+  Recorder rec("baddbmm", {&self, &batch1, &batch2});
+  Tensor out = product(batch1, batch2, sizes, expand_self("baddbmm", self, sizes), options);
+  if (rec)
+    rec.record("BaddbmmBackward0", {out},
+               {if_needed_by(batch2, batch1), if_needed_by(batch1, batch2)},
+               [o = options, need_self = self.requires_grad()](const Grads& g, const Saved& s) {
+                 return TensorList{
+                     need_self ? scaled(g[0], o.beta) : Tensor(),
+                     s[1].defined() ? scaled(g[0].bmm(s[1].mT()), o.alpha) : Tensor(),
+                     s[0].defined() ? scaled(s[0].mT().bmm(g[0]), o.alpha) : Tensor()};
+               });
+  return out;
 }
 
 // ── composites ─────────────────────────────────────────────────────────────────────────────
@@ -198,7 +280,20 @@ Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
   const Tensor a = batch1.permute({1, 0, 2}).reshape({M, B * K});  // (M, B*K)
   const Tensor b = batch2.reshape({B * K, N});                     // (B*K, N)
   const DimVector sizes{M, N};
-  return product(a, b, sizes, expand_self("addbmm", self, sizes), options);
+  Recorder rec("addbmm", {&self, &batch1, &batch2});
+  Tensor out = product(a, b, sizes, expand_self("addbmm", self, sizes), options);
+  if (rec)
+    rec.record("AddbmmBackward0", {out},
+               {if_needed_by(batch2, batch1), if_needed_by(batch1, batch2)},
+               [o = options, need_self = self.requires_grad(), B, M, N](const Grads& g,
+                                                                       const Saved& s) {
+                 const Tensor gb = g[0].unsqueeze(0).expand({B, M, N});
+                 return TensorList{
+                     need_self ? scaled(g[0], o.beta) : Tensor(),
+                     s[1].defined() ? scaled(gb.bmm(s[1].mT()), o.alpha) : Tensor(),
+                     s[0].defined() ? scaled(s[0].mT().bmm(gb), o.alpha) : Tensor()};
+               });
+  return out;
 }
 
 Tensor matmul(const Tensor& self, const Tensor& other) {
@@ -260,22 +355,44 @@ Tensor ger(const Tensor& self, const Tensor& vec2) { return outer(self, vec2); }
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   if (input.dim() >= 2 && weight.dim() == 2) {
     // The hot path of nn.Linear: x (*, in) folded to (rows, in), one GEMM against weight^T (read
-    // transposed, not copied) into an output that already holds the bias (beta = 1).
+    // transposed, not copied) into an output that already holds the bias (beta = 1). PyTorch
+    // 1.13 runs addmm(bias, x, weight.t()) (mm without a bias) and views the result back; the
+    // node here is that addmm's, connected straight to input and weight (no fold or transpose
+    // nodes), and the final view records a ViewBackward0 above it for inputs of more dims.
     const int64_t in = input.size(-1), out_features = weight.size(0);
     const IntArrayRef lead = drop_last(input.sizes(), 1);
     const int64_t rows = prod(lead);
     check_mm_shapes("linear", rows, in, weight.size(1), out_features);
     check_same_dtype("linear", input, weight);
-    const Tensor x = input.reshape({rows, in});  // (rows, in)
-    const DimVector sizes{rows, out_features};   // (rows, out)
+    const DimVector sizes{rows, out_features};  // (rows, out)
     Tensor out;
-    if (bias.defined()) {
-      check_same_dtype("linear", bias, "self", weight, "mat2");
-      out = product(x, weight.t(), sizes, expand_self("linear", bias, sizes));
-    } else {
-      out = product(x, weight.t(), sizes);
+    {
+      Recorder rec("linear", {&input, &weight, &bias});
+      const Tensor x = input.reshape({rows, in});  // (rows, in)
+      if (bias.defined()) {
+        check_same_dtype("linear", bias, "self", weight, "mat2");
+        out = product(x, weight.t(), sizes, expand_self("linear", bias, sizes));
+      } else {
+        out = product(x, weight.t(), sizes);
+      }
+      if (rec)
+        rec.record(bias.defined() ? "AddmmBackward0" : "MmBackward0", {out},
+                   {if_needed_by(weight, input), if_needed_by(input, weight)},
+                   [need_bias = bias.defined() && bias.requires_grad(), rows, in,
+                    in_sizes = DimVector(input.sizes())](const Grads& g, const Saved& s) {
+                     Tensor gx, gw;
+                     if (s[1].defined()) {
+                       gx = g[0].mm(s[1]);  // (rows, in)
+                       if (in_sizes.size() != 2) gx = gx.view(in_sizes);
+                     }
+                     if (s[0].defined()) {
+                       const Tensor x = s[0].dim() == 2 ? s[0] : s[0].reshape({rows, in});
+                       gw = g[0].t().mm(x);  // (out, in)
+                     }
+                     return TensorList{gx, gw, need_bias ? g[0] : Tensor()};
+                   });
     }
-    return out.view(concat(lead, {out_features}));
+    return input.dim() == 2 ? out : out.view(concat(lead, {out_features}));
   }
   const Tensor out = matmul(input, weight.t());
   return bias.defined() ? add(out, bias) : out;
