@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/function.h"
 #include "backend/cpu/conv.h"
 #include "ember/creation.h"
 #include "ember/nn/functional/conv.h"
@@ -240,24 +241,89 @@ std::tuple<Tensor, Tensor, Tensor> conv_backward(const char* op, int dims, const
   return {from_2d(c, gi), gw.to(c.dtype), gb};
 }
 
+// y = adjoint(x, w): grad_x is the forward conv of grad_y with w; grad_w is the weight gradient
+// of that conv with x playing the output's part.
+std::tuple<Tensor, Tensor, Tensor> transpose_backward(const char* op, int dims,
+                                                      const Tensor& grad_output,
+                                                      const Tensor& input, const Tensor& weight,
+                                                      const ConvTransposeFuncOptions& options) {
+  const ConvProblem c = transpose_problem(op, dims, input, weight, options);
+  const Tensor g = grad_2d(op, c, grad_output, c.weight.size(1) * c.p.groups);
+  Tensor gi = empty(c.input.sizes(), {.dtype = c.input.dtype()});
+  cpu::conv2d(g, c.weight, {}, gi, c.p);
+  Tensor gw = empty(c.weight.sizes(), {.dtype = c.input.dtype()});
+  cpu::conv2d_weight_grad(c.input, g, gw, c.p);
+  Tensor gb = options.bias.defined() ? g.sum({0, 2, 3}).to(c.dtype) : Tensor();
+  gw = dims == 1 ? gw.squeeze(2) : gw;
+  return {from_2d(c, gi), gw.to(c.dtype), gb};
+}
+
+// Autograd: every convolution is PyTorch's ConvolutionBackward0 over (input, weight, bias). The
+// backward runs the kernels above, so it is first order only (its result has no graph).
+// The options are kept without the bias tensor (the backward only needs to know there is one).
+template <class Options>
+Options without_bias(const Options& o) {
+  Options r = o;
+  r.bias = Tensor();
+  return r;
+}
+
+// grad_bias: grad_output summed over every dim but the channel dim.
+Tensor bias_grad(const Tensor& g, bool batched) {
+  DimVector dims;
+  for (int64_t d = 0; d < g.dim(); ++d)
+    if (d != (batched ? 1 : 0)) dims.push_back(d);
+  return g.sum(dims);
+}
+
+Tensor conv_autograd(const char* op, int dims, const Tensor& input, const Tensor& weight,
+                     const ConvFuncOptions& o) {
+  autograd::Recorder rec(op, {&input, &weight, &o.bias});
+  Tensor out = run_conv(conv_problem(op, dims, input, weight, o));
+  if (rec)
+    rec.record("ConvolutionBackward0", {out}, {input, weight},
+               [op, dims, o = without_bias(o), has_bias = o.bias.defined()](
+                   const autograd::Grads& g, const autograd::Saved& s) {
+                 auto [gi, gw, gb] = conv_backward(op, dims, g[0], s[0], s[1], o);
+                 const bool batched = s[0].dim() == dims + 2;
+                 return autograd::TensorList{gi, gw, has_bias ? bias_grad(g[0], batched) : Tensor()};
+               });
+  return out;
+}
+
+Tensor transpose_autograd(const char* op, int dims, const Tensor& input, const Tensor& weight,
+                          const ConvTransposeFuncOptions& o) {
+  autograd::Recorder rec(op, {&input, &weight, &o.bias});
+  Tensor out = run_transpose(transpose_problem(op, dims, input, weight, o));
+  if (rec)
+    rec.record("ConvolutionBackward0", {out}, {input, weight},
+               [op, dims, o = without_bias(o), has_bias = o.bias.defined()](
+                   const autograd::Grads& g, const autograd::Saved& s) {
+                 auto [gi, gw, gb] = transpose_backward(op, dims, g[0], s[0], s[1], o);
+                 const bool batched = s[0].dim() == dims + 2;
+                 return autograd::TensorList{gi, gw, has_bias ? bias_grad(g[0], batched) : Tensor()};
+               });
+  return out;
+}
+
 }  // namespace
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const ConvFuncOptions& options) {
-  return run_conv(conv_problem("conv1d", 1, input, weight, options));
+  return conv_autograd("conv1d", 1, input, weight, options);
 }
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const ConvFuncOptions& options) {
-  return run_conv(conv_problem("conv2d", 2, input, weight, options));
+  return conv_autograd("conv2d", 2, input, weight, options);
 }
 
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
                         const ConvTransposeFuncOptions& options) {
-  return run_transpose(transpose_problem("conv_transpose1d", 1, input, weight, options));
+  return transpose_autograd("conv_transpose1d", 1, input, weight, options);
 }
 
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
                         const ConvTransposeFuncOptions& options) {
-  return run_transpose(transpose_problem("conv_transpose2d", 2, input, weight, options));
+  return transpose_autograd("conv_transpose2d", 2, input, weight, options);
 }
 
 std::tuple<Tensor, Tensor, Tensor> conv1d_backward(const Tensor& grad_output, const Tensor& input,
@@ -272,20 +338,10 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad_output, co
   return conv_backward("conv2d_backward", 2, grad_output, input, weight, options);
 }
 
-// y = adjoint(x, w): grad_x is the forward conv of grad_y with w; grad_w is the weight gradient
-// of that conv with x playing the output's part.
 std::tuple<Tensor, Tensor, Tensor> conv_transpose2d_backward(
     const Tensor& grad_output, const Tensor& input, const Tensor& weight,
     const ConvTransposeFuncOptions& options) {
-  const char* op = "conv_transpose2d_backward";
-  const ConvProblem c = transpose_problem(op, 2, input, weight, options);
-  const Tensor g = grad_2d(op, c, grad_output, c.weight.size(1) * c.p.groups);
-  Tensor gi = empty(c.input.sizes(), {.dtype = c.input.dtype()});
-  cpu::conv2d(g, c.weight, {}, gi, c.p);
-  Tensor gw = empty(c.weight.sizes(), {.dtype = c.input.dtype()});
-  cpu::conv2d_weight_grad(c.input, g, gw, c.p);
-  Tensor gb = options.bias.defined() ? g.sum({0, 2, 3}).to(c.dtype) : Tensor();
-  return {from_2d(c, gi), gw.to(c.dtype), gb};
+  return transpose_backward("conv_transpose2d_backward", 2, grad_output, input, weight, options);
 }
 
 }  // namespace ember::nn::functional

@@ -7,7 +7,9 @@
 
 #include "backend/cpu/pool.h"
 #include "ember/creation.h"
+#include "ember/index_ops.h"
 #include "ember/nn/functional/conv.h"
+#include "ops/nn_grad.h"
 
 namespace ember::nn::functional {
 namespace {
@@ -197,58 +199,187 @@ Tensor grad_planes(const char* op, const Tensor& grad, IntArrayRef want, int64_t
   return grad.reshape({-1, ho, wo}).contiguous();
 }
 
+
+// ── autograd ──────────────────────────────────────────────────────────────
+// Each pool records PyTorch's node (the 2-D name also for the 1-D pools, which PyTorch runs as
+// the 2-D op between unsqueeze and squeeze). The backward kernels are linear in grad_output, so
+// they are recorded in turn (linear_grad) with the forward as their adjoint: double backward
+// works. A max pool's gradient is zero almost everywhere in the input, as in PyTorch.
+using autograd::Grads;
+using autograd::Saved;
+using autograd::TensorList;
+
+// grad (out shape) scattered to the flat argmax indices (out shape) of planes of `sizes`.
+Tensor max_grad(const char* node, const Tensor& grad, const Tensor& idx, const DimVector& sizes,
+                int dims) {
+  return linear_grad(
+      node, grad,
+      [&](const Tensor& g) {
+        const int64_t nd = int64_t(sizes.size());
+        int64_t P = 1, plane = 1, out_plane = 1;
+        for (int64_t d = 0; d < nd; ++d) (d < nd - dims ? P : plane) *= sizes[size_t(d)];
+        for (int64_t d = nd - dims; d < nd; ++d) out_plane *= idx.size(d);
+        const Tensor gp = g.reshape({P, 1, out_plane}).contiguous();
+        Tensor gi = empty({P, 1, plane}, {.dtype = g.dtype()});
+        cpu::max_pool_backward(gp, idx.reshape({P, 1, out_plane}).contiguous(), gi);
+        return gi.view(sizes);
+      },
+      [idx, dims, out = DimVector(idx.sizes())](const Tensor& gg) {
+        // The adjoint of the scatter: read gg at the indices.
+        const int64_t nd = gg.dim();
+        int64_t plane = 1;
+        for (int64_t d = nd - dims; d < nd; ++d) plane *= gg.size(d);
+        const Tensor flat = gg.reshape({-1, plane});
+        return flat.gather(1, idx.reshape({flat.size(0), -1})).reshape(out);
+      });
+}
+
+std::tuple<Tensor, Tensor> max_pool_autograd(const char* op, int dims, const Tensor& input,
+                                             const IntOrList& kernel, const MaxPoolFuncOptions& o,
+                                             bool with_indices) {
+  autograd::Recorder rec(op, {&input});
+  auto [out, idx] = max_pool(op, dims, input, kernel, o, with_indices || bool(rec));
+  if (rec)
+    rec.record("MaxPool2DWithIndicesBackward0", {out}, {idx},
+               [sizes = DimVector(input.sizes()), dims](const Grads& g, const Saved& s) {
+                 return TensorList{max_grad("MaxPool2DWithIndicesBackwardBackward0", g[0], s[0],
+                                            sizes, dims)};
+               });
+  return {out, with_indices ? idx : Tensor()};
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_autograd(const char* op, int dims, const Tensor& input,
+                                                 const IntOrList& output_size, bool with_indices) {
+  autograd::Recorder rec(op, {&input});
+  auto [out, idx] = adaptive_max(op, dims, input, output_size, with_indices || bool(rec));
+  if (rec)
+    rec.record("AdaptiveMaxPool2DBackward0", {out}, {idx},
+               [sizes = DimVector(input.sizes()), dims](const Grads& g, const Saved& s) {
+                 return TensorList{max_grad("AdaptiveMaxPool2DBackwardBackward0", g[0], s[0],
+                                            sizes, dims)};
+               });
+  return {out, with_indices ? idx : Tensor()};
+}
+
+Tensor avg_grad(const Tensor& grad, const DimVector& sizes, Dtype dtype, int dims,
+                const IntOrList& kernel, const AvgPoolFuncOptions& o) {
+  return linear_grad(
+      "AvgPool2DBackwardBackward0", grad,
+      [&](const Tensor& g) {
+        const char* op = "avg_pool2d_backward";
+        const Tensor like = empty(sizes, {.dtype = dtype});
+        PoolProblem pp = window_problem(op, like, dims, kernel, o.stride, o.padding, 1,
+                                        o.ceil_mode);
+        const Tensor gp = grad_planes(op, g, pp.out_shape, pp.out_h, pp.out_w);
+        Tensor gi = empty(pp.planes.sizes(), {.dtype = g.dtype()});
+        cpu::avg_pool2d_backward(gp, gi, pp.p, o.count_include_pad,
+                                 o.divisor_override.value_or(0));
+        return gi.view(sizes);
+      },
+      [dims, kernel, o](const Tensor& gg) {
+        return dims == 2 ? avg_pool2d(gg, kernel, o) : avg_pool1d(gg, kernel, o);
+      });
+}
+
+Tensor avg_pool_autograd(const char* op, int dims, const Tensor& input, const IntOrList& kernel,
+                         const AvgPoolFuncOptions& o) {
+  autograd::Recorder rec(op, {&input});
+  Tensor out = avg_pool(op, dims, input, kernel, o);
+  if (rec)
+    rec.record("AvgPool2DBackward0", {out}, {},
+               [sizes = DimVector(input.sizes()), dt = input.dtype(), dims, kernel, o](
+                   const Grads& g, const Saved&) {
+                 return TensorList{avg_grad(g[0], sizes, dt, dims, kernel, o)};
+               });
+  return out;
+}
+
+Tensor adaptive_avg_grad(const Tensor& grad, const DimVector& sizes, int dims) {
+  return linear_grad(
+      "AdaptiveAvgPool2DBackwardBackward0", grad,
+      [&](const Tensor& g) {
+        const char* op = "adaptive_avg_pool2d_backward";
+        const int64_t nd = g.dim();
+        const Tensor like = empty(sizes, {.dtype = g.dtype()});
+        const IntOrList os = dims == 2 ? IntOrList({g.size(nd - 2), g.size(nd - 1)})
+                                       : IntOrList(g.size(nd - 1));
+        const AdaptiveProblem ap = adaptive_problem(op, like, dims, os);
+        const Tensor gp = grad_planes(op, g, ap.out_shape, ap.out_h, ap.out_w);
+        Tensor gi = empty(ap.planes.sizes(), {.dtype = g.dtype()});
+        cpu::adaptive_avg_pool2d_backward(gp, gi);
+        return gi.view(sizes);
+      },
+      [dims, out = DimVector(grad.sizes())](const Tensor& gg) {
+        const int64_t nd = int64_t(out.size());
+        return dims == 2 ? adaptive_avg_pool2d(gg, {out[size_t(nd - 2)], out[size_t(nd - 1)]})
+                         : adaptive_avg_pool1d(gg, out[size_t(nd - 1)]);
+      });
+}
+
+Tensor adaptive_avg_autograd(const char* op, int dims, const Tensor& input,
+                             const IntOrList& output_size) {
+  autograd::Recorder rec(op, {&input});
+  Tensor out = adaptive_avg(op, dims, input, output_size);
+  if (rec)
+    rec.record("AdaptiveAvgPool2DBackward0", {out}, {},
+               [sizes = DimVector(input.sizes()), dims](const Grads& g, const Saved&) {
+                 return TensorList{adaptive_avg_grad(g[0], sizes, dims)};
+               });
+  return out;
+}
+
 }  // namespace
 
 Tensor max_pool1d(const Tensor& input, IntOrList kernel_size, const MaxPoolFuncOptions& options) {
-  return std::get<0>(max_pool("max_pool1d", 1, input, kernel_size, options, false));
+  return std::get<0>(max_pool_autograd("max_pool1d", 1, input, kernel_size, options, false));
 }
 
 Tensor max_pool2d(const Tensor& input, IntOrList kernel_size, const MaxPoolFuncOptions& options) {
-  return std::get<0>(max_pool("max_pool2d", 2, input, kernel_size, options, false));
+  return std::get<0>(max_pool_autograd("max_pool2d", 2, input, kernel_size, options, false));
 }
 
 std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, IntOrList kernel_size,
                                                    const MaxPoolFuncOptions& options) {
-  return max_pool("max_pool1d", 1, input, kernel_size, options, true);
+  return max_pool_autograd("max_pool1d", 1, input, kernel_size, options, true);
 }
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntOrList kernel_size,
                                                    const MaxPoolFuncOptions& options) {
-  return max_pool("max_pool2d", 2, input, kernel_size, options, true);
+  return max_pool_autograd("max_pool2d", 2, input, kernel_size, options, true);
 }
 
 Tensor avg_pool1d(const Tensor& input, IntOrList kernel_size, const AvgPoolFuncOptions& options) {
-  return avg_pool("avg_pool1d", 1, input, kernel_size, options);
+  return avg_pool_autograd("avg_pool1d", 1, input, kernel_size, options);
 }
 
 Tensor avg_pool2d(const Tensor& input, IntOrList kernel_size, const AvgPoolFuncOptions& options) {
-  return avg_pool("avg_pool2d", 2, input, kernel_size, options);
+  return avg_pool_autograd("avg_pool2d", 2, input, kernel_size, options);
 }
 
 Tensor adaptive_avg_pool1d(const Tensor& input, IntOrList output_size) {
-  return adaptive_avg("adaptive_avg_pool1d", 1, input, output_size);
+  return adaptive_avg_autograd("adaptive_avg_pool1d", 1, input, output_size);
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, IntOrList output_size) {
-  return adaptive_avg("adaptive_avg_pool2d", 2, input, output_size);
+  return adaptive_avg_autograd("adaptive_avg_pool2d", 2, input, output_size);
 }
 
 Tensor adaptive_max_pool1d(const Tensor& input, IntOrList output_size) {
-  return std::get<0>(adaptive_max("adaptive_max_pool1d", 1, input, output_size, false));
+  return std::get<0>(adaptive_max_autograd("adaptive_max_pool1d", 1, input, output_size, false));
 }
 
 Tensor adaptive_max_pool2d(const Tensor& input, IntOrList output_size) {
-  return std::get<0>(adaptive_max("adaptive_max_pool2d", 2, input, output_size, false));
+  return std::get<0>(adaptive_max_autograd("adaptive_max_pool2d", 2, input, output_size, false));
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input,
                                                             IntOrList output_size) {
-  return adaptive_max("adaptive_max_pool1d", 1, input, output_size, true);
+  return adaptive_max_autograd("adaptive_max_pool1d", 1, input, output_size, true);
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
                                                             IntOrList output_size) {
-  return adaptive_max("adaptive_max_pool2d", 2, input, output_size, true);
+  return adaptive_max_autograd("adaptive_max_pool2d", 2, input, output_size, true);
 }
 
 Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& indices) {

@@ -2,6 +2,7 @@
 // circular) with their backward kernels. Both reduce to per-axis index maps computed once —
 // with PyTorch's own float arithmetic for source indices and weights (UpSample.h) and its
 // reflect/replicate formulas (negative padding crops) — then one loop over the output planes.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "core/dispatch.h"
 #include "ember/creation.h"
 #include "ember/nn/functional/conv.h"
+#include "ops/nn_grad.h"
 
 namespace ember::nn::functional {
 namespace {
@@ -352,7 +354,45 @@ std::vector<int64_t> constant_out_sizes(const char* op, IntArrayRef sizes, IntAr
 
 }  // namespace
 
+namespace {
+
+// PyTorch 1.13's node of upsample_<mode><d>d.vec (F.interpolate always calls the .vec overload).
+const char* interpolate_node(const Resize& r, bool backward) {
+  static const char* names[2][3][2] = {
+      {{"UpsampleNearest1DBackward1", "UpsampleNearest2DBackward1"},
+       {"UpsampleNearestExact1DBackward1", "UpsampleNearestExact2DBackward1"},
+       {"UpsampleLinear1DBackward1", "UpsampleBilinear2DBackward1"}},
+      {{"UpsampleNearest1DBackwardBackward1", "UpsampleNearest2DBackwardBackward1"},
+       {"UpsampleNearestExact1DBackwardBackward1", "UpsampleNearestExact2DBackwardBackward1"},
+       {"UpsampleLinear1DBackwardBackward1", "UpsampleBilinear2DBackwardBackward1"}}};
+  return names[backward][int(r.mode)][r.dims - 1];
+}
+
+Tensor interpolate_kernel(const Tensor& input, const InterpolateFuncOptions& options);
+
+}  // namespace
+
+// Autograd: the backward kernel is linear in grad_output and recorded with interpolate as its
+// adjoint (linear_grad), so double backward works.
 Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
+  autograd::Recorder rec("interpolate", {&input});
+  Tensor out = interpolate_kernel(input, options);
+  if (rec) {
+    const Resize r = resize_problem("interpolate", input.sizes(), options);
+    rec.record(interpolate_node(r, false), {out}, {},
+               [sizes = DimVector(input.sizes()), options, node = interpolate_node(r, true)](
+                   const autograd::Grads& g, const autograd::Saved&) {
+                 return autograd::TensorList{linear_grad(
+                     node, g[0],
+                     [&](const Tensor& g) { return interpolate_backward(g, sizes, options); },
+                     [options](const Tensor& gg) { return interpolate(gg, options); })};
+               });
+  }
+  return out;
+}
+
+namespace {
+Tensor interpolate_kernel(const Tensor& input, const InterpolateFuncOptions& options) {
   const Resize r = resize_problem("interpolate", input.sizes(), options);
   const int64_t P = input.size(0) * input.size(1);
   const Tensor x = input.contiguous();
@@ -365,6 +405,7 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
   });
   return out;
 }
+}  // namespace
 
 Tensor interpolate_backward(const Tensor& grad_output, IntArrayRef input_sizes,
                             const InterpolateFuncOptions& options) {
@@ -384,7 +425,48 @@ Tensor interpolate_backward(const Tensor& grad_output, IntArrayRef input_sizes,
   return gi;
 }
 
+namespace {
+Tensor pad_kernel(const Tensor& input, IntArrayRef pad, const PadFuncOptions& options);
+
+// PyTorch 1.13's node: constant_pad_nd, reflection/replication_pad{1,2,3}d by the number of
+// padded dims; circular padding is a composite of slices there (CopySlices).
+const char* pad_node(const PadFuncOptions& o, size_t pad_len, bool backward) {
+  if (o.mode == "circular") return backward ? "CopySlicesBackward" : "CopySlices";
+  if (o.mode == "constant") return backward ? "ConstantPadNdBackwardBackward0" : "ConstantPadNdBackward0";
+  static const char* names[2][2][3] = {
+      {{"ReflectionPad1DBackward0", "ReflectionPad2DBackward0", "ReflectionPad3DBackward0"},
+       {"ReplicationPad1DBackward0", "ReplicationPad2DBackward0", "ReplicationPad3DBackward0"}},
+      {{"ReflectionPad1DBackwardBackward0", "ReflectionPad2DBackwardBackward0",
+        "ReflectionPad3DBackwardBackward0"},
+       {"ReplicationPad1DBackwardBackward0", "ReplicationPad2DBackwardBackward0",
+        "ReplicationPad3DBackwardBackward0"}}};
+  const size_t k = std::min<size_t>(std::max<size_t>(pad_len / 2, 1), 3) - 1;
+  return names[backward][o.mode == "replicate"][k];
+}
+}  // namespace
+
+// Autograd: the backward kernel (a crop, or a scatter of the reflected/replicated elements) is
+// linear in grad_output and recorded with pad (value 0) as its adjoint, so double backward works.
 Tensor pad(const Tensor& input, IntArrayRef pad, const PadFuncOptions& options) {
+  autograd::Recorder rec("pad", {&input});
+  Tensor out = pad_kernel(input, pad, options);
+  if (rec) {
+    PadFuncOptions o = options;
+    o.value.reset();  // the gradient does not depend on the fill value
+    rec.record(pad_node(o, pad.size(), false), {out}, {},
+               [sizes = DimVector(input.sizes()), p = DimVector(pad), o,
+                node = pad_node(o, pad.size(), true)](const autograd::Grads& g,
+                                                      const autograd::Saved&) {
+                 return autograd::TensorList{linear_grad(
+                     node, g[0], [&](const Tensor& g) { return pad_backward(g, sizes, p, o); },
+                     [p, o](const Tensor& gg) { return nn::functional::pad(gg, p, o); })};
+               });
+  }
+  return out;
+}
+
+namespace {
+Tensor pad_kernel(const Tensor& input, IntArrayRef pad, const PadFuncOptions& options) {
   const char* op = "pad";
   check_pad_list(op, input.dim(), pad);
   check_pad_mode(op, options);
@@ -407,6 +489,7 @@ Tensor pad(const Tensor& input, IntArrayRef pad, const PadFuncOptions& options) 
   });
   return out;
 }
+}  // namespace
 
 Tensor pad_backward(const Tensor& grad_output, IntArrayRef input_sizes, IntArrayRef pad,
                     const PadFuncOptions& options) {
