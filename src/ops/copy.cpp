@@ -1,12 +1,14 @@
 // Copies and fills: copy_ (broadcasting, converting, across devices), contiguous, clone, to,
 // fill_, zero_, equal, tolist.
+#include "backend/cpu/copy.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <numeric>
 
-#include "backend/cpu/copy.h"
+#include "autograd/function.h"
 #include "backend/cuda_api.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
@@ -15,7 +17,21 @@
 #include "ops/copy.h"
 
 namespace ember {
+
+using autograd::Grads;
+using autograd::Recorder;
+using autograd::Saved;
+using autograd::TensorList;
+
 namespace {
+
+// Backward of clone/contiguous/to: the gradient as is (the engine casts it to the input's
+// dtype), moved back to the input's device.
+autograd::BackwardFn identity_back(Device device) {
+  return [device](const Grads& g, const Saved&) {
+    return TensorList{g[0].device() == device ? g[0] : g[0].to(device)};
+  };
+}
 
 // [first byte, last byte + 1) that a tensor's elements can touch.
 std::pair<uintptr_t, uintptr_t> byte_extent(const Tensor& t) {
@@ -144,8 +160,8 @@ void copy_into(const Tensor& dst, const Tensor& src) {
 void check_scalar_fits(Scalar value, Dtype dtype, const char* op) {
   if (dtype == kBool || value.is_bool()) return;
   // The largest finite value of each dtype, in ScalarType order (bool unused).
-  static constexpr double kMax[kNumDtypes] = {
-      1, 255, 127, 32767, 2147483647, 0x1p63, 65504, 0x1.fep127, 0x1.fffffep127, DBL_MAX};
+  static constexpr double kMax[kNumDtypes] = {1,      255,   127,        32767,          2147483647,
+                                              0x1p63, 65504, 0x1.fep127, 0x1.fffffep127, DBL_MAX};
   const double hi = kMax[int(dtype)], lo = dtype == kUInt8 ? 0 : -hi - is_integral(dtype);
   bool overflow;
   if (value.is_integral()) {
@@ -168,37 +184,65 @@ void fill_into(const Tensor& dst, Scalar value) {
 }
 
 Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) {
+  Recorder rec(Recorder::InPlace{}, "copy_", *this, {&src});
   copy_into(*this, src);
   impl_->storage()->bump_version();  // even for a copy onto itself, as PyTorch
+  if (rec)
+    rec.record("CopyBackwards", {*this}, {}, [device = src.device()](const Grads& g, const Saved&) {
+      return TensorList{zeros_like(g[0]), g[0].device() == device ? g[0] : g[0].to(device)};
+    });
   return *this;
 }
 
 // No internal-overlap check: PyTorch fills an expanded tensor (one value for every element).
 Tensor& Tensor::fill_(Scalar value) {
+  Recorder rec(Recorder::InPlace{}, "fill_", *this, {});
   fill_into(*this, value);
   impl_->storage()->bump_version();
+  if (rec)
+    rec.record("FillBackward2", {*this}, {},
+               [](const Grads& g, const Saved&) { return TensorList{zeros_like(g[0])}; });
   return *this;
 }
 
 Tensor& Tensor::fill_(const Tensor& value) {
   EMBER_CHECK(value.dim() == 0, "fill_", "fill_ only supports 0-dimension value tensor but got ",
               "tensor with ", value.dim(), " dimensions.");
-  return fill_(value.item());
+  Recorder rec(Recorder::InPlace{}, "fill_", *this, {&value});
+  fill_into(*this, value.item());
+  impl_->storage()->bump_version();
+  if (rec)
+    rec.record("FillBackward3", {*this}, {}, [](const Grads& g, const Saved&) {
+      return TensorList{zeros_like(g[0]), g[0].sum()};
+    });
+  return *this;
 }
 
-Tensor& Tensor::zero_() { return fill_(0); }
+Tensor& Tensor::zero_() {
+  Recorder rec(Recorder::InPlace{}, "zero_", *this, {});
+  fill_into(*this, 0);
+  impl_->storage()->bump_version();
+  if (rec)
+    rec.record("ZeroBackward0", {*this}, {},
+               [](const Grads& g, const Saved&) { return TensorList{zeros_like(g[0])}; });
+  return *this;
+}
 
 Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;
+  Recorder rec("contiguous", {this});
   Tensor out = empty(sizes(), {.dtype = dtype(), .device = device()});
   copy_into(out, *this);
+  if (rec) rec.record("CloneBackward0", {out}, {}, identity_back(device()));
   return out;
 }
 
 // torch.preserve_format: a transpose keeps its strides (see preserve_format_strides).
 Tensor Tensor::clone() const {
+  Recorder rec("clone", {this});
   Tensor out = empty_like(*this);
   copy_into(out, *this);
+  if (rec) rec.record("CloneBackward0", {out}, {}, identity_back(device()));
   return out;
 }
 
@@ -209,11 +253,12 @@ Tensor Tensor::to(Device device, bool non_blocking, bool copy) const {
 }
 
 Tensor Tensor::to(Device device, Dtype dtype, bool /*non_blocking*/, bool copy) const {
-  if (device.is_cuda() && !device.has_index() && this->device().is_cuda())
-    device = this->device();
+  if (device.is_cuda() && !device.has_index() && this->device().is_cuda()) device = this->device();
   if (!copy && dtype == this->dtype() && device == this->device()) return *this;
+  Recorder rec("to", {this});
   Tensor out = empty_like(*this, {.dtype = dtype, .device = device});
   copy_into(out, *this);
+  if (rec) rec.record("ToCopyBackward0", {out}, {}, identity_back(this->device()));
   return out;
 }
 

@@ -1,11 +1,17 @@
 // Joining and tiling: cat, stack, hstack, vstack, repeat; broadcasting of shapes and tensors.
 #include <algorithm>
 
+#include "autograd/function.h"
 #include "ember/creation.h"
 #include "ember/shape.h"
 #include "ops/copy.h"
 
 namespace ember {
+
+using autograd::Grads;
+using autograd::Recorder;
+using autograd::Saved;
+using autograd::TensorList;
 
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   const size_t n = std::max(a.size(), b.size());
@@ -33,6 +39,7 @@ Tensor broadcast_to(const Tensor& t, IntArrayRef sizes) { return t.expand(sizes)
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   EMBER_CHECK(!tensors.empty(), "cat", "expected a non-empty list of Tensors");
+  Recorder rec("cat", tensors);
   // Legacy rule kept by PyTorch: 1-D empty tensors are skipped whatever their shape.
   std::vector<const Tensor*> parts;
   for (const Tensor& t : tensors)
@@ -66,6 +73,22 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     copy_into(out.narrow(dim, offset, n), *t);  // a new tensor: version 0
     offset += n;
   }
+  if (rec) {
+    // Each input's (start, length) along dim; skipped empty inputs get no gradient.
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    int64_t start = 0;
+    for (const Tensor& t : tensors) {
+      const bool skipped = t.dim() == 1 && t.numel() == 0;
+      const int64_t n = skipped ? -1 : t.sizes()[dim];
+      ranges.emplace_back(start, n);
+      if (!skipped) start += n;
+    }
+    rec.record("CatBackward0", {out}, {}, [ranges, dim](const Grads& g, const Saved&) {
+      TensorList r;
+      for (const auto& [b, n] : ranges) r.push_back(n < 0 ? Tensor() : g[0].narrow(dim, b, n));
+      return r;
+    });
+  }
   return out;
 }
 
@@ -78,9 +101,18 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
                 "stack expects each tensor to be equal size, but got ", tensors[0].sizes(),
                 " at entry 0 and ", tensors[i].sizes(), " at entry ", i);
   dim = wrap_dim(dim, tensors[0].dim() + 1, "stack");
+  Recorder rec("stack", tensors);
   std::vector<Tensor> parts;
   for (const Tensor& t : tensors) parts.push_back(t.unsqueeze(dim));
-  return cat(parts, dim);
+  Tensor out = cat(parts, dim);
+  if (rec)
+    rec.record("StackBackward0", {out}, {},
+               [dim, n = tensors.size()](const Grads& g, const Saved&) {
+                 TensorList r;
+                 for (size_t i = 0; i < n; ++i) r.push_back(g[0].select(dim, int64_t(i)));
+                 return r;
+               });
+  return out;
 }
 
 Tensor hstack(const std::vector<Tensor>& tensors) {
@@ -115,7 +147,18 @@ Tensor Tensor::repeat(IntArrayRef repeats) const {
     expanded.push_back(s);
     result.push_back(repeats[i] * s);
   }
-  return reshape(interleaved).expand(expanded).contiguous().view(result);
+  Recorder rec("repeat", {this});
+  Tensor out = reshape(interleaved).expand(expanded).contiguous().view(result);
+  if (rec)
+    rec.record("RepeatBackward0", {out}, {},
+               [expanded, in = DimVector(sizes()), m](const Grads& g, const Saved&) {
+                 DimVector tiles;
+                 for (int64_t i = 0; i < m; ++i) tiles.push_back(2 * i);
+                 Tensor r = g[0].reshape(expanded);
+                 if (m > 0) r = r.sum(IntArrayRef(tiles));
+                 return TensorList{r.reshape(in)};
+               });
+  return out;
 }
 
 }  // namespace ember

@@ -3,10 +3,55 @@
 #include "ops/view.h"
 
 #include <algorithm>
+#include <numeric>
 
+#include "autograd/function.h"
+#include "ember/creation.h"
+#include "ember/index_ops.h"
 #include "ember/shape.h"
+#include "ops/copy.h"
 
 namespace ember {
+
+using autograd::Grads;
+using autograd::Recorder;
+using autograd::Saved;
+using autograd::TensorList;
+
+namespace {
+
+using ViewFn = std::function<Tensor(const Tensor&)>;
+
+// The backward of a view op (select, slice, diagonal, unfold, ...): zeros of the input's shape
+// with the gradient written into (or, for views that repeat elements, added into) the same view
+// of it. Recorded as an op of its own, whose backward is the view again (double backward).
+Tensor view_scatter(const char* node, const Tensor& g, IntArrayRef sizes, ViewFn view_fn,
+                    bool overlapping = false) {
+  Recorder rec(node, {&g});
+  Tensor out;
+  if (!overlapping) {
+    out = zeros(sizes, g.options());
+    copy_into(view_fn(out), g);
+  } else {
+    const int64_t n = prod(sizes);
+    const Tensor pos = arange(n, {.dtype = kInt64}).view(sizes);
+    const Tensor idx = view_fn(pos).reshape({-1});
+    out = zeros({n}, g.options()).index_add_(0, idx, g.reshape({-1})).view(sizes);
+  }
+  if (rec)
+    rec.record(node, {out}, {},
+               [view_fn](const Grads& gg, const Saved&) { return TensorList{view_fn(gg[0])}; });
+  return out;
+}
+
+// Backward of the views that only regroup elements (view, reshape, unflatten, ...).
+autograd::BackwardFn reshape_back(IntArrayRef sizes) {
+  return [sz = DimVector(sizes)](const Grads& g, const Saved&) {
+    return TensorList{g[0].reshape(sz)};
+  };
+}
+
+}  // namespace
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   return Tensor(make_intrusive<TensorImpl>(base.storage(), base.dtype(), sizes, strides, offset));
@@ -14,8 +59,8 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   const int64_t n = std::max<int64_t>(ndim, 1);  // a 0-d tensor accepts dims -1 and 0
-  EMBER_CHECK(dim >= -n && dim < n, op, "dimension out of range (expected to be in range of [",
-              -n, ", ", n - 1, "], but got ", dim, ")");
+  EMBER_CHECK(dim >= -n && dim < n, op, "dimension out of range (expected to be in range of [", -n,
+              ", ", n - 1, "], but got ", dim, ")");
   return dim < 0 ? dim + n : dim;
 }
 
@@ -33,7 +78,8 @@ DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
   }
   if (infer_at >= 0) {
     EMBER_CHECK(known != 0 || numel != 0, op, "cannot reshape tensor of 0 elements into shape ",
-                shape, " because the unspecified dimension size -1 can be any value and is "
+                shape,
+                " because the unspecified dimension size -1 can be any value and is "
                 "ambiguous");
     EMBER_CHECK(known != 0 && numel % known == 0, op, "shape ", shape,
                 " is invalid for input of size ", numel);
@@ -81,21 +127,33 @@ Tensor Tensor::view(IntArrayRef sizes) const {
   EMBER_CHECK(s.has_value(), "view",
               "view size is not compatible with input tensor's size and stride (at least one "
               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
-  return make_view(*this, shape, *s, storage_offset());
+  Recorder rec("view", {this});
+  Tensor out = make_view(*this, shape, *s, storage_offset());
+  if (rec) rec.record("ViewBackward0", {out}, {}, reshape_back(this->sizes()));
+  return out;
 }
 
 Tensor Tensor::view(Dtype dtype) const {
-  EMBER_CHECK(itemsize(dtype) == element_size(), "view",
-              "viewing a tensor of ", this->dtype(), " as ", dtype,
-              " needs equal element sizes (", element_size(), " vs ", itemsize(dtype), ")");
+  EMBER_CHECK(itemsize(dtype) == element_size(), "view", "viewing a tensor of ", this->dtype(),
+              " as ", dtype, " needs equal element sizes (", element_size(), " vs ",
+              itemsize(dtype), ")");
   return Tensor(make_intrusive<TensorImpl>(storage(), dtype, sizes(), strides(), storage_offset()));
 }
 
 Tensor Tensor::reshape(IntArrayRef sizes) const {
   const DimVector shape = infer_size(sizes, numel(), "reshape");
-  if (auto s = view_strides(this->sizes(), strides(), shape))
-    return make_view(*this, shape, *s, storage_offset());
-  return contiguous().view(shape);
+  if (auto s = view_strides(this->sizes(), strides(), shape)) {
+    Recorder rec("reshape", {this});
+    Tensor out = make_view(*this, shape, *s, storage_offset());
+    if (rec) rec.record("ReshapeAliasBackward0", {out}, {}, reshape_back(this->sizes()));
+    return out;
+  }
+  // As PyTorch: _unsafe_view(clone(contiguous)), i.e. CloneBackward0 under UnsafeViewBackward0.
+  const Tensor c = contiguous();
+  Recorder rec("reshape", {&c});
+  Tensor out = make_view(c, shape, contiguous_strides(shape), c.storage_offset());
+  if (rec) rec.record("UnsafeViewBackward0", {out}, {}, reshape_back(this->sizes()));
+  return out;
 }
 
 Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides,
@@ -116,31 +174,56 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides,
     overflow |= __builtin_add_overflow(extent, span, &extent);
   }
   overflow |= __builtin_mul_overflow(extent, element_size(), &extent);
-  EMBER_CHECK(empty || !overflow, "as_strided", "Storage size calculation overflowed with sizes=",
-              sizes, " and strides=", strides);
-  EMBER_CHECK(empty || extent <= int64_t(storage()->nbytes()), "as_strided",
-              "setStorage: sizes ", sizes, ", strides ", strides, ", storage offset ", off,
-              " require ", extent, " bytes but the storage holds ",
-              storage()->nbytes());
-  return make_view(*this, sizes, strides, off);
+  EMBER_CHECK(empty || !overflow, "as_strided",
+              "Storage size calculation overflowed with sizes=", sizes, " and strides=", strides);
+  EMBER_CHECK(empty || extent <= int64_t(storage()->nbytes()), "as_strided", "setStorage: sizes ",
+              sizes, ", strides ", strides, ", storage offset ", off, " require ", extent,
+              " bytes but the storage holds ", storage()->nbytes());
+  Recorder rec("as_strided", {this});
+  Tensor out = make_view(*this, sizes, strides, off);
+  if (rec) {
+    // Which element of self each output element reads (-1: outside self), through a map of
+    // the storage; the gradient is added back along it.
+    const int64_t n = numel();
+    Tensor map =
+        full({int64_t(storage()->nbytes() / size_t(element_size()))}, -1, {.dtype = kInt64});
+    Tensor in_pos = make_view(map, this->sizes(), this->strides(), storage_offset());
+    copy_into(in_pos, arange(n, {.dtype = kInt64}).view(this->sizes()));
+    Tensor idx = make_view(map, sizes, strides, off).reshape({-1});
+    idx = idx.masked_fill(idx.lt(0), n);  // a spare slot, dropped below
+    rec.record("AsStridedBackward0", {out}, {},
+               [idx, n, sz = DimVector(this->sizes())](const Grads& g, const Saved&) {
+                 Tensor flat = zeros({n + 1}, g[0].options());
+                 flat = index_add(flat, 0, idx, g[0].reshape({-1}));
+                 return TensorList{flat.narrow(0, 0, n).view(sz)};
+               });
+  }
+  return out;
 }
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
   const int64_t n = dim();
   d0 = wrap_dim(d0, n, "transpose");
   d1 = wrap_dim(d1, n, "transpose");
-  if (n == 0) return make_view(*this, sizes(), strides(), storage_offset());
+  Recorder rec("transpose", {this});
   DimVector sz(sizes()), st(strides());
-  std::swap(sz[d0], sz[d1]);
-  std::swap(st[d0], st[d1]);
-  return make_view(*this, sz, st, storage_offset());
+  if (n > 0) {
+    std::swap(sz[d0], sz[d1]);
+    std::swap(st[d0], st[d1]);
+  }
+  Tensor out = make_view(*this, sz, st, storage_offset());
+  if (rec)
+    rec.record("TransposeBackward0", {out}, {}, [d0, d1](const Grads& g, const Saved&) {
+      return TensorList{g[0].transpose(d0, d1)};
+    });
+  return out;
 }
 
 Tensor Tensor::permute(IntArrayRef dims) const {
   const int64_t n = dim();
   EMBER_CHECK(int64_t(dims.size()) == n, "permute",
               "number of dims don't match in permute: tensor has ", n, " dims but got ", dims);
-  DimVector sz(static_cast<size_t>(n)), st(static_cast<size_t>(n));
+  DimVector sz(static_cast<size_t>(n)), st(static_cast<size_t>(n)), inverse(static_cast<size_t>(n));
   std::vector<bool> seen(size_t(n), false);
   for (int64_t i = 0; i < n; ++i) {
     const int64_t d = wrap_dim(dims[i], n, "permute");
@@ -148,8 +231,15 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     seen[d] = true;
     sz[i] = sizes()[d];
     st[i] = strides()[d];
+    inverse[d] = i;
   }
-  return make_view(*this, sz, st, storage_offset());
+  Recorder rec("permute", {this});
+  Tensor out = make_view(*this, sz, st, storage_offset());
+  if (rec)
+    rec.record("PermuteBackward0", {out}, {}, [inverse](const Grads& g, const Saved&) {
+      return TensorList{g[0].permute(inverse)};
+    });
+  return out;
 }
 
 Tensor Tensor::movedim(int64_t source, int64_t destination) const {
@@ -166,7 +256,12 @@ Tensor Tensor::movedim(int64_t source, int64_t destination) const {
 Tensor Tensor::t() const {
   EMBER_CHECK(dim() <= 2, "t", "t() expects a tensor with <= 2 dimensions, but self is ", dim(),
               "D");
-  return dim() < 2 ? transpose(0, 0) : transpose(0, 1);
+  Recorder rec("t", {this});
+  Tensor out = dim() < 2 ? transpose(0, 0) : transpose(0, 1);
+  if (rec)
+    rec.record("TBackward0", {out}, {},
+               [](const Grads& g, const Saved&) { return TensorList{g[0].t()}; });
+  return out;
 }
 
 Tensor Tensor::T() const {
@@ -176,22 +271,52 @@ Tensor Tensor::T() const {
 }
 
 Tensor Tensor::mT() const {
-  EMBER_CHECK(dim() >= 2, "mT", "tensor.mT is only supported on matrices or batches of matrices. "
-              "Got ", dim(), "-D tensor.");
+  EMBER_CHECK(dim() >= 2, "mT",
+              "tensor.mT is only supported on matrices or batches of matrices. "
+              "Got ",
+              dim(), "-D tensor.");
   return transpose(-2, -1);
 }
 
-Tensor Tensor::squeeze() const {
-  DimVector sz, st;
-  for (int64_t d = 0; d < dim(); ++d) {
-    if (sizes()[d] == 1) continue;
-    sz.push_back(sizes()[d]);
-    st.push_back(strides()[d]);
+namespace {
+
+// Drops the marked dims; the backward unsqueezes them back (in increasing order).
+Tensor squeeze_dims(const Tensor& t, const std::vector<bool>& drop, const char* node) {
+  Recorder rec("squeeze", {&t});
+  DimVector sz, st, dropped;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (drop[d]) {
+      dropped.push_back(d);
+      continue;
+    }
+    sz.push_back(t.sizes()[d]);
+    st.push_back(t.strides()[d]);
   }
-  return make_view(*this, sz, st, storage_offset());
+  Tensor out = make_view(t, sz, st, t.storage_offset());
+  if (rec)
+    rec.record(node, {out}, {}, [dropped](const Grads& g, const Saved&) {
+      Tensor r = g[0];
+      for (int64_t d : dropped) r = r.unsqueeze(d);
+      return TensorList{r};
+    });
+  return out;
 }
 
-Tensor Tensor::squeeze(int64_t d) const { return squeeze(IntArrayRef({d})); }
+}  // namespace
+
+Tensor Tensor::squeeze() const {
+  std::vector<bool> drop(size_t(dim()), false);
+  for (int64_t d = 0; d < dim(); ++d) drop[d] = sizes()[d] == 1;
+  return squeeze_dims(*this, drop, "SqueezeBackward0");
+}
+
+Tensor Tensor::squeeze(int64_t d) const {
+  const int64_t n = dim();
+  const int64_t w = wrap_dim(d, n, "squeeze");
+  std::vector<bool> drop(size_t(n), false);
+  if (n > 0 && sizes()[w] == 1) drop[w] = true;
+  return squeeze_dims(*this, drop, "SqueezeBackward1");
+}
 
 Tensor Tensor::squeeze(IntArrayRef dims) const {
   const int64_t n = dim();
@@ -200,13 +325,7 @@ Tensor Tensor::squeeze(IntArrayRef dims) const {
     const int64_t w = wrap_dim(d, n, "squeeze");
     if (n > 0 && sizes()[w] == 1) drop[w] = true;
   }
-  DimVector sz, st;
-  for (int64_t d = 0; d < n; ++d) {
-    if (drop[d]) continue;
-    sz.push_back(sizes()[d]);
-    st.push_back(strides()[d]);
-  }
-  return make_view(*this, sz, st, storage_offset());
+  return squeeze_dims(*this, drop, "SqueezeBackward2");  // PyTorch 2's squeeze.dims
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
@@ -216,7 +335,12 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   const int64_t stride = d >= n ? 1 : sz[d] * st[d];
   sz.insert(size_t(d), 1);
   st.insert(size_t(d), stride);
-  return make_view(*this, sz, st, storage_offset());
+  Recorder rec("unsqueeze", {this});
+  Tensor out = make_view(*this, sz, st, storage_offset());
+  if (rec)
+    rec.record("UnsqueezeBackward0", {out}, {},
+               [d](const Grads& g, const Saved&) { return TensorList{g[0].squeeze(d)}; });
+  return out;
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
@@ -226,7 +350,7 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   EMBER_CHECK(start_dim <= end_dim, "flatten", "start_dim (", start_dim,
               ") cannot come after end_dim (", end_dim, ")");
   if (n == 0) return reshape({1});
-  if (start_dim == end_dim) return make_view(*this, sizes(), strides(), storage_offset());
+  if (start_dim == end_dim) return *this;  // as PyTorch: the input itself
   DimVector shape;
   for (int64_t d = 0; d < start_dim; ++d) shape.push_back(sizes()[d]);
   int64_t merged = 1;
@@ -275,7 +399,14 @@ Tensor Tensor::expand(IntArrayRef target) const {
       st[i] = 0;
     }
   }
-  return make_view(*this, sz, st, storage_offset());
+  Recorder rec("expand", {this});
+  Tensor out = make_view(*this, sz, st, storage_offset());
+  if (rec)
+    rec.record("ExpandBackward0", {out}, {},
+               [in = DimVector(sizes())](const Grads& g, const Saved&) {
+                 return TensorList{autograd::sum_to(g[0], in)};
+               });
+  return out;
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
@@ -289,7 +420,16 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
               length, ") exceeds dimension size (", size, ").");
   DimVector sz(sizes());
   sz[d] = length;
-  return make_view(*this, sz, strides(), storage_offset() + start * strides()[d]);
+  Recorder rec("narrow", {this});
+  Tensor out = make_view(*this, sz, strides(), storage_offset() + start * strides()[d]);
+  if (rec)
+    rec.record("SliceBackward0", {out}, {},
+               [in = DimVector(sizes()), d, start, length](const Grads& g, const Saved&) {
+                 return TensorList{
+                     view_scatter("SliceBackwardBackward0", g[0], in,
+                                  [=](const Tensor& t) { return t.narrow(d, start, length); })};
+               });
+  return out;
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {
@@ -302,7 +442,16 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   DimVector sz(sizes()), st(strides());
   sz.erase(size_t(d));
   st.erase(size_t(d));
-  return make_view(*this, sz, st, storage_offset() + index * strides()[d]);
+  Recorder rec("select", {this});
+  Tensor out = make_view(*this, sz, st, storage_offset() + index * strides()[d]);
+  if (rec)
+    rec.record(
+        "SelectBackward0", {out}, {},
+        [in = DimVector(sizes()), d, index](const Grads& g, const Saved&) {
+          return TensorList{view_scatter("SelectBackwardBackward0", g[0], in,
+                                         [=](const Tensor& t) { return t.select(d, index); })};
+        });
+  return out;
 }
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int64_t> stop,
@@ -321,7 +470,16 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int6
   DimVector sz(sizes()), st(strides());
   sz[d] = (e - b + step - 1) / step;
   st[d] *= step;
-  return make_view(*this, sz, st, storage_offset() + b * strides()[d]);
+  Recorder rec("slice", {this});
+  Tensor out = make_view(*this, sz, st, storage_offset() + b * strides()[d]);
+  if (rec)
+    rec.record(
+        "SliceBackward0", {out}, {},
+        [in = DimVector(sizes()), d, b, e, step](const Grads& g, const Saved&) {
+          return TensorList{view_scatter("SliceBackwardBackward0", g[0], in,
+                                         [=](const Tensor& t) { return t.slice(d, b, e, step); })};
+        });
+  return out;
 }
 
 Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
@@ -347,7 +505,16 @@ Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
   }
   sz.push_back(len);
   st.push_back(strides()[dim1] + strides()[dim2]);
-  return make_view(*this, sz, st, off);
+  Recorder rec("diagonal", {this});
+  Tensor out = make_view(*this, sz, st, off);
+  if (rec)
+    rec.record("DiagonalBackward0", {out}, {},
+               [in = DimVector(sizes()), offset, dim1, dim2](const Grads& g, const Saved&) {
+                 return TensorList{
+                     view_scatter("DiagonalBackwardBackward0", g[0], in,
+                                  [=](const Tensor& t) { return t.diagonal(offset, dim1, dim2); })};
+               });
+  return out;
 }
 
 Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
@@ -364,8 +531,40 @@ Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
   }
   sz.push_back(size);
   st.push_back(n == 0 ? 1 : strides()[d]);
-  return make_view(*this, sz, st, storage_offset());
+  Recorder rec("unfold", {this});
+  Tensor out = make_view(*this, sz, st, storage_offset());
+  if (rec)
+    rec.record("UnfoldBackward0", {out}, {},
+               [in = DimVector(sizes()), d, size, step](const Grads& g, const Saved&) {
+                 return TensorList{view_scatter(
+                     "UnfoldBackwardBackward0", g[0], in,
+                     [=](const Tensor& t) { return t.unfold(d, size, step); },
+                     /*overlapping=*/size > step)};
+               });
+  return out;
 }
+
+namespace {
+
+// Records a split-like op (outputs are consecutive pieces of `self` along d): the backward
+// joins the pieces' gradients, zeros where a piece got none. `stacked`: the pieces dropped the
+// dim (unbind), so they are stacked instead of concatenated.
+void record_pieces(Recorder& rec, const char* node, const std::vector<Tensor>& pieces, int64_t d,
+                   bool stacked) {
+  std::vector<DimVector> shapes;
+  for (const Tensor& p : pieces) shapes.emplace_back(p.sizes());
+  rec.record(node, pieces, {}, [shapes, d, stacked](const Grads& g, const Saved&) {
+    TensorOptions options;
+    for (const Tensor& t : g)
+      if (t.defined()) options = t.options();
+    std::vector<Tensor> parts;
+    for (size_t i = 0; i < shapes.size(); ++i)
+      parts.push_back(i < g.size() && g[i].defined() ? g[i] : zeros(shapes[i], options));
+    return TensorList{stacked ? stack(parts, d) : cat(parts, d)};
+  });
+}
+
+}  // namespace
 
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
   EMBER_CHECK(dim() > 0, "split", "split expects at least a 1-dimensional tensor");
@@ -375,10 +574,12 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
   const int64_t size = sizes()[d];
   EMBER_CHECK(split_size > 0 || size == 0, "split", "split_size can only be 0 if dimension size ",
               "is 0, but got dimension size of ", size);
+  Recorder rec("split", {this});
   std::vector<Tensor> out;
-  if (size == 0) return {narrow(d, 0, 0)};
+  if (size == 0) out.push_back(narrow(d, 0, 0));
   for (int64_t start = 0; start < size; start += split_size)
     out.push_back(narrow(d, start, std::min(split_size, size - start)));
+  if (rec) record_pieces(rec, "SplitBackward0", out, d, false);
   return out;
 }
 
@@ -396,12 +597,14 @@ std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d)
   EMBER_CHECK(total == sizes()[d], "split_with_sizes",
               "split_with_sizes expects split_sizes to sum exactly to ", sizes()[d],
               " (input tensor's size at dimension ", d, "), but got split_sizes=", split_sizes);
+  Recorder rec("split_with_sizes", {this});
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t s : split_sizes) {
     out.push_back(narrow(d, start, s));
     start += s;
   }
+  if (rec) record_pieces(rec, "SplitWithSizesBackward0", out, d, false);
   return out;
 }
 
@@ -412,8 +615,10 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
   const int64_t size = sizes()[d];
   const int64_t split_size = (size + chunks - 1) / chunks;
   if (split_size == 0 && size == 0) {
+    Recorder rec("chunk", {this});
     std::vector<Tensor> out;
     for (int64_t i = 0; i < chunks; ++i) out.push_back(narrow(d, 0, 0));
+    if (rec) record_pieces(rec, "SplitBackward0", out, d, false);
     return out;
   }
   return split(split_size, d);
@@ -422,14 +627,23 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
 std::vector<Tensor> Tensor::unbind(int64_t d) const {
   EMBER_CHECK(dim() > 0, "unbind", "dimension specified as 0 but tensor has no dimensions");
   d = wrap_dim(d, dim(), "unbind");
+  Recorder rec("unbind", {this});
   std::vector<Tensor> out;
   for (int64_t i = 0; i < sizes()[d]; ++i) out.push_back(select(d, i));
+  if (rec) record_pieces(rec, "UnbindBackward0", out, d, true);
   return out;
 }
 
 Tensor Tensor::detach() const { return make_view(*this, sizes(), strides(), storage_offset()); }
 
-Tensor Tensor::alias() const { return make_view(*this, sizes(), strides(), storage_offset()); }
+Tensor Tensor::alias() const {
+  Recorder rec("alias", {this});
+  Tensor out = make_view(*this, sizes(), strides(), storage_offset());
+  if (rec)
+    rec.record("AliasBackward0", {out}, {},
+               [](const Grads& g, const Saved&) { return TensorList{g[0]}; });
+  return out;
+}
 
 // Free-function spellings.
 Tensor reshape(const Tensor& t, IntArrayRef sizes) { return t.reshape(sizes); }
