@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "autograd/function.h"
 #include "backend/cpu/parallel.h"
 #include "core/dispatch.h"
 #include "ember/creation.h"
@@ -19,6 +20,7 @@
 #include "ember/promotion.h"
 #include "ember/reduce.h"
 #include "ember/shape.h"
+#include "ops/nn_grad.h"
 
 namespace ember::nn::functional {
 
@@ -115,7 +117,53 @@ void embedding_renorm(const Tensor& weight, std::vector<int64_t> idx, double max
 
 }  // namespace
 
+namespace {
+Tensor embedding_kernel(const Tensor& input, const Tensor& weight, EmbeddingFuncOptions o);
+
+// d(embedding)/d(weight) applied to grad: the kernel, recorded as a linear op whose adjoint reads
+// rows of gg back at the indices (zero at padding_idx, scaled by 1 / count when
+// scale_grad_by_freq), so double backward works.
+Tensor embedding_weight_grad(const Tensor& grad, const Tensor& indices, int64_t num,
+                             const EmbeddingFuncOptions& o) {
+  return linear_grad(
+      "EmbeddingDenseBackwardBackward0", grad,
+      [&](const Tensor& g) {
+        return embedding_backward(g, indices, num, o.padding_idx, o.scale_grad_by_freq);
+      },
+      [indices, num, o](const Tensor& gg) {
+        Tensor rows = embedding(indices, gg);
+        if (!o.padding_idx && !o.scale_grad_by_freq) return rows;
+        // The per-position factor of the scatter, as a constant column.
+        const Dtype dt = gg.dtype();
+        Tensor factor = ones(indices.sizes(), {.dtype = dt}).unsqueeze(-1);
+        if (o.padding_idx) {
+          const int64_t pad = *o.padding_idx < 0 ? *o.padding_idx + num : *o.padding_idx;
+          factor = indices.ne(pad).to(dt).unsqueeze(-1);
+        }
+        if (o.scale_grad_by_freq) {
+          const Tensor unit = ones(indices.sizes(), {.dtype = dt}).unsqueeze(-1);
+          const Tensor counts = embedding_backward(unit, indices, num, std::nullopt, false);
+          factor = factor / embedding(indices, counts);
+        }
+        return rows * factor;
+      });
+}
+}  // namespace
+
+// Autograd: EmbeddingBackward0 to the weight (the indices get no gradient).
 Tensor embedding(const Tensor& input, const Tensor& weight, EmbeddingFuncOptions o) {
+  autograd::Recorder rec("embedding", {&weight});
+  Tensor out = embedding_kernel(input, weight, o);
+  if (rec)
+    rec.record("EmbeddingBackward0", {out}, {input},
+               [num = weight.size(0), o](const autograd::Grads& g, const autograd::Saved& s) {
+                 return autograd::TensorList{embedding_weight_grad(g[0], s[0], num, o)};
+               });
+  return out;
+}
+
+namespace {
+Tensor embedding_kernel(const Tensor& input, const Tensor& weight, EmbeddingFuncOptions o) {
   const char* op = "embedding";
   EMBER_CHECK(weight.dim() == 2, op, "'weight' must be 2-D");
   const int64_t num = weight.size(0), D = weight.size(1);
@@ -140,6 +188,7 @@ Tensor embedding(const Tensor& input, const Tensor& weight, EmbeddingFuncOptions
                });
   return out;
 }
+}  // namespace
 
 Tensor embedding_backward(const Tensor& grad_out, const Tensor& indices, int64_t num_weights,
                           std::optional<int64_t> padding_idx, bool scale_grad_by_freq) {

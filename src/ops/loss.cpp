@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "autograd/function.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "core/dispatch.h"
@@ -18,6 +19,7 @@
 #include "ember/reduce.h"
 #include "ember/shape.h"
 #include "ops/elementwise.h"
+#include "ops/nn_grad.h"
 
 namespace ember::nn::functional {
 namespace {
@@ -48,6 +50,21 @@ const char* aten_name(Dtype t) {
 }
 
 Dtype opmath(Dtype t) { return t == kFloat64 ? kFloat64 : kFloat32; }
+
+using autograd::Grads;
+using autograd::Saved;
+using autograd::TensorList;
+
+// The gradient of reduce_loss(loss) brought back to the elementwise loss: grad itself for
+// "none", broadcast (a 0-d grad broadcasts) and divided by the count for "mean".
+Tensor unreduce_loss(const Tensor& g, Reduction r, int64_t numel) {
+  return r == Reduction::Mean ? g / double(numel) : g;
+}
+
+// Elements of the broadcast of a and b (the pointwise losses' element count).
+int64_t broadcast_numel(const Tensor& a, const Tensor& b) {
+  return prod(IntArrayRef(broadcast_shapes(a.sizes(), b.sizes())));
+}
 
 // Note [Fused cross entropy]
 // Logits (N, C, d1, ...) are read in place as (N, C, S), S = d1 * ...; position r = n S + s has
@@ -426,8 +443,19 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, CrossEntropyFunc
   }
   EMBER_CHECK(o.label_smoothing <= 1.0, op, "label_smoothing must be between 0.0 and 1.0. Got: ",
               o.label_smoothing);
+  // Autograd: one NllLossBackward0 straight to the logits (PyTorch's sits on a
+  // LogSoftmaxBackward0); the backward is the fused kernel: first order only.
+  autograd::Recorder rec(op, {&input});
   const ClassRows p = class_rows(op, input, target, o.weight, o.ignore_index);
-  return class_loss(p, o.ignore_index, o.label_smoothing, true, red, input.dtype(), op);
+  Tensor out = class_loss(p, o.ignore_index, o.label_smoothing, true, red, input.dtype(), op);
+  if (rec)
+    rec.record("NllLossBackward0", {out}, {input, target, o.weight},
+               [o](const Grads& g, const Saved& s) {
+                 CrossEntropyFuncOptions oo = o;
+                 oo.weight = s[2];
+                 return TensorList{cross_entropy_backward(g[0], s[0], s[1], oo)};
+               });
+  return out;
 }
 
 Tensor cross_entropy_backward(const Tensor& grad_out, const Tensor& input, const Tensor& target,
@@ -450,8 +478,22 @@ Tensor cross_entropy_backward(const Tensor& grad_out, const Tensor& input, const
 Tensor nll_loss(const Tensor& input, const Tensor& target, NLLLossFuncOptions o) {
   const char* op = "nll_loss";
   const Reduction red = parse_reduction(o.reduction, op);
+  autograd::Recorder rec(op, {&input});
   const ClassRows p = class_rows(op, input, target, o.weight, o.ignore_index);
-  return class_loss(p, o.ignore_index, 0.0, false, red, input.dtype(), op);
+  Tensor out = class_loss(p, o.ignore_index, 0.0, false, red, input.dtype(), op);
+  // Autograd: the loss is linear in input, so its backward kernel is recorded as a linear op
+  // whose adjoint is nll_loss itself (double backward works).
+  if (rec)
+    rec.record("NllLossBackward0", {out}, {input, target, o.weight},
+               [o](const Grads& g, const Saved& s) {
+                 NLLLossFuncOptions oo = o;
+                 oo.weight = s[2];
+                 return TensorList{linear_grad(
+                     "NllLossBackwardBackward0", g[0],
+                     [&](const Tensor& g) { return nll_loss_backward(g, s[0], s[1], oo); },
+                     [target = s[1], oo](const Tensor& gg) { return nll_loss(gg, target, oo); })};
+               });
+  return out;
 }
 
 Tensor nll_loss_backward(const Tensor& grad_out, const Tensor& input, const Tensor& target,
@@ -476,10 +518,18 @@ Tensor pointwise(const char* op, const Tensor& a, const Tensor& b, const Make& m
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, MSELossFuncOptions o) {
   const Reduction red = parse_reduction(o.reduction, "mse_loss");
-  return reduce_loss(pointwise("mse_loss", input, target, []<class T>() {
-                       return [](auto x, auto y) { return (x - y) * (x - y); };
-                     }),
-                     red);
+  autograd::Recorder rec("mse_loss", {&input, &target});
+  Tensor out = reduce_loss(pointwise("mse_loss", input, target, []<class T>() {
+                             return [](auto x, auto y) { return (x - y) * (x - y); };
+                           }),
+                           red);
+  if (rec)
+    rec.record("MseLossBackward0", {out}, {input, target},
+               [red, n = broadcast_numel(input, target)](const Grads& g, const Saved& s) {
+                 const Tensor gi = (s[0] - s[1]) * 2 * unreduce_loss(g[0], red, n);
+                 return TensorList{gi, gi * -1};
+               });
+  return out;
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, L1LossFuncOptions o) {
@@ -492,7 +542,8 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, SmoothL1LossFun
   const Reduction red = parse_reduction(o.reduction, op);
   EMBER_CHECK(o.beta >= 0, op, "smooth_l1_loss does not support negative values for beta.");
   if (o.beta == 0) return l1_loss(input, target, {.reduction = o.reduction});
-  return reduce_loss(pointwise(op, input, target, [beta = o.beta]<class T>() {
+  autograd::Recorder rec(op, {&input, &target});
+  Tensor out = reduce_loss(pointwise(op, input, target, [beta = o.beta]<class T>() {
                        return [bt = T(beta)](auto x, auto y) {
                          using V = decltype(x);
                          const V z = cpu::abs(x - y);
@@ -500,13 +551,28 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, SmoothL1LossFun
                        };
                      }),
                      red);
+  // d/dx = z / beta inside |z| < beta, sign(z) outside (PyTorch's smooth_l1_loss_backward).
+  if (rec)
+    rec.record("SmoothL1LossBackward0", {out}, {input, target},
+               [red, beta = o.beta, n = broadcast_numel(input, target)](const Grads& g,
+                                                                        const Saved& s) {
+                 // The branch masks are constants (written with mul so that the double backward
+                 // only needs arithmetic).
+                 const Tensor z = s[0] - s[1];
+                 const Tensor in = (z.abs() < beta).to(z.dtype());
+                 const Tensor gi =
+                     (z * in / beta + z.sign() * (1 - in)) * unreduce_loss(g[0], red, n);
+                 return TensorList{gi, gi * -1};
+               });
+  return out;
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, HuberLossFuncOptions o) {
   const char* op = "huber_loss";
   const Reduction red = parse_reduction(o.reduction, op);
   EMBER_CHECK(o.delta > 0, op, "huber_loss does not support non-positive values for delta.");
-  return reduce_loss(pointwise(op, input, target, [delta = o.delta]<class T>() {
+  autograd::Recorder rec(op, {&input, &target});
+  Tensor out = reduce_loss(pointwise(op, input, target, [delta = o.delta]<class T>() {
                        return [d = T(delta)](auto x, auto y) {
                          using V = decltype(x);
                          const V z = cpu::abs(x - y);
@@ -514,6 +580,18 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, HuberLossFuncOption
                        };
                      }),
                      red);
+  // d/dx = z inside |z| < delta, delta sign(z) outside (PyTorch's huber_loss_backward).
+  if (rec)
+    rec.record("HuberLossBackward0", {out}, {input, target},
+               [red, delta = o.delta, n = broadcast_numel(input, target)](const Grads& g,
+                                                                          const Saved& s) {
+                 const Tensor z = s[0] - s[1];
+                 const Tensor in = (z.abs() < delta).to(z.dtype());
+                 const Tensor gi =
+                     (z * in + z.sign() * (1 - in) * delta) * unreduce_loss(g[0], red, n);
+                 return TensorList{gi, gi * -1};
+               });
+  return out;
 }
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
@@ -526,6 +604,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
   // !(0 <= x <= 1) also catches NaN, as PyTorch's check does.
   EMBER_CHECK(!logical_not(logical_and(input >= 0, input <= 1)).any().item<bool>(), op,
               "all elements of input should be between 0 and 1");
+  autograd::Recorder rec(op, {&input, &target});
   // -(t log x + (1 - t) log(1 - x)) with each log clamped at -100, as PyTorch's CPU kernel.
   Tensor loss = pointwise(op, input, target, []<class T>() {
     return [](auto x, auto t) {
@@ -536,7 +615,21 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
   });
   if (o.weight.defined()) loss = loss * o.weight.expand(broadcast_shapes(target.sizes(),
                                                                          o.weight.sizes()));
-  return reduce_loss(loss, red);
+  Tensor out = reduce_loss(loss, red);
+  // PyTorch's binary_cross_entropy_backward: g w (x - t) / max((1 - x) x, 1e-12); the target's
+  // gradient is g w (log(1 - x) - log(x)) (binary_cross_entropy_target_backward). The weight
+  // gets none (not differentiable in PyTorch either).
+  if (rec)
+    rec.record("BinaryCrossEntropyBackward0", {out}, {input, target, o.weight},
+               [red, n = input.numel()](const Grads& g, const Saved& s) {
+                 Tensor scale = unreduce_loss(g[0], red, n);
+                 if (s[2].defined()) scale = scale * s[2];
+                 const Tensor& x = s[0];
+                 const Tensor gi = (x - s[1]) / ((1 - x) * x).clamp_min(1e-12) * scale;
+                 const Tensor gt = ((1 - x).log() - x.log()) * scale;
+                 return TensorList{gi, gt};
+               });
+  return out;
 }
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
@@ -545,6 +638,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   const Reduction red = parse_reduction(o.reduction, op);
   EMBER_CHECK(input.sizes() == target.sizes(), op, "Target size (", target.sizes(),
               ") must be the same as input size (", input.sizes(), ")");
+  autograd::Recorder rec(op, {&input, &target});
   // Stable in x: with m = max(-x, 0), log(1 + e^-x) = log(e^-m + e^(-x-m)) + m, and the
   // positive term is scaled by lw = 1 + (pos_weight - 1) t.
   Tensor loss;
@@ -568,7 +662,33 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
     });
   }
   if (o.weight.defined()) loss = loss * o.weight;
-  return reduce_loss(loss, red);
+  Tensor out = reduce_loss(loss, red);
+  // PyTorch 1.13's binary_cross_entropy_with_logits_backward and _target_backward:
+  //   d/dx = (pw t + 1 - t) sigmoid(x) - pw t   (pw = 1 without pos_weight: sigmoid(x) - t)
+  //   d/dt = log_sigmoid(-x) - pw log_sigmoid(x) (without pos_weight: -x)
+  // times g and the weight (and / numel for "mean"); weight and pos_weight get no gradient.
+  if (rec)
+    rec.record("BinaryCrossEntropyWithLogitsBackward0", {out},
+               {input, target, o.weight, o.pos_weight},
+               [red, n = input.numel()](const Grads& g, const Saved& s) {
+                 Tensor scale = unreduce_loss(g[0], red, n);
+                 if (s[2].defined()) scale = scale * s[2];
+                 const Tensor &x = s[0], &t = s[1], &pw = s[3];
+                 Tensor gi, gt;
+                 if (pw.defined()) {
+                   const Tensor pt = pw * t;
+                   gi = (pt + 1 - t) * x.sigmoid() - pt;
+                   // log_sigmoid(x) = -softplus(-x), written stably: min(x, 0) - log1p(e^-|x|).
+                   const Tensor ls_pos = minimum(x, zeros_like(x)) - (-x.abs()).exp().log1p();
+                   const Tensor ls_neg = ls_pos - x;  // log_sigmoid(-x)
+                   gt = ls_neg - ls_pos * pw;
+                 } else {
+                   gi = x.sigmoid() - t;
+                   gt = -x;
+                 }
+                 return TensorList{gi * scale, gt * scale};
+               });
+  return out;
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, KLDivFuncOptions o) {

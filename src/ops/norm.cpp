@@ -8,8 +8,10 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
+#include "autograd/function.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "core/dispatch.h"
@@ -365,10 +367,64 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const
   return {y.to(input.dtype()), save_mean, save_invstd};
 }
 
+// Note [Norm autograd]
+// Each norm records PyTorch's native node over (input, weight, bias) and saves its statistics;
+// the backward formulas (norm_backward, at the bottom) are public ops over those statistics.
+// With create_graph the statistics are recomputed from the input with differentiable ops, so
+// that the double backward sees how they depend on it.
+namespace {
+using autograd::Grads;
+using autograd::Saved;
+using autograd::TensorList;
+
+// Every dim but `keep`.
+DimVector dims_except(int64_t nd, int64_t keep) {
+  DimVector r;
+  for (int64_t d = 0; d < nd; ++d)
+    if (d != keep) r.push_back(d);
+  return r;
+}
+DimVector dims_from(int64_t nd, int64_t first) {
+  DimVector r;
+  for (int64_t d = first; d < nd; ++d) r.push_back(d);
+  return r;
+}
+DimVector dims_before(int64_t first) {
+  DimVector r;
+  for (int64_t d = 0; d < first; ++d) r.push_back(d);
+  return r;
+}
+// (mean, 1 / sqrt(var + eps)) over `dims`, kept, from differentiable ops.
+std::pair<Tensor, Tensor> moments(const Tensor& x, IntArrayRef dims, double eps) {
+  const Tensor mean = x.mean(dims, true);
+  const Tensor d = x - mean;
+  return {mean, ((d * d).mean(dims, true) + eps).pow(-0.5)};
+}
+// grad_output summed to a (C)-shaped bias over `dims`, or the whole tensor when dims is empty.
+Tensor sum_over(const Tensor& g, IntArrayRef dims) { return dims.empty() ? g : g.sum(dims); }
+}  // namespace
+
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   BatchNormFuncOptions o) {
-  return std::get<0>(batch_norm_forward(input, o.weight, o.bias, running_mean, running_var,
-                                        o.training, o.momentum, o.eps));
+  autograd::Recorder rec("batch_norm", {&input, &o.weight, &o.bias});
+  auto [out, save_mean, save_invstd] = batch_norm_forward(
+      input, o.weight, o.bias, running_mean, running_var, o.training, o.momentum, o.eps);
+  if (rec)
+    rec.record("NativeBatchNormBackward0", {out}, {input, o.weight, save_mean, save_invstd},
+               [training = o.training, eps = o.eps, has_bias = o.bias.defined()](
+                   const Grads& g, const Saved& s) {
+                 Tensor mean = s[2], invstd = s[3];
+                 const DimVector red = dims_except(s[0].dim(), 1);
+                 if (is_grad_enabled() && training) {  // Note [Norm autograd]
+                   std::tie(mean, invstd) = moments(s[0].to(mean.dtype()), red, eps);
+                   const int64_t C = s[0].size(1);
+                   mean = mean.reshape({C}), invstd = invstd.reshape({C});
+                 }
+                 auto [gi, gw, gb] = batch_norm_backward(g[0], s[0], s[1], mean, invstd, training,
+                                                         {true, s[1].defined(), false});
+                 return TensorList{gi, gw, has_bias ? sum_over(g[0], red) : Tensor()};
+               });
+  return out;
 }
 
 // ── layer_norm / rms_norm ────────────────────────────────────────────────
@@ -411,7 +467,23 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_forward(const Tensor& input,
 }
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, LayerNormFuncOptions o) {
-  return std::get<0>(layer_norm_forward(input, normalized_shape, o.weight, o.bias, o.eps));
+  autograd::Recorder rec("layer_norm", {&input, &o.weight, &o.bias});
+  auto [out, mean, rstd] = layer_norm_forward(input, normalized_shape, o.weight, o.bias, o.eps);
+  if (rec)
+    rec.record("NativeLayerNormBackward0", {out}, {input, o.weight, mean, rstd},
+               [shape = DimVector(normalized_shape), eps = o.eps, has_bias = o.bias.defined()](
+                   const Grads& g, const Saved& s) {
+                 Tensor mean = s[2], rstd = s[3];
+                 const int64_t axis = s[0].dim() - int64_t(shape.size());
+                 if (is_grad_enabled())  // Note [Norm autograd]
+                   std::tie(mean, rstd) =
+                       moments(s[0].to(mean.dtype()), dims_from(s[0].dim(), axis), eps);
+                 auto [gi, gw, gb] = layer_norm_backward(g[0], s[0], shape, mean, rstd, s[1],
+                                                         {true, s[1].defined(), false});
+                 return TensorList{gi, gw,
+                                   has_bias ? sum_over(g[0], dims_before(axis)) : Tensor()};
+               });
+  return out;
 }
 
 std::tuple<Tensor, Tensor> rms_norm_forward(const Tensor& input, IntArrayRef normalized_shape,
@@ -446,8 +518,27 @@ std::tuple<Tensor, Tensor> rms_norm_forward(const Tensor& input, IntArrayRef nor
   return {y.to(input.dtype()), rstd};
 }
 
+// PyTorch 1.13 has no rms_norm: the node is named after later versions' fused one.
 Tensor rms_norm(const Tensor& input, IntArrayRef normalized_shape, RMSNormFuncOptions o) {
-  return std::get<0>(rms_norm_forward(input, normalized_shape, o.weight, o.eps));
+  autograd::Recorder rec("rms_norm", {&input, &o.weight});
+  auto [out, rstd] = rms_norm_forward(input, normalized_shape, o.weight, o.eps);
+  if (rec)
+    rec.record("FusedRmsNormBackward0", {out}, {input, o.weight, rstd},
+               [shape = DimVector(normalized_shape), eps = o.eps](const Grads& g,
+                                                                  const Saved& s) {
+                 Tensor rstd = s[2];
+                 if (is_grad_enabled()) {  // Note [Norm autograd]
+                   const Tensor x = s[0].to(rstd.dtype());
+                   const double e = eps.value_or(
+                       rstd.dtype() == kFloat64 ? std::numeric_limits<double>::epsilon()
+                                                : double(std::numeric_limits<float>::epsilon()));
+                   rstd = ((x * x).mean(dims_from(x.dim(), x.dim() - int64_t(shape.size())),
+                                        true) + e).pow(-0.5);
+                 }
+                 auto [gi, gw] = rms_norm_backward(g[0], s[0], shape, rstd, s[1]);
+                 return TensorList{gi, gw};
+               });
+  return out;
 }
 
 // ── group_norm ───────────────────────────────────────────────────────────
@@ -509,7 +600,26 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_forward(const Tensor& input, int64
 }
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, GroupNormFuncOptions o) {
-  return std::get<0>(group_norm_forward(input, num_groups, o.weight, o.bias, o.eps));
+  autograd::Recorder rec("group_norm", {&input, &o.weight, &o.bias});
+  auto [out, mean, rstd] = group_norm_forward(input, num_groups, o.weight, o.bias, o.eps);
+  if (rec)
+    rec.record("NativeGroupNormBackward0", {out}, {input, o.weight, mean, rstd},
+               [G = num_groups, eps = o.eps, has_bias = o.bias.defined()](const Grads& g,
+                                                                          const Saved& s) {
+                 Tensor mean = s[2], rstd = s[3];
+                 if (is_grad_enabled()) {  // Note [Norm autograd]
+                   const int64_t N = s[0].size(0);
+                   std::tie(mean, rstd) = moments(s[0].to(mean.dtype()).reshape({N, G, -1}),
+                                                  {2}, eps);
+                   mean = mean.reshape({N, G}), rstd = rstd.reshape({N, G});
+                 }
+                 auto [gi, gw, gb] = group_norm_backward(g[0], s[0], G, mean, rstd, s[1],
+                                                         {true, s[1].defined(), false});
+                 return TensorList{gi, gw,
+                                   has_bias ? sum_over(g[0], dims_except(s[0].dim(), 1))
+                                            : Tensor()};
+               });
+  return out;
 }
 
 // ── backward ─────────────────────────────────────────────────────────────
