@@ -2,12 +2,64 @@
 // mish, softplus, hardtanh, hardsigmoid, hardswish. Formulas follow PyTorch's CPU kernels so
 // results agree to float rounding.
 #include <cmath>
+#include <limits>
 
+#include "autograd/function.h"
+#include "ember/creation.h"
 #include "ember/math.h"
 #include "ops/elementwise.h"
 
 namespace ember {
 namespace {
+
+using autograd::Grads;
+using autograd::Recorder;
+using autograd::Saved;
+using autograd::TensorList;
+
+// d(input) from the output's gradient and the saved input (or result).
+using ActGrad = std::function<Tensor(const Tensor& g, const Tensor& s)>;
+
+// Runs `forward` and records `node`, saving the input (or, with `save_result`, the output).
+template <class Fwd>
+Tensor with_grad(const char* op, const char* node, const Tensor& t, ActGrad grad,
+                 const Fwd& forward, bool save_result = false) {
+  Recorder rec(op, {&t});
+  Tensor out = forward();
+  if (rec) {
+    auto fn = [grad = std::move(grad)](const Grads& g, const Saved& s) {
+      return TensorList{grad(g[0], s[0])};
+    };
+    if (save_result) rec.record(node, {out}, {}, std::move(fn), {out});
+    else rec.record(node, {out}, {t}, std::move(fn));
+  }
+  return out;
+}
+// The in-place form (self's old value is copied first when the formula needs the input).
+template <class Fwd>
+Tensor& with_grad_(const char* op, const char* node, Tensor& self, ActGrad grad,
+                   const Fwd& forward, bool save_result = false) {
+  // PyTorch's original_self: cloned with grad mode on, so double backward reaches self's history.
+  const Tensor before =
+      !save_result && is_grad_enabled() && self.requires_grad() ? self.clone() : Tensor();
+  Recorder rec(Recorder::InPlace{}, op, self, {});
+  forward();
+  if (rec) {
+    auto fn = [grad = std::move(grad)](const Grads& g, const Saved& s) {
+      return TensorList{grad(g[0], s[0])};
+    };
+    if (save_result) rec.record(node, {self}, {}, std::move(fn), {self});
+    else rec.record(node, {self}, {before}, std::move(fn));
+  }
+  return self;
+}
+
+Tensor zero_where(const Tensor& cond, const Tensor& g) { return where(cond, 0, g); }
+
+// derivatives.yaml's formulas, in differentiable ops (so double backward works).
+Tensor sigmoid_grad(const Tensor& g, const Tensor& y) { return g * (1 - y) * y; }
+// threshold_backward(grad, result, 0): nothing passes where the result is <= 0 (relu'(0) = 0).
+Tensor relu_grad(const Tensor& g, const Tensor& y) { return zero_where(y <= 0, g); }
 
 using cpu::gt;
 using cpu::select;
@@ -50,9 +102,19 @@ auto hardtanh_fn(double lo, double hi) {
 
 }  // namespace
 
-Tensor sigmoid(const Tensor& t) { return float_activation("sigmoid", t, sigmoid_fn); }
+Tensor sigmoid(const Tensor& t) {
+  return with_grad("sigmoid", "SigmoidBackward0", t, sigmoid_grad,
+                   [&] { return float_activation("sigmoid", t, sigmoid_fn); }, true);
+}
 
 Tensor logit(const Tensor& t, std::optional<double> eps) {
+  // logit_backward: outside [eps, 1 - eps] nothing passes; without eps, outside [0, 1] is NaN.
+  auto grad = [eps](const Tensor& g, const Tensor& x) {
+    const Tensor d = g / (x * (1 - x));
+    if (eps) return zero_where(logical_or(x < *eps, x > 1 - *eps), d);
+    return where(logical_or(x < 0, x > 1), std::numeric_limits<double>::quiet_NaN(), d);
+  };
+  return with_grad("logit", "LogitBackward0", t, grad, [&] {
   return float_activation("logit", t, [eps]<class T>() {
     const T lo = eps ? T(*eps) : T(0), hi = eps ? T(1 - *eps) : T(1);
     const bool clamp = eps.has_value();
@@ -61,25 +123,37 @@ Tensor logit(const Tensor& t, std::optional<double> eps) {
       return std::log(z / (T(1) - z));
     };
   });
+  });
 }
 
 Tensor relu(const Tensor& t) {
   EMBER_CHECK(t.dtype() != kBool, "relu", "not implemented for dtype ", t.dtype());
-  return elementwise<Promote::Default, DtypeSet::Numeric>("relu", {t}, relu_fn);
+  return with_grad("relu", "ReluBackward0", t, relu_grad, [&] {
+    return elementwise<Promote::Default, DtypeSet::Numeric>("relu", {t}, relu_fn);
+  }, true);
 }
 
 Tensor relu6(const Tensor& t) { return hardtanh(t, 0.0, 6.0); }
 
 Tensor leaky_relu(const Tensor& t, double negative_slope) {
-  return activation("leaky_relu", t, [negative_slope]<class T>() {
-    return [s = T(negative_slope)](auto x) {
-      using V = decltype(x);
-      return select(gt(x, V(0)), x, x * V(s));
-    };
+  auto grad = [negative_slope](const Tensor& g, const Tensor& x) {
+    return where(x > 0, g, g * negative_slope);
+  };
+  return with_grad("leaky_relu", "LeakyReluBackward0", t, grad, [&] {
+    return activation("leaky_relu", t, [negative_slope]<class T>() {
+      return [s = T(negative_slope)](auto x) {
+        using V = decltype(x);
+        return select(gt(x, V(0)), x, x * V(s));
+      };
+    });
   });
 }
 
 Tensor elu(const Tensor& t, double alpha, double scale, double input_scale) {
+  auto grad = [=](const Tensor& g, const Tensor& x) {
+    return where(x <= 0, g * (input_scale * alpha * scale) * (x * input_scale).exp(), g * scale);
+  };
+  return with_grad("elu", "EluBackward0", t, grad, [&] {
   return activation("elu", t, [=]<class T>() {
     return [a = T(alpha * scale), s = T(scale), is = T(input_scale)](auto x) {
       using V = decltype(x);
@@ -87,91 +161,157 @@ Tensor elu(const Tensor& t, double alpha, double scale, double input_scale) {
       return select(gt(x, V(0)), x * V(s), (cpu::exp(x * V(is)) - V(1)) * V(a));
     };
   });
+  });
 }
 
 Tensor selu(const Tensor& t) {
   return elu(t, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946);
 }
 
+namespace {
+
+// gelu_backward: exact, d/dx x*Phi(x) = Phi(x) + x*phi(x); tanh, the derivative of the
+// approximation itself (PyTorch's formula).
+Tensor gelu_grad(const Tensor& g, const Tensor& x, bool tanh_approx) {
+  if (tanh_approx) {
+    constexpr double kBeta = M_SQRT2 * M_2_SQRTPI * 0.5, kKappa = 0.044715;
+    const Tensor x_sq = x * x;
+    const Tensor tanh_inner = ((x + kKappa * x_sq * x) * kBeta).tanh();
+    const Tensor left_derivative = 0.5 * (1 + tanh_inner);
+    const Tensor right_derivative =
+        0.5 * x * (1 - tanh_inner * tanh_inner) * kBeta * (1 + 3 * kKappa * x_sq);
+    return g * (left_derivative + right_derivative);
+  }
+  constexpr double kAlpha = M_SQRT1_2, kBeta = M_2_SQRTPI * M_SQRT1_2 * 0.5;
+  const Tensor cdf = 0.5 * (1 + (x * kAlpha).erf());
+  const Tensor pdf = (-0.5 * x * x).exp() * kBeta;
+  return g * (cdf + x * pdf);
+}
+
+}  // namespace
+
 Tensor gelu(const Tensor& t, GeluOptions options) {
-  if (options.approximate == "tanh") {
+  const bool tanh_approx = options.approximate == "tanh";
+  EMBER_CHECK(tanh_approx || options.approximate == "none", "gelu",
+              "approximate argument must be either none or tanh, got '", options.approximate, "'");
+  auto grad = [tanh_approx](const Tensor& g, const Tensor& x) {
+    return gelu_grad(g, x, tanh_approx);
+  };
+  return with_grad("gelu", "GeluBackward0", t, grad, [&] {
+    if (tanh_approx) {
+      return activation("gelu", t, []<class T>() {
+        return [](auto x) {
+          using V = decltype(x);
+          const V k(T(0.7978845608028654)), c(T(0.044715));  // sqrt(2/pi)
+          return V(T(0.5)) * x * (V(1) + cpu::tanh(k * (x + c * x * x * x)));
+        };
+      });
+    }
     return activation("gelu", t, []<class T>() {
       return [](auto x) {
         using V = decltype(x);
-        const V k(T(0.7978845608028654)), c(T(0.044715));  // sqrt(2/pi)
-        return V(T(0.5)) * x * (V(1) + cpu::tanh(k * (x + c * x * x * x)));
+        return V(T(0.5)) * x * (V(1) + cpu::erf(x * V(T(0.7071067811865476))));
       };
     });
-  }
-  EMBER_CHECK(options.approximate == "none", "gelu",
-              "approximate argument must be either none or tanh, got '", options.approximate, "'");
-  return activation("gelu", t, []<class T>() {
-    return [](auto x) {
-      using V = decltype(x);
-      return V(T(0.5)) * x * (V(1) + cpu::erf(x * V(T(0.7071067811865476))));
-    };
   });
 }
 
 Tensor silu(const Tensor& t) {
-  return activation("silu", t, []<class T>() {
-    return [](auto x) {
-      using V = decltype(x);
-      return x / (V(1) + cpu::exp(-x));
-    };
+  auto grad = [](const Tensor& g, const Tensor& x) {
+    const Tensor sig = x.sigmoid();
+    return g * sig * (1 + x * (1 - sig));
+  };
+  return with_grad("silu", "SiluBackward0", t, grad, [&] {
+    return activation("silu", t, []<class T>() {
+      return [](auto x) {
+        using V = decltype(x);
+        return x / (V(1) + cpu::exp(-x));
+      };
+    });
   });
 }
 
 Tensor mish(const Tensor& t) {
-  return activation("mish", t, []<class T>() {
-    return [](auto x) { return x * cpu::tanh(cpu::log1p(cpu::exp(x))); };
+  auto grad = [](const Tensor& g, const Tensor& x) {
+    const Tensor tsp = softplus(x).tanh();
+    return g * (tsp + x * x.sigmoid() * (1 - tsp * tsp));
+  };
+  return with_grad("mish", "MishBackward0", t, grad, [&] {
+    return activation("mish", t, []<class T>() {
+      return [](auto x) { return x * cpu::tanh(cpu::log1p(cpu::exp(x))); };
+    });
   });
 }
 
 Tensor softplus(const Tensor& t, double beta, double threshold) {
-  return activation("softplus", t, [=]<class T>() {
-    return [b = T(beta), th = T(threshold)](auto x) {
-      using V = decltype(x);
-      return select(gt(x * V(b), V(th)), x, cpu::log1p(cpu::exp(x * V(b))) / V(b));
-    };
+  // softplus_backward: above the threshold the identity's; else exp(bx) / (exp(bx) + 1), written
+  // as sigmoid(bx) so that large inputs make no inf / inf.
+  auto grad = [beta, threshold](const Tensor& g, const Tensor& x) {
+    const Tensor bx = x * beta;
+    return where(bx > threshold, g, g * bx.sigmoid());
+  };
+  return with_grad("softplus", "SoftplusBackward0", t, grad, [&] {
+    return activation("softplus", t, [=]<class T>() {
+      return [b = T(beta), th = T(threshold)](auto x) {
+        using V = decltype(x);
+        return select(gt(x * V(b), V(th)), x, cpu::log1p(cpu::exp(x * V(b))) / V(b));
+      };
+    });
   });
 }
 
 Tensor hardtanh(const Tensor& t, double min_val, double max_val) {
   EMBER_CHECK(t.dtype() != kUInt8 || (min_val >= 0 && max_val >= 0), "hardtanh",
               "cannot do hardtanh on an unsigned type with negative limits");
-  return elementwise<Promote::Default, DtypeSet::Numeric>("hardtanh", {t},
-                                                          hardtanh_fn(min_val, max_val));
+  // hardtanh_backward: nothing passes at or beyond the bounds (unlike clamp's).
+  auto grad = [min_val, max_val](const Tensor& g, const Tensor& x) {
+    return zero_where(logical_or(x <= min_val, x >= max_val), g);
+  };
+  return with_grad("hardtanh", "HardtanhBackward0", t, grad, [&] {
+    return elementwise<Promote::Default, DtypeSet::Numeric>("hardtanh", {t},
+                                                            hardtanh_fn(min_val, max_val));
+  });
 }
 
 Tensor hardsigmoid(const Tensor& t) {
-  return activation("hardsigmoid", t, []<class T>() {
-    return [](auto x) {
-      using V = decltype(x);
-      return vmin(vmax(x + V(3), V(0)), V(6)) / V(6);
-    };
+  auto grad = [](const Tensor& g, const Tensor& x) {
+    return where(logical_and(x > -3, x < 3), g / 6, 0);
+  };
+  return with_grad("hardsigmoid", "HardsigmoidBackward0", t, grad, [&] {
+    return activation("hardsigmoid", t, []<class T>() {
+      return [](auto x) {
+        using V = decltype(x);
+        return vmin(vmax(x + V(3), V(0)), V(6)) / V(6);
+      };
+    });
   });
 }
 
 Tensor hardswish(const Tensor& t) {
-  return activation("hardswish", t, []<class T>() {
-    return [](auto x) {
-      using V = decltype(x);
-      return x * vmin(vmax(x + V(3), V(0)), V(6)) / V(6);
-    };
+  auto grad = [](const Tensor& g, const Tensor& x) {
+    return where(x < -3, 0, where(x <= 3, g * (x / 3 + 0.5), g));
+  };
+  return with_grad("hardswish", "HardswishBackward0", t, grad, [&] {
+    return activation("hardswish", t, []<class T>() {
+      return [](auto x) {
+        using V = decltype(x);
+        return x * vmin(vmax(x + V(3), V(0)), V(6)) / V(6);
+      };
+    });
   });
 }
 
 Tensor Tensor::sigmoid() const { return ember::sigmoid(*this); }
 Tensor& Tensor::sigmoid_() {
-  float_activation("sigmoid_", *this, sigmoid_fn, this);
-  return *this;
+  return with_grad_("sigmoid_", "SigmoidBackward0", *this, sigmoid_grad,
+                    [&] { float_activation("sigmoid_", *this, sigmoid_fn, this); }, true);
 }
 Tensor Tensor::logit(std::optional<double> eps) const { return ember::logit(*this, eps); }
 Tensor Tensor::relu() const { return ember::relu(*this); }
 Tensor& Tensor::relu_() {
-  elementwise<Promote::Default, DtypeSet::Numeric>("relu_", {*this}, relu_fn, this);
-  return *this;
+  return with_grad_("relu_", "ReluBackward0", *this, relu_grad, [&] {
+    elementwise<Promote::Default, DtypeSet::Numeric>("relu_", {*this}, relu_fn, this);
+  }, true);
 }
 
 }  // namespace ember

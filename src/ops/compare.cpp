@@ -2,6 +2,7 @@
 // isclose/allclose.
 #include <cmath>
 
+#include "autograd/function.h"
 #include "ember/creation.h"
 #include "ember/shape.h"
 #include "ember/math.h"
@@ -9,6 +10,11 @@
 
 namespace ember {
 namespace {
+
+using autograd::Grads;
+using autograd::Recorder;
+using autograd::Saved;
+using autograd::TensorList;
 
 #define EMBER_COMPARE_FN(name, op) \
   inline constexpr auto name##_fn = []<class T>() { return [](T x, T y) { return x op y; }; };
@@ -149,10 +155,19 @@ Tensor Tensor::isfinite() const { return ember::isfinite(*this); }
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   EMBER_CHECK(condition.dtype() == kBool, "where", "expected condition to be a boolean tensor, "
               "but got a tensor with dtype ", condition.dtype());
+  Recorder rec("where", {&a, &b});
   const Dtype dtype = result_type(a, b);
-  return elementwise<Promote::Default, DtypeSet::All>(
+  Tensor out = elementwise<Promote::Default, DtypeSet::All>(
       "where", {condition.to(dtype), a.to(dtype), b.to(dtype)},
       []<class T>() { return [](T c, T x, T y) { return c != T(0) ? x : y; }; });
+  if (rec)
+    rec.record("WhereBackward0", {out}, {condition},
+               [need_a = a.requires_grad(), need_b = b.requires_grad()](const Grads& g,
+                                                                        const Saved& s) {
+                 return TensorList{need_a ? where(s[0], g[0], 0) : Tensor(),
+                                   need_b ? where(s[0], 0, g[0]) : Tensor()};
+               });
+  return out;
 }
 Tensor where(const Tensor& condition, const Tensor& a, Scalar b) {
   return where(condition, a, full({}, b, {.dtype = result_type(a, b)}));
@@ -171,25 +186,65 @@ Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
 Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
   return t.masked_fill(mask, value);
 }
-Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const {
+
+namespace {
+// masked_fill's gradients: self's where the mask is off; a 0-d value's, the sum where it is on.
+TensorList masked_fill_backward(const Grads& g, const Saved& s, bool value_needs_grad) {
+  return {g[0].masked_fill(s[0], 0),
+          value_needs_grad ? where(s[0], g[0], 0).sum() : Tensor()};
+}
+void record_masked_fill(Recorder& rec, const Tensor& out, const Tensor& mask,
+                        const Tensor* value) {
+  if (!value) {
+    rec.record("MaskedFillBackward0", {out}, {mask}, [](const Grads& g, const Saved& s) {
+      return masked_fill_backward(g, s, false);
+    });
+    return;
+  }
+  rec.record("MaskedFillBackward1", {out}, {mask},
+             [need = value->requires_grad()](const Grads& g, const Saved& s) {
+               return masked_fill_backward(g, s, need);
+             });
+}
+Tensor masked_fill_out(const Tensor& self, const Tensor& mask, Scalar value) {
   check_mask("masked_fill", mask);
   // A row-major copy whatever self's layout, as PyTorch's clone(MemoryFormat::Contiguous).
-  Tensor out = empty(broadcast_shapes(sizes(), mask.sizes()), options());
-  out.copy_(*this);
+  Tensor out = empty(broadcast_shapes(self.sizes(), mask.sizes()), self.options());
+  out.copy_(self);
   return masked_fill_impl(out, mask, value, "masked_fill");
 }
-Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
-  EMBER_CHECK(value.dim() == 0, "masked_fill", "only supports a 0-dimensional value tensor, but ",
+void check_value_dim(const char* op, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0, op, "only supports a 0-dimensional value tensor, but ",
               "got tensor with ", value.dim(), " dimension(s).");
-  return masked_fill(mask, value.item());
+}
+}  // namespace
+
+Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const {
+  Recorder rec("masked_fill", {this});
+  Tensor out = masked_fill_out(*this, mask, value);
+  if (rec) record_masked_fill(rec, out, mask, nullptr);
+  return out;
+}
+Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
+  check_value_dim("masked_fill", value);
+  Recorder rec("masked_fill", {this, &value});
+  Tensor out = masked_fill_out(*this, mask, value.item());
+  if (rec) record_masked_fill(rec, out, mask, &value);
+  return out;
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
-  return masked_fill_impl(*this, mask, value, "masked_fill_");
+  Recorder rec(Recorder::InPlace{}, "masked_fill_", *this, {});
+  masked_fill_impl(*this, mask, value, "masked_fill_");
+  if (rec) record_masked_fill(rec, *this, mask, nullptr);
+  return *this;
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
   EMBER_CHECK(value.dim() == 0, "masked_fill_", "only supports a 0-dimensional value tensor, ",
               "but got tensor with ", value.dim(), " dimension(s).");
-  return masked_fill_impl(*this, mask, value.item(), "masked_fill_");
+  Recorder rec(Recorder::InPlace{}, "masked_fill_", *this, {&value});
+  masked_fill_impl(*this, mask, value.item(), "masked_fill_");
+  if (rec) record_masked_fill(rec, *this, mask, &value);
+  return *this;
 }
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {

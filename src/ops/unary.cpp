@@ -4,11 +4,101 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/function.h"
+#include "ember/creation.h"
 #include "ember/math.h"
 #include "ops/elementwise.h"
 
 namespace ember {
 namespace {
+
+using autograd::Grads;
+using autograd::Recorder;
+using autograd::Saved;
+using autograd::TensorList;
+
+// ── autograd glue for one-input ops ───────────────────────────────────────
+// What a unary backward needs besides the incoming gradient: nothing, the input, or the result.
+enum class Keep { Nothing, Input, Result };
+// d(input) from the gradient of the output and the kept tensor (undefined for Keep::Nothing).
+using UnaryGrad = std::function<Tensor(const Tensor& g, const Tensor& kept)>;
+
+void record_unary(Recorder& rec, const char* node, const Tensor& out, const Tensor& input,
+                  Keep keep, UnaryGrad grad) {
+  auto fn = [grad = std::move(grad)](const Grads& g, const Saved& s) {
+    return TensorList{grad(g[0], s.empty() ? Tensor() : s[0])};
+  };
+  switch (keep) {
+    case Keep::Nothing: rec.record(node, {out}, {}, std::move(fn)); break;
+    case Keep::Input: rec.record(node, {out}, {input}, std::move(fn)); break;
+    case Keep::Result: rec.record(node, {out}, {}, std::move(fn), {out}); break;
+  }
+}
+
+// Runs `forward` (returning the result) and records `node` when `t` needs a gradient.
+template <class Fwd>
+Tensor unary(const char* op, const char* node, const Tensor& t, Keep keep, UnaryGrad grad,
+             const Fwd& forward) {
+  Recorder rec(op, {&t});
+  Tensor out = forward();
+  if (rec) record_unary(rec, node, out, t, keep, std::move(grad));
+  return out;
+}
+
+// The in-place form: `forward` writes `self`; a kept input is a copy taken before it does.
+template <class Fwd>
+Tensor& unary_(const char* op, const char* node, Tensor& self, Keep keep, UnaryGrad grad,
+               const Fwd& forward) {
+  // PyTorch's original_self: cloned before the Recorder turns grad mode off, so the copy keeps
+  // self's history and double backward reaches it.
+  const Tensor before =
+      keep == Keep::Input && is_grad_enabled() && self.requires_grad() ? self.clone() : Tensor();
+  Recorder rec(Recorder::InPlace{}, op, self, {});
+  forward();
+  if (rec) record_unary(rec, node, self, before, keep, std::move(grad));
+  return self;
+}
+
+Tensor zero_grad(const Tensor& g, const Tensor&) { return zeros_like(g); }
+Tensor where_zero(const Tensor& keep, const Tensor& g) { return where(keep, g, 0); }
+
+// derivatives.yaml's formulas (`s` is the kept input or result).
+Tensor neg_grad(const Tensor& g, const Tensor&) { return -g; }
+Tensor abs_grad(const Tensor& g, const Tensor& s) { return g * s.sign(); }
+Tensor sqrt_grad(const Tensor& g, const Tensor& y) { return g / (2 * y); }
+Tensor rsqrt_grad(const Tensor& g, const Tensor& y) { return -0.5 * g * y.pow(3); }
+Tensor exp_grad(const Tensor& g, const Tensor& y) { return g * y; }
+Tensor exp2_grad(const Tensor& g, const Tensor& y) { return g * y * M_LN2; }
+Tensor expm1_grad(const Tensor& g, const Tensor& y) { return g * (y + 1); }
+Tensor log_grad(const Tensor& g, const Tensor& s) { return g / s; }
+Tensor log2_grad(const Tensor& g, const Tensor& s) { return g / (s * M_LN2); }
+Tensor log10_grad(const Tensor& g, const Tensor& s) { return g / (s * M_LN10); }
+Tensor log1p_grad(const Tensor& g, const Tensor& s) { return g / (s + 1); }
+Tensor sin_grad(const Tensor& g, const Tensor& s) { return g * s.cos(); }
+Tensor cos_grad(const Tensor& g, const Tensor& s) { return g * -s.sin(); }
+Tensor tan_grad(const Tensor& g, const Tensor& y) { return g * (1 + y.pow(2)); }
+Tensor asin_grad(const Tensor& g, const Tensor& s) { return g * (-s * s + 1).rsqrt(); }
+Tensor acos_grad(const Tensor& g, const Tensor& s) { return g * -((-s * s + 1).rsqrt()); }
+Tensor atan_grad(const Tensor& g, const Tensor& s) { return g / (s * s + 1); }
+Tensor sinh_grad(const Tensor& g, const Tensor& s) { return g * s.cosh(); }
+Tensor cosh_grad(const Tensor& g, const Tensor& s) { return g * s.sinh(); }
+Tensor tanh_grad(const Tensor& g, const Tensor& y) { return g * (1 - y * y); }
+Tensor erf_grad(const Tensor& g, const Tensor& s) { return 2 / std::sqrt(M_PI) * (-s * s).exp() * g; }
+Tensor erfc_grad(const Tensor& g, const Tensor& s) {
+  return -2 / std::sqrt(M_PI) * (-s * s).exp() * g;
+}
+Tensor reciprocal_grad(const Tensor& g, const Tensor& y) { return -g * (y * y); }
+Tensor identity_grad(const Tensor& g, const Tensor&) { return g; }
+Tensor nan_to_num_grad(const Tensor& g, const Tensor& s) { return g * s.isfinite(); }
+
+// clamp's subgradient (PyTorch's clamp_backward): the gradient passes where min <= x <= max,
+// bounds included; a NaN bound passes nothing.
+UnaryGrad clamp_grad(std::optional<Scalar> min, std::optional<Scalar> max) {
+  return [min, max](const Tensor& g, const Tensor& s) {
+    if (min && max) return where_zero(logical_and(s >= *min, s <= *max), g);
+    return where_zero(min ? s >= *min : s <= *max, g);
+  };
+}
 
 // Ops whose integer inputs produce the default float (exp(int) is float32, as in PyTorch).
 template <class Make>
@@ -118,53 +208,87 @@ Tensor neg(const Tensor& t) {
   EMBER_CHECK(t.dtype() != kBool, "neg",
               "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
               "to invert a mask, use the `~` or `logical_not()` operator instead.");
-  return same_op("neg", t, neg_fn);
+  return unary("neg", "NegBackward0", t, Keep::Nothing, neg_grad,
+               [&] { return same_op("neg", t, neg_fn); });
 }
-Tensor abs(const Tensor& t) { return same_op("abs", t, abs_fn); }
-Tensor sign(const Tensor& t) { return same_op<DtypeSet::All>("sign", t, sign_fn); }
-Tensor sqrt(const Tensor& t) { return float_op("sqrt", t, sqrt_fn); }
-Tensor rsqrt(const Tensor& t) { return float_op("rsqrt", t, rsqrt_fn); }
+Tensor abs(const Tensor& t) {
+  return unary("abs", "AbsBackward0", t, Keep::Input, abs_grad,
+               [&] { return same_op("abs", t, abs_fn); });
+}
+Tensor sign(const Tensor& t) {
+  return unary("sign", "SignBackward0", t, Keep::Nothing, zero_grad,
+               [&] { return same_op<DtypeSet::All>("sign", t, sign_fn); });
+}
+// Unary float ops: `name` runs name_fn and records NodeBackward0 keeping `keep`.
+#define EMBER_FLOAT_UNARY(name, node, keep)                                                 \
+  Tensor name(const Tensor& t) {                                                            \
+    return unary(#name, node, t, keep, name##_grad,                                         \
+                 [&] { return float_op(#name, t, name##_fn); });                            \
+  }
+EMBER_FLOAT_UNARY(sqrt, "SqrtBackward0", Keep::Result)
+EMBER_FLOAT_UNARY(rsqrt, "RsqrtBackward0", Keep::Result)
+EMBER_FLOAT_UNARY(exp, "ExpBackward0", Keep::Result)
+EMBER_FLOAT_UNARY(exp2, "Exp2Backward0", Keep::Result)
+EMBER_FLOAT_UNARY(expm1, "Expm1Backward0", Keep::Result)
+EMBER_FLOAT_UNARY(log, "LogBackward0", Keep::Input)
+EMBER_FLOAT_UNARY(log2, "Log2Backward0", Keep::Input)
+EMBER_FLOAT_UNARY(log10, "Log10Backward0", Keep::Input)
+EMBER_FLOAT_UNARY(log1p, "Log1PBackward0", Keep::Input)
+EMBER_FLOAT_UNARY(sin, "SinBackward0", Keep::Input)
+EMBER_FLOAT_UNARY(cos, "CosBackward0", Keep::Input)
+EMBER_FLOAT_UNARY(tan, "TanBackward0", Keep::Result)
+EMBER_FLOAT_UNARY(asin, "AsinBackward0", Keep::Input)
+EMBER_FLOAT_UNARY(acos, "AcosBackward0", Keep::Input)
+EMBER_FLOAT_UNARY(atan, "AtanBackward0", Keep::Input)
+EMBER_FLOAT_UNARY(sinh, "SinhBackward0", Keep::Input)
+EMBER_FLOAT_UNARY(cosh, "CoshBackward0", Keep::Input)
+EMBER_FLOAT_UNARY(tanh, "TanhBackward0", Keep::Result)
+EMBER_FLOAT_UNARY(erf, "ErfBackward0", Keep::Input)
+EMBER_FLOAT_UNARY(erfc, "ErfcBackward0", Keep::Input)
+EMBER_FLOAT_UNARY(reciprocal, "ReciprocalBackward0", Keep::Result)
+#undef EMBER_FLOAT_UNARY
 Tensor square(const Tensor& t) {
-  return t.dtype() == kBool ? square(t.to(kInt64)) : same_op("square", t, square_fn);
+  if (t.dtype() == kBool) return square(t.to(kInt64));
+  // PyTorch's square is pow(t, 2): its gradient is PowBackward0.
+  if (t.requires_grad() && is_grad_enabled()) return t.pow(2);
+  return same_op("square", t, square_fn);
 }
-Tensor exp(const Tensor& t) { return float_op("exp", t, exp_fn); }
-Tensor exp2(const Tensor& t) { return float_op("exp2", t, exp2_fn); }
-Tensor expm1(const Tensor& t) { return float_op("expm1", t, expm1_fn); }
-Tensor log(const Tensor& t) { return float_op("log", t, log_fn); }
-Tensor log2(const Tensor& t) { return float_op("log2", t, log2_fn); }
-Tensor log10(const Tensor& t) { return float_op("log10", t, log10_fn); }
-Tensor log1p(const Tensor& t) { return float_op("log1p", t, log1p_fn); }
-Tensor sin(const Tensor& t) { return float_op("sin", t, sin_fn); }
-Tensor cos(const Tensor& t) { return float_op("cos", t, cos_fn); }
-Tensor tan(const Tensor& t) { return float_op("tan", t, tan_fn); }
-Tensor asin(const Tensor& t) { return float_op("asin", t, asin_fn); }
-Tensor acos(const Tensor& t) { return float_op("acos", t, acos_fn); }
-Tensor atan(const Tensor& t) { return float_op("atan", t, atan_fn); }
-Tensor sinh(const Tensor& t) { return float_op("sinh", t, sinh_fn); }
-Tensor cosh(const Tensor& t) { return float_op("cosh", t, cosh_fn); }
-Tensor tanh(const Tensor& t) { return float_op("tanh", t, tanh_fn); }
-Tensor erf(const Tensor& t) { return float_op("erf", t, erf_fn); }
-Tensor erfc(const Tensor& t) { return float_op("erfc", t, erfc_fn); }
-Tensor floor(const Tensor& t) { return rounding_op("floor", t, floor_fn); }
-Tensor ceil(const Tensor& t) { return rounding_op("ceil", t, ceil_fn); }
-Tensor trunc(const Tensor& t) { return rounding_op("trunc", t, trunc_fn); }
-Tensor frac(const Tensor& t) { return same_op<DtypeSet::Floating>("frac", t, frac_fn); }
+Tensor floor(const Tensor& t) {
+  return unary("floor", "FloorBackward0", t, Keep::Nothing, zero_grad,
+               [&] { return rounding_op("floor", t, floor_fn); });
+}
+Tensor ceil(const Tensor& t) {
+  return unary("ceil", "CeilBackward0", t, Keep::Nothing, zero_grad,
+               [&] { return rounding_op("ceil", t, ceil_fn); });
+}
+Tensor trunc(const Tensor& t) {
+  return unary("trunc", "TruncBackward0", t, Keep::Nothing, zero_grad,
+               [&] { return rounding_op("trunc", t, trunc_fn); });
+}
+Tensor frac(const Tensor& t) {
+  return unary("frac", "FracBackward0", t, Keep::Nothing, identity_grad,
+               [&] { return same_op<DtypeSet::Floating>("frac", t, frac_fn); });
+}
 Tensor round(const Tensor& t, int64_t decimals) {
-  if (decimals == 0) return rounding_op("round", t, round_fn);
+  if (decimals == 0)
+    return unary("round", "RoundBackward0", t, Keep::Nothing, zero_grad,
+                 [&] { return rounding_op("round", t, round_fn); });
   EMBER_CHECK(t.is_floating_point(), "round", "round with decimals is only supported for ",
               "floating point tensors, got ", t.dtype());
   // PyTorch scales by 10^|decimals| in the direction that keeps the scale factor exact.
   const double scale = std::pow(10.0, double(std::abs(decimals)));
-  return same_op<DtypeSet::Floating>("round", t, [scale, decimals]<class T>() {
-    const T s = T(scale);
-    return [s, decimals](T x) -> T {
-      return decimals > 0 ? std::nearbyint(x * s) / s : std::nearbyint(x / s) * s;
-    };
+  return unary("round", "RoundBackward1", t, Keep::Nothing, zero_grad, [&] {
+    return same_op<DtypeSet::Floating>("round", t, [scale, decimals]<class T>() {
+      const T s = T(scale);
+      return [s, decimals](T x) -> T {
+        return decimals > 0 ? std::nearbyint(x * s) / s : std::nearbyint(x / s) * s;
+      };
+    });
   });
 }
-Tensor reciprocal(const Tensor& t) { return float_op("reciprocal", t, reciprocal_fn); }
 
-Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
+namespace {
+Tensor clamp_impl(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
   EMBER_CHECK(min || max, "clamp", "At least one of 'min' or 'max' must not be None");
   std::vector<Operand> ops{t};
   if (min) ops.push_back(*min);
@@ -173,14 +297,37 @@ Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> m
   const Tensor input = t.to(dtype);
   return same_op<DtypeSet::Numeric>("clamp", input, clamp_fn("clamp", min, max));
 }
+}  // namespace
+
+Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
+  return unary("clamp", "ClampBackward1", t, Keep::Input, clamp_grad(min, max),
+               [&] { return clamp_impl(t, min, max); });
+}
 Tensor clamp(const Tensor& t, const Tensor& min, const Tensor& max) {
-  return elementwise<Promote::Default, DtypeSet::Numeric>(
+  Recorder rec("clamp", {&t, &min, &max});
+  Tensor out = elementwise<Promote::Default, DtypeSet::Numeric>(
       "clamp", {t, min, max}, []<class T>() {
         return [](auto x, auto lo, auto hi) { return cpu::vmin(cpu::vmax(x, lo), hi); };
       });
+  // PyTorch's clamp_backward_min_max: x between the bounds (inclusive) takes the gradient;
+  // else the bound that won does (max when the bounds cross).
+  if (rec)
+    rec.record("ClampBackward0", {out}, {t, min, max}, [](const Grads& g, const Saved& s) {
+      const Tensor &x = s[0], &lo = s[1], &hi = s[2];
+      return TensorList{where_zero(logical_and(x >= lo, x <= hi), g[0]),
+                        where_zero(logical_and(x < lo, lo < hi), g[0]),
+                        where_zero(logical_or(x > hi, hi < lo), g[0])};
+    });
+  return out;
 }
-Tensor clamp_min(const Tensor& t, Scalar min) { return clamp(t, min, std::nullopt); }
-Tensor clamp_max(const Tensor& t, Scalar max) { return clamp(t, std::nullopt, max); }
+Tensor clamp_min(const Tensor& t, Scalar min) {
+  return unary("clamp_min", "ClampMinBackward0", t, Keep::Input, clamp_grad(min, std::nullopt),
+               [&] { return clamp_impl(t, min, std::nullopt); });
+}
+Tensor clamp_max(const Tensor& t, Scalar max) {
+  return unary("clamp_max", "ClampMaxBackward0", t, Keep::Input, clamp_grad(std::nullopt, max),
+               [&] { return clamp_impl(t, std::nullopt, max); });
+}
 Tensor clip(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
   return clamp(t, min, max);
 }
@@ -188,6 +335,7 @@ Tensor clip(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> ma
 Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
   if (!t.is_floating_point()) return t.clone();
+  return unary("nan_to_num", "NanToNumBackward0", t, Keep::Input, nan_to_num_grad, [&] {
   return same_op<DtypeSet::Floating>("nan_to_num", t, [=]<class T>() {
     // Infinities map to the largest finite value of the tensor's own dtype.
     const double hi = t.dtype() == kFloat16    ? 65504.0
@@ -195,6 +343,7 @@ Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<doub
                                                : double(std::numeric_limits<T>::max());
     const T n = T(nan.value_or(0.0)), p = T(posinf.value_or(hi)), m = T(neginf.value_or(-hi));
     return [n, p, m](T x) -> T { return x != x ? n : x == INFINITY ? p : x == -INFINITY ? m : x; };
+  });
   });
 }
 
@@ -204,33 +353,33 @@ Tensor& Tensor::neg_() {
   EMBER_CHECK(dtype() != kBool, "neg_",
               "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
               "to invert a mask, use the `~` or `logical_not()` operator instead.");
-  same_op("neg_", *this, neg_fn, this);
-  return *this;
+  return unary_("neg_", "NegBackward0", *this, Keep::Nothing, neg_grad,
+                [&] { same_op("neg_", *this, neg_fn, this); });
 }
 Tensor Tensor::abs() const { return ember::abs(*this); }
 Tensor& Tensor::abs_() {
-  same_op("abs_", *this, abs_fn, this);
-  return *this;
+  return unary_("abs_", "AbsBackward0", *this, Keep::Input, abs_grad,
+                [&] { same_op("abs_", *this, abs_fn, this); });
 }
 Tensor Tensor::sign() const { return ember::sign(*this); }
 Tensor Tensor::sqrt() const { return ember::sqrt(*this); }
 Tensor& Tensor::sqrt_() {
-  float_op("sqrt_", *this, sqrt_fn, this);
-  return *this;
+  return unary_("sqrt_", "SqrtBackward0", *this, Keep::Result, sqrt_grad,
+                [&] { float_op("sqrt_", *this, sqrt_fn, this); });
 }
 Tensor Tensor::rsqrt() const { return ember::rsqrt(*this); }
 Tensor Tensor::square() const { return ember::square(*this); }
 Tensor Tensor::exp() const { return ember::exp(*this); }
 Tensor& Tensor::exp_() {
-  float_op("exp_", *this, exp_fn, this);
-  return *this;
+  return unary_("exp_", "ExpBackward0", *this, Keep::Result, exp_grad,
+                [&] { float_op("exp_", *this, exp_fn, this); });
 }
 Tensor Tensor::exp2() const { return ember::exp2(*this); }
 Tensor Tensor::expm1() const { return ember::expm1(*this); }
 Tensor Tensor::log() const { return ember::log(*this); }
 Tensor& Tensor::log_() {
-  float_op("log_", *this, log_fn, this);
-  return *this;
+  return unary_("log_", "LogBackward0", *this, Keep::Input, log_grad,
+                [&] { float_op("log_", *this, log_fn, this); });
 }
 Tensor Tensor::log2() const { return ember::log2(*this); }
 Tensor Tensor::log10() const { return ember::log10(*this); }
@@ -245,8 +394,8 @@ Tensor Tensor::sinh() const { return ember::sinh(*this); }
 Tensor Tensor::cosh() const { return ember::cosh(*this); }
 Tensor Tensor::tanh() const { return ember::tanh(*this); }
 Tensor& Tensor::tanh_() {
-  float_op("tanh_", *this, tanh_fn, this);
-  return *this;
+  return unary_("tanh_", "TanhBackward0", *this, Keep::Result, tanh_grad,
+                [&] { float_op("tanh_", *this, tanh_fn, this); });
 }
 Tensor Tensor::erf() const { return ember::erf(*this); }
 Tensor Tensor::erfc() const { return ember::erfc(*this); }
@@ -257,8 +406,8 @@ Tensor Tensor::trunc() const { return ember::trunc(*this); }
 Tensor Tensor::frac() const { return ember::frac(*this); }
 Tensor Tensor::reciprocal() const { return ember::reciprocal(*this); }
 Tensor& Tensor::reciprocal_() {
-  float_op("reciprocal_", *this, reciprocal_fn, this);
-  return *this;
+  return unary_("reciprocal_", "ReciprocalBackward0", *this, Keep::Result, reciprocal_grad,
+                [&] { float_op("reciprocal_", *this, reciprocal_fn, this); });
 }
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return ember::clamp(*this, min, max);
@@ -275,8 +424,8 @@ Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   const Dtype dtype = result_type(ops);
   EMBER_CHECK(dtype == this->dtype(), "clamp_", "result type ", dtype,
               " can't be cast to the desired output type ", this->dtype());
-  same_op("clamp_", *this, clamp_fn("clamp_", min, max), this);
-  return *this;
+  return unary_("clamp_", "ClampBackward1", *this, Keep::Input, clamp_grad(min, max),
+                [&] { same_op("clamp_", *this, clamp_fn("clamp_", min, max), this); });
 }
 Tensor Tensor::clamp_min(Scalar min) const { return ember::clamp_min(*this, min); }
 Tensor Tensor::clamp_max(Scalar max) const { return ember::clamp_max(*this, max); }
