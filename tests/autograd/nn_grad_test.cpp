@@ -389,6 +389,76 @@ std::string golden_mismatches(const json& c) {
   return err.str();
 }
 
+
+TEST(NNGrad, EmbeddingPaddingRowGetsNoGradientAndFreqScales) {
+  Tensor w = ones({4, 2}, {.dtype = kFloat64, .requires_grad = true});
+  const Tensor idx = tensor({1, 3, 1, 0}, {.dtype = kInt64});
+  Tensor out = F::embedding(idx, w, {.padding_idx = 3});
+  EXPECT_EQ(out.grad_fn()->name(), "EmbeddingBackward0");
+  out.sum().backward();
+  EXPECT_EQ(w.grad().tolist<double>(), (std::vector<double>{1, 1, 2, 2, 0, 0, 0, 0}));
+  Tensor w2 = ones({4, 2}, {.dtype = kFloat64, .requires_grad = true});
+  F::embedding(idx, w2, {.scale_grad_by_freq = true}).sum().backward();
+  EXPECT_EQ(w2.grad().tolist<double>(), (std::vector<double>{1, 1, 1, 1, 0, 0, 1, 1}));
+}
+
+TEST(NNGrad, DropoutGradientIsTheSavedScaledMask) {
+  Tensor x = ones({200}, {.dtype = kFloat64, .requires_grad = true});
+  Generator gen(11);
+  Tensor y = F::dropout(x, {.p = 0.25, .training = true, .generator = &gen});
+  y.sum().backward();
+  // x is all ones, so y is the mask: the gradient is exactly it (0 or 1 / 0.75).
+  EXPECT_EQ(x.grad().tolist<double>(), y.detach().tolist<double>());
+  for (double v : x.grad().tolist<double>()) EXPECT_TRUE(v == 0 || std::abs(v - 1 / 0.75) < 1e-15);
+  Tensor z = ones({3}, {.requires_grad = true});
+  EXPECT_FALSE(F::dropout(z, {.training = false}).grad_fn());  // eval: the input itself
+}
+
+TEST(NNGrad, BatchNormEvalTreatsRunningStatsAsConstants) {
+  Tensor x = tensor({{{1.0, 2.0}, {3.0, 4.0}}, {{5.0, 6.0}, {7.0, 8.0}}}, {.dtype = kFloat64}).requires_grad_();
+  Tensor rm = tensor({0.5, -1.0}, {.dtype = kFloat64}), rv = tensor({4.0, 0.25}, {.dtype = kFloat64});
+  F::batch_norm(x, rm, rv, {.eps = 0}).sum().backward();
+  // d/dx = 1 / sqrt(running_var): 0.5 for channel 0, 2 for channel 1.
+  EXPECT_EQ(x.grad().tolist<double>(), (std::vector<double>{0.5, 0.5, 2, 2, 0.5, 0.5, 2, 2}));
+  // Training with running stats updates them but never differentiates through them.
+  Tensor y = tensor({{{1.0, 2.0}, {3.0, 4.0}}, {{5.0, 6.0}, {7.0, 8.0}}}, {.dtype = kFloat64}).requires_grad_();
+  Tensor rm2 = zeros({2}, {.dtype = kFloat64}), rv2 = ones({2}, {.dtype = kFloat64});
+  Tensor out = F::batch_norm(y, rm2, rv2, {.training = true});
+  EXPECT_FALSE(rm2.requires_grad());
+  out.pow(2).sum().backward();
+  EXPECT_TRUE(y.grad().defined());
+}
+
+TEST(NNGrad, MaxPoolGradientGoesToTheArgmaxOnly) {
+  Tensor x = tensor({{{1.0, 5.0, 2.0, 2.0}, {0.0, 3.0, 7.0, 1.0}}}, {.dtype = kFloat64})
+                 .requires_grad_();
+  Tensor y = F::max_pool2d(x, 2);
+  EXPECT_EQ(y.grad_fn()->name(), "MaxPool2DWithIndicesBackward0");
+  y.sum().backward();
+  EXPECT_EQ(x.grad().tolist<double>(), (std::vector<double>{0, 1, 0, 0, 0, 0, 1, 0}));
+}
+
+TEST(NNGrad, CrossEntropyIgnoredTargetsGetZeroGradient) {
+  Tensor x = zeros({3, 4}, {.dtype = kFloat64, .requires_grad = true});
+  F::cross_entropy(x, tensor({1, -100, 2}, {.dtype = kInt64})).backward();
+  const auto g = x.grad().tolist<double>();
+  for (int c = 0; c < 4; ++c) EXPECT_EQ(g[size_t(4 + c)], 0.0);
+  EXPECT_NEAR(g[1], (0.25 - 1) / 2, 1e-15);  // mean over the two counted rows
+}
+
+TEST(NNGrad, ConvolutionNodeAndBiasGradient) {
+  Tensor x = ones({1, 1, 3, 3}, {.dtype = kFloat64, .requires_grad = true});
+  Tensor w = ones({2, 1, 2, 2}, {.dtype = kFloat64, .requires_grad = true});
+  Tensor b = zeros({2}, {.dtype = kFloat64, .requires_grad = true});
+  Tensor y = F::conv2d(x, w, {.bias = b});
+  EXPECT_EQ(y.grad_fn()->name(), "ConvolutionBackward0");
+  EXPECT_EQ(y.grad_fn()->next_functions().size(), 3u);
+  y.sum().backward();
+  EXPECT_EQ(b.grad().tolist<double>(), (std::vector<double>{4, 4}));
+  EXPECT_EQ(w.grad().tolist<double>(), (std::vector<double>{4, 4, 4, 4, 4, 4, 4, 4}));
+  EXPECT_EQ(x.grad().tolist<double>(), (std::vector<double>{2, 4, 2, 4, 8, 4, 2, 4, 2}));
+}
+
 TEST(NNGrad, GradientsMatchPyTorch) {
   std::ifstream f(std::string(EMBER_GOLDEN_DIR) + "/nn_grad.json");
   ASSERT_TRUE(f) << "cannot open golden/nn_grad.json";
