@@ -214,6 +214,26 @@ const GradCase kCases[] = {
        return F::binary_cross_entropy_with_logits(
            t[0], t[1], {.weight = t[2], .reduction = "sum", .pos_weight = t[3]});
      }, false},
+    // ── composites: gradients through the other families' backward ──
+    {"sdpa_bool_mask", "", [] { return In{x({2, 3, 4}), x({2, 5, 4}), x({2, 5, 2})}; },
+     [](const In& t) {
+       const Tensor keep = tensor({true, false, true, true, false}).view({1, 5});
+       return F::scaled_dot_product_attention(t[0], t[1], t[2], {.attn_mask = keep});
+     }},
+    {"sdpa_causal_additive", "", [] { return In{x({3, 4}), x({3, 4}), xt({3, 2})}; },
+     [](const In& t) { return F::scaled_dot_product_attention(t[0], t[1], t[2], {.is_causal = true}); }},
+    {"cross_entropy_probabilities", "", [] { return In{x({3, 4}), x({3, 4}, 0, 1)}; },
+     [](const In& t) { return F::cross_entropy(t[0], t[1], {.label_smoothing = 0.1}); }},
+    {"l1_loss", "", [] { return In{x({3, 4}), x({4})}; },
+     [](const In& t) { return F::l1_loss(t[0], t[1]); }},
+    {"kl_div_const_target", "", [] { return In{x({3, 4}), c({3, 4}, 0.1, 1)}; },
+     [](const In& t) { return F::kl_div(t[0], t[1], {.reduction = "batchmean"}); }},
+    {"kl_div_log_target", "", [] { return In{x({3, 4}), x({3, 4})}; },
+     [](const In& t) { return F::kl_div(t[0], t[1], {.reduction = "sum", .log_target = true}); }},
+    {"cosine_similarity", "", [] { return In{x({3, 5}), x({5})}; },
+     [](const In& t) { return F::cosine_similarity(t[0], t[1], {.dim = -1}); }},
+    {"pairwise_distance", "", [] { return In{x({3, 5}), xt({3, 5})}; },
+     [](const In& t) { return F::pairwise_distance(t[0], t[1], {.p = 3.0}); }},
 };
 
 EMBER_GRAD_TABLE(NN, kCases);
