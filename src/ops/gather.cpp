@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/function.h"
 #include "backend/cpu/loop.h"
 #include "backend/cpu/parallel.h"
 #include "core/convert.h"
@@ -18,6 +19,12 @@
 #include "ops/copy.h"
 
 namespace ember {
+
+using autograd::Grads;
+using autograd::Recorder;
+using autograd::Saved;
+using autograd::TensorList;
+
 namespace {
 
 // Element copies only move bytes, so they dispatch on the element size, not the dtype.
@@ -313,7 +320,13 @@ void compact(int64_t n, const Count& count, const Alloc& alloc, const Write& wri
 Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
   dim = wrap_dim(dim, t.dim(), "gather");
   check_scatter_gather("gather", t, dim, index, nullptr);
+  Recorder rec("gather", {&t});
   Tensor out = empty(index.sizes(), t.options());
+  if (rec)
+    rec.record("GatherBackward0", {out}, {index},
+               [dim, in = DimVector(t.sizes())](const Grads& g, const Saved& s) {
+                 return TensorList{zeros(in, g[0].options()).scatter_add(dim, s[0], g[0])};
+               });
   if (index.numel() == 0) return out;
   const Tensor o = at_least_1d(out), s = at_least_1d(t), i = at_least_1d(index);
   by_size(t.element_size(), [&]<class E>() {
@@ -322,27 +335,21 @@ Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
   return out;
 }
 
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
-  dim = wrap_dim(dim, this->dim(), "scatter");
-  check_scatter_gather("scatter", *this, dim, index, &src);
-  if (index.numel() == 0) return *this;
-  const Tensor s = at_least_1d(*this), i = at_least_1d(index), x = at_least_1d(src);
-  by_size(element_size(),
+namespace {
+
+void scatter_kernel(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_scatter_gather("scatter", self, dim, index, &src);
+  if (index.numel() == 0) return;
+  const Tensor s = at_least_1d(self), i = at_least_1d(index), x = at_least_1d(src);
+  by_size(self.element_size(),
           [&]<class E>() { line_kernel<E>(s, dim, i, x, "scatter", [](E& a, E b) { a = b; }); });
-  impl_->storage()->bump_version();
-  return *this;
 }
 
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, Scalar value) {
-  return scatter_(dim, index, full({}, value, {.dtype = dtype()}).expand(index.sizes()));
-}
-
-Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
-  dim = wrap_dim(dim, this->dim(), "scatter_add");
-  check_scatter_gather("scatter_add", *this, dim, index, &src);
-  if (index.numel() == 0) return *this;
-  const Tensor s = at_least_1d(*this), i = at_least_1d(index), x = at_least_1d(src);
-  dispatch(dtype(), "scatter_add", [&]<class T>() {
+void scatter_add_kernel(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_scatter_gather("scatter_add", self, dim, index, &src);
+  if (index.numel() == 0) return;
+  const Tensor s = at_least_1d(self), i = at_least_1d(index), x = at_least_1d(src);
+  dispatch(self.dtype(), "scatter_add", [&]<class T>() {
     line_kernel<T>(s, dim, i, x, "scatter_add", [](T& a, T b) {
       if constexpr (std::is_same_v<T, bool>)
         a = a || b;
@@ -350,18 +357,77 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
         a = T(compute_t<T>(a) + compute_t<T>(b));
     });
   });
+}
+
+// scatter: self's gradient is g with the written positions zeroed; src's is g at them.
+void record_scatter(Recorder& rec, const Tensor& out, int64_t dim, const Tensor& index,
+                    bool with_src) {
+  rec.record(with_src ? "ScatterBackward0" : "ScatterBackward1", {out}, {index},
+             [dim, with_src](const Grads& g, const Saved& s) {
+               TensorList r{g[0].scatter(dim, s[0], 0)};
+               if (with_src) r.push_back(g[0].gather(dim, s[0]));
+               return r;
+             });
+}
+
+void record_scatter_add(Recorder& rec, const Tensor& out, int64_t dim, const Tensor& index) {
+  rec.record("ScatterAddBackward0", {out}, {index}, [dim](const Grads& g, const Saved& s) {
+    return TensorList{g[0], g[0].gather(dim, s[0])};
+  });
+}
+
+}  // namespace
+
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  dim = wrap_dim(dim, this->dim(), "scatter");
+  Recorder rec(Recorder::InPlace{}, "scatter_", *this, {&src});
+  scatter_kernel(*this, dim, index, src);
   impl_->storage()->bump_version();
+  if (rec) record_scatter(rec, *this, dim, index, true);
+  return *this;
+}
+
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, Scalar value) {
+  dim = wrap_dim(dim, this->dim(), "scatter");
+  Recorder rec(Recorder::InPlace{}, "scatter_", *this, {});
+  scatter_kernel(*this, dim, index, full({}, value, {.dtype = dtype()}).expand(index.sizes()));
+  impl_->storage()->bump_version();
+  if (rec) record_scatter(rec, *this, dim, index, false);
+  return *this;
+}
+
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  dim = wrap_dim(dim, this->dim(), "scatter_add");
+  Recorder rec(Recorder::InPlace{}, "scatter_add_", *this, {&src});
+  scatter_add_kernel(*this, dim, index, src);
+  impl_->storage()->bump_version();
+  if (rec) record_scatter_add(rec, *this, dim, index);
   return *this;
 }
 
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
-  return clone().scatter_(dim, index, src);
+  dim = wrap_dim(dim, this->dim(), "scatter");
+  Recorder rec("scatter", {this, &src});
+  Tensor out = clone();
+  scatter_kernel(out, dim, index, src);
+  if (rec) record_scatter(rec, out, dim, index, true);
+  return out;
 }
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, Scalar value) const {
-  return clone().scatter_(dim, index, value);
+  dim = wrap_dim(dim, this->dim(), "scatter");
+  Recorder rec("scatter", {this});
+  Tensor out = clone();
+  scatter_kernel(out, dim, index, full({}, value, {.dtype = dtype()}).expand(index.sizes()));
+  if (rec) record_scatter(rec, out, dim, index, false);
+  return out;
 }
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
-  return clone().scatter_add_(dim, index, src);
+  dim = wrap_dim(dim, this->dim(), "scatter_add");
+  Recorder rec("scatter_add", {this, &src});
+  Tensor out = clone();
+  scatter_add_kernel(out, dim, index, src);
+  if (rec) record_scatter_add(rec, out, dim, index);
+  return out;
 }
 Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   return ember::gather(*this, dim, index);
@@ -377,12 +443,10 @@ Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tens
   return t.scatter_add(dim, index, src);
 }
 
-Tensor& scatter_reduce_(Tensor& t, int64_t dim, const Tensor& index, const Tensor& src,
-                        const std::string& reduce, bool include_self) {
-  const Reduce r = parse_reduce(reduce);
-  dim = wrap_dim(dim, t.dim(), "scatter_reduce");
-  check_scatter_gather("scatter_reduce", t, dim, index, &src);
-  if (index.numel() == 0) return t;
+namespace {
+
+void scatter_reduce_kernel(Tensor& t, int64_t dim, const Tensor& index, const Tensor& src, Reduce r,
+                           bool include_self) {
   Tensor s = at_least_1d(t);
   const Tensor i = at_least_1d(index), x = at_least_1d(src);
   dispatch<DtypeSet::Numeric>(t.dtype(), "scatter_reduce", [&]<class T>() {
@@ -420,22 +484,107 @@ Tensor& scatter_reduce_(Tensor& t, int64_t dim, const Tensor& index, const Tenso
     else
       s.div_(count, "floor");
   });
-  t.storage()->bump_version();
+}
+
+// PyTorch's scatter_reduce_backward (sum, mean, amax, amin; prod without zeros in the inputs).
+TensorList scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
+                                   const Tensor& index, const Tensor& src, Reduce r,
+                                   bool include_self, const Tensor& result) {
+  Tensor grad_self, grad_src;
+  switch (r) {
+    case Reduce::Sum:
+      grad_self = grad;
+      grad_src = grad.gather(dim, index);
+      break;
+    case Reduce::Mean: {
+      Tensor n =
+          include_self ? ones(self.sizes(), grad.options()) : zeros(self.sizes(), grad.options());
+      n = n.scatter_add(dim, index, ones(src.sizes(), grad.options()));
+      n = n.masked_fill(n.eq(0), 1);
+      grad_self = grad / n;
+      grad_src = grad.gather(dim, index) / n.gather(dim, index);
+      break;
+    }
+    case Reduce::Amax:
+    case Reduce::Amin: {
+      // The gradient is shared evenly between the elements equal to the result.
+      const Tensor value = result.gather(dim, index);
+      const Tensor self_is = self.eq(result).to(grad.dtype());
+      const Tensor src_is = src.eq(value).to(grad.dtype());
+      const Tensor count =
+          (include_self ? self_is : zeros_like(self_is)).scatter_add(dim, index, src_is);
+      const Tensor shared = grad / count.masked_fill(count.eq(0), 1);
+      grad_self = self_is * shared;
+      grad_src = src_is * shared.gather(dim, index);
+      break;
+    }
+    case Reduce::Prod: {
+      // d result / d x = result / x (inputs are assumed non-zero).
+      const Tensor gr = grad * result;
+      grad_self = gr / self;
+      grad_src = gr.gather(dim, index) / src;
+      break;
+    }
+  }
+  if (!include_self) grad_self = grad_self.scatter(dim, index, 0);
+  return {grad_self, grad_src};
+}
+
+}  // namespace
+
+Tensor& scatter_reduce_(Tensor& t, int64_t dim, const Tensor& index, const Tensor& src,
+                        const std::string& reduce, bool include_self) {
+  const Reduce r = parse_reduce(reduce);
+  dim = wrap_dim(dim, t.dim(), "scatter_reduce");
+  check_scatter_gather("scatter_reduce", t, dim, index, &src);
+  Recorder rec(Recorder::InPlace{}, "scatter_reduce_", t, {&src});
+  const Tensor before = rec ? t.clone() : Tensor();
+  if (index.numel() > 0) {
+    scatter_reduce_kernel(t, dim, index, src, r, include_self);
+    t.storage()->bump_version();
+  }
+  if (rec)
+    rec.record("ScatterReduceBackward0", {t}, {before, index, src},
+               [dim, r, include_self](const Grads& g, const Saved& s) {
+                 return scatter_reduce_backward(g[0], s[0], dim, s[1], s[2], r, include_self, s[3]);
+               },
+               {t});
   return t;
 }
 
 Tensor scatter_reduce(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src,
                       const std::string& reduce, bool include_self) {
+  const Reduce r = parse_reduce(reduce);
+  dim = wrap_dim(dim, t.dim(), "scatter_reduce");
+  check_scatter_gather("scatter_reduce", t, dim, index, &src);
+  Recorder rec("scatter_reduce", {&t, &src});
   Tensor out = t.clone();
-  return scatter_reduce_(out, dim, index, src, reduce, include_self);
+  if (index.numel() > 0) scatter_reduce_kernel(out, dim, index, src, r, include_self);
+  if (rec)
+    rec.record("ScatterReduceBackward0", {out}, {t, index, src},
+               [dim, r, include_self](const Grads& g, const Saved& s) {
+                 return scatter_reduce_backward(g[0], s[0], dim, s[1], s[2], r, include_self, s[3]);
+               },
+               {out});
+  return out;
 }
 
 // ── index_select / index_add_ / index_copy_ / index_fill_ ──────────────────────────────────
 
 Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
   dim = wrap_dim(dim, t.dim(), "index_select");
+  Recorder rec("index_select", {&t});
   const Tensor s = at_least_1d(t).contiguous();
   const Tensor idx = vector_index("index_select", index, dim, s.size(dim), /*wrap=*/false);
+  if (rec) {
+    Tensor out = index_select(t, dim, index);  // grad mode is off: the kernel below
+    rec.record("IndexSelectBackward0", {out}, {idx},
+               [dim, in = DimVector(t.sizes())](const Grads& g, const Saved& s) {
+                 if (in.empty()) return TensorList{g[0].reshape({})};
+                 return TensorList{index_add(zeros(in, g[0].options()), dim, s[0], g[0])};
+               });
+    return out;
+  }
   if (t.dim() == 0) return t.clone();
   DimVector shape(t.sizes());
   shape[size_t(dim)] = idx.numel();
@@ -458,7 +607,46 @@ Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
   return out;
 }
 
+namespace {
+
+void record_index_add(Recorder& rec, const Tensor& out, int64_t dim, const Tensor& index,
+                      Scalar alpha, bool scalar_source) {
+  rec.record("IndexAddBackward0", {out}, {index},
+             [dim, alpha, scalar_source](const Grads& g, const Saved& s) {
+               Tensor src = g[0].dim() == 0 ? g[0] : g[0].index_select(dim, s[0]);
+               if (scalar_source) src = src.reshape({});
+               if (!(alpha.is_integral() && alpha.to_int() == 1)) src = src * alpha;
+               return TensorList{g[0], src};
+             });
+}
+
+void record_index_copy(Recorder& rec, const Tensor& out, int64_t dim, const Tensor& index,
+                       bool scalar_source) {
+  rec.record("IndexCopyBackward0", {out}, {index},
+             [dim, scalar_source](const Grads& g, const Saved& s) {
+               if (g[0].dim() == 0) return TensorList{zeros_like(g[0]), g[0]};
+               Tensor src = g[0].index_select(dim, s[0]);
+               if (scalar_source) src = src.reshape({});
+               return TensorList{index_fill(g[0], dim, s[0], 0), src};
+             });
+}
+
+void record_index_fill(Recorder& rec, const Tensor& out, int64_t dim, const Tensor& index) {
+  rec.record("IndexFillBackward0", {out}, {index}, [dim](const Grads& g, const Saved& s) {
+    return TensorList{index_fill(g[0], dim, s[0], 0)};
+  });
+}
+
+}  // namespace
+
 Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha) {
+  Recorder rec(Recorder::InPlace{}, "index_add_", *this, {&source});
+  if (rec) {
+    Tensor& r = index_add_(dim, index, source, alpha);  // grad mode is off: the kernel below
+    record_index_add(rec, r, wrap_dim(dim, this->dim(), "index_add_"), index, alpha,
+                     source.dim() == 0);
+    return r;
+  }
   dim = wrap_dim(dim, this->dim(), "index_add_");
   const Tensor idx = vector_index("index_add_", index, dim, at_least_1d(*this).size(dim), false);
   check_source("index_add_", *this, dim, source, idx.numel());
@@ -489,6 +677,12 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
 }
 
 Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
+  Recorder rec(Recorder::InPlace{}, "index_copy_", *this, {&source});
+  if (rec) {
+    Tensor& r = index_copy_(dim, index, source);  // grad mode is off: the kernel below
+    record_index_copy(rec, r, wrap_dim(dim, this->dim(), "index_copy_"), index, source.dim() == 0);
+    return r;
+  }
   dim = wrap_dim(dim, this->dim(), "index_copy_");
   const Tensor idx = vector_index("index_copy_", index, dim, at_least_1d(*this).size(dim), false,
                                   /*allow_int32=*/false);
@@ -511,6 +705,12 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
 }
 
 Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, Scalar value) {
+  Recorder rec(Recorder::InPlace{}, "index_fill_", *this, {});
+  if (rec) {
+    Tensor& r = index_fill_(dim, index, value);  // grad mode is off: the kernel below
+    record_index_fill(rec, r, wrap_dim(dim, this->dim(), "index_fill_"), index);
+    return r;
+  }
   dim = wrap_dim(dim, this->dim(), "index_fill_");
   const Tensor idx = vector_index("index_fill_", index, dim, at_least_1d(*this).size(dim),
                                   /*wrap=*/true, /*allow_int32=*/false);
@@ -536,13 +736,28 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
 }
 Tensor index_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
                  Scalar alpha) {
-  return t.clone().index_add_(dim, index, source, alpha);
+  Recorder rec("index_add", {&t, &source});
+  Tensor out = t.clone();
+  out.index_add_(dim, index, source, alpha);
+  if (rec)
+    record_index_add(rec, out, wrap_dim(dim, t.dim(), "index_add"), index, alpha,
+                     source.dim() == 0);
+  return out;
 }
 Tensor index_copy(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source) {
-  return t.clone().index_copy_(dim, index, source);
+  Recorder rec("index_copy", {&t, &source});
+  Tensor out = t.clone();
+  out.index_copy_(dim, index, source);
+  if (rec)
+    record_index_copy(rec, out, wrap_dim(dim, t.dim(), "index_copy"), index, source.dim() == 0);
+  return out;
 }
 Tensor index_fill(const Tensor& t, int64_t dim, const Tensor& index, Scalar value) {
-  return t.clone().index_fill_(dim, index, value);
+  Recorder rec("index_fill", {&t});
+  Tensor out = t.clone();
+  out.index_fill_(dim, index, value);
+  if (rec) record_index_fill(rec, out, wrap_dim(dim, t.dim(), "index_fill"), index);
+  return out;
 }
 
 // ── take / take_along_dim ──────────────────────────────────────────────────────────────────
@@ -550,9 +765,18 @@ Tensor index_fill(const Tensor& t, int64_t dim, const Tensor& index, Scalar valu
 Tensor take(const Tensor& t, const Tensor& index) {
   EMBER_CHECK(index.dtype() == kInt64, "take", "Expected a long tensor for index, but got ",
               index.dtype());
+  Recorder rec("take", {&t});
   const Tensor s = t.contiguous(), i = index.contiguous();
   const int64_t n = s.numel();
   Tensor out = empty(index.sizes(), t.options());
+  if (rec)
+    rec.record("TakeBackward0", {out}, {index},
+               [n, in = DimVector(t.sizes())](const Grads& g, const Saved& sv) {
+                 const Tensor flat = sv[0].reshape({-1});
+                 const Tensor idx = flat.lt(0).to(kInt64) * n + flat;
+                 return TensorList{
+                     index_add(zeros({n}, g[0].options()), 0, idx, g[0].reshape({-1})).view(in)};
+               });
   if (i.numel() == 0) return out;
   EMBER_CHECK(n > 0, "take", "tried to take from an empty tensor");
   const int64_t* iv = i.data_ptr<int64_t>();
@@ -601,6 +825,14 @@ Tensor masked_select(const Tensor& t, const Tensor& mask) {
   EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kUInt8, "masked_select",
               "masked_select: expected BoolTensor for mask, got ", mask.dtype());
   const DimVector shape = broadcast_shapes(t.sizes(), mask.sizes());
+  Recorder rec("masked_select", {&t});
+  if (rec) {
+    Tensor out = masked_select(t, mask);  // grad mode is off: the kernel below
+    rec.record("MaskedSelectBackward0", {out}, {mask}, [shape](const Grads& g, const Saved& s) {
+      return TensorList{masked_scatter(zeros(shape, g[0].options()), s[0], g[0])};
+    });
+    return out;
+  }
   const Tensor s = t.expand(shape).contiguous();
   const Tensor m = mask.expand(shape).to(kBool).contiguous();
   const bool* mv = m.data_ptr<bool>();
@@ -619,7 +851,29 @@ Tensor masked_select(const Tensor& t, const Tensor& mask) {
   return out;
 }
 
+namespace {
+
+void record_masked_scatter(Recorder& rec, const Tensor& out, const Tensor& mask,
+                           const Tensor& source) {
+  rec.record("MaskedScatterBackward0", {out}, {mask},
+             [src = DimVector(source.sizes()), n = source.numel()](const Grads& g, const Saved& s) {
+               const Tensor m = s[0].to(kBool);
+               Tensor picked = masked_select(g[0], m);
+               if (picked.numel() < n)
+                 picked = cat({picked, zeros({n - picked.numel()}, g[0].options())});
+               return TensorList{g[0].masked_fill(m, 0), picked.view(src)};
+             });
+}
+
+}  // namespace
+
 Tensor& masked_scatter_(Tensor& t, const Tensor& mask, const Tensor& source) {
+  Recorder rec(Recorder::InPlace{}, "masked_scatter_", t, {&source});
+  if (rec) {
+    masked_scatter_(t, mask, source);  // grad mode is off: the kernel below
+    record_masked_scatter(rec, t, mask, source);
+    return t;
+  }
   EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kUInt8, "masked_scatter_",
               "masked_scatter_: expected BoolTensor or ByteTensor for mask, got ", mask.dtype());
   EMBER_CHECK(source.dtype() == t.dtype(), "masked_scatter_",
@@ -642,8 +896,11 @@ Tensor& masked_scatter_(Tensor& t, const Tensor& mask, const Tensor& source) {
 }
 
 Tensor masked_scatter(const Tensor& t, const Tensor& mask, const Tensor& source) {
-  Tensor out = t.clone();
-  return masked_scatter_(out, mask, source);
+  Recorder rec("masked_scatter", {&t, &source});
+  Tensor out = t.expand(broadcast_shapes(t.sizes(), mask.sizes())).clone();
+  masked_scatter_(out, mask, source);
+  if (rec) record_masked_scatter(rec, out, mask, source);
+  return out;
 }
 
 Tensor nonzero(const Tensor& t) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "autograd/function.h"
 #include "backend/cpu/parallel.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
@@ -14,9 +15,16 @@
 #include "ops/copy.h"
 
 namespace ember {
+
+using autograd::Grads;
+using autograd::Recorder;
+using autograd::Saved;
+using autograd::TensorList;
+
 namespace {
 
 using Kind = TensorIndex::Kind;
+using IndexList = std::vector<TensorIndex>;
 
 // Note [Advanced index placement]
 // After the basic entries are applied, each advanced index (an integer tensor, or one int64
@@ -410,7 +418,19 @@ void put_advanced(const Indexed& in, const Tensor& value, bool accumulate) {
   });
 }
 
-Tensor index_impl(const Tensor& self, const TensorIndex* begin, const TensorIndex* end) {
+// True when the entries include an advanced index (a tensor other than a 0-d integer one, or a
+// Python bool), which makes index() a copy rather than a view.
+bool has_advanced(const TensorIndex* begin, const TensorIndex* end) {
+  for (const TensorIndex* i = begin; i != end; ++i) {
+    if (i->kind() == Kind::Boolean) return true;
+    if (i->kind() != Kind::Tensor) continue;
+    const Tensor t = i->tensor();
+    if (!t.defined() || t.dim() > 0 || t.dtype() == kBool || t.dtype() == kUInt8) return true;
+  }
+  return false;
+}
+
+Tensor index_forward(const Tensor& self, const TensorIndex* begin, const TensorIndex* end) {
   Indexed in = apply_basic(self, begin, end);
   if (!in.advanced()) return in.view;
   // t[mask] with a mask over every dim is masked_select: one pass, no index tensors.
@@ -419,6 +439,52 @@ Tensor index_impl(const Tensor& self, const TensorIndex* begin, const TensorInde
       m.sizes() == in.view.sizes() && m.dim() > 0)
     return masked_select(in.view, m);
   return index_advanced(in);
+}
+
+Tensor index_impl(const Tensor& self, const TensorIndex* begin, const TensorIndex* end) {
+  if (!has_advanced(begin, end)) return apply_basic(self, begin, end).view;  // views record
+  Recorder rec("index", {&self});
+  Tensor out = index_forward(self, begin, end);
+  if (rec)
+    rec.record(
+        "IndexBackward0", {out}, {},
+        [list = IndexList(begin, end), in = DimVector(self.sizes())](const Grads& g, const Saved&) {
+          // Gradients of repeated indices add up.
+          Tensor z = zeros(in, g[0].options());
+          z.index_put_(list, g[0], /*accumulate=*/true);
+          return TensorList{z};
+        });
+  return out;
+}
+
+// Records index_put_ on self: the written positions get no gradient (unless accumulating), the
+// value gets the gradient at them. Basic indices only: PyTorch's CopySlices.
+void record_put(Recorder& rec, const Tensor& self, IndexList list, bool accumulate,
+                const Tensor* value) {
+  const char* node =
+      has_advanced(list.data(), list.data() + list.size()) ? "IndexPutBackward0" : "CopySlices";
+  DimVector value_sizes;
+  if (value) value_sizes = DimVector(value->sizes());
+  rec.record(
+      node, {self}, {},
+      [list, accumulate, has_value = value != nullptr, value_sizes](const Grads& g, const Saved&) {
+        TensorList r;
+        if (accumulate) {
+          r.push_back(g[0]);
+        } else {
+          Tensor s = g[0].clone();
+          s.index_put_(list, Scalar(0));
+          r.push_back(s);
+        }
+        if (has_value) {
+          // Down to the value's shape (its leading size-1 dims were dropped).
+          DimVector squeezed(value_sizes);
+          while (!squeezed.empty() && squeezed[0] == 1) squeezed.erase(0);
+          Tensor v = autograd::sum_to(g[0].index(list), squeezed);
+          r.push_back(v.reshape(value_sizes));
+        }
+        return r;
+      });
 }
 
 void put_impl(const Tensor& self, const TensorIndex* begin, const TensorIndex* end,
@@ -449,46 +515,40 @@ Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
 }
 
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) {
-  put_impl(*this, indices.begin(), indices.end(), value, false);
-  return *this;
+  return index_put_(IndexList(indices), value, false);
 }
 
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, Scalar value) {
-  Indexed in = apply_basic(*this, indices.begin(), indices.end());
-  if (!in.advanced()) {
-    in.view.fill_(value);
-    return *this;
-  }
-  put_advanced(in, full({}, value, {.dtype = dtype()}), false);
-  impl_->storage()->bump_version();
-  return *this;
+  return index_put_(IndexList(indices), value);
 }
 
 Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value) {
-  put_impl(*this, indices.data(), indices.data() + indices.size(), value, false);
-  return *this;
+  return index_put_(indices, value, false);
 }
 
 Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, Scalar value) {
+  Recorder rec(Recorder::InPlace{}, "index_put_", *this, {});
   Indexed in = apply_basic(*this, indices.data(), indices.data() + indices.size());
   if (!in.advanced()) {
     in.view.fill_(value);
-    return *this;
+  } else {
+    put_advanced(in, full({}, value, {.dtype = dtype()}), false);
+    impl_->storage()->bump_version();
   }
-  put_advanced(in, full({}, value, {.dtype = dtype()}), false);
-  impl_->storage()->bump_version();
+  if (rec) record_put(rec, *this, indices, false, nullptr);
   return *this;
 }
 
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value,
                            bool accumulate) {
-  put_impl(*this, indices.begin(), indices.end(), value, accumulate);
-  return *this;
+  return index_put_(IndexList(indices), value, accumulate);
 }
 
 Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value,
                            bool accumulate) {
+  Recorder rec(Recorder::InPlace{}, "index_put_", *this, {&value});
   put_impl(*this, indices.data(), indices.data() + indices.size(), value, accumulate);
+  if (rec) record_put(rec, *this, indices, accumulate, &value);
   return *this;
 }
 

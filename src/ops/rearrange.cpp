@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "autograd/function.h"
 #include "backend/cpu/loop.h"
 #include "backend/cpu/parallel.h"
 #include "core/convert.h"
@@ -14,8 +15,15 @@
 #include "ember/promotion.h"
 #include "ember/shape.h"
 #include "ops/copy.h"
+#include "ops/view.h"
 
 namespace ember {
+
+using autograd::Grads;
+using autograd::Recorder;
+using autograd::Saved;
+using autograd::TensorList;
+
 namespace {
 
 template <class F>
@@ -58,7 +66,12 @@ Tensor flip(const Tensor& t, IntArrayRef dims) {
                 " appears multiple times in the list of dims");
     flipped[size_t(w)] = true;
   }
+  Recorder rec("flip", {&t});
   Tensor out = empty(t.sizes(), t.options());
+  if (rec)
+    rec.record("FlipBackward0", {out}, {}, [d = DimVector(dims)](const Grads& g, const Saved&) {
+      return TensorList{g[0].flip(d)};
+    });
   if (t.numel() == 0) return out;
   // Read t through strides negated on the flipped dims, starting from their last element.
   const int64_t e = t.element_size();
@@ -95,10 +108,17 @@ Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
   if (dims.empty()) {
     EMBER_CHECK(shifts.size() == 1, "roll",
                 "shifts and dimensions must align. shifts: ", shifts.size(), ", dims: 0");
-    return roll(t.reshape({-1}), shifts, {0}).view(t.sizes());
+    Recorder rec("roll", {&t});
+    Tensor out = roll(t.reshape({-1}), shifts, {0}).view(t.sizes());
+    if (rec)
+      rec.record("RollBackward0", {out}, {}, [s = -shifts[0]](const Grads& g, const Saved&) {
+        return TensorList{g[0].roll({s}, {})};
+      });
+    return out;
   }
   EMBER_CHECK(shifts.size() == dims.size(), "roll",
               "shifts and dimensions must align. shifts: ", shifts.size(), ", dims:", dims.size());
+  Recorder rec("roll", {&t});
   Tensor cur = t;
   for (size_t k = 0; k < dims.size(); ++k) {
     const int64_t d = wrap_dim(dims[k], t.dim(), "roll"), n = cur.size(d);
@@ -108,6 +128,15 @@ Tensor roll(const Tensor& t, IntArrayRef shifts, IntArrayRef dims) {
     copy_into(out.narrow(d, s, n - s), cur.narrow(d, 0, n - s));
     copy_into(out.narrow(d, 0, s), cur.narrow(d, n - s, s));
     cur = out;
+  }
+  if (cur.is_same(t)) cur = t.clone();  // no dims: still a new tensor
+  if (rec) {
+    DimVector back;
+    for (int64_t s : shifts) back.push_back(-s);
+    rec.record("RollBackward0", {cur}, {},
+               [back, d = DimVector(dims)](const Grads& g, const Saved&) {
+                 return TensorList{g[0].roll(back, d)};
+               });
   }
   return cur;
 }
@@ -150,20 +179,48 @@ Tensor triangle(const Tensor& t, int64_t k, bool lower, const char* op) {
 
 }  // namespace
 
-Tensor tril(const Tensor& t, int64_t diagonal) { return triangle(t, diagonal, true, "tril"); }
-Tensor triu(const Tensor& t, int64_t diagonal) { return triangle(t, diagonal, false, "triu"); }
+Tensor tril(const Tensor& t, int64_t diagonal) {
+  Recorder rec("tril", {&t});
+  Tensor out = triangle(t, diagonal, true, "tril");
+  if (rec)
+    rec.record("TrilBackward0", {out}, {}, [diagonal](const Grads& g, const Saved&) {
+      return TensorList{g[0].tril(diagonal)};
+    });
+  return out;
+}
+
+Tensor triu(const Tensor& t, int64_t diagonal) {
+  Recorder rec("triu", {&t});
+  Tensor out = triangle(t, diagonal, false, "triu");
+  if (rec)
+    rec.record("TriuBackward0", {out}, {}, [diagonal](const Grads& g, const Saved&) {
+      return TensorList{g[0].triu(diagonal)};
+    });
+  return out;
+}
 Tensor Tensor::tril(int64_t diagonal) const { return ember::tril(*this, diagonal); }
 Tensor Tensor::triu(int64_t diagonal) const { return ember::triu(*this, diagonal); }
 
 Tensor diag(const Tensor& t, int64_t diagonal) {
+  Recorder rec("diag", {&t});
+  Tensor out;
   if (t.dim() == 1) {
     const int64_t n = t.size(0) + std::abs(diagonal);
-    Tensor out = zeros({n, n}, t.options());
+    out = zeros({n, n}, t.options());
     copy_into(out.diagonal(diagonal), t);
-    return out;
+  } else {
+    EMBER_CHECK(t.dim() == 2, "diag", "Supports 1D or 2D tensors. Got ", t.dim(), "D");
+    out = t.diagonal(diagonal).clone();
   }
-  EMBER_CHECK(t.dim() == 2, "diag", "Supports 1D or 2D tensors. Got ", t.dim(), "D");
-  return t.diagonal(diagonal).clone();
+  if (rec)
+    rec.record("DiagBackward0", {out}, {},
+               [diagonal, in = DimVector(t.sizes())](const Grads& g, const Saved&) {
+                 if (in.size() == 1) return TensorList{g[0].diagonal(diagonal)};
+                 return TensorList{
+                     view_scatter("DiagonalBackwardBackward0", g[0], in,
+                                  [diagonal](const Tensor& x) { return x.diagonal(diagonal); })};
+               });
+  return out;
 }
 
 Tensor diag_embed(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
@@ -177,14 +234,20 @@ Tensor diag_embed(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
   DimVector shape;
   for (int64_t d = 0, lead = 0; d < nd; ++d)
     shape.push_back(d == dim1 || d == dim2 ? n : t.size(lead++));
+  Recorder rec("diag_embed", {&t});
   Tensor out = zeros(shape, t.options());
   copy_into(out.diagonal(offset, dim1, dim2), t);  // diagonal() puts the diagonal dim last
+  if (rec)
+    rec.record("DiagEmbedBackward0", {out}, {}, [offset, dim1, dim2](const Grads& g, const Saved&) {
+      return TensorList{g[0].diagonal(offset, dim1, dim2)};
+    });
   return out;
 }
 
 Tensor trace(const Tensor& t) {
   EMBER_CHECK(t.dim() == 2, "trace", "expected a matrix, but got tensor with dim ", t.dim());
   const bool integral = is_integral(t.dtype(), /*include_bool=*/true);
+  Recorder rec("trace", {&t});
   Tensor out = empty({}, {.dtype = integral ? kInt64 : t.dtype()});
   const int64_t n = std::min(t.size(0), t.size(1)), step = t.stride(0) + t.stride(1);
   dispatch<DtypeSet::Numeric>(t.dtype(), "trace", [&]<class T>() {
@@ -199,6 +262,14 @@ Tensor trace(const Tensor& t) {
     else
       *out.data_ptr<T>() = convert<T>(sum);
   });
+  if (rec)
+    rec.record("TraceBackward0", {out}, {},
+               [in = DimVector(t.sizes())](const Grads& g, const Saved&) {
+                 // g on the diagonal of a matrix of the input's shape.
+                 const Tensor d = g[0].expand({std::min(in[0], in[1])});
+                 return TensorList{view_scatter("DiagonalBackwardBackward0", d, in,
+                                                [](const Tensor& x) { return x.diagonal(); })};
+               });
   return out;
 }
 

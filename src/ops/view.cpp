@@ -17,16 +17,24 @@ using autograd::Grads;
 using autograd::Recorder;
 using autograd::Saved;
 using autograd::TensorList;
+using ViewFn = std::function<Tensor(const Tensor&)>;
 
 namespace {
 
-using ViewFn = std::function<Tensor(const Tensor&)>;
+// Backward of the views that only regroup elements (view, reshape, unflatten, ...).
+autograd::BackwardFn reshape_back(IntArrayRef sizes) {
+  return [sz = DimVector(sizes)](const Grads& g, const Saved&) {
+    return TensorList{g[0].reshape(sz)};
+  };
+}
+
+}  // namespace
 
 // The backward of a view op (select, slice, diagonal, unfold, ...): zeros of the input's shape
 // with the gradient written into (or, for views that repeat elements, added into) the same view
 // of it. Recorded as an op of its own, whose backward is the view again (double backward).
 Tensor view_scatter(const char* node, const Tensor& g, IntArrayRef sizes, ViewFn view_fn,
-                    bool overlapping = false) {
+                    bool overlapping) {
   Recorder rec(node, {&g});
   Tensor out;
   if (!overlapping) {
@@ -43,15 +51,6 @@ Tensor view_scatter(const char* node, const Tensor& g, IntArrayRef sizes, ViewFn
                [view_fn](const Grads& gg, const Saved&) { return TensorList{view_fn(gg[0])}; });
   return out;
 }
-
-// Backward of the views that only regroup elements (view, reshape, unflatten, ...).
-autograd::BackwardFn reshape_back(IntArrayRef sizes) {
-  return [sz = DimVector(sizes)](const Grads& g, const Saved&) {
-    return TensorList{g[0].reshape(sz)};
-  };
-}
-
-}  // namespace
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   return Tensor(make_intrusive<TensorImpl>(base.storage(), base.dtype(), sizes, strides, offset));

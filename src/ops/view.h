@@ -2,6 +2,8 @@
 // tracking hooks in here.
 #pragma once
 
+#include <functional>
+
 #include "ember/tensor.h"
 
 namespace ember {
@@ -16,5 +18,11 @@ DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op);
 /// (PyTorch's viewability rule); empty optional when a copy is needed.
 std::optional<DimVector> view_strides(IntArrayRef sizes, IntArrayRef strides,
                                       IntArrayRef new_sizes);
+
+/// The backward of a view op (select, slice, diagonal, unfold, ...): zeros of `sizes` with `g`
+/// written into view_fn of them (added, when the view repeats elements: `overlapping`).
+/// Recorded as op `node` (e.g. "SliceBackwardBackward0"), whose backward is view_fn again.
+Tensor view_scatter(const char* node, const Tensor& g, IntArrayRef sizes,
+                    std::function<Tensor(const Tensor&)> view_fn, bool overlapping = false);
 
 }  // namespace ember
