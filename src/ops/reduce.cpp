@@ -24,6 +24,7 @@
 #include "backend/cpu/reduce.h"
 #include "core/dispatch.h"
 #include "ember/creation.h"
+#include "ember/index_ops.h"
 #include "ember/math.h"
 #include "ember/reduce.h"
 #include "ember/shape.h"
@@ -50,6 +51,24 @@ DimVector reduction_dims(IntArrayRef dims, int64_t ndim, const char* op) {
 Tensor unreduce(const Tensor& grad, IntArrayRef sizes, IntArrayRef dims, bool keepdim) {
   const Tensor g = keepdim ? grad : grad.reshape(reduced_shape(sizes, dims, true));
   return g.expand(sizes);
+}
+
+Tensor keep_reduced(const Tensor& t, IntArrayRef sizes, IntArrayRef dims, bool keepdim) {
+  if (keepdim || int64_t(sizes.size()) == t.dim()) return t;
+  return t.reshape(reduced_shape(sizes, dims, true));
+}
+
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& input, const Tensor& value) {
+  const Tensor mask = value.isnan().item<bool>() ? input.isnan() : input.eq(value);
+  return mask * (grad / mask.sum());
+}
+
+Tensor value_selecting_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
+                                IntArrayRef sizes, bool keepdim) {
+  if (sizes.empty()) return grad;  // a 0-d input: the only element was selected
+  const DimVector d{dim};
+  return zeros(sizes, {.dtype = grad.dtype()})
+      .scatter(dim, keep_reduced(indices, sizes, d, keepdim), keep_reduced(grad, sizes, d, keepdim));
 }
 
 DimVector reduced_shape(IntArrayRef sizes, IntArrayRef dims, bool keepdim) {
@@ -438,6 +457,177 @@ std::tuple<Tensor, Tensor> var_impl(const Tensor& self, std::optional<IntArrayRe
   return {var.view(kept), want_mean ? mean.view(kept) : mean};
 }
 
+
+// ── backward formulas (PyTorch 1.13's FunctionsManual.cpp), in differentiable ops ──────────
+using autograd::Grads;
+using autograd::Recorder;
+using autograd::Saved;
+using autograd::TensorList;
+
+int64_t count_of(IntArrayRef sizes, IntArrayRef dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= sizes[size_t(d)];
+  return n;
+}
+
+// Gradient of a product along `dim` when the input holds zeros: the product of every other
+// element, from exclusive cumulative products taken from both ends.
+Tensor prod_safe_zeros_backward(const Tensor& grad, const Tensor& input, int64_t dim) {
+  const int64_t n = input.size(dim);
+  if (n == 1) return grad;
+  DimVector one(input.sizes());
+  one[size_t(dim)] = 1;
+  const Tensor ones_ = ones(one, {.dtype = input.dtype()});
+  const Tensor before = cat({ones_, input.narrow(dim, 0, n - 1)}, dim).cumprod(dim);
+  const Tensor after =
+      flip(cat({ones_, flip(input.narrow(dim, 1, n - 1), {dim})}, dim).cumprod(dim), {dim});
+  return grad * (before * after);
+}
+
+// prod over all dims (dims empty) or one dim.
+Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& result,
+                     std::optional<int64_t> dim, bool keepdim) {
+  if (input.dim() == 0) return grad;
+  const int64_t zeros_ = input.eq(0).sum().item<int64_t>();
+  if (!dim) {
+    if (zeros_ == 0) return grad * (result / input);
+    if (zeros_ > 1) return zeros_like(input);
+    return prod_safe_zeros_backward(grad, input.reshape({input.numel()}), 0).view(input.sizes());
+  }
+  const DimVector d{*dim};
+  const Tensor g = keep_reduced(grad, input.sizes(), d, keepdim);
+  if (zeros_ == 0) return g * (keep_reduced(result, input.sizes(), d, keepdim) / input);
+  return prod_safe_zeros_backward(g, input, *dim);
+}
+
+Tensor prod_recorded(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
+                     std::optional<Dtype> dtype) {
+  Recorder rec("prod", {&self});
+  const Dtype out = sum_dtype(self, dtype);
+  const Tensor in = out == self.dtype() || !is_floating_point(out) ? self : self.to(out);
+  Tensor r = dim ? reduce<DtypeSet::All, true>("prod", in, {*dim}, keepdim, out, ProdReducer{})
+                 : reduce<DtypeSet::All, true>("prod", in, {}, false, out, ProdReducer{});
+  if (rec) {
+    const std::optional<int64_t> d =
+        dim ? std::optional<int64_t>(self.dim() == 0 ? 0 : wrap_dim(*dim, self.dim(), "prod"))
+            : std::nullopt;
+    rec.record(dim ? "ProdBackward1" : "ProdBackward0", {r}, {self},
+               [d, keepdim](const Grads& g, const Saved& s) {
+                 return TensorList{prod_backward(g[0], s[0], s[1], d, keepdim)};
+               },
+               {r});
+  }
+  return r;
+}
+
+// amax/amin (and max()/min(), evenly among NaN too). Saved: {self}, {result}.
+Tensor extremum_recorded(const Tensor& self, IntArrayRef dims_in, bool keepdim, bool is_max,
+                         const char* node) {
+  Recorder rec(is_max ? "amax" : "amin", {&self});
+  Tensor r = is_max ? reduce<DtypeSet::All, false>("amax", self, dims_in, keepdim, self.dtype(),
+                                                   MaxReducer{})
+                    : reduce<DtypeSet::All, false>("amin", self, dims_in, keepdim, self.dtype(),
+                                                   MinReducer{});
+  if (rec) {
+    const bool whole = std::string_view(node) == "MaxBackward1" ||
+                       std::string_view(node) == "MinBackward1";
+    rec.record(node, {r}, {self},
+               [whole, keepdim, dims = reduction_dims(dims_in, self.dim(), "amax")](
+                   const Grads& g, const Saved& s) {
+                 if (whole) return TensorList{evenly_distribute_backward(g[0], s[0], s[1])};
+                 // scale_grad_by_count: the gradient shared among the ties of each slice.
+                 const Tensor mask = s[0].eq(keep_reduced(s[1], s[0].sizes(), dims, keepdim));
+                 const Tensor gk = keep_reduced(g[0], s[0].sizes(), dims, keepdim);
+                 return TensorList{(gk / mask.sum(IntArrayRef(dims), true)) * mask};
+               },
+               {r});
+  }
+  return r;
+}
+
+// var/std (and the _mean forms): grads {var or std, mean}.
+Tensor var_backward(const Tensor& grad, const Tensor& self, IntArrayRef dims, int64_t correction,
+                    bool keepdim) {
+  const int64_t n = count_of(self.sizes(), dims);
+  const Tensor g = keep_reduced(grad, self.sizes(), dims, keepdim);
+  return (2.0 / double(n - correction)) * g * (self - self.mean(dims, true));
+}
+
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self, IntArrayRef dims,
+                    int64_t correction, bool keepdim) {
+  const Tensor grad_var = (grad / (result * 2)).masked_fill(result.eq(0), 0);
+  return var_backward(grad_var, self, dims, correction, keepdim);
+}
+
+std::tuple<Tensor, Tensor> var_recorded(const Tensor& self, std::optional<IntArrayRef> dims_opt,
+                                        int64_t correction, bool keepdim, bool take_sqrt,
+                                        bool want_mean, const char* op) {
+  Recorder rec(op, {&self});
+  auto [v, m] = var_impl(self, dims_opt, correction, keepdim, take_sqrt, want_mean, op);
+  if (rec) {
+    const char* node = want_mean ? (take_sqrt ? "StdMeanBackward0" : "VarMeanBackward0")
+                                 : (take_sqrt ? "StdBackward0" : "VarBackward0");
+    const DimVector dims = reduction_dims(dims_opt.value_or(IntArrayRef()), self.dim(), op);
+    auto fn = [dims, correction, keepdim, take_sqrt](const Grads& g, const Saved& s) {
+      const Tensor& self = s[0];
+      Tensor gi;
+      if (g[0].defined())
+        gi = take_sqrt ? std_backward(s[1], g[0], self, dims, correction, keepdim)
+                       : var_backward(g[0], self, dims, correction, keepdim);
+      if (g.size() > 1 && g[1].defined()) {
+        const Tensor gm =
+            unreduce(g[1], self.sizes(), dims, keepdim) / double(count_of(self.sizes(), dims));
+        gi = gi.defined() ? gi + gm : gm;
+      }
+      return TensorList{gi};
+    };
+    if (want_mean)
+      rec.record(node, std::vector<Tensor>{v, m}, {self}, fn, {v});
+    else
+      rec.record(node, {v}, {self}, fn, {v});
+  }
+  return {v, m};
+}
+
+// norm_backward of PyTorch 1.13 (p = 0, 1, 2, +-inf, and the general p branches).
+Tensor norm_backward(Tensor grad, const Tensor& self, double p, Tensor norm, IntArrayRef dims,
+                     bool keepdim) {
+  grad = keep_reduced(grad, self.sizes(), dims, keepdim);
+  norm = keep_reduced(norm, self.sizes(), dims, keepdim);
+  if (p == 0) return Tensor();
+  if (p == 1) return self.sign() * grad;
+  if (p == 2) return grad * (self / norm).masked_fill(norm.eq(0), 0);
+  if (std::isinf(p)) {
+    const Tensor self_abs = self.abs();
+    const Tensor mask = logical_or(self_abs.eq(norm), self_abs.isnan());
+    return self.sign() * ((grad / mask.sum(dims, true)) * mask);
+  }
+  if (p < 1) {
+    const Tensor self_scaled = self.sign() * self.abs().pow(p - 1).masked_fill(self.eq(0), 0);
+    return self_scaled * grad * norm.pow(1 - p);
+  }
+  const Tensor self_scaled = p < 2 ? self.sign() * self.abs().pow(p - 1)
+                                   : self * self.abs().pow(p - 2);
+  const Tensor scale_v = (grad / norm.pow(p - 1)).masked_fill(norm.eq(0), 0);
+  return self_scaled * scale_v;
+}
+
+Tensor vector_norm_impl(const Tensor& self, double p, IntArrayRef dims_in, bool keepdim);
+
+Tensor norm_recorded(const Tensor& self, double p, IntArrayRef dims_in, bool keepdim,
+                     const char* node) {
+  Recorder rec("norm", {&self});
+  Tensor r = vector_norm_impl(self, p, dims_in, keepdim);
+  if (rec)
+    rec.record(node, {r}, {self},
+               [p, keepdim, dims = reduction_dims(dims_in, self.dim(), "norm")](const Grads& g,
+                                                                                const Saved& s) {
+                 return TensorList{norm_backward(g[0], s[0], p, s[1], dims, keepdim)};
+               },
+               {r});
+  return r;
+}
+
 }  // namespace
 
 // ── public functions and methods ────────────────────────────────────────
@@ -455,7 +645,16 @@ Tensor Tensor::nansum(IntArrayRef dims, bool keepdim, std::optional<Dtype> dtype
   const Dtype out = sum_dtype(*this, dtype);
   const Tensor in = ember::is_floating_point(out) && dtype && *dtype != this->dtype() ? to(out) : *this;
   if (!ember::is_floating_point(in.dtype())) return sum_impl(in, dims, keepdim, dtype, "SumBackward1");
-  return reduce<DtypeSet::Floating, false>("nansum", in, dims, keepdim, out, NanSumReducer{});
+  autograd::Recorder rec("nansum", {this});
+  Tensor r = reduce<DtypeSet::Floating, false>("nansum", in, dims, keepdim, out, NanSumReducer{});
+  if (rec)
+    rec.record("NansumBackward0", {r}, {*this},
+               [d = reduction_dims(dims, this->dim(), "nansum"), keepdim](
+                   const autograd::Grads& g, const autograd::Saved& s) {
+                 return autograd::TensorList{unreduce(g[0], s[0].sizes(), d, keepdim) *
+                                             s[0].isnan().logical_not()};
+               });
+  return r;
 }
 Tensor Tensor::mean(std::optional<Dtype> dtype) const {
   return mean_impl(*this, {}, false, dtype, "mean");
@@ -473,32 +672,28 @@ Tensor Tensor::nanmean(std::optional<IntArrayRef> dims, bool keepdim) const {
   return nansum(d, keepdim).div(counts);
 }
 Tensor Tensor::prod(std::optional<Dtype> dtype) const {
-  const Dtype out = sum_dtype(*this, dtype);
-  const Tensor in = out == this->dtype() || !ember::is_floating_point(out) ? *this : to(out);
-  return reduce<DtypeSet::All, true>("prod", in, {}, false, out, ProdReducer{});
+  return prod_recorded(*this, std::nullopt, false, dtype);
 }
 Tensor Tensor::prod(int64_t dim, bool keepdim, std::optional<Dtype> dtype) const {
-  const Dtype out = sum_dtype(*this, dtype);
-  const Tensor in = out == this->dtype() || !ember::is_floating_point(out) ? *this : to(out);
-  return reduce<DtypeSet::All, true>("prod", in, {dim}, keepdim, out, ProdReducer{});
+  return prod_recorded(*this, dim, keepdim, dtype);
 }
 Tensor Tensor::amax(IntArrayRef dims, bool keepdim) const {
   check_nonempty(*this, dims, "amax");
-  return reduce<DtypeSet::All, false>("amax", *this, dims, keepdim, dtype(), MaxReducer{});
+  return extremum_recorded(*this, dims, keepdim, true, "AmaxBackward0");
 }
 Tensor Tensor::amin(IntArrayRef dims, bool keepdim) const {
   check_nonempty(*this, dims, "amin");
-  return reduce<DtypeSet::All, false>("amin", *this, dims, keepdim, dtype(), MinReducer{});
+  return extremum_recorded(*this, dims, keepdim, false, "AminBackward0");
 }
 Tensor Tensor::max() const {
   EMBER_CHECK(numel() > 0, "max", "max(): Expected reduction dim to be specified for "
               "input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
-  return amax();
+  return extremum_recorded(*this, {}, false, true, "MaxBackward1");
 }
 Tensor Tensor::min() const {
   EMBER_CHECK(numel() > 0, "min", "min(): Expected reduction dim to be specified for "
               "input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
-  return amin();
+  return extremum_recorded(*this, {}, false, false, "MinBackward1");
 }
 Tensor Tensor::all() const { return all_dims(*this, {}, false); }
 Tensor Tensor::all(int64_t dim, bool keepdim) const { return all_dims(*this, {dim}, keepdim); }
@@ -510,24 +705,24 @@ Tensor Tensor::count_nonzero(std::optional<IntArrayRef> dims) const {
 }
 
 Tensor Tensor::var(std::optional<IntArrayRef> dims, int64_t correction, bool keepdim) const {
-  return std::get<0>(var_impl(*this, dims, correction, keepdim, false, false, "var"));
+  return std::get<0>(var_recorded(*this, dims, correction, keepdim, false, false, "var"));
 }
 Tensor Tensor::var(int64_t dim, int64_t correction, bool keepdim) const {
-  return std::get<0>(var_impl(*this, IntArrayRef({dim}), correction, keepdim, false, false, "var"));
+  return std::get<0>(var_recorded(*this, IntArrayRef({dim}), correction, keepdim, false, false, "var"));
 }
 Tensor Tensor::std(std::optional<IntArrayRef> dims, int64_t correction, bool keepdim) const {
-  return std::get<0>(var_impl(*this, dims, correction, keepdim, true, false, "std"));
+  return std::get<0>(var_recorded(*this, dims, correction, keepdim, true, false, "std"));
 }
 Tensor Tensor::std(int64_t dim, int64_t correction, bool keepdim) const {
-  return std::get<0>(var_impl(*this, IntArrayRef({dim}), correction, keepdim, true, false, "std"));
+  return std::get<0>(var_recorded(*this, IntArrayRef({dim}), correction, keepdim, true, false, "std"));
 }
 std::tuple<Tensor, Tensor> var_mean(const Tensor& t, std::optional<IntArrayRef> dims,
                                     int64_t correction, bool keepdim) {
-  return var_impl(t, dims, correction, keepdim, false, true, "var_mean");
+  return var_recorded(t, dims, correction, keepdim, false, true, "var_mean");
 }
 std::tuple<Tensor, Tensor> std_mean(const Tensor& t, std::optional<IntArrayRef> dims,
                                     int64_t correction, bool keepdim) {
-  return var_impl(t, dims, correction, keepdim, true, true, "std_mean");
+  return var_recorded(t, dims, correction, keepdim, true, true, "std_mean");
 }
 
 std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
@@ -555,7 +750,8 @@ std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> di
   return {lo.view(kept), hi.view(kept)};
 }
 
-Tensor linalg_vector_norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
+namespace {
+Tensor vector_norm_impl(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
   EMBER_CHECK(self.is_floating_point(), "linalg.vector_norm", "expected a floating point ",
               "input, got ", self.dtype());
   if (std::isinf(p)) {
@@ -569,13 +765,20 @@ Tensor linalg_vector_norm(const Tensor& self, double p, IntArrayRef dims, bool k
   return reduce<DtypeSet::Floating, false>("norm", self, dims, keepdim, self.dtype(),
                                            NormReducer{p});
 }
+}  // namespace
 
-Tensor Tensor::norm(Scalar p) const { return linalg_vector_norm(*this, p.to_double(), {}, false); }
+Tensor linalg_vector_norm(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
+  return norm_recorded(self, p, dims, keepdim, "LinalgVectorNormBackward0");
+}
+
+Tensor Tensor::norm(Scalar p) const {
+  return norm_recorded(*this, p.to_double(), {}, false, "NormBackward1");
+}
 Tensor Tensor::norm(Scalar p, IntArrayRef dims, bool keepdim) const {
-  return linalg_vector_norm(*this, p.to_double(), dims, keepdim);
+  return norm_recorded(*this, p.to_double(), dims, keepdim, "NormBackward1");
 }
 Tensor Tensor::norm(Scalar p, int64_t dim, bool keepdim) const {
-  return linalg_vector_norm(*this, p.to_double(), {dim}, keepdim);
+  return norm_recorded(*this, p.to_double(), {dim}, keepdim, "NormBackward1");
 }
 
 }  // namespace ember

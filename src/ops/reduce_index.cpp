@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/function.h"
 #include "backend/cpu/parallel.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
@@ -61,13 +62,33 @@ std::tuple<Tensor, Tensor> arg_reduce(const Tensor& self, int64_t dim, bool keep
 
 int64_t dim_or_zero(const Tensor& t) { return t.dim(); }
 
+Tensor logsumexp_forward(const Tensor& self, IntArrayRef dims, bool keepdim);
+
+}  // namespace
+
+namespace {
+// max/min along a dim: the gradient goes to the index returned (MaxBackward0 / MinBackward0).
+template <bool Max>
+std::tuple<Tensor, Tensor> arg_reduce_recorded(const Tensor& self, int64_t dim, bool keepdim) {
+  const char* op = Max ? "max" : "min";
+  autograd::Recorder rec(op, {&self});
+  auto [values, indices] = arg_reduce<Max>(self, dim, keepdim, op);
+  if (rec)
+    rec.record(Max ? "MaxBackward0" : "MinBackward0", {values}, {indices},
+               [d = self.dim() == 0 ? int64_t(0) : wrap_dim(dim, self.dim(), op), keepdim,
+                sizes = DimVector(self.sizes())](const autograd::Grads& g,
+                                                 const autograd::Saved& s) {
+                 return autograd::TensorList{value_selecting_backward(g[0], d, s[0], sizes, keepdim)};
+               });
+  return {values, indices};
+}
 }  // namespace
 
 std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
-  return arg_reduce<true>(*this, dim, keepdim, "max");
+  return arg_reduce_recorded<true>(*this, dim, keepdim);
 }
 std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
-  return arg_reduce<false>(*this, dim, keepdim, "min");
+  return arg_reduce_recorded<false>(*this, dim, keepdim);
 }
 Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
   if (!dim) {
@@ -89,10 +110,27 @@ Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
 }
 
 Tensor Tensor::logsumexp(IntArrayRef dims, bool keepdim) const {
-  const Dtype out_dtype = is_floating_point() ? dtype() : default_dtype();
+  autograd::Recorder rec("logsumexp", {this});
+  Tensor r = logsumexp_forward(*this, dims, keepdim);
+  if (rec)
+    rec.record("LogsumexpBackward0", {r}, {*this},
+               [d = reduction_dims(dims, this->dim(), "logsumexp"), keepdim](
+                   const autograd::Grads& g, const autograd::Saved& s) {
+                 const Tensor& self = s[0];
+                 return autograd::TensorList{
+                     keep_reduced(g[0], self.sizes(), d, keepdim) *
+                     (self - keep_reduced(s[1], self.sizes(), d, keepdim)).exp()};
+               },
+               {r});
+  return r;
+}
+
+namespace {
+Tensor logsumexp_forward(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  const Dtype out_dtype = self.is_floating_point() ? self.dtype() : default_dtype();
   // float16/bfloat16 are computed in float and rounded once, not after every step.
   const Dtype compute = out_dtype == kFloat16 || out_dtype == kBFloat16 ? kFloat32 : out_dtype;
-  const Tensor x = to(compute);
+  const Tensor x = self.to(compute);
   const DimVector d = reduction_dims(dims, x.dim(), "logsumexp");
   if (x.numel() == 0) return ember::log(x.exp().sum(d, keepdim)).to(out_dtype);
   // Shift by the max so exp never overflows; an infinite max is left unshifted (as PyTorch).
@@ -101,6 +139,7 @@ Tensor Tensor::logsumexp(IntArrayRef dims, bool keepdim) const {
   Tensor out = ember::log((x - m).exp().sum(d, /*keepdim=*/true)) + m;
   return (keepdim ? out : out.squeeze(d)).to(out_dtype);
 }
+}  // namespace
 Tensor Tensor::logsumexp(int64_t dim, bool keepdim) const {
   return logsumexp(IntArrayRef({dim}), keepdim);
 }

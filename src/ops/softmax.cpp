@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/function.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "core/dispatch.h"
@@ -186,23 +187,99 @@ Tensor scan_impl(const Tensor& self, int64_t dim, std::optional<Dtype> dtype, co
 
 }  // namespace
 
+namespace {
+
+using autograd::Grads;
+using autograd::Recorder;
+using autograd::Saved;
+using autograd::TensorList;
+
+// Backward formulas in differentiable ops (so double backward works); dims are wrapped, and a
+// 0-d tensor is its own single-element line.
+Tensor softmax_recorded(const Tensor& self, int64_t dim, std::optional<Dtype> dtype, bool log) {
+  const char* op = log ? "log_softmax" : "softmax";
+  Recorder rec(op, {&self});
+  Tensor y = log ? softmax_impl<true>(self, dim, dtype, op) : softmax_impl<false>(self, dim, dtype, op);
+  if (rec) {
+    const int64_t d = self.dim() == 0 ? 0 : wrap_dim(dim, self.dim(), op);
+    if (log)
+      rec.record("LogSoftmaxBackward0", {y}, {},
+                 [d](const Grads& g, const Saved& s) {
+                   return TensorList{g[0] - s[0].exp() * g[0].sum(d, true)};
+                 },
+                 {y});
+    else
+      rec.record("SoftmaxBackward0", {y}, {},
+                 [d](const Grads& g, const Saved& s) {
+                   return TensorList{s[0] * (g[0] - (g[0] * s[0]).sum(d, true))};
+                 },
+                 {y});
+  }
+  return y;
+}
+
+// sum_{j >= i} w_j along dim, without a flip: total - inclusive prefix + w.
+Tensor reversed_cumsum(const Tensor& w, int64_t dim) {
+  if (w.dim() == 0) return w;
+  return w.sum(dim, true) - w.cumsum(dim) + w;
+}
+
+// PyTorch's cumprod_backward: without zeros, reversed_cumsum(grad * output) / input; with
+// zeros, only the elements up to each line's first zero get a gradient: before it the same
+// formula, at it the products of the others (the cumulative product with that zero taken as 1).
+Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, const Tensor& output) {
+  if (input.numel() <= 1 || input.dim() == 0) return grad;
+  const Tensor is_zero = input.eq(0);
+  if (!is_zero.any().item<bool>()) return reversed_cumsum(grad * output, dim).div(input);
+  const Tensor zeros_so_far = is_zero.cumsum(dim);                       // int64
+  const Tensor before = zeros_so_far.eq(0);                              // before the first zero
+  const Tensor first_zero = logical_and(is_zero, zeros_so_far.eq(1));
+  const Tensor safe = where(before, input, 1.0);
+  const Tensor part_before = where(before, reversed_cumsum(grad * output, dim) / safe, 0.0);
+  const Tensor others = where(first_zero, 1.0, input).cumprod(dim);  // the first zero as 1
+  const Tensor part_zero = where(first_zero, reversed_cumsum(grad * others * logical_not(before), dim), 0.0);
+  return part_before + part_zero;
+}
+
+Tensor scan_recorded(const Tensor& self, int64_t dim, std::optional<Dtype> dtype, bool prod) {
+  const char* op = prod ? "cumprod" : "cumsum";
+  Recorder rec(op, {&self});
+  Tensor y = prod ? scan_impl<true>(self, dim, dtype, op) : scan_impl<false>(self, dim, dtype, op);
+  if (rec) {
+    const int64_t d = self.dim() == 0 ? 0 : wrap_dim(dim, self.dim(), op);
+    if (prod)
+      rec.record("CumprodBackward0", {y}, {self},
+                 [d](const Grads& g, const Saved& s) {
+                   return TensorList{cumprod_backward(g[0], s[0], d, s[1])};
+                 },
+                 {y});
+    else
+      rec.record("CumsumBackward0", {y}, {}, [d](const Grads& g, const Saved&) {
+        return TensorList{reversed_cumsum(g[0], d)};
+      });
+  }
+  return y;
+}
+
+}  // namespace
+
 Tensor softmax(const Tensor& t, int64_t dim, std::optional<Dtype> dtype) {
-  return softmax_impl<false>(t, dim, dtype, "softmax");
+  return softmax_recorded(t, dim, dtype, false);
 }
 Tensor log_softmax(const Tensor& t, int64_t dim, std::optional<Dtype> dtype) {
-  return softmax_impl<true>(t, dim, dtype, "log_softmax");
+  return softmax_recorded(t, dim, dtype, true);
 }
 Tensor Tensor::softmax(int64_t dim, std::optional<Dtype> dtype) const {
-  return softmax_impl<false>(*this, dim, dtype, "softmax");
+  return softmax_recorded(*this, dim, dtype, false);
 }
 Tensor Tensor::log_softmax(int64_t dim, std::optional<Dtype> dtype) const {
-  return softmax_impl<true>(*this, dim, dtype, "log_softmax");
+  return softmax_recorded(*this, dim, dtype, true);
 }
 Tensor Tensor::cumsum(int64_t dim, std::optional<Dtype> dtype) const {
-  return scan_impl<false>(*this, dim, dtype, "cumsum");
+  return scan_recorded(*this, dim, dtype, false);
 }
 Tensor Tensor::cumprod(int64_t dim, std::optional<Dtype> dtype) const {
-  return scan_impl<true>(*this, dim, dtype, "cumprod");
+  return scan_recorded(*this, dim, dtype, true);
 }
 
 }  // namespace ember

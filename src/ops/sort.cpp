@@ -7,12 +7,14 @@
 #include <numeric>
 #include <vector>
 
+#include "autograd/function.h"
 #include "backend/cpu/parallel.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
 #include "ember/shape.h"
+#include "ops/reduce.h"
 
 namespace ember {
 namespace {
@@ -122,7 +124,7 @@ void quick_select(std::vector<C>& v, std::vector<int64_t>& idx, int64_t k) {
 
 // ── sort / argsort ─────────────────────────────────────────────────────────────────────────
 
-std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, bool stable) {
+static std::tuple<Tensor, Tensor> sort_kernel(const Tensor& t, int64_t dim, bool descending, bool stable) {
   dim = wrap_dim(dim, t.dim(), "sort");
   Tensor values = empty(t.sizes(), t.options());
   Tensor indices = empty(t.sizes(), {.dtype = kInt64, .device = t.device()});
@@ -175,7 +177,7 @@ Tensor Tensor::argsort(int64_t dim, bool descending) const {
 
 // ── topk / kthvalue ────────────────────────────────────────────────────────────────────────
 
-std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool largest,
+static std::tuple<Tensor, Tensor> topk_kernel(const Tensor& t, int64_t k, int64_t dim, bool largest,
                                 bool sorted) {
   dim = wrap_dim(dim, t.dim(), "topk");
   const int64_t n = t.dim() == 0 ? 1 : t.size(dim);
@@ -230,7 +232,7 @@ std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bo
   return ember::topk(*this, k, dim, largest, sorted);
 }
 
-std::tuple<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, int64_t dim, bool keepdim) {
+static std::tuple<Tensor, Tensor> kthvalue_kernel(const Tensor& t, int64_t k, int64_t dim, bool keepdim) {
   dim = wrap_dim(dim, t.dim(), "kthvalue");
   const int64_t n = t.dim() == 0 ? 1 : t.size(dim);
   EMBER_CHECK(k >= 1 && k <= n, "kthvalue", "selected number k out of range for dimension ", dim,
@@ -351,16 +353,7 @@ std::tuple<Tensor, Tensor> median_dim(const Tensor& t, int64_t dim, bool keepdim
 
 }  // namespace
 
-Tensor median(const Tensor& t) { return median_all(t, false, "median"); }
-Tensor nanmedian(const Tensor& t) { return median_all(t, true, "nanmedian"); }
-std::tuple<Tensor, Tensor> median(const Tensor& t, int64_t dim, bool keepdim) {
-  return median_dim(t, dim, keepdim, false, "median");
-}
-std::tuple<Tensor, Tensor> nanmedian(const Tensor& t, int64_t dim, bool keepdim) {
-  return median_dim(t, dim, keepdim, true, "nanmedian");
-}
-
-std::tuple<Tensor, Tensor> mode(const Tensor& t, int64_t dim, bool keepdim) {
+static std::tuple<Tensor, Tensor> mode_kernel(const Tensor& t, int64_t dim, bool keepdim) {
   dim = wrap_dim(dim, t.dim(), "mode");
   const int64_t n = t.dim() == 0 ? 1 : t.size(dim);
   const DimVector shape = reduced_shape(t, dim, keepdim);
@@ -401,6 +394,77 @@ std::tuple<Tensor, Tensor> mode(const Tensor& t, int64_t dim, bool keepdim) {
     });
   });
   return {values, indices};
+}
+
+// ── gradients: the selected values' gradient goes back to their indices ──────────────────────
+namespace {
+
+using autograd::Grads;
+using autograd::Recorder;
+using autograd::Saved;
+using autograd::TensorList;
+
+// Runs `kernel` (-> values, indices along `dim`) and records `node` for the values.
+template <class F>
+std::tuple<Tensor, Tensor> selecting(const char* op, const char* node, const Tensor& t,
+                                     int64_t dim, bool keepdim, F kernel) {
+  Recorder rec(op, {&t});
+  auto [values, indices] = kernel();
+  if (rec)
+    rec.record(node, {values}, {indices},
+               [dim = t.dim() == 0 ? int64_t(0) : wrap_dim(dim, t.dim(), op), keepdim,
+                sizes = DimVector(t.sizes())](const Grads& g, const Saved& s) {
+                 return TensorList{value_selecting_backward(g[0], dim, s[0], sizes, keepdim)};
+               });
+  return {values, indices};
+}
+
+// median() / nanmedian(): the gradient shared among the elements equal to the result.
+Tensor median_recorded(const Tensor& t, bool ignore_nan, const char* op, const char* node) {
+  Recorder rec(op, {&t});
+  Tensor out = median_all(t, ignore_nan, op);
+  if (rec)
+    rec.record(node, {out}, {t},
+               [](const Grads& g, const Saved& s) {
+                 return TensorList{evenly_distribute_backward(g[0], s[0], s[1])};
+               },
+               {out});
+  return out;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, bool stable) {
+  return selecting("sort", "SortBackward0", t, dim, true,
+                   [&] { return sort_kernel(t, dim, descending, stable); });
+}
+std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool largest,
+                                bool sorted) {
+  return selecting("topk", "TopkBackward0", t, dim, true,
+                   [&] { return topk_kernel(t, k, dim, largest, sorted); });
+}
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, int64_t dim, bool keepdim) {
+  return selecting("kthvalue", "KthvalueBackward0", t, dim, keepdim,
+                   [&] { return kthvalue_kernel(t, k, dim, keepdim); });
+}
+std::tuple<Tensor, Tensor> mode(const Tensor& t, int64_t dim, bool keepdim) {
+  return selecting("mode", "ModeBackward0", t, dim, keepdim,
+                   [&] { return mode_kernel(t, dim, keepdim); });
+}
+
+Tensor median(const Tensor& t) {
+  return median_recorded(t, false, "median", "MedianBackward0");
+}
+Tensor nanmedian(const Tensor& t) {
+  return median_recorded(t, true, "nanmedian", "NanmedianBackward0");
+}
+std::tuple<Tensor, Tensor> median(const Tensor& t, int64_t dim, bool keepdim) {
+  return selecting("median", "MedianBackward1", t, dim, keepdim,
+                   [&] { return median_dim(t, dim, keepdim, false, "median"); });
+}
+std::tuple<Tensor, Tensor> nanmedian(const Tensor& t, int64_t dim, bool keepdim) {
+  return selecting("nanmedian", "NanmedianBackward1", t, dim, keepdim,
+                   [&] { return median_dim(t, dim, keepdim, true, "nanmedian"); });
 }
 
 }  // namespace ember
