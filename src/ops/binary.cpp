@@ -310,8 +310,50 @@ TensorList pow_tensor_backward(const Grads& g, const Saved& s) {
           s[2].defined() ? pow_backward_exponent(g[0], s[0], s[1], s[2]) : Tensor()};
 }
 
-// Self's value before an in-place op overwrites it, when a formula needs it.
+// Self's value before an in-place op overwrites it, when a formula needs it: PyTorch's
+// original_self, cloned before the Recorder turns grad mode off so that the copy keeps self's
+// history and double backward reaches it.
 Tensor original_if(bool needed, const Tensor& self) { return needed ? self.clone() : Tensor(); }
+
+// What PyTorch 1.13 records for an op with no derivative formula: a node that refuses backward.
+void record_not_implemented(Recorder& rec, const Tensor& out, const char* aten_name) {
+  rec.record("torch::autograd::NotImplemented", {out}, {},
+             [aten_name](const Grads&, const Saved&) -> TensorList {
+               fail("backward", "derivative for aten::", aten_name, " is not implemented");
+             });
+}
+
+// maximum/minimum (PyTorch's formula): the larger (smaller) operand takes the gradient, ties
+// split it in half; a NaN in either passes it to both.
+TensorList max_min_backward(const Grads& g, const Saved& s, bool is_max) {
+  const Tensor &a = s[0], &b = s[1];
+  const Tensor shared = where(a == b, g[0] / 2, g[0]);
+  return {shared.masked_fill(is_max ? a < b : a > b, 0),
+          shared.masked_fill(is_max ? a > b : a < b, 0)};
+}
+
+// fmax/fmin: the operand the result came from takes all of it (self at ties and where other is
+// NaN).
+TensorList fmax_fmin_backward(const Grads& g, const Saved& s, bool is_max) {
+  const Tensor &a = s[0], &b = s[1];
+  const Tensor self_won = logical_or(is_max ? a >= b : a <= b, b.isnan());
+  return {g[0].masked_fill(logical_not(self_won), 0), g[0].masked_fill(self_won, 0)};
+}
+
+// addcmul: self + v * t1 * t2. Saved: {t1, t2}.
+autograd::BackwardFn addcmul_backward(Scalar v) {
+  return [v](const Grads& g, const Saved& s) {
+    return TensorList{g[0], s[1].defined() ? g[0] * (s[1] * v) : Tensor(),
+                      s[0].defined() ? g[0] * (s[0] * v) : Tensor()};
+  };
+}
+// addcdiv: self + v * t1 / t2. Saved: {t1 (only when t2 needs a gradient), t2}.
+autograd::BackwardFn addcdiv_backward(Scalar v) {
+  return [v](const Grads& g, const Saved& s) {
+    return TensorList{g[0], g[0] * (v / s[1]),
+                      s[0].defined() ? -g[0] * v * s[0] / (s[1] * s[1]) : Tensor()};
+  };
+}
 
 }  // namespace
 
@@ -395,22 +437,66 @@ Tensor div(Scalar a, const Tensor& b, DivOptions o) {
   if (!o.rounding_mode && b.requires_grad() && is_grad_enabled()) return b.reciprocal() * a;
   return div_impl("div", a, b, o.rounding_mode, nullptr);
 }
-Tensor floor_divide(const Tensor& a, const Tensor& b) { return div(a, b, {"floor"}); }
-Tensor floor_divide(const Tensor& a, Scalar b) { return div(a, b, {"floor"}); }
+// floor_divide has no derivative in PyTorch 1.13 (backward raises).
+Tensor floor_divide(const Tensor& a, const Tensor& b) {
+  Recorder rec("floor_divide", {&a, &b});
+  Tensor out = div_impl("div", a, b, std::string("floor"), nullptr);
+  if (rec) record_not_implemented(rec, out, "floor_divide");
+  return out;
+}
+Tensor floor_divide(const Tensor& a, Scalar b) {
+  Recorder rec("floor_divide", {&a});
+  Tensor out = div_impl("div", a, b, std::string("floor"), nullptr);
+  if (rec) record_not_implemented(rec, out, "floor_divide");
+  return out;
+}
+// a - floor(a / b) * b: d/da = 1, d/db = -floor(a / b).
 Tensor remainder(const Tensor& a, const Tensor& b) {
-  return elementwise<Promote::Default, kNumericSet>("remainder", {a, b}, remainder_fn);
+  Recorder rec("remainder", {&a, &b});
+  Tensor out = elementwise<Promote::Default, kNumericSet>("remainder", {a, b}, remainder_fn);
+  if (rec)
+    rec.record("RemainderBackward1", {out}, {if_needed_by(b, a), if_needed_by(b, b)},
+               [](const Grads& g, const Saved& s) {
+                 return TensorList{g[0], s[0].defined() ? -g[0] * div(s[0], s[1], {"floor"})
+                                                        : Tensor()};
+               });
+  return out;
 }
 Tensor remainder(const Tensor& a, Scalar b) {
-  return elementwise<Promote::Default, kNumericSet>("remainder", {a, b}, remainder_fn);
+  Recorder rec("remainder", {&a});
+  Tensor out = elementwise<Promote::Default, kNumericSet>("remainder", {a, b}, remainder_fn);
+  if (rec)
+    rec.record("RemainderBackward0", {out}, {}, [](const Grads& g, const Saved&) {
+      return TensorList{g[0]};
+    });
+  return out;
 }
 Tensor remainder(Scalar a, const Tensor& b) {
-  return elementwise<Promote::Default, kNumericSet>("remainder", {a, b}, remainder_fn);
+  Recorder rec("remainder", {&b});
+  Tensor out = elementwise<Promote::Default, kNumericSet>("remainder", {a, b}, remainder_fn);
+  if (rec) record_not_implemented(rec, out, "remainder");
+  return out;
 }
+// a - trunc(a / b) * b: d/da = 1, d/db = -trunc(a / b).
 Tensor fmod(const Tensor& a, const Tensor& b) {
-  return elementwise<Promote::Default, kNumericSet>("fmod", {a, b}, fmod_fn);
+  Recorder rec("fmod", {&a, &b});
+  Tensor out = elementwise<Promote::Default, kNumericSet>("fmod", {a, b}, fmod_fn);
+  if (rec)
+    rec.record("FmodBackward1", {out}, {if_needed_by(b, a), if_needed_by(b, b)},
+               [](const Grads& g, const Saved& s) {
+                 return TensorList{g[0], s[0].defined() ? -g[0] * div(s[0], s[1], {"trunc"})
+                                                        : Tensor()};
+               });
+  return out;
 }
 Tensor fmod(const Tensor& a, Scalar b) {
-  return elementwise<Promote::Default, kNumericSet>("fmod", {a, b}, fmod_fn);
+  Recorder rec("fmod", {&a});
+  Tensor out = elementwise<Promote::Default, kNumericSet>("fmod", {a, b}, fmod_fn);
+  if (rec)
+    rec.record("FmodBackward0", {out}, {}, [](const Grads& g, const Saved&) {
+      return TensorList{g[0]};
+    });
+  return out;
 }
 Tensor pow(const Tensor& base, const Tensor& exponent) {
   Recorder rec("pow", {&base, &exponent});
@@ -444,48 +530,121 @@ Tensor pow(Scalar base, const Tensor& exponent) {
   return out;
 }
 Tensor atan2(const Tensor& a, const Tensor& b) {
-  return elementwise<Promote::IntToFloat, kFloatingSet>(
+  Recorder rec("atan2", {&a, &b});
+  Tensor out = elementwise<Promote::IntToFloat, kFloatingSet>(
       "atan2", {a, b}, []<class T>() { return [](auto y, auto x) { return cpu::atan2(y, x); }; });
+  if (rec)
+    rec.record("Atan2Backward0", {out}, {a, b}, [](const Grads& g, const Saved& s) {
+      const Tensor recip = (s[0] * s[0] + s[1] * s[1]).reciprocal();
+      return TensorList{g[0] * s[1] * recip, g[0] * -s[0] * recip};
+    });
+  return out;
 }
 Tensor maximum(const Tensor& a, const Tensor& b) {
-  return elementwise<Promote::Default, kAllSet>("maximum", {a, b}, maximum_fn);
+  Recorder rec("maximum", {&a, &b});
+  Tensor out = elementwise<Promote::Default, kAllSet>("maximum", {a, b}, maximum_fn);
+  if (rec)
+    rec.record("MaximumBackward0", {out}, {a, b}, [](const Grads& g, const Saved& s) {
+      return max_min_backward(g, s, true);
+    });
+  return out;
 }
 Tensor minimum(const Tensor& a, const Tensor& b) {
-  return elementwise<Promote::Default, kAllSet>("minimum", {a, b}, minimum_fn);
+  Recorder rec("minimum", {&a, &b});
+  Tensor out = elementwise<Promote::Default, kAllSet>("minimum", {a, b}, minimum_fn);
+  if (rec)
+    rec.record("MinimumBackward0", {out}, {a, b}, [](const Grads& g, const Saved& s) {
+      return max_min_backward(g, s, false);
+    });
+  return out;
 }
 Tensor fmax(const Tensor& a, const Tensor& b) {
-  return elementwise<Promote::Default, kAllSet>("fmax", {a, b}, fmax_fn);
+  Recorder rec("fmax", {&a, &b});
+  Tensor out = elementwise<Promote::Default, kAllSet>("fmax", {a, b}, fmax_fn);
+  if (rec)
+    rec.record("FmaxBackward0", {out}, {a, b}, [](const Grads& g, const Saved& s) {
+      return fmax_fmin_backward(g, s, true);
+    });
+  return out;
 }
 Tensor fmin(const Tensor& a, const Tensor& b) {
-  return elementwise<Promote::Default, kAllSet>("fmin", {a, b}, fmin_fn);
+  Recorder rec("fmin", {&a, &b});
+  Tensor out = elementwise<Promote::Default, kAllSet>("fmin", {a, b}, fmin_fn);
+  if (rec)
+    rec.record("FminBackward0", {out}, {a, b}, [](const Grads& g, const Saved& s) {
+      return fmax_fmin_backward(g, s, false);
+    });
+  return out;
 }
 Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
   check_lerp_dtype(start, end, "end");
-  return elementwise<Promote::Default, kFloatingSet>("lerp", {start, end}, lerp_scalar_fn(weight));
+  Recorder rec("lerp", {&start, &end});
+  Tensor out =
+      elementwise<Promote::Default, kFloatingSet>("lerp", {start, end}, lerp_scalar_fn(weight));
+  if (rec)
+    rec.record("LerpBackward0", {out}, {}, [weight](const Grads& g, const Saved&) {
+      return TensorList{g[0] * (1 - weight.to_double()), g[0] * weight};
+    });
+  return out;
 }
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
   check_lerp_dtype(start, end, "end");
   check_lerp_dtype(start, weight, "weight");
-  return elementwise<Promote::Default, kFloatingSet>("lerp", {start, end, weight}, lerp_fn);
+  Recorder rec("lerp", {&start, &end, &weight});
+  Tensor out = elementwise<Promote::Default, kFloatingSet>("lerp", {start, end, weight}, lerp_fn);
+  if (rec)
+    rec.record("LerpBackward1", {out},
+               {if_needed_by(weight, start), if_needed_by(weight, end), weight},
+               [](const Grads& g, const Saved& s) {
+                 return TensorList{g[0] * (1 - s[2]), g[0] * s[2],
+                                   s[0].defined() ? g[0] * (s[1] - s[0]) : Tensor()};
+               });
+  return out;
 }
 Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
-  return elementwise<Promote::Default, kNumericSet>("addcmul", {self, t1, t2}, addcmul_fn(value));
+  Recorder rec("addcmul", {&self, &t1, &t2});
+  Tensor out =
+      elementwise<Promote::Default, kNumericSet>("addcmul", {self, t1, t2}, addcmul_fn(value));
+  if (rec)
+    rec.record("AddcmulBackward0", {out}, {if_needed_by(t2, t1), if_needed_by(t1, t2)},
+               addcmul_backward(value));
+  return out;
 }
 Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
   check_addcdiv("addcdiv", t1, t2);
-  return elementwise<Promote::Default, kNumericSet>("addcdiv", {self, t1, t2}, addcdiv_fn(value));
+  Recorder rec("addcdiv", {&self, &t1, &t2});
+  Tensor out =
+      elementwise<Promote::Default, kNumericSet>("addcdiv", {self, t1, t2}, addcdiv_fn(value));
+  if (rec)
+    rec.record("AddcdivBackward0", {out}, {if_needed_by(t2, t1), t2}, addcdiv_backward(value));
+  return out;
 }
 Tensor hypot(const Tensor& a, const Tensor& b) {
-  return elementwise<Promote::Default, kFloatingSet>(
+  Recorder rec("hypot", {&a, &b});
+  Tensor out = elementwise<Promote::Default, kFloatingSet>(
       "hypot", {a, b}, []<class T>() { return [](T x, T y) { return std::hypot(x, y); }; });
+  if (rec)
+    rec.record("HypotBackward0", {out}, {a, b}, [](const Grads& g, const Saved& s) {
+      return TensorList{g[0] * s[0] / s[2], g[0] * s[1] / s[2]};
+    }, {out});
+  return out;
 }
+// x * log(y), 0 where x == 0: d/dx = log(y) (PyTorch's xlogy(grad, y), 0 where x == 0 and
+// y <= 0), d/dy = x / y.
 Tensor xlogy(const Tensor& a, const Tensor& b) {
-  return elementwise<Promote::IntToFloat, kFloatingSet>("xlogy", {a, b}, []<class T>() {
+  Recorder rec("xlogy", {&a, &b});
+  Tensor out = elementwise<Promote::IntToFloat, kFloatingSet>("xlogy", {a, b}, []<class T>() {
     return [](T x, T y) -> T {
       if (y != y) return y;
       return x == 0 ? T(0) : x * std::log(y);
     };
   });
+  if (rec)
+    rec.record("XlogyBackward0", {out}, {a, b}, [](const Grads& g, const Saved& s) {
+      return TensorList{xlogy(g[0], s[1]).masked_fill(logical_and(s[0] == 0, s[1] <= 0), 0),
+                        g[0] * s[0] / s[1]};
+    });
+  return out;
 }
 
 // ── methods ─────────────────────────────────────────────────────────────
@@ -522,8 +681,8 @@ Tensor& Tensor::sub_(Scalar o, Scalar alpha) {
 Tensor Tensor::mul(const Tensor& o) const { return ember::mul(*this, o); }
 Tensor Tensor::mul(Scalar o) const { return ember::mul(*this, o); }
 Tensor& Tensor::mul_(const Tensor& o) {
+  const Tensor self_before = original_if(is_grad_enabled() && o.requires_grad(), *this);
   Recorder rec(Recorder::InPlace{}, "mul_", *this, {&o});
-  const Tensor self_before = original_if(rec && o.requires_grad(), *this);
   const Tensor other = if_needed_by(*this, o);
   elementwise<Promote::Default, kAllSet>("mul_", {*this, o}, mul_fn, this);
   if (rec) rec.record("MulBackward0", {*this}, {self_before, other}, mul_backward);
@@ -539,14 +698,14 @@ Tensor& Tensor::mul_(Scalar o) {
   return *this;
 }
 Tensor Tensor::div(const Tensor& o, std::optional<std::string> m) const {
-  return div_impl("div", *this, o, m, nullptr);
+  return ember::div(*this, o, {m});
 }
 Tensor Tensor::div(Scalar o, std::optional<std::string> m) const {
-  return div_impl("div", *this, o, m, nullptr);
+  return ember::div(*this, o, {m});
 }
 Tensor& Tensor::div_(const Tensor& o, std::optional<std::string> m) {
+  const Tensor self_before = original_if(is_grad_enabled() && !m && o.requires_grad(), *this);
   Recorder rec(Recorder::InPlace{}, "div_", *this, {&o});
-  const Tensor self_before = original_if(rec && !m && o.requires_grad(), *this);
   div_impl("div_", *this, o, m, this);
   if (rec && !m) rec.record("DivBackward0", {*this}, {self_before, o}, div_backward);
   else if (rec)
@@ -574,8 +733,9 @@ Tensor Tensor::fmod(Scalar o) const { return ember::fmod(*this, o); }
 Tensor Tensor::pow(const Tensor& e) const { return ember::pow(*this, e); }
 Tensor Tensor::pow(Scalar e) const { return ember::pow(*this, e); }
 Tensor& Tensor::pow_(const Tensor& e) {
+  const Tensor self_before =
+      original_if(is_grad_enabled() && (requires_grad() || e.requires_grad()), *this);
   Recorder rec(Recorder::InPlace{}, "pow_", *this, {&e});
-  const Tensor self_before = original_if(bool(rec), *this);
   elementwise<Promote::Default, kNumericSet>("pow_", {*this, e}, pow_fn, this);
   if (rec)
     rec.record("PowBackward1", {*this}, {self_before, e},
@@ -584,8 +744,8 @@ Tensor& Tensor::pow_(const Tensor& e) {
   return *this;
 }
 Tensor& Tensor::pow_(Scalar e) {
+  const Tensor self_before = original_if(is_grad_enabled() && requires_grad(), *this);
   Recorder rec(Recorder::InPlace{}, "pow_", *this, {});
-  const Tensor self_before = original_if(bool(rec), *this);
   pow_scalar_impl("pow_", *this, e, this);
   if (rec)
     rec.record("PowBackward0", {*this}, {self_before}, [e](const Grads& g, const Saved& s) {
@@ -606,7 +766,11 @@ Tensor Tensor::addcmul(const Tensor& a, const Tensor& b, Scalar v) const {
   return ember::addcmul(*this, a, b, v);
 }
 Tensor& Tensor::addcmul_(const Tensor& a, const Tensor& b, Scalar v) {
+  Recorder rec(Recorder::InPlace{}, "addcmul_", *this, {&a, &b});
   elementwise<Promote::Default, kNumericSet>("addcmul_", {*this, a, b}, addcmul_fn(v), this);
+  if (rec)
+    rec.record("AddcmulBackward0", {*this}, {if_needed_by(b, a), if_needed_by(a, b)},
+               addcmul_backward(v));
   return *this;
 }
 Tensor Tensor::addcdiv(const Tensor& a, const Tensor& b, Scalar v) const {
@@ -614,7 +778,9 @@ Tensor Tensor::addcdiv(const Tensor& a, const Tensor& b, Scalar v) const {
 }
 Tensor& Tensor::addcdiv_(const Tensor& a, const Tensor& b, Scalar v) {
   check_addcdiv("addcdiv_", a, b);
+  Recorder rec(Recorder::InPlace{}, "addcdiv_", *this, {&a, &b});
   elementwise<Promote::Default, kNumericSet>("addcdiv_", {*this, a, b}, addcdiv_fn(v), this);
+  if (rec) rec.record("AddcdivBackward0", {*this}, {if_needed_by(b, a), b}, addcdiv_backward(v));
   return *this;
 }
 

@@ -1,5 +1,7 @@
 // Gradients of the binary arithmetic ops (src/ops/binary.cpp), with broadcasting,
 // non-contiguous inputs, scalar operands and the in-place forms.
+#include <cmath>
+
 #include "grad_table.h"
 
 namespace ember::gradtest {
@@ -46,9 +48,126 @@ const GradCase kCases[] = {
      [](const In& t) { Tensor a = t[0] + 0; a.div_(t[1]); return a; }},
     {"pow_inplace", "PowBackward0", [] { return In{x({3})}; },
      [](const In& t) { Tensor a = t[0] * 1; a.pow_(2); return a; }},
+    {"div_method", "DivBackward0", [] { return In{x({3, 4}), pos({4})}; },
+     [](const In& t) { return t[0].div(t[1]); }},
+    // remainder/fmod away from the jumps of floor/trunc(a / b)
+    {"remainder", "RemainderBackward1", [] { return In{x({3, 4}, 0.1, 0.9), x({4}, 1.2, 1.8)}; },
+     [](const In& t) { return (t[0] + 3) % t[1]; }},
+    {"remainder_scalar", "RemainderBackward0", [] { return In{xt({3, 4})}; },
+     [](const In& t) { return t[0].remainder(7.5); }},
+    {"fmod", "FmodBackward1", [] { return In{x({3, 4}, 3.1, 3.9), x({3, 1}, 1.2, 1.8)}; },
+     [](const In& t) { return fmod(t[0], t[1]); }},
+    {"fmod_scalar", "FmodBackward0", [] { return In{x({5})}; },
+     [](const In& t) { return fmod(t[0], 7.5); }},
+    {"atan2", "Atan2Backward0", [] { return In{x({3, 4}), xt({3, 4})}; },
+     [](const In& t) { return atan2(t[0], t[1]); }},
+    {"atan2_broadcast", "Atan2Backward0", [] { return In{x({3, 1}), pos({4})}; },
+     [](const In& t) { return atan2(t[0], t[1]); }},
+    {"maximum", "MaximumBackward0", [] { return In{x({3, 4}), xt({3, 4})}; },
+     [](const In& t) { return maximum(t[0], t[1]); }},
+    {"minimum_broadcast", "MinimumBackward0", [] { return In{x({3, 1}), x({4})}; },
+     [](const In& t) { return minimum(t[0], t[1]); }},
+    {"fmax", "FmaxBackward0", [] { return In{x({3, 4}), x({4})}; },
+     [](const In& t) { return fmax(t[0], t[1]); }},
+    {"fmin", "FminBackward0", [] { return In{xt({3, 4}), x({3, 4})}; },
+     [](const In& t) { return fmin(t[0], t[1]); }},
+    {"lerp_scalar", "LerpBackward0", [] { return In{x({3, 4}), x({4})}; },
+     [](const In& t) { return lerp(t[0], t[1], 0.3); }},
+    {"lerp_tensor", "LerpBackward1", [] { return In{x({3, 4}), xt({3, 4}), x({4}, 0, 1)}; },
+     [](const In& t) { return lerp(t[0], t[1], t[2]); }},
+    {"lerp_0d_weight", "LerpBackward1", [] { return In{x({3}), x({3}), x({})}; },
+     [](const In& t) { return lerp(t[0], t[1], t[2]); }},
+    {"addcmul", "AddcmulBackward0", [] { return In{x({4}), x({3, 4}), xt({3, 4})}; },
+     [](const In& t) { return addcmul(t[0], t[1], t[2], 0.5); }},
+    {"addcmul_constant", "AddcmulBackward0", [] { return In{x({3, 4}), c({3, 4}), x({4})}; },
+     [](const In& t) { return addcmul(t[0], t[1], t[2]); }},
+    {"addcdiv", "AddcdivBackward0", [] { return In{x({3, 4}), x({3, 4}), pos({4})}; },
+     [](const In& t) { return addcdiv(t[0], t[1], t[2], -2); }},
+    {"hypot", "HypotBackward0", [] { return In{pos({3, 4}), x({4})}; },
+     [](const In& t) { return hypot(t[0], t[1]); }},
+    {"xlogy", "XlogyBackward0", [] { return In{x({3, 4}), pos({4})}; },
+     [](const In& t) { return xlogy(t[0], t[1]); }},
+    {"addcmul_inplace", "AddcmulBackward0", [] { return In{x({3, 4}), x({3, 4}), x({4})}; },
+     [](const In& t) { Tensor a = t[0] * 1; return a.addcmul_(t[1], t[2], 2); }},
+    {"addcdiv_inplace", "AddcdivBackward0", [] { return In{x({3, 4}), x({4}), pos({3, 4})}; },
+     [](const In& t) { Tensor a = t[0] * 1; return a.addcdiv_(t[1], t[2], 2); }},
 };
 
 EMBER_GRAD_TABLE(Binary, kCases);
+
+std::vector<double> values(const Tensor& t) {
+  std::vector<double> r;
+  for (int64_t i = 0; i < t.numel(); ++i) r.push_back(t.select(0, i).item<double>());
+  return r;
+}
+
+TEST(BinaryGrad, MaximumAndMinimumSplitTiesInHalf) {
+  Tensor a = tensor({1.0, 2.0, 3.0}, {.requires_grad = true});
+  Tensor b = tensor({1.0, 1.0, 4.0}, {.requires_grad = true});
+  maximum(a, b).sum().backward();
+  EXPECT_EQ(values(a.grad()), (std::vector<double>{0.5, 1, 0}));
+  EXPECT_EQ(values(b.grad()), (std::vector<double>{0.5, 0, 1}));
+  a = a.detach().requires_grad_();
+  b = b.detach().requires_grad_();
+  minimum(a, b).sum().backward();
+  EXPECT_EQ(values(a.grad()), (std::vector<double>{0.5, 0, 1}));
+  EXPECT_EQ(values(b.grad()), (std::vector<double>{0.5, 1, 0}));
+  // a NaN passes the gradient to both
+  Tensor n = tensor({NAN, 1.0}, {.requires_grad = true});
+  Tensor m = tensor({1.0, NAN}, {.requires_grad = true});
+  maximum(n, m).sum().backward();
+  EXPECT_EQ(values(n.grad()), (std::vector<double>{1, 1}));
+  EXPECT_EQ(values(m.grad()), (std::vector<double>{1, 1}));
+}
+
+TEST(BinaryGrad, FmaxAndFminGiveTiesToSelf) {
+  Tensor a = tensor({1.0, 2.0, 3.0}, {.requires_grad = true});
+  Tensor b = tensor({1.0, 1.0, 4.0}, {.requires_grad = true});
+  fmax(a, b).sum().backward();
+  EXPECT_EQ(values(a.grad()), (std::vector<double>{1, 1, 0}));
+  EXPECT_EQ(values(b.grad()), (std::vector<double>{0, 0, 1}));
+  a = a.detach().requires_grad_();
+  b = b.detach().requires_grad_();
+  fmin(a, b).sum().backward();
+  EXPECT_EQ(values(a.grad()), (std::vector<double>{1, 0, 1}));
+  EXPECT_EQ(values(b.grad()), (std::vector<double>{0, 1, 0}));
+  Tensor n = tensor({NAN, 1.0}, {.requires_grad = true});
+  Tensor m = tensor({1.0, NAN}, {.requires_grad = true});
+  fmax(n, m).sum().backward();
+  EXPECT_EQ(values(n.grad()), (std::vector<double>{0, 1}));
+  EXPECT_EQ(values(m.grad()), (std::vector<double>{1, 0}));
+}
+
+TEST(BinaryGrad, XlogyAtZero) {
+  Tensor a = tensor({0.0, 1.0, 0.0}, {.dtype = kFloat64, .requires_grad = true});
+  Tensor b = tensor({0.0, 2.0, 3.0}, {.dtype = kFloat64, .requires_grad = true});
+  xlogy(a, b).sum().backward();
+  EXPECT_EQ(values(a.grad()), (std::vector<double>{0, std::log(2.0), std::log(3.0)}));
+  EXPECT_TRUE(std::isnan(values(b.grad())[0]));
+  EXPECT_EQ(values(b.grad())[1], 0.5);
+  EXPECT_EQ(values(b.grad())[2], 0);
+}
+
+TEST(BinaryGrad, FloorDivideAndScalarRemainderHaveNoDerivative) {
+  Tensor a = tensor({3.0, 4.0}, {.requires_grad = true});
+  Tensor b = tensor({2.0, 3.0}, {.requires_grad = true});
+  for (const Tensor& out : {floor_divide(a, b), floor_divide(a, 2), remainder(2, a)}) {
+    EXPECT_EQ(out.grad_fn()->name(), "torch::autograd::NotImplemented");
+    try {
+      out.sum().backward();
+      FAIL();
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is not implemented"), std::string::npos) << e.what();
+    }
+  }
+  try {
+    floor_divide(a, b).sum().backward();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("derivative for aten::floor_divide is not implemented"),
+              std::string::npos)
+        << e.what();
+  }
+}
 
 // The reference's worked example, through the real ops.
 TEST(BinaryGrad, ReferenceWorkedExample) {
