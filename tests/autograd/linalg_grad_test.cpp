@@ -84,6 +84,17 @@ const GradCase kCases[] = {
      [](const In& t) { return linear(t[0], t[1], t[2]); }},
     {"linear_1d", "", [] { return In{x({4}), x({5, 4}), x({5})}; },
      [](const In& t) { return linear(t[0], t[1], t[2]); }},
+    // ── einsum (composite over permute/reshape/sum/bmm) ──
+    {"einsum_mm", "", [] { return In{x({3, 4}), xt({4, 2})}; },
+     [](const In& t) { return einsum("ij,jk->ik", {t[0], t[1]}); }},
+    {"einsum_batch_outer", "", [] { return In{x({2, 3}), x({2, 4})}; },
+     [](const In& t) { return einsum("bi,bj->bij", {t[0], t[1]}); }},
+    {"einsum_trace_sum", "", [] { return In{x({3, 3})}; },
+     [](const In& t) { return einsum("ii->", {t[0]}); }},
+    {"einsum_three", "", [] { return In{x({2, 3}), x({3, 4}), x({4})}; },
+     [](const In& t) { return einsum("ij,jk,k->i", {t[0], t[1], t[2]}); }},
+    {"einsum_ellipsis", "", [] { return In{x({2, 3, 4}), x({4, 5})}; },
+     [](const In& t) { return einsum("...k,kn->...n", {t[0], t[1]}); }},
 };
 
 EMBER_GRAD_TABLE(Linalg, kCases);
