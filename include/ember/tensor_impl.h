@@ -43,6 +43,15 @@ class TensorImpl : public RefCounted {
   /// such as squeeze_/unsqueeze_/t_ and by set_).
   void set_layout(IntArrayRef sizes, IntArrayRef strides, int64_t offset);
   void set_storage(Storage storage) { storage_ = std::move(storage); }
+  /// Re-points this descriptor at another storage of another dtype, keeping its identity and
+  /// autograd state (PyTorch's `t.data = other`): nn::Module::to converts parameters this way, so
+  /// every handle on them sees the converted values.
+  void set_data(Storage storage, Dtype dtype, IntArrayRef sizes, IntArrayRef strides,
+                int64_t offset) {
+    storage_ = std::move(storage);
+    dtype_ = dtype;
+    set_layout(sizes, strides, offset);
+  }
 
   AutogradMeta* autograd() const { return autograd_.get(); }
   AutogradMeta& autograd_mut();  // creates it on first use
