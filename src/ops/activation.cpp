@@ -8,6 +8,7 @@
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ops/elementwise.h"
+#include "ops/erf_float.h"
 
 namespace ember {
 namespace {
@@ -210,7 +211,10 @@ Tensor gelu(const Tensor& t, GeluOptions options) {
     return activation("gelu", t, []<class T>() {
       return [](auto x) {
         using V = decltype(x);
-        return V(T(0.5)) * x * (V(1) + cpu::erf(x * V(T(0.7071067811865476))));
+        const V z = x * V(T(0.7071067811865476));
+        // float (and half, computed in float): the fast erf; SLEEF's is 4x slower.
+        if constexpr (std::is_same_v<T, float>) return V(0.5f) * x * (V(1.0f) + cpu::erf_float(z));
+        else return V(T(0.5)) * x * (V(1) + cpu::erf(z));
       };
     });
   });

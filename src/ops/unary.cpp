@@ -8,6 +8,7 @@
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ops/elementwise.h"
+#include "ops/erf_float.h"
 
 namespace ember {
 namespace {
@@ -129,7 +130,6 @@ EMBER_UNARY_FN(asin, cpu::asin(x))
 EMBER_UNARY_FN(acos, cpu::acos(x))
 EMBER_UNARY_FN(atan, cpu::atan(x))
 EMBER_UNARY_FN(tanh, cpu::tanh(x))
-EMBER_UNARY_FN(erf, cpu::erf(x))
 EMBER_UNARY_FN(erfc, cpu::erfc(x))
 EMBER_UNARY_FN(reciprocal, decltype(x)(1) / x)
 EMBER_UNARY_FN(floor, cpu::floor(x))
@@ -139,6 +139,14 @@ EMBER_UNARY_FN(round, cpu::nearbyint(x))
 EMBER_UNARY_FN(frac, x - cpu::trunc(x))
 EMBER_UNARY_FN(square, x * x)
 #undef EMBER_UNARY_FN
+
+// float erf through the fast approximation (src/ops/erf_float.h), double through SLEEF/libm.
+inline constexpr auto erf_fn = []<class T>() {
+  return [](auto x) {
+    if constexpr (std::is_same_v<T, float>) return cpu::erf_float(x);
+    else return cpu::erf(x);
+  };
+};
 
 // sinh and cosh stay scalar: SLEEF's overflow early (sinhf(89) is inf, not 2.24e38).
 inline constexpr auto sinh_fn = []<class T>() { return [](T x) { return std::sinh(x); }; };
