@@ -356,6 +356,8 @@ class Tensor {
   // ── autograd (include/ember/autograd.h, src/autograd) ────────────────
   /// True for leaves that require grad and for results recorded in the graph.
   bool requires_grad() const;
+  /// Created under InferenceMode (it can never enter autograd).
+  bool is_inference() const;
   Tensor& requires_grad_(bool requires_grad = true);
   /// Backpropagates from this tensor: an implicit gradient of 1 only for one-element outputs.
   void backward() const;

@@ -53,6 +53,15 @@ class TensorImpl : public RefCounted {
     set_layout(sizes, strides, offset);
   }
 
+  /// Views (Note [In-place on views] in src/autograd/function.cpp): the tensor whose data this
+  /// floating-point view was taken from, followed to the root (null for non-views), so that an
+  /// in-place op through the view can rewrite the base's gradient history.
+  const intrusive_ptr<TensorImpl>& view_base() const { return view_base_; }
+  void set_view_base(intrusive_ptr<TensorImpl> base) { view_base_ = std::move(base); }
+  /// Created under InferenceMode: such a tensor may never be saved for backward or written in
+  /// place outside InferenceMode (PyTorch's inference tensors).
+  bool is_inference() const { return inference_; }
+
   AutogradMeta* autograd() const { return autograd_.get(); }
   AutogradMeta& autograd_mut();  // creates it on first use
   void reset_autograd();
@@ -67,6 +76,8 @@ class TensorImpl : public RefCounted {
   int64_t numel_ = 1;
   Dtype dtype_;
   bool contiguous_ = true;
+  bool inference_ = false;
+  intrusive_ptr<TensorImpl> view_base_;
   std::unique_ptr<AutogradMeta> autograd_;
 };
 

@@ -15,7 +15,6 @@ namespace ember {
 
 struct AutogradMeta {
   bool requires_grad = false;                    // leaves: set by the user
-  bool is_inference = false;                     // created under InferenceMode
   std::shared_ptr<autograd::Node> grad_fn;       // non-leaves: the producing node
   uint32_t output_nr = 0;                        // which output of grad_fn
   std::shared_ptr<Tensor> grad = std::make_shared<Tensor>();  // Note [Gradient slots]

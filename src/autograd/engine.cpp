@@ -56,24 +56,6 @@ void count_dependencies(GraphTask& task, const std::vector<Node*>& roots) {
   }
 }
 
-// PyTorch's validate_outputs: a gradient in a broadcast shape is summed back to its input's
-// shape, and cast to the input's dtype; any other shape is a bug in the backward formula.
-void validate_outputs(const Node& node, std::vector<Tensor>& outputs) {
-  const auto& meta = node.input_meta();
-  for (size_t i = 0; i < outputs.size() && i < meta.size(); ++i) {
-    Tensor& g = outputs[i];
-    if (!g.defined() || !meta[i].known) continue;
-    const IntArrayRef want(meta[i].sizes);
-    if (g.sizes() != want) {
-      EMBER_CHECK(is_expandable_to(want, g.sizes()), "autograd", "Function ", node.name(),
-                  " returned an invalid gradient at index ", i, " - got ", g.sizes(),
-                  " but expected shape compatible with ", want);
-      g = sum_to(g, want);
-    }
-    if (g.dtype() != meta[i].dtype) g = g.to(meta[i].dtype);
-  }
-}
-
 void check_anomaly(const Node& node, const std::vector<Tensor>& outputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& g = outputs[i];

@@ -2,6 +2,7 @@
 #include "autograd/function.h"
 
 #include "autograd/autograd_meta.h"
+#include "ember/creation.h"
 #include "ember/reduce.h"
 
 namespace ember::autograd {
@@ -43,18 +44,22 @@ Recorder::Recorder(const char* /*op*/, const std::vector<Tensor>& inputs) {
 
 Recorder::Recorder(InPlace, const char* op, const Tensor& self,
                    std::initializer_list<const Tensor*> others) {
-  if (is_grad_enabled() && !is_inference_mode_enabled()) {
-    const AutogradMeta* meta = self.impl()->autograd();
-    EMBER_CHECK(!(meta && meta->is_inference), op,
-                "Inplace update to inference tensor outside InferenceMode is not allowed. You can "
-                "make a clone to get a normal tensor before doing inplace update.");
-  }
+  EMBER_CHECK(!self.is_inference() || is_inference_mode_enabled(), op,
+              "Inplace update to inference tensor outside InferenceMode is not allowed. You can "
+              "make a clone to get a normal tensor before doing inplace update.");
   if (!is_grad_enabled()) return;
   bool any = any_requires_grad(self);
   for (const Tensor* t : others) any |= t && any_requires_grad(*t);
   if (!any) return;
   EMBER_CHECK(!(self.is_leaf() && self.requires_grad()), op,
               "a leaf Variable that requires grad is being used in an in-place operation.");
+  if (const auto& base = self.impl()->view_base()) {
+    const Tensor b(base);
+    EMBER_CHECK(!(b.is_leaf() && b.requires_grad()), op,
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation.");
+    view_base_ = b;
+  }
   inputs_.reserve(others.size() + 1);
   inputs_.push_back(self);
   for (const Tensor* t : others) inputs_.push_back(t ? *t : Tensor());
@@ -103,14 +108,99 @@ std::shared_ptr<FunctionNode> Recorder::record(const char* name, const std::vect
   node->set_num_outputs(uint32_t(outputs.size()));
   node->saved.reserve(saved.size() + saved_outputs.size());
   for (const Tensor& t : saved) node->saved.emplace_back(t);
-  uint32_t i = 0;
-  for (const Tensor& out : outputs) {
-    if (out.defined() && (out.is_floating_point())) set_history(out, node, i);
-    ++i;
+  if (view_base_.defined()) {
+    rebase_view_history(node);
+  } else {
+    uint32_t i = 0;
+    for (const Tensor& out : outputs) {
+      if (out.defined() && out.is_floating_point()) set_history(out, node, i);
+      ++i;
+    }
   }
   for (const Tensor& t : saved_outputs) node->saved.emplace_back(t, /*is_output=*/true);
   if (is_anomaly_enabled()) node->set_creation_trace(capture_trace(name));
   return node;
+}
+
+// Note [In-place on views]
+// y = base[0:2]; y.mul_(2) must change base's history too: base's gradient now flows through
+// the multiplication for the elements y covers. As PyTorch does, the op's node `fn` is wrapped
+// in a CopySlices node that becomes base's grad_fn: given base's gradient, it runs fn's backward
+// on the strided piece the view covers and writes the result back, passing the rest through.
+// The view's own grad_fn becomes an as_strided of the (rewritten) base. Other views of the same
+// base taken before the write keep their old history (PyTorch regenerates them lazily).
+namespace {
+
+struct Geometry {
+  DimVector sizes, strides;
+  int64_t offset;
+  explicit Geometry(const Tensor& t)
+      : sizes(t.sizes()), strides(t.strides()), offset(t.storage_offset()) {}
+};
+
+class CopySlices final : public Node {
+ public:
+  CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<FunctionNode> fn)
+      : base_(base), view_(view), fn_(std::move(fn)) {}
+  std::string name() const override { return "CopySlices"; }
+  void release_variables() override { fn_->release_variables(); }
+
+  TensorList apply(TensorList&& grads) override {
+    const Tensor& g = grads[0];
+    // The base's gradient in the base's layout, so the view's strides address the same
+    // elements in it as in the base.
+    Tensor result = empty_strided(base_.sizes, base_.strides, {.dtype = g.dtype()});
+    result.copy_(g);
+    const int64_t offset = view_.offset - base_.offset;
+    TensorList piece{result.as_strided(view_.sizes, view_.strides, offset).clone()};
+    TensorList res = fn_->apply(std::move(piece));
+    validate_outputs(*fn_, res);
+    Tensor slot = result.as_strided(view_.sizes, view_.strides, offset);
+    if (!res.empty() && res[0].defined()) slot.copy_(res[0]);
+    else slot.zero_();
+    res[0] = result;  // inputs 1.. of fn are ours too, unchanged
+    return res;
+  }
+
+ private:
+  Geometry base_, view_;
+  std::shared_ptr<FunctionNode> fn_;
+};
+
+}  // namespace
+
+void Recorder::rebase_view_history(const std::shared_ptr<FunctionNode>& fn) {
+  const Tensor& view = inputs_[0];
+  const Tensor& base = view_base_;
+  auto copy_slices = std::make_shared<CopySlices>(base, view, fn);
+  std::vector<Edge> edges = fn->next_functions();
+  std::vector<Node::InputMeta> meta = fn->input_meta();
+  edges[0] = base.requires_grad() ? gradient_edge(base) : Edge{};
+  meta[0] = {DimVector(base.sizes()), base.dtype(), true};
+  copy_slices->set_next_functions(std::move(edges));
+  copy_slices->set_input_meta(std::move(meta));
+  set_history(base, copy_slices, 0);
+  // The view's history: an as_strided of the rewritten base (recorded by the view op itself).
+  EnableGradGuard grad;
+  const Tensor regenerated =
+      base.as_strided(view.sizes(), view.strides(), view.storage_offset());
+  set_history(view, regenerated.grad_fn(), regenerated.output_nr());
+}
+
+void validate_outputs(const Node& node, std::vector<Tensor>& outputs) {
+  const auto& meta = node.input_meta();
+  for (size_t i = 0; i < outputs.size() && i < meta.size(); ++i) {
+    Tensor& g = outputs[i];
+    if (!g.defined() || !meta[i].known) continue;
+    const IntArrayRef want(meta[i].sizes);
+    if (g.sizes() != want) {
+      EMBER_CHECK(is_expandable_to(want, g.sizes()), "autograd", "Function ", node.name(),
+                  " returned an invalid gradient at index ", i, " - got ", g.sizes(),
+                  " but expected shape compatible with ", want);
+      g = sum_to(g, want);
+    }
+    if (g.dtype() != meta[i].dtype) g = g.to(meta[i].dtype);
+  }
 }
 
 bool is_expandable_to(IntArrayRef shape, IntArrayRef target) {

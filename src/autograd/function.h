@@ -75,10 +75,16 @@ class Recorder {
 
  private:
   void begin();
+  void rebase_view_history(const std::shared_ptr<FunctionNode>& fn);
   bool active_ = false;
+  Tensor view_base_;  // in-place through a view: the base whose history is rewritten
   bool previous_grad_mode_ = true;
   std::vector<Tensor> inputs_;  // handles, not pointers: inputs may be temporaries of the caller
 };
+
+/// PyTorch's validate_outputs: sums each gradient in a broadcast shape back to its input's
+/// shape and casts it to the input's dtype (from node.input_meta()); throws on other shapes.
+void validate_outputs(const Node& node, std::vector<Tensor>& grads);
 
 /// Sums `g` down to `shape` (the reverse of broadcasting `shape` up to g's shape).
 Tensor sum_to(const Tensor& g, IntArrayRef shape);

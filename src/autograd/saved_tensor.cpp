@@ -8,7 +8,7 @@ namespace ember::autograd {
 
 SavedTensor::SavedTensor(const Tensor& t, bool is_output) : is_output_(is_output) {
   if (!t.defined()) return;
-  EMBER_CHECK(!(t.impl()->autograd() && t.impl()->autograd()->is_inference), "autograd",
+  EMBER_CHECK(!t.is_inference(), "autograd",
               "Inference tensors cannot be saved for backward. To work around you can make a "
               "clone to get a normal tensor and use it in autograd.");
   version_ = t._version();

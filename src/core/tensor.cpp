@@ -1,6 +1,7 @@
 // Tensor handle methods that only read the descriptor: sizes by dim, item, data_ptr checks,
 // autograd flags.
 #include "ember/tensor.h"
+#include "ember/autograd.h"
 
 #include "autograd/autograd_meta.h"
 #include "core/convert.h"
@@ -44,7 +45,12 @@ bool Tensor::requires_grad() const {
   return meta && (meta->requires_grad || meta->grad_fn);
 }
 
+bool Tensor::is_inference() const { return impl_->is_inference(); }
+
 Tensor& Tensor::requires_grad_(bool requires_grad) {
+  EMBER_CHECK(!(requires_grad && is_inference() && !is_inference_mode_enabled()), "requires_grad_",
+              "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+              "allowed.");
   EMBER_CHECK(!requires_grad || is_floating_point(), "requires_grad_",
               "only Tensors of floating point dtype can require gradients, got ", dtype());
   EMBER_CHECK(requires_grad || is_leaf(), "requires_grad_",

@@ -1,6 +1,8 @@
 // TensorImpl layout bookkeeping: numel and the contiguity flag are derived from sizes/strides.
 #include "ember/tensor_impl.h"
 
+#include "ember/autograd.h"
+
 #include "autograd/autograd_meta.h"
 
 namespace ember {
@@ -8,7 +10,7 @@ namespace ember {
 TensorImpl::TensorImpl(Storage storage, Dtype dtype, IntArrayRef sizes, IntArrayRef strides,
                        int64_t offset)
     : storage_(std::move(storage)), sizes_(sizes), strides_(strides), offset_(offset),
-      dtype_(dtype) {
+      dtype_(dtype), inference_(is_inference_mode_enabled()) {
   refresh();
 }
 

@@ -53,7 +53,13 @@ Tensor view_scatter(const char* node, const Tensor& g, IntArrayRef sizes, ViewFn
 }
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  return Tensor(make_intrusive<TensorImpl>(base.storage(), base.dtype(), sizes, strides, offset));
+  Tensor out(make_intrusive<TensorImpl>(base.storage(), base.dtype(), sizes, strides, offset));
+  // Floating views remember their root base for in-place ops through them (a refcount, cheap).
+  if (base.is_floating_point()) {
+    const auto& root = base.impl()->view_base();
+    out.impl()->set_view_base(root ? root : base.impl_ptr());
+  }
+  return out;
 }
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
@@ -633,7 +639,10 @@ std::vector<Tensor> Tensor::unbind(int64_t d) const {
   return out;
 }
 
-Tensor Tensor::detach() const { return make_view(*this, sizes(), strides(), storage_offset()); }
+// Shares the data but is not a view for autograd: no history, no base.
+Tensor Tensor::detach() const {
+  return Tensor(make_intrusive<TensorImpl>(storage(), dtype(), sizes(), strides(), storage_offset()));
+}
 
 Tensor Tensor::alias() const {
   Recorder rec("alias", {this});
