@@ -116,14 +116,14 @@ Tensor logit(const Tensor& t, std::optional<double> eps) {
     return where(logical_or(x < 0, x > 1), std::numeric_limits<double>::quiet_NaN(), d);
   };
   return with_grad("logit", "LogitBackward0", t, grad, [&] {
-  return float_activation("logit", t, [eps]<class T>() {
-    const T lo = eps ? T(*eps) : T(0), hi = eps ? T(1 - *eps) : T(1);
-    const bool clamp = eps.has_value();
-    return [lo, hi, clamp](T x) -> T {
-      const T z = clamp ? (x < lo ? lo : x > hi ? hi : x) : x;
-      return std::log(z / (T(1) - z));
-    };
-  });
+    return float_activation("logit", t, [eps]<class T>() {
+      const T lo = eps ? T(*eps) : T(0), hi = eps ? T(1 - *eps) : T(1);
+      const bool clamp = eps.has_value();
+      return [lo, hi, clamp](T x) -> T {
+        const T z = clamp ? (x < lo ? lo : x > hi ? hi : x) : x;
+        return std::log(z / (T(1) - z));
+      };
+    });
   });
 }
 
@@ -155,13 +155,13 @@ Tensor elu(const Tensor& t, double alpha, double scale, double input_scale) {
     return where(x <= 0, g * (input_scale * alpha * scale) * (x * input_scale).exp(), g * scale);
   };
   return with_grad("elu", "EluBackward0", t, grad, [&] {
-  return activation("elu", t, [=]<class T>() {
-    return [a = T(alpha * scale), s = T(scale), is = T(input_scale)](auto x) {
-      using V = decltype(x);
-      // exp - 1 rather than expm1, as PyTorch's kernel (elu(-0.0) is +0.0).
-      return select(gt(x, V(0)), x * V(s), (cpu::exp(x * V(is)) - V(1)) * V(a));
-    };
-  });
+    return activation("elu", t, [=]<class T>() {
+      return [a = T(alpha * scale), s = T(scale), is = T(input_scale)](auto x) {
+        using V = decltype(x);
+        // exp - 1 rather than expm1, as PyTorch's kernel (elu(-0.0) is +0.0).
+        return select(gt(x, V(0)), x * V(s), (cpu::exp(x * V(is)) - V(1)) * V(a));
+      };
+    });
   });
 }
 

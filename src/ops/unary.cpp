@@ -84,7 +84,9 @@ Tensor atan_grad(const Tensor& g, const Tensor& s) { return g / (s * s + 1); }
 Tensor sinh_grad(const Tensor& g, const Tensor& s) { return g * s.cosh(); }
 Tensor cosh_grad(const Tensor& g, const Tensor& s) { return g * s.sinh(); }
 Tensor tanh_grad(const Tensor& g, const Tensor& y) { return g * (1 - y * y); }
-Tensor erf_grad(const Tensor& g, const Tensor& s) { return 2 / std::sqrt(M_PI) * (-s * s).exp() * g; }
+Tensor erf_grad(const Tensor& g, const Tensor& s) {
+  return 2 / std::sqrt(M_PI) * (-s * s).exp() * g;
+}
 Tensor erfc_grad(const Tensor& g, const Tensor& s) {
   return -2 / std::sqrt(M_PI) * (-s * s).exp() * g;
 }
@@ -344,14 +346,16 @@ Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<doub
                   std::optional<double> neginf) {
   if (!t.is_floating_point()) return t.clone();
   return unary("nan_to_num", "NanToNumBackward0", t, Keep::Input, nan_to_num_grad, [&] {
-  return same_op<DtypeSet::Floating>("nan_to_num", t, [=]<class T>() {
-    // Infinities map to the largest finite value of the tensor's own dtype.
-    const double hi = t.dtype() == kFloat16    ? 65504.0
-                      : t.dtype() == kBFloat16 ? 3.3895313892515355e38
-                                               : double(std::numeric_limits<T>::max());
-    const T n = T(nan.value_or(0.0)), p = T(posinf.value_or(hi)), m = T(neginf.value_or(-hi));
-    return [n, p, m](T x) -> T { return x != x ? n : x == INFINITY ? p : x == -INFINITY ? m : x; };
-  });
+    return same_op<DtypeSet::Floating>("nan_to_num", t, [=]<class T>() {
+      // Infinities map to the largest finite value of the tensor's own dtype.
+      const double hi = t.dtype() == kFloat16    ? 65504.0
+                        : t.dtype() == kBFloat16 ? 3.3895313892515355e38
+                                                 : double(std::numeric_limits<T>::max());
+      const T n = T(nan.value_or(0.0)), p = T(posinf.value_or(hi)), m = T(neginf.value_or(-hi));
+      return [n, p, m](T x) -> T {
+        return x != x ? n : x == INFINITY ? p : x == -INFINITY ? m : x;
+      };
+    });
   });
 }
 

@@ -62,7 +62,9 @@ const GradCase kCases[] = {
     U(clamp_max, "ClampMaxBackward0", away({3, 4}), t[0].clamp_max(0.0)),
     U(nan_to_num, "NanToNumBackward0", x({5}), t[0].nan_to_num()),
     {"clamp_tensor", "ClampBackward0",
-     [] { return In{x({3, 4}), (c({4}) - 1.2).requires_grad_(), (c({3, 1}) + 1.2).requires_grad_()}; },
+     [] {
+       return In{x({3, 4}), (c({4}) - 1.2).requires_grad_(), (c({3, 1}) + 1.2).requires_grad_()};
+     },
      [](const In& t) { return t[0].clamp(t[1], t[2]); }},
     {"where", "WhereBackward0", [] { return In{x({3, 4}), xt({3, 4})}; },
      [](const In& t) { return where(mask34(), t[0], t[1]); }},
