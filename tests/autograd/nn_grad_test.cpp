@@ -196,24 +196,23 @@ const GradCase kCases[] = {
      [](const In& t) { return F::smooth_l1_loss(t[0], t[1], {.beta = 0.7}); }},
     {"huber_loss", "HuberLossBackward0", [] { return In{x({3, 4}), xt({3, 4})}; },
      [](const In& t) { return F::huber_loss(t[0], t[1], {.reduction = "sum", .delta = 0.8}); }},
-    // gradgrad of the bce rows waits on the unary family (clamp_min, log, sigmoid backward).
     {"bce", "BinaryCrossEntropyBackward0",
      [] { return In{x({3, 4}, 0.1, 0.9), x({3, 4}, 0, 1)}; },
-     [](const In& t) { return F::binary_cross_entropy(t[0], t[1]); }, false},
+     [](const In& t) { return F::binary_cross_entropy(t[0], t[1]); }},
     {"bce_weight_none", "BinaryCrossEntropyBackward0",
      [] { return In{x({2, 3}, 0.1, 0.9), c({2, 3}, 0, 1), c({3}, 0.5, 2)}; },
      [](const In& t) {
        return F::binary_cross_entropy(t[0], t[1], {.weight = t[2], .reduction = "none"});
-     }, false},
+     }},
     {"bce_with_logits", "BinaryCrossEntropyWithLogitsBackward0",
      [] { return In{x({3, 4}), x({3, 4}, 0, 1)}; },
-     [](const In& t) { return F::binary_cross_entropy_with_logits(t[0], t[1]); }, false},
+     [](const In& t) { return F::binary_cross_entropy_with_logits(t[0], t[1]); }},
     {"bce_with_logits_pos_weight", "BinaryCrossEntropyWithLogitsBackward0",
      [] { return In{x({3, 4}), x({3, 4}, 0, 1), c({4}, 0.5, 2), c({4}, 0.5, 3)}; },
      [](const In& t) {
        return F::binary_cross_entropy_with_logits(
            t[0], t[1], {.weight = t[2], .reduction = "sum", .pos_weight = t[3]});
-     }, false},
+     }},
     // ── composites: gradients through the other families' backward ──
     {"sdpa_bool_mask", "", [] { return In{x({2, 3, 4}), x({2, 5, 4}), x({2, 5, 2})}; },
      [](const In& t) {
@@ -360,13 +359,6 @@ const std::map<std::string, GoldenFn>& golden_rows() {
   return rows;
 }
 
-// Composite ops whose gradient flows through other families' backward (matmul/softmax/
-// masked_fill, abs, xlogy/exp, norms/clamp): while one of those is missing, a mismatch is
-// reported as a skip, not a failure; once they land these cases pass like the others.
-const std::set<std::string> kWaitsOnOtherFamilies = {
-    "sdpa", "sdpa_causal", "cross_entropy_prob", "l1_loss", "kl_div", "cosine_similarity",
-    "pairwise_distance"};
-
 // The mismatches of one case ("" when it matches PyTorch to 1e-10).
 std::string golden_mismatches(const json& c) {
   Named in;
@@ -484,7 +476,6 @@ TEST(NNGrad, GradientsMatchPyTorch) {
   ASSERT_TRUE(f) << "cannot open golden/nn_grad.json";
   const json cases = json::parse(f)["cases"];
   ASSERT_GE(cases.size(), 30u);
-  std::vector<std::string> waiting;
   for (const json& c : cases) {
     const std::string label = c["label"];
     std::string bad;
@@ -493,14 +484,7 @@ TEST(NNGrad, GradientsMatchPyTorch) {
     } catch (const Error& e) {
       bad = e.what();
     }
-    if (bad.empty()) continue;
-    if (kWaitsOnOtherFamilies.count(label)) waiting.push_back(label + " (" + bad + ")");
-    else ADD_FAILURE() << label << ": " << bad;
-  }
-  if (!waiting.empty()) {
-    std::string s;
-    for (const auto& w : waiting) s += "\n  " + w;
-    GTEST_SKIP() << "waiting on other families' backward:" << s;
+    if (!bad.empty()) ADD_FAILURE() << label << ": " << bad;
   }
 }
 
