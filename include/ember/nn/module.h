@@ -274,7 +274,10 @@ class ModuleHolder : public ModuleHolderBase {
  public:
   using element_type = Impl;
   /// An empty handle, to be assigned later (`nn::Linear fc{nullptr};`).
-  ModuleHolder(std::nullptr_t) {}  // NOLINT
+  /// (A template so that a literal 0, as in nn::Softmax(0), is not taken for nullptr.)
+  template <class T>
+    requires std::same_as<T, std::nullptr_t>
+  ModuleHolder(T) {}  // NOLINT
   ModuleHolder(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}  // NOLINT
 
   Impl* operator->() const { return checked(); }

@@ -1,0 +1,11 @@
+// ember::nn: Module, the layers, init (functional lives in ember/nn/functional.h).
+#pragma once
+
+#include "ember/nn/functional.h"
+#include "ember/nn/init.h"
+#include "ember/nn/layers/activation.h"
+#include "ember/nn/layers/container.h"
+#include "ember/nn/layers/dropout_embedding.h"
+#include "ember/nn/layers/linear.h"
+#include "ember/nn/layers/normalization.h"
+#include "ember/nn/module.h"

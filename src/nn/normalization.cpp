@@ -1,0 +1,134 @@
+// BatchNorm/LayerNorm/GroupNorm/RMSNorm modules: torch/nn/modules/{batchnorm,normalization}.py
+// (1.13; RMSNorm as 2.4) over nn::functional.
+#include "ember/nn/layers/normalization.h"
+
+#include <sstream>
+
+#include "ember/autograd.h"
+#include "ember/creation.h"
+#include "ember/nn/functional.h"
+#include "ember/nn/layers/activation.h"
+
+namespace ember::nn {
+
+namespace {
+std::string shape_tuple(const std::vector<int64_t>& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+const char* py_bool(bool b) { return b ? "True" : "False"; }
+}  // namespace
+
+BatchNormImplBase::BatchNormImplBase(int64_t num_features, BatchNormOptions options,
+                                     int64_t min_dim, int64_t max_dim)
+    : num_features(num_features), options(options), min_dim_(min_dim), max_dim_(max_dim) {
+  weight = register_parameter("weight", options.affine ? ones({num_features}) : Tensor());
+  bias = register_parameter("bias", options.affine ? zeros({num_features}) : Tensor());
+  if (options.track_running_stats) {
+    running_mean = register_buffer("running_mean", zeros({num_features}));
+    running_var = register_buffer("running_var", ones({num_features}));
+    num_batches_tracked = register_buffer("num_batches_tracked", zeros({}, {.dtype = kInt64}));
+  }
+}
+
+void BatchNormImplBase::reset_running_stats() {
+  if (!options.track_running_stats) return;
+  NoGradGuard g;
+  running_mean.zero_();
+  running_var.fill_(1);
+  num_batches_tracked.zero_();
+}
+
+void BatchNormImplBase::reset_parameters() {
+  reset_running_stats();
+  if (!options.affine) return;
+  NoGradGuard g;
+  weight.fill_(1);
+  bias.zero_();
+}
+
+Tensor BatchNormImplBase::forward(const Tensor& input) {
+  EMBER_CHECK(input.dim() >= min_dim_ && input.dim() <= max_dim_, name().c_str(), "expected ",
+              min_dim_ == max_dim_ ? std::to_string(min_dim_) + "D"
+                                   : std::to_string(min_dim_) + "D or " + std::to_string(max_dim_) + "D",
+              " input (got ", input.dim(), "D input)");
+  // As PyTorch: with momentum unset the factor is 1 / batches seen (a cumulative average).
+  std::optional<double> factor = options.momentum.value_or(0.0);
+  if (is_training() && options.track_running_stats) {
+    {
+      NoGradGuard g;
+      num_batches_tracked.add_(1);
+    }
+    if (!options.momentum) factor = 1.0 / double(num_batches_tracked.item<int64_t>());
+  }
+  const bool use_batch_stats = is_training() || !running_mean.defined();
+  const bool pass_stats = !is_training() || options.track_running_stats;
+  return functional::batch_norm(input, pass_stats ? running_mean : Tensor(),
+                                pass_stats ? running_var : Tensor(),
+                                {.weight = weight, .bias = bias, .training = use_batch_stats,
+                                 .momentum = factor, .eps = options.eps});
+}
+
+std::string BatchNormImplBase::extra_repr() const {
+  std::ostringstream os;
+  os << num_features << ", eps=" << detail::python_float(options.eps) << ", momentum="
+     << (options.momentum ? detail::python_float(*options.momentum) : "None")
+     << ", affine=" << py_bool(options.affine)
+     << ", track_running_stats=" << py_bool(options.track_running_stats);
+  return os.str();
+}
+
+LayerNormImpl::LayerNormImpl(std::vector<int64_t> shape, LayerNormOptions options)
+    : normalized_shape(std::move(shape)), options(options) {
+  const bool affine = options.elementwise_affine;
+  weight = register_parameter("weight", affine ? ones(normalized_shape) : Tensor());
+  bias = register_parameter("bias", affine && options.bias ? zeros(normalized_shape) : Tensor());
+}
+
+Tensor LayerNormImpl::forward(const Tensor& input) {
+  return functional::layer_norm(input, normalized_shape,
+                                {.weight = weight, .bias = bias, .eps = options.eps});
+}
+
+std::string LayerNormImpl::extra_repr() const {
+  return shape_tuple(normalized_shape) + ", eps=" + detail::python_float(options.eps) +
+         ", elementwise_affine=" + py_bool(options.elementwise_affine);
+}
+
+GroupNormImpl::GroupNormImpl(int64_t num_groups, int64_t num_channels, GroupNormOptions options)
+    : num_groups(num_groups), num_channels(num_channels), options(options) {
+  EMBER_CHECK(num_groups > 0 && num_channels % num_groups == 0, "GroupNorm",
+              "num_channels must be divisible by num_groups, got ", num_channels, " and ",
+              num_groups);
+  weight = register_parameter("weight", options.affine ? ones({num_channels}) : Tensor());
+  bias = register_parameter("bias", options.affine ? zeros({num_channels}) : Tensor());
+}
+
+Tensor GroupNormImpl::forward(const Tensor& input) {
+  return functional::group_norm(input, num_groups,
+                                {.weight = weight, .bias = bias, .eps = options.eps});
+}
+
+std::string GroupNormImpl::extra_repr() const {
+  return std::to_string(num_groups) + ", " + std::to_string(num_channels) +
+         ", eps=" + detail::python_float(options.eps) + ", affine=" + py_bool(options.affine);
+}
+
+RMSNormImpl::RMSNormImpl(std::vector<int64_t> shape, RMSNormOptions options)
+    : normalized_shape(std::move(shape)), options(options) {
+  weight = register_parameter("weight",
+                              options.elementwise_affine ? ones(normalized_shape) : Tensor());
+}
+
+Tensor RMSNormImpl::forward(const Tensor& input) {
+  return functional::rms_norm(input, normalized_shape, {.weight = weight, .eps = options.eps});
+}
+
+std::string RMSNormImpl::extra_repr() const {
+  return shape_tuple(normalized_shape) +
+         ", eps=" + (options.eps ? detail::python_float(*options.eps) : "None") +
+         ", elementwise_affine=" + py_bool(options.elementwise_affine);
+}
+
+}  // namespace ember::nn
