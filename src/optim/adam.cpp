@@ -1,0 +1,356 @@
+// The Adam family's updates, fused: each reads param, grad and the moment buffers once and
+// writes them once, with the per-step scalars (bias corrections, step sizes) computed in double
+// beforehand exactly as PyTorch's _single_tensor_* functions compute them, and the elementwise
+// arithmetic in PyTorch's operation order (mul_ then add_ with alpha, addcmul, addcdiv), so
+// trajectories match PyTorch's to rounding.
+#include <cmath>
+
+#include "ember/creation.h"
+#include "ember/optim/adam.h"
+#include "optim/fused.h"
+#include "optim/group_options.h"
+
+namespace ember::optim {
+
+using detail::load;
+using detail::store;
+using cpu::sqrt;
+using cpu::abs;
+using cpu::vmax;
+
+namespace {
+
+const Betas kBetas{0.9, 0.999};
+
+void check_common(const char* op, double lr, double eps, Betas betas, double wd) {
+  EMBER_CHECK(lr >= 0, op, "Invalid learning rate: ", lr);
+  EMBER_CHECK(eps >= 0, op, "Invalid epsilon value: ", eps);
+  EMBER_CHECK(betas.first >= 0 && betas.first < 1, op, "Invalid beta parameter at index 0: ",
+              betas.first);
+  EMBER_CHECK(betas.second >= 0 && betas.second < 1, op, "Invalid beta parameter at index 1: ",
+              betas.second);
+  EMBER_CHECK(wd >= 0, op, "Invalid weight_decay value: ", wd);
+}
+
+// The state tensors of one parameter, created on its first step in PyTorch's key order.
+struct Moments {
+  Tensor step, first, second, extra;  // extra: max_exp_avg_sq (amsgrad) or mu_product (NAdam)
+};
+
+Tensor state_tensor(const char* op, Dict& st, const char* key, const Tensor& p) {
+  Tensor t = st.at(Value(key)).to_tensor();
+  detail::check_state(op, t, p, key);
+  return t;
+}
+
+Moments moments(const char* op, Dict& st, const Tensor& p, const char* second_key,
+                const char* extra_key) {
+  const bool nadam = extra_key && std::string(extra_key) == "mu_product";
+  if (st.empty()) {
+    st.insert(Value("step"), Value(zeros({}, {.dtype = kFloat32})));
+    if (nadam) st.insert(Value("mu_product"), Value(ones({}, {.dtype = kFloat32})));
+    st.insert(Value("exp_avg"), Value(detail::zeros_like_param(p)));
+    st.insert(Value(second_key), Value(detail::zeros_like_param(p)));
+    if (extra_key && !nadam) st.insert(Value(extra_key), Value(detail::zeros_like_param(p)));
+  }
+  Moments m;
+  m.step = st.at(Value("step")).to_tensor();
+  m.first = state_tensor(op, st, "exp_avg", p);
+  m.second = state_tensor(op, st, second_key, p);
+  if (nadam) {
+    // float32 when created; load_state_dict casts it to the parameter's dtype, as PyTorch does.
+    m.extra = st.at(Value("mu_product")).to_tensor();
+    EMBER_CHECK(m.extra.numel() == 1 && (m.extra.dtype() == kFloat32 || m.extra.dtype() == kFloat64),
+                op, "state 'mu_product' must be a one-element float32 or float64 tensor");
+  } else if (extra_key) {
+    // amsgrad switched on after some steps: PyTorch would fail on the missing key; start at 0.
+    if (!st.contains(Value(extra_key))) st.insert(Value(extra_key), Value(detail::zeros_like_param(p)));
+    m.extra = state_tensor(op, st, extra_key, p);
+  }
+  return m;
+}
+
+// ── Adam / AdamW ─────────────────────────────────────────────────────────
+template <class T>
+struct AdamStep {
+  T beta1, beta2, one_minus_beta1, one_minus_beta2;
+  T l2;             // Adam: grad += l2 * p
+  T decay;          // AdamW: p *= decay (= 1 - lr * weight_decay) before the moments
+  T bc2_sqrt, eps;  // denom = sqrt(v) / bc2_sqrt + eps
+  T neg_step_size;  // -lr / (1 - beta1^step)
+  bool maximize, decoupled;
+};
+
+template <class T>
+void adam_kernel(T* p, const T* g, T* m, T* v, T* vmax_buf, int64_t n, const AdamStep<T>& s) {
+  detail::fused_for<T>(n, [&]<class V>(int64_t i) {
+    V pi = load<V>(p + i);
+    V gi = load<V>(g + i);
+    if (s.maximize) gi = -gi;
+    if (s.decoupled) pi = pi * s.decay;
+    if (s.l2 != T(0)) gi = gi + s.l2 * pi;
+    const V mi = load<V>(m + i) * s.beta1 + s.one_minus_beta1 * gi;
+    const V vi = load<V>(v + i) * s.beta2 + s.one_minus_beta2 * gi * gi;
+    store(m + i, mi);
+    store(v + i, vi);
+    V denom_of = vi;
+    if (vmax_buf) {  // amsgrad: normalise by the largest second moment seen so far
+      denom_of = vmax(load<V>(vmax_buf + i), vi);
+      store(vmax_buf + i, denom_of);
+    }
+    const V denom = sqrt(denom_of) / s.bc2_sqrt + s.eps;
+    store(p + i, pi + s.neg_step_size * (mi / denom));
+  });
+}
+
+Dict resolve_adam(const char* op, const AdamWOptions& g, const AdamWOptions& d, bool adamw) {
+  detail::GroupOptionsBuilder b(op);
+  const double lr = b.add("lr", g.lr, d.lr, {1e-3});
+  const Betas betas = b.add("betas", g.betas, d.betas, {kBetas});
+  const double eps = b.add("eps", g.eps, d.eps, {1e-8});
+  const double wd = adamw ? b.add("weight_decay", g.weight_decay, d.weight_decay, {1e-2})
+                          : b.add("weight_decay", g.weight_decay, d.weight_decay, {0.0}, true);
+  b.add("amsgrad", g.amsgrad, d.amsgrad, {false});
+  if (adamw) {  // AdamW's defaults dict orders foreach before maximize, and has no fused
+    b.fixed("foreach", Value());
+    b.add("maximize", g.maximize, d.maximize, {false});
+    b.fixed("capturable", false);
+  } else {
+    b.add("maximize", g.maximize, d.maximize, {false});
+    b.fixed("foreach", Value());
+    b.fixed("capturable", false);
+    b.fixed("differentiable", false);
+    b.fixed("fused", false);
+  }
+  check_common(op, lr, eps, betas, wd);
+  return b.finish();
+}
+
+void adam_update(Optimizer& opt, ParamGroup& group, bool decoupled) {
+  const char* op = opt.name();
+  const double lr = group.lr(), eps = group.get("eps"), wd = group.get("weight_decay");
+  const auto [beta1, beta2] = group.get_betas();
+  const bool amsgrad = group.get_bool("amsgrad"), maximize = group.get_bool("maximize");
+  for (Tensor& p : group.params()) {
+    if (!p.grad().defined()) continue;
+    detail::check_param(op, p);
+    Tensor grad = detail::dense_grad(op, p);
+    Moments st = moments(op, opt.state(p), p, "exp_avg_sq", amsgrad ? "max_exp_avg_sq" : nullptr);
+    const double step = detail::increment_step(st.step);
+    const double bias_correction1 = 1 - std::pow(beta1, step);
+    const double bias_correction2 = 1 - std::pow(beta2, step);
+    const double step_size = lr / bias_correction1;
+    detail::dispatch_float(op, p.dtype(), [&]<class T>() {
+      const AdamStep<T> s{T(beta1), T(beta2), T(1 - beta1), T(1 - beta2),
+                          T(decoupled ? 0.0 : wd), T(1 - lr * wd),
+                          T(std::sqrt(bias_correction2)), T(eps), T(-step_size),
+                          maximize, decoupled};
+      adam_kernel<T>(p.data_ptr<T>(), grad.data_ptr<T>(), st.first.data_ptr<T>(),
+                     st.second.data_ptr<T>(), amsgrad ? st.extra.data_ptr<T>() : nullptr,
+                     p.numel(), s);
+    });
+    detail::mark_updated(p);
+  }
+}
+
+AdamWOptions as_adamw(const AdamOptions& o) {
+  return {o.lr, o.betas, o.eps, o.weight_decay, o.amsgrad, o.maximize};
+}
+
+// ── Adamax ───────────────────────────────────────────────────────────────
+template <class T>
+void adamax_kernel(T* p, const T* g, T* m, T* u, int64_t n, double beta1_d, double beta2_d, T l2, T eps,
+                   T neg_clr, bool maximize) {
+  // 1 - beta in double, then rounded once, as PyTorch passes alpha=1 - beta1 to add_.
+  const T beta1 = T(beta1_d), beta2 = T(beta2_d), one_minus_beta1 = T(1 - beta1_d);
+  detail::fused_for<T>(n, [&]<class V>(int64_t i) {
+    const V pi = load<V>(p + i);
+    V gi = load<V>(g + i);
+    if (maximize) gi = -gi;
+    if (l2 != T(0)) gi = gi + l2 * pi;
+    const V mi = load<V>(m + i) * beta1 + one_minus_beta1 * gi;
+    // exp_inf = max(beta2 * exp_inf, |g| + eps), NaN-propagating like torch.amax
+    const V ui = vmax(load<V>(u + i) * beta2, abs(gi) + eps);
+    store(m + i, mi);
+    store(u + i, ui);
+    store(p + i, pi + neg_clr * (mi / ui));
+  });
+}
+
+// ── NAdam ────────────────────────────────────────────────────────────────
+template <class T>
+void nadam_kernel(T* p, const T* g, T* m, T* v, int64_t n, double beta1_d, double beta2_d, T l2, T eps,
+                  T bias_correction2, T grad_coef, T avg_coef) {
+  const T beta1 = T(beta1_d), beta2 = T(beta2_d);
+  const T one_minus_beta1 = T(1 - beta1_d), one_minus_beta2 = T(1 - beta2_d);
+  detail::fused_for<T>(n, [&]<class V>(int64_t i) {
+    V pi = load<V>(p + i);
+    V gi = load<V>(g + i);
+    if (l2 != T(0)) gi = gi + l2 * pi;
+    const V mi = load<V>(m + i) * beta1 + one_minus_beta1 * gi;
+    const V vi = load<V>(v + i) * beta2 + one_minus_beta2 * gi * gi;
+    store(m + i, mi);
+    store(v + i, vi);
+    const V denom = sqrt(vi / bias_correction2) + eps;
+    pi = pi + grad_coef * (gi / denom);  // two addcdiv_ calls in PyTorch, in this order
+    store(p + i, pi + avg_coef * (mi / denom));
+  });
+}
+
+// ── RAdam ────────────────────────────────────────────────────────────────
+template <class T>
+void radam_kernel(T* p, const T* g, T* m, T* v, int64_t n, double beta1_d, double beta2_d, T l2, T eps,
+                  T bias_correction1, T lr, bool rectify, T bc2_sqrt, T rect) {
+  const T beta1 = T(beta1_d), beta2 = T(beta2_d);
+  const T one_minus_beta1 = T(1 - beta1_d), one_minus_beta2 = T(1 - beta2_d);
+  detail::fused_for<T>(n, [&]<class V>(int64_t i) {
+    const V pi = load<V>(p + i);
+    V gi = load<V>(g + i);
+    if (l2 != T(0)) gi = gi + l2 * pi;
+    const V mi = load<V>(m + i) * beta1 + one_minus_beta1 * gi;
+    const V vi = load<V>(v + i) * beta2 + one_minus_beta2 * gi * gi;
+    store(m + i, mi);
+    store(v + i, vi);
+    const V corrected = mi / bias_correction1;
+    if (rectify) {
+      // PyTorch: sqrt(bc2) / (sqrt(v) + eps) is a scalar over a tensor: reciprocal, then times.
+      const V adaptive = (V(T(1)) / (sqrt(vi) + eps)) * bc2_sqrt;
+      store(p + i, pi - corrected * lr * adaptive * rect);
+    } else {
+      store(p + i, pi - corrected * lr);
+    }
+  });
+}
+
+}  // namespace
+
+Dict resolve_options(const AdamOptions& g, const AdamOptions& d) {
+  return resolve_adam("optim.Adam", as_adamw(g), as_adamw(d), false);
+}
+Dict resolve_options(const AdamWOptions& g, const AdamWOptions& d) {
+  return resolve_adam("optim.AdamW", g, d, true);
+}
+
+Dict resolve_options(const AdamaxOptions& g, const AdamaxOptions& d) {
+  detail::GroupOptionsBuilder b("optim.Adamax");
+  const double lr = b.add("lr", g.lr, d.lr, {2e-3});
+  const Betas betas = b.add("betas", g.betas, d.betas, {kBetas});
+  const double eps = b.add("eps", g.eps, d.eps, {1e-8});
+  const double wd = b.add("weight_decay", g.weight_decay, d.weight_decay, {0.0}, true);
+  b.fixed("foreach", Value());
+  b.add("maximize", g.maximize, d.maximize, {false});
+  check_common("optim.Adamax", lr, eps, betas, wd);
+  return b.finish();
+}
+
+Dict resolve_options(const NAdamOptions& g, const NAdamOptions& d) {
+  detail::GroupOptionsBuilder b("optim.NAdam");
+  const double lr = b.add("lr", g.lr, d.lr, {2e-3});
+  const Betas betas = b.add("betas", g.betas, d.betas, {kBetas});
+  const double eps = b.add("eps", g.eps, d.eps, {1e-8});
+  const double wd = b.add("weight_decay", g.weight_decay, d.weight_decay, {0.0}, true);
+  const double md = b.add("momentum_decay", g.momentum_decay, d.momentum_decay, {4e-3});
+  b.fixed("foreach", Value());
+  check_common("optim.NAdam", lr, eps, betas, wd);
+  EMBER_CHECK(md >= 0, "optim.NAdam", "Invalid momentum_decay value: ", md);
+  return b.finish();
+}
+
+Dict resolve_options(const RAdamOptions& g, const RAdamOptions& d) {
+  detail::GroupOptionsBuilder b("optim.RAdam");
+  const double lr = b.add("lr", g.lr, d.lr, {1e-3});
+  const Betas betas = b.add("betas", g.betas, d.betas, {kBetas});
+  const double eps = b.add("eps", g.eps, d.eps, {1e-8});
+  const double wd = b.add("weight_decay", g.weight_decay, d.weight_decay, {0.0}, true);
+  b.fixed("foreach", Value());
+  check_common("optim.RAdam", lr, eps, betas, wd);
+  return b.finish();
+}
+
+void Adam::update(ParamGroup& group) { adam_update(*this, group, false); }
+void AdamW::update(ParamGroup& group) { adam_update(*this, group, true); }
+
+void Adamax::update(ParamGroup& group) {
+  const double lr = group.lr(), eps = group.get("eps"), wd = group.get("weight_decay");
+  const auto [beta1, beta2] = group.get_betas();
+  const bool maximize = group.get_bool("maximize");
+  for (Tensor& p : group.params()) {
+    if (!p.grad().defined()) continue;
+    detail::check_param(name(), p);
+    Tensor grad = detail::dense_grad(name(), p);
+    Moments st = moments(name(), state(p), p, "exp_inf", nullptr);
+    const double step = detail::increment_step(st.step);
+    const double clr = lr / (1 - std::pow(beta1, step));
+    detail::dispatch_float(name(), p.dtype(), [&]<class T>() {
+      adamax_kernel<T>(p.data_ptr<T>(), grad.data_ptr<T>(), st.first.data_ptr<T>(),
+                       st.second.data_ptr<T>(), p.numel(), beta1, beta2, T(wd), T(eps),
+                       T(-clr), maximize);
+    });
+    detail::mark_updated(p);
+  }
+}
+
+void NAdam::update(ParamGroup& group) {
+  const double lr = group.lr(), eps = group.get("eps"), wd = group.get("weight_decay"),
+               momentum_decay = group.get("momentum_decay");
+  const auto [beta1, beta2] = group.get_betas();
+  for (Tensor& p : group.params()) {
+    if (!p.grad().defined()) continue;
+    detail::check_param(name(), p);
+    Tensor grad = detail::dense_grad(name(), p);
+    Moments st = moments(name(), state(p), p, "exp_avg_sq", "mu_product");
+    const double step = detail::increment_step(st.step);
+    const double bias_correction2 = 1 - std::pow(beta2, step);
+    // The momentum cache mu_t and mu_{t+1}; mu_product is a float32 tensor in PyTorch, so its
+    // products round to float32 (and 1.13 multiplies mu in twice for mu_product_next).
+    const double mu = beta1 * (1. - 0.5 * std::pow(0.96, step * momentum_decay));
+    const double mu_next = beta1 * (1. - 0.5 * std::pow(0.96, (step + 1) * momentum_decay));
+    double mu_product, mu_product_next;
+    detail::dispatch_float(name(), st.extra.dtype(), [&]<class M>() {
+      M* prod = st.extra.data_ptr<M>();
+      *prod = *prod * M(mu);
+      mu_product = *prod;
+      mu_product_next = double((*prod * M(mu)) * M(mu_next));
+    });
+    st.extra.impl()->storage()->bump_version();
+    const double grad_coef = -lr * (1. - mu) / (1. - mu_product);
+    const double avg_coef = -lr * mu_next / (1. - mu_product_next);
+    detail::dispatch_float(name(), p.dtype(), [&]<class T>() {
+      nadam_kernel<T>(p.data_ptr<T>(), grad.data_ptr<T>(), st.first.data_ptr<T>(),
+                      st.second.data_ptr<T>(), p.numel(), beta1, beta2, T(wd), T(eps),
+                      T(bias_correction2), T(grad_coef), T(avg_coef));
+    });
+    detail::mark_updated(p);
+  }
+}
+
+void RAdam::update(ParamGroup& group) {
+  const double lr = group.lr(), eps = group.get("eps"), wd = group.get("weight_decay");
+  const auto [beta1, beta2] = group.get_betas();
+  for (Tensor& p : group.params()) {
+    if (!p.grad().defined()) continue;
+    detail::check_param(name(), p);
+    Tensor grad = detail::dense_grad(name(), p);
+    Moments st = moments(name(), state(p), p, "exp_avg_sq", nullptr);
+    const double step = detail::increment_step(st.step);
+    const double bias_correction1 = 1 - std::pow(beta1, step);
+    const double bias_correction2 = 1 - std::pow(beta2, step);
+    // Length of the approximated simple moving average; rectify once it exceeds 5.
+    const double rho_inf = 2 / (1 - beta2) - 1;
+    const double rho_t = rho_inf - 2 * step * std::pow(beta2, step) / bias_correction2;
+    const bool rectify = rho_t > 5.;
+    const double rect =
+        rectify ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
+                            ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+                : 0.0;
+    detail::dispatch_float(name(), p.dtype(), [&]<class T>() {
+      radam_kernel<T>(p.data_ptr<T>(), grad.data_ptr<T>(), st.first.data_ptr<T>(),
+                      st.second.data_ptr<T>(), p.numel(), beta1, beta2, T(wd), T(eps),
+                      T(bias_correction1), T(lr), rectify, T(std::sqrt(bias_correction2)),
+                      T(rect));
+    });
+    detail::mark_updated(p);
+  }
+}
+
+}  // namespace ember::optim
