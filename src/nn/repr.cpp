@@ -1,5 +1,6 @@
 // Python's float repr for the layers' extra_repr ("0.1", "1.0", "1e-05"): the shortest string
-// that round-trips, with ".0" on integral values and a two-digit exponent.
+// that round-trips, with ".0" on integral values and a two-digit exponent; tuples of ints
+// and floats as Python prints them ("(3,)" for one element).
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -28,6 +29,18 @@ std::string python_float(double v) {
   }
   if (s.find('.') == std::string::npos) s += ".0";
   return s;
+}
+
+std::string python_tuple(const std::vector<int64_t>& v) {
+  std::string out = "(";
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
+  return out + (v.size() == 1 ? ",)" : ")");
+}
+
+std::string python_tuple(const std::vector<double>& v) {
+  std::string out = "(";
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + python_float(v[i]);
+  return out + (v.size() == 1 ? ",)" : ")");
 }
 
 }  // namespace ember::nn::detail

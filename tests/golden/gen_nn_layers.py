@@ -19,7 +19,7 @@ def t(x):
             "data": x.detach().flatten().tolist()}
 
 
-def case(name, layer, x, train=True, calls=1):
+def case(name, layer, x, train=True, calls=1, x2=None):
     # Perturb floating state so that ones/zeros defaults do not hide mistakes.
     with torch.no_grad():
         for p in layer.parameters():
@@ -30,15 +30,22 @@ def case(name, layer, x, train=True, calls=1):
         layer(x)
     if x.is_floating_point():
         x = x.clone().requires_grad_()
-    out = layer(x)
+    if x2 is not None:  # two-input layers (Bilinear)
+        x2 = x2.clone().requires_grad_()
+    out = layer(x) if x2 is None else layer(x, x2)
     g = torch.randn_like(out)
     (out * g).sum().backward()
     grads = {n: t(p.grad) for n, p in layer.named_parameters()}
     if x.requires_grad:
         grads["input"] = t(x.grad)
+    extra = {}
+    if x2 is not None:
+        grads["input2"] = t(x2.grad)
+        extra["input2"] = t(x2)
     return {"name": name, "train": train, "calls": calls, "state_dict": before, "input": t(x),
             "out": t(out), "grad_out": t(g), "grads": grads,
-            "buffers_after": {n: t(b) for n, b in layer.named_buffers()}, "repr": repr(layer)}
+            "buffers_after": {n: t(b) for n, b in layer.named_buffers()}, "repr": repr(layer),
+            **extra}
 
 
 def main():
@@ -63,6 +70,41 @@ def main():
              torch.randn(3, 4)),
         case("flatten", nn.Flatten(), torch.randn(2, 3, 2)),
         case("dropout_eval", nn.Dropout(0.3), torch.randn(4), train=False),
+        # convolution, pooling, resampling, bilinear
+        case("conv1d", nn.Conv1d(2, 4, 3, stride=2, padding=1), torch.randn(2, 2, 7)),
+        case("conv1d_same_reflect", nn.Conv1d(2, 4, 4, padding="same", dilation=2, groups=2, bias=False,
+                                              padding_mode="reflect"), torch.randn(1, 2, 9)),
+        case("conv1d_unbatched", nn.Conv1d(3, 2, 2), torch.randn(3, 5)),
+        case("conv2d", nn.Conv2d(3, 4, 3, padding=1), torch.randn(2, 3, 5, 5)),
+        case("conv2d_strided_groups", nn.Conv2d(4, 6, (3, 2), stride=(2, 1), padding=(1, 0), dilation=(1, 2),
+                                                groups=2), torch.randn(1, 4, 6, 7)),
+        case("conv2d_valid", nn.Conv2d(2, 3, 3, padding="valid"), torch.randn(1, 2, 4, 5)),
+        case("conv2d_same_even", nn.Conv2d(2, 2, (2, 4), padding="same"), torch.randn(1, 2, 5, 6)),
+        case("conv2d_circular", nn.Conv2d(2, 3, 3, padding=(1, 2), padding_mode="circular"),
+             torch.randn(1, 2, 4, 5)),
+        case("conv2d_replicate_same", nn.Conv2d(1, 2, 3, padding="same", padding_mode="replicate"),
+             torch.randn(2, 1, 4, 4)),
+        case("conv_transpose2d", nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1),
+             torch.randn(1, 4, 3, 3)),
+        case("conv_transpose2d_groups", nn.ConvTranspose2d(4, 6, (2, 3), stride=(1, 2), groups=2,
+                                                           dilation=(2, 1), bias=False), torch.randn(2, 4, 3, 2)),
+        case("max_pool1d", nn.MaxPool1d(3, stride=2, padding=1), torch.randn(2, 3, 8)),
+        case("max_pool2d", nn.MaxPool2d(2), torch.randn(1, 2, 4, 6)),
+        case("max_pool2d_ceil", nn.MaxPool2d((3, 2), stride=(2, 1), padding=1, dilation=(1, 2), ceil_mode=True),
+             torch.randn(1, 2, 6, 7)),
+        case("avg_pool2d", nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False), torch.randn(1, 2, 5, 5)),
+        case("avg_pool2d_divisor", nn.AvgPool2d((2, 3), divisor_override=4, ceil_mode=True), torch.randn(2, 1, 5, 7)),
+        case("adaptive_avg_pool2d", nn.AdaptiveAvgPool2d((2, 3)), torch.randn(1, 2, 5, 7)),
+        case("adaptive_avg_pool2d_1", nn.AdaptiveAvgPool2d(1), torch.randn(2, 3, 3, 4)),
+        case("upsample_nearest", nn.Upsample(scale_factor=2), torch.randn(1, 1, 2, 3)),
+        case("upsample_bilinear_align", nn.Upsample(size=(4, 5), mode="bilinear", align_corners=True),
+             torch.randn(1, 2, 3, 3)),
+        case("upsample_bilinear", nn.Upsample(scale_factor=1.5, mode="bilinear", align_corners=False),
+             torch.randn(1, 1, 3, 4)),
+        case("upsample_linear", nn.Upsample(scale_factor=2, mode="linear", align_corners=False), torch.randn(1, 2, 3)),
+        case("bilinear", nn.Bilinear(3, 2, 4), torch.randn(5, 3), x2=torch.randn(5, 2)),
+        case("bilinear_batched_nobias", nn.Bilinear(3, 2, 2, bias=False), torch.randn(2, 3, 3),
+             x2=torch.randn(2, 3, 2)),
     ]
     reprs = {
         "rms_norm": None,
@@ -73,6 +115,19 @@ def main():
         "identity": repr(nn.Identity()),
         "module_list": repr(nn.ModuleList([nn.Linear(2, 2), nn.LayerNorm([2, 3], eps=1e-6)])),
         "bn_momentum_none": repr(nn.BatchNorm1d(5, momentum=None, affine=False)),
+        "conv2d_api": repr(nn.Conv2d(1, 32, 3, stride=1, padding=1)),
+        "conv1d_options": repr(nn.Conv1d(2, 4, 3, padding="same", dilation=2, groups=2, bias=False,
+                                         padding_mode="reflect")),
+        "conv_transpose2d_options": repr(nn.ConvTranspose2d(4, 2, 3, stride=2, output_padding=1, groups=2,
+                                                            dilation=(1, 2), bias=False)),
+        "pools": repr(nn.Sequential(nn.MaxPool2d(2), nn.MaxPool1d(3, stride=2, padding=1, ceil_mode=True),
+                                    nn.MaxPool2d((2, 3), stride=(1, 2), dilation=2), nn.AvgPool2d(2),
+                                    nn.AvgPool2d((3, 2), stride=1, padding=(1, 0)), nn.AdaptiveAvgPool2d((1, 1)),
+                                    nn.AdaptiveAvgPool2d(4))),
+        "upsamples": repr(nn.Sequential(nn.Upsample(scale_factor=2), nn.Upsample(size=(4, 5), mode="bilinear"),
+                                        nn.Upsample(size=7, mode="linear"),
+                                        nn.Upsample(scale_factor=(2, 1.5), mode="nearest"))),
+        "bilinear": repr(nn.Bilinear(2, 3, 4, bias=False)),
     }
     del reprs["rms_norm"]  # RMSNorm arrived in PyTorch 2.4
     with open(os.path.join(HERE, "nn_layers.json"), "w") as f:

@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "ember/math.h"
 #include "ember/nn/module.h"
@@ -14,6 +15,8 @@ namespace ember::nn {
 
 namespace detail {
 std::string python_float(double v);  // Python's repr of a float: 0.1, 1.0, 1e-05
+std::string python_tuple(const std::vector<int64_t>& v);  // (3, 3), (3,)
+std::string python_tuple(const std::vector<double>& v);   // (2.0, 1.5)
 }  // namespace detail
 /// ReLU: relu elementwise.
 class ReLUImpl : public Module {

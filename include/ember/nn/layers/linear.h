@@ -1,4 +1,5 @@
-// Linear layers and shape adapters: Linear, Identity, Flatten, Unflatten (torch.nn.Linear, ...).
+// Linear layers and shape adapters: Linear, Bilinear, Identity, Flatten, Unflatten
+// (torch.nn.Linear, ...).
 //   nn::Linear fc(64, 128, {.bias = true});  Tensor y = fc(x);  fc->weight;  // (128, 64)
 #pragma once
 
@@ -30,6 +31,33 @@ class Linear : public ModuleHolder<LinearImpl> {
   using ModuleHolder::ModuleHolder;
   Linear(int64_t in_features, int64_t out_features, LinearOptions options = {})
       : ModuleHolder(std::make_shared<LinearImpl>(in_features, out_features, options)) {}
+};
+
+struct BilinearOptions {
+  bool bias = true;
+};
+
+/// y_o = x1ᵀ W_o x2 + b_o: weight (out, in1, in2) and bias (out) ~ U(±1/√in1).
+/// input1 (*, in1), input2 (*, in2) -> (*, out).
+class BilinearImpl : public Module {
+ public:
+  BilinearImpl(int64_t in1_features, int64_t in2_features, int64_t out_features,
+               BilinearOptions options = {});
+  void reset_parameters();
+  Tensor forward(const Tensor& input1, const Tensor& input2);
+  std::string extra_repr() const override;
+
+  int64_t in1_features, in2_features, out_features;
+  Tensor weight, bias;
+};
+
+class Bilinear : public ModuleHolder<BilinearImpl> {
+ public:
+  using ModuleHolder::ModuleHolder;
+  Bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features,
+           BilinearOptions options = {})
+      : ModuleHolder(std::make_shared<BilinearImpl>(in1_features, in2_features, out_features,
+                                                    options)) {}
 };
 
 /// Returns its input.
