@@ -8,3 +8,6 @@
 #include "ember/data/distributed_sampler.h"
 #include "ember/data/sampler.h"
 #include "ember/data/worker.h"
+#include "ember/data/idx.h"
+#include "ember/data/mnist.h"
+#include "ember/data/transforms.h"
