@@ -15,6 +15,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -141,9 +142,25 @@ class Dict {
   auto begin() const { return items_.begin(); }
   auto end() const { return items_.end(); }
 
+  /// A Python OrderedDict (how state dicts are pickled) rather than a plain dict. Dicts made
+  /// from a StateDict are ordered; load() keeps what the file had.
+  bool ordered() const { return ordered_; }
+  void set_ordered(bool ordered) { ordered_ = ordered; }
+  /// An OrderedDict's `_metadata` attribute: module prefix -> {"version": n}, read by
+  /// PyTorch's _load_from_state_dict upgrades. None when unknown (save() then derives it).
+  const Value& metadata() const { return metadata_; }
+  void set_metadata(Value metadata) { metadata_ = std::move(metadata); }
+
  private:
   size_t find(const Value& key) const;  // items_.size() when absent
+  void append(const Value& key, Value value);
   std::vector<Item> items_;
+  // Positions of string and int keys, so that building a dict of n keys (a loaded checkpoint
+  // may have millions) costs O(n), not O(n^2). Other key kinds are rare and searched linearly.
+  std::unordered_map<std::string, size_t> string_index_;
+  std::unordered_map<int64_t, size_t> int_index_;
+  bool ordered_ = false;
+  Value metadata_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Value& v);

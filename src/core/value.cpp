@@ -55,6 +55,7 @@ Value::Value(Tuple v) : v_(std::make_shared<Tuple>(std::move(v))) {}
 Value::Value(Dict v) : v_(std::make_shared<Dict>(std::move(v))) {}
 Value::Value(const StateDict& sd) {
   Dict d;
+  d.set_ordered(true);  // torch.save writes a module's state_dict() as an OrderedDict
   for (const auto& [k, t] : sd) d.insert(k, t);
   v_ = std::make_shared<Dict>(std::move(d));
 }
@@ -141,8 +142,11 @@ Value Value::clone() const {
       return out;
     }
     case Kind::Dict: {
+      const Dict& in = to_dict();
       Dict out;
-      for (const auto& [k, v] : to_dict()) out.insert(k.clone(), v.clone());
+      for (const auto& [k, v] : in) out.insert(k.clone(), v.clone());
+      out.set_ordered(in.ordered());
+      out.set_metadata(in.metadata().clone());
       return out;
     }
     default:
@@ -211,15 +215,29 @@ size_t Dict::find(const Value& key) const {
   EMBER_CHECK(key.is_string() || key.is_int() || key.is_tuple() || key.is_bool() ||
                   key.is_double() || key.is_none(),
               "Dict", "a ", key.kind_name(), " cannot be a dict key");
+  if (key.is_string()) {
+    const auto it = string_index_.find(key.to_string());
+    return it == string_index_.end() ? items_.size() : it->second;
+  }
+  if (key.is_int()) {
+    const auto it = int_index_.find(key.to_int());
+    return it == int_index_.end() ? items_.size() : it->second;
+  }
   for (size_t i = 0; i < items_.size(); ++i)
     if (items_[i].first == key) return i;
   return items_.size();
 }
 
+void Dict::append(const Value& key, Value value) {
+  if (key.is_string()) string_index_.emplace(key.to_string(), items_.size());
+  else if (key.is_int()) int_index_.emplace(key.to_int(), items_.size());
+  items_.emplace_back(key, std::move(value));
+}
+
 void Dict::insert(const Value& key, Value value) {
   const size_t i = find(key);
   if (i < items_.size()) items_[i].second = std::move(value);
-  else items_.emplace_back(key, std::move(value));
+  else append(key, std::move(value));
 }
 
 bool Dict::contains(const Value& key) const { return find(key) < items_.size(); }
@@ -240,7 +258,7 @@ Value& Dict::at(const Value& key) {
 Value& Dict::operator[](const Value& key) {
   const size_t i = find(key);
   if (i < items_.size()) return items_[i].second;
-  items_.emplace_back(key, Value());
+  append(key, Value());
   return items_.back().second;
 }
 
@@ -248,6 +266,13 @@ bool Dict::erase(const Value& key) {
   const size_t i = find(key);
   if (i == items_.size()) return false;
   items_.erase(items_.begin() + long(i));
+  string_index_.clear();  // positions after i moved: re-index
+  int_index_.clear();
+  for (size_t j = 0; j < items_.size(); ++j) {
+    const Value& k = items_[j].first;
+    if (k.is_string()) string_index_.emplace(k.to_string(), j);
+    else if (k.is_int()) int_index_.emplace(k.to_int(), j);
+  }
   return true;
 }
 
