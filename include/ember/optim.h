@@ -5,3 +5,4 @@
 #include "ember/optim/optimizer.h"
 #include "ember/optim/rmsprop.h"
 #include "ember/optim/sgd.h"
+#include "ember/optim/lr_scheduler.h"
