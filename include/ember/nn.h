@@ -8,6 +8,7 @@
 #include "ember/nn/layers/conv.h"
 #include "ember/nn/layers/dropout_embedding.h"
 #include "ember/nn/layers/linear.h"
+#include "ember/nn/layers/loss.h"
 #include "ember/nn/layers/normalization.h"
 #include "ember/nn/layers/pooling.h"
 #include "ember/nn/layers/upsampling.h"
