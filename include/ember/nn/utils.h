@@ -1,0 +1,36 @@
+// nn::utils — gradient clipping and flattening parameters, as torch.nn.utils:
+//
+//   double norm = nn::utils::clip_grad_norm_(params, 1.0);             // returns the total norm
+//   nn::utils::clip_grad_norm_(params, 1.0, {.norm_type = INFINITY, .error_if_nonfinite = true});
+//   nn::utils::clip_grad_value_(params, 0.5);
+//   Tensor flat = nn::utils::parameters_to_vector(params);
+#pragma once
+
+#include <vector>
+
+#include "ember/tensor.h"
+
+namespace ember::nn::utils {
+
+struct ClipGradNormOptions {
+  double norm_type = 2.0;  // any p-norm; INFINITY for the max norm
+  bool error_if_nonfinite = false;
+};
+
+/// Scales the gradients of `parameters` in place so their combined norm (the norm of the
+/// per-gradient norms) is at most max_norm; parameters without a grad are skipped. Returns the
+/// total norm before clipping (0 when no parameter has a grad).
+double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm,
+                       ClipGradNormOptions options = {});
+
+/// Clamps every gradient to [-clip_value, clip_value] in place.
+void clip_grad_value_(const std::vector<Tensor>& parameters, double clip_value);
+
+/// The parameters flattened and concatenated into one 1-D tensor (a copy).
+Tensor parameters_to_vector(const std::vector<Tensor>& parameters);
+
+/// Copies consecutive slices of the 1-D `vec` into the parameters (PyTorch rebinds each
+/// parameter's .data to the slice; ember copies, so the parameters keep their own storage).
+void vector_to_parameters(const Tensor& vec, const std::vector<Tensor>& parameters);
+
+}  // namespace ember::nn::utils
