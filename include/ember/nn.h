@@ -3,6 +3,7 @@
 
 #include "ember/nn/functional.h"
 #include "ember/nn/init.h"
+#include "ember/nn/layers/attention.h"
 #include "ember/nn/layers/activation.h"
 #include "ember/nn/layers/container.h"
 #include "ember/nn/layers/conv.h"
@@ -11,5 +12,6 @@
 #include "ember/nn/layers/loss.h"
 #include "ember/nn/layers/normalization.h"
 #include "ember/nn/layers/pooling.h"
+#include "ember/nn/layers/transformer.h"
 #include "ember/nn/layers/upsampling.h"
 #include "ember/nn/module.h"
