@@ -761,7 +761,7 @@ TEST(Layout, CopyingAHandleSharesData) {
   Tensor m = std::move(c);
   EXPECT_FALSE(c.defined());  // NOLINT(bugprone-use-after-move): moved-from handles are empty
   EXPECT_TRUE(m.is_same(a));
-  EXPECT_EQ(a.impl_ptr().use_count(), 3);  // a, b, m
+  EXPECT_EQ(a.impl_ptr().use_count(), 4);  // a, b, m, and v (a view remembers its base)
 }
 
 TEST(Layout, FillChecksTheValueFitsTheDtype) {
