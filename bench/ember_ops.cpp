@@ -107,6 +107,12 @@ std::map<std::string, std::function<double()>> make_cases() {
       F::linear(h, w[2], b[2]).sum().backward();
     });
   };
+  m["adamw_10M"] = [] {
+    Tensor p = randn({10'000'000}).requires_grad_();
+    p.mutable_grad() = randn({10'000'000});
+    optim::AdamW opt({p}, {.lr = 1e-3, .weight_decay = 0.01});
+    return median_seconds([&] { opt.step(); }, 15);
+  };
   return m;
 }
 

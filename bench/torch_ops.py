@@ -69,6 +69,11 @@ def case(name):
     if name == "add_16elem":
         a, b = torch.randn(16), torch.randn(16)
         return tiny_seconds(lambda: a + b)
+    if name == "adamw_10M":
+        p = torch.randn(10_000_000, requires_grad=True)
+        p.grad = torch.randn(10_000_000)
+        opt = torch.optim.AdamW([p], lr=1e-3, weight_decay=0.01)
+        return median_seconds(opt.step, 15)
     if name in ("add_16elem_grad", "mlp8_step"):
         with torch.enable_grad():
             return grad_case(name)
