@@ -43,10 +43,10 @@ bool have_data() { return fs::is_directory(data::FashionMNIST::kDefaultRoot); }
   if (!have_data())                                                                       \
   GTEST_SKIP() << "dataset-fashion-mnist is not installed (scripts/bootstrap.sh installs it)"
 
-// A small run: 8 batches of 64 per epoch, validation on 256 test images.
+// A small run: 8 batches of 32 per epoch, validation on 128 test images.
 TrainConfig small(const std::string& name) {
-  return TrainConfig{.epochs = 2, .batch_size = 64, .workers = 2, .seed = 7,
-                     .output_dir = (scratch() / name).string(), .limit = 512, .val_limit = 256};
+  return TrainConfig{.epochs = 2, .batch_size = 32, .workers = 2, .seed = 7,
+                     .output_dir = (scratch() / name).string(), .limit = 256, .val_limit = 128};
 }
 
 // Values equal exactly; tensors bit for bit. Wall-clock fields are the only ones allowed to vary.
@@ -109,7 +109,7 @@ const Value& straight_run() {
 TEST(FashionMNISTJob, OneEpochOn2000ImagesLowersTheLossAndWritesItsFiles) {
   REQUIRE_DATA();
   TrainConfig c{.epochs = 1, .workers = 2, .seed = 1,
-                .output_dir = (scratch() / "smoke").string(), .limit = 2000, .val_limit = 1000};
+                .output_dir = (scratch() / "smoke").string(), .limit = 2000, .val_limit = 500};
   std::ostringstream log;
   const TrainResult r = fashion_mnist::train(c, {.out = &log});
   ASSERT_TRUE(r.finished);
@@ -188,14 +188,14 @@ TEST(FashionMNISTJob, ResumeRefusesACheckpointOfAnotherConfiguration) {
   straight_run();
   TrainConfig c = small("straight");
   c.resume = true;
-  c.batch_size = 32;
+  c.batch_size = 64;
   try {
     fashion_mnist::train(c);
     FAIL() << "expected ember::Error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("[fashion-mnist] cannot resume"), std::string::npos)
         << e.what();
-    EXPECT_NE(std::string(e.what()).find("--batch-size 64"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--batch-size 32"), std::string::npos) << e.what();
   }
   TrainConfig missing = small("nothing_here");
   missing.resume = true;
