@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "test_support.h"
+
 using namespace ember;
 using namespace ember::indexing;
 
@@ -23,25 +25,6 @@ using Ints = std::vector<int64_t>;
 Ints vec(IntArrayRef a) { return a.vec(); }
 Ints ints(const Tensor& t) { return t.tolist<int64_t>(); }
 std::vector<float> floats(const Tensor& t) { return t.tolist<float>(); }
-
-// The message of the ember::Error that `f` throws, or a marker that fails every HasSubstr.
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("<not an ember::Error: ") + e.what() + ">";
-  }
-  return "<no error thrown>";
-}
-
-#define EXPECT_ERROR(stmt, text)                                          \
-  do {                                                                    \
-    const std::string msg_ = error_of([&] { (void)(stmt); });             \
-    EXPECT_NE(msg_.find(text), std::string::npos) << "message: " << msg_; \
-  } while (0)
 
 // element[i, j] read straight from the storage: storage[offset + i*stride0 + j*stride1].
 int64_t storage_at(const Tensor& t, int64_t i, int64_t j) {

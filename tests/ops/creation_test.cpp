@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "test_support.h"
+
 using namespace ember;
 using namespace ember::indexing;
 
@@ -21,24 +23,6 @@ Ints vec(IntArrayRef a) { return a.vec(); }
 Ints ints(const Tensor& t) { return t.tolist<int64_t>(); }
 Floats floats(const Tensor& t) { return t.tolist<float>(); }
 Doubles doubles(const Tensor& t) { return t.tolist<double>(); }
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("<not an ember::Error: ") + e.what() + ">";
-  }
-  return "<no error thrown>";
-}
-
-#define EXPECT_ERROR(stmt, text)                                          \
-  do {                                                                    \
-    const std::string msg_ = error_of([&] { (void)(stmt); });             \
-    EXPECT_NE(msg_.find(text), std::string::npos) << "message: " << msg_; \
-  } while (0)
 
 }  // namespace
 

@@ -5,13 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "backend/cpu/blas.h"
+#include "test_support.h"
 
 extern "C" int openblas_get_num_threads(void);
 
@@ -22,35 +22,11 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("<not an ember::Error: ") + e.what() + ">";
-  }
-  return "<no error thrown>";
-}
-
-#define EXPECT_ERROR(stmt, text)                                          \
-  do {                                                                    \
-    const std::string msg_ = error_of([&] { (void)(stmt); });             \
-    EXPECT_NE(msg_.find(text), std::string::npos) << "message: " << msg_; \
-  } while (0)
-
-Dtype dtype_from(const std::string& name) {
-  for (Dtype t :
-       {kBool, kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64})
-    if (name == dtype_name(t)) return t;
-  throw std::runtime_error("unknown dtype " + name);
-}
-
 // A golden input: the contiguous base from `data`, then the views in order.
 Tensor build(const json& j) {
   const auto data = j["data"].get<std::vector<double>>();
-  Tensor t = from_vector<double>(data, j["shape"].get<Ints>(), {.dtype = dtype_from(j["dtype"])});
+  Tensor t =
+      from_vector<double>(data, j["shape"].get<Ints>(), {.dtype = test::dtype_named(j["dtype"])});
   for (const json& v : j["views"]) {
     const std::string name = v[0];
     if (name == "t")
@@ -123,14 +99,8 @@ void expect_close(const Tensor& got, const std::vector<double>& want, double rto
     EXPECT_NEAR(g[i], want[i], rtol * (std::abs(want[i]) + scale) + 1e-300) << "at " << i;
 }
 
-json load_golden() {
-  std::ifstream f(std::string(EMBER_GOLDEN_DIR) + "/linalg.json");
-  if (!f) throw std::runtime_error("cannot open golden/linalg.json");
-  return json::parse(f);
-}
-
 const json& golden() {
-  static const json j = load_golden();
+  static const json j = test::load_golden("linalg.json");
   return j;
 }
 
@@ -188,7 +158,7 @@ TEST_P(LinalgGolden, MatchesPyTorch) {
     const json args = c.contains("args") ? c["args"] : json::object();
     const Tensor out = run(c["op"], in, args);
     const json& e = c["expected"];
-    const Dtype dtype = dtype_from(e["dtype"]);
+    const Dtype dtype = test::dtype_named(e["dtype"]);
     EXPECT_EQ(out.dtype(), dtype);
     EXPECT_EQ(out.sizes().vec(), e["shape"].get<Ints>());
     expect_close(out, e["data"].get<std::vector<double>>(), tolerance(dtype));
