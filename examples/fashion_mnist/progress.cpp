@@ -54,7 +54,7 @@ void Progress::update(int64_t done, double running_loss, int64_t images) {
     const int filled = total_ > 0 ? int(kWidth * done / total_) : kWidth;
     std::string bar(size_t(filled), '=');
     if (filled < kWidth) bar += '>' + std::string(size_t(kWidth - filled - 1), ' ');
-    *out_ << "\r\033[K" << "Epoch " << epoch_ << "/" << epochs_ - 1 << " [" << bar << "] "
+    *out_ << "\r\033[K" << "Epoch " << epoch_ << " (" << epoch_ + 1 << " of " << epochs_ << ") [" << bar << "] "
           << line(done, running_loss, images, seconds) << std::flush;
   } else if (every_ > 0 && (done % every_ == 0 || done == total_) && done > first_) {
     *out_ << "Epoch " << epoch_ << " Step " << line(done, running_loss, images, seconds) << "\n"
