@@ -6,106 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-namespace golden {
-
-using ember::Tensor;
-
-inline const nlohmann::json& data() {
-  static const nlohmann::json j = [] {
-    std::ifstream in(EMBER_GOLDEN_DIR "/indexing.json");
-    EXPECT_TRUE(in) << "cannot open " EMBER_GOLDEN_DIR "/indexing.json";
-    return in ? nlohmann::json::parse(in) : nlohmann::json::object();
-  }();
-  return j;
-}
-
-inline ember::Dtype dtype_named(const std::string& s) {
-  using namespace ember;
-  if (s == "float32") return kFloat32;
-  if (s == "float64") return kFloat64;
-  if (s == "float16") return kFloat16;
-  if (s == "int64") return kInt64;
-  if (s == "int32") return kInt32;
-  if (s == "int16") return kInt16;
-  if (s == "int8") return kInt8;
-  if (s == "uint8") return kUInt8;
-  return kBool;
-}
-
-/// The golden tensor called `name`.
-inline Tensor load(const std::string& name) {
-  const auto& e = data().at(name);
-  std::vector<double> v;
-  for (const auto& x : e.at("data")) {
-    if (!x.is_string()) {
-      v.push_back(x.get<double>());
-      continue;
-    }
-    const std::string s = x.get<std::string>();
-    const double inf = std::numeric_limits<double>::infinity();
-    v.push_back(s == "nan" ? std::nan("") : s == "inf" ? inf : -inf);
-  }
-  const std::vector<int64_t> shape = e.at("shape").get<std::vector<int64_t>>();
-  return ember::from_vector(v, shape).to(dtype_named(e.at("dtype").get<std::string>()));
-}
-
-/// Same dtype, shape and values (NaN equal to NaN; floats to a relative 1e-6).
-inline ::testing::AssertionResult matches(const Tensor& actual, const std::string& name) {
-  if (!data().contains(name)) return ::testing::AssertionFailure() << "no golden entry " << name;
-  const Tensor want = load(name);
-  if (actual.dtype() != want.dtype())
-    return ::testing::AssertionFailure()
-           << name << ": dtype " << actual.dtype() << ", want " << want.dtype();
-  if (actual.sizes() != want.sizes())
-    return ::testing::AssertionFailure()
-           << name << ": shape " << actual.sizes() << ", want " << want.sizes();
-  const std::vector<double> a = actual.to(ember::kFloat64).tolist<double>();
-  const std::vector<double> b = want.to(ember::kFloat64).tolist<double>();
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::isnan(a[i]) && std::isnan(b[i])) continue;
-    const double tol = actual.is_floating_point() ? 1e-6 * std::max(1.0, std::abs(b[i])) : 0.0;
-    if (!(std::abs(a[i] - b[i]) <= tol) && a[i] != b[i])
-      return ::testing::AssertionFailure() << name << ": element " << i << " is " << a[i]
-                                           << ", want " << b[i] << "\n got " << actual;
-  }
-  return ::testing::AssertionSuccess();
-}
-
-/// (values, indices) against name/values and name/indices.
-inline ::testing::AssertionResult matches_pair(const std::tuple<Tensor, Tensor>& vi,
-                                               const std::string& name) {
-  auto r = matches(std::get<0>(vi), name + "/values");
-  if (!r) return r;
-  return matches(std::get<1>(vi), name + "/indices");
-}
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ember::Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("<not an ember::Error: ") + e.what() + ">";
-  }
-  return "<no error thrown>";
-}
-
-}  // namespace golden
-
-#define EXPECT_GOLDEN(actual, name) EXPECT_TRUE(::golden::matches((actual), (name)))
-#define EXPECT_GOLDEN_PAIR(actual, name) EXPECT_TRUE(::golden::matches_pair((actual), (name)))
-#define EXPECT_ERROR(stmt, text)                                          \
-  do {                                                                    \
-    const std::string msg_ = ::golden::error_of([&] { (void)(stmt); });   \
-    EXPECT_NE(msg_.find(text), std::string::npos) << "message: " << msg_; \
-  } while (0)
+#include "ops/indexing_golden.h"
 
 using namespace ember;
 using namespace ember::indexing;
@@ -234,7 +139,7 @@ std::vector<TensorIndex> spec_of(const nlohmann::json& spec) {
     else if (kind == "bool")
       out.emplace_back(e[1].get<bool>());
     else
-      out.emplace_back(golden::load(e[1].get<std::string>()));
+      out.emplace_back(indexing_golden::load(e[1].get<std::string>()));
   }
   return out;
 }
@@ -243,7 +148,7 @@ std::vector<TensorIndex> spec_of(const nlohmann::json& spec) {
 
 TEST(AdvancedIndex, RandomExpressions) {
   const Tensor x = arange(120).reshape({3, 4, 5, 2});
-  for (const auto& c : golden::data().at("fuzz")) {
+  for (const auto& c : indexing_golden::data().at("fuzz")) {
     SCOPED_TRACE(c.at("spec").dump());
     const std::vector<TensorIndex> spec = spec_of(c.at("spec"));
     const Tensor got = x.index(spec);
@@ -252,8 +157,8 @@ TEST(AdvancedIndex, RandomExpressions) {
     y.index_put_(spec, arange(1, got.numel() + 1).reshape(got.sizes()));
     EXPECT_GOLDEN(y, c.at("set").get<std::string>());
   }
-  ASSERT_GE(golden::data().at("fuzz_acc").size(), 10u);
-  for (const auto& c : golden::data().at("fuzz_acc")) {
+  ASSERT_GE(indexing_golden::data().at("fuzz_acc").size(), 10u);
+  for (const auto& c : indexing_golden::data().at("fuzz_acc")) {
     SCOPED_TRACE(c.at("spec").dump());
     const std::vector<TensorIndex> spec = spec_of(c.at("spec"));
     Tensor y = zeros_like(x);
