@@ -16,27 +16,16 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "test_support.h"
+
 namespace ember::test {
 
 using json = nlohmann::json;
 inline const std::string kCheckpoints = EMBER_GOLDEN_DIR "/checkpoints/";
 
 inline const json& expected() {
-  static const json j = [] {
-    std::ifstream in(kCheckpoints + "expected.json");
-    EXPECT_TRUE(in) << "cannot open " << kCheckpoints << "expected.json";
-    return in ? json::parse(in) : json::object();
-  }();
+  static const json j = load_golden("checkpoints/expected.json");
   return j;
-}
-
-inline std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 /// A fresh directory under /tmp, removed at the end of the test.
