@@ -86,10 +86,11 @@ Tensor golden_tensor(const Json& spec) {
 }
 
 /// Asserts that `got` has the golden entry's shape and, compared in float64, its values to
-/// allclose(rtol, atol); `what` names the value in the failure message.
+/// allclose(rtol, atol); `what` names the value in the failure message. The default tolerance
+/// suits float32 results of a few operations against PyTorch's.
 template <class Json>
-void expect_golden_close(const Tensor& got, const Json& want, const std::string& what, double rtol,
-                         double atol) {
+void expect_golden_close(const Tensor& got, const Json& want, const std::string& what,
+                         double rtol = 1e-5, double atol = 1e-6) {
   const Tensor w = golden_tensor(want);
   ASSERT_TRUE(got.defined()) << what;
   ASSERT_EQ(got.sizes(), w.sizes()) << what;

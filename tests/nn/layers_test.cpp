@@ -7,10 +7,11 @@
 #include <ember/ember.h>
 #include <ember/nn.h>
 
-#include <fstream>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+
+#include "test_support.h"
 
 namespace {
 
@@ -18,26 +19,12 @@ using namespace ember;
 using json = nlohmann::ordered_json;
 
 const json& golden() {
-  static const json data = [] {
-    std::ifstream f(std::string(EMBER_GOLDEN_DIR) + "/nn_layers.json");
-    return json::parse(f);
-  }();
+  static const json data = test::load_golden<json>("nn_layers.json");
   return data;
 }
 
-Tensor build(const json& spec) {
-  const std::vector<int64_t> shape = spec["shape"];
-  const std::string dtype = spec["dtype"];
-  if (dtype == "int64") return from_vector(spec["data"].get<std::vector<int64_t>>(), shape);
-  return from_vector(spec["data"].get<std::vector<double>>(), shape).to(kFloat32);
-}
-
-void expect_close(const Tensor& got, const json& want, const std::string& what) {
-  const Tensor w = build(want);
-  ASSERT_EQ(got.sizes(), w.sizes()) << what;
-  EXPECT_TRUE(allclose(got.to(kFloat64), w.to(kFloat64), 1e-5, 1e-6))
-      << what << "\ngot " << got << "\nwant " << w;
-}
+using test::expect_golden_close;
+using test::golden_tensor;
 
 // Each golden case's layer, built with the same options as the generator.
 const std::map<std::string, std::function<std::shared_ptr<nn::Module>()>>& factories() {
@@ -138,25 +125,26 @@ TEST(Layers, ForwardAndGradientsMatchPyTorch) {
     SCOPED_TRACE(name);
     auto layer = factories().at(name)();
     StateDict sd;
-    for (const auto& [k, v] : c["state_dict"].items()) sd.insert(k, build(v));
+    for (const auto& [k, v] : c["state_dict"].items()) sd.insert(k, golden_tensor(v));
     layer->load_state_dict(sd);
     layer->train(c["train"].get<bool>());
-    Tensor x = build(c["input"]);
-    Tensor x2 = c.contains("input2") ? build(c["input2"]).requires_grad_() : Tensor();
+    Tensor x = golden_tensor(c["input"]);
+    Tensor x2 = c.contains("input2") ? golden_tensor(c["input2"]).requires_grad_() : Tensor();
     for (int i = 1; i < c["calls"].get<int>(); ++i) call(layer, x, x2);
     if (x.is_floating_point()) x.requires_grad_();
     const Tensor out = call(layer, x, x2);
-    expect_close(out, c["out"], "out");
-    (out * build(c["grad_out"])).sum().backward();
+    expect_golden_close(out, c["out"], "out");
+    (out * golden_tensor(c["grad_out"])).sum().backward();
     for (const auto& [pname, p] : layer->named_parameters())
-      expect_close(p.grad(), c["grads"][pname], "grad of " + pname);
-    if (c["grads"].contains("input")) expect_close(x.grad(), c["grads"]["input"], "grad of input");
-    if (x2.defined()) expect_close(x2.grad(), c["grads"]["input2"], "grad of input2");
+      expect_golden_close(p.grad(), c["grads"][pname], "grad of " + pname);
+    if (c["grads"].contains("input"))
+      expect_golden_close(x.grad(), c["grads"]["input"], "grad of input");
+    if (x2.defined()) expect_golden_close(x2.grad(), c["grads"]["input2"], "grad of input2");
     for (const auto& [bname, b] : layer->named_buffers()) {
       if (b.dtype() == kInt64)
         EXPECT_EQ(json(b.flatten().tolist<int64_t>()), c["buffers_after"][bname]["data"]) << bname;
       else
-        expect_close(b, c["buffers_after"][bname], bname);
+        expect_golden_close(b, c["buffers_after"][bname], bname);
     }
     EXPECT_EQ(layer->repr(), c["repr"].get<std::string>());
   }

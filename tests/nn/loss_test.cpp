@@ -7,8 +7,9 @@
 #include <ember/ember.h>
 #include <ember/nn.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "test_support.h"
 
 namespace {
 
@@ -16,32 +17,19 @@ using namespace ember;
 using json = nlohmann::ordered_json;
 
 const json& golden() {
-  static const json data = [] {
-    std::ifstream f(std::string(EMBER_GOLDEN_DIR) + "/nn_losses.json");
-    return json::parse(f);
-  }();
+  static const json data = test::load_golden<json>("nn_losses.json");
   return data;
 }
 
-Tensor build(const json& spec) {
-  const std::vector<int64_t> shape = spec["shape"];
-  if (spec["dtype"] == "int64") return from_vector(spec["data"].get<std::vector<int64_t>>(), shape);
-  return from_vector(spec["data"].get<std::vector<double>>(), shape).to(kFloat32);
-}
-
-void expect_close(const Tensor& got, const json& want, const std::string& what) {
-  const Tensor w = build(want);
-  ASSERT_EQ(got.sizes(), w.sizes()) << what;
-  EXPECT_TRUE(allclose(got.to(kFloat64), w.to(kFloat64), 1e-5, 1e-6))
-      << what << "\ngot " << got << "\nwant " << w;
-}
+using test::expect_golden_close;
+using test::golden_tensor;
 
 template <class T>
 T opt(const json& o, const char* key, T fallback) {
   return o.contains(key) ? o[key].get<T>() : fallback;
 }
 Tensor opt_tensor(const json& o, const char* key) {
-  return o.contains(key) ? build(o[key]) : Tensor();
+  return o.contains(key) ? golden_tensor(o[key]) : Tensor();
 }
 
 // Builds the case's criterion from its class name and options and applies it to the inputs.
@@ -102,14 +90,14 @@ TEST(Losses, MatchPyTorch) {
     const std::string repr = c["repr"];
     Built crit = make(repr.substr(0, repr.find('(')), c["options"]);
     std::vector<Tensor> inputs;
-    for (const json& x : c["inputs"]) inputs.push_back(build(x));
+    for (const json& x : c["inputs"]) inputs.push_back(golden_tensor(x));
     const size_t n_pred = c["grads"].size();
     for (size_t i = 0; i < n_pred; ++i) inputs[i].requires_grad_();
     const Tensor out = crit.call(inputs);
-    expect_close(out, c["out"], "loss");
-    (out * build(c["grad_out"])).sum().backward();
+    expect_golden_close(out, c["out"], "loss");
+    (out * golden_tensor(c["grad_out"])).sum().backward();
     for (size_t i = 0; i < n_pred; ++i)
-      expect_close(inputs[i].grad(), c["grads"][i], "grad of input " + std::to_string(i));
+      expect_golden_close(inputs[i].grad(), c["grads"][i], "grad of input " + std::to_string(i));
     EXPECT_EQ(crit.module->state_dict().keys(), c["state_dict_keys"].get<std::vector<std::string>>());
     EXPECT_EQ(crit.module->repr(), repr);
   }

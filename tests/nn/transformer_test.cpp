@@ -8,11 +8,11 @@
 #include <ember/ember.h>
 #include <ember/nn.h>
 
-#include <fstream>
 #include <functional>
-#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+
+#include "test_support.h"
 
 namespace {
 
@@ -20,30 +20,16 @@ using namespace ember;
 using json = nlohmann::ordered_json;
 
 const json& golden() {
-  static const json data = [] {
-    std::ifstream f(std::string(EMBER_GOLDEN_DIR) + "/nn_transformer.json");
-    return json::parse(f);
-  }();
+  static const json data = test::load_golden<json>("nn_transformer.json");
   return data;
 }
 
-Tensor build(const json& spec) {
-  const std::vector<int64_t> shape = spec["shape"];
-  std::vector<double> data;
-  for (const json& v : spec["data"])  // masks' -inf come as the string "-inf"
-    data.push_back(v.is_string()    ? -std::numeric_limits<double>::infinity()
-                   : v.is_boolean() ? double(v.get<bool>())
-                                    : v.get<double>());
-  const Tensor t = from_vector(data, shape);
-  return t.to(spec["dtype"] == "bool" ? kBool : kFloat32);
-}
+using test::golden_tensor;
 
+// The layers chain several float32 matmuls and softmaxes, so they get a looser tolerance than
+// test_support.h's default for single layers.
 void expect_close(const Tensor& got, const json& want, const std::string& what) {
-  const Tensor w = build(want);
-  ASSERT_TRUE(got.defined()) << what;
-  ASSERT_EQ(got.sizes(), w.sizes()) << what;
-  EXPECT_TRUE(allclose(got.to(kFloat64), w.to(kFloat64), 1e-4, 1e-5))
-      << what << "\ngot " << got << "\nwant " << w;
+  test::expect_golden_close(got, want, what, 1e-4, 1e-5);
 }
 
 using Inputs = std::map<std::string, Tensor>;
@@ -158,18 +144,18 @@ TEST(Transformer, MatchesPyTorch) {
     EXPECT_EQ(keys_and_shapes(*m), keys_and_shapes(c["state_dict_shapes"]));
     EXPECT_EQ(m->repr(), c["repr"].get<std::string>());
     StateDict sd;
-    for (const auto& [k, v] : c["state_dict"].items()) sd.insert(k, build(v));
+    for (const auto& [k, v] : c["state_dict"].items()) sd.insert(k, golden_tensor(v));
     m->load_state_dict(sd);
     m->train(c["train"].get<bool>());
     Inputs inputs, masks;
-    for (const auto& [k, v] : c["inputs"].items()) inputs[k] = build(v).requires_grad_();
-    for (const auto& [k, v] : c["masks"].items()) masks[k] = build(v);
+    for (const auto& [k, v] : c["inputs"].items()) inputs[k] = golden_tensor(v).requires_grad_();
+    for (const auto& [k, v] : c["masks"].items()) masks[k] = golden_tensor(v);
     auto [out, weights] = tc.call(*m, inputs, masks);
     expect_close(out, c["out"], "out");
-    Tensor loss = (out * build(c["grad_out"])).sum();
+    Tensor loss = (out * golden_tensor(c["grad_out"])).sum();
     if (c.contains("weights")) {
       expect_close(weights, c["weights"], "attention weights");
-      loss = loss + (weights * build(c["grad_weights"])).sum();
+      loss = loss + (weights * golden_tensor(c["grad_weights"])).sum();
     }
     loss.backward();
     for (const auto& [pname, p] : m->named_parameters())
