@@ -7,11 +7,12 @@
 #include <ember/data.h>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "test_support.h"
 
 using namespace ember;
 using namespace ember::data;
@@ -21,10 +22,7 @@ using Ints = std::vector<int64_t>;
 namespace {
 
 const json& golden() {
-  static const json j = [] {
-    std::ifstream f(std::string(EMBER_GOLDEN_DIR) + "/data.json");
-    return json::parse(f);
-  }();
+  static const json j = test::load_golden("data.json");
   return j;
 }
 
@@ -65,14 +63,7 @@ TEST(RandomSampler, LargeDatasetAndGlobalGenerator) {
 }
 
 TEST(RandomSampler, RejectsNonPositiveNumSamples) {
-  try {
-    RandomSampler(0);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("[RandomSampler] num_samples should be a positive"),
-              std::string::npos)
-        << e.what();
-  }
+  EXPECT_ERROR(RandomSampler(0), "[RandomSampler] num_samples should be a positive");
 }
 
 TEST(SubsetRandomSampler, SameOrderAsPyTorch) {

@@ -9,11 +9,12 @@
 #include <ember/optim.h>
 
 #include <cmath>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "test_support.h"
 
 using namespace ember;
 using json = nlohmann::json;
@@ -21,10 +22,7 @@ using json = nlohmann::json;
 namespace {
 
 const json& golden() {
-  static const json j = [] {
-    std::ifstream f(std::string(EMBER_GOLDEN_DIR) + "/lr_scheduler.json");
-    return json::parse(f);
-  }();
+  static const json j = test::load_golden("lr_scheduler.json");
   return j;
 }
 

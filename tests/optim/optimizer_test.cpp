@@ -10,11 +10,12 @@
 #include <ember/optim.h>
 
 #include <cmath>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "test_support.h"
 
 using namespace ember;
 using json = nlohmann::json;
@@ -22,10 +23,7 @@ using json = nlohmann::json;
 namespace {
 
 const json& golden() {
-  static const json j = [] {
-    std::ifstream f(std::string(EMBER_GOLDEN_DIR) + "/optim.json");
-    return json::parse(f);
-  }();
+  static const json j = test::load_golden("optim.json");
   return j;
 }
 
@@ -324,14 +322,7 @@ TEST(Optimizer, StepWithClosureReturnsLossAndUsesAutograd) {
 
 TEST(Optimizer, Errors) {
   Tensor w = ones({2}).requires_grad_();
-  auto expect_error = [](auto f, const std::string& part) {
-    try {
-      f();
-      ADD_FAILURE() << "no error; expected " << part;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-    }
-  };
+  auto expect_error = [](auto f, const std::string& part) { EXPECT_ERROR(f(), part); };
   expect_error([&] { optim::SGD opt({w}); }, "[optim.SGD] parameter group didn't specify");
   expect_error([&] { optim::SGD opt({w * 2}, {.lr = 0.1}); }, "non-leaf");
   expect_error([&] { optim::SGD opt({{{w}, {}}, {{w}, {}}}, {.lr = 0.1}); },
