@@ -53,8 +53,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cnn", "mlp"}))
       ->capture_default_str();
   app.add_flag("--resume", c.resume,
-               "Continue exactly from <output-dir>/checkpoint.pt (same model, batch size, limit, "
-               "seed)");
+               "Continue exactly from <output-dir>/checkpoint.pt (same model, epochs, batch size, "
+               "limit and seed)");
   app.add_option("--limit", c.limit, "Train on the first N training images (0: all 60,000)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--val-limit", c.val_limit,

@@ -63,11 +63,11 @@ std::vector<uint8_t> tensor_to_bytes(const Tensor& t) {
   return {p, p + c.numel()};
 }
 
-// The settings a checkpoint must agree on to be continued: a different model, batch or data
-// slice would make "resume" a different run.
+// The settings a checkpoint must agree on to be continued: a different model, batch, data slice
+// or epoch count (the cosine schedule's length) would make "resume" a different run.
 Dict run_identity(const TrainConfig& c) {
   return Dict{{"model", c.model}, {"batch_size", c.batch_size}, {"limit", c.limit},
-              {"seed", int64_t(c.seed)}};
+              {"seed", int64_t(c.seed)}, {"epochs", c.epochs}};
 }
 
 void check_identity(const Value& saved, const TrainConfig& c, const std::string& path) {
@@ -238,6 +238,8 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
   }
 
   // ── data ── uint8 images become normalised float (1, 28, 28) in the loader's workers.
+  // Fashion-MNIST has no validation split: validation runs on the 10,000 test images, so the
+  // per-epoch Acc is the test accuracy.
   const auto transform = data::transforms::Compose(
       {data::transforms::ToTensor(), data::transforms::Normalize({kMean}, {kStd})});
   auto train_set = first(std::make_shared<data::FashionMNIST>(data::MNISTOptions{
@@ -282,6 +284,10 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
       *out << "\n";
     }
   } else if (out) {
+    if (fs::exists(result.checkpoint_path)) {
+      *out << "Note: starting a new run; " << result.checkpoint_path
+           << " will be replaced (--resume continues it)\n";
+    }
     *out << "Training " << c.model << " on " << train_set->size() << " Fashion-MNIST images ("
          << train_loader.size() << " batches of " << c.batch_size << "), validating on "
          << val_set->size() << ", " << c.epochs << " epochs, " << get_num_threads()
