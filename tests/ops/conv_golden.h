@@ -13,28 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "test_support.h"
+
 namespace conv_golden {
 
 using json = nlohmann::json;
 using ember::Tensor;
 namespace F = ember::nn::functional;
 
-inline ember::Dtype parse_dtype(const std::string& name) {
-  for (int i = 0; i < ember::kNumDtypes; ++i)
-    if (name == ember::dtype_name(ember::Dtype(i))) return ember::Dtype(i);
-  throw std::runtime_error("unknown dtype " + name);
-}
-
-inline double number(const json& v) {
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    if (s == "nan") return NAN;
-    if (s == "inf") return INFINITY;
-    if (s == "-inf") return -INFINITY;
-    throw std::runtime_error("bad number " + s);
-  }
-  return v.get<double>();
-}
+using ember::test::dtype_named;
+using ember::test::golden_number;
 
 /// The cases of one family: those whose op starts with one of the prefixes.
 inline std::vector<json> cases(const std::vector<std::string>& prefixes) {
@@ -56,9 +44,9 @@ inline std::vector<json> cases(const std::vector<std::string>& prefixes) {
 
 /// A contiguous base from the spec's data, then its view ops.
 inline Tensor build(const json& spec) {
-  const ember::Dtype dtype = parse_dtype(spec["dtype"]);
+  const ember::Dtype dtype = dtype_named(spec["dtype"]);
   std::vector<double> v;
-  for (const json& x : spec["data"]) v.push_back(number(x));
+  for (const json& x : spec["data"]) v.push_back(golden_number(x));
   Tensor t = ember::from_vector(v, spec["base"].get<std::vector<int64_t>>()).to(dtype);
   for (const json& op : spec["view"]) {
     const std::string kind = op[0];
@@ -99,7 +87,7 @@ inline void expect_close(const Tensor& got, const json& want, const std::string&
   ASSERT_EQ(got.sizes().vec(), want["shape"].get<std::vector<int64_t>>());
   const std::vector<double> g = got.to(ember::kFloat64).contiguous().tolist<double>();
   std::vector<double> w;
-  for (const json& x : want["data"]) w.push_back(number(x));
+  for (const json& x : want["data"]) w.push_back(golden_number(x));
   double scale = 1;
   for (double x : w)
     if (std::isfinite(x)) scale = std::max(scale, std::abs(x));

@@ -21,45 +21,31 @@
 #include <string>
 #include <vector>
 
+#include "test_support.h"
+
 using namespace ember;
 using json = nlohmann::json;
 
 namespace {
 
-Dtype parse_dtype(const std::string& name) {
-  for (int i = 0; i < kNumDtypes; ++i)
-    if (name == dtype_name(Dtype(i))) return Dtype(i);
-  throw std::runtime_error("unknown dtype " + name);
-}
+using test::dtype_named;
+using test::golden_number;
 
-// JSON numbers keep the Python scalar's kind: 2 is an int, 2.0 a float, true a bool; the strings
-// "nan", "inf" and "-inf" are floats.
-double to_double(const json& v) {
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    if (s == "nan") return NAN;
-    if (s == "inf") return INFINITY;
-    if (s == "-inf") return -INFINITY;
-    throw std::runtime_error("bad number " + s);
-  }
-  if (v.is_boolean()) return v.get<bool>();
-  return v.get<double>();
-}
-
+// JSON numbers keep the Python scalar's kind: 2 is an int, 2.0 a float, true a bool.
 Scalar to_scalar(const json& v) {
   if (v.is_boolean()) return Scalar(v.get<bool>());
   if (v.is_number_integer()) return Scalar(v.get<int64_t>());
-  return Scalar(to_double(v));
+  return Scalar(golden_number(v));
 }
 
 // Builds the spec's contiguous base, then applies its view ops as the generator did.
 Tensor build(const json& spec) {
-  const Dtype dtype = parse_dtype(spec["dtype"]);
+  const Dtype dtype = dtype_named(spec["dtype"]);
   const std::vector<int64_t> base = spec["base"];
   Tensor t;
   if (is_floating_point(dtype)) {
     std::vector<double> v;
-    for (const json& x : spec["data"]) v.push_back(to_double(x));
+    for (const json& x : spec["data"]) v.push_back(golden_number(x));
     t = from_vector(v, base).to(dtype);
   } else {
     std::vector<int64_t> v;
@@ -105,10 +91,10 @@ class Case {
     return has(key) ? std::optional(to_scalar(arg(key))) : std::nullopt;
   }
   double d(const char* key, double fallback) const {
-    return has(key) ? to_double(arg(key)) : fallback;
+    return has(key) ? golden_number(arg(key)) : fallback;
   }
   std::optional<double> od(const char* key) const {
-    return has(key) ? std::optional(to_double(arg(key))) : std::nullopt;
+    return has(key) ? std::optional(golden_number(arg(key))) : std::nullopt;
   }
   std::optional<std::string> str(const char* key) const {
     return has(key) ? std::optional(arg(key).get<std::string>()) : std::nullopt;
@@ -426,7 +412,7 @@ std::string show(const std::vector<double>& v) {
 // Compares a result with the golden "out"; returns what differs, empty when nothing does.
 std::string compare(const Tensor& got, const json& out, Tol tol) {
   std::ostringstream err;
-  const Dtype dtype = parse_dtype(out["dtype"]);
+  const Dtype dtype = dtype_named(out["dtype"]);
   if (got.dtype() != dtype) err << "dtype " << got.dtype() << ", PyTorch " << dtype << "; ";
   const std::vector<int64_t> shape = out["shape"], strides = out["strides"];
   if (got.sizes().vec() != shape) {
@@ -455,7 +441,7 @@ std::string compare(const Tensor& got, const json& out, Tol tol) {
   const std::vector<double> v = got.tolist<double>();
   int bad = 0;
   for (size_t i = 0; i < v.size(); ++i) {
-    const double e = expected_in(to_double(data[i]), dtype), a = v[i];
+    const double e = expected_in(golden_number(data[i]), dtype), a = v[i];
     bool ok;
     if (std::isnan(e) || std::isnan(a) || std::isinf(e) || std::isinf(a)) {
       ok = (std::isnan(e) && std::isnan(a)) || a == e;

@@ -17,38 +17,25 @@
 #include <string>
 #include <vector>
 
+#include "test_support.h"
+
 namespace nn_golden {
 
 using namespace ember;
 using namespace ember::indexing;
 using json = nlohmann::json;
 
-inline Dtype parse_dtype(const std::string& name) {
-  for (int i = 0; i < kNumDtypes; ++i)
-    if (name == dtype_name(Dtype(i))) return Dtype(i);
-  throw std::runtime_error("unknown dtype " + name);
-}
-
-inline double to_double(const json& v) {
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    if (s == "nan") return NAN;
-    if (s == "inf") return INFINITY;
-    if (s == "-inf") return -INFINITY;
-    throw std::runtime_error("bad number " + s);
-  }
-  if (v.is_boolean()) return v.get<bool>();
-  return v.get<double>();
-}
+using ember::test::dtype_named;
+using ember::test::golden_number;
 
 /// A tensor from {"dtype", "base", "data", "view"} (or a result's {"dtype", "shape", "data"}).
 inline Tensor build(const json& spec) {
-  const Dtype dtype = parse_dtype(spec["dtype"]);
+  const Dtype dtype = dtype_named(spec["dtype"]);
   const std::vector<int64_t> shape = spec.contains("base") ? spec["base"] : spec["shape"];
   Tensor t;
   if (is_floating_point(dtype)) {
     std::vector<double> v;
-    for (const json& x : spec["data"]) v.push_back(to_double(x));
+    for (const json& x : spec["data"]) v.push_back(golden_number(x));
     t = from_vector(v, shape).to(dtype);
   } else {
     std::vector<int64_t> v;
@@ -112,7 +99,7 @@ inline void expect_close(const Tensor& got, const json& want, const std::string&
   const std::vector<double> g = got.to(kFloat64).contiguous().tolist<double>();
   int bad = 0;
   for (size_t i = 0; i < g.size(); ++i) {
-    const double w = to_double(want["data"][i]);
+    const double w = golden_number(want["data"][i]);
     const bool ok = (std::isnan(w) && std::isnan(g[i])) || g[i] == w ||
                     std::abs(g[i] - w) <= atol + rtol * std::abs(w);
     if (!ok && bad++ < 5)

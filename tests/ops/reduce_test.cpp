@@ -24,29 +24,15 @@
 #include <string>
 #include <vector>
 
+#include "test_support.h"
+
 using namespace ember;
 using json = nlohmann::json;
 
 namespace {
 
-Dtype parse_dtype(const std::string& name) {
-  for (int i = 0; i < kNumDtypes; ++i)
-    if (name == dtype_name(Dtype(i))) return Dtype(i);
-  throw std::runtime_error("unknown dtype " + name);
-}
-
-// JSON numbers, or the strings "nan", "inf", "-inf".
-double to_double(const json& v) {
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    if (s == "nan") return NAN;
-    if (s == "inf") return INFINITY;
-    if (s == "-inf") return -INFINITY;
-    throw std::runtime_error("bad number " + s);
-  }
-  if (v.is_boolean()) return v.get<bool>();
-  return v.get<double>();
-}
+using test::dtype_named;
+using test::golden_number;
 
 // The spec's data: a list, or {"fill": [a, m, offset, scale, shift]} meaning element i is
 // ((i * a) % m - offset) / scale + shift, computed in double as the generator does.
@@ -58,14 +44,14 @@ std::vector<double> spec_values(const json& data, int64_t n) {
     const double offset = f[2], scale = f[3], shift = f[4];
     for (int64_t i = 0; i < n; ++i) v.push_back((double((i * a) % m) - offset) / scale + shift);
   } else {
-    for (const json& x : data) v.push_back(to_double(x));
+    for (const json& x : data) v.push_back(golden_number(x));
   }
   return v;
 }
 
 // Builds the spec's contiguous base, then applies its view ops as the generator did.
 Tensor build(const json& spec) {
-  const Dtype dtype = parse_dtype(spec["dtype"]);
+  const Dtype dtype = dtype_named(spec["dtype"]);
   const std::vector<int64_t> base = spec["base"];
   int64_t n = 1;
   for (int64_t s : base) n *= s;
@@ -114,10 +100,10 @@ class Case {
     return has("dim") ? std::optional(args()["dim"].get<int64_t>()) : std::nullopt;
   }
   std::optional<Dtype> dtype() const {
-    return has("dtype") ? std::optional(parse_dtype(args()["dtype"])) : std::nullopt;
+    return has("dtype") ? std::optional(dtype_named(args()["dtype"])) : std::nullopt;
   }
   int64_t correction() const { return has("correction") ? args()["correction"].get<int64_t>() : 1; }
-  double p() const { return to_double(args()["p"]); }
+  double p() const { return golden_number(args()["p"]); }
 
  private:
   const json& args() const { return j_["args"]; }
@@ -274,7 +260,7 @@ std::string show(const std::vector<double>& v) {
 // Compares a result with a golden output; returns what differs, empty when nothing does.
 std::string compare(const Tensor& got, const json& out, Tol tol, double atol) {
   std::ostringstream err;
-  const Dtype dtype = parse_dtype(out["dtype"]);
+  const Dtype dtype = dtype_named(out["dtype"]);
   if (got.dtype() != dtype) err << "dtype " << got.dtype() << ", PyTorch " << dtype << "; ";
   const std::vector<int64_t> shape = out["shape"];
   if (got.sizes().vec() != shape) {
@@ -297,7 +283,7 @@ std::string compare(const Tensor& got, const json& out, Tol tol, double atol) {
   const bool half = dtype == kFloat16 || dtype == kBFloat16;
   int bad = 0;
   for (size_t i = 0; i < v.size(); ++i) {
-    const double e = expected_in(to_double(data[i]), dtype), a = v[i];
+    const double e = expected_in(golden_number(data[i]), dtype), a = v[i];
     bool ok;
     if (std::isnan(e) || std::isnan(a) || std::isinf(e) || std::isinf(a)) {
       ok = (std::isnan(e) && std::isnan(a)) || a == e;
