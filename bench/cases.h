@@ -33,7 +33,7 @@ inline const std::vector<Case>& cases() {
       {"add_16elem", "", 0},
       {"add_16elem_grad", "", 0},  // a + b with requires_grad: the recording cost
       {"mlp8_step", "", 0},        // 3 linear layers (8 -> 8, batch 8) + relu: forward + backward
-      {"adamw_10M", "GB/s", 28.0 * 10'000'000},  // one AdamW step: 4 tensors read, 3 written
+      {"adamw_10M", "GB/s", 28.0 * 10000000},  // one AdamW step: 4 tensors read, 3 written
   };
   return all;
 }
