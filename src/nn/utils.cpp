@@ -80,4 +80,11 @@ void vector_to_parameters(const Tensor& vec, const std::vector<Tensor>& paramete
   }
 }
 
+int64_t count_parameters(const std::vector<Tensor>& parameters, bool trainable_only) {
+  int64_t n = 0;
+  for (const Tensor& p : parameters)
+    if (!trainable_only || p.requires_grad()) n += p.numel();
+  return n;
+}
+
 }  // namespace ember::nn::utils

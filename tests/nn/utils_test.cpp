@@ -1,5 +1,6 @@
 // nn::utils: clip_grad_norm_ (2-norm, 1-norm, inf-norm, no-op below max_norm, non-finite
-// handling), clip_grad_value_, and parameters_to_vector / vector_to_parameters round trips.
+// handling), clip_grad_value_, parameters_to_vector / vector_to_parameters round trips and
+// count_parameters.
 // Expected values are worked by hand from PyTorch's definition (coef = max / (total + 1e-6)).
 #include <gtest/gtest.h>
 
@@ -90,3 +91,13 @@ TEST(ParametersVector, RoundTrip) {
 }
 
 }  // namespace
+
+TEST(CountParameters, TotalAndTrainable) {
+  // The reference's MyModel(64, 128, 10): 64*128 + 128 + 128*10 + 10 = 9610 parameters.
+  nn::Linear l1(64, 128), l2(128, 10);
+  std::vector<Tensor> params = l1->parameters();
+  for (const Tensor& p : l2->parameters()) params.push_back(p);
+  EXPECT_EQ(U::count_parameters(params), 9610);
+  l1->weight.requires_grad_(false);
+  EXPECT_EQ(U::count_parameters(params, /*trainable_only=*/true), 9610 - 64 * 128);
+}

@@ -33,4 +33,8 @@ Tensor parameters_to_vector(const std::vector<Tensor>& parameters);
 /// parameter's .data to the slice; ember copies, so the parameters keep their own storage).
 void vector_to_parameters(const Tensor& vec, const std::vector<Tensor>& parameters);
 
+/// The number of parameter elements (the reference's `sum(p.numel() for p in
+/// model.parameters())`); with trainable_only, only parameters that require grad count.
+int64_t count_parameters(const std::vector<Tensor>& parameters, bool trainable_only = false);
+
 }  // namespace ember::nn::utils
