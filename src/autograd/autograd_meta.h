@@ -14,10 +14,16 @@
 namespace ember {
 
 struct AutogradMeta {
+  /// The gradient slot, created when first needed: most results of a forward pass never get
+  /// one, and recording must stay cheap.
+  const std::shared_ptr<Tensor>& grad_slot() {
+    if (!grad) grad = std::make_shared<Tensor>();
+    return grad;
+  }
   bool requires_grad = false;                    // leaves: set by the user
   std::shared_ptr<autograd::Node> grad_fn;       // non-leaves: the producing node
   uint32_t output_nr = 0;                        // which output of grad_fn
-  std::shared_ptr<Tensor> grad = std::make_shared<Tensor>();  // Note [Gradient slots]
+  std::shared_ptr<Tensor> grad;  // Note [Gradient slots]; made on first use (grad_slot())
   std::weak_ptr<autograd::Node> grad_accumulator;  // leaves: their AccumulateGrad node
   uint64_t retain_grad_hook = 0;                 // non-zero while retain_grad() is active
   // Leaves: hooks run on the incoming gradient before accumulation, and after it.

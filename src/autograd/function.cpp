@@ -28,8 +28,7 @@ Recorder::Recorder(const char* /*op*/, std::initializer_list<const Tensor*> inpu
   bool any = false;
   for (const Tensor* t : inputs) any |= t && any_requires_grad(*t);
   if (!any) return;
-  inputs_.reserve(inputs.size());
-  for (const Tensor* t : inputs) inputs_.push_back(t ? *t : Tensor());
+  for (const Tensor* t : inputs) add_input(t ? *t : Tensor());
   begin();
 }
 
@@ -38,7 +37,7 @@ Recorder::Recorder(const char* /*op*/, const std::vector<Tensor>& inputs) {
   bool any = false;
   for (const Tensor& t : inputs) any |= any_requires_grad(t);
   if (!any) return;
-  inputs_ = inputs;
+  for (const Tensor& t : inputs) add_input(t);
   begin();
 }
 
@@ -60,10 +59,15 @@ Recorder::Recorder(InPlace, const char* op, const Tensor& self,
                 "operation.");
     view_base_ = b;
   }
-  inputs_.reserve(others.size() + 1);
-  inputs_.push_back(self);
-  for (const Tensor* t : others) inputs_.push_back(t ? *t : Tensor());
+  add_input(self);
+  for (const Tensor* t : others) add_input(t ? *t : Tensor());
   begin();
+}
+
+void Recorder::add_input(const Tensor& t) {
+  if (num_inputs_ < kInlineInputs) inline_inputs_[num_inputs_] = t;
+  else more_inputs_.push_back(t);
+  ++num_inputs_;
 }
 
 void Recorder::begin() {
@@ -80,21 +84,32 @@ std::shared_ptr<FunctionNode> Recorder::record(const char* name,
                                                std::initializer_list<Tensor> outputs,
                                                std::initializer_list<Tensor> saved, BackwardFn fn,
                                                std::initializer_list<Tensor> saved_outputs) {
-  return record(name, std::vector<Tensor>(outputs), saved, std::move(fn), saved_outputs);
+  return record_outputs(name, outputs.begin(), outputs.size(), saved, std::move(fn),
+                        saved_outputs);
 }
 
 std::shared_ptr<FunctionNode> Recorder::record(const char* name, const std::vector<Tensor>& outputs,
                                                std::initializer_list<Tensor> saved, BackwardFn fn,
                                                std::initializer_list<Tensor> saved_outputs) {
+  return record_outputs(name, outputs.data(), outputs.size(), saved, std::move(fn),
+                        saved_outputs);
+}
+
+std::shared_ptr<FunctionNode> Recorder::record_outputs(const char* name, const Tensor* outputs,
+                                                       size_t num_outputs,
+                                                       std::initializer_list<Tensor> saved,
+                                                       BackwardFn fn,
+                                                       std::initializer_list<Tensor> saved_outputs) {
   EMBER_CHECK(active_, name, "record() on an inactive Recorder");
   set_grad_enabled(previous_grad_mode_);
   active_ = false;
   auto node = std::make_shared<FunctionNode>(name, std::move(fn));
   std::vector<Edge> edges;
   std::vector<Node::InputMeta> meta;
-  edges.reserve(inputs_.size());
-  meta.reserve(inputs_.size());
-  for (const Tensor& t : inputs_) {
+  edges.reserve(num_inputs_);
+  meta.reserve(num_inputs_);
+  for (size_t i = 0; i < num_inputs_; ++i) {
+    const Tensor& t = input(i);
     if (t.defined() && t.requires_grad()) {
       edges.push_back(gradient_edge(t));
       meta.push_back({DimVector(t.sizes()), t.dtype(), true});
@@ -105,16 +120,15 @@ std::shared_ptr<FunctionNode> Recorder::record(const char* name, const std::vect
   }
   node->set_next_functions(std::move(edges));
   node->set_input_meta(std::move(meta));
-  node->set_num_outputs(uint32_t(outputs.size()));
+  node->set_num_outputs(uint32_t(num_outputs));
   node->saved.reserve(saved.size() + saved_outputs.size());
   for (const Tensor& t : saved) node->saved.emplace_back(t);
   if (view_base_.defined()) {
     rebase_view_history(node);
   } else {
-    uint32_t i = 0;
-    for (const Tensor& out : outputs) {
+    for (uint32_t i = 0; i < num_outputs; ++i) {
+      const Tensor& out = outputs[i];
       if (out.defined() && out.is_floating_point()) set_history(out, node, i);
-      ++i;
     }
   }
   for (const Tensor& t : saved_outputs) node->saved.emplace_back(t, /*is_output=*/true);
@@ -170,7 +184,7 @@ class CopySlices final : public Node {
 }  // namespace
 
 void Recorder::rebase_view_history(const std::shared_ptr<FunctionNode>& fn) {
-  const Tensor& view = inputs_[0];
+  const Tensor& view = input(0);
   const Tensor& base = view_base_;
   auto copy_slices = std::make_shared<CopySlices>(base, view, fn);
   std::vector<Edge> edges = fn->next_functions();

@@ -16,6 +16,7 @@
 // in any shape the input broadcasts to: the engine reduces and casts (validate_outputs).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <initializer_list>
 #include <optional>
@@ -75,11 +76,24 @@ class Recorder {
 
  private:
   void begin();
+  std::shared_ptr<FunctionNode> record_outputs(const char* name, const Tensor* outputs,
+                                               size_t num_outputs,
+                                               std::initializer_list<Tensor> saved, BackwardFn fn,
+                                               std::initializer_list<Tensor> saved_outputs);
   void rebase_view_history(const std::shared_ptr<FunctionNode>& fn);
   bool active_ = false;
   Tensor view_base_;  // in-place through a view: the base whose history is rewritten
   bool previous_grad_mode_ = true;
-  std::vector<Tensor> inputs_;  // handles, not pointers: inputs may be temporaries of the caller
+  // The inputs' handles (not pointers: an input may be a temporary of the caller), inline for
+  // the usual arities so that recording does not allocate for them.
+  static constexpr size_t kInlineInputs = 4;
+  std::array<Tensor, kInlineInputs> inline_inputs_;
+  std::vector<Tensor> more_inputs_;
+  size_t num_inputs_ = 0;
+  void add_input(const Tensor& t);
+  const Tensor& input(size_t i) const {
+    return i < kInlineInputs ? inline_inputs_[i] : more_inputs_[i - kInlineInputs];
+  }
 };
 
 /// PyTorch's validate_outputs: sums each gradient in a broadcast shape back to its input's

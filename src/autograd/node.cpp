@@ -53,7 +53,7 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
     Tensor replaced = hook(g);
     if (replaced.defined()) g = std::move(replaced);
   }
-  Tensor& slot = *meta.grad;
+  Tensor& slot = *meta.grad_slot();
   if (!slot.defined()) {
     // Keep the incoming buffer when nothing else holds it; otherwise copy, so a later in-place
     // accumulation cannot write into a tensor shared with another gradient.

@@ -16,10 +16,10 @@ void Tensor::backward(const BackwardOptions& o) const {
 const Tensor& Tensor::grad() const {
   static const Tensor undefined;
   const AutogradMeta* meta = impl_->autograd();
-  return meta ? *meta->grad : undefined;
+  return meta && meta->grad ? *meta->grad : undefined;
 }
 
-Tensor& Tensor::mutable_grad() { return *impl_->autograd_mut().grad; }
+Tensor& Tensor::mutable_grad() { return *impl_->autograd_mut().grad_slot(); }
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
   const AutogradMeta* meta = impl_->autograd();
@@ -40,7 +40,7 @@ Tensor& Tensor::retain_grad() {
   AutogradMeta& meta = impl_->autograd_mut();
   if (meta.retain_grad_hook) return *this;
   // The hook holds the gradient slot, not the tensor (Note [Gradient slots]).
-  std::shared_ptr<Tensor> slot = meta.grad;
+  std::shared_ptr<Tensor> slot = meta.grad_slot();
   meta.retain_grad_hook = meta.grad_fn->add_pre_hook(meta.output_nr, [slot](const Tensor& g) {
     *slot = slot->defined() ? *slot + g : g.clone();
     return Tensor();

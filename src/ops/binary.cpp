@@ -268,6 +268,12 @@ Tensor scaled(const Tensor& g, Scalar alpha) {
 
 // a + alpha * b and a - alpha * b: the gradient passes through, scaled for b.
 autograd::BackwardFn add_backward(Scalar alpha, bool subtract) {
+  // alpha == 1, the common case: closures without captures fit std::function's inline buffer,
+  // so recording `a + b` does not allocate for its formula.
+  if (alpha.is_integral() && alpha.to_int() == 1) {
+    if (subtract) return [](const Grads& g, const Saved&) { return TensorList{g[0], -g[0]}; };
+    return [](const Grads& g, const Saved&) { return TensorList{g[0], g[0]}; };
+  }
   return [alpha, subtract](const Grads& g, const Saved&) {
     Tensor gb = scaled(g[0], alpha);
     return TensorList{g[0], subtract ? -gb : gb};
