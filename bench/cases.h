@@ -34,6 +34,8 @@ inline const std::vector<Case>& cases() {
       {"add_16elem_grad", "", 0},  // a + b with requires_grad: the recording cost
       {"mlp8_step", "", 0},        // 3 linear layers (8 -> 8, batch 8) + relu: forward + backward
       {"adamw_10M", "GB/s", 28.0 * 10000000},  // one AdamW step: 4 tensors read, 3 written
+      {"save_100MB", "GB/s", 100.0 * (1 << 20)},  // a state_dict of 25 x 1M float32 to a .pt file
+      {"load_100MB", "GB/s", 100.0 * (1 << 20)},  // ... and back (torch.load / ember::load)
   };
   return all;
 }

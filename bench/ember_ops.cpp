@@ -113,6 +113,21 @@ std::map<std::string, std::function<double()>> make_cases() {
     optim::AdamW opt({p}, {.lr = 1e-3, .weight_decay = 0.01});
     return median_seconds([&] { opt.step(); }, 15);
   };
+  // The same 100 MB state_dict both sides write to /tmp (ember's save is atomic: temp file,
+  // fsync, rename; torch.save writes in place without fsync).
+  auto state_dict_100mb = [] {
+    StateDict sd;
+    for (int i = 0; i < 25; ++i) sd.insert("layer" + std::to_string(i) + ".weight", randn({1 << 20}));
+    return sd;
+  };
+  m["save_100MB"] = [=] {
+    const StateDict sd = state_dict_100mb();
+    return median_seconds([&] { save(sd, "/tmp/ember_bench_100mb.pt"); }, 5);
+  };
+  m["load_100MB"] = [=] {
+    save(state_dict_100mb(), "/tmp/ember_bench_100mb.pt");
+    return median_seconds([&] { Value v = load("/tmp/ember_bench_100mb.pt"); }, 5);
+  };
   return m;
 }
 

@@ -74,6 +74,13 @@ def case(name):
         p.grad = torch.randn(10_000_000)
         opt = torch.optim.AdamW([p], lr=1e-3, weight_decay=0.01)
         return median_seconds(opt.step, 15)
+    if name in ("save_100MB", "load_100MB"):
+        sd = {"layer%d.weight" % i: torch.randn(1 << 20) for i in range(25)}
+        path = "/tmp/torch_bench_100mb.pt"
+        torch.save(sd, path)
+        if name == "save_100MB":
+            return median_seconds(lambda: torch.save(sd, path), 5)
+        return median_seconds(lambda: torch.load(path), 5)
     if name in ("add_16elem_grad", "mlp8_step"):
         with torch.enable_grad():
             return grad_case(name)
