@@ -96,6 +96,14 @@ class Recorder {
   }
 };
 
+/// PyTorch's original_self: the value `self` has before an in-place op overwrites it, for a
+/// backward formula that needs it (undefined when `needed` is false or grad mode is off). Call
+/// it before constructing the op's Recorder: taken with grad mode on, the copy keeps self's
+/// history, so double backward reaches it.
+inline Tensor original_self(const Tensor& self, bool needed) {
+  return needed && is_grad_enabled() ? self.clone() : Tensor();
+}
+
 /// PyTorch's validate_outputs: sums each gradient in a broadcast shape back to its input's
 /// shape and casts it to the input's dtype (from node.input_meta()); throws on other shapes.
 void validate_outputs(const Node& node, std::vector<Tensor>& grads);

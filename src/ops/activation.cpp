@@ -40,9 +40,7 @@ Tensor with_grad(const char* op, const char* node, const Tensor& t, ActGrad grad
 template <class Fwd>
 Tensor& with_grad_(const char* op, const char* node, Tensor& self, ActGrad grad,
                    const Fwd& forward, bool save_result = false) {
-  // PyTorch's original_self: cloned with grad mode on, so double backward reaches self's history.
-  const Tensor before =
-      !save_result && is_grad_enabled() && self.requires_grad() ? self.clone() : Tensor();
+  const Tensor before = autograd::original_self(self, !save_result && self.requires_grad());
   Recorder rec(Recorder::InPlace{}, op, self, {});
   forward();
   if (rec) {

@@ -316,11 +316,6 @@ TensorList pow_tensor_backward(const Grads& g, const Saved& s) {
           s[2].defined() ? pow_backward_exponent(g[0], s[0], s[1], s[2]) : Tensor()};
 }
 
-// Self's value before an in-place op overwrites it, when a formula needs it: PyTorch's
-// original_self, cloned before the Recorder turns grad mode off so that the copy keeps self's
-// history and double backward reaches it.
-Tensor original_if(bool needed, const Tensor& self) { return needed ? self.clone() : Tensor(); }
-
 // What PyTorch 1.13 records for an op with no derivative formula: a node that refuses backward.
 void record_not_implemented(Recorder& rec, const Tensor& out, const char* aten_name) {
   rec.record("torch::autograd::NotImplemented", {out}, {},
@@ -687,7 +682,7 @@ Tensor& Tensor::sub_(Scalar o, Scalar alpha) {
 Tensor Tensor::mul(const Tensor& o) const { return ember::mul(*this, o); }
 Tensor Tensor::mul(Scalar o) const { return ember::mul(*this, o); }
 Tensor& Tensor::mul_(const Tensor& o) {
-  const Tensor self_before = original_if(is_grad_enabled() && o.requires_grad(), *this);
+  const Tensor self_before = autograd::original_self(*this, o.requires_grad());
   Recorder rec(Recorder::InPlace{}, "mul_", *this, {&o});
   const Tensor other = if_needed_by(*this, o);
   elementwise<Promote::Default, kAllSet>("mul_", {*this, o}, mul_fn, this);
@@ -710,7 +705,7 @@ Tensor Tensor::div(Scalar o, std::optional<std::string> m) const {
   return ember::div(*this, o, {m});
 }
 Tensor& Tensor::div_(const Tensor& o, std::optional<std::string> m) {
-  const Tensor self_before = original_if(is_grad_enabled() && !m && o.requires_grad(), *this);
+  const Tensor self_before = autograd::original_self(*this, !m && o.requires_grad());
   Recorder rec(Recorder::InPlace{}, "div_", *this, {&o});
   div_impl("div_", *this, o, m, this);
   if (rec && !m) rec.record("DivBackward0", {*this}, {self_before, o}, div_backward);
@@ -740,7 +735,7 @@ Tensor Tensor::pow(const Tensor& e) const { return ember::pow(*this, e); }
 Tensor Tensor::pow(Scalar e) const { return ember::pow(*this, e); }
 Tensor& Tensor::pow_(const Tensor& e) {
   const Tensor self_before =
-      original_if(is_grad_enabled() && (requires_grad() || e.requires_grad()), *this);
+      autograd::original_self(*this, requires_grad() || e.requires_grad());
   Recorder rec(Recorder::InPlace{}, "pow_", *this, {&e});
   elementwise<Promote::Default, kNumericSet>("pow_", {*this, e}, pow_fn, this);
   if (rec)
@@ -750,7 +745,7 @@ Tensor& Tensor::pow_(const Tensor& e) {
   return *this;
 }
 Tensor& Tensor::pow_(Scalar e) {
-  const Tensor self_before = original_if(is_grad_enabled() && requires_grad(), *this);
+  const Tensor self_before = autograd::original_self(*this, requires_grad());
   Recorder rec(Recorder::InPlace{}, "pow_", *this, {});
   pow_scalar_impl("pow_", *this, e, this);
   if (rec)

@@ -276,34 +276,37 @@ Tensor bias_grad(const Tensor& g, bool batched) {
   return g.sum(dims);
 }
 
-Tensor conv_autograd(const char* op, int dims, const Tensor& input, const Tensor& weight,
-                     const ConvFuncOptions& o) {
+// Convolution and its transpose record one ConvolutionBackward0 node (first order: `backward`
+// is a kernel). The bias gradient is taken here; the kernels see the options without bias.
+template <class Options, class Forward, class Backward>
+Tensor record_convolution(const char* op, int dims, const Tensor& input, const Tensor& weight,
+                          const Options& o, const Forward& forward, Backward backward) {
   autograd::Recorder rec(op, {&input, &weight, &o.bias});
-  Tensor out = run_conv(conv_problem(op, dims, input, weight, o));
+  Tensor out = forward();
   if (rec)
     rec.record("ConvolutionBackward0", {out}, {input, weight},
-               [op, dims, o = without_bias(o), has_bias = o.bias.defined()](
+               [op, dims, o = without_bias(o), has_bias = o.bias.defined(), backward](
                    const autograd::Grads& g, const autograd::Saved& s) {
-                 auto [gi, gw, gb] = conv_backward(op, dims, g[0], s[0], s[1], o);
+                 auto [gi, gw, gb] = backward(op, dims, g[0], s[0], s[1], o);
                  const bool batched = s[0].dim() == dims + 2;
                  return autograd::TensorList{gi, gw, has_bias ? bias_grad(g[0], batched) : Tensor()};
                });
   return out;
 }
 
+Tensor conv_autograd(const char* op, int dims, const Tensor& input, const Tensor& weight,
+                     const ConvFuncOptions& o) {
+  return record_convolution(
+      op, dims, input, weight, o,
+      [&] { return run_conv(conv_problem(op, dims, input, weight, o)); }, conv_backward);
+}
+
 Tensor transpose_autograd(const char* op, int dims, const Tensor& input, const Tensor& weight,
                           const ConvTransposeFuncOptions& o) {
-  autograd::Recorder rec(op, {&input, &weight, &o.bias});
-  Tensor out = run_transpose(transpose_problem(op, dims, input, weight, o));
-  if (rec)
-    rec.record("ConvolutionBackward0", {out}, {input, weight},
-               [op, dims, o = without_bias(o), has_bias = o.bias.defined()](
-                   const autograd::Grads& g, const autograd::Saved& s) {
-                 auto [gi, gw, gb] = transpose_backward(op, dims, g[0], s[0], s[1], o);
-                 const bool batched = s[0].dim() == dims + 2;
-                 return autograd::TensorList{gi, gw, has_bias ? bias_grad(g[0], batched) : Tensor()};
-               });
-  return out;
+  return record_convolution(
+      op, dims, input, weight, o,
+      [&] { return run_transpose(transpose_problem(op, dims, input, weight, o)); },
+      transpose_backward);
 }
 
 }  // namespace

@@ -50,10 +50,7 @@ Tensor unary(const char* op, const char* node, const Tensor& t, Keep keep, Unary
 template <class Fwd>
 Tensor& unary_(const char* op, const char* node, Tensor& self, Keep keep, UnaryGrad grad,
                const Fwd& forward) {
-  // PyTorch's original_self: cloned before the Recorder turns grad mode off, so the copy keeps
-  // self's history and double backward reaches it.
-  const Tensor before =
-      keep == Keep::Input && is_grad_enabled() && self.requires_grad() ? self.clone() : Tensor();
+  const Tensor before = autograd::original_self(self, keep == Keep::Input && self.requires_grad());
   Recorder rec(Recorder::InPlace{}, op, self, {});
   forward();
   if (rec) record_unary(rec, node, self, before, keep, std::move(grad));

@@ -231,39 +231,40 @@ Dict resolve_options(const AdamWOptions& g, const AdamWOptions& d) {
   return resolve_adam("optim.AdamW", g, d, true);
 }
 
-Dict resolve_options(const AdamaxOptions& g, const AdamaxOptions& d) {
-  detail::GroupOptionsBuilder b("optim.Adamax");
-  const double lr = b.add("lr", g.lr, d.lr, {2e-3});
+namespace {
+// The first four group keys of Adamax/NAdam/RAdam, in PyTorch's order, checked as PyTorch does.
+template <class O>
+void add_lr_betas_eps_decay(detail::GroupOptionsBuilder& b, const char* op, const O& g,
+                            const O& d, double default_lr) {
+  const double lr = b.add("lr", g.lr, d.lr, {default_lr});
   const Betas betas = b.add("betas", g.betas, d.betas, {kBetas});
   const double eps = b.add("eps", g.eps, d.eps, {1e-8});
   const double wd = b.add("weight_decay", g.weight_decay, d.weight_decay, {0.0}, true);
+  check_common(op, lr, eps, betas, wd);
+}
+}  // namespace
+
+Dict resolve_options(const AdamaxOptions& g, const AdamaxOptions& d) {
+  detail::GroupOptionsBuilder b("optim.Adamax");
+  add_lr_betas_eps_decay(b, "optim.Adamax", g, d, 2e-3);
   b.fixed("foreach", Value());
   b.add("maximize", g.maximize, d.maximize, {false});
-  check_common("optim.Adamax", lr, eps, betas, wd);
   return b.finish();
 }
 
 Dict resolve_options(const NAdamOptions& g, const NAdamOptions& d) {
   detail::GroupOptionsBuilder b("optim.NAdam");
-  const double lr = b.add("lr", g.lr, d.lr, {2e-3});
-  const Betas betas = b.add("betas", g.betas, d.betas, {kBetas});
-  const double eps = b.add("eps", g.eps, d.eps, {1e-8});
-  const double wd = b.add("weight_decay", g.weight_decay, d.weight_decay, {0.0}, true);
+  add_lr_betas_eps_decay(b, "optim.NAdam", g, d, 2e-3);
   const double md = b.add("momentum_decay", g.momentum_decay, d.momentum_decay, {4e-3});
   b.fixed("foreach", Value());
-  check_common("optim.NAdam", lr, eps, betas, wd);
   EMBER_CHECK(md >= 0, "optim.NAdam", "Invalid momentum_decay value: ", md);
   return b.finish();
 }
 
 Dict resolve_options(const RAdamOptions& g, const RAdamOptions& d) {
   detail::GroupOptionsBuilder b("optim.RAdam");
-  const double lr = b.add("lr", g.lr, d.lr, {1e-3});
-  const Betas betas = b.add("betas", g.betas, d.betas, {kBetas});
-  const double eps = b.add("eps", g.eps, d.eps, {1e-8});
-  const double wd = b.add("weight_decay", g.weight_decay, d.weight_decay, {0.0}, true);
+  add_lr_betas_eps_decay(b, "optim.RAdam", g, d, 1e-3);
   b.fixed("foreach", Value());
-  check_common("optim.RAdam", lr, eps, betas, wd);
   return b.finish();
 }
 
