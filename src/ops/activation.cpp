@@ -8,6 +8,7 @@
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ops/elementwise.h"
+#include "ops/unary_grad.h"
 #include "ops/erf_float.h"
 
 namespace ember {
@@ -18,39 +19,20 @@ using autograd::Recorder;
 using autograd::Saved;
 using autograd::TensorList;
 
-// d(input) from the output's gradient and the saved input (or result).
-using ActGrad = std::function<Tensor(const Tensor& g, const Tensor& s)>;
-
-// Runs `forward` and records `node`, saving the input (or, with `save_result`, the output).
+// Activations keep their input for the backward, or with `save_result` their output.
 template <class Fwd>
-Tensor with_grad(const char* op, const char* node, const Tensor& t, ActGrad grad,
+Tensor with_grad(const char* op, const char* node, const Tensor& t, unary_grad::UnaryGrad grad,
                  const Fwd& forward, bool save_result = false) {
-  Recorder rec(op, {&t});
-  Tensor out = forward();
-  if (rec) {
-    auto fn = [grad = std::move(grad)](const Grads& g, const Saved& s) {
-      return TensorList{grad(g[0], s[0])};
-    };
-    if (save_result) rec.record(node, {out}, {}, std::move(fn), {out});
-    else rec.record(node, {out}, {t}, std::move(fn));
-  }
-  return out;
+  using unary_grad::Keep;
+  return unary_grad::unary(op, node, t, save_result ? Keep::Result : Keep::Input,
+                           std::move(grad), forward);
 }
-// The in-place form (self's old value is copied first when the formula needs the input).
 template <class Fwd>
-Tensor& with_grad_(const char* op, const char* node, Tensor& self, ActGrad grad,
+Tensor& with_grad_(const char* op, const char* node, Tensor& self, unary_grad::UnaryGrad grad,
                    const Fwd& forward, bool save_result = false) {
-  const Tensor before = autograd::original_self(self, !save_result && self.requires_grad());
-  Recorder rec(Recorder::InPlace{}, op, self, {});
-  forward();
-  if (rec) {
-    auto fn = [grad = std::move(grad)](const Grads& g, const Saved& s) {
-      return TensorList{grad(g[0], s[0])};
-    };
-    if (save_result) rec.record(node, {self}, {}, std::move(fn), {self});
-    else rec.record(node, {self}, {before}, std::move(fn));
-  }
-  return self;
+  using unary_grad::Keep;
+  return unary_grad::unary_(op, node, self, save_result ? Keep::Result : Keep::Input,
+                            std::move(grad), forward);
 }
 
 Tensor zero_where(const Tensor& cond, const Tensor& g) { return where(cond, 0, g); }

@@ -9,6 +9,7 @@
 #include "ember/math.h"
 #include "ops/elementwise.h"
 #include "ops/erf_float.h"
+#include "ops/unary_grad.h"
 
 namespace ember {
 namespace {
@@ -17,45 +18,10 @@ using autograd::Grads;
 using autograd::Recorder;
 using autograd::Saved;
 using autograd::TensorList;
-
-// ── autograd glue for one-input ops ───────────────────────────────────────
-// What a unary backward needs besides the incoming gradient: nothing, the input, or the result.
-enum class Keep { Nothing, Input, Result };
-// d(input) from the gradient of the output and the kept tensor (undefined for Keep::Nothing).
-using UnaryGrad = std::function<Tensor(const Tensor& g, const Tensor& kept)>;
-
-void record_unary(Recorder& rec, const char* node, const Tensor& out, const Tensor& input,
-                  Keep keep, UnaryGrad grad) {
-  auto fn = [grad = std::move(grad)](const Grads& g, const Saved& s) {
-    return TensorList{grad(g[0], s.empty() ? Tensor() : s[0])};
-  };
-  switch (keep) {
-    case Keep::Nothing: rec.record(node, {out}, {}, std::move(fn)); break;
-    case Keep::Input: rec.record(node, {out}, {input}, std::move(fn)); break;
-    case Keep::Result: rec.record(node, {out}, {}, std::move(fn), {out}); break;
-  }
-}
-
-// Runs `forward` (returning the result) and records `node` when `t` needs a gradient.
-template <class Fwd>
-Tensor unary(const char* op, const char* node, const Tensor& t, Keep keep, UnaryGrad grad,
-             const Fwd& forward) {
-  Recorder rec(op, {&t});
-  Tensor out = forward();
-  if (rec) record_unary(rec, node, out, t, keep, std::move(grad));
-  return out;
-}
-
-// The in-place form: `forward` writes `self`; a kept input is a copy taken before it does.
-template <class Fwd>
-Tensor& unary_(const char* op, const char* node, Tensor& self, Keep keep, UnaryGrad grad,
-               const Fwd& forward) {
-  const Tensor before = autograd::original_self(self, keep == Keep::Input && self.requires_grad());
-  Recorder rec(Recorder::InPlace{}, op, self, {});
-  forward();
-  if (rec) record_unary(rec, node, self, before, keep, std::move(grad));
-  return self;
-}
+using unary_grad::Keep;
+using unary_grad::UnaryGrad;
+using unary_grad::unary;
+using unary_grad::unary_;
 
 Tensor zero_grad(const Tensor& g, const Tensor&) { return zeros_like(g); }
 Tensor where_zero(const Tensor& keep, const Tensor& g) { return where(keep, g, 0); }
