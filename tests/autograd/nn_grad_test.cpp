@@ -119,6 +119,18 @@ const GradCase kCases[] = {
        Tensor rm = zeros({3}, {.dtype = kFloat64}), rv = ones({3}, {.dtype = kFloat64});
        return F::batch_norm(t[0], rm, rv, {.training = true, .momentum = 0.3});
      }},
+    // Planes of >= 32 elements: the fused backward kernel (double backward stays composite).
+    {"batch_norm_train_planar", "NativeBatchNormBackward0",
+     [] { return In{x({3, 2, 6, 6}), x({2}), x({2})}; },
+     [](const In& t) {
+       return F::batch_norm(t[0], {}, {}, {.weight = t[1], .bias = t[2], .training = true});
+     }},
+    {"batch_norm_train_planar_no_affine_transposed", "NativeBatchNormBackward0",
+     [] { return In{x({2, 40, 3})}; },
+     [](const In& t) { return F::batch_norm(t[0].transpose(1, 2), {}, {}, {.training = true}); }},
+    {"batch_norm_eval_planar", "NativeBatchNormBackward0",
+     [] { return In{x({2, 3, 40}), x({3}), c({3}), c({3}, 0.5, 2)}; },
+     [](const In& t) { return F::batch_norm(t[0], t[2], t[3], {.weight = t[1]}); }},
     {"batch_norm_eval", "NativeBatchNormBackward0",
      [] { return In{x({2, 3, 4}), x({3}), x({3}), c({3}), c({3}, 0.5, 2)}; },
      [](const In& t) {
@@ -424,6 +436,28 @@ TEST(NNGrad, DropoutGradientIsTheSavedScaledMask) {
   for (double v : x.grad().tolist<double>()) EXPECT_TRUE(v == 0 || std::abs(v - 1 / 0.75) < 1e-15);
   Tensor z = ones({3}, {.requires_grad = true});
   EXPECT_FALSE(F::dropout(z, {.training = false}).grad_fn());  // eval: the input itself
+}
+
+// float32 through the fused kernel against the float64 result (a CNN's usual case).
+TEST(NNGrad, BatchNormFusedBackwardFloat32MatchesFloat64) {
+  manual_seed(0);
+  const Tensor x64 = randn({8, 4, 7, 7}, {.dtype = kFloat64}) * 3 + 5;
+  const Tensor g64 = randn({8, 4, 7, 7}, {.dtype = kFloat64});
+  const Tensor w64 = randn({4}, {.dtype = kFloat64}), b64 = randn({4}, {.dtype = kFloat64});
+  auto grads = [&](Dtype dt, bool training) {
+    Tensor x = x64.to(dt).detach().requires_grad_(), w = w64.to(dt).detach().requires_grad_();
+    Tensor b = b64.to(dt).detach().requires_grad_();
+    Tensor rm = zeros({4}, {.dtype = dt}), rv = ones({4}, {.dtype = dt}) * 9;
+    F::batch_norm(x, rm, rv, {.weight = w, .bias = b, .training = training}).backward(
+        {.gradient = g64.to(dt)});
+    return std::vector<Tensor>{x.grad(), w.grad(), b.grad()};
+  };
+  for (bool training : {true, false}) {
+    const auto f32 = grads(kFloat32, training), f64 = grads(kFloat64, training);
+    for (size_t i = 0; i < 3; ++i)
+      EXPECT_TRUE(allclose(f32[i].to(kFloat64), f64[i], 1e-4, 1e-4))
+          << "training " << training << " gradient " << i;
+  }
 }
 
 TEST(NNGrad, BatchNormEvalTreatsRunningStatsAsConstants) {

@@ -144,6 +144,14 @@ case("cosine_similarity", lambda t, a: F.cosine_similarity(t["x"], t["y"], dim=1
      {"x": r(3, 5), "y": r(3, 5)})
 case("pairwise_distance", lambda t, a: F.pairwise_distance(t["x"], t["y"], p=3.0),
      {"x": r(3, 5), "y": r(3, 5)})
+# Planes of 32 elements or more take the fused batch norm backward kernel (appended here so the
+# cases above keep their random draws).
+case("batch_norm_train", lambda t, a: F.batch_norm(t["x"], None, None, t["w"], t["b"], training=True),
+     {"x": r(3, 2, 6, 6), "w": r(2), "b": r(2)}, label="batch_norm_train_planar")
+case("batch_norm_eval", lambda t, a: F.batch_norm(t["x"], t["rm"], t["rv"], t["w"], t["b"],
+                                                  training=False, eps=1e-3),
+     {"x": r(2, 3, 40), "w": r(3), "b": r(3), "rm": r(3), "rv": r(3, lo=0.5, hi=2)},
+     const=("rm", "rv"), label="batch_norm_eval_planar")
 
 with open(os.path.join(HERE, "nn_grad.json"), "w") as f:
     f.write('{"cases": [\n' + ",\n".join(json.dumps(c) for c in cases) + "\n]}\n")

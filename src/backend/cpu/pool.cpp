@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -82,6 +83,47 @@ void max_plane_2x2(const T* in, T* out, const Planes& s) {
       const A a = vmax(A(r0[2 * ow]), A(r0[2 * ow + 1]));
       const A b = vmax(A(r1[2 * ow]), A(r1[2 * ow + 1]));
       o[ow] = T(vmax(a, b));
+    }
+  }
+}
+
+// `take ? a : b` through bit masks: the compiler turns a plain ternary on floats into a branch,
+// and on real activations which side wins is a coin toss.
+template <class A>
+inline A blend(bool take, A a, A b) {
+  using Bits = std::conditional_t<sizeof(A) == 8, uint64_t, uint32_t>;
+  const Bits m = Bits(0) - Bits(take);
+  return std::bit_cast<A>((std::bit_cast<Bits>(a) & m) | (std::bit_cast<Bits>(b) & ~m));
+}
+inline int64_t blend(bool take, int64_t a, int64_t b) {
+  const int64_t m = -int64_t(take);
+  return (a & m) | (b & ~m);
+}
+
+// The same window with indices, for training: the general rule (take v when v > best or v is
+// NaN, in row-major window order) without branches (mispredictions dominated the general loop).
+template <class T>
+void max_plane_2x2_indices(const T* in, T* out, int64_t* idx, const Planes& s) {
+  using A = compute_t<T>;
+  for (int64_t oh = 0; oh < s.Ho; ++oh) {
+    const int64_t row0 = 2 * oh * s.W, row1 = row0 + s.W;
+    T* o = out + oh * s.Wo;
+    int64_t* ix = idx + oh * s.Wo;
+    for (int64_t ow = 0; ow < s.Wo; ++ow) {
+      const int64_t c = 2 * ow;
+      A best = A(in[row0 + c]);
+      int64_t at = row0 + c;
+      const auto take = [&](int64_t j) {
+        const A v = A(in[j]);
+        const bool t = (v > best) | (v != v);
+        best = blend(t, v, best);
+        at = blend(t, j, at);
+      };
+      take(row0 + c + 1);
+      take(row1 + c);
+      take(row1 + c + 1);
+      o[ow] = T(best);
+      ix[ow] = at;
     }
   }
 }
@@ -180,8 +222,8 @@ void max_pool2d(const Tensor& input, const Tensor& out, const Tensor& indices,
   const Planes s = planes(input, out);
   const bool fast = p.kernel[0] == 2 && p.kernel[1] == 2 && p.stride[0] == 2 &&
                     p.stride[1] == 2 && p.padding[0] == 0 && p.padding[1] == 0 &&
-                    p.dilation[0] == 1 && p.dilation[1] == 1 && !indices.defined() &&
-                    2 * s.Ho <= s.H && 2 * s.Wo <= s.W;  // ceil_mode may add a partial window
+                    p.dilation[0] == 1 && p.dilation[1] == 1 && 2 * s.Ho <= s.H &&
+                    2 * s.Wo <= s.W;  // ceil_mode may add a partial window
   dispatch<DtypeSet::Floating>(input.dtype(), "max_pool2d", [&]<class T>() {
     const T* in = cptr<T>(input);
     T* o = mptr<T>(out);
@@ -189,7 +231,9 @@ void max_pool2d(const Tensor& input, const Tensor& out, const Tensor& indices,
     const int64_t in_plane = s.H * s.W, out_plane = s.Ho * s.Wo;
     for_planes(s.P, out_plane * p.kernel[0] * p.kernel[1], [&](int64_t p0, int64_t p1) {
       for (int64_t i = p0; i < p1; ++i) {
-        if (fast)
+        if (fast && idx)
+          max_plane_2x2_indices<T>(in + i * in_plane, o + i * out_plane, idx + i * out_plane, s);
+        else if (fast)
           max_plane_2x2<T>(in + i * in_plane, o + i * out_plane, s);
         else if (idx)
           max_plane<T, true>(in + i * in_plane, o + i * out_plane, idx + i * out_plane, s, p);
