@@ -44,11 +44,24 @@ struct LoadOptions {
   /// tensors, torch.Size). false also accepts torch.device (as its string) and bytes from
   /// _codecs.encode (as a string of raw bytes). Neither ever runs code from the file.
   bool weights_only = true;
+  /// true: CPU tensors view the file through a private mapping instead of copying it, where a
+  /// storage's bytes are stored uncompressed and aligned for its dtype (always so in files from
+  /// torch.save and save()); writes to them never reach the file. See Note [Mapped tensors and
+  /// the file] in src/serialize/mapped_file.h. false: every storage is copied, as torch.load.
+  bool mmap = true;
 };
 
-/// Writes `value` to `path` as torch.save does (atomically: a crash mid-save keeps the old file).
-/// Views of one storage keep sharing it; ordered dicts (state dicts) carry `_metadata`.
-void save(const Value& value, const std::string& path);
+struct SaveOptions {
+  /// true: fsync the file and its directory before save() returns, so the new checkpoint
+  /// survives a power loss. false: still atomic (readers see the old or the new file), but the
+  /// data may be lost in a crash of the machine; as torch.save, which never syncs.
+  bool sync = true;
+};
+
+/// Writes `value` to `path` as torch.save does (atomically: a crash mid-save keeps the old file;
+/// durably unless options.sync is false). Views of one storage keep sharing it; ordered dicts
+/// (state dicts) carry `_metadata`.
+void save(const Value& value, const std::string& path, const SaveOptions& options = {});
 
 /// Reads a file written by torch.save (zip format) or by save(). Throws ember::Error naming the
 /// problem for a missing, legacy, TorchScript, truncated or hostile file.

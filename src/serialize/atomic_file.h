@@ -3,29 +3,45 @@
 // within one filesystem), is fsynced, renamed over the target, and the directory is fsynced.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ember::serialize {
 
 class AtomicFile {
  public:
   /// Creates the temporary file; an unwritable directory throws "[op] cannot write '<path>'".
-  AtomicFile(const std::string& path, const char* op);
+  /// durable = false skips the fsyncs: the replacement stays atomic for readers, but a power
+  /// loss may leave the new name pointing at incomplete data.
+  AtomicFile(const std::string& path, const char* op, bool durable = true);
   ~AtomicFile();  // removes the temporary file unless committed
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
-  const std::string& tmp_path() const { return tmp_; }
   const std::string& path() const { return path_; }
-  /// Appends bytes through the open descriptor.
+  /// Appends bytes (after the furthest byte written so far).
   void write(const void* data, size_t size);
-  /// Syncs and renames the temporary file (which others may have rewritten by name) over path.
+  /// Writes bytes at `offset` (zip writers go back to fill in a header's sizes and CRC).
+  void write_at(uint64_t offset, const void* data, size_t size);
+  /// Writes what is buffered, syncs the temporary file, renames it over path and syncs the
+  /// directory.
   void commit();
 
  private:
+  void flush();
+  void pwrite_all(uint64_t offset, const char* data, size_t size);
+
   std::string path_, tmp_;
   const char* op_;
+  bool durable_;
   int fd_ = -1;
+  // Small appends (libzip writes 8 KiB at a time) are gathered into one buffer: a system call
+  // per 8 KiB costs more than the copy. The buffer holds bytes [end_ - buffer_.size(), end_).
+  std::vector<char> buffer_;
+  uint64_t end_ = 0;        // one past the furthest byte written or buffered
+  uint64_t submitted_ = 0;  // bytes [0, submitted_) were handed to the kernel's writeback
 };
 
 }  // namespace ember::serialize

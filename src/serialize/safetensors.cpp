@@ -4,13 +4,7 @@
 // buffer exactly (no gaps, no overlaps, nothing past the end).
 #include "ember/safetensors.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -20,6 +14,7 @@
 #include "ember/error.h"
 #include "ember/tensor.h"
 #include "serialize/atomic_file.h"
+#include "serialize/mapped_file.h"
 
 namespace ember::safetensors {
 namespace {
@@ -42,16 +37,6 @@ const char* name_of(Dtype t) {
   fail("safetensors", "no safetensors name for dtype ", t);
 }
 
-// A read-only file mapped copy-on-write; tensors keep it alive through their storages.
-struct Mapping {
-  void* base = MAP_FAILED;
-  size_t size = 0;
-  ~Mapping() {
-    if (base != MAP_FAILED) ::munmap(base, size);
-  }
-  const char* bytes() const { return static_cast<const char*>(base); }
-};
-
 struct Entry {
   std::string name;
   Dtype dtype;
@@ -60,7 +45,7 @@ struct Entry {
 };
 
 struct Parsed {
-  std::shared_ptr<Mapping> map;
+  std::shared_ptr<const serialize::MappedFile> map;
   uint64_t data_start = 0;
   std::vector<Entry> entries;  // sorted by name
   Metadata metadata;
@@ -74,31 +59,17 @@ uint64_t unsigned_of(const json& j, const std::string& what) {
 
 Parsed parse(const std::string& path) {
   Parsed out;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail("safetensors", "cannot open '", path, "': ", std::strerror(errno));
-  struct stat st{};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    fail("safetensors", "'", path, "' is not a regular file");
-  }
-  const auto size = uint64_t(st.st_size);
-  if (size < 8) {
-    ::close(fd);
+  out.map = serialize::MappedFile::open(path, "safetensors");
+  const uint64_t size = out.map->size();
+  if (size < 8)
     fail("safetensors", "'", path, "' is ", size, " bytes, too short for a safetensors header");
-  }
-  out.map = std::make_shared<Mapping>();
-  out.map->base = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-  const int err = errno;
-  ::close(fd);
-  if (out.map->base == MAP_FAILED) fail("safetensors", "cannot map '", path, "': ", std::strerror(err));
-  out.map->size = size;
 
   uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | uint8_t(out.map->bytes()[i]);
+  for (int i = 7; i >= 0; --i) n = (n << 8) | uint8_t(out.map->data()[i]);
   if (n > kMaxHeader || n > size - 8)
     fail("safetensors", "'", path, "' declares a ", n, "-byte header but ",
          n > kMaxHeader ? "the limit is 100 MB" : "the file is " + std::to_string(size) + " bytes");
-  const char* h = out.map->bytes() + 8;
+  const char* h = out.map->data() + 8;
   if (n == 0 || h[0] != '{') fail("safetensors", "'", path, "': the header is not a JSON object");
   out.data_start = 8 + n;
   const uint64_t buffer = size - out.data_start;
@@ -180,19 +151,18 @@ Parsed parse(const std::string& path) {
   return out;
 }
 
-void release_mapping(void*, void* context) { delete static_cast<std::shared_ptr<Mapping>*>(context); }
-
 }  // namespace
 
 StateDict load_file(const std::string& path) {
   const Parsed p = parse(path);
   StateDict out;
   for (const Entry& e : p.entries) {
-    const char* data = p.map->bytes() + p.data_start + e.begin;
+    const uint64_t offset = p.data_start + e.begin;
+    const char* data = p.map->data() + offset;
     Tensor t;
     if (e.end > e.begin && reinterpret_cast<uintptr_t>(data) % uintptr_t(itemsize(e.dtype)) == 0) {
-      t = from_blob(const_cast<char*>(data), e.shape, contiguous_strides(e.shape), e.dtype,
-                    release_mapping, new std::shared_ptr<Mapping>(p.map));
+      t = Tensor(make_intrusive<TensorImpl>(p.map->storage(offset, e.end - e.begin), e.dtype,
+                                            e.shape, contiguous_strides(e.shape), 0));
     } else {  // misaligned for its dtype (or empty): copy
       t = empty(e.shape, TensorOptions{.dtype = e.dtype});
       if (e.end > e.begin) std::memcpy(t.data_ptr(), data, e.end - e.begin);

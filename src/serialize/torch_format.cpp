@@ -220,10 +220,10 @@ void TorchPickler::write_tensor(const Tensor& t) {
 
 }  // namespace
 
-void save(const Value& value, const std::string& path) {
+void save(const Value& value, const std::string& path, const SaveOptions& options) {
   TorchPickler pickler;
   pickler.run(value);
-  serialize::ZipWriter zip(path);
+  serialize::ZipWriter zip(path, options.sync);
   const std::string prefix = "archive/";
   zip.add(prefix + "data.pkl", pickler.bytes().data(), pickler.bytes().size());
   static const char kLittle[] = "little";
@@ -280,8 +280,11 @@ Value load(const std::string& path, const LoadOptions& options) {
                     want == bytes,
                 "load", "storage '", ref.key, "' declares ", ref.numel, " ", ref.dtype,
                 " elements but record data/", ref.key, " holds ", bytes, " bytes");
-    Storage s = make_intrusive<StorageImpl>(size_t(bytes), Device(kCPU));
-    zip.read(record, s->data(), bytes);
+    Storage s = options.mmap ? zip.view(record, uint64_t(itemsize(ref.dtype))) : Storage();
+    if (!s) {  // compressed, misaligned or not to be mapped: a checked copy
+      s = make_intrusive<StorageImpl>(size_t(bytes), Device(kCPU));
+      zip.read(record, s->data(), bytes);
+    }
     loaded.emplace(ref.key, std::make_pair(s, ref.dtype));
     return s;
   };

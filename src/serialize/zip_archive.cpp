@@ -1,13 +1,17 @@
 // ZipWriter / ZipReader over libzip. See zip_archive.h.
+//
+// Both talk to libzip through zip_source_function sources of our own instead of libzip's file
+// sources: the writer's Sink writes straight into the AtomicFile (libzip's file source would
+// write a second temporary file and rename it, which costs a rename and a flush per save), and
+// the reader's Source serves reads from the mapped file, which also tells us where libzip found
+// an entry's data (libzip 1.7 has no API for that), so stored records can be viewed in place.
 #include "serialize/zip_archive.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zip.h>
 
-#include <cerrno>
+#include <algorithm>
 #include <cstring>
+#include <exception>
 #include <vector>
 
 #include "ember/error.h"
@@ -20,19 +24,88 @@ constexpr uint16_t kPaddingField = 0x4246;  // "FB", the extra field PyTorch pad
 
 std::string zip_message(zip* z) { return zip_error_strerror(zip_get_error(z)); }
 
+std::string error_message(zip_error_t* e) { return zip_error_strerror(e); }
+
+// The seek commands of both sources: whence/offset as libzip passes them, within [0, end].
+zip_int64_t seek(uint64_t& pos, uint64_t end, void* args, zip_uint64_t len, zip_error_t* error) {
+  const zip_int64_t to = zip_source_seek_compute_offset(pos, end, args, len, error);
+  if (to < 0) return -1;
+  pos = uint64_t(to);
+  return 0;
+}
+
 }  // namespace
 
-ZipWriter::ZipWriter(const std::string& path) : file_(path, "save") {
-  // libzip writes into its own temporary file and renames it over ours at zip_close.
-  int err = 0;
-  archive_ = zip_open(file_.tmp_path().c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
+// ── writer ──────────────────────────────────────────────────────────────
+// libzip writes each entry's header, then its data, then seeks back to fill in the header's
+// sizes and CRC; so the sink writes at a position. It reports a new, empty archive.
+struct ZipWriter::Sink {
+  AtomicFile* file;
+  uint64_t pos = 0, end = 0;
+  zip_error_t error;
+  std::exception_ptr failure;  // an ember::Error from the file, rethrown by commit()
+
+  explicit Sink(AtomicFile* f) : file(f) { zip_error_init(&error); }
+  ~Sink() { zip_error_fini(&error); }
+
+  static zip_int64_t call(void* self, void* data, zip_uint64_t len, zip_source_cmd_t cmd) {
+    auto& s = *static_cast<Sink*>(self);
+    switch (cmd) {
+      case ZIP_SOURCE_SUPPORTS:
+        return zip_source_make_command_bitmap(
+            ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE, ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR,
+            ZIP_SOURCE_FREE, ZIP_SOURCE_SEEK, ZIP_SOURCE_TELL, ZIP_SOURCE_SUPPORTS,
+            ZIP_SOURCE_BEGIN_WRITE, ZIP_SOURCE_COMMIT_WRITE, ZIP_SOURCE_ROLLBACK_WRITE,
+            ZIP_SOURCE_WRITE, ZIP_SOURCE_SEEK_WRITE, ZIP_SOURCE_TELL_WRITE, ZIP_SOURCE_REMOVE, -1);
+      case ZIP_SOURCE_STAT:  // "no such file": zip_open starts an empty archive, reads nothing
+        zip_error_set(&s.error, ZIP_ER_READ, ENOENT);
+        return -1;
+      case ZIP_SOURCE_ERROR:
+        return zip_error_to_data(&s.error, data, len);
+      case ZIP_SOURCE_BEGIN_WRITE:
+        s.pos = s.end = 0;
+        return 0;
+      case ZIP_SOURCE_WRITE:
+        try {
+          s.file->write_at(s.pos, data, size_t(len));
+        } catch (...) {  // never unwind through libzip's C frames
+          s.failure = std::current_exception();
+          zip_error_set(&s.error, ZIP_ER_WRITE, EIO);
+          return -1;
+        }
+        s.pos += len;
+        s.end = std::max(s.end, s.pos);
+        return zip_int64_t(len);
+      case ZIP_SOURCE_SEEK_WRITE:
+        return seek(s.pos, s.end, data, len, &s.error);
+      case ZIP_SOURCE_TELL_WRITE:
+        return zip_int64_t(s.pos);
+      // Syncing, renaming and removing are the AtomicFile's, in commit() and its destructor.
+      case ZIP_SOURCE_COMMIT_WRITE:
+      case ZIP_SOURCE_ROLLBACK_WRITE:
+      case ZIP_SOURCE_REMOVE:
+      case ZIP_SOURCE_FREE:
+        return 0;
+      default:
+        zip_error_set(&s.error, ZIP_ER_OPNOTSUPP, 0);
+        return -1;
+    }
+  }
+};
+
+ZipWriter::ZipWriter(const std::string& path, bool durable)
+    : file_(path, "save", durable), sink_(std::make_unique<Sink>(&file_)) {
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* src = zip_source_function_create(&Sink::call, sink_.get(), &error);
+  if (src) archive_ = zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &error);
   if (!archive_) {
-    zip_error_t e;
-    zip_error_init_with_code(&e, err);
-    const std::string msg = zip_error_strerror(&e);
-    zip_error_fini(&e);
+    if (src) zip_source_free(src);
+    const std::string msg = error_message(&error);
+    zip_error_fini(&error);
     fail("save", "cannot write '", path, "': ", msg);
   }
+  zip_error_fini(&error);
 }
 
 ZipWriter::~ZipWriter() {
@@ -61,37 +134,97 @@ void ZipWriter::add(const std::string& name, const void* data, size_t size) {
 }
 
 void ZipWriter::commit() {
-  if (zip_close(archive_) != 0)
+  if (zip_close(archive_) != 0) {
+    if (sink_->failure) std::rethrow_exception(sink_->failure);
     fail("save", "cannot write '", file_.path(), "': ", zip_message(archive_));
+  }
   archive_ = nullptr;
   file_.commit();
 }
 
 // ── reader ──────────────────────────────────────────────────────────────
-ZipReader::ZipReader(const std::string& path) : path_(path) {
-  struct stat st{};
-  if (::stat(path.c_str(), &st) != 0)
-    fail("load", "cannot open '", path, "': ", std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) fail("load", "'", path, "' is not a regular file");
-  file_size_ = uint64_t(st.st_size);
-  int err = 0;
-  archive_ = zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &err);
-  if (archive_) return;
-  // Say what the file is instead, when we can tell from its first bytes.
-  unsigned char head[8] = {};
-  if (const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
-    [[maybe_unused]] const ssize_t n = ::read(fd, head, sizeof(head));
-    ::close(fd);
+// Serves libzip's reads from the mapping. `first_read` is where the first read after it was
+// reset started: view() uses it to learn where an entry's data begins.
+struct ZipReader::Source {
+  static constexpr uint64_t kUnset = ~uint64_t(0);
+  const MappedFile* map;
+  uint64_t pos = 0, first_read = kUnset;
+  zip_error_t error;
+
+  explicit Source(const MappedFile* m) : map(m) { zip_error_init(&error); }
+  ~Source() { zip_error_fini(&error); }
+
+  static zip_int64_t call(void* self, void* data, zip_uint64_t len, zip_source_cmd_t cmd) {
+    auto& s = *static_cast<Source*>(self);
+    const uint64_t size = s.map->size();
+    switch (cmd) {
+      case ZIP_SOURCE_SUPPORTS:
+        return zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE,
+                                              ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE,
+                                              ZIP_SOURCE_SEEK, ZIP_SOURCE_TELL, ZIP_SOURCE_SUPPORTS,
+                                              ZIP_SOURCE_ACCEPT_EMPTY, -1);
+      case ZIP_SOURCE_ACCEPT_EMPTY:
+        return 0;  // an empty file is not an (empty) archive
+      case ZIP_SOURCE_OPEN:
+        s.pos = 0;
+        return 0;
+      case ZIP_SOURCE_READ: {
+        const uint64_t n = std::min<uint64_t>(len, size - s.pos);  // seek keeps pos <= size
+        if (s.first_read == kUnset) s.first_read = s.pos;
+        if (n > 0) std::memcpy(data, s.map->data() + s.pos, n);
+        s.pos += n;
+        return zip_int64_t(n);
+      }
+      case ZIP_SOURCE_STAT: {
+        auto* st = ZIP_SOURCE_GET_ARGS(zip_stat_t, data, len, &s.error);
+        if (!st) return -1;
+        zip_stat_init(st);
+        st->size = size;
+        st->valid |= ZIP_STAT_SIZE;
+        return sizeof(*st);
+      }
+      case ZIP_SOURCE_ERROR:
+        return zip_error_to_data(&s.error, data, len);
+      case ZIP_SOURCE_SEEK:
+        return seek(s.pos, size, data, len, &s.error);
+      case ZIP_SOURCE_TELL:
+        return zip_int64_t(s.pos);
+      case ZIP_SOURCE_CLOSE:
+      case ZIP_SOURCE_FREE:
+        return 0;
+      default:
+        zip_error_set(&s.error, ZIP_ER_OPNOTSUPP, 0);
+        return -1;
+    }
   }
+};
+
+ZipReader::ZipReader(const std::string& path)
+    : path_(path),
+      map_(MappedFile::open(path, "load")),
+      source_(std::make_unique<Source>(map_.get())) {
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* src = zip_source_function_create(&Source::call, source_.get(), &error);
+  if (src) archive_ = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &error);
+  if (archive_) {
+    zip_error_fini(&error);
+    return;
+  }
+  if (src) zip_source_free(src);
+  const int code = zip_error_code_zip(&error);
+  const std::string msg = error_message(&error);
+  zip_error_fini(&error);
+  // Say what the file is instead, when we can tell from its first bytes.
+  unsigned char head[4] = {};
+  if (map_->size() > 0)
+    std::memcpy(head, map_->data(), std::min<uint64_t>(sizeof(head), map_->size()));
   if (head[0] == 0x80 && head[1] == 0x02 && head[2] == 0x8a && head[3] == 0x0a)
-    fail("load", "'", path, "' is in PyTorch's legacy (pre-1.6, non-zip) format; re-save it "
+    fail("load", "'", path,
+         "' is in PyTorch's legacy (pre-1.6, non-zip) format; re-save it "
          "with torch.save(obj, path) from a current PyTorch");
   if (head[0] == 'P' && head[1] == 'K')
-    fail("load", "'", path, "' is a truncated or corrupt zip archive (libzip error ", err, ")");
-  zip_error_t e;
-  zip_error_init_with_code(&e, err);
-  const std::string msg = zip_error_strerror(&e);
-  zip_error_fini(&e);
+    fail("load", "'", path, "' is a truncated or corrupt zip archive (libzip error ", code, ")");
   fail("load", "'", path, "' is not a PyTorch checkpoint (not a zip archive: ", msg, ")");
 }
 
@@ -122,8 +255,8 @@ uint64_t ZipReader::size(const std::string& name) const {
     fail("load", "cannot stat record '", name, "': ", zip_message(archive_));
   // A record cannot be bigger than the file unless compressed; deflate expands at most ~1032x.
   const uint64_t limit = st.comp_method == ZIP_CM_STORE ? st.comp_size : st.comp_size * 1032;
-  if (st.comp_size > file_size_ || st.size > limit)
-    fail("load", "record '", name, "' declares ", st.size, " bytes, more than the ", file_size_,
+  if (st.comp_size > map_->size() || st.size > limit)
+    fail("load", "record '", name, "' declares ", st.size, " bytes, more than the ", map_->size(),
          "-byte file can hold");
   return st.size;
 }
@@ -133,25 +266,60 @@ void ZipReader::read(const std::string& name, void* out, uint64_t size) const {
   if (i < 0) fail("load", "'", path_, "' has no record '", name, "'");
   zip_file_t* f = zip_fopen_index(archive_, zip_uint64_t(i), 0);
   if (!f) fail("load", "cannot open record '", name, "': ", zip_message(archive_));
-  uint64_t done = 0;
-  while (done < size) {
-    const zip_int64_t n = zip_fread(f, static_cast<char*>(out) + done, size - done);
-    if (n <= 0) {
-      const std::string msg = n < 0 ? zip_error_strerror(zip_file_get_error(f)) : "end of data";
+  // One read past the end: libzip checks the CRC (and the size) when it reaches the end of data.
+  char past;
+  for (uint64_t done = 0; done <= size;) {
+    const bool tail = done == size;
+    const zip_int64_t n =
+        tail ? zip_fread(f, &past, 1) : zip_fread(f, static_cast<char*>(out) + done, size - done);
+    if (n < 0 || (n == 0) != tail) {
+      const std::string msg = n < 0    ? zip_error_strerror(zip_file_get_error(f))
+                              : n == 0 ? "end of data"
+                                       : "more data than its declared size";
       zip_fclose(f);
       fail("load", "record '", name, "' is truncated or corrupt: ", msg);
     }
-    done += uint64_t(n);
+    done += tail ? 1 : uint64_t(n);
   }
   zip_fclose(f);
 }
 
 std::string ZipReader::read_string(const std::string& name, uint64_t max_size) const {
   const uint64_t n = size(name);
-  if (n > max_size) fail("load", "record '", name, "' is ", n, " bytes, over the ", max_size, " limit");
+  if (n > max_size)
+    fail("load", "record '", name, "' is ", n, " bytes, over the ", max_size, " limit");
   std::string s(n, '\0');
   read(name, s.data(), n);
   return s;
+}
+
+Storage ZipReader::view(const std::string& name, uint64_t alignment) const {
+  const int64_t i = index(name);
+  zip_stat_t st;
+  if (i < 0 || zip_stat_index(archive_, zip_uint64_t(i), 0, &st) != 0) return {};
+  const uint64_t need =
+      ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_COMP_METHOD | ZIP_STAT_ENCRYPTION_METHOD;
+  if ((st.valid & need) != need || st.comp_method != ZIP_CM_STORE ||
+      st.encryption_method != ZIP_EM_NONE || st.size != st.comp_size || st.size == 0)
+    return {};
+  // Open the entry raw and read its first bytes: libzip finds the data behind the local header
+  // (which ZIP_CHECKCONS matched with the central directory) and reads them from there.
+  zip_file_t* f = zip_fopen_index(archive_, zip_uint64_t(i), ZIP_FL_COMPRESSED);
+  if (!f) return {};
+  char head[64];
+  const uint64_t n = std::min<uint64_t>(sizeof(head), st.size);
+  source_->first_read = Source::kUnset;
+  const zip_int64_t got = zip_fread(f, head, n);
+  const uint64_t offset = source_->first_read;
+  zip_fclose(f);
+  // Trust the offset only if those bytes are the mapping's at that offset and the whole entry
+  // lies inside the file; anything else takes the copying path (which reports the error).
+  const uint64_t file = map_->size();
+  if (got != zip_int64_t(n) || offset == Source::kUnset || offset > file ||
+      st.size > file - offset || offset % alignment != 0 ||
+      std::memcmp(map_->data() + offset, head, n) != 0)
+    return {};
+  return map_->storage(offset, st.size);
 }
 
 }  // namespace ember::serialize

@@ -1,6 +1,8 @@
 // The zip container of PyTorch checkpoints, over libzip: a writer that stores entries
 // uncompressed with their data on 64-byte boundaries and replaces the target atomically, and a
-// reader that looks records up by name.
+// reader that looks records up by name and can hand out stored records as views of the mapped
+// file. libzip stays the parser and the writer; it reads from and writes to our own buffers
+// through custom sources (zip_archive.cpp).
 #pragma once
 
 #include <cstdint>
@@ -8,17 +10,20 @@
 #include <string>
 #include <vector>
 
+#include "ember/storage.h"
 #include "serialize/atomic_file.h"
+#include "serialize/mapped_file.h"
 
 struct zip;
 
 namespace ember::serialize {
 
 /// Writes `path` atomically: entries go to a temporary file in the same directory, which is
-/// fsynced and renamed over `path` by commit(). Destroying an uncommitted writer removes it.
+/// fsynced (unless !durable) and renamed over `path` by commit(). Destroying an uncommitted
+/// writer removes it.
 class ZipWriter {
  public:
-  explicit ZipWriter(const std::string& path);
+  explicit ZipWriter(const std::string& path, bool durable = true);
   ~ZipWriter();
   ZipWriter(const ZipWriter&) = delete;
   ZipWriter& operator=(const ZipWriter&) = delete;
@@ -29,7 +34,9 @@ class ZipWriter {
   void commit();
 
  private:
+  struct Sink;  // the libzip source writing into file_
   AtomicFile file_;
+  std::unique_ptr<Sink> sink_;
   zip* archive_ = nullptr;
   uint64_t offset_ = 0;  // where the next local header starts
 };
@@ -50,12 +57,19 @@ class ZipReader {
   /// Reads the whole entry into `out` (which holds size(name) bytes).
   void read(const std::string& name, void* out, uint64_t size) const;
   std::string read_string(const std::string& name, uint64_t max_size) const;
+  /// The entry's bytes as a storage viewing the mapped file (copy-on-write), when the entry is
+  /// stored uncompressed, not empty, and its data starts on a multiple of `alignment`; otherwise
+  /// a null Storage, and the caller copies with read(). The CRC of a viewed entry is not checked
+  /// (that would read every byte; PyTorch's reader does not check it either).
+  Storage view(const std::string& name, uint64_t alignment) const;
 
  private:
+  struct Source;  // the libzip source reading from map_
   int64_t index(const std::string& name) const;
   std::string path_;
+  std::shared_ptr<const MappedFile> map_;
+  std::unique_ptr<Source> source_;
   zip* archive_ = nullptr;
-  uint64_t file_size_ = 0;
 };
 
 }  // namespace ember::serialize

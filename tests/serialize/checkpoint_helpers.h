@@ -126,6 +126,22 @@ inline void expect_mirror(const Value& v, const json& m, const std::string& wher
   check(v, m, where);
 }
 
+/// Whether `p` lies in a mapping of a file whose path ends with `suffix` (from /proc/self/maps):
+/// a loaded tensor that views its file instead of holding a copy.
+inline bool in_mapping_of(const void* p, const std::string& suffix) {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    if (line.size() < suffix.size() ||
+        line.compare(line.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    uintptr_t lo = 0, hi = 0;
+    std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi);
+    const auto at = reinterpret_cast<uintptr_t>(p);
+    if (at >= lo && at < hi) return true;
+  }
+  return false;
+}
+
 inline bool have_torch() {
   static const bool ok =
       std::system("/usr/bin/python3 -c 'import torch' > /dev/null 2>&1") == 0;

@@ -48,17 +48,8 @@ TEST(Safetensors, AlignedTensorsViewTheMapping) {
   StateDict sd = safetensors::load_file(dir / "m.st");
   Tensor got = sd["w"];
   EXPECT_TRUE(got.equal(w));
-  // The tensor views the file's mapping (listed in /proc/self/maps with the file's name).
-  bool in_mapping = false;
-  std::ifstream maps("/proc/self/maps");
-  for (std::string line; std::getline(maps, line);) {
-    if (line.size() < 5 || line.compare(line.size() - 5, 5, "/m.st") != 0) continue;
-    uintptr_t lo = 0, hi = 0;
-    std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi);
-    const auto p = reinterpret_cast<uintptr_t>(got.data_ptr());
-    in_mapping = in_mapping || (p >= lo && p < hi);
-  }
-  EXPECT_TRUE(in_mapping) << "load_file copied the tensor instead of mapping it";
+  EXPECT_TRUE(in_mapping_of(got.data_ptr(), "/m.st"))
+      << "load_file copied the tensor instead of mapping it";
   got.data_ptr<float>()[0] = 12345.f;  // copy-on-write: the file is unchanged
   EXPECT_EQ(safetensors::load_file(dir / "m.st")["w"].data_ptr<float>()[0], w.data_ptr<float>()[0]);
   sd = StateDict();  // the mapping outlives the dict while a tensor holds it
