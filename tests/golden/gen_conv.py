@@ -342,6 +342,20 @@ case("pad", "circular_negative_2d", [T([1, 2, 5, 6])], grad=True, pad=[1, -2, -1
      mode="circular")
 case("pad", "constant_crop_to_empty", [T([2, 3, 4])], pad=[-2, -2])
 
+# The 2x2 max pool with indices takes whole SIMD blocks on planes of 16 outputs or more (appended
+# here so the cases above keep their random draws): ties, NaN and infinities across blocks.
+big = [rng.randint(-8, 8) / 4 for _ in range(2 * 2 * 12 * 14)]
+for i in range(0, len(big), 37):
+    big[i] = nan
+for i in range(5, len(big), 53):
+    big[i] = inf
+for i in range(11, len(big), 29):
+    big[i] = -inf
+case("max_pool2d_with_indices", "k2_blocks_nan_ties", [T([2, 2, 12, 14], data=big)], grad=True,
+     kernel_size=2)
+case("max_pool2d_with_indices", "k2_blocks_float64", [T([1, 3, 10, 34], f64)], grad=True,
+     kernel_size=2)
+
 
 def main():
     path = os.path.join(HERE, "conv.json")

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -87,43 +86,61 @@ void max_plane_2x2(const T* in, T* out, const Planes& s) {
   }
 }
 
-// `take ? a : b` through bit masks: the compiler turns a plain ternary on floats into a branch,
-// and on real activations which side wins is a coin toss.
-template <class A>
-inline A blend(bool take, A a, A b) {
-  using Bits = std::conditional_t<sizeof(A) == 8, uint64_t, uint32_t>;
-  const Bits m = Bits(0) - Bits(take);
-  return std::bit_cast<A>((std::bit_cast<Bits>(a) & m) | (std::bit_cast<Bits>(b) & ~m));
-}
-inline int64_t blend(bool take, int64_t a, int64_t b) {
-  const int64_t m = -int64_t(take);
-  return (a & m) | (b & ~m);
-}
-
-// The same window with indices, for training: the general rule (take v when v > best or v is
-// NaN, in row-major window order) without branches (mispredictions dominated the general loop).
+// The same window with indices, for training. The general loop's comparisons are a coin toss on
+// real activations and mispredicted branches dominated it; here a block of outputs first gathers
+// its four window values, then applies the general rule (take v when v > best or v is NaN, in
+// row-major window order) as selects over the block, in SIMD registers for float and double.
 template <class T>
 void max_plane_2x2_indices(const T* in, T* out, int64_t* idx, const Planes& s) {
   using A = compute_t<T>;
-  for (int64_t oh = 0; oh < s.Ho; ++oh) {
-    const int64_t row0 = 2 * oh * s.W, row1 = row0 + s.W;
-    T* o = out + oh * s.Wo;
-    int64_t* ix = idx + oh * s.Wo;
-    for (int64_t ow = 0; ow < s.Wo; ++ow) {
-      const int64_t c = 2 * ow;
-      A best = A(in[row0 + c]);
-      int64_t at = row0 + c;
-      const auto take = [&](int64_t j) {
-        const A v = A(in[j]);
-        const bool t = (v > best) | (v != v);
-        best = blend(t, v, best);
-        at = blend(t, j, at);
-      };
-      take(row0 + c + 1);
-      take(row1 + c);
-      take(row1 + c + 1);
-      o[ow] = T(best);
-      ix[ow] = at;
+  constexpr int64_t kBlock = 64;
+  const int64_t n = s.Ho * s.Wo;
+  int64_t oh = 0, ow = 0;  // the window of output o0 + k, advanced as k goes
+  for (int64_t o0 = 0; o0 < n; o0 += kBlock) {
+    const int64_t m = std::min(kBlock, n - o0);
+    A v0[kBlock], v1[kBlock], v2[kBlock], v3[kBlock];
+    int64_t first[kBlock];  // the window's top-left input
+    for (int64_t k = 0; k < m; ++k) {
+      const int64_t j = 2 * oh * s.W + 2 * ow;
+      first[k] = j;
+      v0[k] = A(in[j]), v1[k] = A(in[j + 1]), v2[k] = A(in[j + s.W]), v3[k] = A(in[j + s.W + 1]);
+      if (++ow == s.Wo) ow = 0, ++oh;
+    }
+    int64_t k = 0;
+    if constexpr (simd_type_v<A>) {
+      // Which of the four won (0..3), as mask arithmetic: t is all ones where v is taken.
+      using V = Vec<A>;
+      using M = typename V::Mask;
+      int64_t won[kBlock];
+      for (; k + V::size <= m; k += V::size) {
+        V best = V::load(v0 + k);
+        M sel = M{} + 0;
+        const auto take = [&](const A* v, int code) {
+          const V x = V::load(v + k);
+          const M t = gt(x, best) | isnan_mask(x);
+          best = select(t, x, best);
+          sel = (t & code) | (~t & sel);
+        };
+        take(v1, 1), take(v2, 2), take(v3, 3);
+        for (int l = 0; l < V::size; ++l) {
+          out[o0 + k + l] = T(best[l]);
+          won[k + l] = int64_t(sel[l]);
+        }
+      }
+      for (int64_t j = 0; j < k; ++j)
+        idx[o0 + j] = first[j] + (won[j] & 1) + (won[j] >> 1) * s.W;
+    }
+    for (; k < m; ++k) {  // the block's tail (and half types): the general rule, scalar
+      A best = v0[k];
+      int64_t at = first[k];
+      const A* v[3] = {v1, v2, v3};
+      const int64_t offset[3] = {1, s.W, s.W + 1};
+      for (int w = 0; w < 3; ++w) {
+        const A x = v[w][k];
+        if (x > best || x != x) best = x, at = first[k] + offset[w];
+      }
+      out[o0 + k] = T(best);
+      idx[o0 + k] = at;
     }
   }
 }

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Trains the reference CNN on Fashion-MNIST with ember (examples/fashion_mnist), PyTorch 1.13
+(bench/train_torch.py) and LibTorch (bench/train_libtorch.cpp, when built) — same model, data,
+hyper-parameters and thread count — in rounds (A B C A B C ...), and prints per side: training
+images/s over the whole run (data loading included, validation excluded), seconds of training
+until the test accuracy first reaches 90% (at epoch granularity), the final accuracy and the
+peak RSS. Ratios are ember / the faster of PyTorch and LibTorch. PyTorch runs in its best
+configuration here (shared/BENCHMARKING.md); every side has OPENBLAS_CORETYPE/L2_SIZE unset.
+
+  bench/train_compare.py --build build [--epochs 2] [--rounds 1] [--threads 2]
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from compare import TORCH_ENV  # noqa: E402
+
+
+def run(argv, extra_env=None):
+    """Runs argv; returns (stdout, peak RSS in MiB) of that process alone."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    env.update(extra_env or {})
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=env)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        sys.exit(f"{argv[0]} failed with status {proc.returncode}")
+    return out, usage.ru_maxrss / 1024.0
+
+
+def epochs_from_json_lines(out):
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def ember_side(build, epochs, threads):
+    with tempfile.TemporaryDirectory() as d:
+        _, rss = run([os.path.join(build, "examples", "ember-train-fashion-mnist"),
+                      "--epochs", str(epochs), "--threads", str(threads), "--output-dir", d])
+        with open(os.path.join(d, "metrics.csv")) as f:
+            rows = list(csv.DictReader(f))
+    return [{"train_seconds": 60000 / float(r["train_images_per_second"]),
+             "accuracy": float(r["val_accuracy"])} for r in rows], rss
+
+
+def summary(epochs):
+    seconds = [e["train_seconds"] for e in epochs]
+    to90, total = None, 0.0
+    for e in epochs:
+        total += e["train_seconds"]
+        if to90 is None and e["accuracy"] >= 0.90:
+            to90 = total
+    return {"img_s": 60000 * len(epochs) / sum(seconds), "to90": to90,
+            "acc": epochs[-1]["accuracy"]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    e, t = str(args.epochs), str(args.threads)
+    sides = {
+        "ember": lambda: ember_side(args.build, args.epochs, args.threads),
+        "pytorch": lambda: (lambda o: (epochs_from_json_lines(o[0]), o[1]))(
+            run(["/usr/bin/python3", os.path.join(HERE, "train_torch.py"), "--epochs", e,
+                 "--threads", t], TORCH_ENV)),
+    }
+    libtorch = os.path.join(args.build, "bench", "train_libtorch")
+    if os.path.exists(libtorch):
+        sides["libtorch"] = lambda: (lambda o: (epochs_from_json_lines(o[0]), o[1]))(
+            run([libtorch, e, t], TORCH_ENV))
+    results = {name: [] for name in sides}
+    for r in range(args.rounds):
+        for name, side in sides.items():
+            epochs, rss = side()
+            results[name].append(dict(summary(epochs), rss=rss))
+            print(f"round {r + 1}: {name} {results[name][-1]}", file=sys.stderr)
+
+    def med(name, key):
+        values = [x[key] for x in results[name] if x[key] is not None]
+        return statistics.median(values) if values else None
+
+    print(f"{'side':10} {'img/s':>8} {'s to 90%':>9} {'final acc':>9} {'peak RSS':>10}")
+    for name in sides:
+        to90 = med(name, "to90")
+        print(f"{name:10} {med(name, 'img_s'):8.0f} "
+              f"{(f'{to90:.1f}' if to90 else '-'):>9} {med(name, 'acc'):9.4f} "
+              f"{med(name, 'rss'):7.0f} MiB")
+    others = [n for n in sides if n != "ember"]
+    best_img = max(med(n, "img_s") for n in others)
+    print(f"throughput ember / best: {med('ember', 'img_s') / best_img:.2f}x (target >= 1.3)")
+    lt = "libtorch" if "libtorch" in sides else "pytorch"
+    if med("ember", "to90") and med(lt, "to90"):
+        print(f"seconds to 90% ember / {lt}: {med('ember', 'to90') / med(lt, 'to90'):.2f} "
+              "(target <= 0.75)")
+    print(f"peak RSS ember / pytorch: {med('ember', 'rss') / med('pytorch', 'rss'):.2f} "
+          "(target <= 1)")
+
+
+if __name__ == "__main__":
+    main()
