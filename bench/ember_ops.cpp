@@ -114,19 +114,43 @@ std::map<std::string, std::function<double()>> make_cases() {
     return median_seconds([&] { opt.step(); }, 15);
   };
   // The same 100 MB state_dict both sides write to /tmp (ember's save is atomic: temp file,
-  // fsync, rename; torch.save writes in place without fsync).
+  // fsync, rename; torch.save writes in place without fsync). ember's side of save_100MB and
+  // save_100MB_durable is the same call; only PyTorch's side differs (see cases.h).
   auto state_dict_100mb = [] {
     StateDict sd;
     for (int i = 0; i < 25; ++i) sd.insert("layer" + std::to_string(i) + ".weight", randn({1 << 20}));
     return sd;
   };
-  m["save_100MB"] = [=] {
-    const StateDict sd = state_dict_100mb();
-    return median_seconds([&] { save(sd, "/tmp/ember_bench_100mb.pt"); }, 5);
+  const std::string path = "/tmp/ember_bench_100mb.pt";
+  auto save_case = [=](SaveOptions options) {
+    return [=] {
+      const StateDict sd = state_dict_100mb();
+      return median_seconds([&] { save(sd, path, options); }, 5);
+    };
   };
+  m["save_100MB"] = save_case({});
+  m["save_100MB_durable"] = save_case({});
+  m["save_100MB_nosync"] = save_case({.sync = false});
   m["load_100MB"] = [=] {
-    save(state_dict_100mb(), "/tmp/ember_bench_100mb.pt");
-    return median_seconds([&] { Value v = load("/tmp/ember_bench_100mb.pt"); }, 5);
+    save(state_dict_100mb(), path);
+    return median_seconds([&] { Value v = load(path); }, 5);
+  };
+  m["load_100MB_copy"] = [=] {
+    save(state_dict_100mb(), path);
+    LoadOptions copy;
+    copy.mmap = false;
+    return median_seconds([&] { Value v = load(path, copy); }, 5);
+  };
+  m["load_100MB_touch"] = [=] {
+    save(state_dict_100mb(), path);
+    return median_seconds([&] {
+      const Value v = load(path);
+      volatile char sink = 0;
+      for (const auto& [key, t] : v.to_dict()) {
+        const auto* bytes = static_cast<const char*>(t.to_tensor().data_ptr());
+        for (int64_t i = 0; i < t.to_tensor().nbytes(); i += 4096) sink = sink + bytes[i];
+      }
+    }, 5);
   };
   return m;
 }

@@ -1,5 +1,6 @@
 """PyTorch's side of bench/compare.py: the cases of cases.h through Python's torch, answering
 "<name> <median seconds>" for each case name read on stdin. Run with Debian's /usr/bin/python3."""
+import os
 import statistics
 import sys
 import time
@@ -29,6 +30,20 @@ def tiny_seconds(fn, batch=2000):
 
 
 N16 = 1 << 24
+
+
+def durable_save(obj, path):
+    """A crash-safe torch.save: a temp file in the same directory, fsync, rename, fsync the
+    directory (what ember's save does by default)."""
+    tmp = path + ".tmp"
+    torch.save(obj, tmp)
+    fd = os.open(tmp, os.O_RDONLY)
+    os.fsync(fd)
+    os.close(fd)
+    os.replace(tmp, path)
+    fd = os.open(os.path.dirname(path), os.O_RDONLY)
+    os.fsync(fd)
+    os.close(fd)
 
 
 def case(name):
@@ -74,12 +89,17 @@ def case(name):
         p.grad = torch.randn(10_000_000)
         opt = torch.optim.AdamW([p], lr=1e-3, weight_decay=0.01)
         return median_seconds(opt.step, 15)
-    if name in ("save_100MB", "load_100MB"):
+    if name.startswith(("save_100MB", "load_100MB")):
         sd = {"layer%d.weight" % i: torch.randn(1 << 20) for i in range(25)}
         path = "/tmp/torch_bench_100mb.pt"
         torch.save(sd, path)
-        if name == "save_100MB":
+        if name == "save_100MB_durable":
+            return median_seconds(lambda: durable_save(sd, path), 5)
+        if name.startswith("save_100MB"):  # plain torch.save, no fsync (also the _nosync row)
             return median_seconds(lambda: torch.save(sd, path), 5)
+        if name == "load_100MB_touch":  # one byte of every 4 KiB page
+            return median_seconds(
+                lambda: [t.view(torch.uint8)[::4096].sum() for t in torch.load(path).values()], 5)
         return median_seconds(lambda: torch.load(path), 5)
     if name in ("add_16elem_grad", "mlp8_step"):
         with torch.enable_grad():

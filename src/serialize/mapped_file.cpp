@@ -20,7 +20,8 @@ void release(void*, void* context) {
 
 }  // namespace
 
-std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path, const char* op) {
+std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path, const char* op,
+                                                   int* fd_out) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail(op, "cannot open '", path, "': ", std::strerror(errno));
   struct stat st{};
@@ -30,16 +31,17 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path, cons
   }
   std::shared_ptr<MappedFile> m(new MappedFile);
   m->size_ = uint64_t(st.st_size);
+  void* base = nullptr;
+  int err = 0;
   if (m->size_ > 0) {
     // Writable but private: tensors may be modified in place, the file never is.
-    void* base = ::mmap(nullptr, m->size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-    const int err = errno;
-    ::close(fd);
-    if (base == MAP_FAILED) fail(op, "cannot map '", path, "': ", std::strerror(err));
-    m->base_ = base;
-  } else {
-    ::close(fd);
+    base = ::mmap(nullptr, m->size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    err = errno;
   }
+  if (!fd_out || base == MAP_FAILED) ::close(fd);
+  if (base == MAP_FAILED) fail(op, "cannot map '", path, "': ", std::strerror(err));
+  m->base_ = base;
+  if (fd_out) *fd_out = fd;
   return m;
 }
 

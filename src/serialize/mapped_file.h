@@ -19,8 +19,11 @@ namespace ember::serialize {
 class MappedFile : public std::enable_shared_from_this<MappedFile> {
  public:
   /// Maps `path`; a missing, unreadable or non-regular file throws "[op] cannot open ...".
-  /// An empty file has size() 0 and no mapping.
-  static std::shared_ptr<const MappedFile> open(const std::string& path, const char* op);
+  /// An empty file has size() 0 and no mapping. With `fd`, the descriptor of the mapped file
+  /// stays open there (the caller closes it): reading through it copies without faulting in
+  /// the mapping's pages.
+  static std::shared_ptr<const MappedFile> open(const std::string& path, const char* op,
+                                                int* fd = nullptr);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;

@@ -67,6 +67,7 @@ class ZipReader {
   struct Source;  // the libzip source reading from map_
   int64_t index(const std::string& name) const;
   std::string path_;
+  int fd_ = -1;  // the mapped file, which libzip reads through (see Source)
   std::shared_ptr<const MappedFile> map_;
   std::unique_ptr<Source> source_;
   zip* archive_ = nullptr;
