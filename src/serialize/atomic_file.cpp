@@ -71,8 +71,13 @@ void AtomicFile::write(const void* data, size_t size) { write_at(end_, data, siz
 void AtomicFile::write_at(uint64_t offset, const void* data, size_t size) {
   const char* p = static_cast<const char*>(data);
   const uint64_t buffered_from = end_ - buffer_.size();
-  if (offset == end_ && !(buffer_.empty() && size >= kBuffer)) {  // append through the buffer
+  if (offset == end_) {  // append through the buffer; what fills whole buffers goes straight out
     while (size > 0) {
+      if (buffer_.empty() && size >= kBuffer) {
+        pwrite_all(end_, p, size);
+        end_ += size;
+        return;
+      }
       const size_t n = std::min(size, kBuffer - buffer_.size());
       buffer_.insert(buffer_.end(), p, p + n);
       end_ += n;

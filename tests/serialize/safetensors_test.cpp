@@ -56,6 +56,16 @@ TEST(Safetensors, AlignedTensorsViewTheMapping) {
   EXPECT_EQ(got.data_ptr<float>()[1], w.data_ptr<float>()[1]);
 }
 
+// Tensors larger than the writer's 1 MiB buffer go straight to the file, around small ones.
+TEST(Safetensors, BigTensorsRoundTrip) {
+  ScratchDir dir;
+  const StateDict sd{{"a", randn({3'000'000})}, {"b", ones({3}, TensorOptions{.dtype = kInt8})},
+                     {"c", randn({400'000}).to(kFloat64)}};
+  safetensors::save_file(sd, dir / "big.st");
+  const StateDict back = safetensors::load_file(dir / "big.st");
+  for (const auto& [name, t] : sd) EXPECT_TRUE(back[name].equal(t)) << name;
+}
+
 TEST(Safetensors, RoundTripsEveryDtypeAndMetadata) {
   ScratchDir dir;
   const Tensor base = arange(24, TensorOptions{.dtype = kFloat32}).view({2, 3, 4});
