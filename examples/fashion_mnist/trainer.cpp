@@ -140,36 +140,6 @@ std::shared_ptr<data::Dataset<data::Example>> first(
   return std::make_shared<data::Subset<data::Example>>(std::move(dataset), std::move(idx));
 }
 
-// Note [Collating on worker threads]
-// default_collate stacks with an ember kernel, which goes parallel above 32k elements; OpenMP then
-// gives each worker thread a team of its own whose threads spin after every batch, and on two
-// cores they take the time of the training threads (measured: 2 workers halved the throughput).
-// PyTorch's workers call set_num_threads(1) for the same reason. The batch is built here with
-// plain copies on the worker's own thread instead.
-data::Example collate_images(std::vector<data::Example> samples) {
-  EMBER_CHECK(!samples.empty(), kOp, "collate: empty batch");
-  const Tensor& first_image = samples[0].data;
-  EMBER_CHECK(first_image.dtype() == kFloat32, kOp, "collate: expected float32 images, got ",
-              first_image.dtype());
-  std::vector<int64_t> shape = first_image.sizes();
-  const int64_t per = first_image.numel();
-  shape.insert(shape.begin(), int64_t(samples.size()));
-  Tensor images = ember::empty(shape);  // (N, 1, 28, 28)
-  Tensor labels = ember::empty({int64_t(samples.size())}, {.dtype = kInt64});  // (N)
-  float* dst = images.data_ptr<float>();
-  int64_t* lab = labels.data_ptr<int64_t>();
-  for (const auto& [image, label] : samples) {
-    EMBER_CHECK(image.sizes() == first_image.sizes() && image.dtype() == kFloat32, kOp,
-                "collate: images of different shapes ", first_image.sizes(), " and ",
-                image.sizes());
-    const Tensor c = image.contiguous();
-    std::memcpy(dst, c.data_ptr<float>(), size_t(per) * sizeof(float));
-    dst += per;
-    *lab++ = label.item<int64_t>();
-  }
-  return {images, labels};
-}
-
 struct Validation {
   double loss = 0, accuracy = 0;
 };
@@ -252,11 +222,10 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
   Generator shuffle_gen(c.seed + 1);
   data::DataLoader<> train_loader(train_set, {.batch_size = c.batch_size, .shuffle = true,
                                               .num_workers = c.workers,
-                                              .collate_fn = collate_images,
                                               .generator = &shuffle_gen});
   data::DataLoader<> val_loader(val_set, {.batch_size = 2 * c.batch_size,
                                           .num_workers = c.workers,
-                                          .collate_fn = collate_images, .seed = c.seed});
+                                          .seed = c.seed});
 
   // ── model, optimizer, scheduler ──
   manual_seed(c.seed);

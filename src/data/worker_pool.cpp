@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "backend/cpu/parallel.h"
 #include "ember/data/worker.h"
 #include "ember/error.h"
 
@@ -63,6 +64,7 @@ struct WorkerPool::State {
   }
 
   void worker_loop(int64_t id) {
+    set_num_threads_in_this_thread(1);
     Generator generator(base_seed + uint64_t(id));
     t_worker_generator = &generator;
     t_worker_info = WorkerInfo{id, options.num_workers, base_seed + uint64_t(id)};

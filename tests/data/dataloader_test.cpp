@@ -6,6 +6,7 @@
 
 #include <ember/creation.h>
 #include <ember/data.h>
+#include <ember/threads.h>
 
 #include <atomic>
 #include <chrono>
@@ -217,6 +218,22 @@ TEST(DataLoader, WorkerInitFnRunsOnEveryWorker) {
   passes(loader, 1);
   EXPECT_EQ(calls.load(), 3);
   EXPECT_EQ(ids, (std::set<int64_t>{0, 1, 2}));
+}
+
+// Workers compute with one thread (PyTorch's workers call set_num_threads(1)); the consumer
+// keeps its count.
+TEST(DataLoader, WorkersComputeWithOneThread) {
+  const int before = get_num_threads();
+  std::atomic<int> most{0};
+  TensorDataset ds(arange(8));
+  DataLoader loader(ds, {.batch_size = 2, .num_workers = 2,
+                         .collate_fn = [&](std::vector<Example> samples) {
+                           most = std::max(most.load(), get_num_threads());
+                           return default_collate(std::move(samples));
+                         }});
+  EXPECT_EQ(passes(loader, 1)[0].size(), 4u);
+  EXPECT_EQ(most.load(), 1);
+  EXPECT_EQ(get_num_threads(), before);
 }
 
 TEST(DataLoader, SamplerOptionsAndErrors) {

@@ -13,6 +13,10 @@ namespace ember {
 inline constexpr int64_t kGrainSize = 32768;
 
 int get_num_threads();
+/// Overrides the thread count for kernels called from the calling thread only. DataLoader
+/// workers run with 1 (as PyTorch's worker processes call set_num_threads(1)): an OpenMP team
+/// started from a worker would spin against the training threads.
+void set_num_threads_in_this_thread(int n);
 
 template <class F>
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
