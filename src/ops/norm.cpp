@@ -438,7 +438,10 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_forward(const Tensor& input,
                                                       const Tensor& weight, const Tensor& bias,
                                                       double eps) {
   const char* op = "layer_norm";
-  const auto [M, N] = check_layer_norm(op, input, normalized_shape, weight, bias);
+  // Plain variables, not a structured binding: the kernels' lambdas capture them (clang 14).
+  const std::pair<int64_t, int64_t> rows =
+      check_layer_norm(op, input, normalized_shape, weight, bias);
+  const int64_t M = rows.first, N = rows.second;
   EMBER_CHECK(input.is_floating_point(), op, "not implemented for dtype ", input.dtype());
   const Dtype cd = opmath(input.dtype());
   const Tensor x = prepare(input, cd);
@@ -494,7 +497,9 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, LayerNormFu
 std::tuple<Tensor, Tensor> rms_norm_forward(const Tensor& input, IntArrayRef normalized_shape,
                                             const Tensor& weight, std::optional<double> eps) {
   const char* op = "rms_norm";
-  const auto [M, N] = check_layer_norm(op, input, normalized_shape, weight, Tensor());
+  const std::pair<int64_t, int64_t> rows =
+      check_layer_norm(op, input, normalized_shape, weight, Tensor());
+  const int64_t M = rows.first, N = rows.second;
   EMBER_CHECK(input.is_floating_point(), op, "not implemented for dtype ", input.dtype());
   const Dtype cd = opmath(input.dtype());
   const double e = eps.value_or(cd == kFloat64 ? std::numeric_limits<double>::epsilon()

@@ -37,6 +37,41 @@ inline C load_as(const char* p) {
   return convert<C>(*reinterpret_cast<const S*>(p));
 }
 
+template <class F, class C, size_t... K>
+constexpr bool vectorizable(std::index_sequence<K...>) {
+  return VectorizableWith<F, C, decltype(K, std::declval<VecOrScalar<C>>())...>;
+}
+
+// map_row's SIMD path: a run whose operands are contiguous or broadcast, all in C. A separate
+// template, instantiated only for vectorisable functors (clang checks the non-dependent parts of
+// a generic lambda's discarded branches, so they cannot sit behind an `if constexpr` there).
+template <class C, int NIn, class F>
+void map_row_simd(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t, NIn + 1>& s,
+                  int64_t n, bool dense) {
+  C* o = reinterpret_cast<C*>(p[0]);
+  int64_t i = 0;
+  [&]<size_t... K>(std::index_sequence<K...>) {
+    constexpr int W = Vec<C>::size;
+    const auto in = [&](size_t k) { return reinterpret_cast<const C*>(p[k + 1]); };
+    if (dense) {
+      for (; i + W <= n; i += W) Vec<C>(f(Vec<C>::load(in(K) + i)...)).store(o + i);
+    } else {
+      const auto lane = [&](size_t k, int64_t j) {
+        return s[k + 1] == 0 ? Vec<C>(in(k)[0]) : Vec<C>::load(in(k) + j);
+      };
+      for (; i + W <= n; i += W) Vec<C>(f(lane(K, i)...)).store(o + i);
+    }
+    if (i < n) {
+      C buf[NIn][W] = {};
+      for (size_t k = 0; k < size_t(NIn); ++k)
+        for (int64_t j = 0; j < n - i; ++j) buf[k][j] = in(k)[s[k + 1] == 0 ? 0 : i + j];
+      C res[W];
+      Vec<C>(f(Vec<C>::load(buf[K])...)).store(res);
+      std::copy(res, res + (n - i), o + i);
+    }
+  }(std::make_index_sequence<NIn>());
+}
+
 // One 1-D run of map_kernel: out = p[0], inputs p[1..NIn], byte strides s, n elements.
 // Row kinds: every input contiguous (the hot case), contiguous or broadcast (a scalar or a bias
 // row, stride 0), or anything else (plain strided loop). Note [Padded tail]: with a SIMD functor
@@ -53,35 +88,14 @@ void map_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t
     dense &= s[k] == sizeof(In);
     bcast_ok &= s[k] == sizeof(In) || s[k] == 0;
   }
+  constexpr bool vectorize = std::is_same_v<In, C> && std::is_same_v<Out, C> &&
+                             vectorizable<F, C>(std::make_index_sequence<NIn>());
+  if constexpr (vectorize) {
+    if (bcast_ok) return map_row_simd<C, NIn>(f, p, s, n, dense);
+  }
   Out* o = reinterpret_cast<Out*>(p[0]);
-  int64_t i = 0;
   [&]<size_t... K>(std::index_sequence<K...>) {
-    constexpr bool vectorize =
-        std::is_same_v<In, C> && std::is_same_v<Out, C> &&
-        VectorizableWith<F, C, decltype(K, std::declval<VecOrScalar<C>>())...>;
-    if constexpr (vectorize) {
-      if (bcast_ok) {
-        constexpr int W = Vec<C>::size;
-        const auto in = [&](size_t k) { return reinterpret_cast<const C*>(p[k + 1]); };
-        if (dense) {
-          for (; i + W <= n; i += W) Vec<C>(f(Vec<C>::load(in(K) + i)...)).store(o + i);
-        } else {
-          const auto lane = [&](size_t k, int64_t j) {
-            return s[k + 1] == 0 ? Vec<C>(in(k)[0]) : Vec<C>::load(in(k) + j);
-          };
-          for (; i + W <= n; i += W) Vec<C>(f(lane(K, i)...)).store(o + i);
-        }
-        if (i < n) {
-          C buf[NIn][W] = {};
-          for (size_t k = 0; k < size_t(NIn); ++k)
-            for (int64_t j = 0; j < n - i; ++j) buf[k][j] = in(k)[s[k + 1] == 0 ? 0 : i + j];
-          C res[W];
-          Vec<C>(f(Vec<C>::load(buf[K])...)).store(res);
-          std::copy(res, res + (n - i), o + i);
-        }
-        return;
-      }
-    }
+    int64_t i = 0;
     if constexpr (!vectorize) {  // (a vectorised functor has handled dense runs above)
       if (dense) {
         for (; i < n; ++i)
