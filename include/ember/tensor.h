@@ -43,26 +43,26 @@ class Tensor {
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
 
   // ── layout ───────────────────────────────────────────────────────────
-  IntArrayRef sizes() const { return impl_->sizes(); }
-  IntArrayRef shape() const { return impl_->sizes(); }
-  IntArrayRef strides() const { return impl_->strides(); }
+  IntArrayRef sizes() const { return checked("sizes")->sizes(); }
+  IntArrayRef shape() const { return checked("shape")->sizes(); }
+  IntArrayRef strides() const { return checked("strides")->strides(); }
   /// Size of dim d (negative d counts from the end).
   int64_t size(int64_t d) const;
   int64_t stride(int64_t d) const;
-  int64_t dim() const { return impl_->dim(); }
+  int64_t dim() const { return checked("dim")->dim(); }
   int64_t ndimension() const { return dim(); }
-  int64_t numel() const { return impl_->numel(); }
-  int64_t storage_offset() const { return impl_->storage_offset(); }
-  bool is_contiguous() const { return impl_->is_contiguous(); }
-  Dtype dtype() const { return impl_->dtype(); }
-  Dtype scalar_type() const { return impl_->dtype(); }
-  Device device() const { return impl_->device(); }
+  int64_t numel() const { return checked("numel")->numel(); }
+  int64_t storage_offset() const { return checked("storage_offset")->storage_offset(); }
+  bool is_contiguous() const { return checked("is_contiguous")->is_contiguous(); }
+  Dtype dtype() const { return checked("dtype")->dtype(); }
+  Dtype scalar_type() const { return checked("scalar_type")->dtype(); }
+  Device device() const { return checked("device")->device(); }
   bool is_cuda() const { return device().is_cuda(); }
   bool is_cpu() const { return device().is_cpu(); }
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
   int64_t element_size() const { return itemsize(dtype()); }
   int64_t nbytes() const { return numel() * element_size(); }
-  const Storage& storage() const { return impl_->storage(); }
+  const Storage& storage() const { return checked("storage")->storage(); }
   /// Options describing this tensor (dtype, device); used by *_like.
   TensorOptions options() const { return {.dtype = dtype(), .device = device()}; }
 
@@ -72,7 +72,7 @@ class Tensor {
     check_data_ptr(dtype_of<std::remove_const_t<T>>());
     return static_cast<T*>(impl_->data());
   }
-  void* data_ptr() const { return impl_->data(); }
+  void* data_ptr() const { return checked("data_ptr")->data(); }
 
   /// The value of a one-element tensor.
   Scalar item() const;
@@ -382,13 +382,20 @@ class Tensor {
   /// For leaves: runs hook(*this) after the gradient was accumulated into grad().
   HookHandle register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const;
   /// Bumped by every in-place write to this tensor's storage (shared by all views).
-  uint32_t _version() const { return impl_->storage()->version(); }
+  uint32_t _version() const { return checked("_version")->storage()->version(); }
 
   /// Whole-tensor equality of shape and values (torch.equal).
   bool equal(const Tensor& other) const;
 
  private:
   void check_data_ptr(Dtype requested) const;
+  // The impl, or an ember::Error naming `op` for an undefined tensor (never a null dereference).
+  TensorImpl* checked(const char* op) const {
+    if (!impl_) [[unlikely]]
+      undefined_error(op);
+    return impl_.get();
+  }
+  [[noreturn]] static void undefined_error(const char* op);
 
   intrusive_ptr<TensorImpl> impl_;
 };

@@ -21,6 +21,10 @@ int64_t Tensor::stride(int64_t d) const {
   return strides()[wrap_dim(d, dim(), "stride")];
 }
 
+void Tensor::undefined_error(const char* op) {
+  fail(op, "called on an undefined tensor");
+}
+
 void Tensor::check_data_ptr(Dtype requested) const {
   EMBER_CHECK(defined(), "data_ptr", "called on an undefined tensor");
   EMBER_CHECK(requested == dtype(), "data_ptr", "expected a pointer type matching the tensor's ",

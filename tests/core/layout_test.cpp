@@ -85,6 +85,18 @@ TEST(Layout, SizeOfZeroDimTensorThrows) {
                "dimension out of range (expected to be in range of [-1, 0]");
 }
 
+// An undefined tensor (Tensor()) is an error naming the call, never a null dereference.
+TEST(Layout, UndefinedTensorIsAnError) {
+  const Tensor u;
+  EXPECT_FALSE(u.defined());
+  EXPECT_ERROR(u.dtype(), "[dtype] called on an undefined tensor");
+  EXPECT_ERROR(u.sizes(), "[sizes] called on an undefined tensor");
+  EXPECT_ERROR(u.numel(), "[numel] called on an undefined tensor");
+  EXPECT_ERROR(u.data_ptr(), "[data_ptr] called on an undefined tensor");
+  EXPECT_ERROR(u.to(kFloat64), "called on an undefined tensor");
+  EXPECT_ERROR(u + 1, "[add] expected a defined tensor");
+}
+
 // ── t = torch.arange(12); a = t.view(3, 4); b = t.view(2, 2, 3) ─────────────────────────────
 
 TEST(Layout, ViewsShareStorage) {
