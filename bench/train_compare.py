@@ -36,8 +36,10 @@ def run(argv, extra_env=None):
     return out, usage.ru_maxrss / 1024.0
 
 
-def epochs_from_json_lines(out):
-    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+def twin_side(argv):
+    """A twin printing one JSON line per epoch: (epochs, peak RSS)."""
+    out, rss = run(argv, TORCH_ENV)
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")], rss
 
 
 def ember_side(build, epochs, threads):
@@ -71,14 +73,12 @@ def main():
     e, t = str(args.epochs), str(args.threads)
     sides = {
         "ember": lambda: ember_side(args.build, args.epochs, args.threads),
-        "pytorch": lambda: (lambda o: (epochs_from_json_lines(o[0]), o[1]))(
-            run(["/usr/bin/python3", os.path.join(HERE, "train_torch.py"), "--epochs", e,
-                 "--threads", t], TORCH_ENV)),
+        "pytorch": lambda: twin_side(["/usr/bin/python3", os.path.join(HERE, "train_torch.py"),
+                                      "--epochs", e, "--threads", t]),
     }
     libtorch = os.path.join(args.build, "bench", "train_libtorch")
     if os.path.exists(libtorch):
-        sides["libtorch"] = lambda: (lambda o: (epochs_from_json_lines(o[0]), o[1]))(
-            run([libtorch, e, t], TORCH_ENV))
+        sides["libtorch"] = lambda: twin_side([libtorch, e, t])
     results = {name: [] for name in sides}
     for r in range(args.rounds):
         for name, side in sides.items():

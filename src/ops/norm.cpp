@@ -159,12 +159,8 @@ void normalize_row(const T* x, T* y, int64_t n, T mean, T rstd, const T* w, cons
 }
 
 template <class T>
-const T* ptr_or_null(const Tensor& t) {
+T* ptr_or_null(const Tensor& t) {
   return t.defined() ? t.data_ptr<T>() : nullptr;
-}
-template <class T>
-T* ptr_or_null_mut(const Tensor& t) {
-  return t.defined() ? static_cast<T*>(t.data_ptr()) : nullptr;
 }
 
 // Per-channel moments of x viewed as (N, C, S), contiguous.
@@ -736,10 +732,10 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
     Tensor gb = mask[2] && weight.defined() ? empty({C}, {.dtype = cd}) : Tensor();
     dispatch<DtypeSet::Floating>(cd, "batch_norm_backward", [&]<class T>() {
       if constexpr (cpu::simd_type_v<T>)
-        batch_norm_backward_planar<T>(x.data_ptr<T>(), dy.data_ptr<T>(), ptr_or_null_mut<T>(gi),
+        batch_norm_backward_planar<T>(x.data_ptr<T>(), dy.data_ptr<T>(), ptr_or_null<T>(gi),
                                       N, C, S, mean.data_ptr<T>(), invstd.data_ptr<T>(),
-                                      ptr_or_null<T>(w), training, ptr_or_null_mut<T>(gw),
-                                      ptr_or_null_mut<T>(gb));
+                                      ptr_or_null<T>(w), training, ptr_or_null<T>(gw),
+                                      ptr_or_null<T>(gb));
     });
     return {gi, gw.defined() ? gw.to(weight.dtype()) : gw,
             gb.defined() ? gb.to(weight.dtype()) : gb};

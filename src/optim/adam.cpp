@@ -129,7 +129,8 @@ Dict resolve_adam(const char* op, const AdamWOptions& g, const AdamWOptions& d, 
 void adam_update(Optimizer& opt, ParamGroup& group, bool decoupled) {
   const char* op = opt.name();
   const double lr = group.lr(), eps = group.get("eps"), wd = group.get("weight_decay");
-  const double beta1 = group.get_betas().first, beta2 = group.get_betas().second;
+  const Betas betas = group.get_betas();  // (not a structured binding: lambdas capture these)
+  const double beta1 = betas.first, beta2 = betas.second;
   const bool amsgrad = group.get_bool("amsgrad"), maximize = group.get_bool("maximize");
   for (Tensor& p : group.params()) {
     if (!p.grad().defined()) continue;
@@ -273,7 +274,8 @@ void AdamW::update(ParamGroup& group) { adam_update(*this, group, true); }
 
 void Adamax::update(ParamGroup& group) {
   const double lr = group.lr(), eps = group.get("eps"), wd = group.get("weight_decay");
-  const double beta1 = group.get_betas().first, beta2 = group.get_betas().second;
+  const Betas betas = group.get_betas();  // (not a structured binding: lambdas capture these)
+  const double beta1 = betas.first, beta2 = betas.second;
   const bool maximize = group.get_bool("maximize");
   for (Tensor& p : group.params()) {
     if (!p.grad().defined()) continue;
@@ -294,7 +296,8 @@ void Adamax::update(ParamGroup& group) {
 void NAdam::update(ParamGroup& group) {
   const double lr = group.lr(), eps = group.get("eps"), wd = group.get("weight_decay"),
                momentum_decay = group.get("momentum_decay");
-  const double beta1 = group.get_betas().first, beta2 = group.get_betas().second;
+  const Betas betas = group.get_betas();  // (not a structured binding: lambdas capture these)
+  const double beta1 = betas.first, beta2 = betas.second;
   for (Tensor& p : group.params()) {
     if (!p.grad().defined()) continue;
     detail::check_param(name(), p);
@@ -327,7 +330,8 @@ void NAdam::update(ParamGroup& group) {
 
 void RAdam::update(ParamGroup& group) {
   const double lr = group.lr(), eps = group.get("eps"), wd = group.get("weight_decay");
-  const double beta1 = group.get_betas().first, beta2 = group.get_betas().second;
+  const Betas betas = group.get_betas();  // (not a structured binding: lambdas capture these)
+  const double beta1 = betas.first, beta2 = betas.second;
   for (Tensor& p : group.params()) {
     if (!p.grad().defined()) continue;
     detail::check_param(name(), p);

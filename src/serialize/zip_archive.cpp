@@ -3,8 +3,9 @@
 // Both talk to libzip through zip_source_function sources of our own instead of libzip's file
 // sources: the writer's Sink writes straight into the AtomicFile (libzip's file source would
 // write a second temporary file and rename it, which costs a rename and a flush per save), and
-// the reader's Source serves reads from the mapped file, which also tells us where libzip found
-// an entry's data (libzip 1.7 has no API for that), so stored records can be viewed in place.
+// the reader's Source serves reads from the file's descriptor and records where they start, which
+// tells us where libzip found an entry's data (libzip 1.7 has no API for that), so stored records
+// can be viewed in place through the file's mapping.
 #include "serialize/zip_archive.h"
 
 #include <unistd.h>
