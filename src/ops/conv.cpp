@@ -2,11 +2,13 @@
 // checks its arguments with PyTorch's messages, then normalises to one 2-D problem — batched,
 // contiguous, float32 or float64 (float16/bfloat16 run in float), conv1d as a height-1 conv2d —
 // for the kernels in backend/cpu/conv.cpp.
+#include <array>
 #include <string>
 #include <vector>
 
 #include "autograd/function.h"
 #include "backend/cpu/conv.h"
+#include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/nn/functional/conv.h"
 #include "ember/reduce.h"
@@ -258,8 +260,90 @@ std::tuple<Tensor, Tensor, Tensor> transpose_backward(const char* op, int dims,
   return {from_2d(c, gi), gw.to(c.dtype), gb};
 }
 
-// Autograd: every convolution is PyTorch's ConvolutionBackward0 over (input, weight, bias). The
-// backward runs the kernels above, so it is first order only (its result has no graph).
+// Note [Convolution double backward]
+// Without create_graph the backward runs the kernels above. With it, the same gradients are
+// built from differentiable ops, so a gradient penalty can differentiate them again (to any
+// order: those ops are convolutions, which come back here). Both are written in the frame the
+// kernels use: the input padded on the left by `padding` and cut to the `needed` elements the
+// windows read (zeros where the frame leaves the input), so asymmetric 'same' padding needs no
+// special case.
+//   conv y = conv(x, w):   grad_x = the frame of conv_transpose(g, w) at offset padding
+//                          grad_w = weight_grad(frame of x, g)
+//   transposed y = conv_transpose(x, w) (x = conv(frame of y, w)):
+//                          grad_x = conv(frame of g, w), grad_w = weight_grad(frame of g, x)
+// weight_grad is itself a convolution: the batch becomes the summed channel dim, and stride and
+// dilation trade places.
+
+// t's last two dims re-framed: out[i] = t[start + i] for i < length, zero where that leaves t.
+Tensor window_2d(const Tensor& t, std::array<int64_t, 2> start, std::array<int64_t, 2> length) {
+  const int64_t h = t.size(-2), w = t.size(-1);
+  return pad(t, {-start[1], start[1] + length[1] - w, -start[0], start[0] + length[0] - h});
+}
+
+// conv2d's weight gradient (O, C / g, kH, kW) from `input` (N, C, ...) framed so that the
+// forward reads it with no padding, and `grad` (N, O, Ho, Wo).
+Tensor weight_grad_composite(const Tensor& input, const Tensor& grad, const cpu::Conv2dParams& p) {
+  const int64_t n = input.size(0), c = input.size(1), g = p.groups;
+  const int64_t h = input.size(2), w = input.size(3);
+  // (C / g, g * N, H, W): group k's input channels see that group's copy of the batch.
+  const Tensor channels_by_batch =
+      input.reshape({n, g, c / g, h, w}).permute({2, 1, 0, 3, 4}).reshape({c / g, g * n, h, w});
+  return conv2d(channels_by_batch, grad.transpose(0, 1),
+                {.stride = std::vector<int64_t>{p.dilation[0], p.dilation[1]},
+                 .dilation = std::vector<int64_t>{p.stride[0], p.stride[1]},
+                 .groups = g})
+      .transpose(0, 1);
+}
+
+// How many input elements per spatial dim the windows of `out` outputs read.
+std::array<int64_t, 2> frame_size(const cpu::Conv2dParams& p, const Tensor& weight_2d,
+                                  int64_t out_h, int64_t out_w) {
+  return {(out_h - 1) * p.stride[0] + p.dilation[0] * (weight_2d.size(2) - 1) + 1,
+          (out_w - 1) * p.stride[1] + p.dilation[1] * (weight_2d.size(3) - 1) + 1};
+}
+
+ConvFuncOptions unpadded_conv(const cpu::Conv2dParams& p) {
+  return {.stride = std::vector<int64_t>{p.stride[0], p.stride[1]},
+          .dilation = std::vector<int64_t>{p.dilation[0], p.dilation[1]},
+          .groups = p.groups};
+}
+
+std::tuple<Tensor, Tensor, Tensor> conv_backward_composite(const char* op, int dims,
+                                                           const Tensor& grad_out,
+                                                           const Tensor& input,
+                                                           const Tensor& weight,
+                                                           const ConvFuncOptions& o) {
+  const ConvProblem c = conv_problem(op, dims, input, weight, o);
+  grad_2d(op, c, grad_out, c.weight.size(0));  // checks its size
+  const Tensor x = to_2d(input, dims, !c.batched), w = to_2d(weight, dims, false);
+  const Tensor g = to_2d(grad_out, dims, !c.batched);
+  const cpu::Conv2dParams& p = c.p;
+  const ConvFuncOptions u = unpadded_conv(p);
+  const Tensor full = conv_transpose2d(
+      g, w, {.stride = u.stride, .groups = p.groups, .dilation = u.dilation});
+  const Tensor gi = window_2d(full, {p.padding[0], p.padding[1]}, {x.size(2), x.size(3)});
+  const Tensor x_frame = window_2d(x, {-p.padding[0], -p.padding[1]},
+                                   frame_size(p, w, c.out_h, c.out_w));
+  const Tensor gw = weight_grad_composite(x_frame, g, p);
+  return {from_2d(c, gi), dims == 1 ? gw.squeeze(2) : gw, Tensor()};
+}
+
+std::tuple<Tensor, Tensor, Tensor> transpose_backward_composite(
+    const char* op, int dims, const Tensor& grad_output, const Tensor& input,
+    const Tensor& weight, const ConvTransposeFuncOptions& options) {
+  const ConvProblem c = transpose_problem(op, dims, input, weight, options);
+  grad_2d(op, c, grad_output, c.weight.size(1) * c.p.groups);  // checks its size
+  const Tensor x = to_2d(input, dims, !c.batched), w = to_2d(weight, dims, false);
+  const Tensor g = to_2d(grad_output, dims, !c.batched);
+  const cpu::Conv2dParams& p = c.p;
+  const Tensor g_frame = window_2d(g, {-p.padding[0], -p.padding[1]},
+                                   frame_size(p, w, x.size(2), x.size(3)));
+  const Tensor gi = conv2d(g_frame, w, unpadded_conv(p));
+  const Tensor gw = weight_grad_composite(g_frame, x, p);
+  return {from_2d(c, gi), dims == 1 ? gw.squeeze(2) : gw, Tensor()};
+}
+
+// Autograd: every convolution is PyTorch's ConvolutionBackward0 over (input, weight, bias).
 // The options are kept without the bias tensor (the backward only needs to know there is one).
 template <class Options>
 Options without_bias(const Options& o) {
@@ -276,18 +360,21 @@ Tensor bias_grad(const Tensor& g, bool batched) {
   return g.sum(dims);
 }
 
-// Convolution and its transpose record one ConvolutionBackward0 node (first order: `backward`
-// is a kernel). The bias gradient is taken here; the kernels see the options without bias.
+// Convolution and its transpose record one ConvolutionBackward0 node: `backward` runs the
+// kernels, `composite` the differentiable form for create_graph (Note [Convolution double
+// backward]). The bias gradient is taken here; the kernels see the options without bias.
 template <class Options, class Forward, class Backward>
 Tensor record_convolution(const char* op, int dims, const Tensor& input, const Tensor& weight,
-                          const Options& o, const Forward& forward, Backward backward) {
+                          const Options& o, const Forward& forward, Backward backward,
+                          Backward composite) {
   autograd::Recorder rec(op, {&input, &weight, &o.bias});
   Tensor out = forward();
   if (rec)
     rec.record("ConvolutionBackward0", {out}, {input, weight},
-               [op, dims, o = without_bias(o), has_bias = o.bias.defined(), backward](
+               [op, dims, o = without_bias(o), has_bias = o.bias.defined(), backward, composite](
                    const autograd::Grads& g, const autograd::Saved& s) {
-                 auto [gi, gw, gb] = backward(op, dims, g[0], s[0], s[1], o);
+                 auto [gi, gw, gb] = (is_grad_enabled() ? composite : backward)(
+                     op, dims, g[0], s[0], s[1], o);
                  const bool batched = s[0].dim() == dims + 2;
                  return autograd::TensorList{gi, gw, has_bias ? bias_grad(g[0], batched) : Tensor()};
                });
@@ -298,7 +385,8 @@ Tensor conv_autograd(const char* op, int dims, const Tensor& input, const Tensor
                      const ConvFuncOptions& o) {
   return record_convolution(
       op, dims, input, weight, o,
-      [&] { return run_conv(conv_problem(op, dims, input, weight, o)); }, conv_backward);
+      [&] { return run_conv(conv_problem(op, dims, input, weight, o)); }, conv_backward,
+      conv_backward_composite);
 }
 
 Tensor transpose_autograd(const char* op, int dims, const Tensor& input, const Tensor& weight,
@@ -306,7 +394,7 @@ Tensor transpose_autograd(const char* op, int dims, const Tensor& input, const T
   return record_convolution(
       op, dims, input, weight, o,
       [&] { return run_transpose(transpose_problem(op, dims, input, weight, o)); },
-      transpose_backward);
+      transpose_backward, transpose_backward_composite);
 }
 
 }  // namespace

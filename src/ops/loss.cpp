@@ -12,6 +12,7 @@
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "core/dispatch.h"
+#include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
 #include "ember/math.h"
@@ -425,6 +426,37 @@ ProbTerms prob_terms(const Tensor& input, const Tensor& target, const Tensor& we
   return t;
 }
 
+// Note [Cross entropy double backward]
+// The fused kernel's gradient (class_grad) is, per position, grad_c = (α softmax_c - β_c) s with
+// α = a + b Σw, β_c = b w_c + a [c = t], a = (1 - ls) w[t], b = ls / C (both 0 where t is
+// ignored), and s the reduction's scale: g, or g / Σ w[t] for "mean". α and β do not depend on
+// the input, so with create_graph the same formula in differentiable ops is the gradient, and
+// the double backward differentiates only softmax and the (linear) dependence on g.
+Tensor cross_entropy_grad_composite(const Tensor& grad_out, const Tensor& input,
+                                    const Tensor& target, const CrossEntropyFuncOptions& o,
+                                    Reduction red) {
+  const int64_t cdim = input.dim() == 1 ? 0 : 1, C = input.size(cdim);
+  const double ls = o.label_smoothing;
+  const Dtype dt = input.dtype();
+  const Tensor keep = target != o.ignore_index;
+  const Tensor t = where(keep, target, 0);
+  const Tensor wt = o.weight.defined() ? take(o.weight, t) * keep : keep.to(dt);
+  const Tensor a = wt * (1 - ls), b = keep.to(dt) * (ls / double(C));
+  const double wsum = o.weight.defined() ? o.weight.sum().item<double>() : double(C);
+  Tensor wview = full({}, 1.0, {.dtype = dt});
+  if (o.weight.defined()) {
+    DimVector shape(size_t(input.dim()), 1);
+    shape[size_t(cdim)] = C;
+    wview = o.weight.view(shape);
+  }
+  const Tensor at_target = zeros_like(input).scatter(cdim, t.unsqueeze(cdim), 1.0);
+  const Tensor beta = b.unsqueeze(cdim) * wview + a.unsqueeze(cdim) * at_target;
+  const Tensor alpha = (a + b * wsum).unsqueeze(cdim);
+  Tensor scale = red == Reduction::None ? grad_out.unsqueeze(cdim) : grad_out;
+  if (red == Reduction::Mean) scale = scale / wt.sum().item<double>();
+  return ((softmax(input, cdim) * alpha - beta) * scale).to(dt);
+}
+
 }  // namespace
 
 // ── cross_entropy / nll_loss ─────────────────────────────────────────────
@@ -444,16 +476,19 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, CrossEntropyFunc
   EMBER_CHECK(o.label_smoothing <= 1.0, op, "label_smoothing must be between 0.0 and 1.0. Got: ",
               o.label_smoothing);
   // Autograd: one NllLossBackward0 straight to the logits (PyTorch's sits on a
-  // LogSoftmaxBackward0); the backward is the fused kernel: first order only.
+  // LogSoftmaxBackward0); the backward is the fused kernel, or with create_graph its
+  // differentiable form (Note [Cross entropy double backward]).
   autograd::Recorder rec(op, {&input});
   const ClassRows p = class_rows(op, input, target, o.weight, o.ignore_index);
   Tensor out = class_loss(p, o.ignore_index, o.label_smoothing, true, red, input.dtype(), op);
   if (rec)
     rec.record("NllLossBackward0", {out}, {input, target, o.weight},
-               [o](const Grads& g, const Saved& s) {
+               [o, red](const Grads& g, const Saved& s) {
                  CrossEntropyFuncOptions oo = o;
                  oo.weight = s[2];
-                 return TensorList{cross_entropy_backward(g[0], s[0], s[1], oo)};
+                 return TensorList{is_grad_enabled()
+                                       ? cross_entropy_grad_composite(g[0], s[0], s[1], oo, red)
+                                       : cross_entropy_backward(g[0], s[0], s[1], oo)};
                });
   return out;
 }

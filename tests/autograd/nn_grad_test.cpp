@@ -18,35 +18,38 @@ namespace {
 namespace F = nn::functional;
 
 const GradCase kCases[] = {
-    // ── convolution: ConvolutionBackward0 runs the conv kernels: first order only ──
+    // ── convolution: ConvolutionBackward0; double backward through the differentiable form
+    //    (Note [Convolution double backward]) ──
     {"conv2d", "ConvolutionBackward0", [] { return In{x({2, 3, 5, 5}), x({4, 3, 3, 3}), x({4})}; },
-     [](const In& t) { return F::conv2d(t[0], t[1], {.bias = t[2]}); }, false},
+     [](const In& t) { return F::conv2d(t[0], t[1], {.bias = t[2]}); }},
     {"conv2d_stride_pad_dil", "ConvolutionBackward0",
      [] { return In{x({1, 2, 7, 6}), x({2, 2, 3, 2})}; },
      [](const In& t) {
        return F::conv2d(t[0], t[1], {.stride = {2, 1}, .padding = {1, 2}, .dilation = {2, 1}});
-     }, false},
+     }},
+    {"conv2d_stride_leaves_tail", "ConvolutionBackward0",  // the last row and column go unread
+     [] { return In{x({1, 2, 8, 8}), x({3, 2, 3, 3})}; },
+     [](const In& t) { return F::conv2d(t[0], t[1], {.stride = 3, .padding = 1}); }},
     {"conv2d_groups_same", "ConvolutionBackward0",
      [] { return In{x({2, 4, 5, 4}), x({6, 2, 2, 3}), x({6})}; },
      [](const In& t) {
        return F::conv2d(t[0], t[1], {.bias = t[2], .padding = "same", .groups = 2});
-     }, false},
+     }},
     {"conv2d_unbatched_const_weight", "ConvolutionBackward0",
      [] { return In{x({2, 4, 4}), c({3, 2, 2, 2})}; },
-     [](const In& t) { return F::conv2d(t[0], t[1]); }, false},
+     [](const In& t) { return F::conv2d(t[0], t[1]); }},
     {"conv1d", "ConvolutionBackward0", [] { return In{x({2, 3, 9}), x({4, 3, 3}), x({4})}; },
      [](const In& t) {
        return F::conv1d(t[0], t[1], {.bias = t[2], .stride = 2, .padding = 1, .dilation = 2});
-     }, false},
+     }},
     {"conv_transpose2d", "ConvolutionBackward0",
      [] { return In{x({2, 4, 3, 3}), x({4, 3, 3, 2}), x({6})}; },
      [](const In& t) {
        return F::conv_transpose2d(t[0], t[1], {.bias = t[2], .stride = 2, .padding = 1,
                                                .output_padding = 1, .groups = 2});
-     }, false},
+     }},
     {"conv_transpose1d", "ConvolutionBackward0", [] { return In{x({1, 2, 5}), x({2, 3, 3})}; },
-     [](const In& t) { return F::conv_transpose1d(t[0], t[1], {.stride = 2, .dilation = 2}); },
-     false},
+     [](const In& t) { return F::conv_transpose1d(t[0], t[1], {.stride = 2, .dilation = 2}); }},
     // ── pooling: backward kernels recorded with the forward as adjoint (double backward) ──
     {"max_pool2d", "MaxPool2DWithIndicesBackward0", [] { return In{x({2, 3, 6, 5})}; },
      [](const In& t) { return F::max_pool2d(t[0], {3, 2}, {.stride = 2, .padding = 1}); }},
@@ -180,26 +183,27 @@ const GradCase kCases[] = {
        return F::nll_loss(t[0], tensor({{0, 1}, {2, 1}}, {.dtype = kInt64}),
                           {.ignore_index = 1, .reduction = "none"});
      }},
-    // cross_entropy with class indices: the fused kernel, first order only.
+    // cross_entropy with class indices: the fused kernel; its differentiable form under
+    // create_graph (Note [Cross entropy double backward]).
     {"cross_entropy", "NllLossBackward0", [] { return In{x({4, 5})}; },
      [](const In& t) {
        return F::cross_entropy(t[0], tensor({0, 4, 1, 2}, {.dtype = kInt64}));
-     }, false},
+     }},
     {"cross_entropy_weight_ignore_smooth", "NllLossBackward0", [] { return In{x({3, 4, 2})}; },
      [](const In& t) {
        return F::cross_entropy(t[0], tensor({{0, 3}, {1, 1}, {3, 2}}, {.dtype = kInt64}),
                                {.weight = tensor({1.0, 0.5, 2.0, 1.5}, {.dtype = kFloat64}),
                                 .ignore_index = 3, .label_smoothing = 0.2});
-     }, false},
+     }},
     {"cross_entropy_sum_unbatched", "NllLossBackward0", [] { return In{x({5})}; },
      [](const In& t) {
        return F::cross_entropy(t[0], tensor(int64_t(2)), {.reduction = "sum"});
-     }, false},
+     }},
     {"cross_entropy_none", "NllLossBackward0", [] { return In{xt({5, 3})}; },
      [](const In& t) {
        return F::cross_entropy(t[0], tensor({1, 0, 2, 2, 1}, {.dtype = kInt64}),
                                {.reduction = "none", .label_smoothing = 0.1});
-     }, false},
+     }},
     {"mse_loss", "MseLossBackward0", [] { return In{x({3, 4}), x({3, 4})}; },
      [](const In& t) { return F::mse_loss(t[0], t[1]); }},
     {"mse_loss_none_broadcast", "MseLossBackward0", [] { return In{x({3, 4}), x({4})}; },
