@@ -58,6 +58,16 @@ class TensorImpl : public RefCounted {
   /// in-place op through the view can rewrite the base's gradient history.
   const intrusive_ptr<TensorImpl>& view_base() const { return view_base_; }
   void set_view_base(intrusive_ptr<TensorImpl> base) { view_base_ = std::move(base); }
+  /// A view made in grad mode records its storage's version whenever its history is set; a
+  /// later in-place write to the base (or another view of it) changes the version, and the
+  /// history is regenerated on next use (Note [In-place on views]).
+  void mark_view_history_current() {
+    view_history_tracked_ = true;
+    view_history_version_ = storage_->version();
+  }
+  bool view_history_stale() const {
+    return view_history_tracked_ && storage_->version() != view_history_version_;
+  }
   /// Created under InferenceMode: such a tensor may never be saved for backward or written in
   /// place outside InferenceMode (PyTorch's inference tensors).
   bool is_inference() const { return inference_; }
@@ -77,6 +87,8 @@ class TensorImpl : public RefCounted {
   Dtype dtype_;
   bool contiguous_ = true;
   bool inference_ = false;
+  bool view_history_tracked_ = false;
+  uint32_t view_history_version_ = 0;
   intrusive_ptr<TensorImpl> view_base_;
   std::unique_ptr<AutogradMeta> autograd_;
 };

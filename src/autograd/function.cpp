@@ -141,8 +141,11 @@ std::shared_ptr<FunctionNode> Recorder::record_outputs(const char* name, const T
 // the multiplication for the elements y covers. As PyTorch does, the op's node `fn` is wrapped
 // in a CopySlices node that becomes base's grad_fn: given base's gradient, it runs fn's backward
 // on the strided piece the view covers and writes the result back, passing the rest through.
-// The view's own grad_fn becomes an as_strided of the (rewritten) base. Other views of the same
-// base taken before the write keep their old history (PyTorch regenerates them lazily).
+// The view's own grad_fn becomes an as_strided of the (rewritten) base. The write bumps the
+// storage's version, so every other view of the base made in grad mode finds its recorded
+// version out of date the next time its history is read (grad_fn, requires_grad, an op's
+// edges) and regenerates it the same way: an as_strided of the base as it is now. A view whose
+// base does not require grad keeps what it has.
 namespace {
 
 struct Geometry {
@@ -194,7 +197,12 @@ void Recorder::rebase_view_history(const std::shared_ptr<FunctionNode>& fn) {
   copy_slices->set_next_functions(std::move(edges));
   copy_slices->set_input_meta(std::move(meta));
   set_history(base, copy_slices, 0);
-  // The view's history: an as_strided of the rewritten base (recorded by the view op itself).
+  regenerate_view_history(view);  // an as_strided of the rewritten base
+}
+
+void regenerate_view_history(const Tensor& view) {
+  const Tensor base(view.impl()->view_base());
+  if (!base.requires_grad()) return;
   EnableGradGuard grad;
   const Tensor regenerated =
       base.as_strided(view.sizes(), view.strides(), view.storage_offset());

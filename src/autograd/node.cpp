@@ -68,6 +68,7 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
 }
 
 Edge gradient_edge(const Tensor& t) {
+  refresh_view_history(t);
   const AutogradMeta* meta = t.impl()->autograd();
   if (!meta) return {};
   if (meta->grad_fn) return {meta->grad_fn, meta->output_nr};
@@ -86,6 +87,7 @@ void set_history(const Tensor& output, const std::shared_ptr<Node>& node, uint32
   meta.grad_fn = node;
   meta.output_nr = output_nr;
   meta.requires_grad = false;  // a non-leaf's requires_grad comes from having a grad_fn
+  if (output.impl()->view_base()) output.impl()->mark_view_history_current();
 }
 
 }  // namespace ember::autograd

@@ -22,6 +22,7 @@ const Tensor& Tensor::grad() const {
 Tensor& Tensor::mutable_grad() { return *impl_->autograd_mut().grad_slot(); }
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
+  autograd::refresh_view_history(*this);
   const AutogradMeta* meta = impl_->autograd();
   return meta ? meta->grad_fn : nullptr;
 }
@@ -29,6 +30,7 @@ std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
 
 uint32_t Tensor::output_nr() const {
+  autograd::refresh_view_history(*this);
   const AutogradMeta* meta = impl_->autograd();
   return meta ? meta->output_nr : 0;
 }

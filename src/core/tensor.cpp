@@ -45,6 +45,7 @@ Scalar Tensor::item() const {
 }
 
 bool Tensor::requires_grad() const {
+  autograd::refresh_view_history(*this);
   const AutogradMeta* meta = impl_->autograd();
   return meta && (meta->requires_grad || meta->grad_fn);
 }

@@ -58,6 +58,9 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
   if (base.is_floating_point()) {
     const auto& root = base.impl()->view_base();
     out.impl()->set_view_base(root ? root : base.impl_ptr());
+    // Only views made in grad mode follow later in-place writes to their base (as PyTorch's
+    // differentiable views; a view made under no_grad keeps no history).
+    if (is_grad_enabled()) out.impl()->mark_view_history_current();
   }
   return out;
 }

@@ -55,6 +55,82 @@ TEST(InplaceView, GradcheckThroughASelectedRow) {
   run_case(gc);
 }
 
+// Views taken before an in-place write to their base (or to another view of it) see the write:
+// their history is regenerated on next use. Expected values from PyTorch 1.13.
+TEST(InplaceView, EarlierViewSeesAWriteToTheBase) {
+  // x = tensor([1., 2, 3, 4], requires_grad=True); b = x * 1; v = b[:2]; b.mul_(3)
+  // (v * tensor([1., 10])).sum().backward() -> x.grad == [3, 30, 0, 0]
+  Tensor x = tensor({1.0, 2.0, 3.0, 4.0}, {.dtype = kFloat64}).requires_grad_();
+  Tensor b = x * 1;
+  Tensor v = b.narrow(0, 0, 2);
+  EXPECT_EQ(v.grad_fn()->name(), "SliceBackward0");
+  b.mul_(3);
+  EXPECT_EQ(v.grad_fn()->name(), "AsStridedBackward0");
+  (v * tensor({1.0, 10.0}, {.dtype = kFloat64})).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{3, 30, 0, 0}));
+}
+
+TEST(InplaceView, EarlierViewSeesAWriteThroughAnotherView) {
+  // b = x * 1; v1 = b[1:3]; v2 = b[:2]; v1.mul_(2); (v2 * [1, 10]).sum() -> x.grad [1, 20, 0, 0]
+  Tensor x = tensor({1.0, 2.0, 3.0, 4.0}, {.dtype = kFloat64}).requires_grad_();
+  Tensor b = x * 1;
+  Tensor v1 = b.narrow(0, 1, 2), v2 = b.narrow(0, 0, 2);
+  v1.mul_(2);
+  (v2 * tensor({1.0, 10.0}, {.dtype = kFloat64})).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{1, 20, 0, 0}));
+}
+
+TEST(InplaceView, ViewOfAViewAndALaterOp) {
+  // b = x * 1; v = b[1:]; vv = v[1:]; b[0:3].mul_(5); (vv * [1, 10]).sum() -> [0, 0, 5, 10]
+  Tensor x = tensor({1.0, 2.0, 3.0, 4.0}, {.dtype = kFloat64}).requires_grad_();
+  Tensor b = x * 1;
+  Tensor vv = b.narrow(0, 1, 3).narrow(0, 1, 2);
+  b.narrow(0, 0, 3).mul_(5);
+  (vv * tensor({1.0, 10.0}, {.dtype = kFloat64})).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 0, 5, 10}));
+  // b = x * 1; v = b.view(2, 2); b.add_(x); v.exp().sum() -> x.grad == 2 exp(2x)
+  x.mutable_grad() = Tensor();
+  Tensor b2 = x * 1;
+  Tensor v = b2.view({2, 2});
+  b2.add_(x);
+  v.exp().sum().backward();
+  const Tensor want = 2 * (2 * x.detach()).exp();
+  EXPECT_TRUE(allclose(x.grad(), want)) << x.grad() << want;
+}
+
+TEST(InplaceView, ViewOfAConstantJoinsTheGraph) {
+  // b = zeros(4); v = b[:2]; b[1:2].copy_(w * 2): v now requires grad; (v * [1, 10]) -> w.grad 20
+  Tensor w = tensor({5.0}, {.dtype = kFloat64}).requires_grad_();
+  Tensor b = zeros({4}, {.dtype = kFloat64});
+  Tensor v = b.narrow(0, 0, 2);
+  EXPECT_FALSE(v.requires_grad());
+  b.narrow(0, 1, 1).copy_(w * 2);
+  EXPECT_TRUE(v.requires_grad());
+  (v * tensor({1.0, 10.0}, {.dtype = kFloat64})).sum().backward();
+  EXPECT_EQ(values(w.grad()), (std::vector<double>{20}));
+}
+
+TEST(InplaceView, ViewOfALeafAfterAnOptimizerStep) {
+  // W leaf; v = W[:2]; no_grad: W.add_(1); (v * [1, 10]).sum() -> W.grad == [1, 10, 0]
+  Tensor W = tensor({1.0, 2.0, 3.0}, {.dtype = kFloat64}).requires_grad_();
+  Tensor v = W.narrow(0, 0, 2);
+  {
+    NoGradGuard no_grad;
+    W.add_(1);
+  }
+  (v * tensor({1.0, 10.0}, {.dtype = kFloat64})).sum().backward();
+  EXPECT_EQ(values(W.grad()), (std::vector<double>{1, 10, 0}));
+  // A view made under no_grad stays out of the graph.
+  Tensor quiet;
+  {
+    NoGradGuard no_grad;
+    quiet = W.narrow(0, 0, 2);
+    W.add_(1);
+  }
+  EXPECT_FALSE(quiet.requires_grad());
+  EXPECT_FALSE(quiet.grad_fn());
+}
+
 TEST(InplaceView, ErrorsOnLeavesAndTheirViews) {
   Tensor leaf = ones({4}, {.requires_grad = true});
   EXPECT_ERROR(leaf.narrow(0, 0, 2).mul_(2),
