@@ -6,8 +6,10 @@ images/s over the whole run (data loading included, validation excluded), second
 until the test accuracy first reaches 90% (at epoch granularity), the final accuracy and the
 peak RSS. Ratios are ember / the faster of PyTorch and LibTorch. PyTorch runs in its best
 configuration here (shared/BENCHMARKING.md); every side has OPENBLAS_CORETYPE/L2_SIZE unset.
+With --seeds N it measures accuracy instead: each side trains with seeds 0..N-1 and the final
+test accuracies' spread is printed (how often each reaches 0.92).
 
-  bench/train_compare.py --build build [--epochs 2] [--rounds 1] [--threads 2]
+  bench/train_compare.py --build build [--epochs 2] [--rounds 1] [--threads 2] [--seeds N]
 """
 import argparse
 import csv
@@ -42,10 +44,11 @@ def twin_side(argv):
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")], rss
 
 
-def ember_side(build, epochs, threads):
+def ember_side(build, epochs, threads, seed):
     with tempfile.TemporaryDirectory() as d:
         _, rss = run([os.path.join(build, "examples", "ember-train-fashion-mnist"),
-                      "--epochs", str(epochs), "--threads", str(threads), "--output-dir", d])
+                      "--epochs", str(epochs), "--threads", str(threads), "--seed", str(seed),
+                      "--output-dir", d])
         with open(os.path.join(d, "metrics.csv")) as f:
             rows = list(csv.DictReader(f))
     return [{"train_seconds": 60000 / float(r["train_images_per_second"]),
@@ -63,26 +66,47 @@ def summary(epochs):
             "acc": epochs[-1]["accuracy"]}
 
 
+def accuracy_over_seeds(sides, seeds):
+    """Final test accuracy per side and seed; the target (0.92) is a single run's bar, so the
+    spread says how much of it is the recipe and how much the seed."""
+    acc = {name: [] for name in sides}
+    for seed in range(seeds):
+        for name, side in sides.items():
+            acc[name].append(side(seed)[0][-1]["accuracy"])
+            print(f"seed {seed}: {name} {acc[name][-1]:.4f}", file=sys.stderr)
+    print(f"{'side':10} {'mean':>7} {'stdev':>7} {'min':>7} {'max':>7} {'>= 0.92':>8}  per seed")
+    for name, a in acc.items():
+        stdev = statistics.stdev(a) if len(a) > 1 else 0.0
+        passed = sum(x >= 0.92 for x in a)
+        print(f"{name:10} {statistics.mean(a):7.4f} {stdev:7.4f} {min(a):7.4f} {max(a):7.4f} "
+              f"{passed:>4}/{len(a):<3}  {' '.join(f'{x:.4f}' for x in a)}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--build", default="build")
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seeds", type=int, default=0,
+                    help="accuracy mode: train every side with seeds 0..N-1")
     args = ap.parse_args()
     e, t = str(args.epochs), str(args.threads)
     sides = {
-        "ember": lambda: ember_side(args.build, args.epochs, args.threads),
-        "pytorch": lambda: twin_side(["/usr/bin/python3", os.path.join(HERE, "train_torch.py"),
-                                      "--epochs", e, "--threads", t]),
+        "ember": lambda seed: ember_side(args.build, args.epochs, args.threads, seed),
+        "pytorch": lambda seed: twin_side(["/usr/bin/python3", os.path.join(HERE, "train_torch.py"),
+                                           "--epochs", e, "--threads", t, "--seed", str(seed)]),
     }
     libtorch = os.path.join(args.build, "bench", "train_libtorch")
     if os.path.exists(libtorch):
-        sides["libtorch"] = lambda: twin_side([libtorch, e, t])
+        sides["libtorch"] = lambda seed: twin_side(
+            [libtorch, e, t, "/usr/share/datasets/fashion-mnist", str(seed)])
+    if args.seeds:
+        return accuracy_over_seeds(sides, args.seeds)
     results = {name: [] for name in sides}
     for r in range(args.rounds):
         for name, side in sides.items():
-            epochs, rss = side()
+            epochs, rss = side(0)
             results[name].append(dict(summary(epochs), rss=rss))
             print(f"round {r + 1}: {name} {results[name][-1]}", file=sys.stderr)
 

@@ -1,7 +1,7 @@
 // LibTorch (C++, 1.13) twin of ember-train-fashion-mnist for bench/train_compare.py: the same
 // CNN, loop and hyper-parameters as bench/train_torch.py, data held in memory and shuffled per
 // epoch. Prints one JSON line per epoch (train seconds with data loading, images/s, accuracy).
-//   train_libtorch [epochs] [threads] [data_dir]
+//   train_libtorch [epochs] [threads] [data_dir] [seed]
 #include <torch/torch.h>
 #include <zlib.h>
 
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   const int epochs = argc > 1 ? std::stoi(argv[1]) : 5;
   at::set_num_threads(argc > 2 ? std::stoi(argv[2]) : 2);
   const std::string dir = argc > 3 ? argv[3] : "/usr/share/datasets/fashion-mnist";
-  torch::manual_seed(0);
+  torch::manual_seed(argc > 4 ? std::stoi(argv[4]) : 0);
   auto [train_x, train_y] = load(dir, "train");
   auto [test_x, test_y] = load(dir, "t10k");
   namespace nn = torch::nn;

@@ -63,6 +63,9 @@ Tensor& Tensor::detach_() {
     meta->requires_grad = false;
     meta->retain_grad_hook = 0;
   }
+  // A detached view leaves autograd's view tracking too: in-place writes through it no longer
+  // rewrite its base's history, and writes to the base no longer regenerate its own.
+  impl_->set_view_base({});
   return *this;
 }
 

@@ -131,6 +131,16 @@ TEST(InplaceView, ViewOfALeafAfterAnOptimizerStep) {
   EXPECT_FALSE(quiet.grad_fn());
 }
 
+TEST(InplaceView, DetachedViewStaysDetached) {
+  Tensor x = tensor({1.0, 2.0, 3.0}, {.dtype = kFloat64}).requires_grad_();
+  Tensor b = x * 1;
+  Tensor v = b.narrow(0, 0, 2);
+  v.detach_();
+  b.mul_(2);
+  EXPECT_FALSE(v.requires_grad());
+  EXPECT_FALSE(v.grad_fn());
+}
+
 TEST(InplaceView, ErrorsOnLeavesAndTheirViews) {
   Tensor leaf = ones({4}, {.requires_grad = true});
   EXPECT_ERROR(leaf.narrow(0, 0, 2).mul_(2),
