@@ -285,6 +285,15 @@ const std::map<std::string, GoldenFn>& golden_rows() {
                                     {.bias = t.at("b"), .stride = 2, .padding = 1,
                                      .output_padding = 1, .groups = 2});
        }},
+      {"conv_cross_entropy_gradient_penalty", [](const Named& t, const json&) {
+         const Tensor logits =
+             F::conv2d(t.at("x"), t.at("w"), {.bias = t.at("b"), .stride = 2, .padding = 1})
+                 .flatten(1)
+                 .matmul(t.at("v"));
+         const Tensor loss = F::cross_entropy(logits, t.at("y"), {.label_smoothing = 0.1});
+         const Tensor gx = autograd::grad({loss}, {t.at("x")}, {.create_graph = true})[0];
+         return (gx * gx).sum();
+       }},
       {"max_pool2d", [](const Named& t, const json&) {
          return F::max_pool2d(t.at("x"), 3, {.stride = 2, .padding = 1});
        }},

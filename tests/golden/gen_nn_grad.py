@@ -153,6 +153,20 @@ case("batch_norm_eval", lambda t, a: F.batch_norm(t["x"], t["rm"], t["rv"], t["w
      {"x": r(2, 3, 40), "w": r(3), "b": r(3), "rm": r(3), "rv": r(3, lo=0.5, hi=2)},
      const=("rm", "rv"), label="batch_norm_eval_planar")
 
+
+# Double backward: a gradient penalty (WGAN-GP style) through convolution and the fused
+# cross_entropy, differentiated again with respect to everything.
+def gradient_penalty(t, a):
+    logits = F.conv2d(t["x"], t["w"], t["b"], stride=2, padding=1).flatten(1) @ t["v"]
+    loss = F.cross_entropy(logits, t["y"], label_smoothing=0.1)
+    (gx,) = torch.autograd.grad(loss, t["x"], create_graph=True)
+    return (gx * gx).sum()
+
+
+case("conv_cross_entropy_gradient_penalty", gradient_penalty,
+     {"x": r(2, 3, 6, 6), "w": r(4, 3, 3, 3), "b": r(4), "v": r(36, 5),
+      "y": torch.tensor([1, 4])})
+
 with open(os.path.join(HERE, "nn_grad.json"), "w") as f:
     f.write('{"cases": [\n' + ",\n".join(json.dumps(c) for c in cases) + "\n]}\n")
 print(len(cases), "cases")
