@@ -486,7 +486,7 @@ void scatter_reduce_kernel(Tensor& t, int64_t dim, const Tensor& index, const Te
   });
 }
 
-// PyTorch's scatter_reduce_backward (sum, mean, amax, amin; prod without zeros in the inputs).
+// PyTorch's scatter_reduce_backward (sum, mean, amax, amin, prod with zeros).
 TensorList scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
                                    const Tensor& index, const Tensor& src, Reduce r,
                                    bool include_self, const Tensor& result) {
@@ -519,10 +519,21 @@ TensorList scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64
       break;
     }
     case Reduce::Prod: {
-      // d result / d x = result / x (inputs are assumed non-zero).
-      const Tensor gr = grad * result;
-      grad_self = gr / self;
-      grad_src = gr.gather(dim, index) / src;
+      // d result / d x is the product of the others. PyTorch's form: result / x where x is not
+      // zero; for a zero in self, the product with self's zeros read as 1; for the only zero
+      // scattered into its slot, the product with that zero read as 1; two or more zeros in a
+      // slot make every gradient there zero (result is zero, and so is every other product).
+      const Tensor self_ones = self.masked_fill(self.eq(0), 1);
+      grad_self = grad * scatter_reduce(self_ones, dim, index, src, "prod", include_self) /
+                  self_ones;
+      const Tensor src_zero = src.eq(0);
+      const Tensor zeros_in_slot =
+          zeros_like(self).scatter_add(dim, index, src_zero.to(self.dtype())).gather(dim, index);
+      const Tensor only_zero = src_zero.logical_and(zeros_in_slot.eq(1));
+      const Tensor others = scatter_reduce(self, dim, index, src.masked_fill(only_zero, 1), "prod",
+                                           include_self);
+      grad_src = where(only_zero, (grad * others).gather(dim, index),
+                       (grad * result).gather(dim, index) / src.masked_fill(src_zero, 1));
       break;
     }
   }

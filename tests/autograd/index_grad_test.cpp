@@ -49,6 +49,24 @@ const GradCase kCases[] = {
      }},
     {"scatter_reduce_prod", "ScatterReduceBackward0", [] { return In{pos({4}), pos({5})}; },
      [](const In& t) { return scatter_reduce(t[0], 0, idx({0, 2, 0, 3, 0}), t[1], "prod"); }},
+    // Zeros: in self (slot 1), the only zero of slot 0 in src, two zeros in slot 2's src.
+    {"scatter_reduce_prod_zeros", "ScatterReduceBackward0",
+     [] {
+       return In{tensor({2.0, 0.0, 1.5, -1.0}, {.dtype = kFloat64}).requires_grad_(),
+                 tensor({0.0, 3.0, 0.5, 0.0, 0.0, 2.0, 1.5}, {.dtype = kFloat64})
+                     .requires_grad_()};
+     },
+     [](const In& t) {
+       return scatter_reduce(t[0], 0, idx({0, 1, 0, 2, 2, 3, 1}), t[1], "prod");
+     }, false},
+    {"scatter_reduce_prod_single_zero_no_self", "ScatterReduceBackward0",
+     [] {
+       return In{tensor({2.0, 0.0, 1.5}, {.dtype = kFloat64}).requires_grad_(),
+                 tensor({0.0, 3.0, 0.5, -2.0}, {.dtype = kFloat64}).requires_grad_()};
+     },
+     [](const In& t) {
+       return scatter_reduce(t[0], 0, idx({0, 0, 1, 2}), t[1], "prod", false);
+     }},
     {"scatter_reduce_inplace", "ScatterReduceBackward0", [] { return In{x({4}), x({5})}; },
      [](const In& t) {
        Tensor a = t[0] * 1;
