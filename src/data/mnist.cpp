@@ -15,7 +15,7 @@ namespace {
 
 // The first existing candidate for `file` (plain before .gz); empty when none.
 std::string find_file(const std::string& root, const char* subdir, const std::string& file) {
-  for (const fs::path dir : {fs::path(root), fs::path(root) / subdir / "raw"}) {
+  for (const fs::path& dir : {fs::path(root), fs::path(root) / subdir / "raw"}) {
     for (const char* ext : {"", ".gz"}) {
       const fs::path p = dir / (file + ext);
       if (fs::is_regular_file(p)) return p.string();

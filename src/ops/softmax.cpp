@@ -8,6 +8,7 @@
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "core/dispatch.h"
+#include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ember/shape.h"
@@ -224,6 +225,18 @@ Tensor reversed_cumsum(const Tensor& w, int64_t dim) {
   return w.sum(dim, true) - w.cumsum(dim) + w;
 }
 
+// With zeros and create_graph, PyTorch's O(n²) form, whose own derivative is right:
+// grad_input[k] = Σ_{j ≥ k} grad[j] Π_{i ≤ j, i ≠ k} input[i], from differentiable ops (row k of
+// `others` is the cumulative product with input[k] read as 1).
+Tensor cumprod_backward_differentiable(const Tensor& grad, const Tensor& input, int64_t dim) {
+  const int64_t n = input.size(dim);
+  const Tensor x = input.transpose(dim, -1), g = grad.transpose(dim, -1);
+  const Tensor k = arange(n, {.dtype = kInt64});
+  const Tensor others = where(eye(n, {.dtype = kBool}), 1.0, x.unsqueeze(-2)).cumprod(-1);
+  const Tensor upper = k.unsqueeze(1).le(k.unsqueeze(0));  // [k, j]: j >= k
+  return (others * g.unsqueeze(-2) * upper).sum(-1).transpose(dim, -1);
+}
+
 // PyTorch's cumprod_backward: without zeros, reversed_cumsum(grad * output) / input; with
 // zeros, only the elements up to each line's first zero get a gradient: before it the same
 // formula, at it the products of the others (the cumulative product with that zero taken as 1).
@@ -231,6 +244,7 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, co
   if (input.numel() <= 1 || input.dim() == 0) return grad;
   const Tensor is_zero = input.eq(0);
   if (!is_zero.any().item<bool>()) return reversed_cumsum(grad * output, dim).div(input);
+  if (is_grad_enabled()) return cumprod_backward_differentiable(grad, input, dim);
   const Tensor zeros_so_far = is_zero.cumsum(dim);                       // int64
   const Tensor before = zeros_so_far.eq(0);                              // before the first zero
   const Tensor first_zero = logical_and(is_zero, zeros_so_far.eq(1));

@@ -112,10 +112,14 @@ const GradCase kCases[] = {
      [](const In& t) { return t[0].cumprod(1); }},
     {"cumprod_with_zeros", "CumprodBackward0",
      [] { return In{t_of({1.5, 0, -2, 0.5, 0, 0.7, 0.8, 1.2}, {{2, 4}})}; },
-     [](const In& t) { return t[0].cumprod(1); },
-     // The zero case masks each line's first zero structurally (where), so the backward's own
-     // derivative along that zero is not captured; PyTorch switches to an O(n^2) formula there.
-     false},
+     [](const In& t) { return t[0].cumprod(1); }},
+    // Zeros first, twice in a line, and along dim 0; with create_graph PyTorch's O(n^2) form.
+    {"cumprod_zero_first_and_twice", "CumprodBackward0",
+     [] { return In{t_of({0, 1.5, -2, 0.5, 0.7, 0, 0.8, 0}, {{2, 4}})}; },
+     [](const In& t) { return t[0].cumprod(1); }},
+    {"cumprod_zeros_dim0", "CumprodBackward0",
+     [] { return In{t_of({1.5, 0, -2, 0.5, 0, 0.7, 0.8, 1.2, 0.9}, {{3, 3}})}; },
+     [](const In& t) { return t[0].cumprod(0); }},
     // ── nansum ──
     {"nansum", "NansumBackward0", [] { return In{x({3, 4})}; },
      [](const In& t) { return t[0].nansum(); }},
