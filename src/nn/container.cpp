@@ -75,8 +75,10 @@ const Tensor& ParameterListImpl::operator[](int64_t index) const {
 
 std::string ParameterListImpl::extra_repr() const {
   std::string out;
-  for (size_t i = 0; i < items_.size(); ++i)
-    out += (i ? "\n" : "") + parameter_line(std::to_string(i), items_[i]);
+  for (size_t i = 0; i < items_.size(); ++i) {
+    if (i) out += '\n';
+    out += parameter_line(std::to_string(i), items_[i]);
+  }
   return out;
 }
 
@@ -92,10 +94,9 @@ Tensor ParameterDictImpl::operator[](const std::string& key) const {
 
 std::string ParameterDictImpl::extra_repr() const {
   std::string out;
-  bool first = true;
   for (auto& [n, p] : named_parameters(false)) {
-    out += (first ? "" : "\n") + parameter_line(n, p);
-    first = false;
+    if (!out.empty()) out += '\n';
+    out += parameter_line(n, p);
   }
   return out;
 }

@@ -79,10 +79,11 @@ inline void run_case(const GradCase& gc) {
                                                                .allow_unused = true});
     for (size_t i = 0; i < diff_in.size(); ++i) {
       ASSERT_EQ(plain[i].defined(), graphed[i].defined()) << gc.name << " input " << i;
-      if (plain[i].defined())
+      if (plain[i].defined()) {
         EXPECT_TRUE(allclose(graphed[i], plain[i], 1e-9, 1e-12))
             << gc.name << ": input " << i << "'s gradient with create_graph differs:\n"
             << graphed[i] << "\nwithout:\n" << plain[i];
+      }
     }
     try {
       autograd::gradgradcheck(gc.fn, in, gc.options);
