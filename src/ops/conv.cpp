@@ -206,6 +206,11 @@ Tensor from_2d(const ConvProblem& c, Tensor t) {
   return t.dtype() == c.dtype ? t : t.to(c.dtype);
 }
 
+// The caller's shape and dtype for a weight gradient computed in the problem's terms.
+Tensor weight_from_2d(const ConvProblem& c, const Tensor& gw) {
+  return (c.dims == 1 ? gw.squeeze(2) : gw).to(c.dtype);
+}
+
 Tensor run_conv(const ConvProblem& c) {
   Tensor out = empty({c.input.size(0), c.weight.size(0), c.out_h, c.out_w},
                      {.dtype = c.input.dtype()});
@@ -239,8 +244,7 @@ std::tuple<Tensor, Tensor, Tensor> conv_backward(const char* op, int dims, const
   Tensor gw = empty(c.weight.sizes(), {.dtype = c.input.dtype()});
   cpu::conv2d_weight_grad(g, c.input, gw, c.p);
   Tensor gb = o.bias.defined() ? g.sum({0, 2, 3}).to(c.dtype) : Tensor();
-  gw = dims == 1 ? gw.squeeze(2) : gw;
-  return {from_2d(c, gi), gw.to(c.dtype), gb};
+  return {from_2d(c, gi), weight_from_2d(c, gw), gb};
 }
 
 // y = adjoint(x, w): grad_x is the forward conv of grad_y with w; grad_w is the weight gradient
@@ -256,8 +260,7 @@ std::tuple<Tensor, Tensor, Tensor> transpose_backward(const char* op, int dims,
   Tensor gw = empty(c.weight.sizes(), {.dtype = c.input.dtype()});
   cpu::conv2d_weight_grad(c.input, g, gw, c.p);
   Tensor gb = options.bias.defined() ? g.sum({0, 2, 3}).to(c.dtype) : Tensor();
-  gw = dims == 1 ? gw.squeeze(2) : gw;
-  return {from_2d(c, gi), gw.to(c.dtype), gb};
+  return {from_2d(c, gi), weight_from_2d(c, gw), gb};
 }
 
 // Note [Convolution double backward]
@@ -302,45 +305,46 @@ std::array<int64_t, 2> frame_size(const cpu::Conv2dParams& p, const Tensor& weig
           (out_w - 1) * p.stride[1] + p.dilation[1] * (weight_2d.size(3) - 1) + 1};
 }
 
-ConvFuncOptions unpadded_conv(const cpu::Conv2dParams& p) {
-  return {.stride = std::vector<int64_t>{p.stride[0], p.stride[1]},
-          .dilation = std::vector<int64_t>{p.dilation[0], p.dilation[1]},
-          .groups = p.groups};
+// The problem's stride, dilation and groups with no padding, as conv or conv_transpose options.
+template <class Options>
+Options unpadded(const cpu::Conv2dParams& p) {
+  Options o;
+  o.stride = std::vector<int64_t>{p.stride[0], p.stride[1]};
+  o.dilation = std::vector<int64_t>{p.dilation[0], p.dilation[1]};
+  o.groups = p.groups;
+  return o;
 }
+
 
 std::tuple<Tensor, Tensor, Tensor> conv_backward_composite(const char* op, int dims,
                                                            const Tensor& grad_out,
                                                            const Tensor& input,
                                                            const Tensor& weight,
                                                            const ConvFuncOptions& o) {
+  // The problem's tensors come from differentiable reshapes and conversions, so they carry the
+  // graph of input, weight and grad_out.
   const ConvProblem c = conv_problem(op, dims, input, weight, o);
-  grad_2d(op, c, grad_out, c.weight.size(0));  // checks its size
-  const Tensor x = to_2d(input, dims, !c.batched), w = to_2d(weight, dims, false);
-  const Tensor g = to_2d(grad_out, dims, !c.batched);
+  const Tensor g = grad_2d(op, c, grad_out, c.weight.size(0));
+  const Tensor &x = c.input, &w = c.weight;
   const cpu::Conv2dParams& p = c.p;
-  const ConvFuncOptions u = unpadded_conv(p);
-  const Tensor full = conv_transpose2d(
-      g, w, {.stride = u.stride, .groups = p.groups, .dilation = u.dilation});
+  const Tensor full = conv_transpose2d(g, w, unpadded<ConvTransposeFuncOptions>(p));
   const Tensor gi = window_2d(full, {p.padding[0], p.padding[1]}, {x.size(2), x.size(3)});
   const Tensor x_frame = window_2d(x, {-p.padding[0], -p.padding[1]},
                                    frame_size(p, w, c.out_h, c.out_w));
-  const Tensor gw = weight_grad_composite(x_frame, g, p);
-  return {from_2d(c, gi), dims == 1 ? gw.squeeze(2) : gw, Tensor()};
+  return {from_2d(c, gi), weight_from_2d(c, weight_grad_composite(x_frame, g, p)), Tensor()};
 }
 
 std::tuple<Tensor, Tensor, Tensor> transpose_backward_composite(
     const char* op, int dims, const Tensor& grad_output, const Tensor& input,
     const Tensor& weight, const ConvTransposeFuncOptions& options) {
   const ConvProblem c = transpose_problem(op, dims, input, weight, options);
-  grad_2d(op, c, grad_output, c.weight.size(1) * c.p.groups);  // checks its size
-  const Tensor x = to_2d(input, dims, !c.batched), w = to_2d(weight, dims, false);
-  const Tensor g = to_2d(grad_output, dims, !c.batched);
+  const Tensor g = grad_2d(op, c, grad_output, c.weight.size(1) * c.p.groups);
+  const Tensor &x = c.input, &w = c.weight;
   const cpu::Conv2dParams& p = c.p;
   const Tensor g_frame = window_2d(g, {-p.padding[0], -p.padding[1]},
                                    frame_size(p, w, x.size(2), x.size(3)));
-  const Tensor gi = conv2d(g_frame, w, unpadded_conv(p));
-  const Tensor gw = weight_grad_composite(g_frame, x, p);
-  return {from_2d(c, gi), dims == 1 ? gw.squeeze(2) : gw, Tensor()};
+  const Tensor gi = conv2d(g_frame, w, unpadded<ConvFuncOptions>(p));
+  return {from_2d(c, gi), weight_from_2d(c, weight_grad_composite(g_frame, x, p)), Tensor()};
 }
 
 // Autograd: every convolution is PyTorch's ConvolutionBackward0 over (input, weight, bias).

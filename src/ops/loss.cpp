@@ -399,6 +399,13 @@ Tensor class_grad(const ClassRows& p, const Tensor& grad_out, int64_t ignore, do
   return gx.view(p.in_shape).to(out_dtype);
 }
 
+// The class weight (C) shaped to broadcast along the class dim `cdim` of an input of rank `dim`.
+Tensor class_weight_view(const Tensor& weight, int64_t dim, int64_t cdim) {
+  DimVector shape(size_t(dim), 1);
+  shape[size_t(cdim)] = weight.numel();
+  return weight.view(shape);
+}
+
 // Class probabilities: -Σ_c w_c p'_c log_softmax(x)_c with p' = p (1 - ls) + ls / C.
 struct ProbTerms {
   int64_t cdim, C;
@@ -418,11 +425,7 @@ ProbTerms prob_terms(const Tensor& input, const Tensor& target, const Tensor& we
               weight.defined() ? weight.sizes() : IntArrayRef());
   EMBER_CHECK(ls <= 1.0, op, "label_smoothing must be between 0.0 and 1.0. Got: ", ls);
   t.target = ls > 0 ? target * (1 - ls) + ls / double(t.C) : target;
-  if (weight.defined()) {
-    DimVector shape(size_t(input.dim()), 1);
-    shape[size_t(t.cdim)] = t.C;
-    t.wview = weight.view(shape);
-  }
+  if (weight.defined()) t.wview = class_weight_view(weight, input.dim(), t.cdim);
   return t;
 }
 
@@ -440,17 +443,14 @@ Tensor cross_entropy_grad_composite(const Tensor& grad_out, const Tensor& input,
   const Dtype dt = input.dtype();
   const Tensor keep = target != o.ignore_index;
   const Tensor t = where(keep, target, 0);
-  const Tensor wt = o.weight.defined() ? take(o.weight, t) * keep : keep.to(dt);
-  const Tensor a = wt * (1 - ls), b = keep.to(dt) * (ls / double(C));
+  const Tensor kept = keep.to(dt);
+  const Tensor wt = o.weight.defined() ? take(o.weight, t) * kept : kept;
+  const Tensor a = wt * (1 - ls), b = kept * (ls / double(C));
   const double wsum = o.weight.defined() ? o.weight.sum().item<double>() : double(C);
-  Tensor wview = full({}, 1.0, {.dtype = dt});
-  if (o.weight.defined()) {
-    DimVector shape(size_t(input.dim()), 1);
-    shape[size_t(cdim)] = C;
-    wview = o.weight.view(shape);
-  }
+  Tensor smooth = b.unsqueeze(cdim);  // b w_c
+  if (o.weight.defined()) smooth = smooth * class_weight_view(o.weight, input.dim(), cdim);
   const Tensor at_target = zeros_like(input).scatter(cdim, t.unsqueeze(cdim), 1.0);
-  const Tensor beta = b.unsqueeze(cdim) * wview + a.unsqueeze(cdim) * at_target;
+  const Tensor beta = smooth + a.unsqueeze(cdim) * at_target;
   const Tensor alpha = (a + b * wsum).unsqueeze(cdim);
   Tensor scale = red == Reduction::None ? grad_out.unsqueeze(cdim) : grad_out;
   if (red == Reduction::Mean) scale = scale / wt.sum().item<double>();
