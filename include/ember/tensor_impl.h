@@ -63,11 +63,22 @@ class TensorImpl : public RefCounted {
   /// history is regenerated on next use (Note [In-place on views]).
   void mark_view_history_current() {
     view_history_tracked_ = true;
+    view_made_without_grad_ = false;
     view_history_version_ = storage_->version();
   }
   bool view_history_stale() const {
     return view_history_tracked_ && storage_->version() != view_history_version_;
   }
+  /// A view made under no_grad (or a view of one) records the version too, but has no
+  /// history: once its base is written in place, using it in grad mode is an error, as in
+  /// PyTorch (which history it should have is ambiguous). Ops make their outputs with grad mode
+  /// off while they record, so a view that is then given a history (set_history marks it
+  /// current) was made in grad mode after all.
+  void mark_view_made_without_grad() {
+    mark_view_history_current();
+    view_made_without_grad_ = true;
+  }
+  bool view_made_without_grad() const { return view_made_without_grad_; }
   /// Created under InferenceMode: such a tensor may never be saved for backward or written in
   /// place outside InferenceMode (PyTorch's inference tensors).
   bool is_inference() const { return inference_; }
@@ -88,6 +99,7 @@ class TensorImpl : public RefCounted {
   bool contiguous_ = true;
   bool inference_ = false;
   bool view_history_tracked_ = false;
+  bool view_made_without_grad_ = false;
   uint32_t view_history_version_ = 0;
   intrusive_ptr<TensorImpl> view_base_;
   std::unique_ptr<AutogradMeta> autograd_;

@@ -47,9 +47,17 @@ Recorder::Recorder(InPlace, const char* op, const Tensor& self,
               "Inplace update to inference tensor outside InferenceMode is not allowed. You can "
               "make a clone to get a normal tensor before doing inplace update.");
   if (!is_grad_enabled()) return;
-  bool any = any_requires_grad(self);
+  // A view made under no_grad of a base that requires grad counts as requiring grad here, as
+  // in PyTorch: writing through it would silently bypass the base's history.
+  const bool no_grad_view = self.impl()->view_made_without_grad();
+  bool any = any_requires_grad(self) ||
+             (no_grad_view && Tensor(self.impl()->view_base()).requires_grad());
   for (const Tensor* t : others) any |= t && any_requires_grad(*t);
   if (!any) return;
+  EMBER_CHECK(!no_grad_view, op,
+              "a view created in no_grad mode is being modified in place with grad mode "
+              "enabled, which is ambiguous and forbidden. Create the view and do the in-place "
+              "both inside or both outside no_grad.");
   EMBER_CHECK(!(self.is_leaf() && self.requires_grad()), op,
               "a leaf Variable that requires grad is being used in an in-place operation.");
   if (const auto& base = self.impl()->view_base()) {
@@ -146,6 +154,10 @@ std::shared_ptr<FunctionNode> Recorder::record_outputs(const char* name, const T
 // version out of date the next time its history is read (grad_fn, requires_grad, an op's
 // edges) and regenerates it the same way: an as_strided of the base as it is now. A view whose
 // base does not require grad keeps what it has.
+// A view made under no_grad has no history, and which one it should get after its base is
+// written is ambiguous (the write may be part of the graph or not), so, as PyTorch, using such
+// a view in grad mode after the write is an error, and so is writing through it in grad mode
+// when the write would be recorded. Under no_grad it stays usable as plain data.
 namespace {
 
 struct Geometry {
@@ -203,6 +215,14 @@ void Recorder::rebase_view_history(const std::shared_ptr<FunctionNode>& fn) {
 void regenerate_view_history(const Tensor& view) {
   const Tensor base(view.impl()->view_base());
   if (!base.requires_grad()) return;
+  if (view.impl()->view_made_without_grad()) {
+    EMBER_CHECK(!is_grad_enabled(), "autograd",
+                "a view created in no_grad mode is used with grad mode enabled after its base "
+                "(or another view of its base) was modified in place, which is ambiguous and "
+                "forbidden. Create the view and do the in-place both inside or both outside "
+                "no_grad, or use a detach()ed view.");
+    return;
+  }
   EnableGradGuard grad;
   const Tensor regenerated =
       base.as_strided(view.sizes(), view.strides(), view.storage_offset());

@@ -58,9 +58,13 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
   if (base.is_floating_point()) {
     const auto& root = base.impl()->view_base();
     out.impl()->set_view_base(root ? root : base.impl_ptr());
-    // Only views made in grad mode follow later in-place writes to their base (as PyTorch's
-    // differentiable views; a view made under no_grad keeps no history).
-    if (is_grad_enabled()) out.impl()->mark_view_history_current();
+    // Views made in grad mode follow later in-place writes to their base (as PyTorch's
+    // differentiable views). A view made under no_grad, or of such a view, keeps no history and
+    // may not be used in grad mode once its base is written (Note [In-place on views]).
+    if (is_grad_enabled() && !base.impl()->view_made_without_grad())
+      out.impl()->mark_view_history_current();
+    else
+      out.impl()->mark_view_made_without_grad();
   }
   return out;
 }

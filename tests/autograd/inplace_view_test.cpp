@@ -127,8 +127,78 @@ TEST(InplaceView, ViewOfALeafAfterAnOptimizerStep) {
     quiet = W.narrow(0, 0, 2);
     W.add_(1);
   }
+  NoGradGuard no_grad;  // in grad mode it may no longer be used (the next test)
   EXPECT_FALSE(quiet.requires_grad());
   EXPECT_FALSE(quiet.grad_fn());
+  EXPECT_EQ(values(quiet * 2), (std::vector<double>{6, 8}));
+}
+
+// PyTorch 1.13 forbids these (its message: "A view was created in no_grad mode and its base
+// or another view of its base has been modified inplace with grad mode enabled").
+constexpr const char* kStaleNoGradView =
+    "a view created in no_grad mode is used with grad mode enabled after its base (or another "
+    "view of its base) was modified in place";
+
+TEST(InplaceView, NoGradViewOfAWrittenBaseIsAnErrorInGradMode) {
+  Tensor x = tensor({1.0, 2.0, 3.0}, {.dtype = kFloat64}).requires_grad_();
+  Tensor b = x * 1;
+  Tensor v;
+  {
+    NoGradGuard no_grad;
+    v = b.narrow(0, 0, 2);
+  }
+  EXPECT_FALSE((v * 2).requires_grad());  // untouched base: plain data
+  b.mul_(3);
+  EXPECT_ERROR(v * 2, kStaleNoGradView);
+  EXPECT_ERROR(v.grad_fn(), kStaleNoGradView);
+  EXPECT_EQ(values(v.detach() * 2), (std::vector<double>{6, 12}));  // detach() is the way out
+  {
+    NoGradGuard no_grad;  // as plain data it stays usable
+    EXPECT_EQ(values(v * 2), (std::vector<double>{6, 12}));
+  }
+  // The base written under no_grad (an optimizer step on a parameter) counts too.
+  Tensor W = tensor({1.0, 2.0}, {.dtype = kFloat64}).requires_grad_();
+  Tensor w;
+  {
+    NoGradGuard no_grad;
+    w = W.narrow(0, 0, 1);
+    W.add_(1);
+  }
+  EXPECT_ERROR(w.sum(), kStaleNoGradView);
+  // A constant base that later joins the graph too; a view of the no_grad view inherits it.
+  Tensor c = zeros({3}, {.dtype = kFloat64});
+  Tensor u, uu;
+  {
+    NoGradGuard no_grad;
+    u = c.narrow(0, 1, 2);
+  }
+  uu = u.narrow(0, 0, 1);
+  c.mul_(x);
+  EXPECT_ERROR(u.exp(), kStaleNoGradView);
+  EXPECT_ERROR(uu.exp(), kStaleNoGradView);
+}
+
+TEST(InplaceView, WritingThroughANoGradViewInGradModeIsAnError) {
+  const char* error = "a view created in no_grad mode is being modified in place with grad mode "
+                      "enabled";
+  Tensor W = tensor({1.0, 1.0, 1.0}, {.dtype = kFloat64}).requires_grad_();
+  Tensor c = ones({3}, {.dtype = kFloat64});
+  Tensor x = tensor({2.0}, {.dtype = kFloat64}).requires_grad_();
+  Tensor vw, vc;
+  {
+    NoGradGuard no_grad;
+    vw = W.narrow(0, 0, 2);
+    vc = c.narrow(0, 0, 2);
+  }
+  EXPECT_ERROR(vw.mul_(2), error);   // its base requires grad
+  EXPECT_ERROR(vc.mul_(x), error);   // the write itself would be recorded
+  vc.mul_(2);                        // nothing requires grad: a plain write
+  EXPECT_EQ(values(c), (std::vector<double>{2, 2, 1}));
+  {
+    NoGradGuard no_grad;
+    vw.mul_(3);
+  }
+  EXPECT_EQ(values(W), (std::vector<double>{3, 3, 1}));
 }
 
 TEST(InplaceView, DetachedViewStaysDetached) {
