@@ -1,7 +1,7 @@
 // DataLoader semantics: batches and size() with and without drop_last, shuffling identical to
 // PyTorch 1.13 for a seed (golden/data.json), two passes, structured bindings, collate of pairs
 // and tuples, worker threads delivering in order, a worker's exception reaching the consumer,
-// timeout, persistent workers and per-worker generators.
+// timeout, persistent workers and per-worker generators, pin_memory (a no-op without CUDA).
 #include <gtest/gtest.h>
 
 #include <ember/creation.h>
@@ -105,6 +105,11 @@ TEST(DataLoader, WorkersGiveTheSameBatchesAsTheMainThread) {
   DataLoader serial(ds, {.batch_size = 8, .shuffle = true, .seed = 1});
   DataLoader threaded(ds, {.batch_size = 8, .shuffle = true, .num_workers = 3, .seed = 1});
   EXPECT_EQ(passes(serial, 3), passes(threaded, 3));
+  // pin_memory is accepted and changes nothing without CUDA (nothing to pin for).
+  DataLoader serial_again(ds, {.batch_size = 8, .shuffle = true, .seed = 1});
+  DataLoader pinned(ds, {.batch_size = 8, .shuffle = true, .num_workers = 3, .pin_memory = true,
+                         .seed = 1});
+  EXPECT_EQ(passes(serial_again, 3), passes(pinned, 3));
 }
 
 TEST(DataLoader, WorkersDeliverInOrder) {
