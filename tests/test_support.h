@@ -15,7 +15,9 @@
 #include <exception>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -44,6 +46,30 @@ Json load_golden(const std::string& file) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot open golden file " + path);
   return Json::parse(in);
+}
+
+/// A table-driven golden file ({"cases": [{"op": ...}, ...]}) for parameterised tests, whose
+/// parameters are read during static initialisation where a throw would abort the program: a
+/// missing file gives no cases, and the test program's GoldenFile check reports it.
+inline const nlohmann::json& golden_table(const std::string& file) {
+  static std::map<std::string, nlohmann::json> loaded;
+  auto it = loaded.find(file);
+  if (it == loaded.end()) {
+    std::ifstream in(std::string(EMBER_GOLDEN_DIR) + "/" + file);
+    it = loaded.emplace(file, in ? nlohmann::json::parse(in)
+                                 : nlohmann::json::object({{"cases", nlohmann::json::array()}}))
+             .first;
+  }
+  return it->second;
+}
+
+/// The ops a golden table's cases name, in the order the file first names them.
+inline std::vector<std::string> golden_ops(const nlohmann::json& table) {
+  std::vector<std::string> ops;
+  std::set<std::string> seen;
+  for (const nlohmann::json& c : table["cases"])
+    if (seen.insert(c["op"].get<std::string>()).second) ops.push_back(c["op"]);
+  return ops;
 }
 
 /// The dtype whose PyTorch name (torch.float32 -> "float32") the generators write.

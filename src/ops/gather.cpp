@@ -17,6 +17,7 @@
 #include "ember/math.h"
 #include "ember/shape.h"
 #include "ops/copy.h"
+#include "ops/raw_elements.h"
 
 namespace ember {
 
@@ -26,21 +27,6 @@ using autograd::Saved;
 using autograd::TensorList;
 
 namespace {
-
-// Element copies only move bytes, so they dispatch on the element size, not the dtype.
-template <class F>
-void by_size(int64_t size, const F& f) {
-  switch (size) {
-    case 1:
-      return f.template operator()<uint8_t>();
-    case 2:
-      return f.template operator()<uint16_t>();
-    case 4:
-      return f.template operator()<uint32_t>();
-    default:
-      return f.template operator()<uint64_t>();
-  }
-}
 
 // The first out-of-range index met inside a parallel loop, thrown once the loop is over
 // (an exception must not leave an OpenMP region).
@@ -201,14 +187,6 @@ T reduce_identity(Reduce r) {
     default:
       return T(C(0));
   }
-}
-
-template <class T>
-bool is_nan(T v) {
-  if constexpr (std::is_integral_v<T>)
-    return false;
-  else
-    return std::isnan(float(v));
 }
 
 // ── index along a dim: (outer, size, inner) blocks ───────────────────────────────────────────

@@ -13,6 +13,7 @@
 #include "ember/index_ops.h"
 #include "ember/shape.h"
 #include "ops/copy.h"
+#include "ops/raw_elements.h"
 
 namespace ember {
 
@@ -320,21 +321,6 @@ void walk(const Walk& w, int64_t begin, int64_t end, int64_t base_p, int64_t bas
       coord[size_t(d)] = 0;
       ++coord[size_t(d - 1)];
     }
-  }
-}
-
-// Element copies only move bytes, so they dispatch on the element size, not the dtype.
-template <class F>
-void by_size(int64_t size, const F& f) {
-  switch (size) {
-    case 1:
-      return f.template operator()<uint8_t>();
-    case 2:
-      return f.template operator()<uint16_t>();
-    case 4:
-      return f.template operator()<uint32_t>();
-    default:
-      return f.template operator()<uint64_t>();
   }
 }
 

@@ -15,6 +15,7 @@
 #include "ember/promotion.h"
 #include "ember/shape.h"
 #include "ops/copy.h"
+#include "ops/raw_elements.h"
 #include "ops/view.h"
 
 namespace ember {
@@ -23,38 +24,6 @@ using autograd::Grads;
 using autograd::Recorder;
 using autograd::Saved;
 using autograd::TensorList;
-
-namespace {
-
-template <class F>
-void by_size(int64_t size, const F& f) {
-  switch (size) {
-    case 1:
-      return f.template operator()<uint8_t>();
-    case 2:
-      return f.template operator()<uint16_t>();
-    case 4:
-      return f.template operator()<uint32_t>();
-    default:
-      return f.template operator()<uint64_t>();
-  }
-}
-
-template <class T>
-bool is_nan(T v) {
-  if constexpr (std::is_integral_v<T>)
-    return false;
-  else
-    return std::isnan(float(v));
-}
-
-// Ascending order with NaN after everything else (PyTorch's sort order).
-template <class C>
-bool nan_last_less(C a, C b) {
-  return (!is_nan(a) && is_nan(b)) || a < b;
-}
-
-}  // namespace
 
 // ── flip / roll ────────────────────────────────────────────────────────────────────────────
 
@@ -446,7 +415,7 @@ UniqueResult unique_elements(const Tensor& t, const UniqueOptions& o) {
     std::vector<std::pair<C, int64_t>> items(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) items[size_t(i)] = {C(v[i]), i};
     std::stable_sort(items.begin(), items.end(),
-                     [](const auto& a, const auto& b) { return nan_last_less(a.first, b.first); });
+                     [](const auto& a, const auto& b) { return lt_nan_last(a.first, b.first); });
     // Groups of equal values (every NaN is its own group, as NaN != NaN).
     std::vector<int64_t> starts;
     for (int64_t k = 0; k < n; ++k)

@@ -14,6 +14,7 @@
 #include "ember/creation.h"
 #include "ember/index_ops.h"
 #include "ember/shape.h"
+#include "ops/raw_elements.h"
 #include "ops/reduce.h"
 
 namespace ember {
@@ -26,24 +27,6 @@ namespace {
 // comparisons and swaps, so they report the same index among equal values; median/nanmedian
 // run std::nth_element with PyTorch's comparators for the same reason, and sort(stable=false)
 // runs std::sort; stable=true keeps equal values in input order, as PyTorch promises.
-
-template <class T>
-bool is_nan(T v) {
-  if constexpr (std::is_integral_v<T>)
-    return false;
-  else
-    return std::isnan(float(v));
-}
-
-// PyTorch's orders with NaN as the largest value.
-template <class C>
-bool lt_nan_last(C a, C b) {
-  return (!is_nan(a) && is_nan(b)) || a < b;
-}
-template <class C>
-bool gt_nan_first(C a, C b) {
-  return (is_nan(a) && !is_nan(b)) || a > b;
-}
 
 // A contiguous tensor seen as `outer * inner` lines of length n along dim (stride inner).
 struct Lines {

@@ -343,22 +343,10 @@ const std::map<std::string, Row>& table() {
 }
 // clang-format on
 
-const json& golden() {
-  static const json j = [] {
-    std::ifstream in(EMBER_GOLDEN_DIR "/elementwise.json");
-    return in ? json::parse(in) : json::object({{"cases", json::array()}});
-  }();
-  return j;
-}
+const json& golden() { return test::golden_table("elementwise.json"); }
 
 // Ops in the order the golden file first names them (the test parameters).
-std::vector<std::string> golden_ops() {
-  std::vector<std::string> ops;
-  std::set<std::string> seen;
-  for (const json& c : golden()["cases"])
-    if (seen.insert(c["op"].get<std::string>()).second) ops.push_back(c["op"]);
-  return ops;
-}
+std::vector<std::string> golden_ops() { return test::golden_ops(golden()); }
 
 // A test name for an op: "add.scalar" -> "add_scalar", "add_" -> "add_inplace",
 // "a+=b" -> "a_plus_eq_b".
