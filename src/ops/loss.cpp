@@ -77,13 +77,6 @@ int64_t broadcast_numel(const Tensor& a, const Tensor& b) {
 // weights and the reduction. nll_loss is the same kernel with lse = 0 (log-probability input).
 constexpr int64_t kBlock = 256;
 
-template <class T>
-T hsum(Vec<T> v) {
-  T s = 0;
-  for (int k = 0; k < Vec<T>::size; ++k) s += v[k];
-  return s;
-}
-
 // A NaN or +inf logit, or an all -inf row, gives NaN, as log_softmax does.
 template <class T>
 T row_lse(const T* x, int64_t C) {

@@ -52,13 +52,6 @@ struct Moments {
 };
 
 template <class T>
-T hsum(Vec<T> v) {
-  T s = 0;
-  for (int k = 0; k < Vec<T>::size; ++k) s += v[k];
-  return s;
-}
-
-template <class T>
 T vsum(const T* x, int64_t n) {
   constexpr int W = Vec<T>::size;
   Vec<T> a0(T(0)), a1(T(0));

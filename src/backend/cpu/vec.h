@@ -105,6 +105,14 @@ inline T vmin(T a, T b) {
   return a < b ? a : b;
 }
 
+// The sum of a vector's lanes, added in lane order.
+template <class T>
+inline T hsum(Vec<T> v) {
+  T s = 0;
+  for (int k = 0; k < Vec<T>::size; ++k) s += v[k];
+  return s;
+}
+
 // ── math: SLEEF for vectors, libm for scalars ─────────────────────────────
 #if defined(__AVX512F__)
 #define EMBER_SLEEF_F(fn, acc) Sleef_##fn##f16##acc
