@@ -1,5 +1,6 @@
 // In-place ops through views rewrite the base's history (Note [In-place on views]), inference
-// tensors, and the errors PyTorch raises for in-place ops on leaves and their views.
+// tensors, and the errors PyTorch raises for in-place ops on leaves and their views and for
+// views made under no_grad whose base is written.
 #include <gtest/gtest.h>
 
 #include "ember/ember.h"
