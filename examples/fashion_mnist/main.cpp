@@ -55,14 +55,11 @@ int main(int argc, char** argv) {
   app.add_flag("--resume", c.resume,
                "Continue exactly from <output-dir>/checkpoint.pt (same model, epochs, batch size, "
                "limit and seed)");
-  app.add_option("--limit", c.limit, "Train on the first N training images (0: all 60,000)")
-      ->check(CLI::NonNegativeNumber);
+  app.add_option("--limit", c.limit, "Train on the first N training images (0: all 60,000)");
   app.add_option("--val-limit", c.val_limit,
-                 "Validate on the first N test images (0: all 10,000)")
-      ->check(CLI::NonNegativeNumber);
+                 "Validate on the first N test images (0: all 10,000)");
   app.add_option("--stop-after", c.stop_after,
-                 "Stop with a checkpoint after N epochs of this run (continue with --resume)")
-      ->check(CLI::NonNegativeNumber);
+                 "Stop with a checkpoint after N epochs of this run (continue with --resume)");
   CLI11_PARSE(app, argc, argv);
 
   std::signal(SIGINT, on_signal);

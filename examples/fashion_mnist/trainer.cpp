@@ -185,8 +185,9 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
   EMBER_CHECK(c.weight_decay >= 0, kOp, "--weight-decay must be >= 0, got ", c.weight_decay);
   EMBER_CHECK(c.workers >= 0, kOp, "--workers must be >= 0, got ", c.workers);
   EMBER_CHECK(c.threads >= 0, kOp, "--threads must be >= 0, got ", c.threads);
-  EMBER_CHECK(c.limit >= 0 && c.val_limit >= 0 && c.stop_after >= 0, kOp,
-              "--limit, --val-limit and --stop-after must be >= 0");
+  EMBER_CHECK(c.limit >= 0, kOp, "--limit must be >= 0, got ", c.limit);
+  EMBER_CHECK(c.val_limit >= 0, kOp, "--val-limit must be >= 0, got ", c.val_limit);
+  EMBER_CHECK(c.stop_after >= 0, kOp, "--stop-after must be >= 0, got ", c.stop_after);
   if (c.threads > 0) set_num_threads(int(c.threads));
   std::ostream* out = io.out;
 
