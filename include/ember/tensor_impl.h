@@ -62,12 +62,11 @@ class TensorImpl : public RefCounted {
   /// later in-place write to the base (or another view of it) changes the version, and the
   /// history is regenerated on next use (Note [In-place on views]).
   void mark_view_history_current() {
-    view_history_tracked_ = true;
-    view_made_without_grad_ = false;
+    view_tracking_ = ViewTracking::kGradMode;
     view_history_version_ = storage_->version();
   }
   bool view_history_stale() const {
-    return view_history_tracked_ && storage_->version() != view_history_version_;
+    return view_tracking_ != ViewTracking::kNone && storage_->version() != view_history_version_;
   }
   /// A view made under no_grad (or a view of one) records the version too, but has no
   /// history: once its base is written in place, using it in grad mode is an error, as in
@@ -75,10 +74,10 @@ class TensorImpl : public RefCounted {
   /// off while they record, so a view that is then given a history (set_history marks it
   /// current) was made in grad mode after all.
   void mark_view_made_without_grad() {
-    mark_view_history_current();
-    view_made_without_grad_ = true;
+    view_tracking_ = ViewTracking::kNoGradMode;
+    view_history_version_ = storage_->version();
   }
-  bool view_made_without_grad() const { return view_made_without_grad_; }
+  bool view_made_without_grad() const { return view_tracking_ == ViewTracking::kNoGradMode; }
   /// Created under InferenceMode: such a tensor may never be saved for backward or written in
   /// place outside InferenceMode (PyTorch's inference tensors).
   bool is_inference() const { return inference_; }
@@ -98,8 +97,9 @@ class TensorImpl : public RefCounted {
   Dtype dtype_;
   bool contiguous_ = true;
   bool inference_ = false;
-  bool view_history_tracked_ = false;
-  bool view_made_without_grad_ = false;
+  // How this view follows in-place writes to its base (see the view_* accessors above).
+  enum class ViewTracking : uint8_t { kNone, kGradMode, kNoGradMode };
+  ViewTracking view_tracking_ = ViewTracking::kNone;
   uint32_t view_history_version_ = 0;
   intrusive_ptr<TensorImpl> view_base_;
   std::unique_ptr<AutogradMeta> autograd_;

@@ -343,7 +343,10 @@ const std::map<std::string, Row>& table() {
 }
 // clang-format on
 
-const json& golden() { return test::golden_table("elementwise.json"); }
+const json& golden() {
+  static const json j = test::golden_table("elementwise.json");
+  return j;
+}
 
 // Ops in the order the golden file first names them (the test parameters).
 std::vector<std::string> golden_ops() { return test::golden_ops(golden()); }
