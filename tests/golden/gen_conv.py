@@ -28,33 +28,16 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from golden_json import dtype_name, enc_tensor, enc_value, write_cases
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 f16, bf16, f32, f64, i64 = torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int64
 rng = random.Random(20240613)
 CASES = []
 
 
-def enc(v, dtype):
-    v = float(v)
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    if dtype == f64:
-        return v
-    if dtype == i64:
-        return int(v)
-    return float(repr(np.float32(v)))
-
-
-def dname(dtype):
-    return {f16: "float16", bf16: "bfloat16", f32: "float32", f64: "float64", i64: "int64"}[dtype]
-
-
 def result(t):
-    t = t.detach()
-    vals = t.contiguous().reshape(-1).tolist()
-    return {"dtype": dname(t.dtype), "shape": list(t.shape), "data": [enc(v, t.dtype) for v in vals]}
+    return enc_tensor(t.detach())
 
 
 class T:
@@ -77,8 +60,8 @@ class T:
         return t
 
     def spec(self):
-        return {"dtype": dname(self.dtype), "base": self.base,
-                "data": [enc(v, self.dtype) for v in self.data], "view": self.view}
+        return {"dtype": dtype_name(self.dtype), "base": self.base,
+                "data": [enc_value(v, self.dtype) for v in self.data], "view": self.view}
 
 
 def HW(shape, dtype=f32):
@@ -359,9 +342,7 @@ case("max_pool2d_with_indices", "k2_blocks_float64", [T([1, 3, 10, 34], f64)], g
 
 def main():
     path = os.path.join(HERE, "conv.json")
-    lines = [json.dumps(c, separators=(",", ":"), allow_nan=False) for c in CASES]
-    with open(path, "w") as f:
-        f.write('{"cases": [\n' + ",\n".join(lines) + "\n]}\n")
+    write_cases(path, CASES)
     print(f"wrote {len(CASES)} cases, {os.path.getsize(path)} bytes to {path}")
 
 

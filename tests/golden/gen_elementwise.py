@@ -23,16 +23,16 @@ Floating values are JSON numbers that round-trip: float64 as Python's repr, floa
 bfloat16 as the shortest string that gives the same value through double -> float (checked
 here); non-finite values are the strings "nan", "inf", "-inf".
 """
-import json
 import math
 import operator
 import os
 import random
 import warnings
 
-import numpy as np
 import torch
 import torch.nn.functional as F
+
+from golden_json import dtype_name, enc_scalar, enc_values, write_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 warnings.simplefilter("ignore")  # 1.13's deprecation warnings (uint8 masks, ...)
@@ -42,39 +42,6 @@ i8, u8, i16, i32, i64, b8 = torch.int8, torch.uint8, torch.int16, torch.int32, t
 HALF = (f16, bf16)
 nan, inf = math.nan, math.inf
 rng = random.Random(1234)
-
-
-# ── encoding ────────────────────────────────────────────────────────────
-def enc_float(v, dtype):
-    v = float(v)
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    if dtype == f64:
-        return v
-    x = float(repr(np.float32(v)))
-    assert np.float32(x) == np.float32(v) and math.copysign(1, x) == math.copysign(1, v), v
-    return x
-
-
-def enc_values(t):
-    flat = t.detach().contiguous().reshape(-1)
-    if t.dtype.is_floating_point:
-        return [enc_float(v, t.dtype) for v in flat.to(f64).tolist()]
-    if t.dtype == b8:
-        return [bool(v) for v in flat.tolist()]
-    return [int(v) for v in flat.tolist()]
-
-
-def enc_scalar(s):
-    if isinstance(s, float) and not math.isfinite(s):
-        return enc_float(s, f64)
-    return s
-
-
-def dname(dtype):
-    return str(dtype).replace("torch.", "")
 
 
 # ── inputs ──────────────────────────────────────────────────────────────
@@ -129,7 +96,7 @@ class In:
         return x
 
     def spec(self):
-        return {"dtype": dname(self.dtype), "base": self.base, "data": enc_values(self.values),
+        return {"dtype": dtype_name(self.dtype), "base": self.base, "data": enc_values(self.values),
                 "view": self.view}
 
 
@@ -222,7 +189,7 @@ def case(op, name, inputs, error=None, torch_ok=False, newer=None, upcast=False,
     if inplace:
         assert out is xs[0]
         rec["inplace"] = True
-    rec["out"] = {"dtype": dname(out.dtype), "shape": list(out.shape),
+    rec["out"] = {"dtype": dtype_name(out.dtype), "shape": list(out.shape),
                   "strides": list(out.stride()), "data": enc_values(out)}
     CASES.append(rec)
 
@@ -376,7 +343,7 @@ def unary_variants(op, kind="real", ints=True, extra_dtypes=(f64, f16, bf16), sp
     case(op, "0-d", [C([], kind=kind)], **args)
     case(op, "empty", [C([0, 3], kind=kind)], **args)
     for dt in extra_dtypes:
-        case(op, dname(dt), [C([2, 5], dt, kind)], **args)
+        case(op, dtype_name(dt), [C([2, 5], dt, kind)], **args)
     if ints:
         ik = "exp" if kind in ("pos", "prob", "unit") else "int"
         case(op, "int32", [C([6], i32, ik)], **args)
@@ -636,7 +603,7 @@ def generate():
     # ── unary ──
     unary_variants("neg", ints=False)
     for dt in [i32, i64, i8]:
-        case("neg", dname(dt), [C([6], dt, "int")])
+        case("neg", dtype_name(dt), [C([6], dt, "int")])
     case("neg", "bool", [C([3], b8, "bool")], error="Negation, the `-` operator, on a bool tensor")
     unary_variants("abs")
     case("abs", "i8_min", [C([3], i8, data=[-128, -5, 7])])
@@ -662,7 +629,7 @@ def generate():
         case(op, "halfway", [C([12], kind="halfway")])
     unary_variants("round", kind="wide", ints=False)
     for dt in [i32, i64, u8]:  # 1.13: "round_vml_cpu" not implemented; 2.x: the identity
-        case("round", dname(dt), [C([6], dt, "int")], newer=lambda x: x.clone())
+        case("round", dtype_name(dt), [C([6], dt, "int")], newer=lambda x: x.clone())
     case("round", "bool", [C([4], b8, "bool")], error="")
     case("round", "half_even", [C([12], kind="halfway")])
     case("round", "half_even_f64", [C([12], f64, "halfway")])
@@ -683,8 +650,8 @@ def generate():
 
     nan_special = [nan, inf, -inf, 1.0, -0.0, 2.5]
     for dt in [f32, f64, f16, bf16]:
-        case("nan_to_num", dname(dt), [C([6], dt, data=nan_special)])
-        case("nan_to_num", dname(dt) + "_args", [C([6], dt, data=nan_special)],
+        case("nan_to_num", dtype_name(dt), [C([6], dt, data=nan_special)])
+        case("nan_to_num", dtype_name(dt) + "_args", [C([6], dt, data=nan_special)],
              nan=1.5, posinf=100.0, neginf=-7.0)
     case("nan_to_num", "tr_nan_only", [TR([2, 3], data=nan_special)], nan=-1.0)
     case("nan_to_num", "long", [C([40], kind="special")])
@@ -803,7 +770,7 @@ def generate():
         case(op, "0d", [C([], i64, "int"), C([3], i8, "int")])
         case(op, "float", [C([3]), C([3])], error="not implemented for dtype")
     for dt in [i64, i32, u8, i8, b8]:
-        case("bitwise_not", dname(dt), [C([6], dt, "bool" if dt == b8 else "int")])
+        case("bitwise_not", dtype_name(dt), [C([6], dt, "bool" if dt == b8 else "int")])
     case("bitwise_not", "tr", [TR([2, 3], i64, "int")])
     case("bitwise_not", "float", [C([3])], error="not implemented for dtype")
     for op in ["isnan", "isinf", "isfinite"]:
@@ -1070,9 +1037,7 @@ def main():
     with torch.backends.mkldnn.flags(enabled=False):
         generate()
     path = os.path.join(HERE, "elementwise.json")
-    lines = [json.dumps(c, separators=(",", ":"), allow_nan=False) for c in CASES]
-    with open(path, "w") as f:
-        f.write('{"cases":[\n' + ",\n".join(lines) + "\n]}\n")
+    write_cases(path, CASES)
     ops = sorted({c["op"] for c in CASES})
     print("%d cases, %d rows, %d bytes -> %s" % (len(CASES), len(ops), os.path.getsize(path), path))
     print("%d upcast references (no half kernel in PyTorch 1.13)" %

@@ -3,12 +3,12 @@
 to linalg.json. Run with Debian's /usr/bin/python3, which has PyTorch 1.13.
 
 Each case is one call of an op on inputs built in both frameworks the same way: a contiguous base
-tensor from `data`, then the `views` applied in order (t, transpose, permute, slice, expand,
+tensor from `data`, then the `view` ops applied in order (t, transpose, permute, slice, expand,
 unsqueeze, select), so that transposed, sliced and broadcast (stride-0) layouts reach the op:
 
   {"name": str, "op": "mm" | "bmm" | "matmul" | "mv" | "dot" | "vdot" | "outer" | "addmm" |
            "addmv" | "addbmm" | "baddbmm" | "linear" | "einsum",
-   "inputs": [{"dtype": str, "shape": [int], "data": [number], "views": [[str, args...]]}],
+   "inputs": [{"dtype": str, "base": [int], "data": [number], "view": [[str, args...]]}],
    "args": {"beta": number, "alpha": number, "equation": str},     (when the op takes them)
    "expected": {"dtype": str, "shape": [int], "data": [number]}}
 
@@ -23,6 +23,8 @@ import os
 
 import torch
 
+from golden_json import enc_tensor, enc_values
+
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
           "bfloat16": torch.bfloat16, "int64": torch.int64, "int32": torch.int32}
 gen = torch.Generator().manual_seed(1234)
@@ -36,15 +38,8 @@ def make(shape, dtype="float32", views=(), kind="dyadic"):
     else:
         base = torch.randint(-8, 9, shape, generator=gen).double() / 4
     base = base.to(DTYPES[dtype])
-    return {"dtype": dtype, "shape": list(shape), "data": numbers(base),
-            "views": [list(v) for v in views]}, apply_views(base, views)
-
-
-def numbers(t):
-    """Values as JSON numbers; 9 significant digits give back every float32 exactly."""
-    if not t.is_floating_point() or t.dtype == torch.float64:
-        return t.flatten().tolist()
-    return [float(f"{v:.9g}") for v in t.double().flatten().tolist()]
+    return {"dtype": dtype, "base": list(shape), "data": enc_values(base),
+            "view": [list(v) for v in views]}, apply_views(base, views)
 
 
 def apply_views(t, views):
@@ -105,9 +100,7 @@ def case(name, op, specs, **args):
     else:
         out = run(op, tensors, args)
     entry = {"name": name, "op": op, "inputs": inputs,
-             "expected": {"dtype": str(out.dtype).replace("torch.", ""),
-                          "shape": list(out.shape),
-                          "data": numbers(out)}}
+             "expected": enc_tensor(out)}
     if args:
         entry["args"] = args
     cases.append(entry)

@@ -27,44 +27,16 @@ import math
 import os
 import warnings
 
-import numpy as np
 import torch
 import torch.nn.functional as F
+
+from golden_json import dtype_name, enc_tensor, enc_values, write_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 warnings.simplefilter("ignore")
 torch.manual_seed(0)
 f32, f64 = torch.float32, torch.float64
-DT = {f32: "float32", f64: "float64", torch.int64: "int64", torch.int32: "int32",
-      torch.bool: "bool", torch.uint8: "uint8", torch.float16: "float16"}
 cases = []
-
-
-# ── encoding ────────────────────────────────────────────────────────────
-def enc_float(v, dtype):
-    v = float(v)
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    if dtype == f64:
-        return v
-    x = float(repr(np.float32(v)))
-    assert np.float32(x) == np.float32(v), v
-    return x
-
-
-def enc_values(t):
-    flat = t.detach().contiguous().reshape(-1)
-    if t.dtype.is_floating_point:
-        return [enc_float(v, t.dtype) for v in flat.tolist()]
-    if t.dtype == torch.bool:
-        return [bool(v) for v in flat.tolist()]
-    return [int(v) for v in flat.tolist()]
-
-
-def enc_out(t):
-    return {"dtype": DT[t.dtype], "shape": list(t.shape), "data": enc_values(t)}
 
 
 class Spec:
@@ -89,7 +61,7 @@ class Spec:
         return t
 
     def enc(self):
-        return {"dtype": DT[self.base.dtype], "base": list(self.base.shape),
+        return {"dtype": dtype_name(self.base.dtype), "base": list(self.base.shape),
                 "data": enc_values(self.base), "view": self.view}
 
 
@@ -115,12 +87,12 @@ def add(family, op, name, inputs, args, fn, grads=()):
     except Exception as e:  # noqa: BLE001
         raise RuntimeError(f"{op} {name}: {e}")
     out = res if isinstance(res, dict) else {"out": res}
-    enc = {k: enc_out(v) for k, v in out.items()}
+    enc = {k: enc_tensor(v) for k, v in out.items()}
     if grads:
         go = ts["grad_out"]
         gs = torch.autograd.grad(out["out"], [ts[g] for g in grads], go)
         for g, v in zip(grads, gs):
-            enc["grad_" + g] = enc_out(v)
+            enc["grad_" + g] = enc_tensor(v)
     case["out"] = enc
     cases.append(case)
 
@@ -634,8 +606,5 @@ layer_cases()
 loss_cases()
 
 path = os.path.join(HERE, "nn.json")
-with open(path, "w") as f:
-    f.write('{"cases": [\n')
-    f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
-    f.write("\n]}\n")
+write_cases(path, cases)
 print(f"{len(cases)} cases, {os.path.getsize(path)} bytes -> {path}")

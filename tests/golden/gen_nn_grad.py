@@ -14,7 +14,6 @@ A tensor is {"dtype", "shape", "data"} (row-major; float64 values round-trip).
 rms_norm (PyTorch 2.4) and scaled_dot_product_attention (2.0) are written out as PyTorch's math
 implementations.
 """
-import json
 import math
 import os
 import warnings
@@ -22,18 +21,13 @@ import warnings
 import torch
 import torch.nn.functional as F
 
+from golden_json import enc_tensor, write_cases
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 torch.manual_seed(0)
 warnings.simplefilter("ignore")
 f64 = torch.float64
 cases = []
-
-
-def enc(t):
-    t = t.detach().contiguous()
-    dt = {f64: "float64", torch.int64: "int64", torch.bool: "bool"}[t.dtype]
-    data = t.reshape(-1).tolist()
-    return {"dtype": dt, "shape": list(t.shape), "data": data}
 
 
 def r(*shape, lo=-2.0, hi=2.0):
@@ -48,9 +42,9 @@ def case(name, fn, inputs, const=(), args=None, label=None):
     grads = torch.autograd.grad(out, [ins[k] for k in diff], g, allow_unused=True)
     cases.append({
         "name": name, "label": label or name,
-        "inputs": {k: enc(v) for k, v in inputs.items()}, "const": list(const),
-        "args": args or {}, "grad_out": enc(g), "out": enc(out),
-        "grads": {k: enc(v) for k, v in zip(diff, grads) if v is not None},
+        "inputs": {k: enc_tensor(v) for k, v in inputs.items()}, "const": list(const),
+        "args": args or {}, "grad_out": enc_tensor(g), "out": enc_tensor(out),
+        "grads": {k: enc_tensor(v) for k, v in zip(diff, grads) if v is not None},
     })
 
 
@@ -167,6 +161,5 @@ case("conv_cross_entropy_gradient_penalty", gradient_penalty,
      {"x": r(2, 3, 6, 6), "w": r(4, 3, 3, 3), "b": r(4), "v": r(36, 5),
       "y": torch.tensor([1, 4])})
 
-with open(os.path.join(HERE, "nn_grad.json"), "w") as f:
-    f.write('{"cases": [\n' + ",\n".join(json.dumps(c) for c in cases) + "\n]}\n")
+write_cases(os.path.join(HERE, "nn_grad.json"), cases, separators=(", ", ": "))
 print(len(cases), "cases")

@@ -10,13 +10,10 @@ import os
 import torch
 import torch.nn as nn
 
+from golden_json import enc_tensor
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 torch.manual_seed(0)
-
-
-def t(x):
-    return {"shape": list(x.shape), "dtype": str(x.dtype).replace("torch.", ""),
-            "data": x.detach().flatten().tolist()}
 
 
 def case(name, layer, x, train=True, calls=1, x2=None):
@@ -24,7 +21,7 @@ def case(name, layer, x, train=True, calls=1, x2=None):
     with torch.no_grad():
         for p in layer.parameters():
             p.add_(torch.randn_like(p) * 0.1)
-    before = {k: t(v) for k, v in layer.state_dict().items()}
+    before = {k: enc_tensor(v) for k, v in layer.state_dict().items()}
     layer.train(train)
     for _ in range(calls - 1):
         layer(x)
@@ -35,16 +32,16 @@ def case(name, layer, x, train=True, calls=1, x2=None):
     out = layer(x) if x2 is None else layer(x, x2)
     g = torch.randn_like(out)
     (out * g).sum().backward()
-    grads = {n: t(p.grad) for n, p in layer.named_parameters()}
+    grads = {n: enc_tensor(p.grad) for n, p in layer.named_parameters()}
     if x.requires_grad:
-        grads["input"] = t(x.grad)
+        grads["input"] = enc_tensor(x.grad)
     extra = {}
     if x2 is not None:
-        grads["input2"] = t(x2.grad)
-        extra["input2"] = t(x2)
-    return {"name": name, "train": train, "calls": calls, "state_dict": before, "input": t(x),
-            "out": t(out), "grad_out": t(g), "grads": grads,
-            "buffers_after": {n: t(b) for n, b in layer.named_buffers()}, "repr": repr(layer),
+        grads["input2"] = enc_tensor(x2.grad)
+        extra["input2"] = enc_tensor(x2)
+    return {"name": name, "train": train, "calls": calls, "state_dict": before, "input": enc_tensor(x),
+            "out": enc_tensor(out), "grad_out": enc_tensor(g), "grads": grads,
+            "buffers_after": {n: enc_tensor(b) for n, b in layer.named_buffers()}, "repr": repr(layer),
             **extra}
 
 

@@ -10,17 +10,14 @@ import os
 import torch
 import torch.nn as nn
 
+from golden_json import enc_tensor
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 torch.manual_seed(0)
 
 
-def t(x):
-    return {"shape": list(x.shape), "dtype": str(x.dtype).replace("torch.", ""),
-            "data": x.detach().flatten().tolist()}
-
-
 def case(name, module, options, *inputs):
-    """options: the constructor keywords (tensors exported as t()); inputs: the predictions get
+    """options: the constructor keywords (tensors exported as enc_tensor()); inputs: the predictions get
     gradients, the target (the last input, except for TripletMarginLoss's three embeddings)
     does not."""
     n_pred = len(inputs) if module is nn.TripletMarginLoss else len(inputs) - 1
@@ -29,9 +26,9 @@ def case(name, module, options, *inputs):
     out = crit(*ins)
     g = torch.randn_like(out)
     (out * g).sum().backward()
-    return {"name": name, "options": {k: (t(v) if torch.is_tensor(v) else v) for k, v in options.items()},
-            "inputs": [t(x) for x in ins], "out": t(out), "grad_out": t(g),
-            "grads": [t(x.grad) for x in ins[:n_pred]],
+    return {"name": name, "options": {k: (enc_tensor(v) if torch.is_tensor(v) else v) for k, v in options.items()},
+            "inputs": [enc_tensor(x) for x in ins], "out": enc_tensor(out), "grad_out": enc_tensor(g),
+            "grads": [enc_tensor(x.grad) for x in ins[:n_pred]],
             "state_dict_keys": list(crit.state_dict().keys()), "repr": repr(crit)}
 
 

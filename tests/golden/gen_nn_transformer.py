@@ -12,14 +12,10 @@ import os
 import torch
 import torch.nn as nn
 
+from golden_json import enc_tensor
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 torch.manual_seed(0)
-
-
-def t(x):
-    # JSON has no infinities: masks' -inf are written as the string "-inf".
-    data = [v if v != float("-inf") else "-inf" for v in x.detach().flatten().tolist()]
-    return {"shape": list(x.shape), "dtype": str(x.dtype).replace("torch.", ""), "data": data}
 
 
 def perturb(m):
@@ -38,22 +34,22 @@ def case(name, m, inputs, masks, train, call):
     call(m, inputs, masks) -> (out, weights or None)."""
     perturb(m)
     m.train(train)
-    state = {k: t(v) for k, v in m.state_dict().items()}
+    state = {k: enc_tensor(v) for k, v in m.state_dict().items()}
     ins = {k: v.clone().requires_grad_() for k, v in inputs.items()}
     out, weights = call(m, ins, masks)
     g = torch.randn_like(out)
     loss = (out * g).sum()
     res = {"name": name, "train": train, "state_dict": state,
-           "inputs": {k: t(v) for k, v in ins.items()}, "masks": {k: t(v) for k, v in masks.items()},
-           "out": t(out), "grad_out": t(g)}
+           "inputs": {k: enc_tensor(v) for k, v in ins.items()}, "masks": {k: enc_tensor(v) for k, v in masks.items()},
+           "out": enc_tensor(out), "grad_out": enc_tensor(g)}
     if weights is not None:
         gw = torch.randn_like(weights)
         loss = loss + (weights * gw).sum()
-        res["weights"] = t(weights)
-        res["grad_weights"] = t(gw)
+        res["weights"] = enc_tensor(weights)
+        res["grad_weights"] = enc_tensor(gw)
     loss.backward()
-    res["grads"] = {**{n: t(p.grad) for n, p in m.named_parameters()},
-                    **{"input." + k: t(v.grad) for k, v in ins.items()}}
+    res["grads"] = {**{n: enc_tensor(p.grad) for n, p in m.named_parameters()},
+                    **{"input." + k: enc_tensor(v.grad) for k, v in ins.items()}}
     res["state_dict_shapes"] = [[k, list(v.shape)] for k, v in m.state_dict().items()]
     res["repr"] = repr(m)
     return res

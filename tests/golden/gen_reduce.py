@@ -44,6 +44,8 @@ import warnings
 import numpy as np
 import torch
 
+from golden_json import dtype_name, enc_tensor, enc_values, write_cases
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 warnings.simplefilter("ignore")
 
@@ -52,37 +54,6 @@ i8, u8, i32, i64, b8 = torch.int8, torch.uint8, torch.int32, torch.int64, torch.
 nan, inf = math.nan, math.inf
 rng = random.Random(4321)
 torch.manual_seed(0)
-
-
-# ── encoding ────────────────────────────────────────────────────────────
-def enc_float(v, dtype):
-    v = float(v)
-    if math.isnan(v):
-        return "nan"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    if dtype == f64:
-        return v
-    x = float(repr(np.float32(v)))
-    assert np.float32(x) == np.float32(v) and math.copysign(1, x) == math.copysign(1, v), v
-    return x
-
-
-def enc_values(t):
-    flat = t.detach().contiguous().reshape(-1)
-    if t.dtype.is_floating_point:
-        return [enc_float(v, t.dtype) for v in flat.to(f64).tolist()]
-    if t.dtype == b8:
-        return [bool(v) for v in flat.tolist()]
-    return [int(v) for v in flat.tolist()]
-
-
-def dname(dtype):
-    return str(dtype).replace("torch.", "")
-
-
-def enc_out(t):
-    return {"dtype": dname(t.dtype), "shape": list(t.shape), "data": enc_values(t)}
 
 
 # ── inputs ──────────────────────────────────────────────────────────────
@@ -140,7 +111,7 @@ class In:
 
     def spec(self):
         data = {"fill": self.fill} if self.fill else enc_values(self.values)
-        return {"dtype": dname(self.dtype), "base": self.base, "data": data, "view": self.view}
+        return {"dtype": dtype_name(self.dtype), "base": self.base, "data": data, "view": self.view}
 
 
 def L(base, dtype=f32, fill=(7919, 601, 300, 100, 0), **kw):
@@ -316,9 +287,9 @@ def case(op, name, inp, ref=None, error=None, **args):
             ys[1] = torch.where(artifact, m, ys[1])
             c["ref"] = "mean_inf"
     if isinstance(y, tuple):
-        c["outs"] = [enc_out(t) for t in ys]
+        c["outs"] = [enc_tensor(t) for t in ys]
     else:
-        c["out"] = enc_out(ys[0])
+        c["out"] = enc_tensor(ys[0])
     atol = [0.0] * len(ys)
     floating = x.dtype.is_floating_point or args.get("dtype") in ("float32", "float64")
     if op in SUMS and floating:
@@ -361,8 +332,8 @@ for op in ["sum", "nansum", "mean"]:
     # dtypes: float64, float16/bfloat16 (accumulate in float), dtype= conversions
     for dt in (f64, f16, bf16):
         for d in (None, 0, [0, 2], -1):
-            case(op, dname(dt), In([3, 4, 5], dt), dims=d)
-        case(op, dname(dt) + "_t", In([5, 4, 3], dt, view=[["transpose", 0, 2]]), dims=[1, 2])
+            case(op, dtype_name(dt), In([3, 4, 5], dt), dims=d)
+        case(op, dtype_name(dt) + "_t", In([5, 4, 3], dt, view=[["transpose", 0, 2]]), dims=[1, 2])
     case(op, "dtype_f64", In([3, 4, 5]), dims=1, dtype="float64")
     case(op, "dtype_f64", In([3, 4, 5]), dims=None, dtype="float64")
     case(op, "dtype_f32_from_f16", In([3, 40], f16), dims=1, dtype="float32")
@@ -394,9 +365,9 @@ for op in ["sum", "nansum"]:
     for dt in (i8, u8, i32, i64, b8):
         kind = "bool" if dt == b8 else "int"
         for d in (None, 0, [0, 2], -1):
-            case(op, dname(dt), In([3, 4, 5], dt, kind), dims=d)
-        case(op, dname(dt) + "_t", In([5, 4, 3], dt, kind, view=[["transpose", 0, 2]]), dims=[0, 1])
-        case(op, dname(dt) + "_cols", In([70, 9], dt, kind), dims=0)
+            case(op, dtype_name(dt), In([3, 4, 5], dt, kind), dims=d)
+        case(op, dtype_name(dt) + "_t", In([5, 4, 3], dt, kind, view=[["transpose", 0, 2]]), dims=[0, 1])
+        case(op, dtype_name(dt) + "_cols", In([70, 9], dt, kind), dims=0)
     case(op, "int_dtype_i32", In([3, 4], i32, "int"), dims=1, dtype="int32")
     case(op, "int_dtype_f32", In([3, 4], i32, "int"), dims=None, dtype="float32")
     case(op, "bool_dtype_f32", In([3, 4], b8, "bool"), dims=0, dtype="float32")
@@ -405,7 +376,7 @@ case("sum", "int_dtype_i8", In([3, 4], i32, "int"), dims=None, dtype="int8")
 case("sum", "bool_dtype_bool", In([3, 4], b8, "bool"), dims=1, dtype="bool")
 case("sum", "f32_dtype_i64", In([3, 4], f32, "int"), dims=0, dtype="int64")
 for dt in (i32, i64, u8, b8):
-    err("mean", "int_" + dname(dt), In([3, 4], dt, "int" if dt != b8 else "bool"),
+    err("mean", "int_" + dtype_name(dt), In([3, 4], dt, "int" if dt != b8 else "bool"),
         "could not infer output dtype", dims=None)
 case("mean", "int_dtype_f32", In([3, 4], i32, "int"), dims=1, dtype="float32")
 case("mean", "int_dtype_f64", In([3, 4], i64, "int"), dims=None, dtype="float64")
@@ -429,7 +400,7 @@ for lname, mk in LAYOUTS3 + LAYOUTS2:
 for dt in (i32, i64, u8, b8):
     kind = "bool" if dt == b8 else "small"
     for d in (None, 0, 1):
-        case("prod", dname(dt), In([3, 4], dt, kind), dim=d)
+        case("prod", dtype_name(dt), In([3, 4], dt, kind), dim=d)
 case("prod", "f64", In([3, 4, 5], f64, "pos"), dim=1)
 case("prod", "bf16", In([3, 4, 5], bf16, "pos"), dim=1)
 case("prod", "f16", In([3, 4, 5], f16, "pos"), dim=1)
@@ -457,7 +428,7 @@ for op in ["var", "std", "var_mean", "std_mean"]:
         case(op, lname, mk(f32, "real"), dims=[0, 2, 3])
         case(op, lname, mk(f32, "real"), dims=[0, 2, 3], keepdim=True, correction=0)
     for dt in (f64, f16, bf16):
-        case(op, dname(dt), In([3, 4, 5], dt), dims=[0, 2])
+        case(op, dtype_name(dt), In([3, 4, 5], dt), dims=[0, 2])
     case(op, "n_le_correction", In([3, 1]), dims=1)  # n == correction: inf / nan
     case(op, "n_le_correction", In([3, 2]), dims=1, correction=5)
     case(op, "n_le_correction", In([3, 2], data=[1.0] * 6), dims=1, correction=2)  # 0/0
@@ -475,7 +446,7 @@ for op in ["max", "min"]:
     for lname, mk in LAYOUTS3 + LAYOUTS2:
         case(op, lname, mk(f32, "real"))
     for dt in (f64, f16, bf16, i8, u8, i32, i64, b8):
-        case(op, dname(dt), In([3, 4], dt, "bool" if dt == b8 else "int"))
+        case(op, dtype_name(dt), In([3, 4], dt, "bool" if dt == b8 else "int"))
     case(op, "long", L([10007]))
     case(op, "nan", In([4, 5], kind="special"))
     case(op, "0d", In([], data=[-1.5]))
@@ -490,7 +461,7 @@ for op in ["max.dim", "min.dim", "argmax", "argmin"]:
         for d in (0, 1):
             case(op, lname, mk(f32, "small"), dim=d)
     for dt in (f64, f16, bf16, i8, u8, i32, i64):
-        case(op, dname(dt), In([3, 4], dt, "small"), dim=1)
+        case(op, dtype_name(dt), In([3, 4], dt, "small"), dim=1)
     case(op, "nan", In([4, 5], kind="special"), dim=0)
     case(op, "nan", In([4, 5], kind="special"), dim=1)
     case(op, "nan_first", In([2, 3], data=[nan, 5.0, nan, 1.0, 2.0, nan]), dim=1)
@@ -529,7 +500,7 @@ for op in ["amax", "amin"]:
     for dt in (f64, f16, bf16, i8, u8, i32, i64, b8):
         kind = "bool" if dt == b8 else "int"
         for d in (None, 0, [0, 2]):
-            case(op, dname(dt), In([3, 4, 5], dt, kind), dims=d)
+            case(op, dtype_name(dt), In([3, 4, 5], dt, kind), dims=d)
     case(op, "nan", In([4, 5], kind="special"), dims=None)
     case(op, "nan", In([4, 5], kind="special"), dims=0)
     case(op, "nan", In([4, 5], kind="special"), dims=1)
@@ -551,8 +522,8 @@ for lname, mk in LAYOUTS3 + LAYOUTS2:
     case("aminmax", lname, mk(f32, "real"), dim=1)
     case("aminmax", lname, mk(f32, "real"), dim=0, keepdim=True)
 for dt in (f64, f16, bf16, i32, u8, b8):
-    case("aminmax", dname(dt), In([3, 4], dt, "bool" if dt == b8 else "int"))
-    case("aminmax", dname(dt), In([3, 4], dt, "bool" if dt == b8 else "int"), dim=0)
+    case("aminmax", dtype_name(dt), In([3, 4], dt, "bool" if dt == b8 else "int"))
+    case("aminmax", dtype_name(dt), In([3, 4], dt, "bool" if dt == b8 else "int"), dim=0)
 case("aminmax", "nan", In([4, 5], kind="special"))
 case("aminmax", "nan", In([4, 5], kind="special"), dim=1)
 case("aminmax", "long", L([10007]))
@@ -655,7 +626,7 @@ for op in ["cumsum", "cumprod"]:
             case(op, lname, mk(f32, kind), dim=d)
     for dt in (i8, u8, i32, i64, b8):
         for d in (0, 1):
-            case(op, dname(dt), In([3, 4], dt, "bool" if dt == b8 else "small"), dim=d)
+            case(op, dtype_name(dt), In([3, 4], dt, "bool" if dt == b8 else "small"), dim=d)
     case(op, "f64", In([3, 4, 5], f64, kind), dim=1)
     case(op, "bf16", In([3, 4, 5], bf16, kind), dim=1)
     case(op, "f16", In([3, 4, 5], f16, kind), dim=1)
@@ -676,7 +647,7 @@ for op in ["all", "any"]:
         case(op, lname, mk(f32, "sparse"), dim=1, keepdim=True)
     for dt in (f32, f64, f16, i8, u8, i32, i64):
         for d in (None, 1):
-            case(op, dname(dt), In([3, 4], dt, "sparse"), dim=d)
+            case(op, dtype_name(dt), In([3, 4], dt, "sparse"), dim=d)
     case(op, "ones", In([3, 4], b8, data=[1] * 12), dim=None)
     case(op, "zeros", In([3, 4], b8, data=[0] * 12), dim=1)
     case(op, "nan", In([4, 5], kind="special"), dim=1)
@@ -692,7 +663,7 @@ for lname, mk in LAYOUTS3 + LAYOUTS2:
     for d in (None, 1, [0, -1]):
         case("count_nonzero", lname, mk(f32, "sparse"), dims=d)
 for dt in (f64, f16, i32, u8, b8):
-    case("count_nonzero", dname(dt), In([3, 4], dt, "bool" if dt == b8 else "sparse"), dims=[1])
+    case("count_nonzero", dtype_name(dt), In([3, 4], dt, "bool" if dt == b8 else "sparse"), dims=[1])
 case("count_nonzero", "nan", In([4, 5], kind="special"), dims=None)
 case("count_nonzero", "0d", In([], data=[-1.5]), dims=None)
 case("count_nonzero", "empty", In([0, 3]), dims=[0])
@@ -727,8 +698,5 @@ if __name__ == "__main__":
     assert torch.__version__.startswith("1.13"), torch.__version__
     acc = accuracy()
     path = os.path.join(HERE, "reduce.json")
-    with open(path, "w") as f:
-        f.write('{"accuracy": ' + json.dumps(acc) + ',\n"cases": [\n')
-        f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
-        f.write("\n]}\n")
+    write_cases(path, cases, head='"accuracy": ' + json.dumps(acc) + ",\n")
     print(f"{len(cases)} cases -> {path} ({os.path.getsize(path) // 1024} KiB)")

@@ -26,8 +26,8 @@ using Ints = std::vector<int64_t>;
 Tensor build(const json& j) {
   const auto data = j["data"].get<std::vector<double>>();
   Tensor t =
-      from_vector<double>(data, j["shape"].get<Ints>(), {.dtype = test::dtype_named(j["dtype"])});
-  for (const json& v : j["views"]) {
+      from_vector<double>(data, j["base"].get<Ints>(), {.dtype = test::dtype_named(j["dtype"])});
+  for (const json& v : j["view"]) {
     const std::string name = v[0];
     if (name == "t")
       t = t.t();
