@@ -4,13 +4,13 @@
 #include "grad_table.h"
 
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "ember/nn/functional.h"
+#include "golden_support.h"
 
 namespace ember::gradtest {
 namespace {
@@ -257,13 +257,6 @@ EMBER_GRAD_TABLE(NN, kCases);
 using json = nlohmann::json;
 using Named = std::map<std::string, Tensor>;
 
-Tensor from_json(const json& spec) {
-  const std::vector<int64_t> shape = spec["shape"];
-  const std::string dt = spec["dtype"];
-  if (dt == "float64") return from_vector(spec["data"].get<std::vector<double>>(), shape);
-  return from_vector(spec["data"].get<std::vector<int64_t>>(), shape).to(kInt64);
-}
-
 using GoldenFn = std::function<Tensor(const Named&, const json&)>;
 
 const std::map<std::string, GoldenFn>& golden_rows() {
@@ -389,7 +382,7 @@ std::string golden_mismatches(const json& c) {
   Named in;
   std::set<std::string> consts(c["const"].begin(), c["const"].end());
   for (auto& [k, v] : c["inputs"].items()) {
-    Tensor t = from_json(v);
+    Tensor t = test::golden_tensor(v);
     if (t.dtype() == kFloat64 && !consts.count(k)) t.requires_grad_();
     in[k] = t;
   }
@@ -405,13 +398,10 @@ std::string golden_mismatches(const json& c) {
       err << what << ": shape " << got.sizes() << "; ";
       return;
     }
-    const auto g = got.to(kFloat64).contiguous().tolist<double>();
-    const auto w = want["data"].get<std::vector<double>>();
-    for (size_t i = 0; i < g.size(); ++i)
-      if (!(std::abs(g[i] - w[i]) <= 1e-10 + 1e-8 * std::abs(w[i]))) {
-        err << what << "[" << i << "]: got " << g[i] << ", want " << w[i] << "; ";
-        return;
-      }
+    const std::string bad = test::mismatches(got.to(kFloat64).contiguous().tolist<double>(),
+                                             test::golden_numbers(want["data"]),
+                                             test::Tolerance{1e-8, 1e-10}, 1);
+    if (!bad.empty()) err << what << ": " << bad << "; ";
   };
   compare(out, c["out"], "out");
   if (!out.requires_grad()) return err.str() + "output does not require grad";
@@ -419,7 +409,7 @@ std::string golden_mismatches(const json& c) {
   std::vector<std::string> names;
   for (auto& [k, v] : c["grads"].items()) leaves.push_back(in.at(k)), names.push_back(k);
   const std::vector<Tensor> grads =
-      autograd::grad({out}, leaves, {.grad_outputs = {from_json(c["grad_out"])},
+      autograd::grad({out}, leaves, {.grad_outputs = {test::golden_tensor(c["grad_out"])},
                                      .allow_unused = true});
   for (size_t i = 0; i < leaves.size(); ++i)
     compare(grads[i], c["grads"][names[i]], "grad_" + names[i]);
@@ -519,9 +509,7 @@ TEST(NNGrad, ConvolutionNodeAndBiasGradient) {
 }
 
 TEST(NNGrad, GradientsMatchPyTorch) {
-  std::ifstream f(std::string(EMBER_GOLDEN_DIR) + "/nn_grad.json");
-  ASSERT_TRUE(f) << "cannot open golden/nn_grad.json";
-  const json cases = json::parse(f)["cases"];
+  const json cases = test::load_golden("nn_grad.json")["cases"];
   ASSERT_GE(cases.size(), 30u);
   for (const json& c : cases) {
     const std::string label = c["label"];

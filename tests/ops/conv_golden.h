@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -20,16 +19,11 @@ namespace conv_golden {
 using json = nlohmann::json;
 using ember::Tensor;
 namespace F = ember::nn::functional;
-
-using ember::test::dtype_named;
-using ember::test::golden_number;
+using ember::test::golden_tensor;
 
 /// The cases of one family: those whose op starts with one of the prefixes.
 inline std::vector<json> cases(const std::vector<std::string>& prefixes) {
-  static const json all = [] {
-    std::ifstream f(std::string(EMBER_GOLDEN_DIR) + "/conv.json");
-    return json::parse(f);
-  }();
+  static const json all = ember::test::load_golden("conv.json");
   std::vector<json> out;
   for (const json& c : all["cases"]) {
     const std::string op = c["op"];
@@ -42,32 +36,9 @@ inline std::vector<json> cases(const std::vector<std::string>& prefixes) {
   return out;
 }
 
-/// A contiguous base from the spec's data, then its view ops.
-inline Tensor build(const json& spec) {
-  const ember::Dtype dtype = dtype_named(spec["dtype"]);
-  std::vector<double> v;
-  for (const json& x : spec["data"]) v.push_back(golden_number(x));
-  Tensor t = ember::from_vector(v, spec["base"].get<std::vector<int64_t>>()).to(dtype);
-  for (const json& op : spec["view"]) {
-    const std::string kind = op[0];
-    if (kind == "transpose") {
-      t = t.transpose(op[1], op[2]);
-    } else if (kind == "permute") {
-      t = t.permute(op[1].get<std::vector<int64_t>>());
-    } else if (kind == "slice") {
-      std::optional<int64_t> stop;
-      if (!op[3].is_null()) stop = op[3].get<int64_t>();
-      t = t.slice(op[1], op[2].get<int64_t>(), stop, op[4].get<int64_t>());
-    } else {
-      throw std::runtime_error("unknown view op " + kind);
-    }
-  }
-  return t;
-}
-
 inline std::vector<Tensor> inputs(const json& c) {
   std::vector<Tensor> xs;
-  for (const json& s : c["inputs"]) xs.push_back(build(s));
+  for (const json& s : c["inputs"]) xs.push_back(golden_tensor(s));
   return xs;
 }
 
@@ -85,9 +56,7 @@ inline void expect_close(const Tensor& got, const json& want, const std::string&
   ASSERT_TRUE(got.defined());
   EXPECT_EQ(std::string(ember::dtype_name(got.dtype())), want["dtype"].get<std::string>());
   ASSERT_EQ(got.sizes().vec(), want["shape"].get<std::vector<int64_t>>());
-  const std::vector<double> g = got.to(ember::kFloat64).contiguous().tolist<double>();
-  std::vector<double> w;
-  for (const json& x : want["data"]) w.push_back(golden_number(x));
+  const std::vector<double> w = ember::test::golden_numbers(want["data"]);
   double scale = 1;
   for (double x : w)
     if (std::isfinite(x)) scale = std::max(scale, std::abs(x));
@@ -97,16 +66,11 @@ inline void expect_close(const Tensor& got, const json& want, const std::string&
                       : dt == ember::kFloat16 ? 2e-3
                       : dt == ember::kBFloat16 ? 1.6e-2
                                                : 0;
-  int bad = 0;
-  for (size_t i = 0; i < w.size() && bad < 5; ++i) {
-    const bool ok = std::isnan(w[i])   ? std::isnan(g[i])
-                    : std::isinf(w[i]) ? g[i] == w[i]
-                                       : std::abs(g[i] - w[i]) <= rtol * (std::abs(w[i]) + scale);
-    if (!ok) {
-      ++bad;
-      ADD_FAILURE() << what << " element " << i << ": got " << g[i] << ", PyTorch " << w[i];
-    }
-  }
+  // rtol * (|w| + scale): relative to each value and to the largest one
+  const std::string bad =
+      ember::test::mismatches(got.to(ember::kFloat64).contiguous().tolist<double>(), w,
+                              ember::test::Tolerance{rtol, rtol * scale});
+  EXPECT_TRUE(bad.empty()) << what << ": " << bad;
 }
 
 /// Runs f and expects an ember::Error whose message contains `part`.

@@ -38,44 +38,12 @@ Scalar to_scalar(const json& v) {
   return Scalar(golden_number(v));
 }
 
-// Builds the spec's contiguous base, then applies its view ops as the generator did.
-Tensor build(const json& spec) {
-  const Dtype dtype = dtype_named(spec["dtype"]);
-  const std::vector<int64_t> base = spec["base"];
-  Tensor t;
-  if (is_floating_point(dtype)) {
-    std::vector<double> v;
-    for (const json& x : spec["data"]) v.push_back(golden_number(x));
-    t = from_vector(v, base).to(dtype);
-  } else {
-    std::vector<int64_t> v;
-    for (const json& x : spec["data"])
-      v.push_back(x.is_boolean() ? x.get<bool>() : x.get<int64_t>());
-    t = from_vector(v, base).to(dtype);
-  }
-  for (const json& op : spec["view"]) {
-    const std::string kind = op[0];
-    if (kind == "t")
-      t = t.t();
-    else if (kind == "transpose")
-      t = t.transpose(op[1], op[2]);
-    else if (kind == "slice")
-      t = t.slice(op[1], op[2].get<int64_t>(),
-                  op[3].is_null() ? std::nullopt : std::optional<int64_t>(op[3].get<int64_t>()),
-                  op[4].get<int64_t>());
-    else if (kind == "expand")
-      t = t.expand(op[1].get<std::vector<int64_t>>());
-    else
-      throw std::runtime_error("unknown view op " + kind);
-  }
-  return t;
-}
-
 // One golden case as the table's lambdas see it: inputs by position, options by name.
 class Case {
  public:
   explicit Case(const json& j) : j_(j) {
-    for (const json& in : j["inputs"]) inputs_.push_back(in.is_object() ? build(in) : Tensor());
+    for (const json& in : j["inputs"])
+      inputs_.push_back(in.is_object() ? test::golden_tensor(in) : Tensor());
   }
   /// Input i, a tensor (built once, so an in-place op writes into it).
   Tensor& t(size_t i) {
@@ -377,29 +345,6 @@ std::string test_name(const std::string& op) {
   return out.empty() ? "op" : out;
 }
 
-// Size of one unit in the last place at v in dtype (subnormals share the smallest exponent).
-double ulp(double v, Dtype dtype) {
-  const int digits = dtype == kFloat64 ? 53 : dtype == kFloat32 ? 24 : dtype == kFloat16 ? 11 : 8;
-  const int emin = dtype == kFloat64 ? -1022 : dtype == kFloat16 ? -14 : -126;
-  const int e = v == 0 || !std::isfinite(v) ? emin : std::max(std::ilogb(v), emin);
-  return std::ldexp(1.0, e - digits + 1);
-}
-
-// The expected value rounded to dtype: JSON holds a double that rounds to it through float
-// (a cast, not fill_: the shortest repr of FLT_MAX, 3.4028235e38, is above it as a double).
-double expected_in(double v, Dtype dtype) {
-  if (dtype == kFloat64) return v;
-  return full({}, v, {.dtype = kFloat64}).to(dtype).item<double>();
-}
-
-std::string show(const std::vector<double>& v) {
-  std::ostringstream os;
-  os.precision(9);
-  os << "[";
-  for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
-  return os.str() + "]";
-}
-
 // Compares a result with the golden "out"; returns what differs, empty when nothing does.
 std::string compare(const Tensor& got, const json& out, Tol tol) {
   std::ostringstream err;
@@ -417,41 +362,23 @@ std::string compare(const Tensor& got, const json& out, Tol tol) {
         err << "strides " << got.strides() << ", PyTorch " << IntArrayRef(strides) << "; ";
         break;
       }
-  const json& data = out["data"];
-  if (!is_floating_point(dtype) || !got.is_floating_point()) {
-    const std::vector<int64_t> v = got.tolist<int64_t>();
-    for (size_t i = 0; i < v.size(); ++i) {
-      const int64_t e = data[i].is_boolean() ? data[i].get<bool>() : data[i].get<int64_t>();
-      if (v[i] != e) {
-        err << "element " << i << ": " << v[i] << ", PyTorch " << e << "; ";
-        break;
-      }
-    }
-    return err.str();
-  }
+  const Tensor want = test::golden_tensor(out);
+  if (!is_floating_point(dtype) || !got.is_floating_point())
+    return err.str() + test::mismatches(got.tolist<int64_t>(), want.tolist<int64_t>(), 1);
   const std::vector<double> v = got.tolist<double>();
-  int bad = 0;
-  for (size_t i = 0; i < v.size(); ++i) {
-    const double e = expected_in(golden_number(data[i]), dtype), a = v[i];
-    bool ok;
-    if (std::isnan(e) || std::isnan(a) || std::isinf(e) || std::isinf(a)) {
-      ok = (std::isnan(e) && std::isnan(a)) || a == e;
-    } else {
-      const bool half = dtype == kFloat16 || dtype == kBFloat16;
-      const double allowed = tol.ulps == 0 ? 0 : std::max(tol.ulps, half ? 1.0 : 0.0);
-      const double tiny = std::ldexp(1.0, dtype == kFloat64   ? -1022
-                                          : dtype == kFloat16 ? -14
-                                                              : -126);
-      ok = std::abs(a - e) <= allowed * ulp(e, dtype) ||
-           std::abs(a - e) <= tol.abs_ulps * ulp(1, dtype) ||
-           (allowed > 0 && std::abs(a) < tiny && std::abs(e) < tiny);
-      ok &= a != 0 || e != 0 || !tol.zero_sign || std::signbit(a) == std::signbit(e);
-    }
-    if (!ok && bad++ < 3)
-      err << std::setprecision(17) << "element " << i << ": " << a << ", PyTorch " << e << " ("
-          << std::abs(a - e) / ulp(e, dtype) << " ulp); ";
-  }
-  if (bad) err << bad << " of " << v.size() << " elements differ: got " << show(v) << "; ";
+  const bool half = dtype == kFloat16 || dtype == kBFloat16;
+  const double allowed = tol.ulps == 0 ? 0 : std::max(tol.ulps, half ? 1.0 : 0.0);
+  const double tiny = std::ldexp(1.0, dtype == kFloat64 ? -1022 : dtype == kFloat16 ? -14 : -126);
+  const std::string bad = test::mismatches(
+      v, want.tolist<double>(),
+      [&](double a, double e) {
+        const bool close = std::abs(a - e) <= allowed * test::ulp(e, dtype) ||
+                           std::abs(a - e) <= tol.abs_ulps * test::ulp(1, dtype) ||
+                           (allowed > 0 && std::abs(a) < tiny && std::abs(e) < tiny);
+        return close && (a != 0 || e != 0 || !tol.zero_sign || std::signbit(a) == std::signbit(e));
+      },
+      3);
+  if (!bad.empty()) err << bad << ": got " << test::show_values(v) << "; ";
   return err.str();
 }
 

@@ -36,15 +36,12 @@ inline ::testing::AssertionResult matches(const Tensor& actual, const std::strin
   if (actual.sizes() != want.sizes())
     return ::testing::AssertionFailure()
            << name << ": shape " << actual.sizes() << ", want " << want.sizes();
-  const std::vector<double> a = actual.to(ember::kFloat64).tolist<double>();
-  const std::vector<double> b = want.to(ember::kFloat64).tolist<double>();
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::isnan(a[i]) && std::isnan(b[i])) continue;
-    const double tol = actual.is_floating_point() ? 1e-6 * std::max(1.0, std::abs(b[i])) : 0.0;
-    if (!(std::abs(a[i] - b[i]) <= tol) && a[i] != b[i])
-      return ::testing::AssertionFailure() << name << ": element " << i << " is " << a[i]
-                                           << ", want " << b[i] << "\n got " << actual;
-  }
+  const double rtol = actual.is_floating_point() ? 1e-6 : 0.0;
+  const std::string bad = ember::test::mismatches(
+      actual.to(ember::kFloat64).tolist<double>(), want.to(ember::kFloat64).tolist<double>(),
+      [&](double a, double b) { return std::abs(a - b) <= rtol * std::max(1.0, std::abs(b)); }, 1);
+  if (!bad.empty())
+    return ::testing::AssertionFailure() << name << ": " << bad << "\n got " << actual;
   return ::testing::AssertionSuccess();
 }
 

@@ -22,33 +22,6 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-// A golden input: the contiguous base from `data`, then the views in order.
-Tensor build(const json& j) {
-  const auto data = j["data"].get<std::vector<double>>();
-  Tensor t =
-      from_vector<double>(data, j["base"].get<Ints>(), {.dtype = test::dtype_named(j["dtype"])});
-  for (const json& v : j["view"]) {
-    const std::string name = v[0];
-    if (name == "t")
-      t = t.t();
-    else if (name == "transpose")
-      t = t.transpose(v[1], v[2]);
-    else if (name == "permute")
-      t = t.permute(v[1].get<Ints>());
-    else if (name == "slice")
-      t = t.slice(v[1], v[2].get<int64_t>(), v[3].get<int64_t>(), v[4]);
-    else if (name == "expand")
-      t = t.expand(v[1].get<Ints>());
-    else if (name == "unsqueeze")
-      t = t.unsqueeze(v[1]);
-    else if (name == "select")
-      t = t.select(v[1], v[2]);
-    else
-      throw std::runtime_error("unknown view " + name);
-  }
-  return t;
-}
-
 Scalar scalar_arg(const json& args, const char* key) {
   if (!args.contains(key)) return 1;
   const json& v = args[key];
@@ -92,11 +65,10 @@ double tolerance(Dtype t) {
 
 void expect_close(const Tensor& got, const std::vector<double>& want, double rtol,
                   double scale = 0) {
-  const std::vector<double> g = got.tolist<double>();
-  ASSERT_EQ(g.size(), want.size());
   for (double w : want) scale = std::max(scale, std::abs(w));
-  for (size_t i = 0; i < g.size(); ++i)
-    EXPECT_NEAR(g[i], want[i], rtol * (std::abs(want[i]) + scale) + 1e-300) << "at " << i;
+  const std::string bad = test::mismatches(got.tolist<double>(), want,
+                                           test::Tolerance{rtol, rtol * scale + 1e-300});
+  EXPECT_TRUE(bad.empty()) << bad;
 }
 
 const json& golden() {
@@ -154,14 +126,14 @@ TEST_P(LinalgGolden, MatchesPyTorch) {
   for (const json& c : golden()["cases"]) {
     if (c["name"] != GetParam()) continue;
     std::vector<Tensor> in;
-    for (const json& j : c["inputs"]) in.push_back(build(j));
+    for (const json& j : c["inputs"]) in.push_back(test::golden_tensor(j));
     const json args = c.contains("args") ? c["args"] : json::object();
     const Tensor out = run(c["op"], in, args);
     const json& e = c["expected"];
     const Dtype dtype = test::dtype_named(e["dtype"]);
     EXPECT_EQ(out.dtype(), dtype);
     EXPECT_EQ(out.sizes().vec(), e["shape"].get<Ints>());
-    expect_close(out, e["data"].get<std::vector<double>>(), tolerance(dtype));
+    expect_close(out, test::golden_numbers(e["data"]), tolerance(dtype));
     return;
   }
   FAIL() << "no case " << GetParam();

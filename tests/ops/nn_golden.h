@@ -8,7 +8,6 @@
 #include <ember/ember.h>
 
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -25,41 +24,14 @@ using namespace ember;
 using namespace ember::indexing;
 using json = nlohmann::json;
 
-using ember::test::dtype_named;
-using ember::test::golden_number;
-
-/// A tensor from {"dtype", "base", "data", "view"} (or a result's {"dtype", "shape", "data"}).
-inline Tensor build(const json& spec) {
-  const Dtype dtype = dtype_named(spec["dtype"]);
-  const std::vector<int64_t> shape = spec.contains("base") ? spec["base"] : spec["shape"];
-  Tensor t;
-  if (is_floating_point(dtype)) {
-    std::vector<double> v;
-    for (const json& x : spec["data"]) v.push_back(golden_number(x));
-    t = from_vector(v, shape).to(dtype);
-  } else {
-    std::vector<int64_t> v;
-    for (const json& x : spec["data"])
-      v.push_back(x.is_boolean() ? int64_t(x.get<bool>()) : x.get<int64_t>());
-    t = from_vector(v, shape).to(dtype);
-  }
-  if (!spec.contains("view")) return t;
-  for (const json& op : spec["view"]) {
-    const std::string kind = op[0];
-    if (kind == "t") t = t.t();
-    else if (kind == "transpose") t = t.transpose(op[1], op[2]);
-    else if (kind == "slice") t = t.slice(op[1], op[2].get<int64_t>(), op[3].get<int64_t>(), op[4]);
-    else throw std::runtime_error("unknown view op " + kind);
-  }
-  return t;
-}
+using ember::test::golden_tensor;
 
 /// A case: its inputs built once, and typed access to its args.
 struct Case {
   const json& c;
   std::map<std::string, Tensor> in;
   explicit Case(const json& j) : c(j) {
-    for (auto& [k, v] : j["inputs"].items()) in[k] = build(v);
+    for (auto& [k, v] : j["inputs"].items()) in[k] = golden_tensor(v);
   }
   Tensor operator[](const std::string& k) const {
     auto it = in.find(k);
@@ -81,30 +53,21 @@ using Outputs = std::map<std::string, Tensor>;
 using Runner = std::function<Outputs(const Case&)>;
 
 inline const json& all_cases() {
-  static const json cases = [] {
-    std::ifstream f(std::string(EMBER_GOLDEN_DIR) + "/nn.json");
-    if (!f) throw std::runtime_error("cannot open golden/nn.json");
-    return json::parse(f)["cases"];
-  }();
+  static const json cases = ember::test::load_golden("nn.json")["cases"];
   return cases;
 }
 
-/// |got - want| <= atol + rtol |want| elementwise, with NaN matching NaN and equal infinities.
+/// Same shape, dtype and values (to Tolerance{rtol, atol}) as PyTorch's result.
 inline void expect_close(const Tensor& got, const json& want, const std::string& what,
                          double rtol, double atol) {
   ASSERT_TRUE(got.defined()) << what << ": no result";
   const std::vector<int64_t> shape = want["shape"];
   ASSERT_EQ(got.sizes().vec(), shape) << what << ": shape";
   EXPECT_EQ(dtype_name(got.dtype()), want["dtype"].get<std::string>()) << what << ": dtype";
-  const std::vector<double> g = got.to(kFloat64).contiguous().tolist<double>();
-  int bad = 0;
-  for (size_t i = 0; i < g.size(); ++i) {
-    const double w = golden_number(want["data"][i]);
-    const bool ok = (std::isnan(w) && std::isnan(g[i])) || g[i] == w ||
-                    std::abs(g[i] - w) <= atol + rtol * std::abs(w);
-    if (!ok && bad++ < 5)
-      ADD_FAILURE() << what << "[" << i << "]: got " << g[i] << ", want " << w;
-  }
+  const std::string bad = ember::test::mismatches(got.to(kFloat64).contiguous().tolist<double>(),
+                                                  ember::test::golden_numbers(want["data"]),
+                                                  ember::test::Tolerance{rtol, atol});
+  EXPECT_TRUE(bad.empty()) << what << ": " << bad;
 }
 
 /// Runs every case of `family`: its op's row of `table`, then compares all outputs (or the

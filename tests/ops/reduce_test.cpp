@@ -34,54 +34,10 @@ namespace {
 using test::dtype_named;
 using test::golden_number;
 
-// The spec's data: a list, or {"fill": [a, m, offset, scale, shift]} meaning element i is
-// ((i * a) % m - offset) / scale + shift, computed in double as the generator does.
-std::vector<double> spec_values(const json& data, int64_t n) {
-  std::vector<double> v;
-  if (data.is_object()) {
-    const json& f = data["fill"];
-    const int64_t a = f[0], m = f[1];
-    const double offset = f[2], scale = f[3], shift = f[4];
-    for (int64_t i = 0; i < n; ++i) v.push_back((double((i * a) % m) - offset) / scale + shift);
-  } else {
-    for (const json& x : data) v.push_back(golden_number(x));
-  }
-  return v;
-}
-
-// Builds the spec's contiguous base, then applies its view ops as the generator did.
-Tensor build(const json& spec) {
-  const Dtype dtype = dtype_named(spec["dtype"]);
-  const std::vector<int64_t> base = spec["base"];
-  int64_t n = 1;
-  for (int64_t s : base) n *= s;
-  const std::vector<double> v = spec_values(spec["data"], n);
-  Tensor t;
-  if (is_floating_point(dtype)) {
-    t = from_vector(v, base).to(dtype);
-  } else {
-    std::vector<int64_t> iv(v.begin(), v.end());  // integral values (exact in double)
-    t = from_vector(iv, base).to(dtype);
-  }
-  for (const json& op : spec["view"]) {
-    const std::string kind = op[0];
-    if (kind == "t") t = t.t();
-    else if (kind == "transpose") t = t.transpose(op[1], op[2]);
-    else if (kind == "permute") t = t.permute(op[1].get<std::vector<int64_t>>());
-    else if (kind == "slice")
-      t = t.slice(op[1], op[2].get<int64_t>(),
-                  op[3].is_null() ? std::nullopt : std::optional<int64_t>(op[3].get<int64_t>()),
-                  op[4].get<int64_t>());
-    else if (kind == "expand") t = t.expand(op[1].get<std::vector<int64_t>>());
-    else throw std::runtime_error("unknown view op " + kind);
-  }
-  return t;
-}
-
 // One golden case as the table's lambdas see it: the input and the options by name.
 class Case {
  public:
-  explicit Case(const json& j) : j_(j), x_(build(j["inputs"][0])) {}
+  explicit Case(const json& j) : j_(j), x_(test::golden_tensor(j["inputs"][0])) {}
   const Tensor& x() const { return x_; }
   bool has(const char* key) const { return args().contains(key) && !args()[key].is_null(); }
   bool keepdim() const { return has("keepdim") && args()["keepdim"].get<bool>(); }
@@ -225,29 +181,6 @@ std::string test_name(std::string op) {
   return op;
 }
 
-// Size of one unit in the last place at v in dtype (subnormals share the smallest exponent).
-double ulp(double v, Dtype dtype) {
-  const int digits = dtype == kFloat64 ? 53 : dtype == kFloat32 ? 24 : dtype == kFloat16 ? 11 : 8;
-  const int emin = dtype == kFloat64 ? -1022 : dtype == kFloat16 ? -14 : -126;
-  const int e = v == 0 || !std::isfinite(v) ? emin : std::max(std::ilogb(v), emin);
-  return std::ldexp(1.0, e - digits + 1);
-}
-
-// The expected value rounded to dtype: JSON holds the shortest double that rounds to it.
-double expected_in(double v, Dtype dtype) {
-  if (dtype == kFloat64) return v;
-  if (dtype == kFloat32) return double(float(v));
-  return full({}, v, {.dtype = dtype}).item<double>();
-}
-
-std::string show(const std::vector<double>& v) {
-  std::ostringstream os;
-  os.precision(9);
-  os << "[";
-  for (size_t i = 0; i < v.size() && i < 40; ++i) os << (i ? ", " : "") << v[i];
-  return os.str() + (v.size() > 40 ? ", ...]" : "]");
-}
-
 // Compares a result with a golden output; returns what differs, empty when nothing does.
 std::string compare(const Tensor& got, const json& out, Tol tol, double atol) {
   std::ostringstream err;
@@ -258,35 +191,18 @@ std::string compare(const Tensor& got, const json& out, Tol tol, double atol) {
     err << "shape " << got.sizes() << ", PyTorch " << IntArrayRef(shape) << "; ";
     return err.str();
   }
-  const json& data = out["data"];
-  if (!is_floating_point(dtype) || !got.is_floating_point()) {
-    const std::vector<int64_t> v = got.tolist<int64_t>();
-    for (size_t i = 0; i < v.size(); ++i) {
-      const int64_t e = data[i].is_boolean() ? data[i].get<bool>() : data[i].get<int64_t>();
-      if (v[i] != e) {
-        err << "element " << i << ": " << v[i] << ", PyTorch " << e << "; ";
-        break;
-      }
-    }
-    return err.str();
-  }
+  const Tensor want = test::golden_tensor(out);
+  if (!is_floating_point(dtype) || !got.is_floating_point())
+    return err.str() + test::mismatches(got.tolist<int64_t>(), want.tolist<int64_t>(), 1);
   const std::vector<double> v = got.tolist<double>();
-  const bool half = dtype == kFloat16 || dtype == kBFloat16;
-  int bad = 0;
-  for (size_t i = 0; i < v.size(); ++i) {
-    const double e = expected_in(golden_number(data[i]), dtype), a = v[i];
-    bool ok;
-    if (std::isnan(e) || std::isnan(a) || std::isinf(e) || std::isinf(a)) {
-      ok = (std::isnan(e) && std::isnan(a)) || a == e;
-    } else {
-      const double ulps = half ? std::max(tol.ulps, 1.0) : tol.ulps;
-      ok = std::abs(a - e) <= ulps * ulp(e, dtype) + tol.rtol * std::abs(e) + atol;
-    }
-    if (!ok && bad++ < 3)
-      err << std::setprecision(17) << "element " << i << ": " << a << ", PyTorch " << e << " ("
-          << std::abs(a - e) / ulp(e, dtype) << " ulp); ";
-  }
-  if (bad) err << bad << " of " << v.size() << " elements differ: got " << show(v) << "; ";
+  const double ulps = dtype == kFloat16 || dtype == kBFloat16 ? std::max(tol.ulps, 1.0) : tol.ulps;
+  const std::string bad = test::mismatches(
+      v, want.tolist<double>(),
+      [&](double a, double e) {
+        return std::abs(a - e) <= ulps * test::ulp(e, dtype) + tol.rtol * std::abs(e) + atol;
+      },
+      3);
+  if (!bad.empty()) err << bad << ": got " << test::show_values(v) << "; ";
   return err.str();
 }
 
