@@ -10,7 +10,7 @@
 # Commit a generator together with its regenerated files: the golden_cases_<gen> CTests fail
 # when a generator's cases and its committed files disagree (check_cases.py).
 #
-# Regenerated on another host, a few files differ without a change in any generator:
+# Regenerated (here or on another host), a few files differ without a change in any generator:
 #   nn_layers.json         float32 convolution/norm gradients in the last bits (up to ~5e-6
 #                          relative): PyTorch's vectorised sums depend on where the allocator
 #                          places each tensor, so one extra allocation anywhere moves them
@@ -21,7 +21,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 python=/usr/bin/python3
-if ! "$python" -c 'import torch, numpy; assert torch.__version__.startswith("1.13"), torch.__version__'; then
+check='import torch, numpy; assert torch.__version__.startswith("1.13"), torch.__version__'
+if ! "$python" -c "$check"; then
   echo "regen.sh: $python needs PyTorch 1.13 and numpy (scripts/bootstrap.sh --golden)" >&2
   exit 1
 fi
