@@ -97,8 +97,9 @@ std::string plot(const std::string& metric, const std::string& title,
      << "\" text-anchor=\"middle\">epoch</text>\n"
      << "<rect class=\"frame\" x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << plot_w
      << "\" height=\"" << plot_h << "\"/>\n";
+  // A legend only where a plot has several series (a single one is named by the title).
   double legend_x = kLeft + plot_w;
-  for (auto it = series.rbegin(); it != series.rend(); ++it) {
+  for (auto it = series.rbegin(); series.size() > 1 && it != series.rend(); ++it) {
     const Series& s = *it;
     legend_x -= 8.0 * double(s.label.size()) + 24;
     os << "<g class=\"legend\"><rect x=\"" << number(legend_x) << "\" y=\"9\" width=\"12\" "
@@ -183,7 +184,7 @@ std::string render_report(const RunReport& r) {
     os << "<div class=\"plots\">\n"
        << plot("loss", "Loss (cross entropy)", epochs, {train, val})
        << plot("accuracy", "Validation accuracy", epochs, {acc})
-       << plot("lr", "Learning rate (after the epoch's scheduler step)", epochs, {lr})
+       << plot("lr", "Learning rate (after the scheduler step)", epochs, {lr})
        << plot("images_per_second", "Training throughput (images/s)", epochs, {speed})
        << "</div>\n";
   }

@@ -40,9 +40,12 @@ void profile::export_chrome_trace(const std::string& path) {
                           {"args", {{"name", "ember"}}}});
   int64_t sort_index = 0;
   for (const auto& [thread, name] : thread_names_) {
-    trace_events.push_back(
-        {{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", thread},
-         {"args", {{"name", name.empty() ? "thread " + std::to_string(thread) : name}}}});
+    // Unnamed threads: the process's main thread (its tid is the pid), or OpenMP/other ones.
+    const std::string shown = !name.empty()          ? name
+                              : thread == uint64_t(pid) ? "main thread"
+                                                        : "thread " + std::to_string(thread);
+    trace_events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", thread},
+                            {"args", {{"name", shown}}}});
     trace_events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid},
                             {"tid", thread}, {"args", {{"sort_index", sort_index++}}}});
   }
