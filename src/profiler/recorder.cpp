@@ -19,6 +19,7 @@
 
 #include "ember/error.h"
 #include "ember/tensor.h"
+#include "profiler/op_observer.h"
 
 namespace ember::profiler::detail {
 
@@ -179,6 +180,7 @@ void start_session(uint32_t session_flags) {
   g_session->generation = g_generation.load() + 1;
   g_generation.store(g_session->generation, std::memory_order_release);
   g_flags.store(session_flags | kOn, std::memory_order_release);
+  install_op_observer(true);
 }
 
 std::vector<ThreadRecord> stop_session(int64_t end_ns) {
@@ -186,6 +188,7 @@ std::vector<ThreadRecord> stop_session(int64_t end_ns) {
   {
     std::lock_guard lock(g_session_mutex);
     g_flags.store(0, std::memory_order_release);
+    if (g_session) install_op_observer(false);
     session.reset(std::exchange(g_session, nullptr));
   }
   std::vector<ThreadRecord> records;

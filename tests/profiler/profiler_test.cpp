@@ -261,6 +261,60 @@ TEST(Profiler, StopWhileActiveDeliversThePartialCycle) {
   EXPECT_EQ(events, 3u);  // ProfilerStep#0, only, ProfilerStep#1
 }
 
+TEST(Profiler, OpsThroughTheOpEntryScopeAreEventsInsideTheirRanges) {
+  Tensor a = ones({2, 3}), b = ones({3}, {.dtype = kFloat64});
+  profile prof({.record_shapes = true});
+  Tensor c, d;
+  {
+    record_function block("block");
+    c = a + b;
+    d = c.sum();
+  }
+  prof.stop();
+  const auto& events = prof.events();
+  const Event *block = find(events, "block"), *add = find(events, "add"), *sum = find(events, "sum");
+  ASSERT_TRUE(block && add && sum);
+  EXPECT_EQ(add->kind, EventKind::Op);
+  EXPECT_EQ(add->parent, index_of(events, block));
+  EXPECT_EQ(sum->parent, index_of(events, block));
+  EXPECT_LE(add->end_ns, sum->start_ns);
+  EXPECT_EQ(add->input_shapes, (std::vector<std::vector<int64_t>>{{2, 3}, {3}}));
+  EXPECT_EQ(add->input_types, (std::vector<std::string>{"float32", "float64"}));
+  EXPECT_EQ(sum->input_shapes, (std::vector<std::vector<int64_t>>{{2, 3}}));
+  int64_t children = 0;
+  for (int64_t child : block->children) children += events[size_t(child)].cpu_time_total_ns;
+  EXPECT_EQ(block->self_cpu_time_total_ns, block->cpu_time_total_ns - children);
+  // Every op event closes inside its parent.
+  for (const Event& e : events)
+    if (e.parent >= 0) EXPECT_TRUE(contains(events[size_t(e.parent)], e)) << e.name;
+  const std::string table = prof.key_averages({.group_by_input_shape = true}).table();
+  EXPECT_NE(table.find("[[2, 3], [3]]"), std::string::npos) << table;
+}
+
+TEST(Profiler, OpsOnDataLoaderWorkersAndTheirCallSites) {
+  Tensor data = arange(64).reshape({16, 4}).to(kFloat32);
+  data::DataLoader<> loader(std::make_shared<data::TensorDataset>(data, arange(16)),
+                            {.batch_size = 4, .num_workers = 2});
+  profile prof({.with_stack = true});
+  int64_t batches = 0;
+  for (auto& [x, y] : loader) batches += x.size(0) > 0;
+  prof.stop();
+  EXPECT_EQ(batches, 4);
+  const auto& events = prof.events();
+  int worker_ops = 0;
+  for (const Event& e : events) {
+    if (e.kind != EventKind::Op || e.parent < 0) continue;
+    // An op under a worker's fetch range ran on that worker's thread.
+    int64_t p = e.parent;
+    while (events[size_t(p)].parent >= 0) p = events[size_t(p)].parent;
+    if (events[size_t(p)].name != "DataLoader worker: fetch batch") continue;
+    ++worker_ops;
+    EXPECT_EQ(e.thread, events[size_t(p)].thread);
+    EXPECT_FALSE(e.stack.empty()) << e.name;
+  }
+  EXPECT_GT(worker_ops, 0);
+}
+
 TEST(Profiler, OpRangesRecordShapesTypesAndStacks) {
   // The op-entry scope's entry point, called directly.
   Tensor a = ones({2, 3}), b = zeros({3}, {.dtype = kInt64}), none;
