@@ -32,6 +32,10 @@ inline const std::vector<Case>& cases() {
       {"add_1elem", "", 0},
       {"add_16elem", "", 0},
       {"add_16elem_grad", "", 0},  // a + b with requires_grad: the recording cost
+      // a + b inside a recording profiler (ember: profiler::profile; PyTorch:
+      // torch.profiler.profile(activities=[CPU])): minus add_16elem, the profiler's cost per op
+      {"add_16elem_profiled", "", 0},
+      {"add_16elem_profiled_shapes", "", 0},  // ... with record_shapes
       {"mlp8_step", "", 0},        // 3 linear layers (8 -> 8, batch 8) + relu: forward + backward
       {"adamw_10M", "GB/s", 28.0 * 10000000},  // one AdamW step: 4 tensors read, 3 written
       // A state_dict of 25 x 1M float32 to a .pt file: ember's save (atomic and durable: temp

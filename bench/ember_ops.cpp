@@ -2,6 +2,7 @@
 // "<name> <median seconds>" after timing it (see cases.h). Unknown cases answer "<name> nan".
 #include <ember/ember.h>
 #include <ember/linalg.h>
+#include <ember/profiler.h>
 
 #include <algorithm>
 #include <chrono>
@@ -90,6 +91,13 @@ std::map<std::string, std::function<double()>> make_cases() {
     Tensor a = randn({16}), b = randn({16});
     return tiny_seconds([&] { Tensor c = a + b; });
   };
+  for (const bool shapes : {false, true}) {
+    m[shapes ? "add_16elem_profiled_shapes" : "add_16elem_profiled"] = [shapes] {
+      Tensor a = randn({16}), b = randn({16});
+      profiler::profile prof({.record_shapes = shapes});
+      return tiny_seconds([&] { Tensor c = a + b; });
+    };
+  }
   m["add_16elem_grad"] = [] {
     Tensor a = randn({16}, {.requires_grad = true}), b = randn({16}, {.requires_grad = true});
     return tiny_seconds([&] { Tensor c = a + b; });

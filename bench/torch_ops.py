@@ -84,6 +84,11 @@ def case(name):
     if name == "add_16elem":
         a, b = torch.randn(16), torch.randn(16)
         return tiny_seconds(lambda: a + b)
+    if name in ("add_16elem_profiled", "add_16elem_profiled_shapes"):
+        a, b = torch.randn(16), torch.randn(16)
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU],
+                                    record_shapes=name.endswith("_shapes")):
+            return tiny_seconds(lambda: a + b)
     if name == "adamw_10M":
         p = torch.randn(10_000_000, requires_grad=True)
         p.grad = torch.randn(10_000_000)

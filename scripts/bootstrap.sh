@@ -4,6 +4,8 @@
 #   scripts/bootstrap.sh            build + test dependencies
 #   scripts/bootstrap.sh --golden   also python3-torch (regenerates tests/golden, interop tests)
 #   scripts/bootstrap.sh --bench    also PyTorch + LibTorch for bench/compare
+#   scripts/bootstrap.sh --render   also Chromium, for the test that renders report.html headless
+#                                   (81 MB download, ~290 MB installed; skipped without it)
 set -euo pipefail
 
 packages=(
@@ -21,7 +23,8 @@ for arg in "$@"; do
   case "$arg" in
     --golden) packages+=(python3-torch python3-numpy) ;;
     --bench) packages+=(python3-torch python3-numpy libtorch-dev libopenblas0-openmp hyperfine) ;;
-    *) echo "bootstrap.sh: unknown option '$arg' (expected --golden or --bench)" >&2; exit 2 ;;
+    --render) packages+=(chromium fonts-dejavu-core) ;;
+    *) echo "bootstrap.sh: unknown option '$arg' (expected --golden, --bench or --render)" >&2; exit 2 ;;
   esac
 done
 

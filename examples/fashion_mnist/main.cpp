@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
                  "Directory with the Fashion-MNIST idx files (default: "
                  "/usr/share/datasets/fashion-mnist, Debian's dataset-fashion-mnist)");
   app.add_option("--output-dir", c.output_dir,
-                 "Where checkpoint.pt, model.pt, metrics.csv and summary.json go")
+                 "Where checkpoint.pt, model.pt, metrics.csv, summary.json and report.html go")
       ->capture_default_str();
   app.add_option("--model", c.model, "cnn (the reference CNN) or mlp")
       ->check(CLI::IsMember({"cnn", "mlp"}))
@@ -60,6 +60,9 @@ int main(int argc, char** argv) {
                  "Validate on the first N test images (0: all 10,000)");
   app.add_option("--stop-after", c.stop_after,
                  "Stop with a checkpoint after N epochs of this run (continue with --resume)");
+  app.add_option("--profile-steps", c.profile_steps,
+                 "Profile N training steps after warm-up; writes trace.json (chrome://tracing, "
+                 "Perfetto) and profile.txt (the key_averages table) into the output directory");
   CLI11_PARSE(app, argc, argv);
 
   std::signal(SIGINT, on_signal);

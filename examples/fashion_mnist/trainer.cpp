@@ -8,6 +8,10 @@
 // it replays the same order; a checkpoint taken mid-epoch (Ctrl-C) also records how many batches
 // were done and their loss sum, and the resumed pass skips those batches. Validation uses its own
 // generator, so evaluating never moves a training stream.
+//
+// The run's files are written after every epoch: checkpoint.pt, metrics.csv and report.html
+// (report.cpp); summary.json and model.pt at the end. With --profile-steps N the profiler
+// records N steps after kProfileSkip + 1 warm-up steps and writes trace.json and profile.txt.
 #include "trainer.h"
 
 #include <algorithm>
@@ -20,6 +24,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -27,10 +32,12 @@
 #include <ember/ember.h>
 #include <ember/nn/utils.h>
 #include <ember/optim.h>
+#include <ember/profiler.h>
 #include <ember/serialize.h>
 #include <nlohmann/json.hpp>
 
 #include "progress.h"
+#include "report.h"
 
 namespace fashion_mnist {
 
@@ -44,6 +51,9 @@ namespace {
 constexpr const char* kOp = "fashion-mnist";
 // Fashion-MNIST's training-set mean and standard deviation (the reference's Normalize values).
 constexpr double kMean = 0.2860, kStd = 0.3530;
+// --profile-steps: steps left out before the profiler's one warm-up step (first-touch
+// allocations, the loader's prefetch filling).
+constexpr int64_t kProfileSkip = 5;
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -188,6 +198,7 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
   EMBER_CHECK(c.limit >= 0, kOp, "--limit must be >= 0, got ", c.limit);
   EMBER_CHECK(c.val_limit >= 0, kOp, "--val-limit must be >= 0, got ", c.val_limit);
   EMBER_CHECK(c.stop_after >= 0, kOp, "--stop-after must be >= 0, got ", c.stop_after);
+  EMBER_CHECK(c.profile_steps >= 0, kOp, "--profile-steps must be >= 0, got ", c.profile_steps);
   if (c.threads > 0) set_num_threads(int(c.threads));
   std::ostream* out = io.out;
 
@@ -198,6 +209,7 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
   result.weights_path = (dir / "model.pt").string();
   result.metrics_path = (dir / "metrics.csv").string();
   result.summary_path = (dir / "summary.json").string();
+  result.report_path = (dir / "report.html").string();
 
   // A checkpoint of another configuration is refused before any data is read.
   Value ck;
@@ -282,6 +294,29 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
          result.checkpoint_path);
   };
 
+  // --profile-steps: one scheduled profile over the first training steps of this run.
+  std::optional<profiler::profile> prof;
+  if (c.profile_steps > 0) {
+    prof.emplace(profiler::ProfileOptions{
+        .schedule = profiler::schedule({.wait = 0, .warmup = 1, .active = c.profile_steps,
+                                        .repeat = 1, .skip_first = kProfileSkip}),
+        .on_trace_ready =
+            [&](profiler::profile& p) {
+              const std::string trace = (dir / "trace.json").string();
+              const std::string table = (dir / "profile.txt").string();
+              p.export_chrome_trace(trace);
+              write_atomically(table, p.key_averages().table({.sort_by = "self_cpu_time_total",
+                                                              .row_limit = 30}));
+              result.trace_path = trace;
+              result.profile_table_path = table;
+              if (out)
+                *out << "Profiled " << c.profile_steps << " training steps: " << trace << ", "
+                     << table << "\n";
+            },
+        .record_shapes = true,
+        .profile_memory = true});
+  }
+
   Progress progress(out, io.tty);
   int64_t images_seen = 0;
   double train_seconds = 0;
@@ -304,12 +339,19 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
         ++batch;
         continue;
       }
+      std::optional<profiler::record_function> step_range;
+      if (prof) step_range.emplace("training_step");
       optimizer.zero_grad();
       Tensor output = model->forward(x);
       Tensor loss = F::cross_entropy(output, y);
       loss.backward();
       nn::utils::clip_grad_norm_(params, c.max_grad_norm);
       optimizer.step();
+      step_range.reset();
+      if (prof) {
+        prof->step();
+        if (prof->step_num() >= kProfileSkip + 1 + c.profile_steps) prof.reset();  // saved
+      }
 
       const double l = loss.item<double>();
       if (std::isnan(result.first_loss)) result.first_loss = l;
@@ -346,6 +388,7 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
     if (out) *out << epoch_line(m) << "\n" << std::flush;
     save_checkpoint(epoch, 0, 0.0, shuffle_gen.get_state());
     write_atomically(result.metrics_path, metrics_csv(result.history));
+    write_atomically(result.report_path, render_report(make_report(c, result.history, nullptr)));
     ++epochs_this_run;
     // Ctrl-C during validation stops here, after the epoch's checkpoint.
     if (io.stop && io.stop->load()) {
@@ -355,6 +398,7 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
     if (c.stop_after > 0 && epochs_this_run >= c.stop_after) break;
   }
 
+  prof.reset();  // a run shorter than the profiled steps writes what it recorded
   result.finished = !result.history.empty() && result.history.back().epoch == c.epochs - 1;
   if (result.finished) save(model->state_dict(), result.weights_path);
   if (!result.history.empty()) {
@@ -390,6 +434,7 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
                                  {"images_per_second", m.images_per_second}});
   }
   write_atomically(result.summary_path, summary.dump(2) + "\n");
+  write_atomically(result.report_path, render_report(make_report(c, result.history, &result)));
   return result;
 }
 

@@ -32,6 +32,7 @@ struct TrainConfig {
   int64_t limit = 0;          // train on the first `limit` training images; 0: all 60,000
   int64_t val_limit = 0;      // validate on the first `val_limit` test images; 0: all 10,000
   int64_t stop_after = 0;     // stop (checkpointed, resumable) after this many epochs; 0: never
+  int64_t profile_steps = 0;  // profile this many training steps after warm-up; 0: none
 };
 
 /// One row of metrics.csv.
@@ -53,7 +54,8 @@ struct TrainResult {
   double images_per_second = 0;  // training images per training second in this process
   bool interrupted = false;  // stopped by the stop flag; the checkpoint resumes exactly
   bool finished = false;     // all `epochs` done
-  std::string checkpoint_path, weights_path, metrics_path, summary_path;
+  std::string checkpoint_path, weights_path, metrics_path, summary_path, report_path;
+  std::string trace_path, profile_table_path;  // with profile_steps, once written
 };
 
 /// Where train() reports and what can stop it.

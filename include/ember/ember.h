@@ -18,6 +18,7 @@
 #include "ember/nn/functional.h"
 #include "ember/nn/utils.h"
 #include "ember/optim.h"
+#include "ember/profiler.h"
 #include "ember/promotion.h"
 #include "ember/reduce.h"
 #include "ember/safetensors.h"

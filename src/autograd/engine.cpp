@@ -10,6 +10,7 @@
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ember/reduce.h"
+#include "profiler/recorder.h"
 
 namespace ember::autograd {
 namespace {
@@ -72,6 +73,36 @@ void check_anomaly(const Node& node, const std::vector<Tensor>& outputs) {
   }
 }
 
+// Note [Backward events]
+// With a profile recording, each node run is two ranges named as PyTorch 1.13 names them:
+// "autograd::engine::evaluate_function: MulBackward0" around the whole step (hooks, apply,
+// output checks, passing gradients on) and "MulBackward0" around apply(); AccumulateGrad is
+// "torch::autograd::AccumulateGrad", as PyTorch spells it. Nothing happens when none records.
+class NodeEvents {
+ public:
+  explicit NodeEvents(const Node& node) {
+    if (!profiler::detail::on()) return;
+    name_ = dynamic_cast<const AccumulateGrad*>(&node) ? "torch::autograd::AccumulateGrad"
+                                                       : node.name();
+    outer_ = profiler::detail::begin_range(profiler::EventKind::Autograd,
+                                           "autograd::engine::evaluate_function: " + name_);
+  }
+  ~NodeEvents() {
+    profiler::detail::end_range(inner_);  // apply() threw
+    profiler::detail::end_range(outer_);
+  }
+  NodeEvents(const NodeEvents&) = delete;
+  NodeEvents& operator=(const NodeEvents&) = delete;
+  void begin_apply() {
+    if (outer_) inner_ = profiler::detail::begin_range(profiler::EventKind::Autograd, name_);
+  }
+  void end_apply() { profiler::detail::end_range(std::exchange(inner_, 0)); }
+
+ private:
+  std::string name_;
+  uint64_t outer_ = 0, inner_ = 0;
+};
+
 void execute(GraphTask& task, const std::vector<Edge>& roots, std::vector<Tensor> root_grads,
              bool create_graph) {
   std::vector<Node*> root_nodes;
@@ -108,6 +139,7 @@ void execute(GraphTask& task, const std::vector<Edge>& roots, std::vector<Tensor
   while (!ready.empty()) {
     std::shared_ptr<Node> node = ready.top();
     ready.pop();
+    NodeEvents events(*node);
     std::vector<Tensor> grads = std::move(task.buffers[node.get()]);
     task.buffers.erase(node.get());
     grads.resize(node->num_outputs());
@@ -120,7 +152,9 @@ void execute(GraphTask& task, const std::vector<Edge>& roots, std::vector<Tensor
     bool any = false;
     for (const Tensor& g : grads) any |= g.defined();
     if (any && !skip) {
+      events.begin_apply();
       outputs = node->apply(std::move(grads));
+      events.end_apply();
       validate_outputs(*node, outputs);
       if (is_anomaly_enabled()) check_anomaly(*node, outputs);
     }

@@ -22,6 +22,7 @@
 #include "ember/allocator.h"
 #include "ember/error.h"
 #include "backend/cuda_api.h"
+#include "profiler/recorder.h"
 
 namespace ember {
 namespace {
@@ -85,6 +86,7 @@ class CachingCpuAllocator {
  public:
   void* allocate(size_t nbytes) {
     const SizeClass c = size_class(nbytes);
+    Totals totals;
     {
       std::lock_guard lock(mutex_);
       stats_.allocated_bytes += c.bytes;
@@ -94,9 +96,12 @@ class CachingCpuAllocator {
         free_[c.index].pop_back();
         stats_.cached_bytes -= c.bytes;
         ++stats_.cache_hits;
+        totals = snapshot_locked();
+        report(p, int64_t(c.bytes), totals);
         return p;
       }
       ++stats_.system_allocations;
+      totals = snapshot_locked();
     }
     void* p = system_allocate(c.bytes);
     if (!p) {
@@ -108,22 +113,30 @@ class CachingCpuAllocator {
       stats_.allocated_bytes -= c.bytes;
       fail("allocate", "out of memory: could not allocate ", nbytes, " bytes on the CPU");
     }
+    report(p, int64_t(c.bytes), totals);
     return p;
   }
 
   void free(void* p, size_t nbytes) {
     const SizeClass c = size_class(nbytes);
+    Totals totals;
     {
       std::lock_guard lock(mutex_);
       stats_.allocated_bytes -= c.bytes;
-      if (stats_.cached_bytes + c.bytes <= limit_) {
+      const bool keep = stats_.cached_bytes + c.bytes <= limit_;
+      if (keep) {
         if (free_.size() <= c.index) free_.resize(c.index + 1);
         free_[c.index].push_back(p);
         stats_.cached_bytes += c.bytes;
+      }
+      totals = snapshot_locked();
+      if (keep) {
+        report(p, -int64_t(c.bytes), totals);
         return;
       }
     }
     system_free(p, c.bytes);
+    report(p, -int64_t(c.bytes), totals);
   }
 
   void empty_cache() {
@@ -159,6 +172,20 @@ class CachingCpuAllocator {
     const size_t k = (index - 16) / 4 + 10, steps = (index - 16) % 4 + 1;
     const size_t base = size_t(1) << k;
     return base + steps * (base / 4);
+  }
+
+  // The running totals a profile_memory event carries (taken under the lock, so each event's
+  // totals are the allocator's state right after it).
+  struct Totals {
+    int64_t allocated = 0, reserved = 0;
+  };
+  Totals snapshot_locked() const {
+    return {int64_t(stats_.allocated_bytes), int64_t(stats_.allocated_bytes + stats_.cached_bytes)};
+  }
+  static void report(void* p, int64_t bytes, const Totals& t) {
+    if (profiler::detail::memory_on())
+      profiler::detail::record_memory(reinterpret_cast<uintptr_t>(p), bytes, t.allocated,
+                                      t.reserved);
   }
 
   std::mutex mutex_;

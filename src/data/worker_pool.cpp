@@ -12,6 +12,7 @@
 #include "backend/cpu/parallel.h"
 #include "ember/data/worker.h"
 #include "ember/error.h"
+#include "profiler/recorder.h"
 
 namespace ember::data {
 
@@ -65,6 +66,7 @@ struct WorkerPool::State {
 
   void worker_loop(int64_t id) {
     set_num_threads_in_this_thread(1);
+    profiler::detail::set_thread_name("DataLoader worker " + std::to_string(id));
     Generator generator(base_seed + uint64_t(id));
     t_worker_generator = &generator;
     t_worker_info = WorkerInfo{id, options.num_workers, base_seed + uint64_t(id)};
@@ -88,6 +90,8 @@ struct WorkerPool::State {
       Result r{nullptr, init_error, id};
       if (r.error.empty()) {
         try {
+          const profiler::detail::Range range(profiler::EventKind::UserAnnotation,
+                                              "DataLoader worker: fetch batch");
           r.batch = fn(indices);
         } catch (const std::exception& e) {
           r.error = e.what();
@@ -146,6 +150,9 @@ void WorkerPool::start_epoch(std::vector<std::vector<int64_t>> batches) {
 }
 
 std::shared_ptr<void> WorkerPool::next() {
+  // PyTorch's label for the loader's next batch (with workers it is the wait for one).
+  const profiler::detail::Range range(profiler::EventKind::UserAnnotation,
+                                      "enumerate(DataLoader)#_DataLoaderIter.__next__");
   State& s = *state_;
   const int64_t n = int64_t(s.batches.size());
   if (s.delivered >= n) return nullptr;

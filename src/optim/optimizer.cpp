@@ -3,12 +3,33 @@
 // have stepped; load_state_dict deep-copies like PyTorch's deepcopy + cast).
 #include "ember/optim/optimizer.h"
 
+#include <string>
+#include <string_view>
 #include <unordered_set>
 
 #include "ember/autograd.h"
 #include "ember/error.h"
+#include "profiler/recorder.h"
 
 namespace ember::optim {
+namespace {
+
+// PyTorch's profiler labels: "Optimizer.step#AdamW.step", "Optimizer.zero_grad#AdamW.zero_grad".
+uint64_t begin_profiled(const char* name, const char* method) {
+  if (!profiler::detail::on()) return 0;
+  std::string_view short_name = name;
+  if (short_name.rfind("optim.", 0) == 0) short_name.remove_prefix(6);
+  std::string label = std::string("Optimizer.") + method + "#";
+  label.append(short_name).append(".").append(method);
+  return profiler::detail::begin_range(profiler::EventKind::UserAnnotation, std::move(label));
+}
+
+struct ProfiledCall {
+  uint64_t handle;
+  ~ProfiledCall() { profiler::detail::end_range(handle); }
+};
+
+}  // namespace
 
 double ParamGroup::get(const std::string& key) const {
   EMBER_CHECK(has_option(key), "optim", "parameter group has no option '", key, "'");
@@ -52,6 +73,7 @@ void Optimizer::add_group(std::vector<Tensor> params, Dict options) {
 }
 
 void Optimizer::zero_grad(ZeroGradOptions options) {
+  const ProfiledCall profiled{begin_profiled(name_, "zero_grad")};
   for (ParamGroup& g : groups_)
     for (Tensor& p : g.params()) {
       Tensor& grad = p.mutable_grad();
@@ -67,6 +89,7 @@ void Optimizer::zero_grad(ZeroGradOptions options) {
 }
 
 Tensor Optimizer::step(const std::function<Tensor()>& closure) {
+  const ProfiledCall profiled{begin_profiled(name_, "step")};
   Tensor loss;
   if (closure) {
     EnableGradGuard enable;
