@@ -19,6 +19,7 @@
 
 #include "distributed/group.h"
 #include "distributed/reduce_functions.h"
+#include "distributed/shared_memory.h"
 #include "ember/creation.h"
 #include "ember/error.h"
 
@@ -92,8 +93,10 @@ void tag_and_time(Options& options, uint32_t tag, const Group& g) {
 }
 
 void allreduce_bytes(Group& g, void* data, const Tensor& like, int64_t numel, ReduceOp op,
-                     uint32_t tag) {
+                     uint32_t tag, const char* op_name) {
   if (numel == 0) return;
+  if (g.shared_memory)
+    return g.shared_memory->all_reduce(data, like.dtype(), numel, op, g.prefix(op_name, tag));
   const auto function = reduce_function(like.dtype(), op, "all_reduce");
   with_element_bytes(like.element_size(), [&]<class T>() {
     gloo::AllreduceOptions options(g.context);
@@ -114,7 +117,8 @@ Work reduce_scatter_flat(Group& g, Tensor& output, Tensor full, const Collective
   Tensor out = output;
   return g.run({"reduce_scatter", signature, ring_neighbours(g)}, o.async_op,
                [&g, out, full, op = o.op](uint32_t tag) {
-                 allreduce_bytes(g, full.data_ptr(), full, full.numel(), op, tag);
+                 allreduce_bytes(g, full.data_ptr(), full, full.numel(), op, tag,
+                                 "reduce_scatter");
                  std::memcpy(out.data_ptr(),
                              static_cast<const char*>(full.data_ptr()) +
                                  out.nbytes() * g.config.rank,
@@ -131,7 +135,7 @@ Work all_reduce(Tensor& tensor, const CollectiveOptions& o) {
   Tensor t = tensor;
   return g.run({"all_reduce", describe(t) + ", " + reduce_op_name(o.op), ring_neighbours(g)},
                o.async_op, [&g, t, op = o.op](uint32_t tag) {
-                 allreduce_bytes(g, t.data_ptr(), t, t.numel(), op, tag);
+                 allreduce_bytes(g, t.data_ptr(), t, t.numel(), op, tag, "all_reduce");
                });
 }
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "distributed/gloo_store.h"
+#include "distributed/shared_memory.h"
 #include "distributed/store_detail.h"
 #include "distributed/work_state.h"
 #include "ember/error.h"
@@ -97,6 +98,7 @@ void ProcessGroup::Impl::Queue::stop() {
 ProcessGroup::Impl::Impl(Config c) : config(std::move(c)) {
   rendezvous();
   connect_mesh();
+  shared_memory = SharedMemoryAllReduce::create(*this);
   collectives_.start();
   p2p_waits_.start();
 }

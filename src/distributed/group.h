@@ -22,6 +22,8 @@ class Context;
 
 namespace ember::dist {
 
+class SharedMemoryAllReduce;
+
 /// What one call looks like, for messages and for the debug mode's comparison across ranks.
 struct CollectiveCall {
   std::string op;              // "all_reduce"
@@ -80,7 +82,9 @@ struct ProcessGroup::Impl {
   }
   void record_error(const std::string& message);
 
-  std::map<std::string, int> rank_of_address;  // a peer's Gloo address as its errors print it
+  std::map<std::string, int> rank_of_address;
+  // When every member runs on this host: all_reduce through shared memory (shared_memory.h).
+  std::unique_ptr<SharedMemoryAllReduce> shared_memory;  // a peer's Gloo address as its errors print it
 
  private:
   struct Queue {

@@ -84,11 +84,13 @@ void monitored_barrier(const ProcessGroup& group, std::chrono::milliseconds time
     const std::string verdict_key = "monitored_barrier/" + std::to_string(seq) + "/verdict";
     if (g.config.rank != 0) {
       store.set(key("monitored_barrier", seq, g.config.rank), "");
+      // Rank 0 gives its verdict up to `limit` after it arrives: wait for it a while longer.
+      const auto verdict_wait = 2 * limit + std::chrono::milliseconds(1000);
       try {
-        store.wait({verdict_key}, limit);
+        store.wait({verdict_key}, verdict_wait);
       } catch (const Error&) {
         throw Error(g.prefix("monitored_barrier", seq) + "timed out after " +
-                    detail::format_duration(limit) + " waiting for " + g.rank_name(0) +
+                    detail::format_duration(verdict_wait) + " waiting for " + g.rank_name(0) +
                     " to release the barrier");
       }
       const std::string verdict = store.get(verdict_key);

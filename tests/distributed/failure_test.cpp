@@ -53,10 +53,27 @@ void wait_until_looping(TCPStore& store, int world) {
   store.wait(keys, 10s);
 }
 
-TEST(Failures, AKilledRankIsNamedByEverySurvivor) {
+// Gloo over TCP, and the shared-memory all_reduce (EMBER_SHM=1): the same failure semantics.
+class Failures : public ::testing::TestWithParam<bool> {
+ protected:
+  void join(int rank, int world, uint16_t port, std::chrono::milliseconds timeout) {
+    if (GetParam()) ::setenv("EMBER_SHM", "1", 1);
+    test::join(rank, world, port, timeout);
+  }
+  // How a dead peer is described on this path.
+  std::string died(int rank) {
+    return "rank " + std::to_string(rank) +
+           (GetParam() ? " exited (peer died?) — shared memory" : " closed the connection (peer died?)");
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Transports, Failures, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "SharedMemory" : "Gloo"; });
+
+TEST_P(Failures, AKilledRankIsNamedByEverySurvivor) {
   TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
   test::Children children(3, [&](int rank) {
-    test::join(rank, 3, store.port(), 10s);
+    join(rank, 3, store.port(), 10s);
     TCPStore client("127.0.0.1", store.port(), {.timeout = 10s});
     return all_reduce_until_error(client, rank);
   });
@@ -68,9 +85,7 @@ TEST(Failures, AKilledRankIsNamedByEverySurvivor) {
     const auto& e = exits[static_cast<size_t>(r)];
     EXPECT_TRUE(e.ok()) << e.describe();
     EXPECT_TRUE(has(e.output, "ERROR [all_reduce #")) << e.output;
-    EXPECT_TRUE(has(e.output, "] rank " + std::to_string(r) +
-                                  ": rank 1 closed the connection (peer died?)"))
-        << e.output;
+    EXPECT_TRUE(has(e.output, "] rank " + std::to_string(r) + ": " + died(1))) << e.output;
     EXPECT_TRUE(has(e.output, "NEXT [all_reduce #")) << e.output;
     EXPECT_TRUE(has(e.output, "the process group is unusable after an earlier error ([all_reduce #"))
         << e.output;
@@ -80,10 +95,10 @@ TEST(Failures, AKilledRankIsNamedByEverySurvivor) {
   EXPECT_EQ(exits[1].signal, SIGKILL);
 }
 
-TEST(Failures, AStoppedRankIsATimeoutNamingIt) {
+TEST_P(Failures, AStoppedRankIsATimeoutNamingIt) {
   TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
   test::Children children(2, [&](int rank) {
-    test::join(rank, 2, store.port(), 2s);
+    join(rank, 2, store.port(), 2s);
     TCPStore client("127.0.0.1", store.port(), {.timeout = 10s});
     return all_reduce_until_error(client, rank);
   });
@@ -101,7 +116,7 @@ TEST(Failures, AStoppedRankIsATimeoutNamingIt) {
   std::cout << "rank 0 timed out " << delay(e, stopped_at) << " ms after the SIGSTOP (timeout 2 s)\n";
 }
 
-TEST(Failures, ARankThatNeverArrivesIsNamed) {
+TEST(Rendezvous, ARankThatNeverArrivesIsNamed) {
   TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
   const auto exits = test::run_ranks(2, [&](int rank) {
     // World of 3; rank 2 never starts.
@@ -117,7 +132,7 @@ TEST(Failures, ARankThatNeverArrivesIsNamed) {
   EXPECT_EQ(test::failures(exits), "");
 }
 
-TEST(Failures, MonitoredBarrierNamesTheRankThatDidNotCome) {
+TEST(Rendezvous, MonitoredBarrierNamesTheRankThatDidNotCome) {
   TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
   const auto exits = test::run_ranks(3, [&](int rank) {
     test::join(rank, 3, store.port(), 10s);

@@ -53,11 +53,15 @@ std::string label(Dtype dtype, ReduceOp op) {
   return std::string(dtype_name(dtype)) + " " + reduce_op_name(op);
 }
 
-// Runs body on `world` ranks joined through a store hosted here.
+using Environment = std::vector<std::pair<const char*, const char*>>;
+
+// Runs body on `world` ranks joined through a store hosted here, with `environment` set in each.
 std::vector<test::ChildExit> on_ranks(int world, const std::function<void(int rank)>& body,
+                                      const Environment& environment = {},
                                       std::chrono::milliseconds timeout = 10s) {
   TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
   return test::run_ranks(world, [&](int rank) {
+    for (const auto& [name, value] : environment) ::setenv(name, value, 1);
     test::join(rank, world, store.port(), timeout);
     body(rank);
     destroy_process_group();
@@ -67,21 +71,35 @@ std::vector<test::ChildExit> on_ranks(int world, const std::function<void(int ra
 
 class Collectives : public ::testing::TestWithParam<int> {};
 
-TEST_P(Collectives, AllReduceEveryOpAndDtype) {
-  const int world = GetParam();
-  const auto exits = on_ranks(world, [world](int rank) {
-    for (Dtype dtype : kAllDtypes)
+void all_reduce_every_op_and_dtype(int world, int rank) {
+  for (Dtype dtype : kAllDtypes)
       for (ReduceOp op : kAllOps) {
         if (op == ReduceOp::AVG && !is_floating_point(dtype)) continue;
         Tensor t = input_of(rank, 7, dtype).reshape({7});
         all_reduce(t, {.op = op});
         require_close(t, expected_reduction(world, 7, dtype, op), label(dtype, op));
       }
-    // A large one, split into Gloo's ring chunks.
-    Tensor big = input_of(rank, 100003, kFloat32);
-    all_reduce(big);
-    require_close(big, expected_reduction(world, 100003, kFloat32, ReduceOp::SUM), "big");
-  });
+  // A large one, split into Gloo's ring chunks (or the shared-memory chunks).
+  Tensor big = input_of(rank, 100003, kFloat32);
+  all_reduce(big);
+  require_close(big, expected_reduction(world, 100003, kFloat32, ReduceOp::SUM), "big");
+}
+
+TEST_P(Collectives, AllReduceEveryOpAndDtype) {
+  const int world = GetParam();
+  const auto exits = on_ranks(world, [world](int rank) { all_reduce_every_op_and_dtype(world, rank); });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
+TEST_P(Collectives, SharedMemoryAllReduceEveryOpAndDtype) {
+  const int world = GetParam();
+  const auto exits = on_ranks(world, [world](int rank) {
+    all_reduce_every_op_and_dtype(world, rank);
+    Tensor whole = input_of(rank, world * 3, kFloat32), mine = zeros({3});
+    reduce_scatter_tensor(mine, whole);  // also through shared memory
+    const auto sum = expected_reduction(world, world * 3, kFloat32, ReduceOp::SUM);
+    require_close(mine, {sum.begin() + rank * 3, sum.begin() + rank * 3 + 3}, "reduce_scatter");
+  }, {{"EMBER_SHM", "1"}, {"EMBER_SHM_CHUNK_BYTES", "65536"}});  // several chunks for the big one
   EXPECT_EQ(test::failures(exits), "");
 }
 
