@@ -97,20 +97,21 @@ struct FileStore::State {
     replayed += static_cast<off_t>(record.size());
   }
 
+  // body() on the up-to-date map, with the file locked `how` (LOCK_EX to change it).
   template <class F>
-  auto exclusive(F&& body) {
+  auto locked(int how, F&& body) {
     std::lock_guard guard(mutex);
-    FileLock lock(fd, LOCK_EX, path);
+    FileLock lock(fd, how, path);
     replay();
     return body();
   }
-
+  template <class F>
+  auto exclusive(F&& body) {
+    return locked(LOCK_EX, std::forward<F>(body));
+  }
   template <class F>
   auto shared(F&& body) {
-    std::lock_guard guard(mutex);
-    FileLock lock(fd, LOCK_SH, path);
-    replay();
-    return body();
+    return locked(LOCK_SH, std::forward<F>(body));
   }
 };
 

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 
 #include "distributed/group.h"
 #include "ember/error.h"
@@ -43,19 +44,24 @@ std::string environment(const char* name) {
   return value ? value : "";
 }
 
+// The whole of text as an int, or nothing.
+std::optional<int> parse_int(const std::string& text) {
+  size_t used = 0;
+  try {
+    const int value = std::stoi(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 int environment_int(const char* name, const std::string& why) {
   const std::string text = environment(name);
   EMBER_CHECK(!text.empty(), kInit, name, " is not set (", why,
               "); launch with ember-run or torchrun, or pass it in InitOptions");
-  size_t used = 0;
-  int value = -1;
-  try {
-    value = std::stoi(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  EMBER_CHECK(used == text.size(), kInit, name, "='", text, "' is not an integer");
-  return value;
+  const auto value = parse_int(text);
+  EMBER_CHECK(value, kInit, name, "='", text, "' is not an integer");
+  return *value;
 }
 
 // The IPv4 address of a network interface (GLOO_SOCKET_IFNAME, as in PyTorch).
@@ -104,16 +110,10 @@ std::string address_towards(const std::string& host, uint16_t port) {
 }
 
 uint16_t parse_port(const std::string& text, const std::string& what) {
-  size_t used = 0;
-  int port = -1;
-  try {
-    port = std::stoi(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  EMBER_CHECK(used == text.size() && port > 0 && port < 65536, kInit, what, " '", text,
+  const auto port = parse_int(text);
+  EMBER_CHECK(port && *port > 0 && *port < 65536, kInit, what, " '", text,
               "' is not a port number (1-65535)");
-  return static_cast<uint16_t>(port);
+  return static_cast<uint16_t>(*port);
 }
 
 struct Rendezvous {
