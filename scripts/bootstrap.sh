@@ -16,6 +16,7 @@ packages=(
   libzip-dev               # PyTorch's .pt zip container
   nlohmann-json3-dev       # safetensors headers, metrics
   libcli11-dev             # command lines
+  libgloo-dev              # distributed collectives (TCP transport)
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist    # the main job's default data
 )

@@ -28,3 +28,7 @@
 #include "ember/tensor.h"
 #include "ember/threads.h"
 #include "ember/value.h"
+
+// Distributed (ember::dist): stores, process groups, collectives.
+#include "ember/distributed/process_group.h"
+#include "ember/distributed/store.h"

@@ -1,0 +1,219 @@
+// SharedMemoryAllReduce (shared_memory.h).
+// Note [Shared-memory all-reduce]: the segment holds, per rank, a phase counter and its pid, a
+// slot of slot_bytes(), and one result area of slot_bytes(). A tensor goes through in chunks of a
+// slot; chunk k takes three phases on every rank r:
+//   3k+1: r copied its chunk into slot r            -> then every rank may read every slot
+//   3k+2: r reduced its 1/n of the chunk over all slots into the result area
+//   3k+3: r copied the whole result out
+// Before 3k+2's writes a rank waits for every phase >= 3k+1, which also means every rank finished
+// chunk k-1's copy-out (3k), so the result area is free; before copying out it waits for every
+// phase >= 3k+2, which also means nobody still reads the slots, so the next chunk may overwrite
+// its own. Waiting spins briefly, then sleeps on the laggard's phase word (a futex, woken by
+// publish), checking every 2 ms that its pid lives, so a dead peer is named within milliseconds
+// and a stopped one at the timeout.
+#include "distributed/shared_memory.h"
+
+#include <fcntl.h>
+#include <immintrin.h>
+#include <signal.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "distributed/group.h"
+#include "distributed/reduce_functions.h"
+#include "distributed/store_detail.h"
+#include "ember/error.h"
+
+namespace ember::dist {
+namespace {
+
+// 4M floats in one chunk: every chunk costs two hand-offs between the ranks. EMBER_SHM_CHUNK_BYTES
+// overrides it (tests use a small one to go through several chunks).
+size_t slot_bytes() {
+  static const size_t bytes = [] {
+    const char* text = std::getenv("EMBER_SHM_CHUNK_BYTES");
+    const long long v = text ? std::atoll(text) : 0;
+    return v >= 64 ? static_cast<size_t>(v) / 64 * 64 : size_t{16} << 20;
+  }();
+  return bytes;
+}
+
+struct alignas(64) RankHeader {
+  std::atomic<uint32_t> phase;  // also the futex word the others sleep on
+  int32_t pid;
+};
+static_assert(sizeof(std::atomic<uint32_t>) == 4, "a futex word is 32 bits");
+
+// phase >= target, with wrap-around (2^32 phases is ~1.4 billion chunks).
+bool reached(uint32_t phase, uint32_t target) {
+  return static_cast<int32_t>(phase - target) >= 0;
+}
+
+int* futex_word(std::atomic<uint32_t>& a) { return reinterpret_cast<int*>(&a); }
+
+// Publishes a phase and wakes whoever sleeps on it (the segment is shared: no FUTEX_PRIVATE).
+void publish(RankHeader* h, uint32_t phase) {
+  h->phase.store(phase, std::memory_order_release);
+  ::syscall(SYS_futex, futex_word(h->phase), FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
+}
+
+std::string this_host() {
+  std::string boot, net;
+  std::ifstream("/proc/sys/kernel/random/boot_id") >> boot;
+  char link[256] = {};
+  if (::readlink("/proc/self/ns/net", link, sizeof link - 1) < 0) return "";
+  net = link;
+  return boot.empty() ? "" : boot + " " + net;
+}
+
+// Gone, or a zombie its parent has not reaped yet (kill(pid, 0) still succeeds on those).
+bool alive(pid_t pid) {
+  if (::kill(pid, 0) != 0) return errno != ESRCH;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string skip;
+  char state = 'R';
+  stat >> skip >> skip >> state;  // "pid (comm) state": comm has no spaces for our programs
+  return state != 'Z' && state != 'X';
+}
+
+}  // namespace
+
+struct SharedMemoryAllReduce::Segment {
+  void* base = nullptr;
+  size_t bytes = 0;
+  int ranks = 0;
+  RankHeader* header(int r) const { return static_cast<RankHeader*>(base) + r; }
+  char* slot(int r) const {
+    return static_cast<char*>(base) + sizeof(RankHeader) * static_cast<size_t>(ranks) +
+           slot_bytes() * static_cast<size_t>(r);
+  }
+  char* result() const { return slot(ranks); }
+  ~Segment() {
+    if (base) ::munmap(base, bytes);
+  }
+};
+
+std::unique_ptr<SharedMemoryAllReduce> SharedMemoryAllReduce::create(ProcessGroup::Impl& g) {
+  const char* setting = std::getenv("EMBER_SHM");
+  if (!setting || std::string(setting) != "1" || g.config.size < 2) return nullptr;
+  Store& store = *g.config.store;
+  const std::string host = this_host();
+  store.set("shm/host/" + std::to_string(g.config.rank), host);
+  bool one_host = !host.empty();
+  for (int r = 0; r < g.config.size; ++r)
+    one_host = one_host && store.get("shm/host/" + std::to_string(r)) == host;
+  if (!one_host) return nullptr;  // every rank reads the same keys: all agree
+
+  auto segment = std::make_unique<Segment>();
+  segment->ranks = g.config.size;
+  segment->bytes = sizeof(RankHeader) * static_cast<size_t>(g.config.size) +
+                   slot_bytes() * static_cast<size_t>(g.config.size + 1);
+  std::string name;
+  if (g.config.rank == 0) {
+    name = "/ember-" + std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}());
+    const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+    EMBER_CHECK(fd >= 0 && ::ftruncate(fd, static_cast<off_t>(segment->bytes)) == 0,
+                g.config.creator.c_str(), "cannot create shared memory ", name, ": ",
+                std::strerror(errno), " (unset EMBER_SHM to use TCP only)");
+    segment->base = ::mmap(nullptr, segment->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);
+    store.set("shm/name", name);
+  } else {
+    name = store.get("shm/name");
+    const int fd = ::shm_open(name.c_str(), O_RDWR, 0600);
+    EMBER_CHECK(fd >= 0, g.config.creator.c_str(), "cannot open shared memory ", name, ": ",
+                std::strerror(errno), " (unset EMBER_SHM to use TCP only)");
+    segment->base = ::mmap(nullptr, segment->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);
+  }
+  EMBER_CHECK(segment->base != MAP_FAILED, g.config.creator.c_str(), "cannot map shared memory ",
+              name, ": ", std::strerror(errno));
+  RankHeader* mine = segment->header(g.config.rank);
+  mine->pid = ::getpid();
+  mine->phase.store(0, std::memory_order_release);
+  // Once everyone has it mapped the name can go, so a crash leaves nothing in /dev/shm.
+  store.set("shm/mapped/" + std::to_string(g.config.rank), "");
+  std::vector<std::string> mapped;
+  for (int r = 0; r < g.config.size; ++r) mapped.push_back("shm/mapped/" + std::to_string(r));
+  store.wait(mapped, g.config.timeout);
+  if (g.config.rank == 0) ::shm_unlink(name.c_str());
+  return std::unique_ptr<SharedMemoryAllReduce>(new SharedMemoryAllReduce(g, std::move(segment)));
+}
+
+SharedMemoryAllReduce::SharedMemoryAllReduce(ProcessGroup::Impl& group,
+                                             std::unique_ptr<Segment> segment)
+    : group_(group), segment_(std::move(segment)) {}
+
+SharedMemoryAllReduce::~SharedMemoryAllReduce() = default;
+
+void SharedMemoryAllReduce::wait_for_phase(uint64_t phase, const std::string& prefix) {
+  const auto target = static_cast<uint32_t>(phase);
+  const auto deadline = std::chrono::steady_clock::now() + group_.config.timeout;
+  for (int r = 0; r < segment_->ranks; ++r) {
+    RankHeader* peer = segment_->header(r);
+    // A short spin catches a peer that is about to arrive; then sleep on its futex word, waking
+    // every 2 ms to check that it is alive and that the timeout has not passed.
+    for (int spin = 0; spin < 2000; ++spin) {
+      if (reached(peer->phase.load(std::memory_order_acquire), target)) break;
+      _mm_pause();
+    }
+    for (;;) {
+      const uint32_t seen = peer->phase.load(std::memory_order_acquire);
+      if (reached(seen, target)) break;
+      const timespec two_ms{0, 2'000'000};
+      ::syscall(SYS_futex, futex_word(peer->phase), FUTEX_WAIT, static_cast<int>(seen), &two_ms,
+                nullptr, 0);
+      if (reached(peer->phase.load(std::memory_order_acquire), target)) break;
+      if (!alive(peer->pid))
+        throw Error(prefix + group_.rank_name(r) +
+                    " exited (peer died?) — shared memory: its process " +
+                    std::to_string(peer->pid) + " is gone");
+      if (std::chrono::steady_clock::now() >= deadline)
+        throw Error(prefix + "timed out after " + detail::format_duration(group_.config.timeout) +
+                    " waiting for " + group_.rank_name(r) + " (shared memory)");
+    }
+  }
+}
+
+void SharedMemoryAllReduce::all_reduce(void* data, Dtype dtype, int64_t numel, ReduceOp op,
+                                       const std::string& prefix) {
+  const auto function = reduce_function(dtype, op, "all_reduce");
+  const size_t element = static_cast<size_t>(itemsize(dtype));
+  const size_t per_chunk = slot_bytes() / element;
+  const int n = segment_->ranks, me = group_.config.rank;
+  RankHeader* mine = segment_->header(me);
+  auto* bytes = static_cast<char*>(data);
+  for (size_t begin = 0; begin < static_cast<size_t>(numel); begin += per_chunk) {
+    const size_t count = std::min(per_chunk, static_cast<size_t>(numel) - begin);
+    const uint64_t k = chunks_done_++;
+    std::memcpy(segment_->slot(me), bytes + begin * element, count * element);
+    publish(mine, static_cast<uint32_t>(3 * k + 1));
+    wait_for_phase(3 * k + 1, prefix);
+
+    // This rank's share of the chunk: elements [lo, hi).
+    const size_t lo = count * static_cast<size_t>(me) / static_cast<size_t>(n);
+    const size_t hi = count * static_cast<size_t>(me + 1) / static_cast<size_t>(n);
+    if (hi > lo) {
+      char* out = segment_->result() + lo * element;
+      function(out, segment_->slot(0) + lo * element, segment_->slot(1) + lo * element, hi - lo);
+      for (int r = 2; r < n; ++r) function(out, out, segment_->slot(r) + lo * element, hi - lo);
+    }
+    publish(mine, static_cast<uint32_t>(3 * k + 2));
+    wait_for_phase(3 * k + 2, prefix);
+    std::memcpy(bytes + begin * element, segment_->result(), count * element);
+    publish(mine, static_cast<uint32_t>(3 * k + 3));
+  }
+  if (op == ReduceOp::AVG) divide_for_average(data, dtype, static_cast<size_t>(numel), n);
+}
+
+}  // namespace ember::dist

@@ -1,0 +1,38 @@
+// All-reduce through shared memory for a group whose ranks all run on one host (same boot, same
+// network namespace), instead of Gloo's loopback TCP. Same failure semantics as Gloo: a peer that
+// dies is an error within milliseconds (its pid is checked while waiting), a peer that hangs is a
+// timeout at the group's timeout. Opt-in with EMBER_SHM=1: on the 2 busy cores it was measured on,
+// its user-space copies lost to preemption and it was slower than Gloo for 4M floats (see
+// bench/distributed_compare.sh), though faster for small tensors.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ember/distributed/process_group.h"
+
+namespace ember::dist {
+
+class SharedMemoryAllReduce {
+ public:
+  /// Every member calls it (after the group's rendezvous); null unless EMBER_SHM=1 and the ranks
+  /// all run on this host.
+  static std::unique_ptr<SharedMemoryAllReduce> create(ProcessGroup::Impl& group);
+  ~SharedMemoryAllReduce();
+
+  /// data (numel elements of dtype) reduced in place over the group. `prefix` starts errors.
+  void all_reduce(void* data, Dtype dtype, int64_t numel, ReduceOp op, const std::string& prefix);
+
+  struct Segment;
+
+ private:
+  SharedMemoryAllReduce(ProcessGroup::Impl& group, std::unique_ptr<Segment> segment);
+  void wait_for_phase(uint64_t phase, const std::string& prefix);
+  ProcessGroup::Impl& group_;
+  std::unique_ptr<Segment> segment_;
+  uint64_t chunks_done_ = 0;  // chunks reduced so far (the same count on every rank)
+};
+
+}  // namespace ember::dist
