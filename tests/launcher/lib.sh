@@ -8,6 +8,7 @@ worker=$2
 dir=$(mktemp -d)
 launcher_pids=()
 cleanup() {
+  exec 2> /dev/null  # not bash's "Killed" notices for the watchdogs
   for pid in "${launcher_pids[@]}"; do
     pkill -KILL -P "$pid" 2>/dev/null  # a watchdog's sleep
     kill -KILL "$pid" 2>/dev/null
@@ -45,4 +46,19 @@ wait_for() {
     sleep 0.05
   done
   fail "timed out waiting for $*"
+}
+# launch_node NAME ARGS...: like launch, output to $dir/NAME.txt; sets $pid.
+launch_node() {
+  local name=$1
+  shift
+  "$run" "$@" > "$dir/$name.txt" 2>&1 &
+  pid=$!
+  ( sleep 40; kill -KILL "$pid" ) > /dev/null 2>&1 &
+  launcher_pids+=("$pid" "$!")
+}
+expect_in() { grep -qE -- "$2" "$dir/$1.txt" || { cat "$dir/$1.txt"; fail "no line matching '$2' in $1's output"; }; }
+# A port for a job's store: a free one the kernel picks (bound and released at once).
+free_port() {
+  /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
+    echo $((20000 + RANDOM % 20000))
 }

@@ -52,14 +52,16 @@ LauncherRendezvous::LauncherRendezvous(const Options& options) : options_(option
         ": " + e.what());
   }
   port_ = store_->port();
-  // Every launcher of the job must agree on what the job is.
+  // Every launcher of the job must agree on what the job is: node 0 says, the others compare.
   const std::string job = options.rdzv_id + " nnodes=" + std::to_string(options.nnodes);
-  const std::string stored = store_->compare_set("ember-run/job", "", job);
+  const std::string stored = options.node_rank == 0 ? store_->compare_set("ember-run/job", "", job)
+                                                    : store_->get("ember-run/job");
   if (stored != job) {
     throw std::runtime_error("node " + std::to_string(options.node_rank) + " was started for job '" +
                              job + "' but the store at " + where + " belongs to job '" + stored +
                              "': give every launcher the same --rdzv-id and --nnodes");
   }
+  store_->add("ember-run/members", 1);  // whom node 0 waits for in leave()
 }
 
 LauncherRendezvous::~LauncherRendezvous() = default;
@@ -145,7 +147,7 @@ void LauncherRendezvous::leave(double grace_s) {
     if (options_.node_rank != 0) return;
     // The host's store dies with it: give the other launchers time to read their last news.
     const auto deadline = Clock::now() + to_ms(grace_s);
-    for (int64_t n = left; n < options_.nnodes && Clock::now() < deadline;
+    for (int64_t n = left; n < store_->add("ember-run/members", 0) && Clock::now() < deadline;
          n = store_->add("ember-run/left", 0)) {
       std::this_thread::sleep_for(kPollPeriod);
     }
