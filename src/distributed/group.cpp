@@ -1,0 +1,263 @@
+// ProcessGroup::Impl: rendezvous, the Gloo mesh, the group's threads, and turning Gloo's
+// exceptions into errors that name the op, its number, this rank and the peer.
+#include "distributed/group.h"
+
+#include <gloo/rendezvous/context.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <sstream>
+
+#include "distributed/gloo_store.h"
+#include "distributed/store_detail.h"
+#include "distributed/work_state.h"
+#include "ember/error.h"
+
+namespace ember::dist {
+namespace {
+
+std::string join_ranks(const std::vector<int>& ranks) {
+  std::string out;
+  for (size_t i = 0; i < ranks.size(); ++i) out += (i ? ", " : "") + std::to_string(ranks[i]);
+  return out;
+}
+
+bool contains(const std::string& text, const char* part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Gloo prefixes its messages with "[file.cc:123] "; the rest is what users need.
+std::string without_source_location(const std::string& what) {
+  if (!what.empty() && what[0] == '[')
+    if (auto end = what.find("] "); end != std::string::npos) return what.substr(end + 2);
+  return what;
+}
+
+}  // namespace
+
+// ── the group's threads ─────────────────────────────────────────────────────────────────────
+
+void ProcessGroup::Impl::Queue::start() {
+  thread = std::thread([this] {
+    for (;;) {
+      std::function<void()> task;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return stopping || !tasks.empty(); });
+        if (tasks.empty()) return;  // stopping, and everything queued has run
+        task = std::move(tasks.front());
+        tasks.pop_front();
+      }
+      task();
+    }
+  });
+}
+
+void ProcessGroup::Impl::Queue::push(std::function<void()> task) {
+  {
+    std::lock_guard lock(mutex);
+    tasks.push_back(std::move(task));
+  }
+  changed.notify_one();
+}
+
+void ProcessGroup::Impl::Queue::stop() {
+  {
+    std::lock_guard lock(mutex);
+    stopping = true;
+  }
+  changed.notify_one();
+  if (thread.joinable()) thread.join();
+}
+
+// ── creation ────────────────────────────────────────────────────────────────────────────────
+
+ProcessGroup::Impl::Impl(Config c) : config(std::move(c)) {
+  rendezvous();
+  connect_mesh();
+  collectives_.start();
+  p2p_waits_.start();
+}
+
+ProcessGroup::Impl::Impl(std::vector<int> global_ranks, std::string name) {
+  config.rank = -1;
+  config.size = static_cast<int>(global_ranks.size());
+  config.global_ranks = std::move(global_ranks);
+  config.name = std::move(name);
+}
+
+ProcessGroup::Impl::~Impl() {
+  collectives_.stop();
+  p2p_waits_.stop();
+}
+
+// Every member announces itself and waits for the others, so a rank that never comes is named
+// (Gloo's own rendezvous would only name a store key).
+void ProcessGroup::Impl::rendezvous() {
+  Store& store = *config.store;
+  std::vector<std::string> keys;
+  for (int r = 0; r < config.size; ++r) keys.push_back("joined/" + std::to_string(r));
+  store.set(keys[static_cast<size_t>(config.rank)], "");
+  try {
+    store.wait(keys, config.timeout);
+  } catch (const Error& e) {
+    std::vector<int> missing;
+    for (int r = 0; r < config.size; ++r)
+      if (!store.check({keys[static_cast<size_t>(r)]})) missing.push_back(config.global_ranks[r]);
+    if (missing.empty()) throw;  // the store itself failed: its message says how
+    fail(config.creator.c_str(), "rank ", config.global_ranks[config.rank], ": timed out after ",
+         detail::format_duration(config.timeout), " waiting for rank(s) ", join_ranks(missing),
+         " to join the group (world_size ", config.size,
+         "); did they start, with the same MASTER_ADDR/MASTER_PORT?");
+  }
+}
+
+void ProcessGroup::Impl::connect_mesh() {
+  const int me = config.global_ranks[config.rank];
+  try {
+    gloo::transport::tcp::attr attr;
+    attr.hostname = config.interface_address;
+    auto device = gloo::transport::tcp::CreateDevice(attr);
+    auto mesh = std::make_shared<gloo::rendezvous::Context>(config.rank, config.size);
+    mesh->setTimeout(config.timeout);
+    GlooStore gloo_store(std::make_shared<PrefixStore>("gloo", config.store));
+    mesh->connectFullMesh(gloo_store, device);
+    context = mesh;
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail(config.creator.c_str(), "rank ", me, ": connecting to the other ranks (Gloo over TCP on ",
+         config.interface_address, ") failed: ", without_source_location(e.what()));
+  }
+  // Each rank publishes the address of its end of every pair; a peer's Gloo errors print that
+  // address, so it tells which rank a failure came from.
+  std::string mine;
+  for (int r = 0; r < config.size; ++r)
+    mine += (r == config.rank ? std::string() : context->getPair(r)->address().str()) + "\n";
+  config.store->set("addresses/" + std::to_string(config.rank), mine);
+  for (int r = 0; r < config.size; ++r) {
+    if (r == config.rank) continue;
+    std::istringstream lines(config.store->get("addresses/" + std::to_string(r)));
+    std::string line;
+    for (int i = 0; std::getline(lines, line); ++i)
+      if (i == config.rank) rank_of_address[line] = r;
+  }
+}
+
+// ── messages ────────────────────────────────────────────────────────────────────────────────
+
+std::string ProcessGroup::Impl::rank_name(int group_rank) const {
+  return "rank " + std::to_string(config.global_ranks[static_cast<size_t>(group_rank)]);
+}
+
+std::string ProcessGroup::Impl::prefix(const std::string& op, int64_t seq) const {
+  std::string out = "[" + op + " #" + std::to_string(seq) + "] " + rank_name(config.rank);
+  if (!config.name.empty()) out += " (" + config.name + ")";
+  return out + ": ";
+}
+
+void ProcessGroup::Impl::refuse_if_not_member(const std::string& op) const {
+  fail(op.c_str(), "this process is not a member of ", config.name, " (ranks ",
+       join_ranks(config.global_ranks), "); only its members may call its collectives");
+}
+
+std::string ProcessGroup::Impl::describe_failure(const std::string& what,
+                                                 const CollectiveCall& call) const {
+  const std::string gloo = " — gloo: " + without_source_location(what);
+  if (contains(what, "Timed out") || contains(what, "timed out")) {
+    std::vector<int> peers;
+    if (call.peers.empty()) {
+      for (int r = 0; r < config.size; ++r)
+        if (r != config.rank) peers.push_back(config.global_ranks[r]);
+    } else {
+      for (int r : call.peers) peers.push_back(config.global_ranks[static_cast<size_t>(r)]);
+    }
+    return "timed out after " + detail::format_duration(config.timeout) + " waiting for rank" +
+           (peers.size() > 1 ? "s " : " ") + join_ranks(peers) +
+           (peers.size() > 1 ? " (one of them is hung, stopped or far behind)" : "") + gloo;
+  }
+  if (contains(what, "closed by peer") || contains(what, "reset by peer") ||
+      contains(what, "Broken pipe") || contains(what, "Read error") ||
+      contains(what, "Write error") || contains(what, "Connection refused")) {
+    for (const auto& [address, r] : rank_of_address)
+      if (contains(what, address.c_str()))
+        return rank_name(r) + " closed the connection (peer died?)" + gloo;
+    return "a peer closed the connection (peer died?)" + gloo;
+  }
+  return "Gloo failed: " + without_source_location(what);
+}
+
+void ProcessGroup::Impl::record_error(const std::string& message) {
+  std::lock_guard lock(error_mutex);
+  if (first_error.empty()) first_error = message;
+}
+
+std::string ProcessGroup::Impl::check_usable(const std::string& op, int64_t seq) {
+  std::lock_guard lock(error_mutex);
+  if (first_error.empty()) return "";
+  return prefix(op, seq) + "the process group is unusable after an earlier error (" +
+         first_error +
+         "); destroy it and start a new one (ember-run --max-restarts restarts the job)";
+}
+
+// ── running ─────────────────────────────────────────────────────────────────────────────────
+
+Work ProcessGroup::Impl::run(CollectiveCall call, bool async,
+                             std::function<void(uint32_t tag)> body) {
+  const int64_t seq = ++sequence;
+  if (auto refusal = check_usable(call.op, seq); !refusal.empty()) throw Error(refusal);
+  auto state = std::make_shared<Work::State>();
+  collectives_.push([this, state, call = std::move(call), seq, body = std::move(body)] {
+    if (auto refusal = check_usable(call.op, seq); !refusal.empty())
+      return state->finish(std::make_exception_ptr(Error(refusal)));
+    try {
+      if (config.debug) check_fingerprints(*this, call, seq);
+      body(static_cast<uint32_t>(seq));
+      state->finish();
+    } catch (const Error& e) {  // ours (the debug mode's): already says who and what
+      record_error(e.what());
+      state->finish(std::current_exception());
+    } catch (const std::exception& e) {
+      const std::string message = prefix(call.op, seq) + describe_failure(e.what(), call);
+      record_error(message);
+      state->finish(std::make_exception_ptr(Error(message)));
+    }
+  });
+  Work work(state);
+  if (!async) work.wait();
+  return work;
+}
+
+Work ProcessGroup::Impl::run_p2p(CollectiveCall call, bool async,
+                                 std::function<std::function<void()>()> post) {
+  int64_t seq;
+  {
+    std::lock_guard lock(error_mutex);
+    seq = ++p2p_sequence;
+  }
+  if (auto refusal = check_usable(call.op, seq); !refusal.empty()) throw Error(refusal);
+  auto fail_with = [this, call, seq](const std::exception& e) {
+    const std::string message = prefix(call.op, seq) + describe_failure(e.what(), call);
+    record_error(message);
+    return std::make_exception_ptr(Error(message));
+  };
+  std::function<void()> wait_for_peer;
+  try {
+    wait_for_peer = post();
+  } catch (const std::exception& e) {
+    std::rethrow_exception(fail_with(e));
+  }
+  auto state = std::make_shared<Work::State>();
+  p2p_waits_.push([state, wait_for_peer = std::move(wait_for_peer), fail_with] {
+    try {
+      wait_for_peer();
+      state->finish();
+    } catch (const std::exception& e) {
+      state->finish(fail_with(e));
+    }
+  });
+  Work work(state);
+  if (!async) work.wait();
+  return work;
+}
+
+}  // namespace ember::dist
