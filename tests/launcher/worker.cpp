@@ -8,6 +8,11 @@
 //   worker exit DIR RANK CODE      RANK exits with CODE without an error file
 //   worker kill DIR RANK           RANK SIGKILLs itself
 //   worker wait DIR                every rank waits for a signal; writes DIR/<SIG>.<RANK>
+//   worker allreduce DIR ITERS [die]  init_process_group (env://, 5 s timeout) and ITERS
+//                                  all_reduce calls checked against the expected sum; with
+//                                  "die", rank 1 SIGKILLs itself mid-loop in attempt 0
+//   worker late DIR RANK           RANK never reaches init_process_group (sleeps); the others'
+//                                  rendezvous (2 s timeout) fails naming it
 //   worker train DIR STEPS FAIL    a training-like loop with a checkpoint per step; rank 1 fails
 //                                  at step FAIL in attempt 0, the restart resumes from the file
 #include <signal.h>
@@ -24,6 +29,7 @@
 
 #include "ember/ember.h"
 #include "ember/distributed/elastic.h"
+#include "ember/distributed/process_group.h"
 
 namespace {
 
@@ -62,7 +68,10 @@ int env_mode(const fs::path& dir, const std::vector<std::string>& extra) {
     if (const char* value = std::getenv(key)) text += std::string(key) + "=" + value + "\n";
   }
   text += "ARGV=";
-  for (std::size_t i = 0; i < extra.size(); ++i) text += (i ? "|" : "") + extra[i];
+  for (std::size_t i = 0; i < extra.size(); ++i) {
+    if (i > 0) text += '|';
+    text += extra[i];
+  }
   write_file(dir / ("env." + std::to_string(env_int("RANK"))), text + "\n");
   return 0;
 }
@@ -139,6 +148,37 @@ int train_mode(const fs::path& dir, int steps, int fail_step) {
   return 0;
 }
 
+int allreduce_mode(const fs::path& dir, int iterations, bool die) {
+  namespace dist = ember::dist;
+  const int attempt = env_int("TORCHELASTIC_RESTART_COUNT");
+  dist::init_process_group({.backend = "gloo", .timeout = std::chrono::seconds(5)});
+  const int rank = dist::get_rank(), world = dist::get_world_size();
+  const double expected = world * (world + 1) / 2.0;
+  for (int i = 0; i < iterations; ++i) {
+    if (die && attempt == 0 && rank == 1 && i == iterations / 2) raise(SIGKILL);
+    ember::Tensor t = ember::full({1 << 14}, rank + 1.0);
+    dist::all_reduce(t);
+    if (t.min().item<double>() != expected || t.max().item<double>() != expected) {
+      ember::fail("worker", "all_reduce #", i + 1, " gave ", t.min().item<double>(), "..",
+                  t.max().item<double>(), ", expected ", expected);
+    }
+  }
+  dist::destroy_process_group();
+  write_file(dir / ("result." + std::to_string(rank)),
+             "attempt=" + std::to_string(attempt) + " world=" + std::to_string(world) + " ok\n");
+  return 0;
+}
+
+int late_mode(const fs::path& dir, int late_rank) {
+  const int rank = env_int("RANK");
+  if (rank == late_rank) {
+    wait_to_be_stopped(dir, rank);
+    return 0;
+  }
+  ember::dist::init_process_group({.backend = "gloo", .timeout = std::chrono::seconds(2)});
+  return 0;
+}
+
 int run(const std::vector<std::string>& args) {
   if (args.size() < 2) ember::fail("worker", "usage: worker MODE DIR ...");
   const std::string& mode = args[0];
@@ -149,6 +189,10 @@ int run(const std::vector<std::string>& args) {
   if (mode == "fail" && args.size() == 4) return fail_mode(dir, std::stoi(args[2]), args[3]);
   if (mode == "exit" && args.size() == 4) return exit_mode(dir, std::stoi(args[2]), std::stoi(args[3]));
   if (mode == "wait") return wait_mode(dir);
+  if (mode == "allreduce" && args.size() >= 3) {
+    return allreduce_mode(dir, std::stoi(args[2]), args.size() == 4 && args[3] == "die");
+  }
+  if (mode == "late" && args.size() == 3) return late_mode(dir, std::stoi(args[2]));
   if (mode == "train" && args.size() == 4) return train_mode(dir, std::stoi(args[2]), std::stoi(args[3]));
   ember::fail("worker", "unknown mode or wrong arguments: ", mode);
 }

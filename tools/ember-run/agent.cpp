@@ -93,6 +93,10 @@ class WorkerGroup {
   /// Watches until the group succeeds, a worker fails, a signal arrives or another node reports
   /// news through the rendezvous.
   Outcome watch(int attempt, LauncherRendezvous& rendezvous);
+  /// After a failure: up to --monitor-interval for the other workers to exit by themselves.
+  /// Ranks of a collective job fail within milliseconds of a dead peer, and their messages
+  /// (which op, which peer) make the summary say what the others saw, as torchrun's does.
+  void settle();
   /// Sends `sig` to every running worker's process group, waits up to --stop-timeout, then
   /// SIGKILLs what is left. A second SIGINT/SIGTERM meanwhile makes it SIGKILL at once.
   void stop(int sig);
@@ -305,6 +309,15 @@ Outcome WorkerGroup::watch(int attempt, LauncherRendezvous& rendezvous) {
   }
 }
 
+void WorkerGroup::settle() {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(options_.monitor_interval_s);
+  while (any_running() && signal_ == 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return;
+    poll_once(static_cast<int>(left.count()) + 1);
+  }
+}
+
 void WorkerGroup::stop(int sig) {
   stopping_ = true;
   kill_all(sig);
@@ -368,6 +381,7 @@ int run_attempts(const Options& options, LauncherRendezvous& rendezvous, WorkerG
     } else {
       remote_root = rendezvous.failure(attempt);
     }
+    group.settle();
     group.stop(SIGTERM);
     const bool restart = attempt < options.max_restarts;
     const std::string headline =
