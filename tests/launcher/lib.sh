@@ -22,12 +22,23 @@ fail() {
   [ -f "$dir/out.txt" ] && { echo "--- ember-run's output:"; cat "$dir/out.txt"; }
   exit 1
 }
-# launch ARGS...: ember-run ARGS in the background, output to $dir/out.txt; sets $pid.
-launch() {
-  "$run" "$@" > "$dir/out.txt" 2>&1 &
+# launch_command NAME COMMAND...: COMMAND in the background, output to $dir/NAME.txt, killed
+# after 40 s at the latest; sets $pid.
+launch_command() {
+  local name=$1
+  shift
+  "$@" > "$dir/$name.txt" 2>&1 &
   pid=$!
   ( sleep 40; kill -KILL "$pid" ) > /dev/null 2>&1 &
   launcher_pids+=("$pid" "$!")
+}
+# launch ARGS...: ember-run ARGS in the background, output to $dir/out.txt; sets $pid.
+launch() { launch_command out "$run" "$@"; }
+# launch_node NAME ARGS...: ember-run ARGS in the background, output to $dir/NAME.txt.
+launch_node() {
+  local name=$1
+  shift
+  launch_command "$name" "$run" "$@"
 }
 # run_to_end ARGS...: ember-run ARGS in the foreground; sets $status.
 run_to_end() {
@@ -46,15 +57,6 @@ wait_for() {
     sleep 0.05
   done
   fail "timed out waiting for $*"
-}
-# launch_node NAME ARGS...: like launch, output to $dir/NAME.txt; sets $pid.
-launch_node() {
-  local name=$1
-  shift
-  "$run" "$@" > "$dir/$name.txt" 2>&1 &
-  pid=$!
-  ( sleep 40; kill -KILL "$pid" ) > /dev/null 2>&1 &
-  launcher_pids+=("$pid" "$!")
 }
 expect_in() { grep -qE -- "$2" "$dir/$1.txt" || { cat "$dir/$1.txt"; fail "no line matching '$2' in $1's output"; }; }
 # A port for a job's store: a free one the kernel picks (bound and released at once).
