@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Two ember-run launchers (--nnodes 2, 2 workers each) on loopback, as two nodes would run:
-# global ranks follow node ranks, a failure on one node restarts both for the same attempt and
-# both name the same root cause, a node that never joins is a timeout that names it, a launcher
-# of another job is refused, and SIGINT on one node stops the other.
+# global ranks follow node ranks (given, or assigned by a c10d rendezvous), a failure on one
+# node restarts both for the same attempt and both name the same root cause, a node that never
+# joins is a timeout that names it, a launcher of another job is refused, and SIGINT on one node
+# stops the other.
 #   two_launchers.sh <ember-run> <worker>
 source "$(dirname "$0")/lib.sh" "$@"
 
@@ -30,6 +31,24 @@ for r in 0 1 2 3; do
   for kv in RANK=$r LOCAL_RANK=$((r % 2)) GROUP_RANK=$((r / 2)) WORLD_SIZE=4 LOCAL_WORLD_SIZE=2 \
             GROUP_WORLD_SIZE=2 MASTER_PORT=$port; do
     grep -qx "$kv" "$dir/env.$r" || fail "rank $r: expected $kv, got: $(cat "$dir/env.$r")"
+  done
+done
+
+# c10d without --node-rank: one launcher hosts the store at the endpoint, node ranks follow the
+# order of joining, and each node's workers get consecutive global ranks.
+port=$(free_port)
+rm -f "$dir"/env.*
+for k in a b; do
+  launch_node c10d_$k --nnodes 2 --nproc_per_node 2 --rdzv_backend c10d \
+    --rdzv_endpoint "127.0.0.1:$port" --rdzv_id c10d-job "$worker" env "$dir"
+  eval "pid_$k=$pid"
+done
+for k in a b; do
+  eval "wait \$pid_$k" || fail "c10d launcher $k failed: $(cat "$dir/c10d_$k.txt")"
+done
+for r in 0 1 2 3; do
+  for kv in RANK=$r LOCAL_RANK=$((r % 2)) GROUP_RANK=$((r / 2)) WORLD_SIZE=4 TORCHELASTIC_RUN_ID=c10d-job; do
+    grep -qx "$kv" "$dir/env.$r" || fail "c10d rank $r: expected $kv, got: $(cat "$dir/env.$r")"
   done
 done
 

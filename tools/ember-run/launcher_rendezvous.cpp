@@ -38,30 +38,59 @@ std::string list(const std::vector<int>& nodes) {
 
 }  // namespace
 
-LauncherRendezvous::LauncherRendezvous(const Options& options) : options_(options) {
+std::unique_ptr<ember::dist::TCPStore> LauncherRendezvous::connect(bool host) {
+  return std::make_unique<ember::dist::TCPStore>(
+      options_.master_addr, static_cast<uint16_t>(options_.master_port),
+      ember::dist::TCPStoreOptions{.is_master = host, .timeout = to_ms(options_.join_timeout_s)});
+}
+
+LauncherRendezvous::LauncherRendezvous(const Options& options)
+    : options_(options), node_rank_(options.node_rank) {
   const std::string where = options.master_addr + ":" + std::to_string(options.master_port);
-  try {
-    store_ = std::make_unique<ember::dist::TCPStore>(
-        options.master_addr, static_cast<uint16_t>(options.master_port),
-        ember::dist::TCPStoreOptions{.is_master = options.node_rank == 0,
-                                     .timeout = to_ms(options.join_timeout_s)});
-  } catch (const std::exception& e) {
-    throw std::runtime_error(
-        (options.node_rank == 0 ? "cannot host the rendezvous store at " + where
-                                : "cannot reach node 0's rendezvous store at " + where) +
-        ": " + e.what());
+  if (node_rank_ >= 0) {
+    hosts_store_ = node_rank_ == 0;
+    try {
+      store_ = connect(hosts_store_);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(
+          (hosts_store_ ? "cannot host the rendezvous store at " + where
+                        : "cannot reach node 0's rendezvous store at " + where) +
+          ": " + e.what());
+    }
+  } else {
+    // c10d without --node-rank: the launcher that can listen at the endpoint hosts the store
+    // (the address is its own and nobody listens yet); the others connect to it.
+    try {
+      store_ = connect(true);
+      hosts_store_ = true;
+    } catch (const std::exception& host_error) {
+      try {
+        store_ = connect(false);
+      } catch (const std::exception& e) {
+        throw std::runtime_error("cannot host the rendezvous store at " + where + " (" +
+                                 host_error.what() + ") nor reach it (" + e.what() + ")");
+      }
+    }
   }
   port_ = store_->port();
-  // Every launcher of the job must agree on what the job is: node 0 says, the others compare.
+  const std::string who = node_rank_ >= 0 ? "node " + std::to_string(node_rank_) : "this launcher";
+  // Every launcher of the job must agree on what the job is: the host says, the others compare.
   const std::string job = options.rdzv_id + " nnodes=" + std::to_string(options.nnodes);
-  const std::string stored = options.node_rank == 0 ? store_->compare_set("ember-run/job", "", job)
-                                                    : store_->get("ember-run/job");
+  const std::string stored = hosts_store_ ? store_->compare_set("ember-run/job", "", job)
+                                          : store_->get("ember-run/job");
   if (stored != job) {
-    throw std::runtime_error("node " + std::to_string(options.node_rank) + " was started for job '" +
+    throw std::runtime_error(who + " was started for job '" +
                              job + "' but the store at " + where + " belongs to job '" + stored +
                              "': give every launcher the same --rdzv-id and --nnodes");
   }
-  store_->add("ember-run/members", 1);  // whom node 0 waits for in leave()
+  store_->add("ember-run/members", 1);  // whom the host waits for in leave()
+  if (node_rank_ < 0) {
+    node_rank_ = static_cast<int>(store_->add("ember-run/next_node_rank", 1) - 1);
+    if (node_rank_ >= options.nnodes) {
+      throw std::runtime_error("more launchers than --nnodes " + std::to_string(options.nnodes) +
+                               " joined job '" + options.rdzv_id + "' at " + where);
+    }
+  }
 }
 
 LauncherRendezvous::~LauncherRendezvous() = default;
@@ -72,7 +101,7 @@ std::string LauncherRendezvous::key(int attempt, const std::string& name) const 
 
 Assignment LauncherRendezvous::join(int attempt) {
   const auto node_key = [&](int node) { return key(attempt, "node_" + std::to_string(node)); };
-  store_->set(node_key(options_.node_rank), std::to_string(options_.nproc_per_node));
+  store_->set(node_key(node_rank_), std::to_string(options_.nproc_per_node));
   std::vector<std::string> keys;
   for (int node = 0; node < options_.nnodes; ++node) keys.push_back(node_key(node));
   const auto deadline = Clock::now() + to_ms(options_.join_timeout_s);
@@ -95,7 +124,7 @@ Assignment LauncherRendezvous::join(int attempt) {
   Assignment assignment;
   for (int node = 0; node < options_.nnodes; ++node) {
     const int workers = std::stoi(store_->get(node_key(node)));
-    if (node < options_.node_rank) assignment.rank_base += workers;
+    if (node < node_rank_) assignment.rank_base += workers;
     assignment.world_size += workers;
   }
   return assignment;
@@ -144,7 +173,7 @@ LauncherRendezvous::Finish LauncherRendezvous::finish(int attempt) {
 void LauncherRendezvous::leave(double grace_s) {
   try {
     const int64_t left = store_->add("ember-run/left", 1);
-    if (options_.node_rank != 0) return;
+    if (!hosts_store_) return;
     // The host's store dies with it: give the other launchers time to read their last news.
     const auto deadline = Clock::now() + to_ms(grace_s);
     for (int64_t n = left; n < store_->add("ember-run/members", 0) && Clock::now() < deadline;

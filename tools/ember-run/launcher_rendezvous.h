@@ -37,11 +37,15 @@ struct Assignment {
 class LauncherRendezvous {
  public:
   /// Node 0 starts the store server at master_addr:master_port (port 0: a free one); the others
-  /// connect to it, retrying until join_timeout. Throws std::runtime_error saying why not.
+  /// connect to it, retrying until join_timeout. Without a node rank (c10d), the launcher that
+  /// can listen there hosts it, and node ranks follow the order of joining. Throws
+  /// std::runtime_error saying why not.
   explicit LauncherRendezvous(const Options& options);
   ~LauncherRendezvous();
 
   int port() const { return port_; }
+  /// --node-rank, or (c10d without it) the rank this launcher got in the order of joining.
+  int node_rank() const { return node_rank_; }
   Assignment join(int attempt);
   /// Records this node's failure line unless another came first; returns the root cause's line
   /// and whether it is ours.
@@ -53,16 +57,19 @@ class LauncherRendezvous {
   /// The exit barrier after this node's workers succeeded in `attempt`: waits for every node's,
   /// or a failure elsewhere (then the caller restarts or gives up like the others), or a stop.
   Finish finish(int attempt);
-  /// Says this launcher is done with the store. Node 0, whose process hosts it, waits up to
+  /// Says this launcher is done with the store. The host (node 0 unless c10d chose), waits up to
   /// `grace_s` for the others to say so too.
   void leave(double grace_s);
 
  private:
   std::string key(int attempt, const std::string& name) const;
+  std::unique_ptr<ember::dist::TCPStore> connect(bool host);
 
   const Options& options_;
   std::unique_ptr<ember::dist::TCPStore> store_;
   int port_ = 0;
+  int node_rank_;
+  bool hosts_store_ = false;
 };
 
 }  // namespace ember_run

@@ -17,7 +17,9 @@ int main(int argc, char** argv) {
   ember_run::block_agent_signals();
   try {
     ember_run::LauncherRendezvous rendezvous(*options);
-    return ember_run::run_agent(*options, rendezvous);
+    ember_run::Options resolved = *options;
+    resolved.node_rank = rendezvous.node_rank();  // c10d may have assigned it
+    return ember_run::run_agent(resolved, rendezvous);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "[ember-run] error: %s\n", e.what());
     return 1;

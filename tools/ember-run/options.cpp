@@ -56,13 +56,21 @@ void parse_endpoint(const std::string& text, Options& options) {
   options.master_port = parse_int(text.substr(colon + 1), "--rdzv-endpoint port");
 }
 
-// --rdzv-conf key=value,...: join_timeout (seconds) is the one ember-run uses.
-void parse_rdzv_conf(const std::string& text, Options& options) {
+// "a,b,c" -> {"a", "b", "c"}; an empty text has no items.
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> items;
   std::size_t start = 0;
   while (start < text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, comma - start);
+    items.push_back(text.substr(start, comma - start));
     start = comma + 1;
+  }
+  return items;
+}
+
+// --rdzv-conf key=value,...: join_timeout (seconds) is the one ember-run uses.
+void parse_rdzv_conf(const std::string& text, Options& options) {
+  for (const std::string& item : split_commas(text)) {
     const auto eq = item.find('=');
     if (eq == std::string::npos) {
       throw std::invalid_argument("--rdzv-conf: expected key=value, got '" + item + "'");
@@ -99,11 +107,7 @@ StreamSpec StreamSpec::parse(const std::string& text, const std::string& flag) {
     spec.all_ = value_of(text);
     return spec;
   }
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, comma - start);
-    start = comma + 1;
+  for (const std::string& item : split_commas(text)) {
     const auto colon = item.find(':');
     if (colon == std::string::npos) {
       throw std::invalid_argument(flag + ": expected local_rank:value pairs like 0:3,1:1, got '" +
@@ -134,7 +138,10 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
   app.add_option("--nnodes", nnodes, "Number of nodes: N (or N:N)");
   app.add_option("--nproc-per-node,--nproc_per_node", nproc,
                  "Workers on this node: a number, or cpu/auto (one per core)");
-  app.add_option("--node-rank,--node_rank", options.node_rank, "This node's rank in [0, nnodes)");
+  options.node_rank = -1;
+  app.add_option("--node-rank,--node_rank", options.node_rank,
+                 "This node's rank in [0, nnodes) (default 0; with --rdzv-backend c10d and "
+                 "--nnodes > 1: the order in which the launchers join)");
   app.add_option("--master-addr,--master_addr", options.master_addr,
                  "Address of node 0, which hosts the store (default 127.0.0.1)");
   app.add_option("--master-port,--master_port", options.master_port,
@@ -147,7 +154,8 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
                  "Seconds between checks of the store for other nodes' failures (default 0.1; "
                  "local workers' exits are seen at once)");
   app.add_option("--rdzv-backend,--rdzv_backend", options.rdzv_backend,
-                 "static (default) or c10d: both rendezvous through ember-run's TCPStore");
+                 "static (default) or c10d: both rendezvous through ember-run's TCPStore; c10d "
+                 "also assigns node ranks");
   app.add_option("--rdzv-endpoint,--rdzv_endpoint", endpoint,
                  "host:port of the store (instead of --master-addr/--master-port)");
   app.add_option("--rdzv-id,--rdzv_id", options.rdzv_id, "The job's id (TORCHELASTIC_RUN_ID)");
@@ -192,7 +200,9 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
       options.master_port = 0;  // a free port, picked when the store starts
       if (options.rdzv_id == "none") options.rdzv_id = random_run_id();
     }
-    if (options.node_rank < 0 || options.node_rank >= options.nnodes) {
+    const bool assigned_by_rendezvous = options.rdzv_backend == "c10d" && options.nnodes > 1;
+    if (options.node_rank == -1 && !assigned_by_rendezvous) options.node_rank = 0;
+    if (options.node_rank != -1 && (options.node_rank < 0 || options.node_rank >= options.nnodes)) {
       throw std::invalid_argument("--node-rank: expected 0.." + std::to_string(options.nnodes - 1) +
                                   " for --nnodes " + std::to_string(options.nnodes) + ", got " +
                                   std::to_string(options.node_rank));

@@ -25,7 +25,7 @@ class StreamSpec {
 struct Options {
   int nnodes = 1;
   int nproc_per_node = 1;
-  int node_rank = 0;
+  int node_rank = 0;  // -1: assigned by the c10d rendezvous (--rdzv-backend c10d, no --node-rank)
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
   bool standalone = false;
