@@ -269,7 +269,7 @@ void WorkerGroup::poll_once(int timeout_ms) {
   std::vector<OutputRelay*> relays;
   for (Worker& w : workers_) {
     for (auto& relay : w.relays) {
-      if (relay->read_fd() < 0) continue;
+      if (relay->at_end()) continue;
       fds.push_back({relay->read_fd(), POLLIN, 0});
       relays.push_back(relay.get());
     }
@@ -347,6 +347,12 @@ std::string attempts_left(int attempt, int max_restarts) {
          " attempts left";
 }
 
+// A signal on this node ends the job on every node (rather than restarting it there).
+void stop_other_nodes(LauncherRendezvous& rendezvous, const Options& options, int sig) {
+  rendezvous.request_stop("node " + std::to_string(options.node_rank) + " received " +
+                          signal_name(sig));
+}
+
 // Attempt after attempt until success, a failure with no restarts left, or a signal.
 int run_attempts(const Options& options, LauncherRendezvous& rendezvous, WorkerGroup& group,
                  const std::string& program) {
@@ -363,8 +369,7 @@ int run_attempts(const Options& options, LauncherRendezvous& rendezvous, WorkerG
     if (outcome == Outcome::kSignalled) {
       const int sig = group.signal_received();
       note("received " + signal_name(sig) + ": forwarding it to the workers");
-      rendezvous.request_stop("node " + std::to_string(options.node_rank) + " received " +
-                              signal_name(sig));
+      stop_other_nodes(rendezvous, options, sig);
       group.stop(sig);
       return 128 + sig;
     }
@@ -383,13 +388,19 @@ int run_attempts(const Options& options, LauncherRendezvous& rendezvous, WorkerG
     }
     group.settle();
     group.stop(SIGTERM);
-    const bool restart = attempt < options.max_restarts;
+    const bool restart = attempt < options.max_restarts && group.signal_received() == 0;
     const std::string headline =
         "attempt " + std::to_string(attempt) +
         (restart ? ", " + attempts_left(attempt, options.max_restarts) + "; restarting the worker group"
                  : ", no restarts left");
     std::fputs(format_summary(program, headline, group.failures(), remote_root).c_str(), stderr);
     std::fflush(stderr);
+    if (const int sig = group.signal_received(); sig != 0) {
+      // Ctrl-C while the failed group was being stopped: no restart.
+      note("received " + signal_name(sig) + " while stopping the workers: not restarting");
+      stop_other_nodes(rendezvous, options, sig);
+      return 128 + sig;
+    }
     if (!restart) return 1;
   }
 }
@@ -422,8 +433,7 @@ int run_agent(const Options& options, LauncherRendezvous& rendezvous) {
     } catch (const Interrupted& interrupted) {
       // A signal while waiting on other nodes, with no workers running.
       note("received " + signal_name(interrupted.signal) + " while waiting for the other nodes");
-      rendezvous.request_stop("node " + std::to_string(options.node_rank) + " received " +
-                              signal_name(interrupted.signal));
+      stop_other_nodes(rendezvous, options, interrupted.signal);
       status = 128 + interrupted.signal;
     } catch (const std::exception& e) {
       // Lost the store (node 0 gone), a rendezvous timeout, a program that cannot start: stop

@@ -48,6 +48,7 @@ void OutputRelay::close_write_end() {
 }
 
 bool OutputRelay::pump() {
+  if (at_end_) return false;
   char buffer[65536];
   for (;;) {
     const ssize_t n = read(read_fd_, buffer, sizeof buffer);
@@ -58,6 +59,7 @@ bool OutputRelay::pump() {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return true;
     flush_partial_line();
+    at_end_ = true;
     return false;  // end of file (or an error, which ends the stream too)
   }
 }

@@ -15,6 +15,8 @@ class OutputRelay {
   OutputRelay& operator=(const OutputRelay&) = delete;
 
   int read_fd() const { return read_fd_; }
+  /// The worker (and whatever it started) closed the stream: nothing more to poll for.
+  bool at_end() const { return at_end_; }
   /// The pipe's write end for the worker; close_write_end() once the worker has it.
   int write_fd() const { return write_fd_; }
   void close_write_end();
@@ -32,6 +34,7 @@ class OutputRelay {
   int log_fd_ = -1;
   int read_fd_ = -1, write_fd_ = -1;
   std::string line_;  // an unfinished line
+  bool at_end_ = false;
 };
 
 }  // namespace ember_run
