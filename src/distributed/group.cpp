@@ -5,6 +5,7 @@
 #include <gloo/rendezvous/context.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "distributed/gloo_store.h"
@@ -42,14 +43,36 @@ void ProcessGroup::Impl::Queue::start() {
       std::function<void()> task;
       {
         std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return stopping || !tasks.empty(); });
+        changed.wait(lock, [&] { return (stopping && !busy) || (!tasks.empty() && !busy); });
         if (tasks.empty()) return;  // stopping, and everything queued has run
         task = std::move(tasks.front());
         tasks.pop_front();
+        busy = true;
       }
       task();
+      {
+        std::lock_guard lock(mutex);
+        busy = false;
+      }
     }
   });
+}
+
+bool ProcessGroup::Impl::Queue::run_inline_if_idle(const std::function<void()>& task) {
+  {
+    std::lock_guard lock(mutex);
+    if (busy || !tasks.empty() || stopping) return false;
+    busy = true;
+  }
+  task();
+  bool queued;
+  {
+    std::lock_guard lock(mutex);
+    busy = false;
+    queued = !tasks.empty();
+  }
+  if (queued) changed.notify_one();  // work given to the thread meanwhile; else let it sleep
+  return true;
 }
 
 void ProcessGroup::Impl::Queue::push(std::function<void()> task) {
@@ -178,12 +201,47 @@ std::string ProcessGroup::Impl::describe_failure(const std::string& what,
   if (contains(what, "closed by peer") || contains(what, "reset by peer") ||
       contains(what, "Broken pipe") || contains(what, "Read error") ||
       contains(what, "Write error") || contains(what, "Connection refused")) {
+    // The socket that failed may belong to a survivor that gave up (a cascade); the store knows
+    // who really left, and in which order.
+    if (const auto gone = departed_peers(); !gone.empty()) {
+      std::string also;
+      for (size_t i = 1; i < gone.size(); ++i) also += (i > 1 ? ", " : "") + rank_name(gone[i]);
+      return rank_name(gone[0]) + " closed the connection (peer died?)" +
+             (also.empty() ? "" : " (then " + also + " left too)") + gloo;
+    }
     for (const auto& [address, r] : rank_of_address)
       if (contains(what, address.c_str()))
         return rank_name(r) + " closed the connection (peer died?)" + gloo;
+    if (config.size == 2) return rank_name(1 - config.rank) + " closed the connection (peer died?)" + gloo;
     return "a peer closed the connection (peer died?)" + gloo;
   }
   return "Gloo failed: " + without_source_location(what);
+}
+
+// Members whose watched store connection has closed, first departure first. The store server
+// may learn of a death a little after Gloo does, so this waits up to half a second for one.
+std::vector<int> ProcessGroup::Impl::departed_peers() const {
+  if (!config.job_store) return {};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+  try {
+    for (;;) {
+      std::vector<std::pair<long long, int>> gone;  // (departure order, group rank)
+      for (int r = 0; r < config.size; ++r) {
+        const std::string key = "gone/" + std::to_string(config.global_ranks[r]);
+        if (r != config.rank && config.job_store->check({key}))
+          gone.emplace_back(std::stoll(config.job_store->get(key)), r);
+      }
+      if (!gone.empty() || std::chrono::steady_clock::now() >= deadline) {
+        std::sort(gone.begin(), gone.end());
+        std::vector<int> out;
+        for (const auto& [order, r] : gone) out.push_back(r);
+        return out;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  } catch (const std::exception&) {
+    return {};  // the store went with its host: fall back to Gloo's addresses
+  }
 }
 
 void ProcessGroup::Impl::record_error(const std::string& message) {
@@ -206,7 +264,7 @@ Work ProcessGroup::Impl::run(CollectiveCall call, bool async,
   const int64_t seq = ++sequence;
   if (auto refusal = check_usable(call.op, seq); !refusal.empty()) throw Error(refusal);
   auto state = std::make_shared<Work::State>();
-  collectives_.push([this, state, call = std::move(call), seq, body = std::move(body)] {
+  auto task = [this, state, call = std::move(call), seq, body = std::move(body)] {
     if (auto refusal = check_usable(call.op, seq); !refusal.empty())
       return state->finish(std::make_exception_ptr(Error(refusal)));
     try {
@@ -221,8 +279,9 @@ Work ProcessGroup::Impl::run(CollectiveCall call, bool async,
       record_error(message);
       state->finish(std::make_exception_ptr(Error(message)));
     }
-  });
+  };
   Work work(state);
+  if (async || !collectives_.run_inline_if_idle(task)) collectives_.push(std::move(task));
   if (!async) work.wait();
   return work;
 }

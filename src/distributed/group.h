@@ -32,6 +32,9 @@ struct CollectiveCall {
 struct ProcessGroup::Impl {
   struct Config {
     std::shared_ptr<Store> store;  // already namespaced for this group
+    // The job's store, where "gone/<global rank>" appears when a rank's watched store
+    // connection closes (TCPStore::watch_connection); null when the store cannot watch.
+    std::shared_ptr<Store> job_store;
     int rank = 0;                  // in the group
     int size = 1;
     std::vector<int> global_ranks;  // group rank -> global rank
@@ -85,9 +88,13 @@ struct ProcessGroup::Impl {
     std::condition_variable changed;
     std::deque<std::function<void()>> tasks;
     bool stopping = false;
+    bool busy = false;  // a task is running (on the thread, or inline on a caller)
     std::thread thread;
     void start();
     void push(std::function<void()> task);
+    /// Runs task on the calling thread when nothing is queued or running (so order holds), and
+    /// says whether it did: a synchronous call then costs no thread hand-off.
+    bool run_inline_if_idle(const std::function<void()>& task);
     void stop();
   };
   Queue collectives_, p2p_waits_;
@@ -95,6 +102,7 @@ struct ProcessGroup::Impl {
   void rendezvous();
   void connect_mesh();
   std::string describe_failure(const std::string& what, const CollectiveCall& call) const;
+  std::vector<int> departed_peers() const;
   std::string check_usable(const std::string& op, int64_t seq);
 };
 

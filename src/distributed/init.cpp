@@ -198,10 +198,16 @@ void init_process_group(const InitOptions& o) {
   EMBER_CHECK(o.backend == "gloo", kInit, "unknown backend '", o.backend,
               "' (expected 'gloo', or 'nccl' in a CUDA build)");
   Rendezvous r = rendezvous_from(o);
-  if (auto attempt = environment("TORCHELASTIC_RESTART_COUNT"); !attempt.empty())
-    r.store = std::make_shared<PrefixStore>("attempt_" + attempt, r.store);
+  const std::string attempt = environment("TORCHELASTIC_RESTART_COUNT");
+  // A TCP store can tell the others when this process is gone (group.cpp: departed_peers).
+  auto* tcp = dynamic_cast<TCPStore*>(r.store.get());
+  if (tcp)
+    tcp->watch_connection((attempt.empty() ? "" : "attempt_" + attempt + "/") + "gone/" +
+                          std::to_string(r.rank));
+  if (!attempt.empty()) r.store = std::make_shared<PrefixStore>("attempt_" + attempt, r.store);
   ProcessGroup::Impl::Config config;
   config.store = std::make_shared<PrefixStore>("default_pg", r.store);
+  if (tcp) config.job_store = r.store;
   config.rank = r.rank;
   config.size = r.world_size;
   for (int i = 0; i < r.world_size; ++i) config.global_ranks.push_back(i);

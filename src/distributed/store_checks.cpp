@@ -3,7 +3,7 @@
 // Note [Collective fingerprints]: in the debug mode, before collective #n every rank publishes
 // "debug/<n>/<rank>" = what it is about to call ("all_reduce(float32 [4], SUM)") and reads every
 // other rank's. A different call is an error on every rank naming both; a rank that never
-// publishes #n is named when the timeout expires, with the last call it did publish. A rank that
+// publishes #n is named when the timeout expires, with its #n-1 (which it has not deleted). A rank that
 // leaves (destroy_process_group) publishes that as its #n+1, so the others learn at once that it
 // stopped. Rank r deletes its #n-1 key once it has read all of #n: by then every rank has
 // finished comparing #n-1.
@@ -29,7 +29,6 @@ void check_fingerprints(ProcessGroup::Impl& g, const CollectiveCall& call, int64
   const int me = g.config.rank, n = g.config.size;
   const std::string mine = fingerprint(call);
   store.set(key("debug", seq, me), mine);
-  store.set("debug/last/" + std::to_string(me), "#" + std::to_string(seq) + " " + mine);
   std::vector<std::string> keys;
   for (int r = 0; r < n; ++r) keys.push_back(key("debug", seq, r));
   try {
@@ -38,8 +37,13 @@ void check_fingerprints(ProcessGroup::Impl& g, const CollectiveCall& call, int64
     std::string missing;
     for (int r = 0; r < n; ++r) {
       if (store.check({keys[static_cast<size_t>(r)]})) continue;
-      const std::string last_key = "debug/last/" + std::to_string(r);
-      const std::string last = store.check({last_key}) ? store.get(last_key) : "none";
+      // A rank that did not publish #seq has not deleted its #seq-1 either (Note above).
+      const std::string previous = key("debug", seq - 1, r);
+      std::string last = "none before #";
+      if (seq > 1 && store.check({previous}))
+        last = "#" + std::to_string(seq - 1) + " " + store.get(previous);
+      else
+        last.append(std::to_string(seq - 1));
       missing += (missing.empty() ? "" : "; ") + g.rank_name(r) + " (its last collective: " +
                  last + ")";
     }

@@ -23,6 +23,7 @@ struct TCPStore::State {
   std::unique_ptr<TCPStoreServer> server;
   std::mutex mutex;
   int fd = -1;
+  int watch_fd = -1;  // the watched connection (watch_connection)
 
   std::string where() const { return " (store at " + host + ":" + std::to_string(port) + ")"; }
 
@@ -121,8 +122,25 @@ TCPStore::TCPStore(std::string host, uint16_t port, TCPStoreOptions options)
 }
 
 TCPStore::~TCPStore() {
+  if (state_->watch_fd >= 0) ::close(state_->watch_fd);
   state_->disconnect();
   state_->server.reset();
+}
+
+void TCPStore::watch_connection(const std::string& key) {
+  std::lock_guard lock(state_->mutex);
+  const auto deadline = net::Clock::now() + timeout();
+  const int fd = net::connect_until("TCPStore.watch_connection", state_->host, state_->port,
+                                    deadline, timeout());
+  const std::string request = wire::Writer().op(wire::Op::watch).str(key).bytes;
+  uint8_t ok = 0;
+  if (!net::send_all(fd, request.data(), request.size()) ||
+      net::recv_exact(fd, &ok, 1, deadline) != net::Received::ok) {
+    ::close(fd);
+    state_->lost("TCPStore.watch_connection");
+  }
+  if (state_->watch_fd >= 0) ::close(state_->watch_fd);
+  state_->watch_fd = fd;
 }
 
 const std::string& TCPStore::host() const { return state_->host; }

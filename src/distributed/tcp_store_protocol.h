@@ -9,6 +9,7 @@
 //   wait(u32 n, n keys)        -> u8 1     (answered once every key exists)
 //   delete_key(key)            -> u8 0/1
 //   num_keys()                 -> i64
+//   watch(key)                 -> u8 1     (the server sets key when this connection closes)
 // A client that gives up waiting closes its connection; the server then forgets its waiters.
 #pragma once
 
@@ -21,7 +22,7 @@ namespace ember::dist::wire {
 
 enum class Op : uint8_t {
   set = 'S', get = 'G', add = 'A', compare_set = 'C', check = 'K', wait = 'W',
-  delete_key = 'D', num_keys = 'N'
+  delete_key = 'D', num_keys = 'N', watch = 'X'
 };
 
 /// Builds one message.

@@ -34,6 +34,8 @@ struct TCPStoreServer::State {
     std::vector<std::string> keys;
   };
   std::list<Waiter> waiters;
+  std::map<int, std::string> watched;  // fd -> key to set when that connection closes
+  int64_t disconnects = 0;
   detail::KeyValueMap map;
 
   void loop();
@@ -160,6 +162,11 @@ bool TCPStoreServer::State::handle(int fd, wire::Reader& r, bool& complete) {
       if (!r.str(key)) return true;
       answer(fd, reply.u8(map.values.erase(key) ? 1 : 0).bytes);
       break;
+    case wire::Op::watch:
+      if (!r.str(key)) return true;
+      watched[fd] = key;
+      answer(fd, reply.u8(1).bytes);
+      break;
     case wire::Op::num_keys:
       answer(fd, reply.i64(static_cast<int64_t>(map.values.size())).bytes);
       break;
@@ -192,6 +199,12 @@ void TCPStoreServer::State::drop(int fd) {
   ::close(fd);
   clients.erase(fd);
   waiters.remove_if([fd](const Waiter& w) { return w.fd == fd; });
+  if (auto it = watched.find(fd); it != watched.end()) {
+    // The value orders the departures, so a survivor can tell who left first.
+    map.values[it->second] = std::to_string(++disconnects);
+    watched.erase(it);
+    wake_waiters();
+  }
 }
 
 }  // namespace ember::dist

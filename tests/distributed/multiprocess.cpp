@@ -77,6 +77,19 @@ Children::~Children() {
 
 void Children::signal(int rank, int sig) const { ::kill(pids_[static_cast<size_t>(rank)], sig); }
 
+bool Children::exits_within(int rank, std::chrono::milliseconds timeout) const {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(pids_[static_cast<size_t>(rank)]), &info,
+                 WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid != 0)
+      return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
 std::vector<ChildExit> Children::wait(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   size_t left = 0;

@@ -37,6 +37,8 @@ class Children {
   pid_t pid(int rank) const { return pids_[rank]; }
   /// Sends a signal to one child.
   void signal(int rank, int sig) const;
+  /// Whether child `rank` exits within timeout (it is not reaped: wait() still reports it).
+  bool exits_within(int rank, std::chrono::milliseconds timeout) const;
   /// Waits for every child up to timeout; the ones still running then are killed (timed_out).
   std::vector<ChildExit> wait(std::chrono::milliseconds timeout);
 

@@ -159,6 +159,11 @@ class TCPStore final : public Store {
   bool delete_key(const std::string& key) override;
   int64_t num_keys() override;
 
+  /// Opens a second connection that the server watches: when it closes (this object is
+  /// destroyed, or the process exits or dies) the server sets `key` to the count of such
+  /// departures so far ("1" for the first). Lets the others learn that this process is gone.
+  void watch_connection(const std::string& key);
+
   const std::string& host() const;
   /// The server's port (the one chosen by the system when constructed with port 0).
   uint16_t port() const;
