@@ -34,4 +34,22 @@ status=$?
 expect_status 143
 expect_output "rank 0 \(pid [0-9]+\) did not exit within 0.5.* s of SIGTERM; sending SIGKILL"
 [ ! -f "$dir/not_stopped.0" ] || fail "the stubborn worker kept running"
-echo "ok: signals are forwarded; stragglers are killed"
+# Ctrl-C while a failed group is being stopped ends the job: no restart despite --max-restarts.
+cat > "$dir/fail_then_linger.sh" <<'SH'
+#!/usr/bin/env bash
+if [ "$RANK" = 1 ]; then sleep 0.2; exit 1; fi
+trap '' TERM
+touch "$1/started.$RANK.$TORCHELASTIC_RESTART_COUNT"
+sleep 30
+SH
+chmod +x "$dir/fail_then_linger.sh"
+launch --nproc-per-node 2 --max-restarts 3 --stop-timeout 3 "$dir/fail_then_linger.sh" "$dir"
+wait_for "$dir/started.0.0"
+sleep 1  # rank 1 has failed; rank 0 ignores the SIGTERM, so the stop lasts --stop-timeout
+kill -INT "$pid"
+wait "$pid"
+status=$?
+expect_status 130
+expect_output "received SIGINT while stopping the workers: not restarting"
+[ ! -e "$dir/started.0.1" ] || fail "the group was restarted after SIGINT"
+echo "ok: signals are forwarded; stragglers are killed; no restart after Ctrl-C"
