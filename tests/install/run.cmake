@@ -3,7 +3,7 @@
 #         -P tests/install/run.cmake
 # 1. `cmake --install` the current build into WORK_DIR/prefix;
 # 2. configure, build and run tests/install (find_package(ember), ember::ember) against it;
-# 3. compile and run a one-liner with the flags from `pkg-config --cflags --libs ember`.
+# 3. compile and run the same program with README.md's pkg-config line, exactly as written.
 cmake_minimum_required(VERSION 3.25)
 
 foreach(var EMBER_BUILD_DIR CONSUMER_DIR WORK_DIR GENERATOR CXX)
@@ -44,19 +44,23 @@ endif()
 list(GET pc_files 0 pc_file)
 get_filename_component(pc_dir ${pc_file} DIRECTORY)
 get_filename_component(lib_dir ${pc_dir} DIRECTORY)
-# ember.pc names the prefix chosen at configure time, so point it at this one; a static
-# libember also needs its private dependencies (Libs.private), which --static adds.
-set(pkg_args --define-variable=prefix=${prefix} --cflags --libs)
-if(NOT EXISTS ${lib_dir}/libember.so)
-  list(APPEND pkg_args --static)
+# README.md's own line (`c++ my_program.cpp $(pkg-config --cflags --libs ember) -o my_program`),
+# run as written on this test's consumer program, so the documented command cannot drift.
+file(STRINGS ${CONSUMER_DIR}/../../README.md readme_line REGEX "pkg-config --cflags --libs ember")
+list(LENGTH readme_line n_lines)
+if(NOT n_lines EQUAL 1)
+  message(FATAL_ERROR "install test: README.md should have one pkg-config line, found ${n_lines}")
 endif()
-run("pkg-config" ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} pkg-config ${pkg_args} ember)
-string(STRIP "${run_output}" flags)
-separate_arguments(flags UNIX_COMMAND "${flags}")
-file(WRITE ${WORK_DIR}/oneliner.cpp
-     "#include <ember/ember.h>\nint main() { return ember::zeros({2, 3}).numel() == 6 ? 0 : 1; }\n")
-run("compiling with pkg-config's flags" ${CXX} ${WORK_DIR}/oneliner.cpp ${flags}
-    -o ${WORK_DIR}/oneliner)
-run("running the pkg-config one-liner" ${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${lib_dir}
-    ${WORK_DIR}/oneliner)
-message(STATUS "install test: find_package(ember) and pkg-config consumers built and ran")
+string(STRIP "${readme_line}" readme_line)
+set(pc_work ${WORK_DIR}/pkg-config)
+file(MAKE_DIRECTORY ${pc_work})
+configure_file(${CONSUMER_DIR}/main.cpp ${pc_work}/my_program.cpp COPYONLY)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} sh -c "${readme_line}"
+                WORKING_DIRECTORY ${pc_work} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "install test: README's line `${readme_line}` failed (${rc})\n${out}\n${err}")
+endif()
+run("running the pkg-config program" ${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${lib_dir}
+    ${pc_work}/my_program)
+message(STATUS "${run_output}")
+message(STATUS "install test: find_package(ember) and README's pkg-config line built and ran")
