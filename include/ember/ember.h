@@ -27,3 +27,6 @@
 #include "ember/tensor.h"
 #include "ember/threads.h"
 #include "ember/value.h"
+
+// Mixed precision (src/amp)
+#include "ember/amp/grad_scaler.h"
