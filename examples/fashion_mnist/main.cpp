@@ -60,6 +60,10 @@ int main(int argc, char** argv) {
                  "Validate on the first N test images (0: all 10,000)");
   app.add_option("--stop-after", c.stop_after,
                  "Stop with a checkpoint after N epochs of this run (continue with --resume)");
+  app.add_option("--amp", c.amp,
+                 "Mixed precision: none, bf16 (bfloat16 autocast) or fp16 (float16 autocast with "
+                 "a GradScaler); saved in the checkpoint, --resume keeps it (default: none)")
+      ->check(CLI::IsMember({"none", "bf16", "fp16"}));
   CLI11_PARSE(app, argc, argv);
 
   std::signal(SIGINT, on_signal);
