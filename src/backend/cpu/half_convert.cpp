@@ -32,43 +32,38 @@ __attribute__((target("avx,f16c"))) void float_to_half_f16c(const float* src, Ha
   for (; i < n; ++i) dst[i] = Half(src[i]);
 }
 
-template <class F>
-void in_chunks(int64_t n, const F& f) {
-  parallel_for(0, n, kGrainSize, f);
+// dst[i] = Dst(src[i]) over [0, n) in parallel chunks, each chunk through `f16c_loop` when the
+// CPU has F16C, else element by element.
+template <class Src, class Dst>
+void convert(const Src* src, Dst* dst, int64_t n, void (*f16c_loop)(const Src*, Dst*, int64_t)) {
+  const bool f16c = cpu_features().f16c;
+  parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
+    if (f16c) {
+      f16c_loop(src + b, dst + b, e - b);
+    } else {
+      for (int64_t i = b; i < e; ++i) dst[i] = Dst(src[i]);
+    }
+  });
 }
 
 }  // namespace
 
 void to_float(const Half* src, float* dst, int64_t n) {
-  const bool f16c = cpu_features().f16c;
-  in_chunks(n, [&](int64_t b, int64_t e) {
-    if (f16c) {
-      half_to_float_f16c(src + b, dst + b, e - b);
-    } else {
-      for (int64_t i = b; i < e; ++i) dst[i] = float(src[i]);
-    }
-  });
+  convert(src, dst, n, half_to_float_f16c);
 }
 
 void from_float(const float* src, Half* dst, int64_t n) {
-  const bool f16c = cpu_features().f16c;
-  in_chunks(n, [&](int64_t b, int64_t e) {
-    if (f16c) {
-      float_to_half_f16c(src + b, dst + b, e - b);
-    } else {
-      for (int64_t i = b; i < e; ++i) dst[i] = Half(src[i]);
-    }
-  });
+  convert(src, dst, n, float_to_half_f16c);
 }
 
 void to_float(const BFloat16* src, float* dst, int64_t n) {
-  in_chunks(n, [&](int64_t b, int64_t e) {
+  parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) dst[i] = detail::bits_float(uint32_t(src[i].x) << 16);
   });
 }
 
 void from_float(const float* src, BFloat16* dst, int64_t n) {
-  in_chunks(n, [&](int64_t b, int64_t e) {
+  parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) dst[i].x = BFloat16::round_to_bf16(src[i]);
   });
 }
