@@ -23,7 +23,8 @@ namespace {
 bool any_requires_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
 }  // namespace
 
-Recorder::Recorder(const char* /*op*/, std::initializer_list<const Tensor*> inputs) {
+Recorder::Recorder(const char* op, std::initializer_list<const Tensor*> inputs)
+    : scope_(op, inputs) {
   if (!is_grad_enabled()) return;
   bool any = false;
   for (const Tensor* t : inputs) any |= t && any_requires_grad(*t);
@@ -32,7 +33,8 @@ Recorder::Recorder(const char* /*op*/, std::initializer_list<const Tensor*> inpu
   begin();
 }
 
-Recorder::Recorder(const char* /*op*/, const std::vector<Tensor>& inputs) {
+Recorder::Recorder(const char* op, const std::vector<Tensor>& inputs)
+    : scope_(op, std::span<const Tensor>(inputs)) {
   if (!is_grad_enabled()) return;
   bool any = false;
   for (const Tensor& t : inputs) any |= any_requires_grad(t);
@@ -42,7 +44,8 @@ Recorder::Recorder(const char* /*op*/, const std::vector<Tensor>& inputs) {
 }
 
 Recorder::Recorder(InPlace, const char* op, const Tensor& self,
-                   std::initializer_list<const Tensor*> others) {
+                   std::initializer_list<const Tensor*> others)
+    : scope_(op, self, others) {
   EMBER_CHECK(!self.is_inference() || is_inference_mode_enabled(), op,
               "Inplace update to inference tensor outside InferenceMode is not allowed. You can "
               "make a clone to get a normal tensor before doing inplace update.");

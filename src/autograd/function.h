@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "autograd/record.h"
+#include "core/op_entry.h"
 #include "ember/autograd.h"
 
 namespace ember::autograd {
@@ -63,6 +64,17 @@ class Recorder {
 
   explicit operator bool() const { return active_; }
 
+  /// The op's entry scope (core/op_entry.h): true when autocast cast the op's inputs; the op then
+  /// returns itself called on cast(i) (Note [Autocast]) and this Recorder records nothing.
+  bool autocast() {
+    if (!scope_.autocast()) [[likely]]
+      return false;
+    if (active_) set_grad_enabled(previous_grad_mode_);
+    active_ = false;
+    return true;
+  }
+  const Tensor& cast(size_t i) const { return scope_.cast(i); }
+
   /// Makes a node, connects it to the inputs given at construction and makes it the grad_fn of
   /// `outputs` (integer/bool outputs stay outside the graph). `saved` are inputs (or other
   /// tensors) the backward needs; `saved_outputs` are outputs of this op it needs (kept without
@@ -81,6 +93,7 @@ class Recorder {
                                                std::initializer_list<Tensor> saved, BackwardFn fn,
                                                std::initializer_list<Tensor> saved_outputs);
   void rebase_view_history(const std::shared_ptr<FunctionNode>& fn);
+  OpScope scope_;  // first: the op is entered (observed, device-checked) before anything else
   bool active_ = false;
   Tensor view_base_;  // in-place through a view: the base whose history is rewritten
   bool previous_grad_mode_ = true;

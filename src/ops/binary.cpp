@@ -578,8 +578,9 @@ Tensor fmin(const Tensor& a, const Tensor& b) {
   return out;
 }
 Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
-  check_lerp_dtype(start, end, "end");
   Recorder rec("lerp", {&start, &end});
+  if (rec.autocast()) return lerp(rec.cast(0), rec.cast(1), weight);
+  check_lerp_dtype(start, end, "end");
   Tensor out =
       elementwise<Promote::Default, kFloatingSet>("lerp", {start, end}, lerp_scalar_fn(weight));
   if (rec)
@@ -589,9 +590,10 @@ Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
   return out;
 }
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  Recorder rec("lerp", {&start, &end, &weight});
+  if (rec.autocast()) return lerp(rec.cast(0), rec.cast(1), rec.cast(2));
   check_lerp_dtype(start, end, "end");
   check_lerp_dtype(start, weight, "weight");
-  Recorder rec("lerp", {&start, &end, &weight});
   Tensor out = elementwise<Promote::Default, kFloatingSet>("lerp", {start, end, weight}, lerp_fn);
   if (rec)
     rec.record("LerpBackward1", {out},

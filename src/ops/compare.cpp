@@ -31,16 +31,19 @@ EMBER_COMPARE_FN(logical_xor, !=)
 
 template <class Make>
 Tensor compare(const char* op, const Operand& a, const Operand& b, const Make& make) {
+  OpScope scope(op, {a.tensor(), b.tensor()});
   return elementwise<Promote::ToBool, DtypeSet::All>(op, {a, b}, make);
 }
 
 template <class Make>
 Tensor logical(const char* op, const Operand& a, const Operand& b, const Make& make) {
+  OpScope scope(op, {a.tensor(), b.tensor()});
   return elementwise<Promote::Bool, DtypeSet::All>(op, {a, b}, make);
 }
 
 template <class Make>
 Tensor bitwise(const char* op, const Operand& a, const Operand& b, const Make& make) {
+  OpScope scope(op, {a.tensor(), b.tensor()});
   return elementwise<Promote::Default, DtypeSet::Integral>(op, {a, b}, make);
 }
 
@@ -50,6 +53,7 @@ inline constexpr auto xor_fn = []<class T>() { return [](T x, T y) { return T(x 
 
 template <class Make>
 Tensor classify(const char* op, const Tensor& t, const Make& make) {
+  OpScope scope(op, {&t});
   return elementwise<Promote::ToBool, DtypeSet::All>(op, {t}, make);
 }
 
@@ -99,6 +103,7 @@ Tensor logical_xor(const Tensor& a, const Tensor& b) {
   return logical("logical_xor", a, b, logical_xor_fn);
 }
 Tensor logical_not(const Tensor& t) {
+  OpScope scope("logical_not", {&t});
   return elementwise<Promote::Bool, DtypeSet::All>(
       "logical_not", {t}, []<class T>() { return [](T x) { return !x; }; });
 }
@@ -111,6 +116,7 @@ Tensor bitwise_and(const Tensor& a, const Tensor& b) { return bitwise("bitwise_a
 Tensor bitwise_or(const Tensor& a, const Tensor& b) { return bitwise("bitwise_or", a, b, or_fn); }
 Tensor bitwise_xor(const Tensor& a, const Tensor& b) { return bitwise("bitwise_xor", a, b, xor_fn); }
 Tensor bitwise_not(const Tensor& t) {
+  OpScope scope("bitwise_not", {&t});
   return elementwise<Promote::Default, DtypeSet::Integral>("bitwise_not", {t}, []<class T>() {
     return [](T x) -> T {
       if constexpr (std::is_same_v<T, bool>) return !x;
@@ -156,6 +162,7 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   EMBER_CHECK(condition.dtype() == kBool, "where", "expected condition to be a boolean tensor, "
               "but got a tensor with dtype ", condition.dtype());
   Recorder rec("where", {&a, &b});
+  check_same_device("where", std::array{&condition, &a, &b});
   const Dtype dtype = result_type(a, b);
   Tensor out = elementwise<Promote::Default, DtypeSet::All>(
       "where", {condition.to(dtype), a.to(dtype), b.to(dtype)},
@@ -248,6 +255,7 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
 }
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  OpScope scope("isclose", {&a, &b});
   EMBER_CHECK(a.dtype() == b.dtype(), "isclose", a.dtype(), " did not match ", b.dtype());
   // As PyTorch: equal, or both NaN with equal_nan, or |x - y| finite and <= atol + |rtol * y|,
   // the errors computed in the inputs' type (the default float for integers and bool).

@@ -8,6 +8,7 @@
 #include "backend/cpu/copy.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
+#include "core/op_entry.h"
 #include "ops/copy.h"
 
 namespace ember {
@@ -112,6 +113,7 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions optio
 }
 
 Tensor zeros(IntArrayRef sizes, TensorOptions options) {
+  OpScope scope("zeros");
   Tensor t = empty(sizes, {.dtype = options.dtype, .device = options.device});
   if (t.is_cpu()) {
     if (t.nbytes()) std::memset(t.data_ptr(), 0, size_t(t.nbytes()));
@@ -122,11 +124,13 @@ Tensor zeros(IntArrayRef sizes, TensorOptions options) {
 }
 
 Tensor ones(IntArrayRef sizes, TensorOptions options) {
+  OpScope scope("ones");
   if (!options.dtype) options.dtype = default_dtype();  // torch.ones is float unless told
   return full(sizes, 1, options);
 }
 
 Tensor full(IntArrayRef sizes, Scalar value, TensorOptions options) {
+  OpScope scope("full");
   if (!options.dtype) options.dtype = value.dtype();
   Tensor t = empty(sizes, {.dtype = options.dtype, .device = options.device});
   fill_into(t, value);  // a new tensor: version 0
@@ -228,6 +232,7 @@ void fill_linspace(T* p, int64_t steps, Scalar start, Scalar end) {
 }  // namespace
 
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
+  OpScope scope("arange");
   const bool integral = !start.is_floating_point() && !end.is_floating_point() &&
                         !step.is_floating_point();
   const Dtype dtype = options.dtype.value_or(integral ? kInt64 : default_dtype());
@@ -255,6 +260,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
 }
 
 Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options) {
+  OpScope scope("linspace");
   EMBER_CHECK(steps >= 0, "linspace", "number of steps must be non-negative, got ", steps);
   const Dtype dtype = options.dtype.value_or(default_dtype());
   Tensor t = empty({steps}, {.dtype = dtype, .device = kCPU});
@@ -355,11 +361,19 @@ TensorOptions like(const Tensor& t, TensorOptions o) {
 
 // torch.preserve_format: the new tensor is laid out like t (a transpose stays transposed).
 Tensor empty_like(const Tensor& t, TensorOptions o) {
+  OpScope scope("empty_like", {&t});
   return empty_strided(t.sizes(), preserve_format_strides(t), like(t, o));
 }
-Tensor zeros_like(const Tensor& t, TensorOptions o) { return full_like(t, 0, o); }
-Tensor ones_like(const Tensor& t, TensorOptions o) { return full_like(t, 1, o); }
+Tensor zeros_like(const Tensor& t, TensorOptions o) {
+  OpScope scope("zeros_like", {&t});
+  return full_like(t, 0, o);
+}
+Tensor ones_like(const Tensor& t, TensorOptions o) {
+  OpScope scope("ones_like", {&t});
+  return full_like(t, 1, o);
+}
 Tensor full_like(const Tensor& t, Scalar value, TensorOptions o) {
+  OpScope scope("full_like", {&t});
   Tensor out = empty_like(t, o);
   fill_into(out, value);
   return out;

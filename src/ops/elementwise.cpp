@@ -2,6 +2,7 @@
 #include "ops/elementwise.h"
 
 #include "backend/cpu/copy.h"
+#include "core/op_entry.h"
 
 #include <algorithm>
 
@@ -112,13 +113,15 @@ ElementwisePlan plan_elementwise(const char* op, const std::vector<Operand>& ope
     const Tensor* t = o.tensor();
     if (!t) continue;
     EMBER_CHECK(t->defined(), op, "expected a defined tensor");
-    if (!device) device = t->device();
-    EMBER_CHECK(t->device() == *device || t->dim() == 0, op,
-                "expected all tensors to be on the same device, but found at least two devices, ",
-                *device, " and ", t->device(), "!");
+    if (!device || (device->is_cpu() && !t->is_cpu())) device = t->device();
     shape = broadcast(op, shape, t->sizes());
   }
   if (!device) device = Device(kCPU);
+  if (!device->is_cpu()) {  // (the op's scope checked its own inputs; these may be derived ones)
+    std::vector<const Tensor*> tensors;
+    for (const Operand& o : operands) tensors.push_back(o.tensor());
+    check_same_device(op, tensors);
+  }
 
   const Dtype common = result_type(operands);
   switch (mode) {

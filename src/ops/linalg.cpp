@@ -149,6 +149,8 @@ IntArrayRef drop_last(IntArrayRef a, size_t n) { return {a.data(), a.size() - n}
 // ── primitives ─────────────────────────────────────────────────────────────────────────────
 
 Tensor mm(const Tensor& self, const Tensor& mat2) {
+  OpScope scope("mm", {&self, &mat2});
+  if (scope.autocast()) return mm(scope.cast(0), scope.cast(1));
   EMBER_CHECK(self.dim() == 2, "mm", "self must be a matrix");
   EMBER_CHECK(mat2.dim() == 2, "mm", "mat2 must be a matrix");
   check_mm_shapes("mm", self.size(0), self.size(1), mat2.size(0), mat2.size(1));
@@ -297,6 +299,8 @@ Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
 }
 
 Tensor matmul(const Tensor& self, const Tensor& other) {
+  OpScope scope("matmul", {&self, &other});
+  if (scope.autocast()) return matmul(scope.cast(0), scope.cast(1));
   const int64_t da = self.dim(), db = other.dim();
   EMBER_CHECK(da > 0 && db > 0, "matmul",
               "both arguments to matmul need to be at least 1D, but "
@@ -353,6 +357,8 @@ Tensor outer(const Tensor& self, const Tensor& vec2) {
 Tensor ger(const Tensor& self, const Tensor& vec2) { return outer(self, vec2); }
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  OpScope scope("linear", {&input, &weight, &bias});
+  if (scope.autocast()) return linear(scope.cast(0), scope.cast(1), scope.cast(2));
   if (input.dim() >= 2 && weight.dim() == 2) {
     // The hot path of nn.Linear: x (*, in) folded to (rows, in), one GEMM against weight^T (read
     // transposed, not copied) into an output that already holds the bias (beta = 1). PyTorch

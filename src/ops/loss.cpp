@@ -455,6 +455,7 @@ Tensor cross_entropy_grad_composite(const Tensor& grad_out, const Tensor& input,
 // ── cross_entropy / nll_loss ─────────────────────────────────────────────
 Tensor cross_entropy(const Tensor& input, const Tensor& target, CrossEntropyFuncOptions o) {
   const char* op = "cross_entropy";
+  OpScope scope(op, {&input, &target, &o.weight});
   const Reduction red = parse_reduction(o.reduction, op);
   if (input.sizes() == target.sizes()) {
     EMBER_CHECK(o.ignore_index < 0, op, "ignore_index is not supported for floating point target");

@@ -4,6 +4,7 @@
 //   d = nesterov ? d + momentum * buf : buf;  p -= lr * d
 #include "ember/optim/sgd.h"
 
+#include "core/op_entry.h"
 #include "optim/fused.h"
 #include "optim/group_options.h"
 
@@ -66,6 +67,7 @@ void SGD::update(ParamGroup& group) {
     }
     Tensor buf = slot.is_tensor() ? slot.to_tensor() : Tensor();
     if (buf.defined()) detail::check_state(name(), buf, p, "momentum_buffer");
+    OpScope scope("sgd_update", {&p, &grad, &buf});
     detail::dispatch_float(name(), p.dtype(), [&]<class T>() {
       sgd_kernel<T>(p.data_ptr<T>(), grad.data_ptr<T>(), buf.defined() ? buf.data_ptr<T>() : nullptr,
                     p.numel(), T(lr), T(wd), T(momentum), dampening, nesterov, maximize, first);
