@@ -16,8 +16,8 @@
 #include <utility>
 
 #include "amp/autocast_state.h"
+#include "core/op_entry.h"
 #include "ember/error.h"
-#include "ember/promotion.h"
 #include "ember/tensor_impl.h"
 
 namespace ember::amp {
@@ -35,6 +35,7 @@ struct State {
   bool cache_enabled = true;
   int nesting = 0;
   int64_t casts = 0;
+  const AutocastPolicy* previous_policy = nullptr;  // the thread's hook before the outermost region
   std::unordered_map<const TensorImpl*, CacheEntry> cache;
   std::unordered_map<const char*, std::optional<CastPolicy>> memo[kDevices];
 };
@@ -65,7 +66,7 @@ autocast::autocast(DeviceType device_type, Dtype dtype, AutocastOptions options)
   t_state.dtype[i] = checked_dtype(device_type, dtype);
   t_state.enabled[i] = options.enabled;
   if (options.cache_enabled) t_state.cache_enabled = *options.cache_enabled;
-  ++t_state.nesting;
+  detail::enter_region();
 }
 
 autocast::autocast(DeviceType device_type, AutocastOptions options)
@@ -73,7 +74,7 @@ autocast::autocast(DeviceType device_type, AutocastOptions options)
 
 autocast::~autocast() {
   const int i = index_of(device_);
-  if (--t_state.nesting == 0) clear_autocast_cache();
+  detail::leave_region();
   t_state.enabled[i] = prev_enabled_;
   t_state.dtype[i] = prev_dtype_;
   t_state.cache_enabled = prev_cache_enabled_;
@@ -87,8 +88,6 @@ bool is_autocast_cache_enabled() { return t_state.cache_enabled; }
 void clear_autocast_cache() { t_state.cache.clear(); }
 
 namespace detail {
-
-bool any_autocast_enabled() { return t_state.enabled[0] || t_state.enabled[1]; }
 
 std::optional<CastPolicy> op_policy(const char* op, DeviceType device) {
   auto& memo = t_state.memo[index_of(device)];
@@ -121,38 +120,54 @@ Tensor cached_cast(Dtype dtype, const Tensor& t, DeviceType device) {
   return cast;
 }
 
-bool cast_inputs(const char* op, DeviceType device, std::span<const Tensor* const> inputs,
-                 std::vector<Tensor>& out) {
-  const int d = index_of(device);
-  if (!t_state.enabled[d]) return false;
-  const std::optional<CastPolicy> policy = op_policy(op, device);
-  if (!policy) return false;
-  EMBER_CHECK(*policy != CastPolicy::kBanned, op,
-              "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to "
-              "autocast. Many models use a sigmoid layer right before the binary cross entropy "
-              "layer. In this case, combine the two layers using binary_cross_entropy_with_logits "
-              "or nn::BCEWithLogitsLoss, which are safe to autocast.");
-  Dtype to = kFloat32;
-  switch (*policy) {
-    case CastPolicy::kLowerPrecision: to = t_state.dtype[d]; break;
-    case CastPolicy::kPromote:
-      // The widest of the lower dtype and the eligible inputs' dtypes (float64 is not eligible).
-      to = t_state.dtype[d];
-      for (const Tensor* t : inputs)
-        if (t && eligible(*t, device)) to = promote_types(to, t->dtype());
-      break;
-    default: to = kFloat32; break;  // fp32, fp32_set_opt_dtype, fp32_append_dtype
-  }
-  bool changed = false;
-  for (const Tensor* t : inputs) changed |= t && eligible(*t, device) && t->dtype() != to;
-  if (!changed) return false;
-  out.clear();
-  out.reserve(inputs.size());
-  for (const Tensor* t : inputs) out.push_back(t ? cached_cast(to, *t, device) : Tensor());
-  return true;
-}
-
 int64_t casts_performed() { return t_state.casts; }
 
 }  // namespace detail
+
+namespace {
+
+// The op-entry scope's autocast hook (core/op_entry.h), installed in a thread while it is inside
+// any region: PyTorch's table for the device when the device's autocast is on, casts through
+// the weight cache.
+class TablePolicy final : public AutocastPolicy {
+ public:
+  ember::CastPolicy policy(const char* name, Device device) const override {
+    if (!t_state.enabled[index_of(device.type())]) return ember::CastPolicy::kUntouched;
+    const std::optional<CastPolicy> p = detail::op_policy(name, device.type());
+    if (!p) return ember::CastPolicy::kUntouched;
+    switch (*p) {
+      case CastPolicy::kLowerPrecision: return ember::CastPolicy::kLowerPrecision;
+      case CastPolicy::kPromote: return ember::CastPolicy::kPromote;
+      case CastPolicy::kBanned:
+        fail(name, "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe "
+                   "to autocast. Many models use a sigmoid layer right before the binary cross "
+                   "entropy layer. In this case, combine the two layers using "
+                   "binary_cross_entropy_with_logits or nn::BCEWithLogitsLoss, which are safe "
+                   "to autocast.");
+      default: return ember::CastPolicy::kFloat32;  // fp32, fp32_set_opt_dtype, fp32_append_dtype
+    }
+  }
+  Dtype lower_precision_dtype(Device device) const override {
+    return t_state.dtype[index_of(device.type())];
+  }
+  Tensor cast(const Tensor& input, Dtype dtype) const override {
+    return detail::cached_cast(dtype, input, input.device().type());
+  }
+};
+
+const TablePolicy kTablePolicy;
+
+}  // namespace
+
+void detail::enter_region() {
+  if (t_state.nesting++ == 0) t_state.previous_policy = set_autocast_policy(&kTablePolicy);
+}
+
+void detail::leave_region() {
+  if (--t_state.nesting == 0) {
+    clear_autocast_cache();
+    set_autocast_policy(t_state.previous_policy);
+  }
+}
+
 }  // namespace ember::amp

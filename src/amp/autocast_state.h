@@ -3,16 +3,11 @@
 #pragma once
 
 #include <optional>
-#include <span>
-#include <vector>
 
 #include "amp/policy_table.h"
 #include "ember/tensor.h"
 
 namespace ember::amp::detail {
-
-/// True when any device type is autocast in the calling thread.
-bool any_autocast_enabled();
 
 /// The policy of ember's op `op` (a name such as "linear", "cross_entropy") on `device`, read
 /// from the device's PyTorch table; ember names that differ from PyTorch's are mapped (a short
@@ -27,12 +22,10 @@ bool eligible(const Tensor& t, DeviceType device);
 /// cast once per region (PyTorch's cached_cast).
 Tensor cached_cast(Dtype dtype, const Tensor& t, DeviceType device);
 
-/// The inputs of op `op` under the calling thread's autocast state for `device`, cast as its
-/// policy says (PyTorch's lower_precision_fp / fp32 / promote wrappers), in `out` (one entry per
-/// input; null inputs give undefined tensors). Returns false, leaving `out` alone, when the op is
-/// not listed, autocast is off for `device`, or no input changes dtype. A banned op throws.
-bool cast_inputs(const char* op, DeviceType device, std::span<const Tensor* const> inputs,
-                 std::vector<Tensor>& out);
+/// A region starts / ends in the calling thread: the outermost one installs the op-entry
+/// hook (core/op_entry.h) and, when it ends, clears the cache and removes the hook.
+void enter_region();
+void leave_region();
 
 /// How many casts cached_cast has performed in this thread (tests of the cache count them).
 int64_t casts_performed();
