@@ -53,6 +53,16 @@ inline const std::vector<Case>& cases() {
       // load, then read one byte of every 4 KiB page of every tensor: ember's mapped pages are
       // faulted in here, on first use, where torch.load paid for its copy up front.
       {"load_100MB_touch", "GB/s", 100.0 * (1 << 20)},
+      // Mixed precision (src/amp). A 16-element a @ b inside a CPU bfloat16 autocast region: the
+      // cost of autocast's bookkeeping (ember's target: <= 0.5x LibTorch's).
+      {"amp_matmul_16elem", "", 0},
+      // A 1024 GEMM on bfloat16 / float16 operands (Note [Reduced-precision GEMM]).
+      {"amp_matmul_1024_bf16", "GFLOP/s", 2.0 * 1024 * 1024 * 1024},
+      {"amp_matmul_1024_fp16", "GFLOP/s", 2.0 * 1024 * 1024 * 1024},
+      // TransformerEncoderLayer(256, 8, 1024), batch_first input (32, 128, 256): forward,
+      // mean-square loss, backward, AdamW step; in float32 and under bfloat16 autocast.
+      {"amp_transformer_step_f32", "", 0},
+      {"amp_transformer_step_bf16", "", 0},
   };
   return all;
 }

@@ -1,5 +1,6 @@
 // ember's side of bench/compare.py: reads case names on stdin, answers each with
 // "<name> <median seconds>" after timing it (see cases.h). Unknown cases answer "<name> nan".
+#include <ember/amp/autocast.h>
 #include <ember/ember.h>
 #include <ember/linalg.h>
 #include <ember/profiler.h>
@@ -10,6 +11,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "cases.h"
@@ -36,6 +38,38 @@ double median_seconds(const std::function<void()>& fn, int reps) {
 double tiny_seconds(const std::function<void()>& fn) {
   constexpr int kBatch = 2000;
   return median_seconds([&] { for (int i = 0; i < kBatch; ++i) fn(); }, 15) / kBatch;
+}
+
+void add_amp_cases(std::map<std::string, std::function<double()>>& m) {
+  m["amp_matmul_16elem"] = [] {
+    Tensor a = randn({4, 4}), b = randn({4, 4});
+    amp::autocast region(kCPU, kBFloat16);
+    return tiny_seconds([&] { Tensor c = matmul(a, b); });
+  };
+  for (Dtype dt : {kBFloat16, kFloat16}) {
+    m[std::string("amp_matmul_1024_") + (dt == kBFloat16 ? "bf16" : "fp16")] = [dt] {
+      Tensor a = randn({1024, 1024}).to(dt), b = randn({1024, 1024}).to(dt);
+      return median_seconds([&] { Tensor c = matmul(a, b); }, 15);
+    };
+  }
+  for (bool bf16 : {false, true}) {
+    m[bf16 ? "amp_transformer_step_bf16" : "amp_transformer_step_f32"] = [bf16] {
+      nn::TransformerEncoderLayer layer(256, 8, {.dim_feedforward = 1024, .batch_first = true});
+      optim::AdamW opt(layer->parameters(), {.lr = 1e-4});
+      Tensor x = randn({32, 128, 256});
+      return median_seconds([&] {
+        opt.zero_grad();
+        Tensor loss;
+        {
+          std::optional<amp::autocast> region;
+          if (bf16) region.emplace(kCPU, kBFloat16);
+          loss = layer->forward(x).pow(2).mean();
+        }
+        loss.backward();
+        opt.step();
+      }, 7);
+    };
+  }
 }
 
 std::map<std::string, std::function<double()>> make_cases() {
@@ -160,6 +194,7 @@ std::map<std::string, std::function<double()>> make_cases() {
       }
     }, 5);
   };
+  add_amp_cases(m);
   return m;
 }
 

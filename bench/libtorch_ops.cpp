@@ -1,5 +1,6 @@
 // LibTorch's side of bench/compare.py: the same cases as ember_ops.cpp (see cases.h), through
 // PyTorch's C++ API, answering "<name> <median seconds>" for each case name read on stdin.
+#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -60,6 +61,22 @@ std::map<std::string, std::function<double()>> make_cases() {
       h = torch::relu(torch::linear(h, w[1], b[1]));
       torch::linear(h, w[2], b[2]).sum().backward();
     });
+  };
+  // CPU bfloat16 autocast from C++ (what torch.autocast("cpu") does on entry and exit).
+  m["amp_matmul_16elem"] = [] {
+    torch::Tensor a = torch::randn({4, 4}), b = torch::randn({4, 4});
+    at::autocast::set_cpu_enabled(true);
+    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    at::autocast::increment_nesting();
+    const double t = tiny_seconds([&] { torch::Tensor c = torch::matmul(a, b); });
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    at::autocast::set_cpu_enabled(false);
+    return t;
+  };
+  m["amp_matmul_1024_bf16"] = [] {
+    torch::Tensor a = torch::randn({1024, 1024}).to(at::kBFloat16);
+    torch::Tensor b = torch::randn({1024, 1024}).to(at::kBFloat16);
+    return median_seconds([&] { torch::Tensor c = torch::matmul(a, b); }, 15);
   };
   return m;
 }

@@ -65,6 +65,8 @@ def case(name):
     if name == "softmax_4096x4096":
         a = torch.randn(4096, 4096)
         return median_seconds(lambda: a.softmax(-1), 15)
+    if name.startswith("amp_"):
+        return amp_case(name)
     if name.startswith("matmul_"):
         n = int(name.split("_")[1])
         a, b = torch.randn(n, n), torch.randn(n, n)
@@ -109,6 +111,37 @@ def case(name):
     if name in ("add_16elem_grad", "mlp8_step"):
         with torch.enable_grad():
             return grad_case(name)
+    return float("nan")
+
+
+def amp_case(name):
+    """Mixed precision: CPU bfloat16 autocast (1.13 has no float16 CPU autocast)."""
+    if name == "amp_matmul_16elem":
+        a, b = torch.randn(4, 4), torch.randn(4, 4)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return tiny_seconds(lambda: a @ b)
+    if name.startswith("amp_matmul_1024_"):
+        dt = torch.bfloat16 if name.endswith("bf16") else torch.float16
+        a, b = torch.randn(1024, 1024).to(dt), torch.randn(1024, 1024).to(dt)
+        try:
+            a @ b
+        except RuntimeError:  # no float16 GEMM on CPU in 1.13
+            return float("nan")
+        return median_seconds(lambda: a @ b, 15)
+    if name.startswith("amp_transformer_step_"):
+        bf16 = name.endswith("bf16")
+        with torch.enable_grad():
+            layer = torch.nn.TransformerEncoderLayer(256, 8, dim_feedforward=1024, batch_first=True)
+            opt = torch.optim.AdamW(layer.parameters(), lr=1e-4)
+            x = torch.randn(32, 128, 256)
+
+            def step():
+                opt.zero_grad()
+                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+                    loss = layer(x).pow(2).mean()
+                loss.backward()
+                opt.step()
+            return median_seconds(step, 7)
     return float("nan")
 
 

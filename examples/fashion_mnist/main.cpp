@@ -63,6 +63,10 @@ int main(int argc, char** argv) {
   app.add_option("--profile-steps", c.profile_steps,
                  "Profile N training steps after warm-up; writes trace.json (chrome://tracing, "
                  "Perfetto) and profile.txt (the key_averages table) into the output directory");
+  app.add_option("--amp", c.amp,
+                 "Mixed precision: none, bf16 (bfloat16 autocast) or fp16 (float16 autocast with "
+                 "a GradScaler); saved in the checkpoint, --resume keeps it (default: none)")
+      ->check(CLI::IsMember({"none", "bf16", "fp16"}));
   CLI11_PARSE(app, argc, argv);
 
   std::signal(SIGINT, on_signal);

@@ -28,6 +28,8 @@
 #include <ostream>
 #include <sstream>
 
+#include <ember/amp/autocast.h>
+#include <ember/amp/grad_scaler.h>
 #include <ember/data.h>
 #include <ember/ember.h>
 #include <ember/nn/utils.h>
@@ -73,17 +75,42 @@ std::vector<uint8_t> tensor_to_bytes(const Tensor& t) {
   return {p, p + c.numel()};
 }
 
-// The settings a checkpoint must agree on to be continued: a different model, batch, data slice
-// or epoch count (the cosine schedule's length) would make "resume" a different run.
+// The settings a checkpoint must agree on to be continued: a different model, batch, data slice,
+// epoch count (the cosine schedule's length) or precision would make "resume" a different run.
+// `amp` is resolved (never empty) by the time this is called.
 Dict run_identity(const TrainConfig& c) {
   return Dict{{"model", c.model}, {"batch_size", c.batch_size}, {"limit", c.limit},
-              {"seed", int64_t(c.seed)}, {"epochs", c.epochs}};
+              {"seed", int64_t(c.seed)}, {"epochs", c.epochs}, {"amp", c.amp}};
 }
+
+// --amp's value: the given one, else the checkpoint's on --resume (checkpoints from before --amp
+// existed trained in float32), else none.
+std::string resolve_amp(const TrainConfig& c, const Value& checkpoint) {
+  EMBER_CHECK(c.amp.empty() || c.amp == "none" || c.amp == "bf16" || c.amp == "fp16", kOp,
+              "--amp must be none, bf16 or fp16, got '", c.amp, "'");
+  if (!c.amp.empty()) return c.amp;
+  if (c.resume) {
+    const Value& run = checkpoint["run"];
+    return run.to_dict().contains(Value("amp")) ? run["amp"].to_string() : "none";
+  }
+  return "none";
+}
+
+// The autocast region of one forward pass, or nothing in float32 runs.
+struct AmpRegion {
+  std::optional<amp::autocast> region;
+  explicit AmpRegion(const std::string& mode) {
+    if (mode != "none") region.emplace(kCPU, mode == "fp16" ? kFloat16 : kBFloat16);
+  }
+};
 
 void check_identity(const Value& saved, const TrainConfig& c, const std::string& path) {
   const Dict now = run_identity(c);
   for (const auto& [key, value] : now) {
-    const Value& s = saved[key.to_string()];
+    // A checkpoint from before --amp existed trained in float32.
+    const Value s = key.to_string() == "amp" && !saved.to_dict().contains(key)
+                        ? Value("none")
+                        : saved[key.to_string()];
     const bool same = value.is_string() ? s.is_string() && s.to_string() == value.to_string()
                                         : s.is_int() && s.to_int() == value.to_int();
     if (!same) {
@@ -154,13 +181,15 @@ struct Validation {
   double loss = 0, accuracy = 0;
 };
 
-// The reference's validation phase: eval mode, no graph, mean batch loss and accuracy.
-Validation validate(nn::Sequential& model, data::DataLoader<>& loader) {
+// The reference's validation phase: eval mode, no graph, mean batch loss and accuracy; the
+// forward runs in the training's precision.
+Validation validate(nn::Sequential& model, data::DataLoader<>& loader, const std::string& amp) {
   model->eval();
   NoGradGuard no_grad;
   double loss_sum = 0;
   int64_t correct = 0;
   for (auto& [x, y] : loader) {
+    const AmpRegion region(amp);
     Tensor output = model->forward(x);
     loss_sum += F::cross_entropy(output, y).item<double>();
     correct += (output.argmax(1) == y).sum().item<int64_t>();
@@ -187,8 +216,9 @@ nn::Sequential make_model(const std::string& name) {
   fail(kOp, "unknown model '", name, "' (expected cnn or mlp)");
 }
 
-TrainResult train(const TrainConfig& c, const TrainIO& io) {
+TrainResult train(const TrainConfig& config, const TrainIO& io) {
   const auto wall_start = Clock::now();
+  TrainConfig c = config;
   EMBER_CHECK(c.epochs > 0, kOp, "--epochs must be positive, got ", c.epochs);
   EMBER_CHECK(c.batch_size > 0, kOp, "--batch-size must be positive, got ", c.batch_size);
   EMBER_CHECK(c.lr > 0, kOp, "--lr must be positive, got ", c.lr);
@@ -217,8 +247,9 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
     EMBER_CHECK(fs::exists(result.checkpoint_path), kOp, "--resume: no checkpoint at ",
                 result.checkpoint_path);
     ck = load(result.checkpoint_path);
-    check_identity(ck["run"], c, result.checkpoint_path);
   }
+  c.amp = resolve_amp(c, ck);
+  if (c.resume) check_identity(ck["run"], c, result.checkpoint_path);
 
   // ── data ── uint8 images become normalised float (1, 28, 28) in the loader's workers.
   // Fashion-MNIST has no validation split: validation runs on the 10,000 test images, so the
@@ -246,6 +277,8 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
   const std::vector<Tensor> params = model->parameters();
   optim::AdamW optimizer(params, {.lr = c.lr, .weight_decay = c.weight_decay});
   optim::CosineAnnealingLR scheduler(optimizer, {.T_max = c.epochs});
+  // float16 needs loss scaling (its range ends at 65504); bfloat16 has float32's range.
+  amp::GradScaler scaler({.enabled = c.amp == "fp16"});
 
   // ── resume ──
   int64_t start_epoch = 0, skip_batches = 0;
@@ -254,6 +287,7 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
     model->load_state_dict(ck["model"].to_state_dict());
     optimizer.load_state_dict(ck["optimizer"]);
     scheduler.load_state_dict(ck["scheduler"]);
+    if (scaler.is_enabled()) scaler.load_state_dict(ck["scaler"].to_dict());
     default_generator().set_state(tensor_to_bytes(ck["rng_state"].to_tensor()));
     shuffle_gen.set_state(tensor_to_bytes(ck["shuffle_rng_state"].to_tensor()));
     for (const Value& m : ck["history"].to_list()) result.history.push_back(metrics_from_dict(m));
@@ -273,7 +307,9 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
     *out << "Training " << c.model << " on " << train_set->size() << " Fashion-MNIST images ("
          << train_loader.size() << " batches of " << c.batch_size << "), validating on "
          << val_set->size() << ", " << c.epochs << " epochs, " << get_num_threads()
-         << " threads, " << c.workers << " loader workers\n";
+         << " threads, " << c.workers << " loader workers";
+    if (c.amp != "none") *out << ", " << c.amp << " autocast";
+    *out << "\n";
   }
 
   // `epoch` is the last finished epoch; `batch`/`loss_sum` describe the one in progress.
@@ -287,6 +323,7 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
               {"model", model->state_dict()},
               {"optimizer", optimizer.state_dict()},
               {"scheduler", scheduler.state_dict()},
+              {"scaler", scaler.state_dict()},
               {"rng_state", bytes_to_tensor(default_generator().get_state())},
               {"shuffle_rng_state", bytes_to_tensor(shuffle_state)},
               {"history", history},
@@ -342,11 +379,18 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
       std::optional<profiler::record_function> step_range;
       if (prof) step_range.emplace("training_step");
       optimizer.zero_grad();
-      Tensor output = model->forward(x);
-      Tensor loss = F::cross_entropy(output, y);
-      loss.backward();
+      Tensor loss;
+      {
+        const AmpRegion region(c.amp);
+        Tensor output = model->forward(x);
+        loss = F::cross_entropy(output, y);
+      }
+      // A disabled scaler (float32, bf16) passes everything through.
+      scaler.scale(loss).backward();
+      scaler.unscale_(optimizer);  // clip the true gradients
       nn::utils::clip_grad_norm_(params, c.max_grad_norm);
-      optimizer.step();
+      scaler.step(optimizer);
+      scaler.update();
       step_range.reset();
       if (prof) {
         prof->step();
@@ -374,7 +418,7 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
     progress.finish();
 
     // ── validation phase, scheduler step ──
-    const Validation v = validate(model, val_loader);
+    const Validation v = validate(model, val_loader, c.amp);
     scheduler.step();
 
     EpochMetrics m{.epoch = epoch,
@@ -404,7 +448,7 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
   if (!result.history.empty()) {
     result.test_accuracy = result.history.back().accuracy;
   } else {
-    result.test_accuracy = validate(model, val_loader).accuracy;
+    result.test_accuracy = validate(model, val_loader, c.amp).accuracy;
   }
   result.wall_seconds = seconds_since(wall_start);
   result.images_per_second = train_seconds > 0 ? double(images_seen) / train_seconds : 0;
@@ -415,7 +459,7 @@ TrainResult train(const TrainConfig& c, const TrainIO& io) {
        {{"epochs", c.epochs}, {"batch_size", c.batch_size}, {"lr", c.lr},
         {"weight_decay", c.weight_decay}, {"max_grad_norm", c.max_grad_norm},
         {"workers", c.workers}, {"threads", get_num_threads()}, {"seed", c.seed},
-        {"limit", c.limit}, {"val_limit", c.val_limit}}},
+        {"limit", c.limit}, {"val_limit", c.val_limit}, {"amp", c.amp}}},
       {"train_images", train_set->size()},
       {"test_images", val_set->size()},
       {"finished", result.finished},

@@ -33,6 +33,9 @@ struct TrainConfig {
   int64_t val_limit = 0;      // validate on the first `val_limit` test images; 0: all 10,000
   int64_t stop_after = 0;     // stop (checkpointed, resumable) after this many epochs; 0: never
   int64_t profile_steps = 0;  // profile this many training steps after warm-up; 0: none
+  // Mixed precision: "none", "bf16" (bfloat16 autocast) or "fp16" (float16 autocast with a
+  // GradScaler). Empty: not given, so "none" for a new run and the checkpoint's for --resume.
+  std::string amp = "";
 };
 
 /// One row of metrics.csv.

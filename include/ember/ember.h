@@ -32,3 +32,5 @@
 // Distributed (ember::dist): stores, process groups, collectives.
 #include "ember/distributed/process_group.h"
 #include "ember/distributed/store.h"
+// Mixed precision (src/amp)
+#include "ember/amp/grad_scaler.h"

@@ -141,7 +141,7 @@ bool OpScope::apply_autocast() {
     }
     const std::optional<Dtype> to = target(t->dtype());
     changed |= to && *to != t->dtype();
-    a.cast.push_back(to ? t->to(*to) : *t);
+    a.cast.push_back(to && *to != t->dtype() ? a.policy->cast(*t, *to) : *t);
   }
   if (!changed) {
     a.cast.clear();

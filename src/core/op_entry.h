@@ -59,6 +59,9 @@ class AutocastPolicy {
   virtual CastPolicy policy(const char* name, Device device) const = 0;
   /// The dtype kLowerPrecision casts to on `device` (float16 or bfloat16).
   virtual Dtype lower_precision_dtype(Device device) const = 0;
+  /// One input cast to `dtype` (called with autocast suspended). Mixed precision overrides it to
+  /// cast a weight once per region (PyTorch's cached_cast).
+  virtual Tensor cast(const Tensor& input, Dtype dtype) const { return input.to(dtype); }
 };
 
 /// Installs `policy` for the calling thread (nullptr removes it); returns the previous one.

@@ -401,23 +401,39 @@ Tensor transpose_autograd(const char* op, int dims, const Tensor& input, const T
       transpose_backward, transpose_backward_composite);
 }
 
+// The options with another bias: autocast's redispatch passes the cast one.
+template <class Options>
+Options with_bias(const Options& options, const Tensor& bias) {
+  Options o = options;
+  o.bias = bias;
+  return o;
+}
+
 }  // namespace
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const ConvFuncOptions& options) {
+  OpScope scope("conv1d", {&input, &weight, &options.bias});
+  if (scope.autocast()) return conv1d(scope.cast(0), scope.cast(1), with_bias(options, scope.cast(2)));
   return conv_autograd("conv1d", 1, input, weight, options);
 }
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const ConvFuncOptions& options) {
+  OpScope scope("conv2d", {&input, &weight, &options.bias});
+  if (scope.autocast()) return conv2d(scope.cast(0), scope.cast(1), with_bias(options, scope.cast(2)));
   return conv_autograd("conv2d", 2, input, weight, options);
 }
 
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
                         const ConvTransposeFuncOptions& options) {
+  OpScope scope("conv_transpose1d", {&input, &weight, &options.bias});
+  if (scope.autocast()) return conv_transpose1d(scope.cast(0), scope.cast(1), with_bias(options, scope.cast(2)));
   return transpose_autograd("conv_transpose1d", 1, input, weight, options);
 }
 
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
                         const ConvTransposeFuncOptions& options) {
+  OpScope scope("conv_transpose2d", {&input, &weight, &options.bias});
+  if (scope.autocast()) return conv_transpose2d(scope.cast(0), scope.cast(1), with_bias(options, scope.cast(2)));
   return transpose_autograd("conv_transpose2d", 2, input, weight, options);
 }
 

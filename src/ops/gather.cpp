@@ -735,6 +735,7 @@ Tensor index_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor
 }
 Tensor index_copy(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source) {
   Recorder rec("index_copy", {&t, &source});
+  if (rec.autocast()) return index_copy(rec.cast(0), dim, index, rec.cast(1));
   Tensor out = t.clone();
   out.index_copy_(dim, index, source);
   if (rec)

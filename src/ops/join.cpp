@@ -37,8 +37,20 @@ std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors) {
 
 Tensor broadcast_to(const Tensor& t, IntArrayRef sizes) { return t.expand(sizes); }
 
+namespace {
+// The list autocast cast (Note [Autocast] in core/op_entry.h), for the redispatch.
+std::vector<Tensor> autocast_inputs(const OpScope& scope, size_t n) {
+  std::vector<Tensor> cast;
+  cast.reserve(n);
+  for (size_t i = 0; i < n; ++i) cast.push_back(scope.cast(i));
+  return cast;
+}
+}  // namespace
+
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   EMBER_CHECK(!tensors.empty(), "cat", "expected a non-empty list of Tensors");
+  OpScope scope("cat", tensors);
+  if (scope.autocast()) return cat(autocast_inputs(scope, tensors.size()), dim);
   Recorder rec("cat", tensors);
   // Legacy rule kept by PyTorch: 1-D empty tensors are skipped whatever their shape.
   std::vector<const Tensor*> parts;
@@ -96,6 +108,8 @@ Tensor concat(const std::vector<Tensor>& tensors, int64_t dim) { return cat(tens
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   EMBER_CHECK(!tensors.empty(), "stack", "expects a non-empty TensorList");
+  OpScope scope("stack", tensors);
+  if (scope.autocast()) return stack(autocast_inputs(scope, tensors.size()), dim);
   for (size_t i = 1; i < tensors.size(); ++i)
     EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(), "stack",
                 "stack expects each tensor to be equal size, but got ", tensors[0].sizes(),

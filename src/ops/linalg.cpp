@@ -167,6 +167,8 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
 }
 
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  OpScope scope("bmm", {&self, &mat2});
+  if (scope.autocast()) return bmm(scope.cast(0), scope.cast(1));
   EMBER_CHECK(self.dim() == 3, "bmm", "batch1 must be a 3D tensor");
   EMBER_CHECK(mat2.dim() == 3, "bmm", "batch2 must be a 3D tensor");
   const int64_t B = self.size(0), K = self.size(2);
@@ -209,6 +211,8 @@ Tensor vdot(const Tensor& self, const Tensor& other) {
 }
 
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, AddmmOptions options) {
+  OpScope scope("addmm", {&self, &mat1, &mat2});
+  if (scope.autocast()) return addmm(scope.cast(0), scope.cast(1), scope.cast(2), options);
   EMBER_CHECK(mat1.dim() == 2, "addmm", "mat1 must be a matrix, got ", mat1.dim(), "-D tensor");
   EMBER_CHECK(mat2.dim() == 2, "addmm", "mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
   check_mm_shapes("addmm", mat1.size(0), mat1.size(1), mat2.size(0), mat2.size(1));
@@ -249,6 +253,8 @@ Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, AddmmOpti
 
 Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
                AddmmOptions options) {
+  OpScope scope("baddbmm", {&self, &batch1, &batch2});
+  if (scope.autocast()) return baddbmm(scope.cast(0), scope.cast(1), scope.cast(2), options);
   check_bmm_shapes("baddbmm", batch1, batch2);
   check_same_dtype("baddbmm", self, batch1);
   check_same_dtype("baddbmm", self, batch2);
@@ -272,6 +278,8 @@ Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
 
 Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
               AddmmOptions options) {
+  OpScope scope("addbmm", {&self, &batch1, &batch2});
+  if (scope.autocast()) return addbmm(scope.cast(0), scope.cast(1), scope.cast(2), options);
   check_bmm_shapes("addbmm", batch1, batch2);
   check_same_dtype("addbmm", batch1, "batch1", batch2, "batch2");
   check_same_dtype("addbmm", self, "self", batch2, "mat2");

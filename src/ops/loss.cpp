@@ -453,9 +453,20 @@ Tensor cross_entropy_grad_composite(const Tensor& grad_out, const Tensor& input,
 }  // namespace
 
 // ── cross_entropy / nll_loss ─────────────────────────────────────────────
+namespace {
+// The options with another class weight: autocast's redispatch passes the cast one.
+template <class Options>
+Options with_weight(const Options& options, const Tensor& weight) {
+  Options o = options;
+  o.weight = weight;
+  return o;
+}
+}  // namespace
+
 Tensor cross_entropy(const Tensor& input, const Tensor& target, CrossEntropyFuncOptions o) {
   const char* op = "cross_entropy";
   OpScope scope(op, {&input, &target, &o.weight});
+  if (scope.autocast()) return cross_entropy(scope.cast(0), scope.cast(1), with_weight(o, scope.cast(2)));
   const Reduction red = parse_reduction(o.reduction, op);
   if (input.sizes() == target.sizes()) {
     EMBER_CHECK(o.ignore_index < 0, op, "ignore_index is not supported for floating point target");
@@ -506,6 +517,8 @@ Tensor cross_entropy_backward(const Tensor& grad_out, const Tensor& input, const
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, NLLLossFuncOptions o) {
   const char* op = "nll_loss";
+  OpScope scope(op, {&input, &target, &o.weight});
+  if (scope.autocast()) return nll_loss(scope.cast(0), scope.cast(1), with_weight(o, scope.cast(2)));
   const Reduction red = parse_reduction(o.reduction, op);
   autograd::Recorder rec(op, {&input});
   const ClassRows p = class_rows(op, input, target, o.weight, o.ignore_index);
@@ -546,6 +559,8 @@ Tensor pointwise(const char* op, const Tensor& a, const Tensor& b, const Make& m
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, MSELossFuncOptions o) {
+  OpScope scope("mse_loss", {&input, &target});
+  if (scope.autocast()) return mse_loss(scope.cast(0), scope.cast(1), o);
   const Reduction red = parse_reduction(o.reduction, "mse_loss");
   autograd::Recorder rec("mse_loss", {&input, &target});
   Tensor out = reduce_loss(pointwise("mse_loss", input, target, []<class T>() {
@@ -562,12 +577,16 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, MSELossFuncOptions o)
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, L1LossFuncOptions o) {
+  OpScope scope("l1_loss", {&input, &target});
+  if (scope.autocast()) return l1_loss(scope.cast(0), scope.cast(1), o);
   const Reduction red = parse_reduction(o.reduction, "l1_loss");
   return reduce_loss((input - target).abs(), red);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, SmoothL1LossFuncOptions o) {
   const char* op = "smooth_l1_loss";
+  OpScope scope(op, {&input, &target});
+  if (scope.autocast()) return smooth_l1_loss(scope.cast(0), scope.cast(1), o);
   const Reduction red = parse_reduction(o.reduction, op);
   EMBER_CHECK(o.beta >= 0, op, "smooth_l1_loss does not support negative values for beta.");
   if (o.beta == 0) return l1_loss(input, target, {.reduction = o.reduction});
@@ -598,6 +617,8 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, SmoothL1LossFun
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, HuberLossFuncOptions o) {
   const char* op = "huber_loss";
+  OpScope scope(op, {&input, &target});
+  if (scope.autocast()) return huber_loss(scope.cast(0), scope.cast(1), o);
   const Reduction red = parse_reduction(o.reduction, op);
   EMBER_CHECK(o.delta > 0, op, "huber_loss does not support non-positive values for delta.");
   autograd::Recorder rec(op, {&input, &target});
@@ -626,6 +647,9 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, HuberLossFuncOption
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
                             BinaryCrossEntropyFuncOptions o) {
   const char* op = "binary_cross_entropy";
+  OpScope scope(op, {&input, &target, &o.weight});
+  if (scope.autocast())
+    return binary_cross_entropy(scope.cast(0), scope.cast(1), with_weight(o, scope.cast(2)));
   const Reduction red = parse_reduction(o.reduction, op);
   EMBER_CHECK(input.sizes() == target.sizes(), op, "Using a target size (", target.sizes(),
               ") that is different to the input size (", input.sizes(), ") is deprecated. ",
@@ -664,6 +688,12 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         BinaryCrossEntropyWithLogitsFuncOptions o) {
   const char* op = "binary_cross_entropy_with_logits";
+  OpScope scope(op, {&input, &target, &o.weight, &o.pos_weight});
+  if (scope.autocast()) {
+    BinaryCrossEntropyWithLogitsFuncOptions cast = with_weight(o, scope.cast(2));
+    cast.pos_weight = scope.cast(3);
+    return binary_cross_entropy_with_logits(scope.cast(0), scope.cast(1), cast);
+  }
   const Reduction red = parse_reduction(o.reduction, op);
   EMBER_CHECK(input.sizes() == target.sizes(), op, "Target size (", target.sizes(),
               ") must be the same as input size (", input.sizes(), ")");
@@ -721,6 +751,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, KLDivFuncOptions o) {
+  OpScope scope("kl_div", {&input, &target});
+  if (scope.autocast()) return kl_div(scope.cast(0), scope.cast(1), o);
   const Reduction red = parse_reduction(o.reduction, "kl_div", true);
   const Tensor loss = o.log_target ? exp(target) * (target - input)
                                    : xlogy(target, target) - target * input;
@@ -734,6 +766,9 @@ Tensor kl_div(const Tensor& input, const Tensor& target, KLDivFuncOptions o) {
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                              CosineEmbeddingLossFuncOptions o) {
   const char* op = "cosine_embedding_loss";
+  OpScope scope(op, {&input1, &input2, &target});
+  if (scope.autocast())
+    return cosine_embedding_loss(scope.cast(0), scope.cast(1), scope.cast(2), o);
   const Reduction red = parse_reduction(o.reduction, op);
   const int64_t td = target.dim();
   EMBER_CHECK(td == 1 || td == 0, op, "0D or 1D target tensor expected, multi-target not ",
@@ -760,6 +795,8 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                            MarginRankingLossFuncOptions o) {
   const char* op = "margin_ranking_loss";
+  OpScope scope(op, {&input1, &input2, &target});
+  if (scope.autocast()) return margin_ranking_loss(scope.cast(0), scope.cast(1), scope.cast(2), o);
   const Reduction red = parse_reduction(o.reduction, op);
   EMBER_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(), op,
               "margin_ranking_loss : All input tensors should have same dimension but got ",
@@ -771,6 +808,8 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                            TripletMarginLossFuncOptions o) {
   const char* op = "triplet_margin_loss";
+  OpScope scope(op, {&anchor, &positive, &negative});
+  if (scope.autocast()) return triplet_margin_loss(scope.cast(0), scope.cast(1), scope.cast(2), o);
   const Reduction red = parse_reduction(o.reduction, op);
   EMBER_CHECK(anchor.dim() == positive.dim() && anchor.dim() == negative.dim(), op,
               "All inputs should have same dimension but got ", anchor.dim(), "D, ",

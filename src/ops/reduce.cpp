@@ -503,6 +503,7 @@ Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& resu
 Tensor prod_recorded(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
                      std::optional<Dtype> dtype) {
   Recorder rec("prod", {&self});
+  if (rec.autocast()) return prod_recorded(rec.cast(0), dim, keepdim, dtype);
   const Dtype out = sum_dtype(self, dtype);
   const Tensor in = out == self.dtype() || !is_floating_point(out) ? self : self.to(out);
   Tensor r = dim ? reduce<DtypeSet::All, true>("prod", in, {*dim}, keepdim, out, ProdReducer{})

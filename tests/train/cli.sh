@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 help=$("$bin" --help) || fail "--help exited with status $?"
 for option in --epochs --batch-size --lr --weight-decay --workers --threads --seed --data-dir \
-              --output-dir --model --resume --limit --val-limit --stop-after; do
+              --output-dir --model --resume --limit --val-limit --stop-after --amp; do
   grep -q -- "$option" <<< "$help" || fail "--help does not mention $option"
 done
 grep -q -- "--epochs INT=5" <<< "$help" || fail "--help does not show the default of 5 epochs"
@@ -26,6 +26,7 @@ refused() {
 }
 refused "--model: resnet not in {cnn,mlp}" --model resnet
 refused "--epochs must be positive, got -1" --epochs -1
+refused "--amp: fp8 not in {none,bf16,fp16}" --amp fp8
 refused "dataset directory $dir/none not found: expected train-images-idx3-ubyte" \
   --data-dir "$dir/none"
 refused "--limit must be >= 0, got -5" --limit -5

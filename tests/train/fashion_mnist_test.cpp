@@ -196,3 +196,57 @@ TEST(FashionMNISTJob, ResumeRefusesACheckpointOfAnotherConfiguration) {
   missing.resume = true;
   EXPECT_ERROR(fashion_mnist::train(missing), "--resume: no checkpoint at");
 }
+
+// --amp: one epoch under bfloat16 autocast lowers the loss like the float32 epoch (and is not the
+// float32 run: autocast really changed the arithmetic); float16 runs with a GradScaler whose
+// state is in the checkpoint; --resume keeps the checkpoint's --amp and refuses another.
+static TrainConfig amp_run(const std::string& name, const std::string& amp) {
+  return TrainConfig{.epochs = 1, .batch_size = 64, .workers = 2, .seed = 3,
+                     .output_dir = (scratch() / name).string(), .limit = 384, .val_limit = 128,
+                     .amp = amp};
+}
+
+TEST(FashionMNISTJob, AmpEpochLowersTheLossLikeFloat32) {
+  REQUIRE_DATA();
+  const TrainResult f32 = fashion_mnist::train(amp_run("amp_none", "none"));
+  for (const std::string amp : {"bf16", "fp16"}) {
+    SCOPED_TRACE(amp);
+    const TrainResult r = fashion_mnist::train(amp_run("amp_" + amp, amp));
+    ASSERT_TRUE(r.finished);
+    const double loss = r.history[0].train_loss, ref = f32.history[0].train_loss;
+    EXPECT_LT(loss, r.first_loss);
+    EXPECT_LT(loss, 0.8 * std::log(10.0));
+    EXPECT_NEAR(loss, ref, 0.15 * ref);
+    EXPECT_NE(loss, ref);  // reduced-precision arithmetic ran
+    EXPECT_GT(r.history[0].accuracy, f32.history[0].accuracy - 0.1);
+    const Value ck = checkpoint_of(amp_run("amp_" + amp, amp));
+    EXPECT_EQ(ck["run"]["amp"].to_string(), amp);
+    const auto summary = nlohmann::json::parse(std::ifstream(r.summary_path));
+    EXPECT_EQ(summary["config"]["amp"], amp);
+    if (amp == "fp16") {
+      EXPECT_TRUE(ck["scaler"].to_dict().contains(Value("scale")));
+      EXPECT_TRUE(ck["scaler"].to_dict().contains(Value("_growth_tracker")));
+    } else {
+      EXPECT_TRUE(ck["scaler"].to_dict().empty());  // disabled: PyTorch's {}
+    }
+  }
+}
+
+TEST(FashionMNISTJob, ResumeKeepsTheCheckpointsAmp) {
+  REQUIRE_DATA();
+  TrainConfig c = amp_run("amp_resume", "bf16");
+  c.epochs = 2;
+  c.stop_after = 1;
+  EXPECT_FALSE(fashion_mnist::train(c).finished);
+  TrainConfig again = c;
+  again.stop_after = 0;
+  again.resume = true;
+  again.amp = "none";
+  EXPECT_ERROR(fashion_mnist::train(again), "it was trained with --amp 'bf16', this run has 'none'");
+  again.amp = "";  // not given: the checkpoint's
+  const TrainResult r = fashion_mnist::train(again);
+  EXPECT_TRUE(r.finished);
+  EXPECT_EQ(checkpoint_of(c)["run"]["amp"].to_string(), "bf16");
+  const auto summary = nlohmann::json::parse(std::ifstream(r.summary_path));
+  EXPECT_EQ(summary["config"]["amp"], "bf16");
+}

@@ -1,9 +1,11 @@
 // Matrix products on the CPU. float32/float64 go to OpenBLAS with the transpose flags read off
 // the strides (Note [BLAS layouts]); float16/bfloat16 are computed in float32 and rounded once,
-// as PyTorch's CPU kernels do; integers use a plain loop with wrapping arithmetic.
+// as PyTorch's CPU kernels do (Note [Reduced-precision GEMM]); integers use a plain loop with
+// wrapping arithmetic.
 #include "backend/cpu/blas.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -11,6 +13,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "backend/cpu/cpu_features.h"
+#include "backend/cpu/half_convert.h"
 #include "backend/cpu/parallel.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
@@ -182,6 +186,91 @@ void int_gemm(const Tensor& a, const Tensor& b, const Tensor& c, Scalar alpha, S
   });
 }
 
+// Note [Reduced-precision GEMM]
+// float16 and bfloat16 products accumulate in float32 and round to the output dtype once. Two
+// paths, chosen at run time (reduced_gemm_path says which one runs):
+//  - sbgemm: bfloat16 when the loaded OpenBLAS exports cblas_sbgemm (built with BUILD_BFLOAT16)
+//    and the CPU has AVX512-BF16 or AMX-BF16. The bfloat16 operands go to BLAS as they are, with
+//    the layouts of Note [BLAS layouts]: no conversion pass; the float32 result is rounded once.
+//    Without those instructions OpenBLAS's sbgemm is generic C code, slower than the other path.
+//  - convert: each operand is converted to float32 once (F16C for float16 where present, in its
+//    own memory order so a transposed operand stays a BLAS transpose, a broadcast batch once),
+//    then sgemm. Debian 12's OpenBLAS 0.3.21 is built without BUILD_BFLOAT16 (its cblas.h
+//    declares cblas_sbgemm but the library has no such symbol), so this is the path there.
+using SbgemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint,
+                          blasint, float, const bfloat16*, blasint, const bfloat16*, blasint,
+                          float, float*, blasint);
+
+SbgemmFn sbgemm() {
+  static const SbgemmFn fn = [] {
+    const CpuFeatures& f = cpu_features();
+    void* sym = dlsym(RTLD_DEFAULT, "cblas_sbgemm");
+    return choose_reduced_gemm_path(kBFloat16, f, sym != nullptr) == ReducedGemmPath::kSbgemm
+               ? reinterpret_cast<SbgemmFn>(sym)
+               : nullptr;
+  }();
+  return fn;
+}
+
+// t (B, R, C) as float32, in t's memory order where t is dense row- or column-major per matrix.
+template <class T>
+Tensor to_float_matrices(const Tensor& t) {
+  Tensor src = t;
+  const bool broadcast_batch = t.size(0) > 1 && t.stride(0) == 0;
+  if (broadcast_batch) src = t.narrow(0, 0, 1);
+  bool transposed = false;
+  if (!src.is_contiguous()) {
+    if (src.transpose(1, 2).is_contiguous()) {
+      src = src.transpose(1, 2);
+      transposed = true;
+    } else {
+      src = src.contiguous();
+    }
+  }
+  Tensor out = empty(src.sizes(), {.dtype = kFloat32});
+  to_float(static_cast<const T*>(src.data_ptr()), out.data_ptr<float>(), src.numel());
+  if (transposed) out = out.transpose(1, 2);
+  if (broadcast_batch) out = out.expand(t.sizes());
+  return out;
+}
+
+template <class T>
+void store_rounded(const Tensor& cf, Tensor c) {  // cf contiguous float32, c of dtype T
+  if (c.is_contiguous())
+    from_float(cf.data_ptr<float>(), static_cast<T*>(c.data_ptr()), c.numel());
+  else
+    c.copy_(cf);
+}
+
+void sbgemm_batches(SbgemmFn fn, Tensor a, Tensor b, const Tensor& cf, float alpha, float beta) {
+  const int64_t batch = cf.size(0), M = cf.size(1), N = cf.size(2), K = a.size(2);
+  Layout la = matrix_layout(a), lb = matrix_layout(b);
+  if (!la.ok) a = a.contiguous(), la = matrix_layout(a);
+  if (!lb.ok) b = b.contiguous(), lb = matrix_layout(b);
+  const auto* pa = static_cast<const bfloat16*>(a.data_ptr());
+  const auto* pb = static_cast<const bfloat16*>(b.data_ptr());
+  float* pc = cf.data_ptr<float>();
+  sync_blas_threads();
+  for (int64_t i = 0; i < batch; ++i)
+    fn(CblasRowMajor, la.trans, lb.trans, blasint(M), blasint(N), blasint(K), alpha,
+       pa + i * a.stride(0), la.ld, pb + i * b.stride(0), lb.ld, beta, pc + i * M * N,
+       blasint(N));
+}
+
+template <class T>
+void reduced_gemm(const Tensor& a, const Tensor& b, const Tensor& c, float alpha, float beta) {
+  EMBER_CHECK(fits_blas(c.size(1)) && fits_blas(c.size(2)) && fits_blas(a.size(2)), "matmul",
+              "matrix dims must be below 2^31 for BLAS, got ", c.size(1), "x", a.size(2),
+              " and ", a.size(2), "x", c.size(2));
+  Tensor cf = beta == 0 ? empty(c.sizes(), {.dtype = kFloat32}) : c.to(kFloat32).contiguous();
+  if (std::is_same_v<T, BFloat16> && sbgemm()) {
+    sbgemm_batches(sbgemm(), a, b, cf, alpha, beta);
+  } else {
+    blas_gemm<float>(to_float_matrices<T>(a), to_float_matrices<T>(b), cf, alpha, beta);
+  }
+  store_rounded<T>(cf, c);
+}
+
 }  // namespace
 
 void sync_blas_threads() {
@@ -209,13 +298,25 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Sca
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       blas_gemm<T>(a, b, c, alpha.to<T>(), beta.to<T>());
     } else if constexpr (is_half_v<T>) {
-      const Tensor cf = beta_zero ? empty(c.sizes(), {.dtype = kFloat32}) : c.to(kFloat32, true);
-      blas_gemm<float>(a.to(kFloat32), b.to(kFloat32), cf, alpha.to<float>(), beta.to<float>());
-      c.copy_(cf);
+      reduced_gemm<T>(a, b, c, alpha.to<float>(), beta_zero ? 0.0f : beta.to<float>());
     } else {
       int_gemm<T>(a, b, c, alpha, beta);
     }
   });
+}
+
+ReducedGemmPath choose_reduced_gemm_path(Dtype dtype, const CpuFeatures& features,
+                                         bool have_sbgemm) {
+  if (dtype == kBFloat16 && have_sbgemm && (features.avx512_bf16 || features.amx_bf16))
+    return ReducedGemmPath::kSbgemm;
+  return ReducedGemmPath::kConvert;
+}
+
+std::string reduced_gemm_path(Dtype dtype) {
+  if (dtype == kBFloat16 && sbgemm()) return "sbgemm (OpenBLAS, avx512_bf16/amx_bf16)";
+  if (dtype == kBFloat16) return "convert to float32 (16-bit shift) + sgemm";
+  return std::string("convert to float32 (") + (cpu_features().f16c ? "F16C" : "scalar") +
+         ") + sgemm";
 }
 
 }  // namespace ember::cpu

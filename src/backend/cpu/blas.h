@@ -3,6 +3,9 @@
 // bfloat16, and a plain loop for integer dtypes.
 #pragma once
 
+#include <string>
+
+#include "backend/cpu/cpu_features.h"
 #include "ember/scalar.h"
 #include "ember/tensor.h"
 
@@ -14,6 +17,14 @@ namespace ember::cpu {
 /// is passed to BLAS as such, not copied. c is written and must not overlap a or b. beta == 0
 /// ignores c's contents, so NaN in uninitialised memory does not leak into the result.
 void gemm(const Tensor& a, const Tensor& b, const Tensor& c, Scalar alpha, Scalar beta);
+
+/// How float16/bfloat16 products run (Note [Reduced-precision GEMM] in blas.cpp).
+enum class ReducedGemmPath { kSbgemm, kConvert };
+/// The path for `dtype` on a CPU with `features`, given whether cblas_sbgemm is loadable.
+ReducedGemmPath choose_reduced_gemm_path(Dtype dtype, const CpuFeatures& features,
+                                         bool have_sbgemm);
+/// The path this process uses for `dtype`, in words (for logs and benchmarks).
+std::string reduced_gemm_path(Dtype dtype);
 
 /// Makes OpenBLAS use ember's thread count (get_num_threads()) in the calling thread.
 void sync_blas_threads();

@@ -1,0 +1,173 @@
+// float16/bfloat16 kernels against float64 references computed from the same (already rounded)
+// inputs, and the run-time path choice (Note [Reduced-precision GEMM]).
+//
+// Tolerances: a product accumulated in float32 and rounded once to the output dtype is within
+// half an output ulp of the exact result (relative 2^-9 for bfloat16, 2^-12 for float16) plus
+// float32's accumulation error, bounded by K * 2^-24 * (|a| @ |b|). The checks use twice both.
+#include <ember/creation.h>
+#include <ember/generator.h>
+#include <ember/linalg.h>
+#include <ember/nn/functional/conv.h>
+#include <ember/reduce.h>
+
+#include <cmath>
+#include <vector>
+
+#include "backend/cpu/blas.h"
+#include "backend/cpu/cpu_features.h"
+#include "backend/cpu/half_convert.h"
+#include "test_support.h"
+
+namespace ember {
+namespace {
+
+double unit_roundoff(Dtype dt) { return dt == kBFloat16 ? std::ldexp(1.0, -9) : std::ldexp(1.0, -12); }
+
+// |got - ref| <= 2 * (u * |ref| + K * 2^-24 * scale) everywhere.
+void expect_within(const Tensor& got, const Tensor& ref, const Tensor& scale, int64_t K, Dtype dt,
+                   const std::string& what) {
+  ASSERT_EQ(got.dtype(), dt) << what;
+  ASSERT_EQ(got.sizes(), ref.sizes()) << what;
+  const Tensor err = (got.to(kFloat64) - ref).abs();
+  const Tensor bound = (ref.abs() * unit_roundoff(dt) + scale * (double(K) * std::ldexp(1.0, -24))) * 2.0;
+  EXPECT_TRUE((err <= bound).all().item<bool>())
+      << what << ": max error " << err.max().item<double>() << ", worst ratio "
+      << (err / (bound + 1e-300)).max().item<double>();
+}
+
+Tensor rounded_randn(std::vector<int64_t> shape, Dtype dt) { return randn(shape).to(dt); }
+
+class ReducedGemm : public ::testing::TestWithParam<Dtype> {};
+
+TEST_P(ReducedGemm, MatmulLayoutsAgainstFloat64) {
+  const Dtype dt = GetParam();
+  manual_seed(0);
+  struct Case { int64_t m, k, n; };
+  for (Case c : {Case{1, 7, 5}, Case{7, 13, 1}, Case{7, 13, 5}, Case{64, 300, 33}, Case{96, 256, 48}}) {
+    const std::string what = std::string(dtype_name(dt)) + " " + std::to_string(c.m) + "x" +
+                             std::to_string(c.k) + "x" + std::to_string(c.n);
+    const Tensor a = rounded_randn({c.m, c.k}, dt), b = rounded_randn({c.k, c.n}, dt);
+    const Tensor a64 = a.to(kFloat64), b64 = b.to(kFloat64);
+    const Tensor ref = matmul(a64, b64), scale = matmul(a64.abs(), b64.abs());
+    expect_within(matmul(a, b), ref, scale, c.k, dt, what);
+    // Transposed operands (BLAS reads them as transposes) and a sliced one.
+    const Tensor at = a.t().contiguous().t(), bt = b.t().contiguous().t();
+    expect_within(matmul(at, bt), ref, scale, c.k, dt, what + " transposed");
+    const Tensor wide = rounded_randn({c.m, 2 * c.k}, dt);
+    const Tensor sliced = wide.narrow(1, 0, c.k);
+    expect_within(matmul(sliced, b), matmul(sliced.to(kFloat64), b64),
+                  matmul(sliced.to(kFloat64).abs(), b64.abs()), c.k, dt, what + " sliced");
+  }
+}
+
+TEST_P(ReducedGemm, BatchedBroadcastAndBetaAgainstFloat64) {
+  const Dtype dt = GetParam();
+  manual_seed(1);
+  const int64_t B = 3, M = 17, K = 40, N = 9;
+  const Tensor a = rounded_randn({B, M, K}, dt), b = rounded_randn({K, N}, dt);
+  const Tensor a64 = a.to(kFloat64), b64 = b.to(kFloat64);
+  // (B, M, K) @ (K, N): b is a broadcast batch.
+  expect_within(matmul(a, b), matmul(a64, b64), matmul(a64.abs(), b64.abs()), K, dt, "broadcast");
+  const Tensor bb = b.expand({B, K, N});
+  expect_within(bmm(a, bb), matmul(a64, b64), matmul(a64.abs(), b64.abs()), K, dt, "bmm expand");
+  // beta != 0: addmm / baddbmm read the output's old values.
+  const Tensor self = rounded_randn({B, M, N}, dt);
+  const Tensor got = baddbmm(self, a, bb, {.beta = 0.5, .alpha = 2.0});
+  const Tensor ref = self.to(kFloat64) * 0.5 + matmul(a64, b64) * 2.0;
+  const Tensor scale = self.to(kFloat64).abs() * 0.5 + matmul(a64.abs(), b64.abs()) * 2.0;
+  expect_within(got, ref, scale, K + 1, dt, "baddbmm");
+  // A non-contiguous output: matmul's result transposed via out of a transposed product.
+  const Tensor m2 = rounded_randn({M, K}, dt);
+  const Tensor r2 = matmul(b.t(), m2.t());  // (N, K) @ (K, M)
+  expect_within(r2, matmul(b64.t(), m2.to(kFloat64).t()),
+                matmul(b64.t().abs(), m2.to(kFloat64).t().abs()), K, dt, "transposed product");
+}
+
+// The point of float32 accumulation: a long dot product of bfloat16 values does not stall where
+// a bfloat16 running sum would (at 256 for a sum of ones).
+TEST_P(ReducedGemm, AccumulatesInFloat32) {
+  const Dtype dt = GetParam();
+  const int64_t K = 4096;
+  const Tensor a = ones({1, K}, {.dtype = dt}), b = ones({K, 1}, {.dtype = dt});
+  EXPECT_EQ(matmul(a, b).item<double>(), 4096.0);
+  EXPECT_EQ(ones({K}, {.dtype = dt}).sum().item<double>(), 4096.0);
+  EXPECT_EQ(ones({3000}, {.dtype = dt}).sum().item<double>(),
+            double(full({1}, 3000.0).to(dt).item<double>()));  // one rounding at the end
+}
+
+TEST_P(ReducedGemm, Conv2dAgainstFloat64) {
+  const Dtype dt = GetParam();
+  manual_seed(2);
+  const Tensor x = rounded_randn({2, 3, 9, 9}, dt), w = rounded_randn({4, 3, 3, 3}, dt);
+  const Tensor got = nn::functional::conv2d(x, w, {.padding = 1});
+  const Tensor x64 = x.to(kFloat64), w64 = w.to(kFloat64);
+  const Tensor ref = nn::functional::conv2d(x64, w64, {.padding = 1});
+  const Tensor scale = nn::functional::conv2d(x64.abs(), w64.abs(), {.padding = 1});
+  expect_within(got, ref, scale, 27, dt, "conv2d");
+}
+
+INSTANTIATE_TEST_SUITE_P(HalfTypes, ReducedGemm, ::testing::Values(kBFloat16, kFloat16),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+// The bulk conversions (F16C where the CPU has it) give the scalar conversions' bits for every
+// float16 value, and for floats around every rounding boundary.
+TEST(HalfConvert, BulkMatchesScalar) {
+  std::vector<Half> all(65536);
+  for (uint32_t i = 0; i < 65536; ++i) all[i] = Half::from_bits(uint16_t(i));
+  std::vector<float> wide(65536);
+  cpu::to_float(all.data(), wide.data(), 65536);
+  for (uint32_t i = 0; i < 65536; ++i) {
+    const float want = float(all[i]);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(wide[i])) << i;
+    } else {
+      EXPECT_EQ(detail::float_bits(wide[i]), detail::float_bits(want)) << i;
+    }
+  }
+  std::vector<float> f;
+  for (uint32_t i = 0; i < 65536; ++i) {
+    const float v = float(all[i]);
+    if (std::isnan(v)) continue;
+    for (float d : {0.0f, 0.5f, -0.5f, 0.25f}) {  // the value, and near the halfway points
+      const float ulp = std::nextafter(v, INFINITY) - v;
+      f.push_back(v + d * (std::isfinite(ulp) ? ulp : 0.0f) * 8192.0f);
+    }
+  }
+  f.push_back(NAN);
+  std::vector<Half> h(f.size());
+  std::vector<BFloat16> bf(f.size());
+  cpu::from_float(f.data(), h.data(), int64_t(f.size()));
+  cpu::from_float(f.data(), bf.data(), int64_t(f.size()));
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (std::isnan(f[i])) {
+      EXPECT_TRUE(std::isnan(float(h[i])));
+      EXPECT_TRUE(std::isnan(float(bf[i])));
+      continue;
+    }
+    EXPECT_EQ(h[i].x, Half(f[i]).x) << f[i];
+    EXPECT_EQ(bf[i].x, BFloat16(f[i]).x) << f[i];
+  }
+}
+
+TEST(ReducedGemmPath, ChoiceFollowsCpuAndLibrary) {
+  using cpu::ReducedGemmPath;
+  cpu::CpuFeatures none, bf16;
+  bf16.avx512f = bf16.avx512_bf16 = true;
+  cpu::CpuFeatures amx;
+  amx.amx_bf16 = true;
+  EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, bf16, true), ReducedGemmPath::kSbgemm);
+  EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, amx, true), ReducedGemmPath::kSbgemm);
+  EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, bf16, false), ReducedGemmPath::kConvert);
+  EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, none, true), ReducedGemmPath::kConvert);
+  EXPECT_EQ(cpu::choose_reduced_gemm_path(kFloat16, bf16, true), ReducedGemmPath::kConvert);
+  // What this machine runs, in the test log.
+  RecordProperty("cpu_features", cpu::cpu_features_string());
+  RecordProperty("bf16_gemm", cpu::reduced_gemm_path(kBFloat16));
+  RecordProperty("fp16_gemm", cpu::reduced_gemm_path(kFloat16));
+  std::printf("cpu features: %s\nbfloat16 GEMM: %s\nfloat16 GEMM: %s\n",
+              cpu::cpu_features_string().c_str(), cpu::reduced_gemm_path(kBFloat16).c_str(),
+              cpu::reduced_gemm_path(kFloat16).c_str());
+}
+
+}  // namespace
+}  // namespace ember
