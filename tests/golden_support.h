@@ -4,6 +4,7 @@
 // gives its own closeness rule.
 #pragma once
 
+#include "golden_dir.h"
 #include <ember/creation.h>
 #include <ember/dtype.h>
 #include <ember/math.h>
@@ -30,7 +31,7 @@ namespace ember::test {
 /// A missing file throws, failing the test that reads it with the path in the message.
 template <class Json = nlohmann::json>
 Json load_golden(const std::string& file) {
-  const std::string path = std::string(EMBER_GOLDEN_DIR) + "/" + file;
+  const std::string path = ember::test::golden_path(file);
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot open golden file " + path);
   return Json::parse(in);

@@ -1,6 +1,7 @@
 // Half and BFloat16 conversions against PyTorch's, bit for bit: golden/half_bf16.txt (written by
 // golden/gen_dtype.py) holds float32 -> float16/bfloat16 for ~7.7k inputs and float16/bfloat16 ->
 // float32 for NaN/Inf/zero/subnormal inputs plus a checksum of the full 65536-entry tables.
+#include "golden_dir.h"
 #include "ember/half.h"
 
 #include <gtest/gtest.h>
@@ -36,8 +37,8 @@ struct Golden {
 const Golden& golden() {
   static const Golden g = [] {
     Golden g;
-    std::ifstream in(EMBER_GOLDEN_DIR "/half_bf16.txt");
-    EXPECT_TRUE(in) << "cannot open " EMBER_GOLDEN_DIR "/half_bf16.txt";
+    std::ifstream in(ember::test::golden_path("half_bf16.txt"));
+    EXPECT_TRUE(in) << "cannot open " << ember::test::golden_path("half_bf16.txt");
     std::string line, tag;
     while (std::getline(in, line)) {
       if (line.empty() || line[0] == '#') continue;

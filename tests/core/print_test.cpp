@@ -1,5 +1,6 @@
 // Printing: repr(t) against PyTorch 1.13's repr() for the records in golden/print.txt (written by
 // golden/gen_print.py), plus layout independence, the requires_grad suffix and operator<<.
+#include "golden_dir.h"
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -81,7 +82,7 @@ Tensor build(const GoldenCase& c) {
 }
 
 TEST(Print, MatchesPyTorchGolden) {
-  const std::vector<GoldenCase> cases = read_golden(EMBER_GOLDEN_DIR "/print.txt");
+  const std::vector<GoldenCase> cases = read_golden(ember::test::golden_path("print.txt"));
   ASSERT_GE(cases.size(), 80u) << "golden file missing or unreadable";
   for (const GoldenCase& c : cases) {
     SCOPED_TRACE(c.name);

@@ -1,6 +1,7 @@
 // promote_types and result_type against PyTorch: golden/promotion.txt (written by
 // golden/gen_dtype.py) lists torch.promote_types for all dtype pairs and torch.result_type for all
 // pairs of 1-D tensors, 0-d tensors and Python scalars, under both default dtypes.
+#include "golden_dir.h"
 #include "ember/promotion.h"
 
 #include <gtest/gtest.h>
@@ -57,8 +58,8 @@ struct DefaultDtypeGuard {
 };
 
 std::vector<std::string> golden_lines() {
-  std::ifstream in(EMBER_GOLDEN_DIR "/promotion.txt");
-  EXPECT_TRUE(in) << "cannot open " EMBER_GOLDEN_DIR "/promotion.txt";
+  std::ifstream in(ember::test::golden_path("promotion.txt"));
+  EXPECT_TRUE(in) << "cannot open " << ember::test::golden_path("promotion.txt");
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line[0] != '#') lines.push_back(line);

@@ -3,6 +3,7 @@
 // concurrent draws and error messages. Every golden comparison is bit-exact: ember repeats
 // PyTorch's operations (see Note [Matching PyTorch's random streams] in src/ops/random.cpp), and
 // the libm calls (log/sin/cos in the double and half paths) come from the same glibc here.
+#include "golden_dir.h"
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -26,7 +27,7 @@ struct Record {
 };
 
 std::map<std::string, Record> load_golden() {
-  std::ifstream in(std::string(EMBER_GOLDEN_DIR) + "/random.txt");
+  std::ifstream in(ember::test::golden_path("random.txt"));
   EXPECT_TRUE(in.good()) << "missing random.txt; run tests/golden/gen_random.py";
   std::map<std::string, Record> records;
   std::string line;

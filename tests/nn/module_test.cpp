@@ -2,6 +2,7 @@
 // reference's MyModel and a nested model with a tied weight list the same parameter, buffer and
 // module names and shapes, state_dict keys and repr; load_state_dict reports missing, unexpected
 // and mismatched keys with PyTorch's messages; plus hooks, modes, dtype moves and handles.
+#include "golden_dir.h"
 #include <gtest/gtest.h>
 
 #include <ember/ember.h>
@@ -20,7 +21,7 @@ using json = nlohmann::ordered_json;  // keeps the generator's key order
 
 const json& golden() {
   static const json data = [] {
-    std::ifstream f(std::string(EMBER_GOLDEN_DIR) + "/nn_module.json");
+    std::ifstream f(ember::test::golden_path("nn_module.json"));
     return json::parse(f);
   }();
   return data;

@@ -3,6 +3,7 @@
 // broadcast, 0-d, empty, scalars, mixed dtypes, in place) and PyTorch's result or error. The
 // table below maps each golden op name to one ember call; adding an op is one row here and one in
 // the generator. Also: the parallel loop gives the same bits with 1 and 2 threads.
+#include "golden_dir.h"
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -433,7 +434,7 @@ INSTANTIATE_TEST_SUITE_P(Ops, Golden, testing::ValuesIn(golden_ops()),
                          });
 
 TEST(GoldenFile, LoadedAndEveryRowHasCases) {
-  ASSERT_GT(golden()["cases"].size(), 1000u) << "missing " EMBER_GOLDEN_DIR "/elementwise.json";
+  ASSERT_GT(golden()["cases"].size(), 1000u) << "missing " << ember::test::golden_path("elementwise.json");
   const std::vector<std::string> ops = golden_ops();
   const std::set<std::string> named(ops.begin(), ops.end());
   std::set<std::string> names;

@@ -4,6 +4,7 @@
 // bool) with its options, and PyTorch's result or error. The table below maps each golden op
 // name to one ember call; adding an op is one row here and one in the generator. Also: 1 and 2
 // threads give the same results, and long float32 sums are no less accurate than PyTorch's.
+#include "golden_dir.h"
 #include <gtest/gtest.h>
 
 #include <ember/ember.h>
@@ -257,7 +258,7 @@ INSTANTIATE_TEST_SUITE_P(Ops, Golden, testing::ValuesIn(golden_ops()),
                          });
 
 TEST(GoldenFile, LoadedAndEveryRowHasCases) {
-  ASSERT_GT(golden()["cases"].size(), 1000u) << "missing " EMBER_GOLDEN_DIR "/reduce.json";
+  ASSERT_GT(golden()["cases"].size(), 1000u) << "missing " << ember::test::golden_path("reduce.json");
   const std::vector<std::string> ops = golden_ops();
   const std::set<std::string> named(ops.begin(), ops.end());
   for (const auto& [op, row] : table()) EXPECT_TRUE(named.count(op)) << "table row " << op << " has no golden cases";

@@ -3,6 +3,7 @@
 // and make scratch directories.
 #pragma once
 
+#include "golden_dir.h"
 #include <ember/ember.h>
 #include <ember/serialize.h>
 #include <gtest/gtest.h>
@@ -21,7 +22,7 @@
 namespace ember::test {
 
 using json = nlohmann::json;
-inline const std::string kCheckpoints = EMBER_GOLDEN_DIR "/checkpoints/";
+inline const std::string kCheckpoints = ember::test::golden_path("checkpoints/");
 
 inline const json& expected() {
   static const json j = load_golden("checkpoints/expected.json");
@@ -150,7 +151,7 @@ inline bool have_torch() {
 
 /// torch.load(path) in Debian's PyTorch, as gen_checkpoints.py --mirror prints it.
 inline json torch_mirror(const std::string& path) {
-  const std::string cmd = "/usr/bin/python3 " EMBER_GOLDEN_DIR "/gen_checkpoints.py --mirror '" +
+  const std::string cmd = "/usr/bin/python3 " + ember::test::golden_path("gen_checkpoints.py") + " --mirror '" +
                           path + "' 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
   std::string out;
