@@ -2,9 +2,10 @@
 // Note [Shared-memory all-reduce]: the segment holds, per rank, a phase counter and its pid, a
 // slot of slot_bytes(), and one result area of slot_bytes(). A tensor goes through in chunks of a
 // slot; chunk k takes three phases on every rank r:
-//   3k+1: r copied its chunk into slot r            -> then every rank may read every slot
-//   3k+2: r reduced its 1/n of the chunk over all slots into the result area
-//   3k+3: r copied the whole result out
+//   3k+1: r copied the others' shares of its chunk into slot r -> every rank may read every slot
+//   3k+2: r reduced its own 1/n share over all ranks into the result area (its own data read in
+//         place, not from its slot) and copied it back into its tensor
+//   3k+3: r copied the others' shares of the result out
 // Before 3k+2's writes a rank waits for every phase >= 3k+1, which also means every rank finished
 // chunk k-1's copy-out (3k), so the result area is free; before copying out it waits for every
 // phase >= 3k+2, which also means nobody still reads the slots, so the next chunk may overwrite
@@ -196,21 +197,32 @@ void SharedMemoryAllReduce::all_reduce(void* data, Dtype dtype, int64_t numel, R
   for (size_t begin = 0; begin < static_cast<size_t>(numel); begin += per_chunk) {
     const size_t count = std::min(per_chunk, static_cast<size_t>(numel) - begin);
     const uint64_t k = chunks_done_++;
-    std::memcpy(segment_->slot(me), bytes + begin * element, count * element);
+    char* local = bytes + begin * element;
+    // This rank reduces elements [lo, hi) of the chunk; the others reduce the rest. Only what
+    // the others read goes into this rank's slot, its own share is reduced straight from `local`
+    // into `local`, and only the others' shares are copied back out: ~20% less memory traffic
+    // than staging the whole chunk, and all_reduce here is bound by memory bandwidth.
+    const size_t lo = count * static_cast<size_t>(me) / static_cast<size_t>(n) * element;
+    const size_t hi = count * static_cast<size_t>(me + 1) / static_cast<size_t>(n) * element;
+    const size_t end = count * element;
+    std::memcpy(segment_->slot(me), local, lo);
+    std::memcpy(segment_->slot(me) + hi, local + hi, end - hi);
     publish(mine, static_cast<uint32_t>(3 * k + 1));
     wait_for_phase(3 * k + 1, prefix);
 
-    // This rank's share of the chunk: elements [lo, hi).
-    const size_t lo = count * static_cast<size_t>(me) / static_cast<size_t>(n);
-    const size_t hi = count * static_cast<size_t>(me + 1) / static_cast<size_t>(n);
     if (hi > lo) {
-      char* out = segment_->result() + lo * element;
-      function(out, segment_->slot(0) + lo * element, segment_->slot(1) + lo * element, hi - lo);
-      for (int r = 2; r < n; ++r) function(out, out, segment_->slot(r) + lo * element, hi - lo);
+      // In rank order (0, 1, 2, ...) whichever rank reduces, so the sum is the same on every rank.
+      auto source = [&](int r) { return r == me ? local + lo : segment_->slot(r) + lo; };
+      const size_t share = (hi - lo) / element;
+      char* out = segment_->result() + lo;  // not `local`: rank me >= 2 still reads it below
+      function(out, source(0), source(1), share);
+      for (int r = 2; r < n; ++r) function(out, out, source(r), share);
+      std::memcpy(local + lo, out, hi - lo);
     }
     publish(mine, static_cast<uint32_t>(3 * k + 2));
     wait_for_phase(3 * k + 2, prefix);
-    std::memcpy(bytes + begin * element, segment_->result(), count * element);
+    std::memcpy(local, segment_->result(), lo);
+    std::memcpy(local + hi, segment_->result() + hi, end - hi);
     publish(mine, static_cast<uint32_t>(3 * k + 3));
   }
   if (op == ReduceOp::AVG) divide_for_average(data, dtype, static_cast<size_t>(numel), n);
