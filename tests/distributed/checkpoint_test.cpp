@@ -11,13 +11,15 @@
 #include <filesystem>
 #include <fstream>
 
-#include "distributed/dist_test_support.h"
-#include "distributed/multiprocess.h"
+#include "distributed/checkpoint_test_support.h"
+#include "serialize/checkpoint_helpers.h"
 
 namespace ember {
 namespace {
 
 using namespace std::chrono_literals;
+using test::on_ranks;
+using test::require_equal;
 namespace fs = std::filesystem;
 
 struct Net : nn::Module {
@@ -40,21 +42,6 @@ struct Trained {
     }
   }
 };
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/ember-dcp-test-XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
-std::vector<int64_t> dims(const Tensor& t) { return {t.sizes().begin(), t.sizes().end()}; }
 
 // Every model tensor and every optimizer moment sharded along dim 0 over `world` ranks; the
 // optimizer's steps and param_groups, an epoch and a replicated tensor in the tree.
@@ -83,26 +70,8 @@ dcp::State sharded_state(const Trained& t, int rank, int world, bool zero) {
   return s;
 }
 
-void require_equal(const Tensor& got, const Tensor& want, const std::string& what) {
-  test::require(dims(got) == dims(want), what + ": shape");
-  test::require(test::values(got) == test::values(want),
-                what + ": got " + test::show(test::values(got)) + "want " +
-                    test::show(test::values(want)));
-}
-
-std::vector<test::ChildExit> on_ranks(int world, const std::function<void(int)>& body,
-                                      std::chrono::milliseconds timeout = 10s) {
-  dist::TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
-  return test::run_ranks(world, [&](int rank) {
-    test::join(rank, world, store.port(), timeout);
-    body(rank);
-    dist::destroy_process_group();
-    return 0;
-  });
-}
-
 TEST(DistributedCheckpoint, SavedOnFourRanksLoadsOnTwoOnOneAndIntoAnUnshardedModel) {
-  TempDir tmp;
+  test::ScratchDir tmp;
   const std::string dir = tmp / "step_10";
   auto exits = on_ranks(4, [&](int rank) {
     Trained t;
@@ -154,7 +123,7 @@ TEST(DistributedCheckpoint, SavedOnFourRanksLoadsOnTwoOnOneAndIntoAnUnshardedMod
 }
 
 TEST(DistributedCheckpoint, ARankThatDiesMidSaveLeavesThePreviousCheckpointAndTheNewOneIsRefused) {
-  TempDir tmp;
+  test::ScratchDir tmp;
   const std::string good = tmp / "step_1", partial = tmp / "step_2";
   auto exits = on_ranks(
       2,
@@ -190,7 +159,7 @@ TEST(DistributedCheckpoint, ARankThatDiesMidSaveLeavesThePreviousCheckpointAndTh
 }
 
 TEST(DistributedCheckpoint, AShapeMismatchIsRefusedNamingTheKeyAndBothShapes) {
-  TempDir tmp;
+  test::ScratchDir tmp;
   const std::string dir = tmp / "ck";
   dcp::save(Value(Dict{{"w", zeros({8, 3})}, {"b", ones({3})}}), dir);
   Value wrong = Dict{{"w", zeros({6, 3})}};
@@ -211,7 +180,7 @@ TEST(DistributedCheckpoint, AShapeMismatchIsRefusedNamingTheKeyAndBothShapes) {
 }
 
 TEST(DistributedCheckpoint, MetadataThatNamesOtherGlobalsIsRefused) {
-  TempDir tmp;
+  test::ScratchDir tmp;
   const std::string dir = tmp / "evil";
   dcp::save(Value(Dict{{"w", ones({2})}}), dir);
   {
