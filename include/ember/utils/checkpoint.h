@@ -57,8 +57,10 @@ Tensor checkpoint(F fn, const T&... inputs) {
 }
 
 /// Makes every descendant module of `model` for which check_fn is true (model itself is never
-/// wrapped, as PyTorch's only_wrap_children) run its forward under checkpoint(). Parameter
-/// names and state dicts are unchanged. A module already checkpointed is an ember::Error.
+/// wrapped, as PyTorch's only_wrap_children) run its forward under checkpoint() whenever it is
+/// called through its handle or a container (layer(x), Sequential, TransformerEncoder), as
+/// PyTorch's hooks run for mod(x) but not mod.forward(x). Parameter names and state dicts are
+/// unchanged; a matched module inside a matched module is checkpointed in its parent's. A module already checkpointed is an ember::Error.
 /// Returns the dotted names of the modules it wrapped, in named_modules() order.
 std::vector<std::string> apply_activation_checkpointing(
     nn::Module& model, const std::function<bool(const nn::Module&)>& check_fn,

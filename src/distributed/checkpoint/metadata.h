@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -51,10 +52,16 @@ struct Metadata {
   /// mappings). Empty when the checkpoint has none (1.13's planner_data is None).
   std::vector<std::pair<std::string, std::vector<PathPart>>> planner_data;
 
+  // Lookups by key (indexed on first use: the vectors must not change after that).
   const std::variant<TensorMeta, BytesMeta>* find(const std::string& fqn) const;
   const StorageEntry* storage(const std::string& fqn,
                               const std::optional<std::vector<int64_t>>& offset) const;
-  const std::vector<PathPart>* path(const std::string& fqn) const;
+
+ private:
+  void index() const;
+  mutable bool indexed_ = false;
+  mutable std::unordered_map<std::string, size_t> entry_of_;
+  mutable std::unordered_multimap<std::string, size_t> storage_of_;
 };
 
 /// The pickle of Metadata with exactly 1.13's globals (protocol 2, no memo for records).

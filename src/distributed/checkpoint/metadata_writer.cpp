@@ -150,22 +150,25 @@ class MetadataPickler {
 
 std::string write_metadata(const Metadata& metadata) { return MetadataPickler().run(metadata); }
 
+void Metadata::index() const {
+  if (indexed_) return;
+  for (size_t i = 0; i < state_dict_metadata.size(); ++i)
+    entry_of_.emplace(state_dict_metadata[i].first, i);
+  for (size_t i = 0; i < storage_data.size(); ++i) storage_of_.emplace(storage_data[i].fqn, i);
+  indexed_ = true;
+}
+
 const std::variant<TensorMeta, BytesMeta>* Metadata::find(const std::string& fqn) const {
-  for (const auto& [key, entry] : state_dict_metadata)
-    if (key == fqn) return &entry;
-  return nullptr;
+  index();
+  const auto it = entry_of_.find(fqn);
+  return it == entry_of_.end() ? nullptr : &state_dict_metadata[it->second].second;
 }
 
 const StorageEntry* Metadata::storage(const std::string& fqn,
                                       const std::optional<std::vector<int64_t>>& offset) const {
-  for (const StorageEntry& e : storage_data)
-    if (e.fqn == fqn && e.offset == offset) return &e;
-  return nullptr;
-}
-
-const std::vector<PathPart>* Metadata::path(const std::string& fqn) const {
-  for (const auto& [key, p] : planner_data)
-    if (key == fqn) return &p;
+  index();
+  for (auto [it, end] = storage_of_.equal_range(fqn); it != end; ++it)
+    if (storage_data[it->second].offset == offset) return &storage_data[it->second];
   return nullptr;
 }
 

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <unordered_map>
 #include <nlohmann/json.hpp>
 
 #include "distributed/checkpoint/items.h"
@@ -96,6 +97,9 @@ json write_items(std::vector<Item>& items, const std::string& dir, const detail:
 
 detail::Metadata build_metadata(const std::vector<json>& reports, int coordinator) {
   detail::Metadata m;
+  std::vector<std::unordered_map<std::string, const json*>> by_fqn(reports.size());
+  for (size_t r = 0; r < reports.size(); ++r)
+    for (const json& e : reports[r]) by_fqn[r].emplace(e["fqn"].get<std::string>(), &e);
   // Keys in the coordinator's order; every rank flattened the same state.
   for (const json& entry : reports[size_t(coordinator)]) {
     const std::string fqn = entry["fqn"];
@@ -116,9 +120,8 @@ detail::Metadata build_metadata(const std::vector<json>& reports, int coordinato
     t.requires_grad = entry["requires_grad"];
     t.size = entry["size"].get<std::vector<int64_t>>();
     for (size_t r = 0; r < reports.size(); ++r) {
-      const json* mine = nullptr;
-      for (const json& e : reports[r])
-        if (e["fqn"] == fqn) mine = &e;
+      const auto found = by_fqn[r].find(fqn);
+      const json* mine = found == by_fqn[r].end() ? nullptr : found->second;
       EMBER_CHECK(mine, kOp, "rank ", r, " has no entry '", fqn, "' but rank ", coordinator,
                   " has: every rank must save the same keys");
       EMBER_CHECK((*mine)["kind"] == "tensor" && (*mine)["size"] == entry["size"] &&
