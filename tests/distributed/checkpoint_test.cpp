@@ -199,5 +199,43 @@ TEST(DistributedCheckpoint, MetadataThatNamesOtherGlobalsIsRefused) {
   }
 }
 
+TEST(DistributedCheckpoint, ADtypeMismatchAndDamagedMetadataAreRefused) {
+  test::ScratchDir tmp;
+  const std::string dir = tmp / "ck";
+  dcp::save(Value(Dict{{"w", ones({2, 2})}}), dir);
+  Value half = Dict{{"w", zeros({2, 2}, {.dtype = kFloat16})}};
+  try {
+    dcp::load(half, dir);
+    FAIL() << "loaded float32 into float16";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("dtype float32 but the target has dtype float16"),
+              std::string::npos)
+        << e.what();
+  }
+
+  // A storage path that leaves the directory, and a truncated file.
+  const std::string metadata = dir + "/.metadata";
+  std::ifstream in(metadata, std::ios::binary);
+  const std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto load_with = [&](const std::string& bytes) {
+    std::ofstream(metadata, std::ios::binary | std::ios::trunc) << bytes;
+    Value v = Dict{{"w", zeros({2, 2})}};
+    try {
+      dcp::load(v, dir);
+      return std::string("loaded");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+  };
+  std::string escaped = good;
+  const size_t at = escaped.find("__0_0.distcp");
+  ASSERT_NE(at, std::string::npos);
+  escaped.replace(at, 12, "../etc/x.bin");  // same length: the pickle stays well formed
+  EXPECT_NE(load_with(escaped).find("is not a file name inside the checkpoint directory"),
+            std::string::npos);
+  EXPECT_NE(load_with(good.substr(0, good.size() / 2)).find("truncated"), std::string::npos);
+  EXPECT_EQ(load_with(good), "loaded");
+}
+
 }  // namespace
 }  // namespace ember

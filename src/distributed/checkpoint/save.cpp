@@ -98,8 +98,12 @@ json write_items(std::vector<Item>& items, const std::string& dir, const detail:
 detail::Metadata build_metadata(const std::vector<json>& reports, int coordinator) {
   detail::Metadata m;
   std::vector<std::unordered_map<std::string, const json*>> by_fqn(reports.size());
-  for (size_t r = 0; r < reports.size(); ++r)
+  for (size_t r = 0; r < reports.size(); ++r) {
     for (const json& e : reports[r]) by_fqn[r].emplace(e["fqn"].get<std::string>(), &e);
+    EMBER_CHECK(reports[r].size() == reports[size_t(coordinator)].size(), kOp, "rank ", r,
+                " saves ", reports[r].size(), " entries but rank ", coordinator, " saves ",
+                reports[size_t(coordinator)].size(), ": every rank must save the same keys");
+  }
   // Keys in the coordinator's order; every rank flattened the same state.
   for (const json& entry : reports[size_t(coordinator)]) {
     const std::string fqn = entry["fqn"];
