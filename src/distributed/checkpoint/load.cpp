@@ -10,6 +10,7 @@
 #include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/serialize.h"
+#include "serialize/torch_format.h"
 
 namespace ember::dcp {
 namespace {
@@ -100,7 +101,7 @@ class Loader {
     return t;
   }
 
-  // One torch.save stream: a whole file, or a byte range of one (a file per rank).
+  // One torch.save archive: a whole file, or a byte range of one (a file per rank).
   Value read(const detail::StorageEntry& s) {
     const std::string& name = s.relative_path;
     EMBER_CHECK(!name.empty() && name.find('/') == std::string::npos && name != "." &&
@@ -114,32 +115,13 @@ class Loader {
     EMBER_CHECK(uint64_t(s.file_offset) + uint64_t(s.length) <= size, kOp, "'", path,
                 "' has ", size, " bytes but the metadata needs bytes ", s.file_offset, "..",
                 s.file_offset + s.length);
-    const ember::LoadOptions options{.map_location = kCPU, .weights_only = true, .mmap = false};
-    if (s.file_offset == 0 && uint64_t(s.length) == size) return ember::load(path, options);
-    // A slice: copied into a private temporary file, which the zip reader opens.
-    std::ifstream in(path, std::ios::binary);
-    in.seekg(s.file_offset);
-    std::string bytes(size_t(s.length), '\0');
-    in.read(bytes.data(), s.length);
-    const auto tmp = std::filesystem::temp_directory_path() /
-                     ("ember-dcp-" + std::to_string(::getpid()) + "-" + std::to_string(slices_++));
-    {
-      std::ofstream out(tmp, std::ios::binary);
-      out.write(bytes.data(), std::streamsize(bytes.size()));
-    }
-    try {
-      Value v = ember::load(tmp.string(), options);
-      std::filesystem::remove(tmp);
-      return v;
-    } catch (...) {
-      std::filesystem::remove(tmp);
-      throw;
-    }
+    // Mapped, not copied: a tensor then views the file (tensors are copied into the targets).
+    const ember::LoadOptions options{.map_location = kCPU, .weights_only = true, .mmap = true};
+    return serialize::load_archive(path, uint64_t(s.file_offset), uint64_t(s.length), options);
   }
 
   std::string dir_;
   detail::Metadata m_;
-  int slices_ = 0;
 };
 
 detail::Metadata read_metadata_file(const std::string& dir) {

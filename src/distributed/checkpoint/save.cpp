@@ -1,6 +1,6 @@
-// dcp::save: every rank writes its items as torch.save files `__{rank}_{n}.distcp` (PyTorch
-// 1.13's FileSystemWriter layout: one file per item), the ranks exchange what they wrote, and
-// the coordinator writes `.metadata` last.
+// dcp::save: every rank writes its items into its own file `__{rank}_0.distcp` (PyTorch 1.13's
+// FileSystemWriter with single_file_per_rank), the ranks exchange what they wrote, and the
+// coordinator writes `.metadata` last.
 //
 // Note [The order of a save]
 // 1. The coordinator removes the directory's old `.metadata`; all ranks agree that step worked.
@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
 #include <unordered_map>
 #include <nlohmann/json.hpp>
 
@@ -42,17 +43,50 @@ Tensor trimmed(const Tensor& t) {
   return compact ? d : d.clone();
 }
 
+// The rank's one data file, `__{rank}_0.distcp`: its items are complete torch.save archives
+// back to back (1.13's single_file_per_rank layout), each starting on a 64-byte boundary so
+// that its storages stay aligned for mapping. Each archive is written by save() to a scratch
+// file and appended; the data file is synced once and renamed into place by commit().
+class RankFile {
+ public:
+  RankFile(const std::string& dir, int rank, bool sync)
+      : name_("__" + std::to_string(rank) + "_0.distcp"),
+        scratch_(dir + "/.__" + std::to_string(rank) + "_item.tmp"),
+        file_(dir + "/" + name_, kOp, sync) {}
+  ~RankFile() { std::filesystem::remove(scratch_); }
+
+  struct Range {
+    std::string file;
+    int64_t offset, length;
+  };
+  Range append(const Value& value) {
+    ember::save(value, scratch_, {.sync = false});
+    std::ifstream in(scratch_, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    static constexpr char kZeros[64] = {};
+    const uint64_t pad = (64 - end_ % 64) % 64;
+    file_.write(kZeros, pad);
+    const Range r{name_, int64_t(end_ + pad), int64_t(bytes.size())};
+    file_.write(bytes.data(), bytes.size());
+    end_ += pad + bytes.size();
+    return r;
+  }
+  /// Puts the file in place, when anything was written (a rank with nothing writes no file).
+  void commit() {
+    if (end_ > 0) file_.commit();
+  }
+
+ private:
+  std::string name_, scratch_;
+  serialize::AtomicFile file_;
+  uint64_t end_ = 0;
+};
+
 json write_items(std::vector<Item>& items, const std::string& dir, const detail::Ranks& ranks,
                  bool sync) {
   json report = json::array();
-  int n = 0;
-  auto write = [&](const Value& value) {
-    const std::string name = "__" + std::to_string(ranks.rank()) + "_" + std::to_string(n++) +
-                             ".distcp";
-    const std::string path = dir + "/" + name;
-    ember::save(value, path, {.sync = sync});
-    return std::pair{name, int64_t(std::filesystem::file_size(path))};
-  };
+  RankFile file(dir, ranks.rank(), sync);
+  auto write = [&](const Value& value) { return file.append(value); };
   for (Item& it : items) {
     json entry{{"fqn", it.fqn}};
     if (it.shard || it.slot->is_tensor()) {
@@ -70,18 +104,20 @@ json write_items(std::vector<Item>& items, const std::string& dir, const detail:
       // A replicated tensor is written once, by the coordinator; a shard by its holder.
       const bool mine = it.shard ? t.numel() > 0 : ranks.is_coordinator();
       if (mine) {
-        auto [file, length] = write(Value(trimmed(t)));
+        const RankFile::Range r = write(Value(trimmed(t)));
         entry["chunk"] = {{"offsets", offsets},
                           {"sizes", std::vector<int64_t>(t.sizes().begin(), t.sizes().end())},
-                          {"file", file},
-                          {"length", length}};
+                          {"file", r.file},
+                          {"offset", r.offset},
+                          {"length", r.length}};
       }
     } else {
       entry["kind"] = "bytes";
       if (ranks.is_coordinator()) {
-        auto [file, length] = write(*it.slot);
-        entry["file"] = file;
-        entry["length"] = length;
+        const RankFile::Range r = write(*it.slot);
+        entry["file"] = r.file;
+        entry["offset"] = r.offset;
+        entry["length"] = r.length;
       }
     }
     json path = json::array();
@@ -92,6 +128,7 @@ json write_items(std::vector<Item>& items, const std::string& dir, const detail:
     entry["path"] = path;
     report.push_back(entry);
   }
+  file.commit();
   return report;
 }
 
@@ -115,7 +152,7 @@ detail::Metadata build_metadata(const std::vector<json>& reports, int coordinato
     m.planner_data.push_back({fqn, path});
     if (entry["kind"] == "bytes") {
       m.state_dict_metadata.push_back({fqn, detail::BytesMeta{}});
-      m.storage_data.push_back({fqn, std::nullopt, std::nullopt, entry["file"], 0,
+      m.storage_data.push_back({fqn, std::nullopt, std::nullopt, entry["file"], entry["offset"],
                                 entry["length"]});
       continue;
     }
@@ -137,8 +174,8 @@ detail::Metadata build_metadata(const std::vector<json>& reports, int coordinato
       const json& c = (*mine)["chunk"];
       const auto offsets = c["offsets"].get<std::vector<int64_t>>();
       t.chunks.push_back({offsets, c["sizes"].get<std::vector<int64_t>>()});
-      m.storage_data.push_back({fqn, offsets, int64_t(t.chunks.size() - 1), c["file"], 0,
-                                c["length"]});
+      m.storage_data.push_back({fqn, offsets, int64_t(t.chunks.size() - 1), c["file"],
+                                c["offset"], c["length"]});
     }
     m.state_dict_metadata.push_back({fqn, std::move(t)});
   }
