@@ -3,7 +3,9 @@
 // coordinator writes `.metadata` last and atomically, and load() reads whatever saved chunks
 // overlap each rank's part of the *current* sharding — save on 4 ranks, load on 2 or 1 or into
 // an unsharded model. The directory is the one PyTorch 1.13 writes and reads: `.metadata` is the
-// same pickle (the same seven record classes) and each `__{rank}_{n}.distcp` a torch.save file.
+// same pickle (the same seven record classes), and each rank's `__{rank}_0.distcp` holds its
+// items as torch.save archives back to back (1.13's single_file_per_rank layout; ember also
+// reads 1.13's default of a file per item).
 //
 //   Value state = Dict{{"model", model->state_dict()}, {"optimizer", opt.state_dict()},
 //                      {"epoch", epoch}};

@@ -100,6 +100,7 @@ std::vector<Item> flatten(State& state, const char* op) {
 Ranks::Ranks(const dist::ProcessGroup& group, int coordinator, const char* op)
     : group_(group), distributed_(group.impl() != nullptr || dist::is_initialized()), op_(op) {
   if (distributed_) {
+    EMBER_CHECK(group_.rank() >= 0, op, "this process is not a member of the group");
     rank_ = group_.rank();
     size_ = group_.size();
   }
