@@ -197,10 +197,12 @@ std::string attempt(F&& f) {
 void save(const State& state, const std::string& dir, const SaveOptions& options) {
   const detail::Ranks ranks(options.group, options.coordinator_rank, kOp);
   State view = state;  // shares the tree and the tensors; flatten needs mutable slots
-  std::vector<Item> items = detail::flatten(view, kOp);
+  std::vector<Item> items;
   const std::string metadata_path = dir + "/" + detail::kMetadataFile;
 
+  // A rank whose state is malformed still joins the exchange, so that all ranks fail together.
   ranks.agree(attempt([&] {
+                items = detail::flatten(view, kOp);
                 std::filesystem::create_directories(dir);
                 if (ranks.is_coordinator()) std::filesystem::remove(metadata_path);
               }),
