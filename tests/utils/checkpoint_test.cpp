@@ -5,6 +5,8 @@
 #include <ember/utils/checkpoint.h>
 #include <gtest/gtest.h>
 
+#include "golden_support.h"
+
 #include <any>
 #include <string>
 #include <vector>
@@ -132,6 +134,33 @@ TEST(Checkpoint, DropoutRecomputesTheSameMaskWithPreserveRngState) {
       .backward();
   got = grads();
   EXPECT_NE(flat(got[1]), flat(want[1])) << "fc1.weight's gradient sees a different mask";
+}
+
+// tests/golden/gen_activation_checkpoint.py: the same net in PyTorch 1.13, checkpointed with
+// use_reentrant=False, with and without preserve_rng_state (then the recompute draws a new mask).
+TEST(Checkpoint, MatchesPyTorch113WithAndWithoutThePreservedRngState) {
+  const auto golden = test::load_golden("activation_checkpoint.json");
+  auto net = std::make_shared<DropoutNet>();
+  StateDict sd;
+  for (const auto& [key, value] : golden["state_dict"].items()) sd.insert(key, test::golden_tensor(value));
+  net->load_state_dict(sd);
+  const Tensor x0 = test::golden_tensor(golden["x"]);
+  for (const auto& c : golden["cases"]) {
+    const std::string name = c["name"];
+    Tensor x = x0.clone().requires_grad_();
+    net->zero_grad();
+    manual_seed(7);
+    Tensor out = name == "plain"
+                     ? net->forward(x)
+                     : checkpoint([&](const std::vector<Tensor>& in) { return std::vector{net->forward(in[0])}; },
+                                  {x}, {.preserve_rng_state = name == "preserve"})[0];
+    Tensor loss = out.pow(2).sum();
+    loss.backward();
+    test::expect_golden_close(loss, c["loss"], name + " loss");
+    test::expect_golden_close(x.grad(), c["grads"]["x"], name + " x.grad");
+    for (const auto& [param, p] : net->named_parameters())
+      test::expect_golden_close(p.grad(), c["grads"][param], name + " " + param + ".grad");
+  }
 }
 
 TEST(Checkpoint, NestedCheckpointsGiveTheSameGradients) {
