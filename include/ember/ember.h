@@ -32,5 +32,7 @@
 // Distributed (ember::dist): stores, process groups, collectives.
 #include "ember/distributed/process_group.h"
 #include "ember/distributed/store.h"
+#include "ember/nn/layers/sync_batchnorm.h"
+#include "ember/nn/parallel/distributed.h"
 // Mixed precision (src/amp)
 #include "ember/amp/grad_scaler.h"
