@@ -269,7 +269,17 @@ void Reducer::finalize_backward() {
     require_finalize_ = false;
     fail_unused();
   }
-  for (Bucket& b : buckets_) b.work.wait();
+  for (size_t i = 0; i < buckets_.size(); ++i) {
+    try {
+      buckets_[i].work.wait();
+    } catch (const Error& e) {
+      fail("DistributedDataParallel", "rank ", rank_, ": the gradient all_reduce of bucket ", i,
+           " failed: ", e.what(),
+           "\nWhen one rank runs out of batches before the others (uneven inputs), the others "
+           "wait for it here: give every rank the same number of batches (a DistributedSampler "
+           "pads every rank to the same count; drop_last = true drops a short last batch).");
+    }
+  }
   // With find_unused_parameters: which parameters some rank used (the others keep their grad).
   std::vector<double> used_anywhere(params_.size(), 1.0);
   if (options_.find_unused_parameters) {
