@@ -34,5 +34,7 @@
 #include "ember/distributed/checkpoint.h"
 #include "ember/distributed/process_group.h"
 #include "ember/distributed/store.h"
+#include "ember/nn/layers/sync_batchnorm.h"
+#include "ember/nn/parallel/distributed.h"
 // Mixed precision (src/amp)
 #include "ember/amp/grad_scaler.h"

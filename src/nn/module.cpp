@@ -350,6 +350,26 @@ void Module::load_from(const StateDict& sd, const std::string& prefix, Incompati
     if (m) m->load_from(sd, prefix + n + ".", keys, errors);
 }
 
+namespace {
+
+// The reference's pitfall 2: a state dict saved from ddp->state_dict() has every key prefixed
+// with "module.". When every unexpected key has it and stripping it would match, say so.
+std::string ddp_prefix_hint(const StateDict& state_dict, const IncompatibleKeys& keys) {
+  static const std::string prefix = "module.";
+  if (keys.unexpected_keys.empty() || keys.missing_keys.empty()) return "";
+  for (const std::string& k : keys.unexpected_keys)
+    if (k.rfind(prefix, 0) != 0) return "";
+  bool fixes_one = false;
+  for (const std::string& k : keys.missing_keys) fixes_one |= state_dict.contains(prefix + k);
+  if (!fixes_one) return "";
+  return "\n\tThe state_dict's keys start with \"module.\": it was saved from a "
+         "DistributedDataParallel (ddp->state_dict()). Save ddp->module()->state_dict() instead, "
+         "or strip the prefix before loading with "
+         "nn::utils::consume_prefix_in_state_dict_if_present(state_dict, \"module.\").";
+}
+
+}  // namespace
+
 IncompatibleKeys Module::load_state_dict(const StateDict& state_dict,
                                          LoadStateDictOptions options) {
   IncompatibleKeys keys;
@@ -366,6 +386,7 @@ IncompatibleKeys Module::load_state_dict(const StateDict& state_dict,
   if (!errors.empty()) {
     std::string text = "Error(s) in loading state_dict for " + name() + ":";
     for (const std::string& e : errors) text += "\n\t" + e;
+    text += ddp_prefix_hint(state_dict, keys);
     fail("load_state_dict", text);
   }
   return keys;
