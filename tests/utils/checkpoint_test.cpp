@@ -5,11 +5,11 @@
 #include <ember/utils/checkpoint.h>
 #include <gtest/gtest.h>
 
-#include "golden_support.h"
-
 #include <any>
 #include <string>
 #include <vector>
+
+#include "golden_support.h"
 
 namespace ember {
 namespace {
@@ -122,7 +122,8 @@ TEST(Checkpoint, DropoutRecomputesTheSameMaskWithPreserveRngState) {
   EXPECT_EQ(rand({1}).item<double>(), after_plain)
       << "the recompute puts the surrounding RNG state back";
   auto got = grads();
-  for (size_t i = 0; i < want.size(); ++i) expect_equal(got[i], want[i], "grad " + std::to_string(i));
+  for (size_t i = 0; i < want.size(); ++i)
+    expect_equal(got[i], want[i], "grad " + std::to_string(i));
 
   // Without the saved state the recompute draws a new mask: the gradients are wrong, as in
   // PyTorch (this is what preserve_rng_state is for).
@@ -142,7 +143,8 @@ TEST(Checkpoint, MatchesPyTorch113WithAndWithoutThePreservedRngState) {
   const auto golden = test::load_golden("activation_checkpoint.json");
   auto net = std::make_shared<DropoutNet>();
   StateDict sd;
-  for (const auto& [key, value] : golden["state_dict"].items()) sd.insert(key, test::golden_tensor(value));
+  for (const auto& [key, value] : golden["state_dict"].items())
+    sd.insert(key, test::golden_tensor(value));
   net->load_state_dict(sd);
   const Tensor x0 = test::golden_tensor(golden["x"]);
   for (const auto& c : golden["cases"]) {
@@ -150,10 +152,12 @@ TEST(Checkpoint, MatchesPyTorch113WithAndWithoutThePreservedRngState) {
     Tensor x = x0.clone().requires_grad_();
     net->zero_grad();
     manual_seed(7);
-    Tensor out = name == "plain"
-                     ? net->forward(x)
-                     : checkpoint([&](const std::vector<Tensor>& in) { return std::vector{net->forward(in[0])}; },
-                                  {x}, {.preserve_rng_state = name == "preserve"})[0];
+    Tensor out =
+        name == "plain"
+            ? net->forward(x)
+            : checkpoint(
+                  [&](const std::vector<Tensor>& in) { return std::vector{net->forward(in[0])}; },
+                  {x}, {.preserve_rng_state = name == "preserve"})[0];
     Tensor loss = out.pow(2).sum();
     loss.backward();
     test::expect_golden_close(loss, c["loss"], name + " loss");
@@ -275,9 +279,8 @@ struct Encoder : nn::Module {
       : embed(register_module("embed", nn::Linear(6, 16))),
         encoder(register_module(
             "encoder", nn::TransformerEncoder(
-                           nn::TransformerEncoderLayer(16, 2, {.dim_feedforward = 32,
-                                                               .dropout = 0.2,
-                                                               .batch_first = true}),
+                           nn::TransformerEncoderLayer(
+                               16, 2, {.dim_feedforward = 32, .dropout = 0.2, .batch_first = true}),
                            3))),
         head(register_module("head", nn::Linear(16, 2))) {}
   Tensor forward(const Tensor& x) { return head(encoder(embed(x))); }
@@ -300,8 +303,8 @@ TEST(ApplyActivationCheckpointing, WrapsTheMatchedModulesAndKeepsGradientsAndSta
   model->zero_grad();
 
   const auto wrapped = utils::apply_activation_checkpointing(*model, is_encoder_layer);
-  EXPECT_EQ(wrapped, (std::vector<std::string>{"encoder.layers.0", "encoder.layers.1",
-                                               "encoder.layers.2"}));
+  EXPECT_EQ(wrapped,
+            (std::vector<std::string>{"encoder.layers.0", "encoder.layers.1", "encoder.layers.2"}));
   for (const auto& [name, m] : model->named_modules())
     EXPECT_EQ(utils::is_activation_checkpointed(*m), is_encoder_layer(*m)) << name;
   EXPECT_EQ(model->state_dict().keys(), keys_before) << "parameter names are unchanged";
