@@ -184,28 +184,32 @@ TEST(DistributedCheckpoint, AShapeMismatchIsRefusedNamingTheKeyAndBothShapes) {
   EXPECT_EQ(test::values(right["b"].to_tensor()), (std::vector<double>{1, 1, 1}));
 }
 
-TEST(DistributedCheckpoint, MetadataThatNamesOtherGlobalsIsRefused) {
+TEST(DistributedCheckpoint, HostileMetadataIsRefusedWithoutRunningAnything) {
+  using namespace std::string_literals;  // the pickles hold NUL bytes
   test::ScratchDir tmp;
   const std::string dir = tmp / "evil";
   dcp::save(Value(Dict{{"w", ones({2})}}), dir);
-  {
-    // os.system("touch"), as a hostile pickle would call it.
-    const char evil[] =
-        "\x80\x02"
-        "cos\nsystem\n"
-        "X\x05\x00\x00\x00"
-        "touch"
-        "\x85R.";
-    std::ofstream out(dir + "/.metadata", std::ios::binary | std::ios::trunc);
-    out.write(evil, sizeof(evil) - 1);
-  }
-  Value v = Dict{{"w", zeros({2})}};
-  try {
-    dcp::load(v, dir);
-    FAIL() << "hostile metadata loaded";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("'os.system' is not allowed"), std::string::npos)
-        << e.what();
+  const std::string deep = std::string(40, ']') + std::string(39, 'a');  // lists in lists
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      // os.system("touch"), as a hostile pickle would call it.
+      {"cos\nsystem\nX\x05\x00\x00\x00touch\x85R"s, "'os.system' is not allowed"},
+      // An allowed callable on arguments it never has in a checkpoint.
+      {"cbuiltins\ngetattr\ncbuiltins\ngetattr\nX\x01\x00\x00\x00x\x86R"s,
+       "getattr is allowed only on MEM_FORMAT_ENCODING"},
+      // NEWOBJ of a class that is not a record.
+      {"ctorch\nSize\n)\x81", "'torch.Size' is not a record class"},
+      {deep, "nested deeper than"},
+  };
+  for (const auto& [body, message] : cases) {
+    const std::string pickle = "\x80\x02" + body + ".";
+    std::ofstream(dir + "/.metadata", std::ios::binary | std::ios::trunc) << pickle;
+    Value v = Dict{{"w", zeros({2})}};
+    try {
+      dcp::load(v, dir);
+      ADD_FAILURE() << "hostile metadata loaded: " << message;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
   }
 }
 
