@@ -1,6 +1,7 @@
 // Activation checkpointing: gradients equal those without checkpointing (dropout included, thanks
 // to the saved RNG state), the activations really are recomputed and not kept (counted calls,
 // the allocator's peak), nesting, and apply_activation_checkpointing's choice of modules.
+#include <ember/amp/autocast.h>
 #include <ember/ember.h>
 #include <ember/utils/checkpoint.h>
 #include <gtest/gtest.h>
@@ -165,6 +166,32 @@ TEST(Checkpoint, MatchesPyTorch113WithAndWithoutThePreservedRngState) {
     for (const auto& [param, p] : net->named_parameters())
       test::expect_golden_close(p.grad(), c["grads"][param], name + " " + param + ".grad");
   }
+}
+
+TEST(Checkpoint, TheRecomputeRunsUnderTheForwardsAutocastSettings) {
+  // The backward runs outside the autocast region: the recompute must still run in bfloat16,
+  // or it would save float32 tensors where the forward's graph expects bfloat16 ones.
+  manual_seed(8);
+  nn::Linear fc1(8, 16), fc2(16, 4);
+  Tensor x = randn({5, 8}).requires_grad_();
+  auto f = [&](const Tensor& in) { return fc2(relu(fc1(in))); };
+  auto grads = [&](bool checkpointed) {
+    Tensor out;
+    {
+      amp::autocast ac(kCPU, kBFloat16);
+      out = checkpointed ? checkpoint(f, x) : f(x);
+    }
+    EXPECT_EQ(out.dtype(), kBFloat16);
+    out.to(kFloat32).pow(2).sum().backward();
+    std::vector<Tensor> g{x.grad().clone(), fc1->weight.grad().clone()};
+    x.mutable_grad() = Tensor();
+    fc1->zero_grad();
+    fc2->zero_grad();
+    return g;
+  };
+  const auto want = grads(false), got = grads(true);
+  expect_equal(got[0], want[0], "x.grad");
+  expect_equal(got[1], want[1], "fc1.weight.grad");
 }
 
 TEST(Checkpoint, NestedCheckpointsGiveTheSameGradients) {
