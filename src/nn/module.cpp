@@ -396,7 +396,7 @@ IncompatibleKeys Module::load_state_dict(const StateDict& state_dict,
 bool Module::has_hooks() const {
   return (pre_hooks_ && !pre_hooks_->entries.empty()) ||
          (forward_hooks_ && !forward_hooks_->entries.empty()) ||
-         (backward_hooks_ && !backward_hooks_->entries.empty());
+         (backward_hooks_ && !backward_hooks_->entries.empty()) || forward_wrapper_;
 }
 
 // Note [Full backward hooks]
@@ -469,7 +469,7 @@ Tensor Module::call_with_hooks(std::vector<Tensor> inputs,
     }
   }
 
-  Tensor output = forward(inputs);
+  Tensor output = forward_wrapper_ ? forward_wrapper_(inputs, forward) : forward(inputs);
 
   if (forward_hooks_)
     for (auto entries = forward_hooks_->entries; auto& e : entries) {
