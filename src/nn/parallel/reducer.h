@@ -46,6 +46,8 @@ class Reducer {
     size_t slot;
   };
 
+  void build_buckets(const std::vector<size_t>& order);
+  void rebuild_buckets_once();
   void on_gradient_ready(size_t index);
   void mark_ready(size_t index);
   void launch_ready_buckets();
@@ -66,6 +68,9 @@ class Reducer {
   CommHook comm_hook_;
   bool comm_hook_registered_ = false;
   bool warned_nothing_unused_ = false;
+  // The first reduced iteration's grad-ready order, for the one rebuild of the buckets.
+  std::vector<size_t> ready_order_;
+  bool buckets_rebuilt_ = false;
 
   // This iteration.
   bool expect_hooks_ = false;
