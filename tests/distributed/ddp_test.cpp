@@ -239,6 +239,49 @@ TEST(DistributedDataParallel, BucketsLaunchInOrderFromBackwardsHooksBeforeBackwa
   EXPECT_EQ(test::failures(exits), "");
 }
 
+// Registered first, used last: the reverse registration order is wrong for it, so after the
+// first iteration the buckets follow the order the gradients actually came in (PyTorch's
+// rebuild), and training still equals one process.
+struct UsedInReverse : nn::Module {
+  nn::Linear late{nullptr}, early{nullptr};
+  UsedInReverse() {
+    manual_seed(0);
+    late = register_module("late", nn::Linear(8, 3));    // parameters 0, 1
+    early = register_module("early", nn::Linear(4, 8));  // parameters 2, 3
+  }
+  Tensor forward(const Tensor& x) { return late(relu(early(x))); }
+};
+
+TEST(DistributedDataParallel, BucketsAreRebuiltInGradientReadyOrderAfterTheFirstIteration) {
+  auto exits = on_ranks(2, [](int rank) {
+    auto model = std::make_shared<UsedInReverse>();
+    auto ddp = DistributedDataParallel(model);
+    auto single = std::make_shared<UsedInReverse>();
+    require(ddp->bucket_assignment().front().front() == 3, "starts in reverse registration order");
+    manual_seed(5);
+    const Tensor x = randn({8, 4}), y = randint(0, 3, {8});
+    optim::SGD opt(ddp->parameters(), {.lr = 0.5}), single_opt(single->parameters(), {.lr = 0.5});
+    for (int step = 0; step < 3; ++step) {
+      opt.zero_grad();
+      nn::functional::cross_entropy(ddp(x.narrow(0, 4 * rank, 4)), y.narrow(0, 4 * rank, 4))
+          .backward();
+      opt.step();
+      single_opt.zero_grad();
+      nn::functional::cross_entropy(single->forward(x), y).backward();
+      single_opt.step();
+      if (step == 1) {
+        const auto first = ddp->bucket_assignment().front();
+        require(first.front() == 0 || first.front() == 1,
+                "bucket 0 must start with late's parameters after the rebuild, got parameter " +
+                    std::to_string(first.front()));
+      }
+    }
+    require_near(flat_parameters(model->parameters()), flat_parameters(single->parameters()),
+                 1e-6, "parameters after 3 steps across the rebuild");
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
 // a and c are used, b is not (pytorch-1.13-probes/ddp1.py's model).
 struct Branches : nn::Module {
   nn::Linear a{nullptr}, b{nullptr}, c{nullptr};
@@ -296,6 +339,21 @@ TEST(DistributedDataParallel, FindUnusedParametersAveragesWhatAnyRankUsedAndLeav
                  test::values(reference->b->weight.grad() / 2.0), 1e-6, "b's averaged grad");
   });
   EXPECT_EQ(test::failures(exits), "");
+}
+
+TEST(DistributedDataParallel, FindUnusedParametersWithNothingUnusedWarnsOnceOnRank0) {
+  auto exits = on_ranks(2, [](int) {
+    auto model = std::make_shared<Branches>();
+    model->use_b = true;
+    auto ddp = DistributedDataParallel(model, {.find_unused_parameters = true});
+    for (int i = 0; i < 2; ++i) ddp(ones({3, 4})).sum().backward();
+  });
+  ASSERT_EQ(test::failures(exits), "");
+  const std::string warning = "did not find any unused parameters in the forward pass";
+  const std::string& out0 = exits[0].output;
+  EXPECT_NE(out0.find(warning), std::string::npos) << out0;
+  EXPECT_EQ(out0.find(warning, out0.find(warning) + 1), std::string::npos) << "twice: " << out0;
+  EXPECT_EQ(exits[1].output.find(warning), std::string::npos) << exits[1].output;
 }
 
 struct WithBatchNorm : nn::Module {

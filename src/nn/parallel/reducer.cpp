@@ -5,6 +5,7 @@
 #include "nn/parallel/reducer.h"
 
 #include <algorithm>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <unordered_set>
@@ -97,27 +98,11 @@ Reducer::Reducer(std::vector<Tensor> parameters, std::vector<std::string> names,
       options_(options),
       world_size_(dist::get_world_size(options.process_group)),
       rank_(dist::get_rank(options.process_group)) {
-  // Reverse registration order: backward produces the last layers' gradients first.
+  // Reverse registration order until the first iteration shows the real one: backward
+  // produces the last layers' gradients first.
   std::vector<size_t> order(params_.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = order.size() - 1 - i;
-  const auto cap = static_cast<size_t>(options.bucket_cap_mb * 1024 * 1024);
-  const auto assignment = compute_bucket_assignment_by_size(params_, order,
-                                                            {kFirstBucketBytes, cap});
-  locators_.resize(params_.size());
-  for (const auto& indices : assignment) {
-    Bucket bucket;
-    int64_t total = 0;
-    for (size_t i : indices) total += params_[i].numel();
-    bucket.flat = zeros({total}, {.dtype = params_[indices.front()].dtype()});
-    int64_t offset = 0;
-    for (size_t i : indices) {
-      locators_[i] = {buckets_.size(), bucket.views.size()};
-      bucket.views.push_back(bucket.flat.narrow(0, offset, params_[i].numel()).view(params_[i].sizes()));
-      bucket.params.push_back(i);
-      offset += params_[i].numel();
-    }
-    buckets_.push_back(std::move(bucket));
-  }
+  build_buckets(order);
   comm_hook_ = [group = options.process_group](GradBucket& bucket) {
     return dist::all_reduce(bucket.buffer,
                             {.op = dist::ReduceOp::AVG, .group = group, .async_op = true});
@@ -126,6 +111,46 @@ Reducer::Reducer(std::vector<Tensor> parameters, std::vector<std::string> names,
     hooks_.push_back(params_[i].register_post_accumulate_grad_hook(
         [this, i](const Tensor&) { on_gradient_ready(i); }));
   reset_iteration();
+}
+
+void Reducer::build_buckets(const std::vector<size_t>& order) {
+  const auto cap = static_cast<size_t>(options_.bucket_cap_mb * 1024 * 1024);
+  const auto assignment = compute_bucket_assignment_by_size(params_, order,
+                                                            {kFirstBucketBytes, cap});
+  buckets_.clear();
+  locators_.assign(params_.size(), {});
+  for (const auto& indices : assignment) {
+    Bucket bucket;
+    int64_t total = 0;
+    for (size_t i : indices) total += params_[i].numel();
+    bucket.flat = zeros({total}, {.dtype = params_[indices.front()].dtype()});
+    int64_t offset = 0;
+    for (size_t i : indices) {
+      locators_[i] = {buckets_.size(), bucket.views.size()};
+      bucket.views.push_back(
+          bucket.flat.narrow(0, offset, params_[i].numel()).view(params_[i].sizes()));
+      bucket.params.push_back(i);
+      offset += params_[i].numel();
+    }
+    buckets_.push_back(std::move(bucket));
+  }
+}
+
+// PyTorch's _rebuild_buckets, once, at the forward after the first reduced iteration: the
+// buckets follow the order the gradients became ready in, rank 0's order for every rank (so all
+// launch the same buckets in the same order). Gradients that are views of the old buckets stay
+// valid; the next mark_ready copies them into the new views.
+void Reducer::rebuild_buckets_once() {
+  if (buckets_rebuilt_ || options_.find_unused_parameters ||
+      ready_order_.size() != params_.size())
+    return;
+  buckets_rebuilt_ = true;
+  Tensor order = from_vector(std::vector<int64_t>(ready_order_.begin(), ready_order_.end()));
+  dist::broadcast(order, 0, {.group = options_.process_group});
+  std::vector<size_t> rank0_order;
+  for (int64_t i : order.tolist<int64_t>()) rank0_order.push_back(static_cast<size_t>(i));
+  build_buckets(rank0_order);
+  ready_order_.clear();
 }
 
 Reducer::~Reducer() {
@@ -166,7 +191,7 @@ void Reducer::reset_iteration() {
 }
 
 void Reducer::prepare_for_forward() {
-  if (!require_finalize_) return;
+  if (!require_finalize_) return rebuild_buckets_once();
   std::vector<size_t> missing;
   for (size_t i = 0; i < params_.size(); ++i)
     if (!ready_[i]) missing.push_back(i);
@@ -196,6 +221,7 @@ void Reducer::on_gradient_ready(size_t index) {
     finalize_queued_ = true;
   }
   locally_used_[index] = true;
+  if (!buckets_rebuilt_ && !ready_[index]) ready_order_.push_back(index);
   mark_ready(index);
 }
 
@@ -205,8 +231,9 @@ void Reducer::mark_ready(size_t index) {
     fail("DistributedDataParallel", "rank ", rank_,
          ": Expected to mark a variable ready only once. Parameter '", names_[index],
          "' (index ", index, ") got its gradient twice in one iteration. This happens when a "
-         "module parameter is used outside the forward function, or in several reentrant "
-         "backward passes (e.g. backward with retain_graph twice after one forward).");
+         "module parameter is used outside the forward function (with find_unused_parameters, "
+         "forward found it unused), or in several reentrant backward passes of one iteration "
+         "(activation checkpointing).");
   }
   ready_[index] = true;
   require_finalize_ = true;
@@ -261,12 +288,27 @@ void Reducer::fail_unused() const {
        "rank ", rank_, ": ", indices.str());
 }
 
+// PyTorch's warning, once: the flag costs a graph walk every iteration for nothing.
+void Reducer::warn_if_nothing_unused(const std::vector<double>& used_anywhere) {
+  if (warned_nothing_unused_) return;
+  warned_nothing_unused_ = true;
+  if (rank_ != 0 || std::find(used_anywhere.begin(), used_anywhere.end(), 0.0) !=
+                        used_anywhere.end())
+    return;
+  std::cerr << "[DistributedDataParallel] warning: find_unused_parameters=true was specified in "
+               "DDP constructor, but did not find any unused parameters in the forward pass. "
+               "This flag results in an extra traversal of the autograd graph every iteration, "
+               "which can adversely affect performance. If your model indeed never has any "
+               "unused parameters in the forward pass, consider turning this flag off.\n";
+}
+
 void Reducer::finalize_backward() {
   expect_hooks_ = false;
   finalize_queued_ = false;
   if (next_bucket_ < buckets_.size()) {
     wait_launched();
     require_finalize_ = false;
+    ready_order_.clear();
     fail_unused();
   }
   for (size_t i = 0; i < buckets_.size(); ++i) {
@@ -288,6 +330,7 @@ void Reducer::finalize_backward() {
     Tensor flags = from_vector(local).to(kInt32);
     dist::all_reduce(flags, {.op = dist::ReduceOp::MAX, .group = options_.process_group});
     used_anywhere = flags.to(kFloat64).tolist<double>();
+    warn_if_nothing_unused(used_anywhere);
   }
   NoGradGuard no_grad;
   for (Bucket& b : buckets_) {

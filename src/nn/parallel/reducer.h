@@ -46,6 +46,8 @@ class Reducer {
     size_t slot;
   };
 
+  void build_buckets(const std::vector<size_t>& order);
+  void rebuild_buckets_once();
   void on_gradient_ready(size_t index);
   void mark_ready(size_t index);
   void launch_ready_buckets();
@@ -53,6 +55,7 @@ class Reducer {
   void reset_iteration();
   void wait_launched();
   [[noreturn]] void fail_unused() const;
+  void warn_if_nothing_unused(const std::vector<double>& used_anywhere);
 
   std::vector<Tensor> params_;
   std::vector<std::string> names_;
@@ -64,6 +67,10 @@ class Reducer {
   std::vector<HookHandle> hooks_;
   CommHook comm_hook_;
   bool comm_hook_registered_ = false;
+  bool warned_nothing_unused_ = false;
+  // The first reduced iteration's grad-ready order, for the one rebuild of the buckets.
+  std::vector<size_t> ready_order_;
+  bool buckets_rebuilt_ = false;
 
   // This iteration.
   bool expect_hooks_ = false;
@@ -72,7 +79,6 @@ class Reducer {
   size_t next_bucket_ = 0;         // buckets launched so far (in order)
   std::vector<bool> ready_;
   std::vector<bool> locally_used_;
-  bool any_hook_fired_ = false;
 };
 
 }  // namespace ember::nn::parallel

@@ -11,15 +11,17 @@
 // As PyTorch does: construction checks that every rank has the same parameters (an error names
 // the first one that differs and both ranks' shapes) and broadcasts rank 0's parameters and
 // buffers. Gradients are averaged in buckets (a 1 MiB first bucket, then bucket_cap_mb each,
-// parameters in reverse registration order, so the first bucket fills first in backward); each
-// bucket's all_reduce starts asynchronously from the post-accumulate-grad hook of its last
-// parameter, overlapping the rest of backward, and the backward pass ends only once every bucket
-// is reduced and copied back (or, with gradient_as_bucket_view, p.grad is the bucket's view).
-// Differences from 1.13: the bucket layout is the one 1.13 rebuilds to after its first
-// iteration (1.13 runs iteration 0 as one bucket, and with find_unused_parameters puts the small
-// bucket last); a parameter left without a gradient while find_unused_parameters is off is
-// PyTorch's error at the end of that backward (1.13 raises it at the next forward), naming the
-// parameters.
+// parameters in reverse registration order, so the first bucket fills first in backward; after
+// the first reduced iteration the buckets are rebuilt once in the order the gradients became
+// ready, rank 0's order on every rank); each bucket's all_reduce starts asynchronously from the
+// post-accumulate-grad hook of its last parameter, overlapping the rest of backward, and the
+// backward pass ends only once every bucket is reduced and copied back (or, with
+// gradient_as_bucket_view, p.grad is the bucket's view).
+// Differences from 1.13: 1.13 runs its first iteration as one bucket (no overlap) and with
+// find_unused_parameters puts the small bucket last (and never rebuilds); ember starts with the
+// layout above in both cases. A parameter left without a gradient while find_unused_parameters
+// is off is PyTorch's error at the end of that backward (1.13 raises it at the next forward),
+// naming the parameters.
 #pragma once
 
 #include <cstddef>
