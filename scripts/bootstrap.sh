@@ -17,6 +17,7 @@ packages=(
   nlohmann-json3-dev       # safetensors headers, metrics
   libcli11-dev             # command lines
   libgloo-dev              # distributed collectives (TCP transport)
+  libdw-dev                # file:line in error stack traces (EMBER_SHOW_CPP_STACKTRACES=1)
   iproute2                 # ip netns: the two-host launcher test (tests/launcher/two_nodes.sh)
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist    # the main job's default data

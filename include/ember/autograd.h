@@ -142,6 +142,18 @@ struct GradOptions {
 /// Gradients of `outputs` with respect to `inputs` (torch.autograd.grad); does not touch .grad.
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                          GradOptions options = {});
+/// LibTorch's positional form: grad(outputs, inputs, grad_outputs, retain_graph[, create_graph[,
+/// allow_unused]]). retain_graph has no default: with three arguments the third is GradOptions
+/// (gcc would find {.retain_graph = true} ambiguous with a list of tensors).
+inline std::vector<Tensor> grad(const std::vector<Tensor>& outputs,
+                                const std::vector<Tensor>& inputs,
+                                const std::vector<Tensor>& grad_outputs,
+                                std::optional<bool> retain_graph, bool create_graph = false,
+                                bool allow_unused = false) {
+  return grad(outputs, inputs,
+              {.grad_outputs = grad_outputs, .retain_graph = retain_graph,
+               .create_graph = create_graph, .allow_unused = allow_unused});
+}
 /// Accumulates gradients of `tensors` into the leaves' .grad (torch.autograd.backward).
 void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grad_tensors = {},
               std::optional<bool> retain_graph = {}, bool create_graph = false);

@@ -41,6 +41,12 @@ Tensor from_vector(const std::vector<T>& values, std::optional<std::vector<int64
 /// Wraps memory ember does not own; `deleter(data, context)` runs when the last view goes.
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, Dtype dtype,
                  DeleterFn deleter = nullptr, void* context = nullptr);
+/// LibTorch's from_blob(data, sizes, options): contiguous, float32 unless options say otherwise
+/// (the CPU only); ember does not own the memory.
+inline Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options = {}) {
+  Tensor t = from_blob(data, sizes, contiguous_strides(sizes), options.dtype.value_or(kFloat32));
+  return options.requires_grad ? t.requires_grad_(true) : t;
+}
 
 Tensor empty(IntArrayRef sizes, TensorOptions options = {});
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions options = {});
@@ -58,12 +64,6 @@ Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options =
 Tensor logspace(Scalar start, Scalar end, int64_t steps, double base = 10.0,
                 TensorOptions options = {});
 
-struct RandomOptions {
-  std::optional<Dtype> dtype = {};
-  std::optional<Device> device = {};
-  bool requires_grad = false;
-  Generator* generator = nullptr;  // null: the default generator
-};
 /// Uniform on [0, 1).
 Tensor rand(IntArrayRef sizes, RandomOptions options = {});
 /// Standard normal.
@@ -87,5 +87,66 @@ Tensor& uniform_(Tensor& t, double from = 0.0, double to = 1.0, Generator* gen =
 Tensor& normal_(Tensor& t, double mean = 0.0, double std = 1.0, Generator* gen = nullptr);
 Tensor& random_(Tensor& t, int64_t from, int64_t to, Generator* gen = nullptr);
 Tensor& bernoulli_(Tensor& t, double p, Generator* gen = nullptr);
+
+// ── LibTorch's shorthand: a dtype or a device alone as the options ─────────
+// zeros({2, 3}, kInt64), randn({4}, kCUDA), arange(0, 10, kFloat64): the same as {.dtype = ...}.
+template <OptionsShorthand O>
+Tensor empty(IntArrayRef sizes, O o) { return empty(sizes, options_from(o)); }
+template <OptionsShorthand O>
+Tensor zeros(IntArrayRef sizes, O o) { return zeros(sizes, options_from(o)); }
+template <OptionsShorthand O>
+Tensor ones(IntArrayRef sizes, O o) { return ones(sizes, options_from(o)); }
+template <OptionsShorthand O>
+Tensor full(IntArrayRef sizes, Scalar value, O o) { return full(sizes, value, options_from(o)); }
+template <OptionsShorthand O>
+Tensor eye(int64_t n, O o) { return eye(n, options_from(o)); }
+template <OptionsShorthand O>
+Tensor arange(Scalar end, O o) { return arange(end, options_from(o)); }
+/// LibTorch's arange(start, end, options), without a step.
+inline Tensor arange(Scalar start, Scalar end, TensorOptions options) {
+  return arange(start, end, 1, options);
+}
+template <OptionsShorthand O>
+Tensor arange(Scalar start, Scalar end, O o) { return arange(start, end, 1, options_from(o)); }
+template <OptionsShorthand O>
+Tensor arange(Scalar start, Scalar end, Scalar step, O o) {
+  return arange(start, end, step, options_from(o));
+}
+template <OptionsShorthand O>
+Tensor linspace(Scalar start, Scalar end, int64_t steps, O o) {
+  return linspace(start, end, steps, options_from(o));
+}
+template <OptionsShorthand O>
+Tensor tensor(const NestedList& data, O o) { return tensor(data, options_from(o)); }
+template <OptionsShorthand O>
+Tensor from_blob(void* data, IntArrayRef sizes, O o) { return from_blob(data, sizes, options_from(o)); }
+template <OptionsShorthand O>
+Tensor empty_like(const Tensor& t, O o) { return empty_like(t, options_from(o)); }
+template <OptionsShorthand O>
+Tensor zeros_like(const Tensor& t, O o) { return zeros_like(t, options_from(o)); }
+template <OptionsShorthand O>
+Tensor ones_like(const Tensor& t, O o) { return ones_like(t, options_from(o)); }
+template <OptionsShorthand O>
+Tensor full_like(const Tensor& t, Scalar value, O o) { return full_like(t, value, options_from(o)); }
+
+namespace detail {
+inline RandomOptions random_options_from(TensorOptions o) {
+  return {.dtype = o.dtype, .device = o.device, .requires_grad = o.requires_grad};
+}
+}  // namespace detail
+template <OptionsShorthand O>
+Tensor rand(IntArrayRef sizes, O o) { return rand(sizes, detail::random_options_from(options_from(o))); }
+template <OptionsShorthand O>
+Tensor randn(IntArrayRef sizes, O o) { return randn(sizes, detail::random_options_from(options_from(o))); }
+template <OptionsShorthand O>
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, O o) {
+  return randint(low, high, sizes, detail::random_options_from(options_from(o)));
+}
+template <OptionsShorthand O>
+Tensor randint(int64_t high, IntArrayRef sizes, O o) {
+  return randint(high, sizes, detail::random_options_from(options_from(o)));
+}
+template <OptionsShorthand O>
+Tensor randperm(int64_t n, O o) { return randperm(n, detail::random_options_from(options_from(o))); }
 
 }  // namespace ember

@@ -41,6 +41,8 @@ inline constexpr Dtype kHalf = kFloat16;
 inline constexpr Dtype kLong = kInt64;
 inline constexpr Dtype kInt = kInt32;
 inline constexpr Dtype kByte = kUInt8;
+inline constexpr Dtype kChar = kInt8;
+inline constexpr Dtype kShort = kInt16;
 
 /// Bytes per element.
 constexpr int64_t itemsize(Dtype t) {

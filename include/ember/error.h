@@ -6,13 +6,22 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace ember {
 
+/// With EMBER_SHOW_CPP_STACKTRACES=1 in the environment (LibTorch's TORCH_SHOW_CPP_STACKTRACES),
+/// what() continues after the message with the user's call ("called from: ... at file:line") and
+/// the C++ stack where the error was made (src/core/backtrace.cpp, Note [Error stack traces]).
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& message) : std::runtime_error(message) {}
+  explicit Error(const std::string& message);
+  /// The message alone, without the stack trace.
+  std::string_view what_without_backtrace() const { return {what(), message_size_}; }
+
+ private:
+  size_t message_size_;
 };
 
 namespace detail {

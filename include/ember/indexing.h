@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string_view>
 
+#include "ember/error.h"
 #include "ember/tensor_impl.h"
 
 namespace ember {
@@ -53,6 +55,12 @@ class TensorIndex {
   TensorIndex(indexing::Slice s) : kind_(Kind::Slice), slice_(s) {}  // NOLINT
   TensorIndex(indexing::NoneType) : kind_(Kind::None) {}              // NOLINT
   TensorIndex(indexing::EllipsisType) : kind_(Kind::Ellipsis) {}      // NOLINT
+  /// LibTorch's "..." for Ellipsis. Any other string is an error (without this constructor a
+  /// string literal would silently become the boolean index true).
+  TensorIndex(const char* ellipsis) : kind_(Kind::Ellipsis) {  // NOLINT
+    if (std::string_view(ellipsis) != "...")
+      fail("index", "the only string index is \"...\" (Ellipsis), got \"", ellipsis, "\"");
+  }
   TensorIndex(const Tensor& t);                                       // NOLINT
 
   Kind kind() const { return kind_; }

@@ -14,6 +14,9 @@ class IntArrayRef {
  public:
   IntArrayRef() = default;
   IntArrayRef(const int64_t* data, size_t size) : data_(data), size_(size) {}
+  /// One value, as LibTorch's ArrayRef: zeros(5) is zeros({5}). Valid as long as `one` is (for a
+  /// literal argument, the call).
+  IntArrayRef(const int64_t& one) : data_(&one), size_(1) {}  // NOLINT
   IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"

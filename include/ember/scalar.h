@@ -39,6 +39,12 @@ class Scalar {
     else if constexpr (std::integral<T>) return kind_ == Kind::Float ? T(int64_t(d_)) : T(i_);
     else return T(to_double());
   }
+  /// LibTorch's names: t.item().toFloat(), toDouble(), toLong(), toInt(), toBool().
+  float toFloat() const { return to<float>(); }
+  double toDouble() const { return to<double>(); }
+  int64_t toLong() const { return to<int64_t>(); }
+  int32_t toInt() const { return to<int32_t>(); }
+  bool toBool() const { return to<bool>(); }
   /// The dtype PyTorch gives a tensor made from this value: bool, int64, or the default float.
   Dtype dtype() const;
 

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -362,6 +363,9 @@ class Tensor {
   /// Backpropagates from this tensor: an implicit gradient of 1 only for one-element outputs.
   void backward() const;
   void backward(const BackwardOptions& options) const;
+  /// LibTorch's positional form: y.backward(gradient[, retain_graph[, create_graph]]).
+  void backward(const Tensor& gradient, std::optional<bool> retain_graph = {},
+                bool create_graph = false) const;
   /// The accumulated gradient (leaves, or non-leaves after retain_grad()); undefined if none.
   const Tensor& grad() const;
   /// Assignable gradient slot: t.mutable_grad() = Tensor() resets it.
@@ -386,6 +390,125 @@ class Tensor {
 
   /// Whole-tensor equality of shape and values (torch.equal).
   bool equal(const Tensor& other) const;
+  /// allclose(*this, other, ...) of math.h, as LibTorch's method.
+  bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
+                bool equal_nan = false) const;
+
+  // ── the in-place methods on a const handle (Note [in-place on a const handle]) ──
+  // Note [in-place on a const handle]: a Tensor is a handle, so const on it does not make the
+  // data read-only, as in LibTorch, whose in-place methods are all const: x.grad().zero_() and
+  // `for (const Tensor& p : params) p.add_(...)` must compile. Each method below is the
+  // non-const one above; dropping const is sound because in-place ops write the shared
+  // TensorImpl and storage, never this handle's pointer. (Once the definitions in src/ops are
+  // const themselves, this block goes.)
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) const {
+    return mut().index_put_(indices, value);
+  }
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, Scalar value) const {
+    return mut().index_put_(indices, value);
+  }
+  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value) const {
+    return mut().index_put_(indices, value);
+  }
+  Tensor& index_put_(const std::vector<TensorIndex>& indices, Scalar value) const {
+    return mut().index_put_(indices, value);
+  }
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value, bool accumulate) const {
+    return mut().index_put_(indices, value, accumulate);
+  }
+  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value, bool accumulate) const {
+    return mut().index_put_(indices, value, accumulate);
+  }
+  Tensor& copy_(const Tensor& src, bool non_blocking = false) const {
+    return mut().copy_(src, non_blocking);
+  }
+  Tensor& fill_(Scalar value) const { return mut().fill_(value); }
+  Tensor& fill_(const Tensor& value) const { return mut().fill_(value); }
+  Tensor& zero_() const { return mut().zero_(); }
+  Tensor& add_(const Tensor& other, Scalar alpha = 1) const {
+    return mut().add_(other, alpha);
+  }
+  Tensor& add_(Scalar other, Scalar alpha = 1) const { return mut().add_(other, alpha); }
+  Tensor& sub_(const Tensor& other, Scalar alpha = 1) const {
+    return mut().sub_(other, alpha);
+  }
+  Tensor& sub_(Scalar other, Scalar alpha = 1) const { return mut().sub_(other, alpha); }
+  Tensor& mul_(const Tensor& other) const { return mut().mul_(other); }
+  Tensor& mul_(Scalar other) const { return mut().mul_(other); }
+  Tensor& div_(const Tensor& other, std::optional<std::string> rounding_mode = {}) const {
+    return mut().div_(other, rounding_mode);
+  }
+  Tensor& div_(Scalar other, std::optional<std::string> rounding_mode = {}) const {
+    return mut().div_(other, rounding_mode);
+  }
+  Tensor& pow_(const Tensor& exponent) const { return mut().pow_(exponent); }
+  Tensor& pow_(Scalar exponent) const { return mut().pow_(exponent); }
+  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, Scalar value = 1) const {
+    return mut().addcmul_(t1, t2, value);
+  }
+  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, Scalar value = 1) const {
+    return mut().addcdiv_(t1, t2, value);
+  }
+  Tensor& neg_() const { return mut().neg_(); }
+  Tensor& abs_() const { return mut().abs_(); }
+  Tensor& sqrt_() const { return mut().sqrt_(); }
+  Tensor& exp_() const { return mut().exp_(); }
+  Tensor& log_() const { return mut().log_(); }
+  Tensor& tanh_() const { return mut().tanh_(); }
+  Tensor& sigmoid_() const { return mut().sigmoid_(); }
+  Tensor& relu_() const { return mut().relu_(); }
+  Tensor& reciprocal_() const { return mut().reciprocal_(); }
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = {}) const {
+    return mut().clamp_(min, max);
+  }
+  Tensor& masked_fill_(const Tensor& mask, Scalar value) const {
+    return mut().masked_fill_(mask, value);
+  }
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value) const {
+    return mut().masked_fill_(mask, value);
+  }
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {
+    return mut().scatter_(dim, index, src);
+  }
+  Tensor& scatter_(int64_t dim, const Tensor& index, Scalar value) const {
+    return mut().scatter_(dim, index, value);
+  }
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
+    return mut().scatter_add_(dim, index, src);
+  }
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1) const {
+    return mut().index_add_(dim, index, source, alpha);
+  }
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const {
+    return mut().index_copy_(dim, index, source);
+  }
+  Tensor& index_fill_(int64_t dim, const Tensor& index, Scalar value) const {
+    return mut().index_fill_(dim, index, value);
+  }
+  Tensor& requires_grad_(bool requires_grad = true) const {
+    return mut().requires_grad_(requires_grad);
+  }
+  Tensor& mutable_grad() const { return mut().mutable_grad(); }
+  Tensor& retain_grad() const { return mut().retain_grad(); }
+  Tensor& detach_() const { return mut().detach_(); }
+  /// LibTorch's random fills as methods: t.uniform_(a, b), t.normal_(mean, std), t.bernoulli_(p),
+  /// t.random_(from, to) (src/core/tensor_libtorch_methods.cpp, over the free fills).
+  Tensor& uniform_(double from = 0.0, double to = 1.0, Generator* gen = nullptr) const;
+  Tensor& normal_(double mean = 0.0, double std = 1.0, Generator* gen = nullptr) const;
+  Tensor& bernoulli_(double p = 0.5, Generator* gen = nullptr) const;
+  Tensor& random_(int64_t from, int64_t to, Generator* gen = nullptr) const;
+
+  /// LibTorch's Tensor::data() is refused with a message naming ember's spelling: detach()
+  /// shares the data without history (and, unlike .data, the version counter, so autograd still
+  /// sees in-place changes).
+  template <class Refused = void>
+  auto data() const {
+    static_assert(!std::is_void_v<Refused> && std::is_void_v<Refused>,
+                  "ember has no Tensor::data(): use t.detach() (same storage, no autograd "
+                  "history); for an in-place update of a parameter, write it under NoGradGuard: "
+                  "{ NoGradGuard g; p.sub_(lr * p.grad()); }");
+    return *this;
+  }
 
  private:
   void check_data_ptr(Dtype requested) const;
@@ -396,6 +519,7 @@ class Tensor {
     return impl_.get();
   }
   [[noreturn]] static void undefined_error(const char* op);
+  Tensor& mut() const { return const_cast<Tensor&>(*this); }  // Note [in-place on a const handle]
 
   intrusive_ptr<TensorImpl> impl_;
 };
@@ -405,6 +529,11 @@ struct BackwardOptions {
   std::optional<bool> retain_graph = {};  // default: create_graph
   bool create_graph = false;              // record the backward itself (double backward)
 };
+
+inline void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph,
+                             bool create_graph) const {
+  backward({.gradient = gradient, .retain_graph = retain_graph, .create_graph = create_graph});
+}
 
 /// Removes the hook it was returned for (no-op once removed).
 class HookHandle {

@@ -1,9 +1,24 @@
-// The single throw site for ember::Error.
+// The single throw site for ember::Error, and Error's stack trace (core/backtrace.h).
 #include "ember/error.h"
 
 #include <cstring>
 
-namespace ember::detail {
+#include "core/backtrace.h"
+
+namespace ember {
+namespace {
+
+std::string with_stack(const std::string& message) {
+  if (!detail::show_cpp_stacktraces()) return message;
+  return message + "\n" + detail::describe_stack();
+}
+
+}  // namespace
+
+Error::Error(const std::string& message)
+    : std::runtime_error(with_stack(message)), message_size_(message.size()) {}
+
+namespace detail {
 
 void throw_error(const char* op, const std::string& message) {
   std::string text;
@@ -12,4 +27,5 @@ void throw_error(const char* op, const std::string& message) {
   throw Error(text);
 }
 
-}  // namespace ember::detail
+}  // namespace detail
+}  // namespace ember

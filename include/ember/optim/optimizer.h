@@ -34,6 +34,15 @@ class Setting {
   Setting(A a, B b) : value_(a, b), set_(true) {}  // NOLINT: `.betas = {0.9, 0.999}`
   bool has_value() const { return set_; }
   const T& value() const { return value_; }
+  /// LibTorch's builder, AdamOptions(1e-3).betas(...), stops the build naming ember's spelling.
+  template <class... Args>
+  auto operator()(Args&&...) const {  // `auto`: the assertion comes before any other error
+    static_assert(sizeof...(Args) > 1000,
+                  "ember's optimizer options are structs, not LibTorch's builders: write "
+                  "optim::Adam(params, {.lr = 2e-4, .betas = {0.5, 0.999}}) or "
+                  "optim::SGD(params, {.lr = 0.01, .momentum = 0.9})");
+    return *this;
+  }
 
  private:
   T value_{};
@@ -122,6 +131,9 @@ class OptimizerWith : public Optimizer {
       : Optimizer(O::kName), defaults_(defaults) {
     add_param_group({std::move(params), O{}});
   }
+  /// LibTorch's optim::SGD(params, /*lr=*/0.01): the learning rate alone.
+  OptimizerWith(std::vector<Tensor> params, double lr)
+      : OptimizerWith(std::move(params), O{.lr = lr}) {}
   explicit OptimizerWith(std::vector<Group> groups, O defaults = {})
       : Optimizer(O::kName), defaults_(defaults) {
     for (Group& g : groups) add_param_group(std::move(g));
