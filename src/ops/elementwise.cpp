@@ -175,6 +175,15 @@ ElementwisePlan plan_elementwise(const char* op, const std::vector<Operand>& ope
   return plan;
 }
 
+Tensor elementwise(const char* op, backend::ElementwiseKernel kernel, Promote mode,
+                   std::initializer_list<Operand> operands, const backend::ElementwiseArgs& args,
+                   const Tensor* target, bool is_out) {
+  ElementwisePlan plan = plan_elementwise(op, std::vector<Operand>(operands), mode, target, is_out);
+  backend::kernel(op, kernel, plan.out.device())({op, plan.out, plan.in, plan.compute, args});
+  finish_elementwise(plan, target);
+  return plan.result;
+}
+
 void finish_elementwise(ElementwisePlan& plan, const Tensor* target) {
   if (!plan.out.is_same(plan.result)) {
     plan.result.copy_(plan.out);  // bumps the version itself
