@@ -91,12 +91,20 @@ struct ElementwiseCall {
 };
 using ElementwiseFn = void (*)(const ElementwiseCall&);
 
+// ── copy family (src/ops/copy.cpp): copies and fills within one device ─────────────────────
+/// dst[i] = convert(src[i]): equal shapes (src expanded by the front end), any layouts, dtypes.
+using CopyFn = void (*)(const Tensor& dst, const Tensor& src);
+/// dst[i] = value converted to dst's dtype (already checked to fit).
+using FillFn = void (*)(const Tensor& dst, Scalar value);
+
 /// One device type's memory functions and kernels. Empty entries mean "not implemented here".
 struct Backend {
   const char* name = nullptr;  // "cpu", "cuda", a test's name
   void* (*allocate)(Device, size_t nbytes) = nullptr;
   void (*free)(Device, void* data, size_t nbytes) = nullptr;
   std::array<ElementwiseFn, size_t(ElementwiseKernel::kCount)> elementwise{};
+  CopyFn copy = nullptr;
+  FillFn fill = nullptr;
 
   ElementwiseFn& operator[](ElementwiseKernel k) { return elementwise[size_t(k)]; }
 };
@@ -121,10 +129,26 @@ const Backend* install_backend(DeviceType type, const Backend* b);
 /// `[op] no kernel for <device>: ...` — the error for an identity a device has no entry for.
 [[noreturn]] void no_kernel(const char* op, Device device);
 
+/// For the families whose kernels are not behind the table yet (the CPU's still sit in src/ops):
+/// `[op] no kernel for <device>` unless `t` is a CPU tensor, so no host loop reads device memory.
+inline void cpu_only(const char* op, const Tensor& t) {
+  if (!t.is_cpu()) [[unlikely]]
+    no_kernel(op, t.device());
+}
+
 /// The one place a kernel is chosen: entry `id` of `device`'s backend, or no_kernel.
 inline ElementwiseFn kernel(const char* op, ElementwiseKernel id, Device device) {
   const Backend* b = backend_for(device.type());
   const ElementwiseFn fn = b ? b->elementwise[size_t(id)] : nullptr;
+  if (!fn) [[unlikely]]
+    no_kernel(op, device);
+  return fn;
+}
+/// The same for a family with one entry per kernel: `kernel("fill_", device, &Backend::fill)`.
+template <class Fn>
+Fn kernel(const char* op, Device device, Fn Backend::*entry) {
+  const Backend* b = backend_for(device.type());
+  const Fn fn = b ? b->*entry : nullptr;
   if (!fn) [[unlikely]]
     no_kernel(op, device);
   return fn;

@@ -1,7 +1,6 @@
 // Elementwise front end: promotion, broadcasting, output allocation, in-place rules.
 #include "ops/elementwise.h"
 
-#include "backend/cpu/copy.h"
 #include "core/op_entry.h"
 
 #include <algorithm>
@@ -97,14 +96,15 @@ bool overlaps(const Tensor& a, const Tensor& b) {
 // PyTorch's scalar conversion (int8 tensor + 1000 wraps; fill_ would reject the value).
 Tensor wrap_scalar(Scalar value, Dtype dtype) {
   Tensor t = empty({}, {.dtype = dtype});
-  cpu::fill_kernel(t, value);
+  backend::detail::cpu_backend().fill(t, value);
   return t;
 }
 
 }  // namespace
 
-ElementwisePlan plan_elementwise(const char* op, const std::vector<Operand>& operands,
-                                 Promote mode, const Tensor* target, bool is_out) {
+ElementwisePlan plan_elementwise(const char* op, backend::ElementwiseKernel kernel,
+                                 const std::vector<Operand>& operands, Promote mode,
+                                 const Tensor* target, bool is_out) {
   ElementwisePlan plan;
   // Device and shape.
   std::optional<Device> device;
@@ -122,6 +122,8 @@ ElementwisePlan plan_elementwise(const char* op, const std::vector<Operand>& ope
     for (const Operand& o : operands) tensors.push_back(o.tensor());
     check_same_device(op, tensors);
   }
+  // Before anything is allocated there: a device without the kernel is refused by name.
+  plan.kernel = backend::kernel(op, kernel, *device);
 
   const Dtype common = result_type(operands);
   switch (mode) {
@@ -153,7 +155,7 @@ ElementwisePlan plan_elementwise(const char* op, const std::vector<Operand>& ope
     for (const Operand& o : operands) {
       const Tensor* in = o.tensor();
       if (!in || in->is_same(t)) continue;
-      const bool identical = in->data_ptr() == t.data_ptr() && in->strides() == t.strides() &&
+      const bool identical = in->impl()->data() == t.impl()->data() && in->strides() == t.strides() &&
                              in->sizes() == t.sizes();
       EMBER_CHECK(identical || !overlaps(*in, t), op,
                   "unsupported operation: some elements of the input tensor and the written-to "
@@ -178,8 +180,9 @@ ElementwisePlan plan_elementwise(const char* op, const std::vector<Operand>& ope
 Tensor elementwise(const char* op, backend::ElementwiseKernel kernel, Promote mode,
                    std::initializer_list<Operand> operands, const backend::ElementwiseArgs& args,
                    const Tensor* target, bool is_out) {
-  ElementwisePlan plan = plan_elementwise(op, std::vector<Operand>(operands), mode, target, is_out);
-  backend::kernel(op, kernel, plan.out.device())({op, plan.out, plan.in, plan.compute, args});
+  ElementwisePlan plan =
+      plan_elementwise(op, kernel, std::vector<Operand>(operands), mode, target, is_out);
+  plan.kernel({op, plan.out, plan.in, plan.compute, args});
   finish_elementwise(plan, target);
   return plan.result;
 }

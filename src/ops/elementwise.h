@@ -28,16 +28,18 @@ enum class Promote {
 };
 
 struct ElementwisePlan {
+  backend::ElementwiseFn kernel;  // the op's kernel on the operands' device
   Tensor out;                 // what the kernel writes (dtype = compute, or bool for ToBool/Bool)
   std::vector<Tensor> in;     // inputs in the compute dtype, expanded to out's shape
   Dtype compute;
   Tensor result;              // what the op returns (the in-place/out tensor when given)
 };
 
-/// Checks, promotes, broadcasts and allocates. `target`, when given, is the tensor written in
-/// place (self for `add_`, or an out= tensor when `is_out`).
-ElementwisePlan plan_elementwise(const char* op, const std::vector<Operand>& operands,
-                                 Promote mode, const Tensor* target, bool is_out = false);
+/// Checks, promotes, broadcasts, picks the kernel and allocates. `target`, when given, is the
+/// tensor written in place (self for `add_`, or an out= tensor when `is_out`).
+ElementwisePlan plan_elementwise(const char* op, backend::ElementwiseKernel kernel,
+                                 const std::vector<Operand>& operands, Promote mode,
+                                 const Tensor* target, bool is_out = false);
 /// Copies the kernel's output into the result when they differ, and bumps versions.
 void finish_elementwise(ElementwisePlan& plan, const Tensor* target);
 

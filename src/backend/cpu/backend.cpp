@@ -1,5 +1,6 @@
 // The CPU backend: every family's kernels in one table, built on first use (so ops that run
 // during static initialisation find it complete).
+#include "backend/cpu/copy.h"
 #include "backend/cpu/kernels.h"
 
 namespace ember::backend::detail {
@@ -13,6 +14,8 @@ const Backend& cpu_backend() {
     cpu::add_compare_kernels(b);
     cpu::add_activation_kernels(b);
     cpu::add_loss_kernels(b);
+    b.copy = &cpu::copy_kernel;
+    b.fill = &cpu::fill_kernel;
     return b;
   }();
   return table;
