@@ -2,6 +2,7 @@
 #include "ops/elementwise.h"
 
 #include "core/op_entry.h"
+#include "core/result_type.h"
 
 #include <algorithm>
 
@@ -23,7 +24,7 @@ bool can_cast(Dtype from, Dtype to) {
 // is inner (broadcast dims, stride 0, have no say; equal strides put the smaller dim inside), so
 // `x.t() * 2` stays transposed and `a + b.t()` follows a; with no opinion it is row-major.
 Tensor allocate_output(IntArrayRef shape, Dtype dtype, Device device,
-                       const std::vector<Operand>& operands) {
+                       std::span<const Operand> operands) {
   const int64_t nd = int64_t(shape.size());
   std::vector<DimVector> strides;  // each tensor's strides in the broadcast shape, 0 if broadcast
   bool all_contiguous = true;
@@ -103,7 +104,7 @@ Tensor wrap_scalar(Scalar value, Dtype dtype) {
 }  // namespace
 
 ElementwisePlan plan_elementwise(const char* op, backend::ElementwiseKernel kernel,
-                                 const std::vector<Operand>& operands, Promote mode,
+                                 std::span<const Operand> operands, Promote mode,
                                  const Tensor* target, bool is_out) {
   ElementwisePlan plan;
   // Device and shape.
@@ -125,7 +126,7 @@ ElementwisePlan plan_elementwise(const char* op, backend::ElementwiseKernel kern
   // Before anything is allocated there: a device without the kernel is refused by name.
   plan.kernel = backend::kernel(op, kernel, *device);
 
-  const Dtype common = result_type(operands);
+  const Dtype common = result_type_of(operands);
   switch (mode) {
     case Promote::Default:
     case Promote::ToBool: plan.compute = common; break;
@@ -180,8 +181,9 @@ ElementwisePlan plan_elementwise(const char* op, backend::ElementwiseKernel kern
 Tensor elementwise(const char* op, backend::ElementwiseKernel kernel, Promote mode,
                    std::initializer_list<Operand> operands, const backend::ElementwiseArgs& args,
                    const Tensor* target, bool is_out) {
-  ElementwisePlan plan =
-      plan_elementwise(op, kernel, std::vector<Operand>(operands), mode, target, is_out);
+  // The operands stay in the caller's initializer list: no allocation for them.
+  ElementwisePlan plan = plan_elementwise(op, kernel, std::span(operands.begin(), operands.size()),
+                                          mode, target, is_out);
   plan.kernel({op, plan.out, plan.in, plan.compute, args});
   finish_elementwise(plan, target);
   return plan.result;

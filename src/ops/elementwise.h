@@ -12,6 +12,7 @@
 
 #include <array>
 #include <initializer_list>
+#include <span>
 #include <vector>
 
 #include "backend/backend.h"
@@ -38,7 +39,7 @@ struct ElementwisePlan {
 /// Checks, promotes, broadcasts, picks the kernel and allocates. `target`, when given, is the
 /// tensor written in place (self for `add_`, or an out= tensor when `is_out`).
 ElementwisePlan plan_elementwise(const char* op, backend::ElementwiseKernel kernel,
-                                 const std::vector<Operand>& operands, Promote mode,
+                                 std::span<const Operand> operands, Promote mode,
                                  const Tensor* target, bool is_out = false);
 /// Copies the kernel's output into the result when they differ, and bumps versions.
 void finish_elementwise(ElementwisePlan& plan, const Tensor* target);
