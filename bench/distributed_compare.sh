@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # ember's Gloo process group against PyTorch 1.13's gloo (Debian torchrun), 2 ranks on this host,
 # interleaved in one run: all_reduce of 4M float32 (bus bandwidth) and of 1 / 256 floats (median
-# latency). ember runs three ways: Gloo over TCP (the default), shared memory (EMBER_SHM=1), and
-# TCP with EMBER_DISTRIBUTED_DEBUG=DETAIL (the debug mode's cost).
+# latency). ember runs three ways: shared memory (the default on one host), Gloo over TCP
+# (EMBER_SHM=0), and TCP with EMBER_DISTRIBUTED_DEBUG=DETAIL (the debug mode's cost).
 # Usage: bench/distributed_compare.sh <build dir with bench/distributed_bench> [rounds]
 set -euo pipefail
 build=${1:?usage: distributed_compare.sh BUILD_DIR [ROUNDS]}
@@ -20,9 +20,9 @@ ember_run() {  # two ranks through env://, rank 0 hosting the store
 }
 for round in $(seq "$rounds"); do
   echo "round $round"
-  EMBER_SHM=1 ember_run | sed 's/RESULT ember/RESULT ember-shm/'
-  ember_run | sed 's/RESULT ember/RESULT ember-tcp/'
-  EMBER_DISTRIBUTED_DEBUG=DETAIL ember_run | sed 's/RESULT ember/RESULT ember-tcp+debug/'
+  ember_run | sed 's/RESULT ember/RESULT ember-shm/'
+  EMBER_SHM=0 ember_run | sed 's/RESULT ember/RESULT ember-tcp/'
+  EMBER_SHM=0 EMBER_DISTRIBUTED_DEBUG=DETAIL ember_run | sed 's/RESULT ember/RESULT ember-tcp+debug/'
   OMP_NUM_THREADS=1 /usr/bin/python3 -m torch.distributed.run --standalone --nproc_per_node 2 -r 1 -t 1 \
     "$here/distributed_torch.py" 2>&1 | grep RESULT
 done

@@ -7,9 +7,12 @@ until the test accuracy first reaches 90% (at epoch granularity), the final accu
 peak RSS. Ratios are ember / the faster of PyTorch and LibTorch. PyTorch runs in its best
 configuration here (shared/BENCHMARKING.md); every side has OPENBLAS_CORETYPE/L2_SIZE unset.
 With --seeds N it measures accuracy instead: each side trains with seeds 0..N-1 and the final
-test accuracies' spread is printed (how often each reaches 0.92).
+test accuracies' spread is printed (how often each reaches 0.92). --amp bf16 trains ember with
+--amp bf16 and PyTorch under CPU bfloat16 autocast (the LibTorch twin has no autocast and is left
+out then).
 
   bench/train_compare.py --build build [--epochs 2] [--rounds 1] [--threads 2] [--seeds N]
+                         [--amp none|bf16]
 """
 import argparse
 import csv
@@ -44,11 +47,11 @@ def twin_side(argv):
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")], rss
 
 
-def ember_side(build, epochs, threads, seed):
+def ember_side(build, epochs, threads, seed, amp):
     with tempfile.TemporaryDirectory() as d:
         _, rss = run([os.path.join(build, "examples", "ember-train-fashion-mnist"),
                       "--epochs", str(epochs), "--threads", str(threads), "--seed", str(seed),
-                      "--output-dir", d])
+                      "--amp", amp, "--output-dir", d])
         with open(os.path.join(d, "metrics.csv")) as f:
             rows = list(csv.DictReader(f))
     return [{"train_seconds": 60000 / float(r["train_images_per_second"]),
@@ -90,15 +93,17 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seeds", type=int, default=0,
                     help="accuracy mode: train every side with seeds 0..N-1")
+    ap.add_argument("--amp", choices=["none", "bf16"], default="none")
     args = ap.parse_args()
     e, t = str(args.epochs), str(args.threads)
     sides = {
-        "ember": lambda seed: ember_side(args.build, args.epochs, args.threads, seed),
+        "ember": lambda seed: ember_side(args.build, args.epochs, args.threads, seed, args.amp),
         "pytorch": lambda seed: twin_side(["/usr/bin/python3", os.path.join(HERE, "train_torch.py"),
-                                           "--epochs", e, "--threads", t, "--seed", str(seed)]),
+                                           "--epochs", e, "--threads", t, "--seed", str(seed),
+                                           "--amp", args.amp]),
     }
     libtorch = os.path.join(args.build, "bench", "train_libtorch")
-    if os.path.exists(libtorch):
+    if os.path.exists(libtorch) and args.amp == "none":
         sides["libtorch"] = lambda seed: twin_side(
             [libtorch, e, t, "/usr/share/datasets/fashion-mnist", str(seed)])
     if args.seeds:

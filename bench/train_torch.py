@@ -3,9 +3,10 @@
 loop and hyper-parameters (AdamW 1e-3, weight decay 0.01, cosine LR over the epochs, batch 128,
 clip_grad_norm_ 1.0, dropout 0.25) on Fashion-MNIST normalised with mean 0.2860 / std 0.3530.
 Prints one JSON line per epoch: train seconds (the training phase, data loading included),
-images/s and test accuracy.
+images/s and test accuracy. --amp bf16 trains (and evaluates) under
+torch.autocast("cpu", dtype=torch.bfloat16), like ember's --amp bf16.
 
-  train_torch.py [--epochs 5] [--threads 2] [--workers 0] [--data-dir DIR]
+  train_torch.py [--epochs 5] [--threads 2] [--workers 0] [--data-dir DIR] [--amp none|bf16]
 """
 import argparse
 import gzip
@@ -51,7 +52,9 @@ def main():
     ap.add_argument("--workers", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist")
+    ap.add_argument("--amp", choices=["none", "bf16"], default="none")
     args = ap.parse_args()
+    autocast = lambda: torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.amp == "bf16")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     train, test = load(args.data_dir, "train"), load(args.data_dir, "t10k")
@@ -66,14 +69,15 @@ def main():
         start = time.perf_counter()
         for x, y in train_loader:
             opt.zero_grad()
-            loss = F.cross_entropy(model(x), y)
+            with autocast():
+                loss = F.cross_entropy(model(x), y)
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
         seconds = time.perf_counter() - start
         model.eval()
         correct = 0
-        with torch.no_grad():
+        with torch.no_grad(), autocast():
             for x, y in test_loader:
                 correct += (model(x).argmax(1) == y).sum().item()
         sched.step()

@@ -22,6 +22,9 @@ void empty_cache();
 /// Caps the bytes kept in the cache (default: a quarter of physical memory, at most 8 GiB).
 void set_cache_limit(size_t bytes);
 CpuAllocatorStats allocator_stats();
+/// Restarts peak_allocated_bytes from the bytes allocated now (torch.cuda.reset_peak_memory_stats),
+/// so a region's peak can be measured.
+void reset_peak_allocated_bytes();
 }  // namespace cpu
 
 }  // namespace ember

@@ -6,6 +6,7 @@
 //   autograd::grad({c}, {x}, {.retain_graph = true});
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -186,5 +187,24 @@ class DetectAnomalyGuard {
   bool previous_;
 };
 
+namespace graph {
+
+/// Hooks on what autograd saves for backward (torch.autograd.graph.saved_tensors_hooks): inside
+/// the region every saved tensor goes through pack, which may return anything in its place (a
+/// placeholder, a copy elsewhere), and the backward gets unpack(that) back. Regions nest (the
+/// innermost applies) and are per thread. Tensors saved with hooks skip the in-place version
+/// check, as in PyTorch. Activation checkpointing (ember/utils/checkpoint.h) is built on them.
+using PackHook = std::function<std::any(const Tensor&)>;
+using UnpackHook = std::function<Tensor(const std::any&)>;
+
+class saved_tensors_hooks {  // NOLINT: PyTorch's spelling
+ public:
+  saved_tensors_hooks(PackHook pack, UnpackHook unpack);
+  ~saved_tensors_hooks();
+  saved_tensors_hooks(const saved_tensors_hooks&) = delete;
+  saved_tensors_hooks& operator=(const saved_tensors_hooks&) = delete;
+};
+
+}  // namespace graph
 }  // namespace autograd
 }  // namespace ember

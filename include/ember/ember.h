@@ -27,10 +27,14 @@
 #include "ember/shape.h"
 #include "ember/tensor.h"
 #include "ember/threads.h"
+#include "ember/utils/checkpoint.h"
 #include "ember/value.h"
 
-// Distributed (ember::dist): stores, process groups, collectives.
+// Distributed (ember::dist): stores, process groups, collectives; checkpoints (ember::dcp).
+#include "ember/distributed/checkpoint.h"
 #include "ember/distributed/process_group.h"
 #include "ember/distributed/store.h"
+#include "ember/nn/layers/sync_batchnorm.h"
+#include "ember/nn/parallel/distributed.h"
 // Mixed precision (src/amp)
 #include "ember/amp/grad_scaler.h"

@@ -1,11 +1,14 @@
 // The backward engine: a dependency-counted pass over the graph reachable from the roots,
 // running nodes latest-created first, summing gradients that meet at one input, and either
 // accumulating into leaves (backward) or capturing the gradients of chosen inputs (grad).
+#include <functional>
 #include <queue>
 #include <unordered_map>
+#include <utility>
 
 #include "autograd/accumulate_grad.h"
 #include "autograd/autograd_meta.h"
+#include "autograd/final_callbacks.h"
 #include "autograd/function.h"
 #include "ember/creation.h"
 #include "ember/math.h"
@@ -30,7 +33,12 @@ struct GraphTask {
   // grad() keys captures by node address: the inputs' AccumulateGrad nodes (held only weakly by
   // their tensors when no graph edge points at them) must live until the pass ends.
   std::vector<std::shared_ptr<Node>> keep_alive;
+  // queue_callback(): run once the pass has finished, in the order queued.
+  std::vector<std::function<void()>> final_callbacks;
 };
+
+// The pass running on this thread, for queue_callback (null outside backward).
+thread_local GraphTask* t_current_task = nullptr;
 
 void add_gradient(std::vector<Tensor>& buffer, const Node& node, uint32_t slot, Tensor g) {
   if (buffer.size() < node.num_outputs()) buffer.resize(node.num_outputs());
@@ -105,6 +113,10 @@ class NodeEvents {
 
 void execute(GraphTask& task, const std::vector<Edge>& roots, std::vector<Tensor> root_grads,
              bool create_graph) {
+  struct CurrentTask {  // a nested backward (inside a hook) has its own callbacks
+    GraphTask* previous;
+    ~CurrentTask() { t_current_task = previous; }
+  } current{std::exchange(t_current_task, &task)};
   std::vector<Node*> root_nodes;
   for (size_t i = 0; i < roots.size(); ++i) {
     Node* n = roots[i].function.get();
@@ -169,6 +181,11 @@ void execute(GraphTask& task, const std::vector<Edge>& roots, std::vector<Tensor
       if (--task.dependencies[e.function.get()] == 0) ready.push(e.function);
     }
   }
+  // A callback may queue another; an index, since the vector may grow.
+  for (size_t i = 0; i < task.final_callbacks.size(); ++i) {
+    auto callback = std::move(task.final_callbacks[i]);
+    callback();
+  }
 }
 
 // The roots' edges and their starting gradients (ones for one-element outputs).
@@ -198,6 +215,13 @@ void prepare_roots(const std::vector<Tensor>& outputs, const std::vector<Tensor>
 }
 
 }  // namespace
+
+void queue_callback(std::function<void()> callback) {
+  EMBER_CHECK(t_current_task != nullptr, "queue_callback",
+              "final callbacks can only be installed during a backward pass (call it from a "
+              "hook that backward runs)");
+  t_current_task->final_callbacks.push_back(std::move(callback));
+}
 
 void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grad_tensors,
               std::optional<bool> retain_graph, bool create_graph) {

@@ -53,12 +53,15 @@ class SavedTensor {
   Tensor unpack(const std::shared_ptr<Node>& owner) const;
   void reset() {
     data_ = Tensor();
+    hooked_.reset();
     released_ = true;
   }
-  bool defined() const { return data_.defined() || released_; }
+  bool defined() const { return data_.defined() || hooked_ || released_; }
 
  private:
+  struct Hooked;  // what a saved_tensors_hooks region's pack returned, and its unpack
   Tensor data_;
+  std::shared_ptr<const Hooked> hooked_;
   uint32_t version_ = 0;
   bool is_output_ = false;
   bool released_ = false;

@@ -2,9 +2,34 @@
 // anomaly-mode trace of where a node was created.
 #include <execinfo.h>
 
+#include <vector>
+
 #include "autograd/record.h"
 
 namespace ember::autograd {
+
+namespace {
+struct HookPair {
+  graph::PackHook pack;
+  graph::UnpackHook unpack;
+};
+// The calling thread's saved_tensors_hooks regions, innermost last.
+thread_local std::vector<std::shared_ptr<const HookPair>> hook_stack;
+}  // namespace
+
+namespace graph {
+saved_tensors_hooks::saved_tensors_hooks(PackHook pack, UnpackHook unpack) {
+  EMBER_CHECK(pack && unpack, "saved_tensors_hooks", "both a pack and an unpack hook are needed");
+  hook_stack.push_back(
+      std::make_shared<const HookPair>(HookPair{std::move(pack), std::move(unpack)}));
+}
+saved_tensors_hooks::~saved_tensors_hooks() { hook_stack.pop_back(); }
+}  // namespace graph
+
+struct SavedTensor::Hooked {
+  std::shared_ptr<const HookPair> hooks;
+  std::any packed;
+};
 
 SavedTensor::SavedTensor(const Tensor& t, bool is_output) : is_output_(is_output) {
   if (!t.defined()) return;
@@ -13,6 +38,13 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output) : is_output_(is_output
               "clone to get a normal tensor and use it in autograd.");
   version_ = t._version();
   output_nr_ = t.output_nr();
+  if (!hook_stack.empty()) [[unlikely]] {
+    // An output is packed without its grad_fn, which would make the node own itself.
+    const auto& hooks = hook_stack.back();
+    hooked_ =
+        std::make_shared<const Hooked>(Hooked{hooks, hooks->pack(is_output ? t.detach() : t)});
+    return;
+  }
   data_ = is_output ? t.detach() : t;
 }
 
@@ -23,6 +55,13 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
               "graph are freed when you call .backward() or autograd::grad(). Specify "
               "retain_graph=true if you need to backward through the graph a second time or if "
               "you need to access saved tensors after calling backward.");
+  if (hooked_) [[unlikely]] {
+    Tensor t = hooked_->hooks->unpack(hooked_->packed);
+    if (!is_output_ || !t.defined()) return t;
+    t = t.detach();
+    if (owner && is_grad_enabled()) set_history(t, owner, output_nr_);
+    return t;
+  }
   if (!data_.defined()) return data_;
   EMBER_CHECK(data_._version() == version_, "autograd",
               "one of the variables needed for gradient computation has been modified by an "

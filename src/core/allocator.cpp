@@ -167,6 +167,11 @@ class CachingCpuAllocator {
     return stats_;
   }
 
+  void reset_peak() {
+    std::lock_guard lock(mutex_);
+    stats_.peak_allocated_bytes = stats_.allocated_bytes;
+  }
+
  private:
   static size_t class_bytes(size_t index) {
     if (index < 16) return (index + 1) * 64;
@@ -227,6 +232,7 @@ namespace cpu {
 void empty_cache() { cpu_allocator().empty_cache(); }
 void set_cache_limit(size_t bytes) { cpu_allocator().set_limit(bytes); }
 CpuAllocatorStats allocator_stats() { return cpu_allocator().stats(); }
+void reset_peak_allocated_bytes() { cpu_allocator().reset_peak(); }
 }  // namespace cpu
 
 }  // namespace ember

@@ -3,8 +3,10 @@
 // every num_replicas-th index starting at r.
 #include "ember/data/distributed_sampler.h"
 
+#include <iostream>
 #include <numeric>
 
+#include "ember/distributed/process_group.h"
 #include "ember/error.h"
 
 namespace ember::data {
@@ -15,6 +17,10 @@ DistributedSampler::DistributedSampler(int64_t dataset_size, DistributedSamplerO
       drop_last_(options.drop_last),
       seed_(options.seed) {
   const char* op = "DistributedSampler";
+  if (dist::is_initialized()) {
+    if (!options.num_replicas) options.num_replicas = dist::get_world_size();
+    if (!options.rank) options.rank = dist::get_rank();
+  }
   EMBER_CHECK(options.num_replicas && options.rank, op,
               "num_replicas and rank must be given (no default process group is initialized); "
               "pass {.num_replicas = world_size, .rank = rank}");
@@ -33,6 +39,14 @@ DistributedSampler::DistributedSampler(int64_t dataset_size, DistributedSamplerO
 }
 
 std::vector<int64_t> DistributedSampler::indices() {
+  if (shuffle_ && last_pass_epoch_ == epoch_ && rank_ == 0 && !warned_) {
+    std::cerr << "[DistributedSampler] warning: this pass shuffles exactly as the previous one "
+                 "(epoch "
+              << epoch_ << " again): call sampler.set_epoch(epoch) at the start of every epoch, "
+                           "or every epoch sees the same order\n";
+    warned_ = true;
+  }
+  last_pass_epoch_ = epoch_;
   std::vector<int64_t> order;
   if (shuffle_) {
     // Every rank seeds the same way, so all ranks agree on the permutation.

@@ -1,9 +1,10 @@
 // All-reduce through shared memory for a group whose ranks all run on one host (same boot, same
 // network namespace), instead of Gloo's loopback TCP. Same failure semantics as Gloo: a peer that
 // dies is an error within milliseconds (its pid is checked while waiting), a peer that hangs is a
-// timeout at the group's timeout. Opt-in with EMBER_SHM=1: on the 2 busy cores it was measured on,
-// its user-space copies lost to preemption and it was slower than Gloo for 4M floats (see
-// bench/distributed_compare.sh), though faster for small tensors.
+// timeout at the group's timeout. On by default when every rank is on this host and each maps
+// the segment (otherwise all fall back to TCP together); EMBER_SHM=0 turns it off, EMBER_SHM=1
+// makes it required. Only all_reduce (and reduce_scatter, built on it) go this way; the other
+// collectives stay on Gloo. bench/distributed_compare.sh has the figures.
 #pragma once
 
 #include <chrono>
@@ -17,8 +18,8 @@ namespace ember::dist {
 
 class SharedMemoryAllReduce {
  public:
-  /// Every member calls it (after the group's rendezvous); null unless EMBER_SHM=1 and the ranks
-  /// all run on this host.
+  /// Every member calls it (after the group's rendezvous); null when the group uses TCP (see
+  /// above). Errors for EMBER_SHM=1 without shared memory, naming the rank and the reason.
   static std::unique_ptr<SharedMemoryAllReduce> create(ProcessGroup::Impl& group);
   ~SharedMemoryAllReduce();
 

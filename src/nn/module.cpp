@@ -350,6 +350,26 @@ void Module::load_from(const StateDict& sd, const std::string& prefix, Incompati
     if (m) m->load_from(sd, prefix + n + ".", keys, errors);
 }
 
+namespace {
+
+// The reference's pitfall 2: a state dict saved from ddp->state_dict() has every key prefixed
+// with "module.". When every unexpected key has it and stripping it would match, say so.
+std::string ddp_prefix_hint(const StateDict& state_dict, const IncompatibleKeys& keys) {
+  static const std::string prefix = "module.";
+  if (keys.unexpected_keys.empty() || keys.missing_keys.empty()) return "";
+  for (const std::string& k : keys.unexpected_keys)
+    if (k.rfind(prefix, 0) != 0) return "";
+  bool fixes_one = false;
+  for (const std::string& k : keys.missing_keys) fixes_one |= state_dict.contains(prefix + k);
+  if (!fixes_one) return "";
+  return "\n\tThe state_dict's keys start with \"module.\": it was saved from a "
+         "DistributedDataParallel (ddp->state_dict()). Save ddp->module()->state_dict() instead, "
+         "or strip the prefix before loading with "
+         "nn::utils::consume_prefix_in_state_dict_if_present(state_dict, \"module.\").";
+}
+
+}  // namespace
+
 IncompatibleKeys Module::load_state_dict(const StateDict& state_dict,
                                          LoadStateDictOptions options) {
   IncompatibleKeys keys;
@@ -366,6 +386,7 @@ IncompatibleKeys Module::load_state_dict(const StateDict& state_dict,
   if (!errors.empty()) {
     std::string text = "Error(s) in loading state_dict for " + name() + ":";
     for (const std::string& e : errors) text += "\n\t" + e;
+    text += ddp_prefix_hint(state_dict, keys);
     fail("load_state_dict", text);
   }
   return keys;
@@ -375,7 +396,7 @@ IncompatibleKeys Module::load_state_dict(const StateDict& state_dict,
 bool Module::has_hooks() const {
   return (pre_hooks_ && !pre_hooks_->entries.empty()) ||
          (forward_hooks_ && !forward_hooks_->entries.empty()) ||
-         (backward_hooks_ && !backward_hooks_->entries.empty());
+         (backward_hooks_ && !backward_hooks_->entries.empty()) || forward_wrapper_;
 }
 
 // Note [Full backward hooks]
@@ -448,7 +469,7 @@ Tensor Module::call_with_hooks(std::vector<Tensor> inputs,
     }
   }
 
-  Tensor output = forward(inputs);
+  Tensor output = forward_wrapper_ ? forward_wrapper_(inputs, forward) : forward(inputs);
 
   if (forward_hooks_)
     for (auto entries = forward_hooks_->entries; auto& e : entries) {

@@ -8,6 +8,7 @@
 #include "ember/creation.h"
 #include "ember/nn/functional.h"
 #include "ember/nn/layers/activation.h"
+#include "ember/nn/layers/sync_batchnorm.h"
 
 namespace ember::nn {
 
@@ -64,10 +65,27 @@ Tensor BatchNormImplBase::forward(const Tensor& input) {
   }
   const bool use_batch_stats = is_training() || !running_mean.defined();
   const bool pass_stats = !is_training() || options.track_running_stats;
+  if (sync_group_ && use_batch_stats)
+    return functional::sync_batch_norm(input, pass_stats ? running_mean : Tensor(),
+                                       pass_stats ? running_var : Tensor(),
+                                       {.weight = weight, .bias = bias, .training = true,
+                                        .momentum = factor, .eps = options.eps},
+                                       *sync_group_);
   return functional::batch_norm(input, pass_stats ? running_mean : Tensor(),
                                 pass_stats ? running_var : Tensor(),
                                 {.weight = weight, .bias = bias, .training = use_batch_stats,
                                  .momentum = factor, .eps = options.eps});
+}
+
+std::string BatchNormImplBase::name() const {
+  return sync_group_ ? "SyncBatchNorm" : Module::name();
+}
+
+void BatchNormImplBase::synchronize_over(const dist::ProcessGroup& group) {
+  sync_group_ = std::make_shared<dist::ProcessGroup>(group);
+  // SyncBatchNorm takes any input of 2 or more dims, as PyTorch's.
+  min_dim_ = 2;
+  max_dim_ = 8;
 }
 
 std::string BatchNormImplBase::extra_repr() const {

@@ -76,9 +76,11 @@ TransformerEncoderImpl::TransformerEncoderImpl(const TransformerEncoderLayer& en
 Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& mask,
                                        const Tensor& src_key_padding_mask) {
   Tensor x = src;
+  // Through call_forward, as PyTorch's mod(output, ...): a layer's hooks and forward wrapper
+  // (activation checkpointing) run.
   for (const auto& layer : *layers)
-    x = std::static_pointer_cast<TransformerEncoderLayerImpl>(layer)->forward(
-        x, mask, src_key_padding_mask);
+    x = nn::detail::call_forward(*std::static_pointer_cast<TransformerEncoderLayerImpl>(layer), x,
+                                 mask, src_key_padding_mask);
   return norm ? Tensor(norm(x)) : x;
 }
 

@@ -87,4 +87,11 @@ int64_t count_parameters(const std::vector<Tensor>& parameters, bool trainable_o
   return n;
 }
 
+void consume_prefix_in_state_dict_if_present(StateDict& state_dict, const std::string& prefix) {
+  StateDict stripped;
+  for (const auto& [key, value] : state_dict)
+    stripped.insert(key.rfind(prefix, 0) == 0 ? key.substr(prefix.size()) : key, value);
+  state_dict = std::move(stripped);
+}
+
 }  // namespace ember::nn::utils

@@ -217,6 +217,7 @@ Tensor trace(const Tensor& t) {
   EMBER_CHECK(t.dim() == 2, "trace", "expected a matrix, but got tensor with dim ", t.dim());
   const bool integral = is_integral(t.dtype(), /*include_bool=*/true);
   Recorder rec("trace", {&t});
+  if (rec.autocast()) return trace(rec.cast(0));
   Tensor out = empty({}, {.dtype = integral ? kInt64 : t.dtype()});
   const int64_t n = std::min(t.size(0), t.size(1)), step = t.stride(0) + t.stride(1);
   dispatch<DtypeSet::Numeric>(t.dtype(), "trace", [&]<class T>() {

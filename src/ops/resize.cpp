@@ -443,12 +443,28 @@ const char* pad_node(const PadFuncOptions& o, size_t pad_len, bool backward) {
   const size_t k = std::min<size_t>(std::max<size_t>(pad_len / 2, 1), 3) - 1;
   return names[backward][o.mode == "replicate"][k];
 }
+
+// The name PyTorch's F.pad reaches for the mode and the number of padded dims (the profiler and
+// autocast's table see it: reflection and replication padding run in float32 under CPU
+// autocast); constant and circular padding are "pad".
+const char* pad_op_name(const std::string& mode, size_t pad_size) {
+  static constexpr const char* kReflection[] = {"reflection_pad1d", "reflection_pad2d",
+                                                "reflection_pad3d"};
+  static constexpr const char* kReplication[] = {"replication_pad1d", "replication_pad2d",
+                                                 "replication_pad3d"};
+  const size_t dims = pad_size / 2;
+  if (dims < 1 || dims > 3) return "pad";
+  if (mode == "reflect") return kReflection[dims - 1];
+  if (mode == "replicate") return kReplication[dims - 1];
+  return "pad";
+}
 }  // namespace
 
 // Autograd: the backward kernel (a crop, or a scatter of the reflected/replicated elements) is
 // linear in grad_output and recorded with pad (value 0) as its adjoint, so double backward works.
 Tensor pad(const Tensor& input, IntArrayRef pad, const PadFuncOptions& options) {
-  autograd::Recorder rec("pad", {&input});
+  autograd::Recorder rec(pad_op_name(options.mode, pad.size()), {&input});
+  if (rec.autocast()) return nn::functional::pad(rec.cast(0), pad, options);
   Tensor out = pad_kernel(input, pad, options);
   if (rec) {
     PadFuncOptions o = options;

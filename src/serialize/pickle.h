@@ -23,7 +23,7 @@ enum Opcode : uint8_t {
   kTuple = 't', kSetItems = 'u', kBinFloat = 'G', kEmptyList = ']', kEmptyTuple = ')',
   kEmptyDict = '}', kProto = 0x80, kTuple1 = 0x85, kTuple2 = 0x86, kTuple3 = 0x87,
   kNewTrue = 0x88, kNewFalse = 0x89, kLong1 = 0x8a, kShortBinUnicode = 0x8c, kMemoize = 0x94,
-  kFrame = 0x95,
+  kFrame = 0x95, kNewObj = 0x81, kBinUnicode8 = 0x8d, kStackGlobal = 0x93,
 };
 
 /// "GLOBAL", "REDUCE", ... for error messages; "unknown" for bytes that are no opcode.

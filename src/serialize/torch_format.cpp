@@ -12,6 +12,7 @@
 #include "ember/serialize.h"
 #include "ember/tensor.h"
 #include "serialize/pickle.h"
+#include "serialize/torch_format.h"
 #include "serialize/zip_archive.h"
 
 namespace ember {
@@ -240,7 +241,12 @@ void save(const Value& value, const std::string& path, const SaveOptions& option
 }
 
 Value load(const std::string& path, const LoadOptions& options) {
-  serialize::ZipReader zip(path);
+  return serialize::load_archive(path, 0, serialize::ZipReader::kWholeFile, options);
+}
+
+Value serialize::load_archive(const std::string& path, uint64_t offset, uint64_t length,
+                              const LoadOptions& options) {
+  serialize::ZipReader zip(path, offset, length);
   const std::vector<std::string> names = zip.names();
   EMBER_CHECK(!names.empty(), "load", "'", path, "' is an empty zip archive, not a checkpoint");
   // The records sit under one folder whose name varies ("archive", or the file's stem in 1.13).

@@ -153,11 +153,11 @@ void ZipWriter::commit() {
 struct ZipReader::Source {
   static constexpr uint64_t kUnset = ~uint64_t(0);
   int fd;
-  uint64_t size;
+  uint64_t base, size;  // the archive is bytes [base, base + size) of the file
   uint64_t pos = 0, first_read = kUnset;
   zip_error_t error;
 
-  Source(int f, uint64_t n) : fd(f), size(n) { zip_error_init(&error); }
+  Source(int f, uint64_t b, uint64_t n) : fd(f), base(b), size(n) { zip_error_init(&error); }
   ~Source() { zip_error_fini(&error); }
 
   static zip_int64_t call(void* self, void* data, zip_uint64_t len, zip_source_cmd_t cmd) {
@@ -180,7 +180,7 @@ struct ZipReader::Source {
         uint64_t n = 0;
         while (n < want) {
           const ssize_t got =
-              ::pread(s.fd, static_cast<char*>(data) + n, want - n, off_t(s.pos + n));
+              ::pread(s.fd, static_cast<char*>(data) + n, want - n, off_t(s.base + s.pos + n));
           if (got < 0 && errno == EINTR) continue;
           if (got < 0) {
             zip_error_set(&s.error, ZIP_ER_READ, errno);
@@ -216,10 +216,16 @@ struct ZipReader::Source {
   }
 };
 
-ZipReader::ZipReader(const std::string& path)
-    : path_(path),
-      map_(MappedFile::open(path, "load", &fd_)),
-      source_(std::make_unique<Source>(fd_, map_->size())) {
+ZipReader::ZipReader(const std::string& path, uint64_t offset, uint64_t length)
+    : path_(path), map_(MappedFile::open(path, "load", &fd_)) {
+  base_ = offset;
+  size_ = length == kWholeFile ? map_->size() - std::min(offset, map_->size()) : length;
+  if (offset > map_->size() || size_ > map_->size() - offset) {
+    ::close(fd_);
+    fail("load", "'", path, "' has ", map_->size(), " bytes; an archive at bytes ", offset, "..",
+         offset + size_, " does not fit");
+  }
+  source_ = std::make_unique<Source>(fd_, base_, size_);
   zip_error_t error;
   zip_error_init(&error);
   zip_source_t* src = zip_source_function_create(&Source::call, source_.get(), &error);
@@ -235,8 +241,7 @@ ZipReader::ZipReader(const std::string& path)
   zip_error_fini(&error);
   // Say what the file is instead, when we can tell from its first bytes.
   unsigned char head[4] = {};
-  if (map_->size() > 0)
-    std::memcpy(head, map_->data(), std::min<uint64_t>(sizeof(head), map_->size()));
+  if (size_ > 0) std::memcpy(head, map_->data() + base_, std::min<uint64_t>(sizeof(head), size_));
   if (head[0] == 0x80 && head[1] == 0x02 && head[2] == 0x8a && head[3] == 0x0a)
     fail("load", "'", path,
          "' is in PyTorch's legacy (pre-1.6, non-zip) format; re-save it "
@@ -274,8 +279,8 @@ uint64_t ZipReader::size(const std::string& name) const {
     fail("load", "cannot stat record '", name, "': ", zip_message(archive_));
   // A record cannot be bigger than the file unless compressed; deflate expands at most ~1032x.
   const uint64_t limit = st.comp_method == ZIP_CM_STORE ? st.comp_size : st.comp_size * 1032;
-  if (st.comp_size > map_->size() || st.size > limit)
-    fail("load", "record '", name, "' declares ", st.size, " bytes, more than the ", map_->size(),
+  if (st.comp_size > size_ || st.size > limit)
+    fail("load", "record '", name, "' declares ", st.size, " bytes, more than the ", size_,
          "-byte file can hold");
   return st.size;
 }
@@ -333,12 +338,12 @@ Storage ZipReader::view(const std::string& name, uint64_t alignment) const {
   zip_fclose(f);
   // Trust the offset only if those bytes are the mapping's at that offset and the whole entry
   // lies inside the file; anything else takes the copying path (which reports the error).
-  const uint64_t file = map_->size();
+  const uint64_t file = size_;
   if (got != zip_int64_t(n) || offset == Source::kUnset || offset > file ||
-      st.size > file - offset || offset % alignment != 0 ||
-      std::memcmp(map_->data() + offset, head, n) != 0)
+      st.size > file - offset || (base_ + offset) % alignment != 0 ||
+      std::memcmp(map_->data() + base_ + offset, head, n) != 0)
     return {};
-  return map_->storage(offset, st.size);
+  return map_->storage(base_ + offset, st.size);
 }
 
 }  // namespace ember::serialize

@@ -43,9 +43,12 @@ class ZipWriter {
 
 class ZipReader {
  public:
-  /// Opens a zip archive; a missing or non-zip file throws ember::Error (legacy PyTorch files
-  /// and truncated archives are named as such).
-  explicit ZipReader(const std::string& path);
+  static constexpr uint64_t kWholeFile = ~uint64_t(0);
+  /// Opens a zip archive: the whole file, or the `length` bytes at `offset` (an archive inside
+  /// a bigger file, as a distributed checkpoint's per-rank file holds them). A missing or
+  /// non-zip file throws ember::Error (legacy PyTorch files and truncated archives are named as
+  /// such).
+  explicit ZipReader(const std::string& path, uint64_t offset = 0, uint64_t length = kWholeFile);
   ~ZipReader();
   ZipReader(const ZipReader&) = delete;
   ZipReader& operator=(const ZipReader&) = delete;
@@ -69,6 +72,7 @@ class ZipReader {
   std::string path_;
   int fd_ = -1;  // the mapped file, which libzip reads through (see Source)
   std::shared_ptr<const MappedFile> map_;
+  uint64_t base_ = 0, size_ = 0;  // the archive's bytes in the file
   std::unique_ptr<Source> source_;
   zip* archive_ = nullptr;
 };

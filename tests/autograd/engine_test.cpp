@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
+#include "autograd/final_callbacks.h"
 #include "autograd/record.h"
 #include "ember/ember.h"
 
@@ -267,6 +269,34 @@ TEST(Engine, AnomalyModeNamesTheNode) {
   EXPECT_FALSE(is_anomaly_enabled());
   rec_log(x).backward({.gradient = ones({2})});  // off: no check, inf flows into .grad
   EXPECT_TRUE(std::isinf(x.grad().index({0}).item<double>()));
+}
+
+// DDP's reducer finishes its buckets from a callback queued by a gradient hook: it must run
+// after every node of the pass (after both leaves' gradients, whichever comes last), in order.
+TEST(Engine, QueuedCallbacksRunOnceThePassHasFinishedInOrder) {
+  Tensor x = tensor(2.0, {.requires_grad = true}), y = tensor(3.0, {.requires_grad = true});
+  std::vector<std::string> events;
+  auto hx = x.register_post_accumulate_grad_hook([&](const Tensor&) {
+    events.push_back("x");
+    queue_callback([&] {
+      events.push_back("first callback");
+      queue_callback([&] { events.push_back("queued by a callback"); });
+    });
+    queue_callback([&] { events.push_back("second callback"); });
+  });
+  auto hy = y.register_post_accumulate_grad_hook([&](const Tensor&) { events.push_back("y"); });
+  (x * 2.0 + (y * x).exp()).backward();
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(std::set<std::string>(events.begin(), events.begin() + 2),
+            (std::set<std::string>{"x", "y"}));
+  EXPECT_EQ(std::vector<std::string>(events.begin() + 2, events.end()),
+            (std::vector<std::string>{"first callback", "second callback",
+                                      "queued by a callback"}));
+  events.clear();
+  (x * 3.0).backward();  // callbacks belong to one pass: none are left over
+  EXPECT_EQ(events, (std::vector<std::string>{"x", "first callback", "second callback",
+                                              "queued by a callback"}));
+  EXPECT_THROW(queue_callback([] {}), Error);
 }
 
 }  // namespace

@@ -199,4 +199,26 @@ TEST(ConcatDataset, IndexesAcrossParts) {
   EXPECT_THROW(c.get(7), Error);
 }
 
+// The reference's pitfall 1: without set_epoch every epoch repeats the shuffle; rank 0 says so
+// once, the second time a pass starts with the same epoch.
+TEST(DistributedSampler, ForgettingSetEpochWarnsOnRank0TheSecondEpoch) {
+  auto warnings_of = [](int64_t rank, bool call_set_epoch) {
+    DistributedSampler s(10, {.num_replicas = 2, .rank = rank});
+    testing::internal::CaptureStderr();
+    for (int64_t epoch = 0; epoch < 3; ++epoch) {
+      if (call_set_epoch) s.set_epoch(epoch);
+      s.indices();
+    }
+    return testing::internal::GetCapturedStderr();
+  };
+  const std::string forgot = warnings_of(0, false);
+  EXPECT_NE(forgot.find("call sampler.set_epoch(epoch) at the start of every epoch"),
+            std::string::npos)
+      << forgot;
+  EXPECT_EQ(forgot.find("warning", forgot.find("warning") + 1), std::string::npos)
+      << "warned more than once: " << forgot;
+  EXPECT_EQ(warnings_of(0, true), "");
+  EXPECT_EQ(warnings_of(1, false), "");  // the other ranks stay quiet
+}
+
 }  // namespace

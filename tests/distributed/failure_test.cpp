@@ -53,11 +53,13 @@ void wait_until_looping(TCPStore& store, int world) {
   store.wait(keys, 10s);
 }
 
-// Gloo over TCP, and the shared-memory all_reduce (EMBER_SHM=1): the same failure semantics.
+// Gloo over TCP (EMBER_SHM=0), and the shared-memory all_reduce that ranks on one host use by
+// default (EMBER_SHM unset): the same failure semantics.
 class Failures : public ::testing::TestWithParam<bool> {
  protected:
   void join(int rank, int world, uint16_t port, std::chrono::milliseconds timeout) {
-    if (GetParam()) ::setenv("EMBER_SHM", "1", 1);
+    if (GetParam()) ::unsetenv("EMBER_SHM");
+    else ::setenv("EMBER_SHM", "0", 1);
     test::join(rank, world, port, timeout);
   }
   // How a dead peer is described on this path.

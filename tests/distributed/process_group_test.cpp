@@ -85,9 +85,10 @@ void all_reduce_every_op_and_dtype(int world, int rank) {
   require_close(big, expected_reduction(world, 100003, kFloat32, ReduceOp::SUM), "big");
 }
 
-TEST_P(Collectives, AllReduceEveryOpAndDtype) {
+TEST_P(Collectives, AllReduceEveryOpAndDtype) {  // through Gloo over TCP
   const int world = GetParam();
-  const auto exits = on_ranks(world, [world](int rank) { all_reduce_every_op_and_dtype(world, rank); });
+  const auto exits = on_ranks(world, [world](int rank) { all_reduce_every_op_and_dtype(world, rank); },
+                              {{"EMBER_SHM", "0"}});
   EXPECT_EQ(test::failures(exits), "");
 }
 
@@ -101,6 +102,40 @@ TEST_P(Collectives, SharedMemoryAllReduceEveryOpAndDtype) {
     require_close(mine, {sum.begin() + rank * 3, sum.begin() + rank * 3 + 3}, "reduce_scatter");
   }, {{"EMBER_SHM", "1"}, {"EMBER_SHM_CHUNK_BYTES", "65536"}});  // several chunks for the big one
   EXPECT_EQ(test::failures(exits), "");
+}
+
+// A segment no /dev/shm can hold (3 TiB): tmpfs refuses the reservation at once.
+constexpr const char* kUnreservableChunk = "1099511627776";
+
+TEST(SharedMemory, WhenItCannotBeReservedEveryRankFallsBackToTcp) {
+  const auto exits = on_ranks(2, [](int rank) {
+    Tensor t = full({5}, static_cast<double>(rank + 1));
+    all_reduce(t);
+    require_close(t, {3, 3, 3, 3, 3}, "all_reduce after the fallback");
+  }, {{"EMBER_SHM_CHUNK_BYTES", kUnreservableChunk}});  // EMBER_SHM unset: shared memory if it can
+  EXPECT_EQ(test::failures(exits), "");
+}
+
+TEST(SharedMemory, RequiredButUnavailableIsAnErrorOnEveryRankSayingWhy) {
+  TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
+  const auto exits = test::run_ranks(2, [&](int rank) {
+    ::setenv("EMBER_SHM", "1", 1);
+    ::setenv("EMBER_SHM_CHUNK_BYTES", kUnreservableChunk, 1);
+    const std::string message = test::message_of([&] { test::join(rank, 2, store.port()); });
+    require(message.find("EMBER_SHM=1, but no shared memory: rank 0: cannot reserve") !=
+                std::string::npos, "the refusal names rank 0 and the reservation: " + message);
+    return 0;
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
+TEST(SharedMemory, AnUnknownSettingIsAnError) {
+  TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
+  ::setenv("EMBER_SHM", "yes", 1);
+  const std::string message = test::message_of([&] { test::join(0, 1, store.port()); });
+  ::unsetenv("EMBER_SHM");
+  EXPECT_NE(message.find("EMBER_SHM=yes: expected 0 (TCP only), 1 (shared memory required) or "
+                         "unset"), std::string::npos) << message;
 }
 
 TEST_P(Collectives, RootedAndGatheringCollectives) {

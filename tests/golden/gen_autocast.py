@@ -74,6 +74,12 @@ def cases():
         "conv_transpose1d_bf16": lambda: F.conv_transpose1d(x3.to(BF), w3.to(BF)),
         "conv_transpose2d_bf16": lambda: F.conv_transpose2d(x4.to(BF), w4.to(BF)),
         "prod_bf16": lambda: A.to(BF).prod(),
+        "trace_bf16": lambda: A.to(BF)[:, :3].trace(),
+        "pad_reflect_bf16": lambda: F.pad(x4.to(BF), (1, 1, 1, 1), mode="reflect"),
+        "pad_reflect_1d_bf16": lambda: F.pad(x3.to(BF), (2, 1), mode="reflect"),
+        "pad_replicate_bf16": lambda: F.pad(x3.to(BF), (1, 2), mode="replicate"),
+        "pad_replicate_2d_bf16": lambda: F.pad(x4.to(BF), (1, 1, 2, 0), mode="replicate"),
+        "pad_constant_bf16": lambda: F.pad(x4.to(BF), (1, 1)),
         # promote
         "cat_bf16_f32": lambda: torch.cat([A.to(BF), A]),
         "cat_bf16_bf16": lambda: torch.cat([A.to(BF), A.to(BF)]),

@@ -1,6 +1,8 @@
 // DistributedSampler: each of num_replicas ranks sees its own share of the dataset, every rank the
 // same count (PyTorch's padding by repeating the head of the order, or dropping the tail), and a
 // shuffle seeded with seed + epoch so set_epoch(e) gives every rank the same new permutation.
+// Forgetting set_epoch (the reference's pitfall 1) repeats the order every epoch: rank 0 prints a
+// warning the second time a pass starts with the same shuffle.
 #pragma once
 
 #include <cstdint>
@@ -12,8 +14,8 @@
 namespace ember::data {
 
 struct DistributedSamplerOptions {
-  std::optional<int64_t> num_replicas = {};  // required until ember has a process group
-  std::optional<int64_t> rank = {};
+  std::optional<int64_t> num_replicas = {};  // default: the default process group's size
+  std::optional<int64_t> rank = {};          // default: this process's rank in it
   bool shuffle = true;
   uint64_t seed = 0;
   bool drop_last = false;
@@ -41,6 +43,8 @@ class DistributedSampler : public Sampler {
   bool shuffle_, drop_last_;
   uint64_t seed_;
   int64_t epoch_ = 0;
+  std::optional<int64_t> last_pass_epoch_;  // the epoch of the previous indices() call
+  bool warned_ = false;
 };
 
 }  // namespace ember::data

@@ -135,8 +135,19 @@ class Module : public std::enable_shared_from_this<Module> {
   HookHandle register_full_backward_hook(F hook);
   bool has_hooks() const;
 
-  /// Runs forward (given as fn over the inputs) inside the hooks. ModuleHolder::operator() calls
-  /// this for forwards over tensors; a module without hooks is called directly.
+  /// Runs around the module's forward, inside its hooks: given the inputs and the forward, it
+  /// returns the output (activation checkpointing installs one that recomputes the forward in
+  /// backward). One per module; an empty function removes it.
+  using ForwardWrapper = std::function<Tensor(
+      const std::vector<Tensor>& inputs,
+      const std::function<Tensor(const std::vector<Tensor>&)>& forward)>;
+  void set_forward_wrapper(ForwardWrapper wrapper) { forward_wrapper_ = std::move(wrapper); }
+  bool has_forward_wrapper() const { return bool(forward_wrapper_); }
+  const ForwardWrapper& forward_wrapper() const { return forward_wrapper_; }
+
+  /// Runs forward (given as fn over the inputs) inside the hooks and the forward wrapper.
+  /// ModuleHolder::operator() calls this for forwards over tensors; a module without hooks or
+  /// wrapper is called directly.
   Tensor call_with_hooks(std::vector<Tensor> inputs,
                          const std::function<Tensor(const std::vector<Tensor>&)>& forward);
 
@@ -176,6 +187,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::shared_ptr<HookList<ForwardPreHook>> pre_hooks_;
   std::shared_ptr<HookList<ForwardHook>> forward_hooks_;
   std::shared_ptr<HookList<BackwardHook>> backward_hooks_;
+  ForwardWrapper forward_wrapper_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Module& module);

@@ -6,9 +6,14 @@
 //   Tensor flat = nn::utils::parameters_to_vector(params);
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "ember/tensor.h"
+
+namespace ember {
+class StateDict;
+}
 
 namespace ember::nn::utils {
 
@@ -36,5 +41,10 @@ void vector_to_parameters(const Tensor& vec, const std::vector<Tensor>& paramete
 /// The number of parameter elements (the reference's `sum(p.numel() for p in
 /// model.parameters())`); with trainable_only, only parameters that require grad count.
 int64_t count_parameters(const std::vector<Tensor>& parameters, bool trainable_only = false);
+
+/// Strips `prefix` from every key of `state_dict` that starts with it, in place and in order
+/// (torch.nn.modules.utils.consume_prefix_in_state_dict_if_present): a dict saved from
+/// ddp->state_dict() loads into the bare model after consume_prefix...(sd, "module.").
+void consume_prefix_in_state_dict_if_present(StateDict& state_dict, const std::string& prefix);
 
 }  // namespace ember::nn::utils

@@ -9,6 +9,10 @@
 
 #include "ember/nn/module.h"
 
+namespace ember::dist {
+class ProcessGroup;
+}
+
 namespace ember::nn {
 
 struct BatchNormOptions {
@@ -28,6 +32,13 @@ class BatchNormImplBase : public Module {
   void reset_running_stats();
   void reset_parameters();
   std::string extra_repr() const override;
+  /// "SyncBatchNorm" once synchronised, else the class's name.
+  std::string name() const override;
+
+  /// In training, statistics over every rank of `group` (nn::SyncBatchNorm and
+  /// convert_sync_batchnorm, in ember/nn/layers/sync_batchnorm.h, switch it on).
+  void synchronize_over(const dist::ProcessGroup& group);
+  bool is_synchronized() const { return sync_group_ != nullptr; }
 
   int64_t num_features;
   BatchNormOptions options;
@@ -35,6 +46,7 @@ class BatchNormImplBase : public Module {
 
  private:
   int64_t min_dim_, max_dim_;  // accepted input ranks
+  std::shared_ptr<dist::ProcessGroup> sync_group_;
 };
 
 /// Input (N, C) or (N, C, L).

@@ -1,0 +1,202 @@
+// dcp::load: each rank reads `.metadata`, then for every tensor of its state the saved chunks
+// that overlap the part it holds (PyTorch 1.13's resharding rule, pytorch-1.13-facts.md §1.6:
+// per dimension the overlap is [max(saved, mine), min(saved end, my end)), the chunk is loaded
+// whole, narrowed, and copied into the narrowed target), and every non-tensor value.
+// Unlike 1.13, a global shape or dtype that differs from the saved one is an error.
+#include <filesystem>
+#include <fstream>
+
+#include "distributed/checkpoint/items.h"
+#include "ember/autograd.h"
+#include "ember/creation.h"
+#include "ember/serialize.h"
+#include "serialize/torch_format.h"
+
+namespace ember::dcp {
+namespace {
+
+constexpr const char* kOp = "dcp.load";
+using detail::Item;
+
+std::string shape_text(const std::vector<int64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+class Loader {
+ public:
+  Loader(std::string dir, detail::Metadata metadata)
+      : dir_(std::move(dir)), m_(std::move(metadata)) {}
+
+  // Copies every saved chunk overlapping [offsets, offsets + dest.sizes()) into dest.
+  void fill(const std::string& fqn, Tensor dest, const std::vector<int64_t>& offsets,
+            const std::vector<int64_t>& global, Dtype dtype) {
+    const auto* entry = m_.find(fqn);
+    EMBER_CHECK(entry, kOp, "'", fqn, "' is not in the checkpoint at '", dir_, "'");
+    const auto* t = std::get_if<detail::TensorMeta>(entry);
+    EMBER_CHECK(t, kOp, "'", fqn, "' was saved as a non-tensor value, but the target is a tensor");
+    EMBER_CHECK(t->size == global, kOp, "'", fqn, "': the checkpoint has shape ",
+                shape_text(t->size), " but the target has shape ", shape_text(global));
+    EMBER_CHECK(t->dtype == dtype, kOp, "'", fqn, "': the checkpoint has dtype ",
+                dtype_name(t->dtype), " but the target has dtype ", dtype_name(dtype));
+    int64_t covered = 0;
+    for (const detail::ChunkMeta& c : t->chunks) {
+      std::vector<int64_t> from(global.size()), to(global.size()), length(global.size());
+      bool overlaps = true;
+      for (size_t d = 0; d < global.size() && overlaps; ++d) {
+        const int64_t lo = std::max(c.offsets[d], offsets[d]);
+        const int64_t hi = std::min(c.offsets[d] + c.sizes[d], offsets[d] + dest.size(int64_t(d)));
+        length[d] = hi - lo;
+        overlaps = length[d] > 0;
+        from[d] = lo - c.offsets[d];
+        to[d] = lo - offsets[d];
+      }
+      if (!overlaps) continue;
+      Tensor saved = read_chunk(fqn, c);
+      Tensor src = saved, dst = dest;
+      int64_t n = 1;
+      for (size_t d = 0; d < global.size(); ++d) {
+        src = src.narrow(int64_t(d), from[d], length[d]);
+        dst = dst.narrow(int64_t(d), to[d], length[d]);
+        n *= length[d];
+      }
+      dst.copy_(src);
+      covered += n;
+    }
+    EMBER_CHECK(covered >= dest.numel(), kOp, "'", fqn, "': the saved chunks cover ", covered,
+                " of the ", dest.numel(), " elements this rank needs");
+  }
+
+  /// A whole saved tensor (for a key the target lacks).
+  Tensor read_full(const std::string& fqn) {
+    const auto& t = std::get<detail::TensorMeta>(*m_.find(fqn));
+    Tensor full = zeros(t.size, {.dtype = t.dtype});
+    fill(fqn, full, std::vector<int64_t>(t.size.size(), 0), t.size, t.dtype);
+    return full;
+  }
+
+  Value read_value(const std::string& fqn) {
+    const auto* entry = m_.find(fqn);
+    EMBER_CHECK(entry, kOp, "'", fqn, "' is not in the checkpoint at '", dir_, "'");
+    if (std::holds_alternative<detail::TensorMeta>(*entry)) return read_full(fqn);
+    const detail::StorageEntry* s = m_.storage(fqn, std::nullopt);
+    EMBER_CHECK(s, kOp, "'", fqn, "' has no storage entry in '", dir_, "/.metadata'");
+    return read(*s);
+  }
+
+  const detail::Metadata& metadata() const { return m_; }
+
+ private:
+  Tensor read_chunk(const std::string& fqn, const detail::ChunkMeta& c) {
+    const detail::StorageEntry* s = m_.storage(fqn, c.offsets);
+    EMBER_CHECK(s, kOp, "'", fqn, "': no storage entry for its chunk at ", shape_text(c.offsets));
+    Value v = read(*s);
+    EMBER_CHECK(v.is_tensor(), kOp, "'", fqn, "': ", s->relative_path, " holds a ", v.kind_name(),
+                ", not a tensor");
+    const Tensor& t = v.to_tensor();
+    EMBER_CHECK(std::vector<int64_t>(t.sizes().begin(), t.sizes().end()) == c.sizes, kOp, "'", fqn,
+                "': the chunk in ", s->relative_path, " has shape ", t.sizes(),
+                " but the metadata says ", shape_text(c.sizes));
+    return t;
+  }
+
+  // One torch.save archive: a whole file, or a byte range of one (a file per rank).
+  Value read(const detail::StorageEntry& s) {
+    const std::string& name = s.relative_path;
+    EMBER_CHECK(!name.empty() && name.find('/') == std::string::npos && name != "." && name != "..",
+                kOp, "storage file '", name, "' in '", dir_,
+                "/.metadata' is not a file name inside the checkpoint directory");
+    const std::string path = dir_ + "/" + name;
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    EMBER_CHECK(!ec, kOp, "'", path, "' is missing (", ec.message(), ")");
+    EMBER_CHECK(uint64_t(s.file_offset) + uint64_t(s.length) <= size, kOp, "'", path, "' has ",
+                size, " bytes but the metadata needs bytes ", s.file_offset, "..",
+                s.file_offset + s.length);
+    // Mapped, not copied: a tensor then views the file (tensors are copied into the targets).
+    const ember::LoadOptions options{.map_location = kCPU, .weights_only = true, .mmap = true};
+    return serialize::load_archive(path, uint64_t(s.file_offset), uint64_t(s.length), options);
+  }
+
+  std::string dir_;
+  detail::Metadata m_;
+};
+
+detail::Metadata read_metadata_file(const std::string& dir) {
+  EMBER_CHECK(std::filesystem::is_directory(dir), kOp, "no checkpoint directory '", dir, "'");
+  const std::string path = dir + "/" + detail::kMetadataFile;
+  EMBER_CHECK(std::filesystem::exists(path), kOp, "the checkpoint in '", dir,
+              "' is incomplete: it has no .metadata, which a save writes last (did the save "
+              "fail or a rank die?)");
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return detail::read_metadata(bytes, path);
+}
+
+// Whether `path` starts with `prefix`.
+bool under(const std::vector<detail::PathPart>& path, const std::vector<detail::PathPart>& prefix) {
+  return path.size() > prefix.size() && std::equal(prefix.begin(), prefix.end(), path.begin());
+}
+
+// Puts `value` at `path` below `dict`, making the dicts on the way.
+void insert_at(Dict& dict, const std::vector<detail::PathPart>& path, size_t from, Value value) {
+  auto key = [&](size_t i) {
+    const auto& part = path[i];
+    return std::holds_alternative<std::string>(part) ? Value(std::get<std::string>(part))
+                                                     : Value(std::get<int64_t>(part));
+  };
+  Dict* d = &dict;
+  for (size_t i = from; i + 1 < path.size(); ++i) {
+    if (!d->contains(key(i)) || !d->at(key(i)).is_dict()) d->insert(key(i), Dict{});
+    d = &d->at(key(i)).to_dict();
+  }
+  d->insert(key(path.size() - 1), std::move(value));
+}
+
+}  // namespace
+
+void load(State& state, const std::string& dir, const LoadOptions& options) {
+  const detail::Ranks ranks(options.group, options.coordinator_rank, kOp);
+  std::string error;
+  std::exception_ptr failure;
+  try {
+    std::vector<Item> items = detail::flatten(state, kOp);
+    Loader loader(dir, read_metadata_file(dir));
+    NoGradGuard no_grad;
+    for (Item& it : items) {
+      if (it.shard) {
+        const ShardedTensor& s = *it.shard;
+        loader.fill(it.fqn, s.local, s.offsets, s.global_sizes, s.local.dtype());
+      } else if (it.slot->is_tensor()) {
+        const Tensor& t = it.slot->to_tensor();
+        const std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
+        loader.fill(it.fqn, t, std::vector<int64_t>(sizes.size(), 0), sizes, t.dtype());
+      } else if (it.is_empty_dict() && !loader.metadata().find(it.fqn)) {
+        // A fresh optimizer's empty "state": filled from the saved keys below it.
+        size_t found = 0;
+        for (const auto& [fqn, path] : loader.metadata().planner_data)
+          if (under(path, it.path)) {
+            insert_at(it.slot->to_dict(), path, it.path.size(), loader.read_value(fqn));
+            ++found;
+          }
+        EMBER_CHECK(found > 0, kOp, "'", it.fqn, "' is not in the checkpoint at '", dir, "'");
+      } else {
+        *it.slot = loader.read_value(it.fqn);
+      }
+    }
+  } catch (const std::exception& e) {
+    error = e.what();
+    failure = std::current_exception();
+  }
+  // Every rank fails when one does (PyTorch's CheckpointException), each naming the ranks.
+  if (ranks.size() == 1 && failure) std::rethrow_exception(failure);
+  ranks.agree(error, "loading '" + dir + "'");
+}
+
+void load(Value& state, const std::string& dir, const LoadOptions& options) {
+  State s{state, {}};
+  load(s, dir, options);
+}
+
+}  // namespace ember::dcp
