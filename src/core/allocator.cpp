@@ -21,6 +21,7 @@
 
 #include "ember/allocator.h"
 #include "ember/error.h"
+#include "backend/backend.h"
 #include "backend/cuda_api.h"
 #include "profiler/recorder.h"
 
@@ -208,12 +209,22 @@ CachingCpuAllocator& cpu_allocator() {
 }  // namespace
 
 void* device_allocate(Device device, size_t nbytes) {
-  if (!device.is_cpu()) return cuda::allocate(device, nbytes);  // throws in CPU-only builds
+  if (!device.is_cpu()) {
+    // An installed backend with its own memory (a test's fake device), else CUDA's (which
+    // throws in CPU-only builds).
+    const backend::Backend* b = backend::backend_for(device.type());
+    if (b && b->allocate) return b->allocate(device, nbytes);
+    return cuda::allocate(device, nbytes);
+  }
   return nbytes == 0 ? nullptr : cpu_allocator().allocate(nbytes);
 }
 
 void device_free(Device device, void* data, size_t nbytes) {
-  if (!device.is_cpu()) return cuda::free(device, data, nbytes);
+  if (!device.is_cpu()) {
+    const backend::Backend* b = backend::backend_for(device.type());
+    if (b && b->free) return b->free(device, data, nbytes);
+    return cuda::free(device, data, nbytes);
+  }
   if (data) cpu_allocator().free(data, nbytes);
 }
 

@@ -2,6 +2,9 @@
 // tensors and scalars. See Note [Result type priority].
 #include "ember/promotion.h"
 
+#include "core/result_type.h"
+
+#include <array>
 #include <optional>
 
 #include "ember/error.h"
@@ -61,7 +64,9 @@ Dtype finish(const ResultTypeState& state) {
 
 }  // namespace
 
-Dtype result_type(const std::vector<Operand>& operands) {
+Dtype result_type(const std::vector<Operand>& operands) { return result_type_of(operands); }
+
+Dtype result_type_of(std::span<const Operand> operands) {
   EMBER_CHECK(!operands.empty(), "result_type", "expected at least one operand, got none");
   ResultTypeState state;
   for (const Operand& op : operands) {
@@ -75,9 +80,13 @@ Dtype result_type(const std::vector<Operand>& operands) {
 }
 
 Dtype result_type(const Tensor& a, const Tensor& b) {
-  return result_type({Operand(a), Operand(b)});
+  return result_type_of(std::array{Operand(a), Operand(b)});
 }
-Dtype result_type(const Tensor& a, Scalar b) { return result_type({Operand(a), Operand(b)}); }
-Dtype result_type(Scalar a, const Tensor& b) { return result_type({Operand(a), Operand(b)}); }
+Dtype result_type(const Tensor& a, Scalar b) {
+  return result_type_of(std::array{Operand(a), Operand(b)});
+}
+Dtype result_type(Scalar a, const Tensor& b) {
+  return result_type_of(std::array{Operand(a), Operand(b)});
+}
 
 }  // namespace ember

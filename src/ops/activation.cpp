@@ -1,6 +1,6 @@
 // Pointwise activations: sigmoid, logit, relu family, elu/selu, gelu (exact and tanh), silu,
-// mish, softplus, hardtanh, hardsigmoid, hardswish. Formulas follow PyTorch's CPU kernels so
-// results agree to float rounding.
+// mish, softplus, hardtanh, hardsigmoid, hardswish: the front ends and gradients; each kernel is
+// an ElementwiseKernel identity (the CPU's in src/backend/cpu/activation.cpp).
 #include <cmath>
 #include <limits>
 
@@ -9,7 +9,6 @@
 #include "ember/math.h"
 #include "ops/elementwise.h"
 #include "ops/unary_grad.h"
-#include "ops/erf_float.h"
 
 namespace ember {
 namespace {
@@ -37,11 +36,7 @@ Tensor& with_grad_(const char* op, const char* node, Tensor& self, unary_grad::U
 
 Tensor zero_where(const Tensor& cond, const Tensor& g) { return where(cond, 0, g); }
 
-using cpu::gt;
-using cpu::le;
-using cpu::select;
-using cpu::vmax;
-using cpu::vmin;
+using backend::ElementwiseKernel;
 
 // PyTorch's threshold_backward(grad, self, threshold): nothing passes where self <= threshold
 // (so relu'(0) = 0 and a NaN lets the gradient through). One fused pass rather than a
@@ -49,13 +44,8 @@ using cpu::vmin;
 // grad (ThresholdBackwardBackward0 applies the same mask); self's derivative is zero.
 Tensor threshold_backward(const Tensor& grad, const Tensor& self, double threshold) {
   Recorder rec("threshold_backward", {&grad});
-  Tensor out = elementwise<Promote::Default, DtypeSet::Floating>(
-      "threshold_backward", {grad, self}, [threshold]<class T>() {
-        return [t = T(threshold)](auto g, auto x) {
-          using V = decltype(g);
-          return select(le(x, V(t)), V(0), g);
-        };
-      });
+  Tensor out = elementwise("threshold_backward", ElementwiseKernel::threshold_backward,
+                           Promote::Default, {grad, self}, {.real = {threshold}});
   if (rec)
     rec.record("ThresholdBackwardBackward0", {out}, {self},
                [threshold](const Grads& g, const Saved& s) {
@@ -69,44 +59,22 @@ Tensor sigmoid_grad(const Tensor& g, const Tensor& y) { return g * (1 - y) * y; 
 Tensor relu_grad(const Tensor& g, const Tensor& y) { return threshold_backward(g, y, 0); }
 
 // Floating inputs only: PyTorch has no integer kernels for these ("not implemented for 'Long'").
-template <class Make>
-Tensor activation(const char* op, const Tensor& t, const Make& make,
-                  const Tensor* target = nullptr) {
-  return elementwise<Promote::Default, DtypeSet::Floating>(op, {t}, make, target);
+Tensor activation(const char* op, ElementwiseKernel k, const Tensor& t,
+                  const backend::ElementwiseArgs& args = {}, const Tensor* target = nullptr) {
+  return elementwise(op, k, Promote::Default, {t}, args, target);
 }
 // sigmoid and logit are unary float ops: integer inputs give the default float dtype.
-template <class Make>
-Tensor float_activation(const char* op, const Tensor& t, const Make& make,
+Tensor float_activation(const char* op, ElementwiseKernel k, const Tensor& t,
+                        const backend::ElementwiseArgs& args = {},
                         const Tensor* target = nullptr) {
-  return elementwise<Promote::IntToFloat, DtypeSet::Floating>(op, {t}, make, target);
-}
-
-inline constexpr auto sigmoid_fn = []<class T>() {
-  return [](auto x) {
-    using V = decltype(x);
-    return V(1) / (V(1) + cpu::exp(-x));
-  };
-};
-
-// relu and hardtanh are PyTorch's clamps: bound first, so x wins ties (relu(-0.0) is -0.0).
-inline constexpr auto relu_fn = []<class T>() {
-  return [](auto x) { return vmax(decltype(x)(0), x); };
-};
-
-auto hardtanh_fn(double lo, double hi) {
-  return [lo, hi]<class T>() {
-    return [l = T(lo), h = T(hi)](auto x) {
-      using V = decltype(x);
-      return vmin(V(h), vmax(V(l), x));
-    };
-  };
+  return elementwise(op, k, Promote::IntToFloat, {t}, args, target);
 }
 
 }  // namespace
 
 Tensor sigmoid(const Tensor& t) {
   return with_grad("sigmoid", "SigmoidBackward0", t, sigmoid_grad,
-                   [&] { return float_activation("sigmoid", t, sigmoid_fn); }, true);
+                   [&] { return float_activation("sigmoid", ElementwiseKernel::sigmoid, t); }, true);
 }
 
 Tensor logit(const Tensor& t, std::optional<double> eps) {
@@ -117,21 +85,16 @@ Tensor logit(const Tensor& t, std::optional<double> eps) {
     return where(logical_or(x < 0, x > 1), std::numeric_limits<double>::quiet_NaN(), d);
   };
   return with_grad("logit", "LogitBackward0", t, grad, [&] {
-    return float_activation("logit", t, [eps]<class T>() {
-      const T lo = eps ? T(*eps) : T(0), hi = eps ? T(1 - *eps) : T(1);
-      const bool clamp = eps.has_value();
-      return [lo, hi, clamp](T x) -> T {
-        const T z = clamp ? (x < lo ? lo : x > hi ? hi : x) : x;
-        return std::log(z / (T(1) - z));
-      };
-    });
+    return float_activation("logit", ElementwiseKernel::logit, t,
+                            {.real = {eps ? *eps : 0.0, eps ? 1 - *eps : 1.0},
+                             .flag = eps.has_value()});
   });
 }
 
 Tensor relu(const Tensor& t) {
   EMBER_CHECK(t.dtype() != kBool, "relu", "not implemented for dtype ", t.dtype());
   return with_grad("relu", "ReluBackward0", t, relu_grad, [&] {
-    return elementwise<Promote::Default, DtypeSet::Numeric>("relu", {t}, relu_fn);
+    return elementwise("relu", ElementwiseKernel::relu, Promote::Default, {t});
   }, true);
 }
 
@@ -142,12 +105,8 @@ Tensor leaky_relu(const Tensor& t, double negative_slope) {
     return where(x > 0, g, g * negative_slope);
   };
   return with_grad("leaky_relu", "LeakyReluBackward0", t, grad, [&] {
-    return activation("leaky_relu", t, [negative_slope]<class T>() {
-      return [s = T(negative_slope)](auto x) {
-        using V = decltype(x);
-        return select(gt(x, V(0)), x, x * V(s));
-      };
-    });
+    return activation("leaky_relu", ElementwiseKernel::leaky_relu, t,
+                      {.real = {negative_slope}});
   });
 }
 
@@ -156,13 +115,8 @@ Tensor elu(const Tensor& t, double alpha, double scale, double input_scale) {
     return where(x <= 0, g * (input_scale * alpha * scale) * (x * input_scale).exp(), g * scale);
   };
   return with_grad("elu", "EluBackward0", t, grad, [&] {
-    return activation("elu", t, [=]<class T>() {
-      return [a = T(alpha * scale), s = T(scale), is = T(input_scale)](auto x) {
-        using V = decltype(x);
-        // exp - 1 rather than expm1, as PyTorch's kernel (elu(-0.0) is +0.0).
-        return select(gt(x, V(0)), x * V(s), (cpu::exp(x * V(is)) - V(1)) * V(a));
-      };
-    });
+    return activation("elu", ElementwiseKernel::elu, t,
+                      {.real = {alpha * scale, scale, input_scale}});
   });
 }
 
@@ -200,24 +154,8 @@ Tensor gelu(const Tensor& t, GeluOptions options) {
     return gelu_grad(g, x, tanh_approx);
   };
   return with_grad("gelu", "GeluBackward0", t, grad, [&] {
-    if (tanh_approx) {
-      return activation("gelu", t, []<class T>() {
-        return [](auto x) {
-          using V = decltype(x);
-          const V k(T(0.7978845608028654)), c(T(0.044715));  // sqrt(2/pi)
-          return V(T(0.5)) * x * (V(1) + cpu::tanh(k * (x + c * x * x * x)));
-        };
-      });
-    }
-    return activation("gelu", t, []<class T>() {
-      return [](auto x) {
-        using V = decltype(x);
-        const V z = x * V(T(0.7071067811865476));
-        // float (and half, computed in float): the fast erf; SLEEF's is 4x slower.
-        if constexpr (std::is_same_v<T, float>) return V(0.5f) * x * (V(1.0f) + cpu::erf_float(z));
-        else return V(T(0.5)) * x * (V(1) + cpu::erf(z));
-      };
-    });
+    return activation("gelu", tanh_approx ? ElementwiseKernel::gelu_tanh : ElementwiseKernel::gelu,
+                      t);
   });
 }
 
@@ -227,12 +165,7 @@ Tensor silu(const Tensor& t) {
     return g * sig * (1 + x * (1 - sig));
   };
   return with_grad("silu", "SiluBackward0", t, grad, [&] {
-    return activation("silu", t, []<class T>() {
-      return [](auto x) {
-        using V = decltype(x);
-        return x / (V(1) + cpu::exp(-x));
-      };
-    });
+    return activation("silu", ElementwiseKernel::silu, t);
   });
 }
 
@@ -242,9 +175,7 @@ Tensor mish(const Tensor& t) {
     return g * (tsp + x * x.sigmoid() * (1 - tsp * tsp));
   };
   return with_grad("mish", "MishBackward0", t, grad, [&] {
-    return activation("mish", t, []<class T>() {
-      return [](auto x) { return x * cpu::tanh(cpu::log1p(cpu::exp(x))); };
-    });
+    return activation("mish", ElementwiseKernel::mish, t);
   });
 }
 
@@ -256,12 +187,7 @@ Tensor softplus(const Tensor& t, double beta, double threshold) {
     return where(bx > threshold, g, g * bx.sigmoid());
   };
   return with_grad("softplus", "SoftplusBackward0", t, grad, [&] {
-    return activation("softplus", t, [=]<class T>() {
-      return [b = T(beta), th = T(threshold)](auto x) {
-        using V = decltype(x);
-        return select(gt(x * V(b), V(th)), x, cpu::log1p(cpu::exp(x * V(b))) / V(b));
-      };
-    });
+    return activation("softplus", ElementwiseKernel::softplus, t, {.real = {beta, threshold}});
   });
 }
 
@@ -273,8 +199,8 @@ Tensor hardtanh(const Tensor& t, double min_val, double max_val) {
     return zero_where(logical_or(x <= min_val, x >= max_val), g);
   };
   return with_grad("hardtanh", "HardtanhBackward0", t, grad, [&] {
-    return elementwise<Promote::Default, DtypeSet::Numeric>("hardtanh", {t},
-                                                            hardtanh_fn(min_val, max_val));
+    return elementwise("hardtanh", ElementwiseKernel::hardtanh, Promote::Default, {t},
+                       {.real = {min_val, max_val}});
   });
 }
 
@@ -283,12 +209,7 @@ Tensor hardsigmoid(const Tensor& t) {
     return where(logical_and(x > -3, x < 3), g / 6, 0);
   };
   return with_grad("hardsigmoid", "HardsigmoidBackward0", t, grad, [&] {
-    return activation("hardsigmoid", t, []<class T>() {
-      return [](auto x) {
-        using V = decltype(x);
-        return vmin(vmax(x + V(3), V(0)), V(6)) / V(6);
-      };
-    });
+    return activation("hardsigmoid", ElementwiseKernel::hardsigmoid, t);
   });
 }
 
@@ -297,25 +218,21 @@ Tensor hardswish(const Tensor& t) {
     return where(x < -3, 0, where(x <= 3, g * (x / 3 + 0.5), g));
   };
   return with_grad("hardswish", "HardswishBackward0", t, grad, [&] {
-    return activation("hardswish", t, []<class T>() {
-      return [](auto x) {
-        using V = decltype(x);
-        return x * vmin(vmax(x + V(3), V(0)), V(6)) / V(6);
-      };
-    });
+    return activation("hardswish", ElementwiseKernel::hardswish, t);
   });
 }
 
 Tensor Tensor::sigmoid() const { return ember::sigmoid(*this); }
 Tensor& Tensor::sigmoid_() {
   return with_grad_("sigmoid_", "SigmoidBackward0", *this, sigmoid_grad,
-                    [&] { float_activation("sigmoid_", *this, sigmoid_fn, this); }, true);
+                    [&] { float_activation("sigmoid_", ElementwiseKernel::sigmoid, *this, {},
+                                           this); }, true);
 }
 Tensor Tensor::logit(std::optional<double> eps) const { return ember::logit(*this, eps); }
 Tensor Tensor::relu() const { return ember::relu(*this); }
 Tensor& Tensor::relu_() {
   return with_grad_("relu_", "ReluBackward0", *this, relu_grad, [&] {
-    elementwise<Promote::Default, DtypeSet::Numeric>("relu_", {*this}, relu_fn, this);
+    elementwise("relu_", ElementwiseKernel::relu, Promote::Default, {*this}, {}, this);
   }, true);
 }
 

@@ -1,6 +1,7 @@
 // Binary arithmetic: add, sub, mul, div (true/floor/trunc), floor_divide, remainder, fmod, pow,
 // atan2, maximum/minimum, fmax/fmin, lerp, addcmul/addcdiv, hypot, xlogy — with their in-place
-// forms and the Tensor methods. Each is a one-line functor run by the elementwise front end.
+// forms and the Tensor methods: the front ends and gradients; each kernel is an ElementwiseKernel
+// identity (the CPU's in src/backend/cpu/binary.cpp).
 #include <cmath>
 
 #include "autograd/function.h"
@@ -15,202 +16,12 @@ using autograd::Grads;
 using autograd::Recorder;
 using autograd::Saved;
 using autograd::TensorList;
-using cpu::Vec;
-
-constexpr auto kNumericSet = DtypeSet::Numeric;
-constexpr auto kAllSet = DtypeSet::All;
-constexpr auto kFloatingSet = DtypeSet::Floating;
-
-template <class T>
-constexpr bool is_int = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
-// Integer division and modulo raise on a zero divisor instead of trapping.
-template <class T>
-void check_divisor(T b, const char* op) {
-  if constexpr (std::is_integral_v<T>) EMBER_CHECK(b != 0, op, "ZeroDivisionError");
-}
-
-// PyTorch's alpha_check: a bool alpha needs a bool result, a floating one a floating result.
-template <class T>
-void check_alpha(const char* op, Scalar alpha) {
-  EMBER_CHECK((!alpha.is_bool() || std::is_same_v<T, bool>), op,
-              "Boolean alpha only supported for Boolean results.");
-  EMBER_CHECK(std::is_floating_point_v<T> || !alpha.is_floating_point(), op,
-              "For integral input tensors, argument alpha must not be a floating point number.");
-}
-
-auto add_fn(const char* op, Scalar alpha) {
-  return [op, alpha]<class T>() {
-    check_alpha<T>(op, alpha);
-    const T s = alpha.to<T>();
-    if constexpr (std::is_same_v<T, bool>) {
-      return [s](auto x, auto y) { return bool(x || (s && y)); };
-    } else {
-      return [s](auto x, auto y) { return x + s * y; };
-    }
-  };
-}
-
-auto sub_fn(const char* op, Scalar alpha) {
-  return [op, alpha]<class T>() {
-    check_alpha<T>(op, alpha);
-    const T s = alpha.to<T>();
-    return [s](auto x, auto y) { return x - s * y; };
-  };
-}
-
-inline constexpr auto mul_fn = []<class T>() {
-  if constexpr (std::is_same_v<T, bool>) {
-    return [](auto x, auto y) { return bool(x && y); };
-  } else {
-    return [](auto x, auto y) { return x * y; };
-  }
-};
-
-inline constexpr auto true_div_fn = []<class T>() { return [](auto x, auto y) { return x / y; }; };
-
-// Python's floor division: for floats, PyTorch's div_floor (exact quotient adjusted toward
-// -inf, and the sign of zero kept); for integers, C division corrected for mixed signs.
-template <class T>
-T floor_div(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (b == 0) return a / b;
-    const T mod = std::fmod(a, b);
-    T div = (a - mod) / b;
-    if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;
-    if (div == 0) return std::copysign(T(0), a / b);
-    T floordiv = std::floor(div);
-    if (div - floordiv > T(0.5)) floordiv += 1;
-    return floordiv;
-  } else {
-    check_divisor(b, "floor_divide");
-    const T q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
-  }
-}
-
-inline constexpr auto floor_div_fn = []<class T>() {
-  return [](T x, T y) { return floor_div(x, y); };
-};
-
-inline constexpr auto trunc_div_fn = []<class T>() {
-  return [](T x, T y) -> T {
-    if constexpr (std::is_floating_point_v<T>) {
-      return std::trunc(x / y);
-    } else {
-      check_divisor(y, "div");
-      return T(x / y);
-    }
-  };
-};
-
-inline constexpr auto remainder_fn = []<class T>() {
-  return [](T a, T b) -> T {
-    if constexpr (std::is_floating_point_v<T>) {
-      T mod = std::fmod(a, b);
-      if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;
-      return mod;
-    } else {
-      check_divisor(b, "remainder");
-      T mod = T(a % b);
-      if (mod != 0 && ((b < 0) != (mod < 0))) mod = T(mod + b);
-      return mod;
-    }
-  };
-};
-
-inline constexpr auto fmod_fn = []<class T>() {
-  return [](T a, T b) -> T {
-    if constexpr (std::is_floating_point_v<T>) {
-      return std::fmod(a, b);
-    } else {
-      check_divisor(b, "fmod");
-      return T(a % b);
-    }
-  };
-};
-
-template <class T>
-T int_pow(T base, T exp) {
-  if (exp < 0) {  // only 1 and -1 have non-zero integer reciprocals
-    if (base == 1) return 1;
-    if (base == -1) return (exp & 1) ? T(-1) : T(1);
-    return 0;
-  }
-  T result = 1;
-  while (exp) {
-    if (exp & 1) result = T(result * base);
-    base = T(base * base);
-    exp >>= 1;
-  }
-  return result;
-}
-
-inline constexpr auto pow_fn = []<class T>() {
-  if constexpr (std::is_floating_point_v<T>) {
-    return [](auto x, auto y) { return cpu::pow(x, y); };
-  } else {
-    return [](T x, T y) -> T {
-      if constexpr (std::is_same_v<T, bool>) return x || !y;
-      else return int_pow(x, y);
-    };
-  }
-};
-
-inline constexpr auto maximum_fn = []<class T>() {
-  return [](auto x, auto y) { return cpu::vmax(x, y); };
-};
-inline constexpr auto minimum_fn = []<class T>() {
-  return [](auto x, auto y) { return cpu::vmin(x, y); };
-};
-
-inline constexpr auto fmax_fn = []<class T>() {
-  return [](T x, T y) -> T {
-    if constexpr (std::is_floating_point_v<T>) return std::fmax(x, y);
-    else return x > y ? x : y;
-  };
-};
-inline constexpr auto fmin_fn = []<class T>() {
-  return [](T x, T y) -> T {
-    if constexpr (std::is_floating_point_v<T>) return std::fmin(x, y);
-    else return x < y ? x : y;
-  };
-};
-
-// PyTorch 1.13's lerp: from the end nearer a weight in [0, 1], so lerp(a, b, 1) == b exactly;
-// fused multiply-adds, as its kernel is compiled (and as later versions write it).
-template <class T>
-T lerp_value(T a, T b, T w) {
-  return w < T(0.5) ? std::fma(w, b - a, a) : std::fma(a - b, T(1) - w, b);
-}
-inline constexpr auto lerp_fn = []<class T>() {
-  return [](T a, T b, T w) { return lerp_value(a, b, w); };
-};
-// A scalar weight is an argument, not an operand: it stays in the compute type (float for half).
-auto lerp_scalar_fn(Scalar weight) {
-  return [weight]<class T>() {
-    return [w = weight.to<T>()](T a, T b) { return lerp_value(a, b, w); };
-  };
-}
+using backend::ElementwiseKernel;
 
 // lerp does not promote: end (and a tensor weight) must have start's dtype.
 void check_lerp_dtype(const Tensor& start, const Tensor& other, const char* name) {
   EMBER_CHECK(start.dtype() == other.dtype(), "lerp", "expected dtype ", start.dtype(), " for `",
               name, "` but got dtype ", other.dtype());
-}
-
-auto addcmul_fn(Scalar value) {
-  return [value]<class T>() {
-    const T v = value.to<T>();
-    return [v](auto s, auto a, auto b) { return s + v * a * b; };
-  };
-}
-
-auto addcdiv_fn(Scalar value) {
-  return [value]<class T>() {
-    const T v = value.to<T>();
-    return [v](auto s, auto a, auto b) { return s + v * a / b; };
-  };
 }
 
 void check_not_bool_sub(const Tensor& a, const Operand& b) {
@@ -225,33 +36,21 @@ void check_not_bool_sub(const Tensor& a, const Operand& b) {
 
 Tensor div_impl(const char* op, const Operand& a, const Operand& b,
                 const std::optional<std::string>& mode, const Tensor* target) {
-  if (!mode) return elementwise<Promote::IntToFloat, kNumericSet>(op, {a, b}, true_div_fn, target);
+  if (!mode) return elementwise(op, ElementwiseKernel::true_div, Promote::IntToFloat, {a, b}, {},
+                                target);
   if (*mode == "floor")
-    return elementwise<Promote::Default, kNumericSet>(op, {a, b}, floor_div_fn, target);
+    return elementwise(op, ElementwiseKernel::floor_div, Promote::Default, {a, b}, {}, target);
   if (*mode == "trunc")
-    return elementwise<Promote::Default, kNumericSet>(op, {a, b}, trunc_div_fn, target);
+    return elementwise(op, ElementwiseKernel::trunc_div, Promote::Default, {a, b}, {}, target);
   fail(op, "expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
 }
 
-// pow with a scalar exponent: the common exponents take exact, faster paths (as PyTorch).
+// pow with a scalar exponent (its kernel has fast paths for the common exponents).
 Tensor pow_scalar_impl(const char* op, const Tensor& base, Scalar e, const Tensor* target) {
   if (is_integral(base.dtype(), true) && !e.is_floating_point())
     EMBER_CHECK(e.to_int() >= 0, op, "Integers to negative integer powers are not allowed.");
-  const double v = e.to_double();
-  auto run = [&](auto make) {
-    return elementwise<Promote::Default, kNumericSet>(op, {base, e}, make, target);
-  };
-  if (v == 1) return run([]<class T>() { return [](auto x, auto) { return x; }; });
-  if (v == 2) return run([]<class T>() { return [](auto x, auto) { return x * x; }; });
-  if (v == 3) return run([]<class T>() { return [](auto x, auto) { return x * x * x; }; });
-  if (is_floating_point(result_type(base, e))) {
-    if (v == 0.5) return run([]<class T>() { return [](auto x, auto) { return cpu::sqrt(x); }; });
-    if (v == -0.5)
-      return run([]<class T>() { return [](auto x, auto) { return T(1) / cpu::sqrt(x); }; });
-    if (v == -1) return run([]<class T>() { return [](auto x, auto) { return T(1) / x; }; });
-    if (v == -2) return run([]<class T>() { return [](auto x, auto) { return T(1) / (x * x); }; });
-  }
-  return elementwise<Promote::Default, kNumericSet>(op, {base, e}, pow_fn, target);
+  return elementwise(op, ElementwiseKernel::pow_scalar, Promote::Default, {base, e},
+                     {.real = {e.to_double()}}, target);
 }
 
 // addcdiv refuses integer division (PyTorch's message).
@@ -361,34 +160,39 @@ autograd::BackwardFn addcdiv_backward(Scalar v) {
 // ── free functions ──────────────────────────────────────────────────────
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   Recorder rec("add", {&a, &b});
-  Tensor out = elementwise<Promote::Default, kAllSet>("add", {a, b}, add_fn("add", alpha));
+  Tensor out = elementwise("add", ElementwiseKernel::add, Promote::Default, {a, b},
+                           {.scalar = {alpha}});
   if (rec) rec.record("AddBackward0", {out}, {}, add_backward(alpha, false));
   return out;
 }
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
   Recorder rec("add", {&a});
-  Tensor out = elementwise<Promote::Default, kAllSet>("add", {a, b}, add_fn("add", alpha));
+  Tensor out = elementwise("add", ElementwiseKernel::add, Promote::Default, {a, b},
+                           {.scalar = {alpha}});
   if (rec) rec.record("AddBackward1", {out}, {}, add_backward(alpha, false));
   return out;
 }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   check_not_bool_sub(a, b);
   Recorder rec("sub", {&a, &b});
-  Tensor out = elementwise<Promote::Default, kNumericSet>("sub", {a, b}, sub_fn("sub", alpha));
+  Tensor out = elementwise("sub", ElementwiseKernel::sub, Promote::Default, {a, b},
+                           {.scalar = {alpha}});
   if (rec) rec.record("SubBackward0", {out}, {}, add_backward(alpha, true));
   return out;
 }
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
   check_not_bool_sub(a, b);
   Recorder rec("sub", {&a});
-  Tensor out = elementwise<Promote::Default, kNumericSet>("sub", {a, b}, sub_fn("sub", alpha));
+  Tensor out = elementwise("sub", ElementwiseKernel::sub, Promote::Default, {a, b},
+                           {.scalar = {alpha}});
   if (rec) rec.record("SubBackward1", {out}, {}, add_backward(alpha, false));
   return out;
 }
 Tensor rsub(const Tensor& a, Scalar b) {
   check_not_bool_sub(a, b);
   Recorder rec("rsub", {&a});
-  Tensor out = elementwise<Promote::Default, kNumericSet>("sub", {b, a}, sub_fn("sub", 1));
+  Tensor out = elementwise("sub", ElementwiseKernel::sub, Promote::Default, {b, a},
+                           {.scalar = {1}});
   if (rec)
     rec.record("RsubBackward1", {out}, {}, [](const Grads& g, const Saved&) {
       return TensorList{-g[0]};
@@ -397,7 +201,7 @@ Tensor rsub(const Tensor& a, Scalar b) {
 }
 Tensor mul(const Tensor& a, const Tensor& b) {
   Recorder rec("mul", {&a, &b});
-  Tensor out = elementwise<Promote::Default, kAllSet>("mul", {a, b}, mul_fn);
+  Tensor out = elementwise("mul", ElementwiseKernel::mul, Promote::Default, {a, b});
   if (rec)
     rec.record("MulBackward0", {out}, {b.requires_grad() ? a : Tensor(), if_needed_by(a, b)},
                mul_backward);
@@ -405,7 +209,7 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 }
 Tensor mul(const Tensor& a, Scalar b) {
   Recorder rec("mul", {&a});
-  Tensor out = elementwise<Promote::Default, kAllSet>("mul", {a, b}, mul_fn);
+  Tensor out = elementwise("mul", ElementwiseKernel::mul, Promote::Default, {a, b});
   if (rec)
     rec.record("MulBackward1", {out}, {}, [b](const Grads& g, const Saved&) {
       return TensorList{g[0] * b};
@@ -454,7 +258,7 @@ Tensor floor_divide(const Tensor& a, Scalar b) {
 // a - floor(a / b) * b: d/da = 1, d/db = -floor(a / b).
 Tensor remainder(const Tensor& a, const Tensor& b) {
   Recorder rec("remainder", {&a, &b});
-  Tensor out = elementwise<Promote::Default, kNumericSet>("remainder", {a, b}, remainder_fn);
+  Tensor out = elementwise("remainder", ElementwiseKernel::remainder, Promote::Default, {a, b});
   if (rec)
     rec.record("RemainderBackward1", {out}, {if_needed_by(b, a), if_needed_by(b, b)},
                [](const Grads& g, const Saved& s) {
@@ -465,7 +269,7 @@ Tensor remainder(const Tensor& a, const Tensor& b) {
 }
 Tensor remainder(const Tensor& a, Scalar b) {
   Recorder rec("remainder", {&a});
-  Tensor out = elementwise<Promote::Default, kNumericSet>("remainder", {a, b}, remainder_fn);
+  Tensor out = elementwise("remainder", ElementwiseKernel::remainder, Promote::Default, {a, b});
   if (rec)
     rec.record("RemainderBackward0", {out}, {}, [](const Grads& g, const Saved&) {
       return TensorList{g[0]};
@@ -474,14 +278,14 @@ Tensor remainder(const Tensor& a, Scalar b) {
 }
 Tensor remainder(Scalar a, const Tensor& b) {
   Recorder rec("remainder", {&b});
-  Tensor out = elementwise<Promote::Default, kNumericSet>("remainder", {a, b}, remainder_fn);
+  Tensor out = elementwise("remainder", ElementwiseKernel::remainder, Promote::Default, {a, b});
   if (rec) record_not_implemented(rec, out, "remainder");
   return out;
 }
 // a - trunc(a / b) * b: d/da = 1, d/db = -trunc(a / b).
 Tensor fmod(const Tensor& a, const Tensor& b) {
   Recorder rec("fmod", {&a, &b});
-  Tensor out = elementwise<Promote::Default, kNumericSet>("fmod", {a, b}, fmod_fn);
+  Tensor out = elementwise("fmod", ElementwiseKernel::fmod, Promote::Default, {a, b});
   if (rec)
     rec.record("FmodBackward1", {out}, {if_needed_by(b, a), if_needed_by(b, b)},
                [](const Grads& g, const Saved& s) {
@@ -492,7 +296,7 @@ Tensor fmod(const Tensor& a, const Tensor& b) {
 }
 Tensor fmod(const Tensor& a, Scalar b) {
   Recorder rec("fmod", {&a});
-  Tensor out = elementwise<Promote::Default, kNumericSet>("fmod", {a, b}, fmod_fn);
+  Tensor out = elementwise("fmod", ElementwiseKernel::fmod, Promote::Default, {a, b});
   if (rec)
     rec.record("FmodBackward0", {out}, {}, [](const Grads& g, const Saved&) {
       return TensorList{g[0]};
@@ -501,7 +305,7 @@ Tensor fmod(const Tensor& a, Scalar b) {
 }
 Tensor pow(const Tensor& base, const Tensor& exponent) {
   Recorder rec("pow", {&base, &exponent});
-  Tensor out = elementwise<Promote::Default, kNumericSet>("pow", {base, exponent}, pow_fn);
+  Tensor out = elementwise("pow", ElementwiseKernel::pow, Promote::Default, {base, exponent});
   if (rec)
     rec.record("PowBackward1", {out}, {base, exponent},
                pow_tensor_backward,
@@ -522,7 +326,8 @@ Tensor pow(Scalar base, const Tensor& exponent) {
   // PyTorch allocates this output row-major whatever the exponent's layout.
   Tensor out =
       empty(exponent.sizes(), {.dtype = result_type(base, exponent), .device = exponent.device()});
-  out = elementwise<Promote::Default, kNumericSet>("pow", {base, exponent}, pow_fn, &out, true);
+  out = elementwise("pow", ElementwiseKernel::pow, Promote::Default, {base, exponent}, {}, &out,
+                    true);
   if (rec)
     rec.record("PowBackward2", {out}, {exponent}, [base](const Grads& g, const Saved& s) {
       const Tensor a = full({}, base, {.dtype = s[1].dtype()});
@@ -532,8 +337,7 @@ Tensor pow(Scalar base, const Tensor& exponent) {
 }
 Tensor atan2(const Tensor& a, const Tensor& b) {
   Recorder rec("atan2", {&a, &b});
-  Tensor out = elementwise<Promote::IntToFloat, kFloatingSet>(
-      "atan2", {a, b}, []<class T>() { return [](auto y, auto x) { return cpu::atan2(y, x); }; });
+  Tensor out = elementwise("atan2", ElementwiseKernel::atan2, Promote::IntToFloat, {a, b});
   if (rec)
     rec.record("Atan2Backward0", {out}, {a, b}, [](const Grads& g, const Saved& s) {
       const Tensor recip = (s[0] * s[0] + s[1] * s[1]).reciprocal();
@@ -543,7 +347,7 @@ Tensor atan2(const Tensor& a, const Tensor& b) {
 }
 Tensor maximum(const Tensor& a, const Tensor& b) {
   Recorder rec("maximum", {&a, &b});
-  Tensor out = elementwise<Promote::Default, kAllSet>("maximum", {a, b}, maximum_fn);
+  Tensor out = elementwise("maximum", ElementwiseKernel::maximum, Promote::Default, {a, b});
   if (rec)
     rec.record("MaximumBackward0", {out}, {a, b}, [](const Grads& g, const Saved& s) {
       return max_min_backward(g, s, true);
@@ -552,7 +356,7 @@ Tensor maximum(const Tensor& a, const Tensor& b) {
 }
 Tensor minimum(const Tensor& a, const Tensor& b) {
   Recorder rec("minimum", {&a, &b});
-  Tensor out = elementwise<Promote::Default, kAllSet>("minimum", {a, b}, minimum_fn);
+  Tensor out = elementwise("minimum", ElementwiseKernel::minimum, Promote::Default, {a, b});
   if (rec)
     rec.record("MinimumBackward0", {out}, {a, b}, [](const Grads& g, const Saved& s) {
       return max_min_backward(g, s, false);
@@ -561,7 +365,7 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
 }
 Tensor fmax(const Tensor& a, const Tensor& b) {
   Recorder rec("fmax", {&a, &b});
-  Tensor out = elementwise<Promote::Default, kAllSet>("fmax", {a, b}, fmax_fn);
+  Tensor out = elementwise("fmax", ElementwiseKernel::fmax, Promote::Default, {a, b});
   if (rec)
     rec.record("FmaxBackward0", {out}, {a, b}, [](const Grads& g, const Saved& s) {
       return fmax_fmin_backward(g, s, true);
@@ -570,7 +374,7 @@ Tensor fmax(const Tensor& a, const Tensor& b) {
 }
 Tensor fmin(const Tensor& a, const Tensor& b) {
   Recorder rec("fmin", {&a, &b});
-  Tensor out = elementwise<Promote::Default, kAllSet>("fmin", {a, b}, fmin_fn);
+  Tensor out = elementwise("fmin", ElementwiseKernel::fmin, Promote::Default, {a, b});
   if (rec)
     rec.record("FminBackward0", {out}, {a, b}, [](const Grads& g, const Saved& s) {
       return fmax_fmin_backward(g, s, false);
@@ -582,7 +386,8 @@ Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
   if (rec.autocast()) return lerp(rec.cast(0), rec.cast(1), weight);
   check_lerp_dtype(start, end, "end");
   Tensor out =
-      elementwise<Promote::Default, kFloatingSet>("lerp", {start, end}, lerp_scalar_fn(weight));
+      elementwise("lerp", ElementwiseKernel::lerp_scalar, Promote::Default, {start, end},
+                  {.scalar = {weight}});
   if (rec)
     rec.record("LerpBackward0", {out}, {}, [weight](const Grads& g, const Saved&) {
       return TensorList{g[0] * (1 - weight.to_double()), g[0] * weight};
@@ -594,7 +399,7 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
   if (rec.autocast()) return lerp(rec.cast(0), rec.cast(1), rec.cast(2));
   check_lerp_dtype(start, end, "end");
   check_lerp_dtype(start, weight, "weight");
-  Tensor out = elementwise<Promote::Default, kFloatingSet>("lerp", {start, end, weight}, lerp_fn);
+  Tensor out = elementwise("lerp", ElementwiseKernel::lerp, Promote::Default, {start, end, weight});
   if (rec)
     rec.record("LerpBackward1", {out},
                {if_needed_by(weight, start), if_needed_by(weight, end), weight},
@@ -607,7 +412,8 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
 Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
   Recorder rec("addcmul", {&self, &t1, &t2});
   Tensor out =
-      elementwise<Promote::Default, kNumericSet>("addcmul", {self, t1, t2}, addcmul_fn(value));
+      elementwise("addcmul", ElementwiseKernel::addcmul, Promote::Default, {self, t1, t2},
+                  {.scalar = {value}});
   if (rec)
     rec.record("AddcmulBackward0", {out}, {if_needed_by(t2, t1), if_needed_by(t1, t2)},
                addcmul_backward(value));
@@ -617,15 +423,15 @@ Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar va
   check_addcdiv("addcdiv", t1, t2);
   Recorder rec("addcdiv", {&self, &t1, &t2});
   Tensor out =
-      elementwise<Promote::Default, kNumericSet>("addcdiv", {self, t1, t2}, addcdiv_fn(value));
+      elementwise("addcdiv", ElementwiseKernel::addcdiv, Promote::Default, {self, t1, t2},
+                  {.scalar = {value}});
   if (rec)
     rec.record("AddcdivBackward0", {out}, {if_needed_by(t2, t1), t2}, addcdiv_backward(value));
   return out;
 }
 Tensor hypot(const Tensor& a, const Tensor& b) {
   Recorder rec("hypot", {&a, &b});
-  Tensor out = elementwise<Promote::Default, kFloatingSet>(
-      "hypot", {a, b}, []<class T>() { return [](T x, T y) { return std::hypot(x, y); }; });
+  Tensor out = elementwise("hypot", ElementwiseKernel::hypot, Promote::Default, {a, b});
   if (rec)
     rec.record("HypotBackward0", {out}, {a, b}, [](const Grads& g, const Saved& s) {
       return TensorList{g[0] * s[0] / s[2], g[0] * s[1] / s[2]};
@@ -636,12 +442,7 @@ Tensor hypot(const Tensor& a, const Tensor& b) {
 // y <= 0), d/dy = x / y.
 Tensor xlogy(const Tensor& a, const Tensor& b) {
   Recorder rec("xlogy", {&a, &b});
-  Tensor out = elementwise<Promote::IntToFloat, kFloatingSet>("xlogy", {a, b}, []<class T>() {
-    return [](T x, T y) -> T {
-      if (y != y) return y;
-      return x == 0 ? T(0) : x * std::log(y);
-    };
-  });
+  Tensor out = elementwise("xlogy", ElementwiseKernel::xlogy, Promote::IntToFloat, {a, b});
   if (rec)
     rec.record("XlogyBackward0", {out}, {a, b}, [](const Grads& g, const Saved& s) {
       return TensorList{xlogy(g[0], s[1]).masked_fill(logical_and(s[0] == 0, s[1] <= 0), 0),
@@ -655,13 +456,15 @@ Tensor Tensor::add(const Tensor& o, Scalar alpha) const { return ember::add(*thi
 Tensor Tensor::add(Scalar o, Scalar alpha) const { return ember::add(*this, o, alpha); }
 Tensor& Tensor::add_(const Tensor& o, Scalar alpha) {
   Recorder rec(Recorder::InPlace{}, "add_", *this, {&o});
-  elementwise<Promote::Default, kAllSet>("add_", {*this, o}, add_fn("add_", alpha), this);
+  elementwise("add_", ElementwiseKernel::add, Promote::Default, {*this, o}, {.scalar = {alpha}},
+              this);
   if (rec) rec.record("AddBackward0", {*this}, {}, add_backward(alpha, false));
   return *this;
 }
 Tensor& Tensor::add_(Scalar o, Scalar alpha) {
   Recorder rec(Recorder::InPlace{}, "add_", *this, {});
-  elementwise<Promote::Default, kAllSet>("add_", {*this, o}, add_fn("add_", alpha), this);
+  elementwise("add_", ElementwiseKernel::add, Promote::Default, {*this, o}, {.scalar = {alpha}},
+              this);
   if (rec) rec.record("AddBackward1", {*this}, {}, add_backward(alpha, false));
   return *this;
 }
@@ -670,14 +473,16 @@ Tensor Tensor::sub(Scalar o, Scalar alpha) const { return ember::sub(*this, o, a
 Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
   check_not_bool_sub(*this, o);
   Recorder rec(Recorder::InPlace{}, "sub_", *this, {&o});
-  elementwise<Promote::Default, kNumericSet>("sub_", {*this, o}, sub_fn("sub_", alpha), this);
+  elementwise("sub_", ElementwiseKernel::sub, Promote::Default, {*this, o}, {.scalar = {alpha}},
+              this);
   if (rec) rec.record("SubBackward0", {*this}, {}, add_backward(alpha, true));
   return *this;
 }
 Tensor& Tensor::sub_(Scalar o, Scalar alpha) {
   check_not_bool_sub(*this, o);
   Recorder rec(Recorder::InPlace{}, "sub_", *this, {});
-  elementwise<Promote::Default, kNumericSet>("sub_", {*this, o}, sub_fn("sub_", alpha), this);
+  elementwise("sub_", ElementwiseKernel::sub, Promote::Default, {*this, o}, {.scalar = {alpha}},
+              this);
   if (rec) rec.record("SubBackward1", {*this}, {}, add_backward(alpha, false));
   return *this;
 }
@@ -687,13 +492,13 @@ Tensor& Tensor::mul_(const Tensor& o) {
   const Tensor self_before = autograd::original_self(*this, o.requires_grad());
   Recorder rec(Recorder::InPlace{}, "mul_", *this, {&o});
   const Tensor other = if_needed_by(*this, o);
-  elementwise<Promote::Default, kAllSet>("mul_", {*this, o}, mul_fn, this);
+  elementwise("mul_", ElementwiseKernel::mul, Promote::Default, {*this, o}, {}, this);
   if (rec) rec.record("MulBackward0", {*this}, {self_before, other}, mul_backward);
   return *this;
 }
 Tensor& Tensor::mul_(Scalar o) {
   Recorder rec(Recorder::InPlace{}, "mul_", *this, {});
-  elementwise<Promote::Default, kAllSet>("mul_", {*this, o}, mul_fn, this);
+  elementwise("mul_", ElementwiseKernel::mul, Promote::Default, {*this, o}, {}, this);
   if (rec)
     rec.record("MulBackward1", {*this}, {}, [o](const Grads& g, const Saved&) {
       return TensorList{g[0] * o};
@@ -739,7 +544,7 @@ Tensor& Tensor::pow_(const Tensor& e) {
   const Tensor self_before =
       autograd::original_self(*this, requires_grad() || e.requires_grad());
   Recorder rec(Recorder::InPlace{}, "pow_", *this, {&e});
-  elementwise<Promote::Default, kNumericSet>("pow_", {*this, e}, pow_fn, this);
+  elementwise("pow_", ElementwiseKernel::pow, Promote::Default, {*this, e}, {}, this);
   if (rec)
     rec.record("PowBackward1", {*this}, {self_before, e},
                pow_tensor_backward,
@@ -770,7 +575,8 @@ Tensor Tensor::addcmul(const Tensor& a, const Tensor& b, Scalar v) const {
 }
 Tensor& Tensor::addcmul_(const Tensor& a, const Tensor& b, Scalar v) {
   Recorder rec(Recorder::InPlace{}, "addcmul_", *this, {&a, &b});
-  elementwise<Promote::Default, kNumericSet>("addcmul_", {*this, a, b}, addcmul_fn(v), this);
+  elementwise("addcmul_", ElementwiseKernel::addcmul, Promote::Default, {*this, a, b},
+              {.scalar = {v}}, this);
   if (rec)
     rec.record("AddcmulBackward0", {*this}, {if_needed_by(b, a), if_needed_by(a, b)},
                addcmul_backward(v));
@@ -782,7 +588,8 @@ Tensor Tensor::addcdiv(const Tensor& a, const Tensor& b, Scalar v) const {
 Tensor& Tensor::addcdiv_(const Tensor& a, const Tensor& b, Scalar v) {
   check_addcdiv("addcdiv_", a, b);
   Recorder rec(Recorder::InPlace{}, "addcdiv_", *this, {&a, &b});
-  elementwise<Promote::Default, kNumericSet>("addcdiv_", {*this, a, b}, addcdiv_fn(v), this);
+  elementwise("addcdiv_", ElementwiseKernel::addcdiv, Promote::Default, {*this, a, b},
+              {.scalar = {v}}, this);
   if (rec) rec.record("AddcdivBackward0", {*this}, {if_needed_by(b, a), b}, addcdiv_backward(v));
   return *this;
 }

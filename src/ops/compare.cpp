@@ -1,6 +1,6 @@
 // Comparisons (bool results), logical and bitwise ops, isnan/isinf/isfinite, where, masked_fill,
-// isclose/allclose.
-#include <cmath>
+// isclose/allclose: the front ends; each kernel is an ElementwiseKernel identity (the CPU's in
+// src/backend/cpu/compare.cpp).
 
 #include "autograd/function.h"
 #include "ember/creation.h"
@@ -16,45 +16,26 @@ using autograd::Recorder;
 using autograd::Saved;
 using autograd::TensorList;
 
-#define EMBER_COMPARE_FN(name, op) \
-  inline constexpr auto name##_fn = []<class T>() { return [](T x, T y) { return x op y; }; };
-EMBER_COMPARE_FN(eq, ==)
-EMBER_COMPARE_FN(ne, !=)
-EMBER_COMPARE_FN(lt, <)
-EMBER_COMPARE_FN(le, <=)
-EMBER_COMPARE_FN(gt, >)
-EMBER_COMPARE_FN(ge, >=)
-EMBER_COMPARE_FN(logical_and, &&)
-EMBER_COMPARE_FN(logical_or, ||)
-EMBER_COMPARE_FN(logical_xor, !=)
-#undef EMBER_COMPARE_FN
+using backend::ElementwiseKernel;
 
-template <class Make>
-Tensor compare(const char* op, const Operand& a, const Operand& b, const Make& make) {
+Tensor compare(const char* op, ElementwiseKernel k, const Operand& a, const Operand& b) {
   OpScope scope(op, {a.tensor(), b.tensor()});
-  return elementwise<Promote::ToBool, DtypeSet::All>(op, {a, b}, make);
+  return elementwise(op, k, Promote::ToBool, {a, b});
 }
 
-template <class Make>
-Tensor logical(const char* op, const Operand& a, const Operand& b, const Make& make) {
+Tensor logical(const char* op, ElementwiseKernel k, const Operand& a, const Operand& b) {
   OpScope scope(op, {a.tensor(), b.tensor()});
-  return elementwise<Promote::Bool, DtypeSet::All>(op, {a, b}, make);
+  return elementwise(op, k, Promote::Bool, {a, b});
 }
 
-template <class Make>
-Tensor bitwise(const char* op, const Operand& a, const Operand& b, const Make& make) {
+Tensor bitwise(const char* op, ElementwiseKernel k, const Operand& a, const Operand& b) {
   OpScope scope(op, {a.tensor(), b.tensor()});
-  return elementwise<Promote::Default, DtypeSet::Integral>(op, {a, b}, make);
+  return elementwise(op, k, Promote::Default, {a, b});
 }
 
-inline constexpr auto and_fn = []<class T>() { return [](T x, T y) { return T(x & y); }; };
-inline constexpr auto or_fn = []<class T>() { return [](T x, T y) { return T(x | y); }; };
-inline constexpr auto xor_fn = []<class T>() { return [](T x, T y) { return T(x ^ y); }; };
-
-template <class Make>
-Tensor classify(const char* op, const Tensor& t, const Make& make) {
+Tensor classify(const char* op, ElementwiseKernel k, const Tensor& t) {
   OpScope scope(op, {&t});
-  return elementwise<Promote::ToBool, DtypeSet::All>(op, {t}, make);
+  return elementwise(op, k, Promote::ToBool, {t});
 }
 
 void check_mask(const char* op, const Tensor& mask) {
@@ -66,94 +47,80 @@ Tensor& masked_fill_impl(Tensor& self, const Tensor& mask, Scalar value, const c
   check_mask(op, mask);
   const Dtype dtype = self.dtype();
   const Tensor m = mask.to(dtype);
-  elementwise<Promote::Default, DtypeSet::All>(op, {self, m}, [value]<class T>() {
-    return [v = value.to<T>()](T x, T keep) { return keep != T(0) ? v : x; };
-  }, &self);
+  elementwise(op, ElementwiseKernel::masked_fill, Promote::Default, {self, m}, {.scalar = {value}},
+              &self);
   return self;
 }
 
 }  // namespace
 
-Tensor eq(const Tensor& a, const Tensor& b) { return compare("eq", a, b, eq_fn); }
-Tensor ne(const Tensor& a, const Tensor& b) { return compare("ne", a, b, ne_fn); }
-Tensor lt(const Tensor& a, const Tensor& b) { return compare("lt", a, b, lt_fn); }
-Tensor le(const Tensor& a, const Tensor& b) { return compare("le", a, b, le_fn); }
-Tensor gt(const Tensor& a, const Tensor& b) { return compare("gt", a, b, gt_fn); }
-Tensor ge(const Tensor& a, const Tensor& b) { return compare("ge", a, b, ge_fn); }
-Tensor Tensor::eq(const Tensor& o) const { return compare("eq", *this, o, eq_fn); }
-Tensor Tensor::eq(Scalar o) const { return compare("eq", *this, o, eq_fn); }
-Tensor Tensor::ne(const Tensor& o) const { return compare("ne", *this, o, ne_fn); }
-Tensor Tensor::ne(Scalar o) const { return compare("ne", *this, o, ne_fn); }
-Tensor Tensor::lt(const Tensor& o) const { return compare("lt", *this, o, lt_fn); }
-Tensor Tensor::lt(Scalar o) const { return compare("lt", *this, o, lt_fn); }
-Tensor Tensor::le(const Tensor& o) const { return compare("le", *this, o, le_fn); }
-Tensor Tensor::le(Scalar o) const { return compare("le", *this, o, le_fn); }
-Tensor Tensor::gt(const Tensor& o) const { return compare("gt", *this, o, gt_fn); }
-Tensor Tensor::gt(Scalar o) const { return compare("gt", *this, o, gt_fn); }
-Tensor Tensor::ge(const Tensor& o) const { return compare("ge", *this, o, ge_fn); }
-Tensor Tensor::ge(Scalar o) const { return compare("ge", *this, o, ge_fn); }
+Tensor eq(const Tensor& a, const Tensor& b) { return compare("eq", ElementwiseKernel::eq, a, b); }
+Tensor ne(const Tensor& a, const Tensor& b) { return compare("ne", ElementwiseKernel::ne, a, b); }
+Tensor lt(const Tensor& a, const Tensor& b) { return compare("lt", ElementwiseKernel::lt, a, b); }
+Tensor le(const Tensor& a, const Tensor& b) { return compare("le", ElementwiseKernel::le, a, b); }
+Tensor gt(const Tensor& a, const Tensor& b) { return compare("gt", ElementwiseKernel::gt, a, b); }
+Tensor ge(const Tensor& a, const Tensor& b) { return compare("ge", ElementwiseKernel::ge, a, b); }
+Tensor Tensor::eq(const Tensor& o) const { return compare("eq", ElementwiseKernel::eq, *this, o); }
+Tensor Tensor::eq(Scalar o) const { return compare("eq", ElementwiseKernel::eq, *this, o); }
+Tensor Tensor::ne(const Tensor& o) const { return compare("ne", ElementwiseKernel::ne, *this, o); }
+Tensor Tensor::ne(Scalar o) const { return compare("ne", ElementwiseKernel::ne, *this, o); }
+Tensor Tensor::lt(const Tensor& o) const { return compare("lt", ElementwiseKernel::lt, *this, o); }
+Tensor Tensor::lt(Scalar o) const { return compare("lt", ElementwiseKernel::lt, *this, o); }
+Tensor Tensor::le(const Tensor& o) const { return compare("le", ElementwiseKernel::le, *this, o); }
+Tensor Tensor::le(Scalar o) const { return compare("le", ElementwiseKernel::le, *this, o); }
+Tensor Tensor::gt(const Tensor& o) const { return compare("gt", ElementwiseKernel::gt, *this, o); }
+Tensor Tensor::gt(Scalar o) const { return compare("gt", ElementwiseKernel::gt, *this, o); }
+Tensor Tensor::ge(const Tensor& o) const { return compare("ge", ElementwiseKernel::ge, *this, o); }
+Tensor Tensor::ge(Scalar o) const { return compare("ge", ElementwiseKernel::ge, *this, o); }
 
 Tensor logical_and(const Tensor& a, const Tensor& b) {
-  return logical("logical_and", a, b, logical_and_fn);
+  return logical("logical_and", ElementwiseKernel::logical_and, a, b);
 }
 Tensor logical_or(const Tensor& a, const Tensor& b) {
-  return logical("logical_or", a, b, logical_or_fn);
+  return logical("logical_or", ElementwiseKernel::logical_or, a, b);
 }
 Tensor logical_xor(const Tensor& a, const Tensor& b) {
-  return logical("logical_xor", a, b, logical_xor_fn);
+  return logical("logical_xor", ElementwiseKernel::logical_xor, a, b);
 }
 Tensor logical_not(const Tensor& t) {
   OpScope scope("logical_not", {&t});
-  return elementwise<Promote::Bool, DtypeSet::All>(
-      "logical_not", {t}, []<class T>() { return [](T x) { return !x; }; });
+  return elementwise("logical_not", ElementwiseKernel::logical_not, Promote::Bool, {t});
 }
 Tensor Tensor::logical_and(const Tensor& o) const { return ember::logical_and(*this, o); }
 Tensor Tensor::logical_or(const Tensor& o) const { return ember::logical_or(*this, o); }
 Tensor Tensor::logical_xor(const Tensor& o) const { return ember::logical_xor(*this, o); }
 Tensor Tensor::logical_not() const { return ember::logical_not(*this); }
 
-Tensor bitwise_and(const Tensor& a, const Tensor& b) { return bitwise("bitwise_and", a, b, and_fn); }
-Tensor bitwise_or(const Tensor& a, const Tensor& b) { return bitwise("bitwise_or", a, b, or_fn); }
-Tensor bitwise_xor(const Tensor& a, const Tensor& b) { return bitwise("bitwise_xor", a, b, xor_fn); }
+Tensor bitwise_and(const Tensor& a, const Tensor& b) { return bitwise("bitwise_and",
+                                                                      ElementwiseKernel::bitwise_and, a, b); }
+Tensor bitwise_or(const Tensor& a, const Tensor& b) { return bitwise("bitwise_or",
+                                                                     ElementwiseKernel::bitwise_or, a, b); }
+Tensor bitwise_xor(const Tensor& a, const Tensor& b) { return bitwise("bitwise_xor",
+                                                                      ElementwiseKernel::bitwise_xor, a, b); }
 Tensor bitwise_not(const Tensor& t) {
   OpScope scope("bitwise_not", {&t});
-  return elementwise<Promote::Default, DtypeSet::Integral>("bitwise_not", {t}, []<class T>() {
-    return [](T x) -> T {
-      if constexpr (std::is_same_v<T, bool>) return !x;
-      else return T(~x);
-    };
-  });
+  return elementwise("bitwise_not", ElementwiseKernel::bitwise_not, Promote::Default, {t});
 }
-Tensor operator&(const Tensor& a, const Tensor& b) { return bitwise("bitwise_and", a, b, and_fn); }
-Tensor operator&(const Tensor& a, Scalar b) { return bitwise("bitwise_and", a, b, and_fn); }
-Tensor operator|(const Tensor& a, const Tensor& b) { return bitwise("bitwise_or", a, b, or_fn); }
-Tensor operator|(const Tensor& a, Scalar b) { return bitwise("bitwise_or", a, b, or_fn); }
-Tensor operator^(const Tensor& a, const Tensor& b) { return bitwise("bitwise_xor", a, b, xor_fn); }
-Tensor operator^(const Tensor& a, Scalar b) { return bitwise("bitwise_xor", a, b, xor_fn); }
+Tensor operator&(const Tensor& a, const Tensor& b) { return bitwise("bitwise_and",
+                                                                    ElementwiseKernel::bitwise_and, a, b); }
+Tensor operator&(const Tensor& a, Scalar b) { return bitwise("bitwise_and",
+                                                             ElementwiseKernel::bitwise_and, a, b); }
+Tensor operator|(const Tensor& a, const Tensor& b) { return bitwise("bitwise_or",
+                                                                    ElementwiseKernel::bitwise_or, a, b); }
+Tensor operator|(const Tensor& a, Scalar b) { return bitwise("bitwise_or",
+                                                             ElementwiseKernel::bitwise_or, a, b); }
+Tensor operator^(const Tensor& a, const Tensor& b) { return bitwise("bitwise_xor",
+                                                                    ElementwiseKernel::bitwise_xor, a, b); }
+Tensor operator^(const Tensor& a, Scalar b) { return bitwise("bitwise_xor",
+                                                             ElementwiseKernel::bitwise_xor, a, b); }
 Tensor Tensor::bitwise_and(const Tensor& o) const { return ember::bitwise_and(*this, o); }
 Tensor Tensor::bitwise_or(const Tensor& o) const { return ember::bitwise_or(*this, o); }
 Tensor Tensor::bitwise_xor(const Tensor& o) const { return ember::bitwise_xor(*this, o); }
 Tensor Tensor::bitwise_not() const { return ember::bitwise_not(*this); }
 
-Tensor isnan(const Tensor& t) {
-  return classify("isnan", t, []<class T>() { return [](T x) { return x != x; }; });
-}
-Tensor isinf(const Tensor& t) {
-  return classify("isinf", t, []<class T>() {
-    return [](T x) {
-      if constexpr (std::is_floating_point_v<T>) return std::isinf(x);
-      else return false;
-    };
-  });
-}
-Tensor isfinite(const Tensor& t) {
-  return classify("isfinite", t, []<class T>() {
-    return [](T x) {
-      if constexpr (std::is_floating_point_v<T>) return std::isfinite(x);
-      else return true;
-    };
-  });
-}
+Tensor isnan(const Tensor& t) { return classify("isnan", ElementwiseKernel::isnan, t); }
+Tensor isinf(const Tensor& t) { return classify("isinf", ElementwiseKernel::isinf, t); }
+Tensor isfinite(const Tensor& t) { return classify("isfinite", ElementwiseKernel::isfinite, t); }
 Tensor Tensor::isnan() const { return ember::isnan(*this); }
 Tensor Tensor::isinf() const { return ember::isinf(*this); }
 Tensor Tensor::isfinite() const { return ember::isfinite(*this); }
@@ -164,9 +131,8 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   Recorder rec("where", {&a, &b});
   check_same_device("where", std::array{&condition, &a, &b});
   const Dtype dtype = result_type(a, b);
-  Tensor out = elementwise<Promote::Default, DtypeSet::All>(
-      "where", {condition.to(dtype), a.to(dtype), b.to(dtype)},
-      []<class T>() { return [](T c, T x, T y) { return c != T(0) ? x : y; }; });
+  Tensor out = elementwise("where", ElementwiseKernel::where, Promote::Default,
+                           {condition.to(dtype), a.to(dtype), b.to(dtype)});
   if (rec)
     rec.record("WhereBackward0", {out}, {condition},
                [need_a = a.requires_grad(), need_b = b.requires_grad()](const Grads& g,
@@ -257,28 +223,14 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   OpScope scope("isclose", {&a, &b});
   EMBER_CHECK(a.dtype() == b.dtype(), "isclose", a.dtype(), " did not match ", b.dtype());
-  // As PyTorch: equal, or both NaN with equal_nan, or |x - y| finite and <= atol + |rtol * y|,
-  // the errors computed in the inputs' type (the default float for integers and bool).
-  return elementwise<Promote::ToBool, DtypeSet::All>("isclose", {a, b}, [=]<class T>() {
-    using M = std::conditional_t<std::is_floating_point_v<T>, T, float>;
-    const M r = M(rtol), at = M(atol);
-    const bool exact = rtol == 0 && atol == 0;
-    return [=](T x, T y) -> bool {
-      if (x == y) return true;
-      if constexpr (std::is_floating_point_v<T>)
-        if (equal_nan && x != x && y != y) return true;
-      const M actual = std::abs(M(x) - M(y));
-      return !exact && std::isfinite(actual) && actual <= at + std::abs(r * M(y));
-    };
-  });
+  // The kernel's rule is PyTorch's: equal, or both NaN with equal_nan, or |x - y| finite and
+  // <= atol + |rtol * y|.
+  return elementwise("isclose", ElementwiseKernel::isclose, Promote::ToBool, {a, b},
+                     {.real = {rtol, atol}, .flag = equal_nan});
 }
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
-  const Tensor close = isclose(a, b, rtol, atol, equal_nan).contiguous();
-  const bool* p = close.data_ptr<bool>();
-  for (int64_t i = 0; i < close.numel(); ++i)
-    if (!p[i]) return false;
-  return true;
+  return isclose(a, b, rtol, atol, equal_nan).all().item<bool>();
 }
 
 }  // namespace ember

@@ -1,6 +1,6 @@
 // Copies and fills: copy_ (broadcasting, converting, across devices), contiguous, clone, to,
 // fill_, zero_, equal, tolist.
-#include "backend/cpu/copy.h"
+#include "backend/backend.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -35,7 +35,7 @@ autograd::BackwardFn identity_back(Device device) {
 
 // [first byte, last byte + 1) that a tensor's elements can touch.
 std::pair<uintptr_t, uintptr_t> byte_extent(const Tensor& t) {
-  const auto base = reinterpret_cast<uintptr_t>(t.data_ptr());
+  const auto base = reinterpret_cast<uintptr_t>(t.impl()->data());
   int64_t lo = 0, hi = 0;
   for (int64_t d = 0; d < t.dim(); ++d) {
     const int64_t span = (t.sizes()[d] - 1) * t.strides()[d];
@@ -52,7 +52,7 @@ bool may_overlap(const Tensor& a, const Tensor& b) {
 }
 
 bool same_layout(const Tensor& a, const Tensor& b) {
-  return a.data_ptr() == b.data_ptr() && a.sizes() == b.sizes() && a.strides() == b.strides() &&
+  return a.impl()->data() == b.impl()->data() && a.sizes() == b.sizes() && a.strides() == b.strides() &&
          a.dtype() == b.dtype();
 }
 
@@ -75,8 +75,8 @@ bool partially_overlaps(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0 || src.numel() == 0 || dst.storage().get() != src.storage().get() ||
       !is_non_overlapping_and_dense(dst) || !is_non_overlapping_and_dense(src))
     return false;
-  const auto d0 = reinterpret_cast<uintptr_t>(dst.data_ptr()), d1 = d0 + size_t(dst.nbytes());
-  const auto s0 = reinterpret_cast<uintptr_t>(src.data_ptr()), s1 = s0 + size_t(src.nbytes());
+  const auto d0 = reinterpret_cast<uintptr_t>(dst.impl()->data()), d1 = d0 + size_t(dst.nbytes());
+  const auto s0 = reinterpret_cast<uintptr_t>(src.impl()->data()), s1 = s0 + size_t(src.nbytes());
   if (d0 == s0 && d1 == s1) return dst.strides() != src.strides();
   return d0 < s1 && s0 < d1;
 }
@@ -142,19 +142,20 @@ void copy_into(const Tensor& dst, const Tensor& src) {
               "refer to a single memory location. Please clone() the tensor before performing the "
               "operation.");
   Tensor source = src.sizes() == dst.sizes() ? src : src.expand(dst.sizes());
-  if (!dst.is_cpu() || !source.is_cpu()) {
+  if (!(dst.device() == source.device())) {
     // Across devices: make both sides contiguous and of one dtype, then move bytes.
     Tensor staged = source.to(dst.dtype()).contiguous();
     Tensor tmp = dst.is_contiguous()
                      ? dst
                      : empty(dst.sizes(), {.dtype = dst.dtype(), .device = dst.device()});
-    cuda::copy_bytes(tmp.data_ptr(), dst.device(), staged.data_ptr(), staged.device(),
+    cuda::copy_bytes(tmp.impl()->data(), dst.device(), staged.impl()->data(), staged.device(),
                      size_t(dst.nbytes()));
     if (!tmp.is_same(dst)) copy_into(dst, tmp);
     return;
   }
+  const backend::CopyFn copy = backend::kernel("copy_", dst.device(), &backend::Backend::copy);
   if (may_overlap(dst, source)) source = source.clone();  // see Note [Overlapping copies]
-  cpu::copy_kernel(dst, source);
+  copy(dst, source);
 }
 
 void check_scalar_fits(Scalar value, Dtype dtype, const char* op) {
@@ -180,7 +181,7 @@ void check_scalar_fits(Scalar value, Dtype dtype, const char* op) {
 
 void fill_into(const Tensor& dst, Scalar value) {
   check_scalar_fits(value, dst.dtype(), "fill_");
-  cpu::fill_kernel(dst, value);
+  backend::kernel("fill_", dst.device(), &backend::Backend::fill)(dst, value);
 }
 
 Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) {

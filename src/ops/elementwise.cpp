@@ -1,8 +1,8 @@
 // Elementwise front end: promotion, broadcasting, output allocation, in-place rules.
 #include "ops/elementwise.h"
 
-#include "backend/cpu/copy.h"
 #include "core/op_entry.h"
+#include "core/result_type.h"
 
 #include <algorithm>
 
@@ -24,7 +24,7 @@ bool can_cast(Dtype from, Dtype to) {
 // is inner (broadcast dims, stride 0, have no say; equal strides put the smaller dim inside), so
 // `x.t() * 2` stays transposed and `a + b.t()` follows a; with no opinion it is row-major.
 Tensor allocate_output(IntArrayRef shape, Dtype dtype, Device device,
-                       const std::vector<Operand>& operands) {
+                       std::span<const Operand> operands) {
   const int64_t nd = int64_t(shape.size());
   std::vector<DimVector> strides;  // each tensor's strides in the broadcast shape, 0 if broadcast
   bool all_contiguous = true;
@@ -97,14 +97,15 @@ bool overlaps(const Tensor& a, const Tensor& b) {
 // PyTorch's scalar conversion (int8 tensor + 1000 wraps; fill_ would reject the value).
 Tensor wrap_scalar(Scalar value, Dtype dtype) {
   Tensor t = empty({}, {.dtype = dtype});
-  cpu::fill_kernel(t, value);
+  backend::detail::cpu_backend().fill(t, value);
   return t;
 }
 
 }  // namespace
 
-ElementwisePlan plan_elementwise(const char* op, const std::vector<Operand>& operands,
-                                 Promote mode, const Tensor* target, bool is_out) {
+ElementwisePlan plan_elementwise(const char* op, backend::ElementwiseKernel kernel,
+                                 std::span<const Operand> operands, Promote mode,
+                                 const Tensor* target, bool is_out) {
   ElementwisePlan plan;
   // Device and shape.
   std::optional<Device> device;
@@ -122,8 +123,10 @@ ElementwisePlan plan_elementwise(const char* op, const std::vector<Operand>& ope
     for (const Operand& o : operands) tensors.push_back(o.tensor());
     check_same_device(op, tensors);
   }
+  // Before anything is allocated there: a device without the kernel is refused by name.
+  plan.kernel = backend::kernel(op, kernel, *device);
 
-  const Dtype common = result_type(operands);
+  const Dtype common = result_type_of(operands);
   switch (mode) {
     case Promote::Default:
     case Promote::ToBool: plan.compute = common; break;
@@ -153,7 +156,7 @@ ElementwisePlan plan_elementwise(const char* op, const std::vector<Operand>& ope
     for (const Operand& o : operands) {
       const Tensor* in = o.tensor();
       if (!in || in->is_same(t)) continue;
-      const bool identical = in->data_ptr() == t.data_ptr() && in->strides() == t.strides() &&
+      const bool identical = in->impl()->data() == t.impl()->data() && in->strides() == t.strides() &&
                              in->sizes() == t.sizes();
       EMBER_CHECK(identical || !overlaps(*in, t), op,
                   "unsupported operation: some elements of the input tensor and the written-to "
@@ -173,6 +176,17 @@ ElementwisePlan plan_elementwise(const char* op, const std::vector<Operand>& ope
     plan.in.push_back(t.sizes() == IntArrayRef(shape) ? t : t.expand(shape));
   }
   return plan;
+}
+
+Tensor elementwise(const char* op, backend::ElementwiseKernel kernel, Promote mode,
+                   std::initializer_list<Operand> operands, const backend::ElementwiseArgs& args,
+                   const Tensor* target, bool is_out) {
+  // The operands stay in the caller's initializer list: no allocation for them.
+  ElementwisePlan plan = plan_elementwise(op, kernel, std::span(operands.begin(), operands.size()),
+                                          mode, target, is_out);
+  plan.kernel({op, plan.out, plan.in, plan.compute, args});
+  finish_elementwise(plan, target);
+  return plan.result;
 }
 
 void finish_elementwise(ElementwisePlan& plan, const Tensor* target) {

@@ -894,6 +894,7 @@ Tensor masked_scatter(const Tensor& t, const Tensor& mask, const Tensor& source)
 }
 
 Tensor nonzero(const Tensor& t) {
+  OpScope scope("nonzero", {&t});
   const Tensor s = t.contiguous();
   const int64_t nd = t.dim();
   const DimVector sizes(t.sizes());

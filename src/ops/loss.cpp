@@ -548,13 +548,11 @@ Tensor nll_loss_backward(const Tensor& grad_out, const Tensor& input, const Tens
 
 // ── pointwise losses ─────────────────────────────────────────────────────
 namespace {
-using cpu::lt;
-using cpu::select;
-using cpu::vmax;
+using backend::ElementwiseKernel;
 
-template <class Make>
-Tensor pointwise(const char* op, const Tensor& a, const Tensor& b, const Make& make) {
-  return elementwise<Promote::Default, DtypeSet::Floating>(op, {a, b}, make);
+Tensor pointwise(const char* op, ElementwiseKernel k, const Tensor& a, const Tensor& b,
+                 const backend::ElementwiseArgs& args = {}) {
+  return elementwise(op, k, Promote::Default, {a, b}, args);
 }
 }  // namespace
 
@@ -563,10 +561,7 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, MSELossFuncOptions o)
   if (scope.autocast()) return mse_loss(scope.cast(0), scope.cast(1), o);
   const Reduction red = parse_reduction(o.reduction, "mse_loss");
   autograd::Recorder rec("mse_loss", {&input, &target});
-  Tensor out = reduce_loss(pointwise("mse_loss", input, target, []<class T>() {
-                             return [](auto x, auto y) { return (x - y) * (x - y); };
-                           }),
-                           red);
+  Tensor out = reduce_loss(pointwise("mse_loss", ElementwiseKernel::mse_loss, input, target), red);
   if (rec)
     rec.record("MseLossBackward0", {out}, {input, target},
                [red, n = broadcast_numel(input, target)](const Grads& g, const Saved& s) {
@@ -591,14 +586,8 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, SmoothL1LossFun
   EMBER_CHECK(o.beta >= 0, op, "smooth_l1_loss does not support negative values for beta.");
   if (o.beta == 0) return l1_loss(input, target, {.reduction = o.reduction});
   autograd::Recorder rec(op, {&input, &target});
-  Tensor out = reduce_loss(pointwise(op, input, target, [beta = o.beta]<class T>() {
-                       return [bt = T(beta)](auto x, auto y) {
-                         using V = decltype(x);
-                         const V z = cpu::abs(x - y);
-                         return select(lt(z, V(bt)), V(T(0.5)) * z * z / V(bt), z - V(T(0.5) * bt));
-                       };
-                     }),
-                     red);
+  Tensor out = reduce_loss(
+      pointwise(op, ElementwiseKernel::smooth_l1_loss, input, target, {.real = {o.beta}}), red);
   // d/dx = z / beta inside |z| < beta, sign(z) outside (PyTorch's smooth_l1_loss_backward).
   if (rec)
     rec.record("SmoothL1LossBackward0", {out}, {input, target},
@@ -622,14 +611,8 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, HuberLossFuncOption
   const Reduction red = parse_reduction(o.reduction, op);
   EMBER_CHECK(o.delta > 0, op, "huber_loss does not support non-positive values for delta.");
   autograd::Recorder rec(op, {&input, &target});
-  Tensor out = reduce_loss(pointwise(op, input, target, [delta = o.delta]<class T>() {
-                       return [d = T(delta)](auto x, auto y) {
-                         using V = decltype(x);
-                         const V z = cpu::abs(x - y);
-                         return select(lt(z, V(d)), V(T(0.5)) * z * z, V(d) * (z - V(T(0.5) * d)));
-                       };
-                     }),
-                     red);
+  Tensor out = reduce_loss(
+      pointwise(op, ElementwiseKernel::huber_loss, input, target, {.real = {o.delta}}), red);
   // d/dx = z inside |z| < delta, delta sign(z) outside (PyTorch's huber_loss_backward).
   if (rec)
     rec.record("HuberLossBackward0", {out}, {input, target},
@@ -659,13 +642,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
               "all elements of input should be between 0 and 1");
   autograd::Recorder rec(op, {&input, &target});
   // -(t log x + (1 - t) log(1 - x)) with each log clamped at -100, as PyTorch's CPU kernel.
-  Tensor loss = pointwise(op, input, target, []<class T>() {
-    return [](auto x, auto t) {
-      using V = decltype(x);
-      const V lo(T(-100));
-      return (t - V(T(1))) * vmax(cpu::log1p(-x), lo) - t * vmax(cpu::log(x), lo);
-    };
-  });
+  Tensor loss = pointwise(op, ElementwiseKernel::binary_cross_entropy, input, target);
   if (o.weight.defined()) loss = loss * o.weight.expand(broadcast_shapes(target.sizes(),
                                                                          o.weight.sizes()));
   Tensor out = reduce_loss(loss, red);
@@ -698,27 +675,15 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   EMBER_CHECK(input.sizes() == target.sizes(), op, "Target size (", target.sizes(),
               ") must be the same as input size (", input.sizes(), ")");
   autograd::Recorder rec(op, {&input, &target});
-  // Stable in x: with m = max(-x, 0), log(1 + e^-x) = log(e^-m + e^(-x-m)) + m, and the
-  // positive term is scaled by lw = 1 + (pos_weight - 1) t.
+  // Stable in x: log(1 + e^-x) through m = max(-x, 0); pos_weight scales the positive term by
+  // lw = 1 + (pos_weight - 1) t.
   Tensor loss;
   if (o.pos_weight.defined()) {
     const Tensor lw = (o.pos_weight - 1) * target + 1;
-    loss = elementwise<Promote::Default, DtypeSet::Floating>(op, {input, target, lw},
-        []<class T>() {
-          return [](auto x, auto t, auto lw) {
-            using V = decltype(x);
-            const V m = vmax(-x, V(T(0)));
-            return (V(T(1)) - t) * x + lw * (cpu::log(cpu::exp(-m) + cpu::exp(-x - m)) + m);
-          };
-        });
+    loss = elementwise(op, ElementwiseKernel::binary_cross_entropy_with_logits_weighted,
+                       Promote::Default, {input, target, lw});
   } else {
-    loss = pointwise(op, input, target, []<class T>() {
-      return [](auto x, auto t) {
-        using V = decltype(x);
-        const V m = vmax(-x, V(T(0)));
-        return (V(T(1)) - t) * x + m + cpu::log(cpu::exp(-m) + cpu::exp(-x - m));
-      };
-    });
+    loss = pointwise(op, ElementwiseKernel::binary_cross_entropy_with_logits, input, target);
   }
   if (o.weight.defined()) loss = loss * o.weight;
   Tensor out = reduce_loss(loss, red);

@@ -11,6 +11,7 @@
 
 #include "core/convert.h"
 #include "core/dispatch.h"
+#include "core/op_entry.h"
 #include "ember/creation.h"
 
 namespace ember {
@@ -385,18 +386,22 @@ RandomOptions like_options(const char* op, const Tensor& t, RandomOptions o) {
 // ── public API ─────────────────────────────────────────────────────────────
 
 Tensor& uniform_(Tensor& t, double from, double to, Generator* gen) {
+  OpScope scope("uniform_", t, {});
   return uniform_impl("uniform_", t, from, to, gen);
 }
 
 Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
+  OpScope scope("normal_", t, {});
   return normal_impl("normal_", t, mean, std, gen);
 }
 
 Tensor& random_(Tensor& t, int64_t from, int64_t to, Generator* gen) {
+  OpScope scope("random_", t, {});
   return random_impl("random_", t, from, to, gen);
 }
 
 Tensor& bernoulli_(Tensor& t, double p, Generator* gen) {
+  OpScope scope("bernoulli_", t, {});
   check_tensor("bernoulli_", t);
   EMBER_CHECK(p >= 0.0 && p <= 1.0, "bernoulli_", "expects p to be in [0, 1], but got p=", p);
   return fill_on_cpu(t, [&](const Tensor& c) {
@@ -411,6 +416,7 @@ Tensor& bernoulli_(Tensor& t, double p, Generator* gen) {
 }
 
 Tensor rand(IntArrayRef sizes, RandomOptions options) {
+  OpScope scope("rand");
   check_sizes("rand", sizes);
   const Dtype dtype = options.dtype.value_or(default_dtype());
   check_floating("rand", dtype);
@@ -420,6 +426,7 @@ Tensor rand(IntArrayRef sizes, RandomOptions options) {
 }
 
 Tensor randn(IntArrayRef sizes, RandomOptions options) {
+  OpScope scope("randn");
   check_sizes("randn", sizes);
   const Dtype dtype = options.dtype.value_or(default_dtype());
   check_floating("randn", dtype);
@@ -429,6 +436,7 @@ Tensor randn(IntArrayRef sizes, RandomOptions options) {
 }
 
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, RandomOptions options) {
+  OpScope scope("randint");
   check_sizes("randint", sizes);
   Tensor t = empty(sizes, {.dtype = options.dtype.value_or(kInt64)});
   random_impl("randint", t, low, high, options.generator);
@@ -440,6 +448,7 @@ Tensor randint(int64_t high, IntArrayRef sizes, RandomOptions options) {
 }
 
 Tensor randperm(int64_t n, RandomOptions options) {
+  OpScope scope("randperm");
   EMBER_CHECK(n >= 0, "randperm", "n must be non-negative, got ", n);
   const Dtype dtype = options.dtype.value_or(kInt64);
   Tensor t = empty({n}, {.dtype = dtype});
@@ -465,14 +474,17 @@ Tensor randperm(int64_t n, RandomOptions options) {
 }
 
 Tensor rand_like(const Tensor& t, RandomOptions options) {
+  OpScope scope("rand_like", {&t});
   return rand(t.sizes(), like_options("rand_like", t, options));
 }
 
 Tensor randn_like(const Tensor& t, RandomOptions options) {
+  OpScope scope("randn_like", {&t});
   return randn(t.sizes(), like_options("randn_like", t, options));
 }
 
 Tensor randint_like(const Tensor& t, int64_t low, int64_t high, RandomOptions options) {
+  OpScope scope("randint_like", {&t});
   return randint(low, high, t.sizes(), like_options("randint_like", t, options));
 }
 

@@ -21,6 +21,7 @@
 #include <limits>
 #include <memory>
 
+#include "backend/backend.h"
 #include "backend/cpu/reduce.h"
 #include "core/dispatch.h"
 #include "ember/creation.h"
@@ -345,6 +346,7 @@ using acc_t = std::conditional_t<WidenInts && std::is_integral_v<T>, int64_t, co
 template <DtypeSet S, bool WidenInts, class R>
 Tensor reduce(const char* op, const Tensor& self, IntArrayRef dims_in, bool keepdim,
               Dtype out_dtype, const R& r) {
+  backend::cpu_only(op, self);
   const DimVector dims = reduction_dims(dims_in, self.dim(), op);
   const DimVector out_shape = reduced_shape(self.sizes(), dims, keepdim);
   Tensor out = empty(reduced_shape(self.sizes(), dims, false), {.dtype = out_dtype});
@@ -433,6 +435,7 @@ std::tuple<Tensor, Tensor> var_impl(const Tensor& self, std::optional<IntArrayRe
                                     bool want_mean, const char* op) {
   EMBER_CHECK(self.is_floating_point(), op, "std and var only support floating point and ",
               "complex dtypes, got ", self.dtype());
+  backend::cpu_only(op, self);
   const DimVector dims = reduction_dims(dims_opt.value_or(IntArrayRef()), self.dim(), op);
   const DimVector flat = reduced_shape(self.sizes(), dims, false);
   Tensor var = empty(flat, {.dtype = self.dtype()});
@@ -730,6 +733,7 @@ std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> di
   if (dim) check_nonempty(self, {*dim}, "aminmax");
   EMBER_CHECK(dim || self.numel() > 0, "aminmax", "cannot compute aminmax over an empty ",
               "dimension as the operation has no identity.");
+  backend::cpu_only("aminmax", self);
   const DimVector dims = reduction_dims(dim ? IntArrayRef({*dim}) : IntArrayRef(), self.dim(),
                                         "aminmax");
   const DimVector flat = reduced_shape(self.sizes(), dims, false);

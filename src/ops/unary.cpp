@@ -1,6 +1,6 @@
 // Unary math: neg, abs, sign, sqrt/rsqrt/square, exp/log families, trigonometric and hyperbolic
-// functions, erf/erfc, rounding, reciprocal, clamp, nan_to_num — each a one-line functor that the
-// elementwise front end runs (SIMD through SLEEF for float/double; half types in float).
+// functions, erf/erfc, rounding, reciprocal, clamp, nan_to_num — the front ends and gradients;
+// each kernel is an ElementwiseKernel identity (the CPU's in src/backend/cpu/unary.cpp).
 #include <cmath>
 #include <limits>
 
@@ -8,7 +8,6 @@
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ops/elementwise.h"
-#include "ops/erf_float.h"
 #include "ops/unary_grad.h"
 
 namespace ember {
@@ -66,113 +65,23 @@ UnaryGrad clamp_grad(std::optional<Scalar> min, std::optional<Scalar> max) {
   };
 }
 
+using backend::ElementwiseKernel;
+
 // Ops whose integer inputs produce the default float (exp(int) is float32, as in PyTorch).
-template <class Make>
-Tensor float_op(const char* op, const Tensor& t, const Make& make, const Tensor* target = nullptr) {
-  return elementwise<Promote::IntToFloat, DtypeSet::Floating>(op, {t}, make, target);
+Tensor float_op(const char* op, ElementwiseKernel k, const Tensor& t,
+                const Tensor* target = nullptr) {
+  return elementwise(op, k, Promote::IntToFloat, {t}, {}, target);
 }
 // Ops that keep the input dtype.
-template <DtypeSet S = DtypeSet::Numeric, class Make>
-Tensor same_op(const char* op, const Tensor& t, const Make& make, const Tensor* target = nullptr) {
-  return elementwise<Promote::Default, S>(op, {t}, make, target);
+Tensor same_op(const char* op, ElementwiseKernel k, const Tensor& t,
+               const backend::ElementwiseArgs& args = {}, const Tensor* target = nullptr) {
+  return elementwise(op, k, Promote::Default, {t}, args, target);
 }
-
-#define EMBER_UNARY_FN(name, expr) \
-  inline constexpr auto name##_fn = []<class T>() { return [](auto x) { return expr; }; };
-EMBER_UNARY_FN(sqrt, cpu::sqrt(x))
-EMBER_UNARY_FN(rsqrt, decltype(x)(1) / cpu::sqrt(x))
-EMBER_UNARY_FN(exp, cpu::exp(x))
-EMBER_UNARY_FN(exp2, cpu::exp2(x))
-EMBER_UNARY_FN(expm1, cpu::expm1(x))
-EMBER_UNARY_FN(log, cpu::log(x))
-EMBER_UNARY_FN(log2, cpu::log2(x))
-EMBER_UNARY_FN(log10, cpu::log10(x))
-EMBER_UNARY_FN(log1p, cpu::log1p(x))
-EMBER_UNARY_FN(sin, cpu::sin(x))
-EMBER_UNARY_FN(cos, cpu::cos(x))
-EMBER_UNARY_FN(tan, cpu::tan(x))
-EMBER_UNARY_FN(asin, cpu::asin(x))
-EMBER_UNARY_FN(acos, cpu::acos(x))
-EMBER_UNARY_FN(atan, cpu::atan(x))
-EMBER_UNARY_FN(tanh, cpu::tanh(x))
-EMBER_UNARY_FN(erfc, cpu::erfc(x))
-EMBER_UNARY_FN(reciprocal, decltype(x)(1) / x)
-EMBER_UNARY_FN(floor, cpu::floor(x))
-EMBER_UNARY_FN(ceil, cpu::ceil(x))
-EMBER_UNARY_FN(trunc, cpu::trunc(x))
-EMBER_UNARY_FN(round, cpu::nearbyint(x))
-EMBER_UNARY_FN(frac, x - cpu::trunc(x))
-EMBER_UNARY_FN(square, x * x)
-#undef EMBER_UNARY_FN
-
-// float erf through the fast approximation (src/ops/erf_float.h), double through SLEEF/libm.
-inline constexpr auto erf_fn = []<class T>() {
-  return [](auto x) {
-    if constexpr (std::is_same_v<T, float>) return cpu::erf_float(x);
-    else return cpu::erf(x);
-  };
-};
-
-// sinh and cosh stay scalar: SLEEF's overflow early (sinhf(89) is inf, not 2.24e38).
-inline constexpr auto sinh_fn = []<class T>() { return [](T x) { return std::sinh(x); }; };
-inline constexpr auto cosh_fn = []<class T>() { return [](T x) { return std::cosh(x); }; };
-
-inline constexpr auto neg_fn = []<class T>() { return [](auto x) { return -x; }; };
-
-inline constexpr auto abs_fn = []<class T>() {
-  if constexpr (std::is_floating_point_v<T>) {
-    return [](auto x) { return cpu::abs(x); };
-  } else {
-    return [](T x) -> T { return x < 0 ? T(-x) : x; };
-  }
-};
-
-inline constexpr auto sign_fn = []<class T>() {
-  return [](T x) -> T {
-    if constexpr (std::is_same_v<T, bool>) return x;
-    else return T((T(0) < x) - (x < T(0)));
-  };
-};
 
 // Integer rounding functions are the identity (bool has no rounding kernel, as in PyTorch).
-template <class Fn>
-Tensor rounding_op(const char* op, const Tensor& t, const Fn& fn) {
+Tensor rounding_op(const char* op, ElementwiseKernel k, const Tensor& t) {
   if (is_integral(t.dtype(), /*include_bool=*/false)) return t.clone();
-  return same_op<DtypeSet::Floating>(op, t, fn);
-}
-
-// A bound as the compute type T. As c10's checked conversion: an integer bound out of T's range
-// is an error, except that a negative one wraps into an unsigned type if its magnitude fits.
-template <class T>
-T bound(const char* op, Scalar s) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    using L = std::numeric_limits<T>;
-    const int64_t v = s.to_int();
-    const bool fits =
-        s.is_floating_point() || (L::is_signed ? v >= int64_t(L::lowest()) && v <= int64_t(L::max())
-                                               : v <= int64_t(L::max()) && -v <= int64_t(L::max()));
-    EMBER_CHECK(fits, op, "value cannot be converted to type ", dtype_of<T>(), " without overflow");
-  }
-  return s.to<T>();
-}
-
-// Note [clamp and NaN]: as PyTorch, a NaN input stays NaN; a NaN bound makes every element NaN
-// when both bounds are given and is ignored when it is the only one; where x equals a bound the
-// result is x (so clamp(-0.0, min=0.0) is -0.0, like PyTorch's max(min, x) order).
-auto clamp_fn(const char* op, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-  return [op, lo, hi]<class T>() {
-    using L = std::numeric_limits<T>;
-    T l = lo ? bound<T>(op, *lo) : L::has_infinity ? -L::infinity() : L::lowest();
-    T h = hi ? bound<T>(op, *hi) : L::has_infinity ? L::infinity() : L::max();
-    if (!(lo && hi)) {
-      if (l != l) l = -L::infinity();
-      if (h != h) h = L::infinity();
-    }
-    return [l, h](auto x) {
-      using V = decltype(x);
-      return cpu::vmin(V(h), cpu::vmax(V(l), x));
-    };
-  };
+  return same_op(op, k, t);
 }
 
 }  // namespace
@@ -182,21 +91,21 @@ Tensor neg(const Tensor& t) {
               "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
               "to invert a mask, use the `~` or `logical_not()` operator instead.");
   return unary("neg", "NegBackward0", t, Keep::Nothing, neg_grad,
-               [&] { return same_op("neg", t, neg_fn); });
+               [&] { return same_op("neg", ElementwiseKernel::neg, t); });
 }
 Tensor abs(const Tensor& t) {
   return unary("abs", "AbsBackward0", t, Keep::Input, abs_grad,
-               [&] { return same_op("abs", t, abs_fn); });
+               [&] { return same_op("abs", ElementwiseKernel::abs, t); });
 }
 Tensor sign(const Tensor& t) {
   return unary("sign", "SignBackward0", t, Keep::Nothing, zero_grad,
-               [&] { return same_op<DtypeSet::All>("sign", t, sign_fn); });
+               [&] { return same_op("sign", ElementwiseKernel::sign, t); });
 }
-// Unary float ops: `name` runs name_fn and records NodeBackward0 keeping `keep`.
+// Unary float ops: `name` runs kernel `name` and records NodeBackward0 keeping `keep`.
 #define EMBER_FLOAT_UNARY(name, node, keep)                                                 \
   Tensor name(const Tensor& t) {                                                            \
     return unary(#name, node, t, keep, name##_grad,                                         \
-                 [&] { return float_op(#name, t, name##_fn); });                            \
+                 [&] { return float_op(#name, ElementwiseKernel::name, t); });              \
   }
 EMBER_FLOAT_UNARY(sqrt, "SqrtBackward0", Keep::Result)
 EMBER_FLOAT_UNARY(rsqrt, "RsqrtBackward0", Keep::Result)
@@ -224,39 +133,32 @@ Tensor square(const Tensor& t) {
   if (t.dtype() == kBool) return square(t.to(kInt64));
   // PyTorch's square is pow(t, 2): its gradient is PowBackward0.
   if (t.requires_grad() && is_grad_enabled()) return t.pow(2);
-  return same_op("square", t, square_fn);
+  return same_op("square", ElementwiseKernel::square, t);
 }
 Tensor floor(const Tensor& t) {
   return unary("floor", "FloorBackward0", t, Keep::Nothing, zero_grad,
-               [&] { return rounding_op("floor", t, floor_fn); });
+               [&] { return rounding_op("floor", ElementwiseKernel::floor, t); });
 }
 Tensor ceil(const Tensor& t) {
   return unary("ceil", "CeilBackward0", t, Keep::Nothing, zero_grad,
-               [&] { return rounding_op("ceil", t, ceil_fn); });
+               [&] { return rounding_op("ceil", ElementwiseKernel::ceil, t); });
 }
 Tensor trunc(const Tensor& t) {
   return unary("trunc", "TruncBackward0", t, Keep::Nothing, zero_grad,
-               [&] { return rounding_op("trunc", t, trunc_fn); });
+               [&] { return rounding_op("trunc", ElementwiseKernel::trunc, t); });
 }
 Tensor frac(const Tensor& t) {
   return unary("frac", "FracBackward0", t, Keep::Nothing, identity_grad,
-               [&] { return same_op<DtypeSet::Floating>("frac", t, frac_fn); });
+               [&] { return same_op("frac", ElementwiseKernel::frac, t); });
 }
 Tensor round(const Tensor& t, int64_t decimals) {
   if (decimals == 0)
     return unary("round", "RoundBackward0", t, Keep::Nothing, zero_grad,
-                 [&] { return rounding_op("round", t, round_fn); });
+                 [&] { return rounding_op("round", ElementwiseKernel::round, t); });
   EMBER_CHECK(t.is_floating_point(), "round", "round with decimals is only supported for ",
               "floating point tensors, got ", t.dtype());
-  // PyTorch scales by 10^|decimals| in the direction that keeps the scale factor exact.
-  const double scale = std::pow(10.0, double(std::abs(decimals)));
   return unary("round", "RoundBackward1", t, Keep::Nothing, zero_grad, [&] {
-    return same_op<DtypeSet::Floating>("round", t, [scale, decimals]<class T>() {
-      const T s = T(scale);
-      return [s, decimals](T x) -> T {
-        return decimals > 0 ? std::nearbyint(x * s) / s : std::nearbyint(x / s) * s;
-      };
-    });
+    return same_op("round", ElementwiseKernel::round_decimals, t, {.integer = decimals});
   });
 }
 
@@ -268,7 +170,7 @@ Tensor clamp_impl(const Tensor& t, std::optional<Scalar> min, std::optional<Scal
   if (max) ops.push_back(*max);
   const Dtype dtype = result_type(ops);
   const Tensor input = t.to(dtype);
-  return same_op<DtypeSet::Numeric>("clamp", input, clamp_fn("clamp", min, max));
+  return same_op("clamp", ElementwiseKernel::clamp, input, {.scalar = {min, max}});
 }
 }  // namespace
 
@@ -278,10 +180,8 @@ Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> m
 }
 Tensor clamp(const Tensor& t, const Tensor& min, const Tensor& max) {
   Recorder rec("clamp", {&t, &min, &max});
-  Tensor out = elementwise<Promote::Default, DtypeSet::Numeric>(
-      "clamp", {t, min, max}, []<class T>() {
-        return [](auto x, auto lo, auto hi) { return cpu::vmin(cpu::vmax(x, lo), hi); };
-      });
+  Tensor out =
+      elementwise("clamp", ElementwiseKernel::clamp_tensor, Promote::Default, {t, min, max});
   // PyTorch's clamp_backward_min_max: x between the bounds (inclusive) takes the gradient;
   // else the bound that won does (max when the bounds cross).
   if (rec)
@@ -309,16 +209,13 @@ Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<doub
                   std::optional<double> neginf) {
   if (!t.is_floating_point()) return t.clone();
   return unary("nan_to_num", "NanToNumBackward0", t, Keep::Input, nan_to_num_grad, [&] {
-    return same_op<DtypeSet::Floating>("nan_to_num", t, [=]<class T>() {
-      // Infinities map to the largest finite value of the tensor's own dtype.
-      const double hi = t.dtype() == kFloat16    ? 65504.0
-                        : t.dtype() == kBFloat16 ? 3.3895313892515355e38
-                                                 : double(std::numeric_limits<T>::max());
-      const T n = T(nan.value_or(0.0)), p = T(posinf.value_or(hi)), m = T(neginf.value_or(-hi));
-      return [n, p, m](T x) -> T {
-        return x != x ? n : x == INFINITY ? p : x == -INFINITY ? m : x;
-      };
-    });
+    // Infinities map to the largest finite value of the tensor's own dtype.
+    const double hi = t.dtype() == kFloat16    ? 65504.0
+                      : t.dtype() == kBFloat16 ? 3.3895313892515355e38
+                      : t.dtype() == kFloat32  ? double(std::numeric_limits<float>::max())
+                                               : std::numeric_limits<double>::max();
+    return same_op("nan_to_num", ElementwiseKernel::nan_to_num, t,
+                   {.real = {nan.value_or(0.0), posinf.value_or(hi), neginf.value_or(-hi)}});
   });
 }
 
@@ -329,32 +226,32 @@ Tensor& Tensor::neg_() {
               "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
               "to invert a mask, use the `~` or `logical_not()` operator instead.");
   return unary_("neg_", "NegBackward0", *this, Keep::Nothing, neg_grad,
-                [&] { same_op("neg_", *this, neg_fn, this); });
+                [&] { same_op("neg_", ElementwiseKernel::neg, *this, {}, this); });
 }
 Tensor Tensor::abs() const { return ember::abs(*this); }
 Tensor& Tensor::abs_() {
   return unary_("abs_", "AbsBackward0", *this, Keep::Input, abs_grad,
-                [&] { same_op("abs_", *this, abs_fn, this); });
+                [&] { same_op("abs_", ElementwiseKernel::abs, *this, {}, this); });
 }
 Tensor Tensor::sign() const { return ember::sign(*this); }
 Tensor Tensor::sqrt() const { return ember::sqrt(*this); }
 Tensor& Tensor::sqrt_() {
   return unary_("sqrt_", "SqrtBackward0", *this, Keep::Result, sqrt_grad,
-                [&] { float_op("sqrt_", *this, sqrt_fn, this); });
+                [&] { float_op("sqrt_", ElementwiseKernel::sqrt, *this, this); });
 }
 Tensor Tensor::rsqrt() const { return ember::rsqrt(*this); }
 Tensor Tensor::square() const { return ember::square(*this); }
 Tensor Tensor::exp() const { return ember::exp(*this); }
 Tensor& Tensor::exp_() {
   return unary_("exp_", "ExpBackward0", *this, Keep::Result, exp_grad,
-                [&] { float_op("exp_", *this, exp_fn, this); });
+                [&] { float_op("exp_", ElementwiseKernel::exp, *this, this); });
 }
 Tensor Tensor::exp2() const { return ember::exp2(*this); }
 Tensor Tensor::expm1() const { return ember::expm1(*this); }
 Tensor Tensor::log() const { return ember::log(*this); }
 Tensor& Tensor::log_() {
   return unary_("log_", "LogBackward0", *this, Keep::Input, log_grad,
-                [&] { float_op("log_", *this, log_fn, this); });
+                [&] { float_op("log_", ElementwiseKernel::log, *this, this); });
 }
 Tensor Tensor::log2() const { return ember::log2(*this); }
 Tensor Tensor::log10() const { return ember::log10(*this); }
@@ -370,7 +267,7 @@ Tensor Tensor::cosh() const { return ember::cosh(*this); }
 Tensor Tensor::tanh() const { return ember::tanh(*this); }
 Tensor& Tensor::tanh_() {
   return unary_("tanh_", "TanhBackward0", *this, Keep::Result, tanh_grad,
-                [&] { float_op("tanh_", *this, tanh_fn, this); });
+                [&] { float_op("tanh_", ElementwiseKernel::tanh, *this, this); });
 }
 Tensor Tensor::erf() const { return ember::erf(*this); }
 Tensor Tensor::erfc() const { return ember::erfc(*this); }
@@ -382,7 +279,7 @@ Tensor Tensor::frac() const { return ember::frac(*this); }
 Tensor Tensor::reciprocal() const { return ember::reciprocal(*this); }
 Tensor& Tensor::reciprocal_() {
   return unary_("reciprocal_", "ReciprocalBackward0", *this, Keep::Result, reciprocal_grad,
-                [&] { float_op("reciprocal_", *this, reciprocal_fn, this); });
+                [&] { float_op("reciprocal_", ElementwiseKernel::reciprocal, *this, this); });
 }
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return ember::clamp(*this, min, max);
@@ -400,7 +297,9 @@ Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   EMBER_CHECK(dtype == this->dtype(), "clamp_", "result type ", dtype,
               " can't be cast to the desired output type ", this->dtype());
   return unary_("clamp_", "ClampBackward1", *this, Keep::Input, clamp_grad(min, max),
-                [&] { same_op("clamp_", *this, clamp_fn("clamp_", min, max), this); });
+                [&] {
+                  same_op("clamp_", ElementwiseKernel::clamp, *this, {.scalar = {min, max}}, this);
+                });
 }
 Tensor Tensor::clamp_min(Scalar min) const { return ember::clamp_min(*this, min); }
 Tensor Tensor::clamp_max(Scalar max) const { return ember::clamp_max(*this, max); }

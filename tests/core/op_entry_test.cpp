@@ -14,6 +14,7 @@
 #include <ember/reduce.h>
 #include <ember/tensor_impl.h>
 
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -135,6 +136,56 @@ TEST(OpEntry, ObserverSeesOpsThatRecordNothingAndWrappersOnce) {
   EXPECT_EQ(names, (std::vector<std::string>{"eq", "sum", "zeros_like"}));
 }
 
+// Every public op enters the scope under its own name, including those that record no autograd
+// node: comparisons, logical and bitwise ops, creation, random, nonzero, reductions to indices.
+TEST(OpEntry, ObserverSeesEveryPublicOpByName) {
+  const Tensor a = arange(6.0).reshape({2, 3}), b = ones({2, 3});
+  const Tensor ia = a.to(kInt64), ib = b.to(kInt64), mask = a > 1;
+  Tensor filled = zeros({3});
+  const std::vector<std::pair<std::string, std::function<void()>>> ops = {
+      {"eq", [&] { (void)(a == b); }},
+      {"ne", [&] { (void)a.ne(b); }},
+      {"lt", [&] { (void)(a < 1); }},
+      {"ge", [&] { (void)(a >= b); }},
+      {"logical_and", [&] { (void)logical_and(a, b); }},
+      {"logical_not", [&] { (void)logical_not(a); }},
+      {"bitwise_xor", [&] { (void)(ia ^ ib); }},
+      {"isnan", [&] { (void)a.isnan(); }},
+      {"isclose", [&] { (void)isclose(a, b); }},
+      {"zeros", [&] { (void)zeros({2}); }},
+      {"ones", [&] { (void)ones({2}); }},
+      {"full", [&] { (void)full({2}, 3.0); }},
+      {"arange", [&] { (void)arange(4); }},
+      {"linspace", [&] { (void)linspace(0, 1, 5); }},
+      {"zeros_like", [&] { (void)zeros_like(a); }},
+      {"rand", [&] { (void)rand({2}); }},
+      {"randn", [&] { (void)randn({2}); }},
+      {"randint", [&] { (void)randint(0, 5, {2}); }},
+      {"randperm", [&] { (void)randperm(4); }},
+      {"rand_like", [&] { (void)rand_like(a); }},
+      {"uniform_", [&] { uniform_(filled, 0, 1); }},
+      {"normal_", [&] { normal_(filled, 0, 1); }},
+      {"bernoulli_", [&] { bernoulli_(filled, 0.5); }},
+      {"nonzero", [&] { (void)a.nonzero(); }},
+      {"exp", [&] { (void)a.exp(); }},
+      {"add", [&] { (void)(a + b); }},
+      {"relu", [&] { (void)relu(a); }},
+      {"where", [&] { (void)where(mask, a, b); }},
+      {"sum", [&] { (void)a.sum(); }},
+  };
+  for (const auto& [name, call] : ops) {
+    RecordingObserver obs;
+    {
+      Observing on(&obs);
+      call();
+    }
+    ASSERT_FALSE(obs.events.empty()) << name << " entered no scope";
+    EXPECT_EQ(obs.events[0].name, name);
+    EXPECT_EQ(obs.events[0].depth, 0) << name;
+    EXPECT_TRUE(obs.open.empty()) << name;
+  }
+}
+
 // A policy as a test writes it: one op per category.
 class TestPolicy final : public AutocastPolicy {
  public:
@@ -225,7 +276,8 @@ TEST(OpEntry, MixedDevicesAreRefusedByEveryFamily) {
 
 TEST(OpEntry, CudaDevicesAreCheckedAgainstEachOther) {
   const Tensor a = fake_cuda({3});
-  auto storage = make_intrusive<StorageImpl>(a.data_ptr(), 12, Device(kCUDA, 1), nullptr, nullptr);
+  auto storage = make_intrusive<StorageImpl>(a.impl()->data(), 12, Device(kCUDA, 1), nullptr,
+                                             nullptr);
   const Tensor b(make_intrusive<TensorImpl>(std::move(storage), kFloat32, IntArrayRef{3},
                                             IntArrayRef{1}, 0));
   EXPECT_ERROR((void)(a + b), "[add] expected all tensors on one device, got cuda:0 and cuda:1");

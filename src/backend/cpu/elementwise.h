@@ -9,6 +9,7 @@
 #include <atomic>
 #include <exception>
 
+#include "backend/backend.h"
 #include "backend/cpu/loop.h"
 #include "backend/cpu/vec.h"
 #include "core/convert.h"
@@ -140,6 +141,29 @@ void map_kernel(const Tensor& out, const std::array<const Tensor*, NIn>& in, con
     }
   });
   if (error) std::rethrow_exception(error);
+}
+
+/// What an elementwise kernel stores: the compute type, or bool (comparisons, predicates).
+enum class Result { Compute, Bool };
+
+/// Runs `make`'s functor over an elementwise call with N operands: `make` is called with the
+/// compute type C (float for half types) and returns the functor (Note [Inner loops] in vec.h);
+/// dtypes outside S are `[op] not implemented for dtype ...`.
+template <DtypeSet S, int N, Result R = Result::Compute, class Make>
+void run_elementwise(const backend::ElementwiseCall& c, const Make& make) {
+  dispatch<S>(c.compute, c.op, [&]<class T>() {
+    const auto f = make.template operator()<compute_t<T>>();
+    using Out = std::conditional_t<R == Result::Bool, bool, T>;
+    [&]<size_t... K>(std::index_sequence<K...>) {
+      map_kernel<Out, T, N>(c.out, std::array<const Tensor*, N>{&c.in[K]...}, f);
+    }(std::make_index_sequence<N>{});
+  });
+}
+
+/// A table entry for a functor without arguments: `t[K::exp] = &elementwise_entry<...>`.
+template <DtypeSet S, int N, auto Make, Result R = Result::Compute>
+void elementwise_entry(const backend::ElementwiseCall& c) {
+  run_elementwise<S, N, R>(c, Make);
 }
 
 }  // namespace ember::cpu

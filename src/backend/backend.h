@@ -1,0 +1,157 @@
+// The backend seam (DESIGN.md §2): ops name their kernels by identity, each device type has one
+// Backend mapping those identities to its own functions, and kernel() is the one place where a
+// kernel is chosen — one table lookup and one indirect call, no dispatcher layers.
+//
+//   src/ops (front end)                          src/backend/cpu (a backend)
+//   elementwise("exp", ElementwiseKernel::exp,   t[K::exp] = &run<kFloat, 1, exp_fn>;
+//               Promote::IntToFloat, {t});
+//
+// The CPU backend is built in. Another one (CUDA, or a test's fake device) is installed for its
+// device type and implements the same list without touching src/ops; an identity it leaves empty
+// is `[exp] no kernel for cuda:0 ...`, never a host loop over device memory.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "ember/device.h"
+#include "ember/dtype.h"
+#include "ember/scalar.h"
+#include "ember/tensor.h"
+
+namespace ember::backend {
+
+// ── elementwise family (src/ops: unary, binary, compare, activation, pointwise losses) ──────
+// One entry per kernel; the comment says which ElementwiseArgs it reads.
+enum class ElementwiseKernel : uint16_t {
+  // unary.cpp
+  neg, abs, sign, sqrt, rsqrt, square, exp, exp2, expm1, log, log2, log10, log1p,
+  sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, erf, erfc, reciprocal,
+  floor, ceil, trunc, round, frac,
+  round_decimals,  // integer: decimals
+  clamp,           // scalar[0]/[1]: min/max (either may be absent)
+  clamp_tensor,    // (x, min, max)
+  nan_to_num,      // real[0..2]: the replacements of nan, +inf, -inf
+  // binary.cpp
+  add, sub,        // scalar[0]: alpha
+  mul, true_div, floor_div, trunc_div, remainder, fmod,
+  pow,             // (base, exponent)
+  pow_scalar,      // (base, exponent as an operand); real[0]: the exponent, for the fast paths
+  atan2, maximum, minimum, fmax, fmin,
+  lerp,            // (start, end, weight)
+  lerp_scalar,     // scalar[0]: weight
+  addcmul, addcdiv,  // scalar[0]: value
+  hypot, xlogy,
+  // compare.cpp (bool results)
+  eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xor, logical_not,
+  isnan, isinf, isfinite,
+  isclose,         // real[0]/[1]: rtol/atol; flag: equal_nan
+  bitwise_and, bitwise_or, bitwise_xor, bitwise_not,
+  where,           // (condition, x, y), all in the compute dtype
+  masked_fill,     // (x, mask in x's dtype); scalar[0]: value
+  // activation.cpp
+  sigmoid, relu,
+  logit,           // real[0]/[1]: the clamp bounds; flag: clamp (eps given)
+  leaky_relu,      // real[0]: negative slope
+  elu,             // real[0..2]: alpha * scale, scale, input scale
+  gelu, gelu_tanh, silu, mish,
+  softplus,        // real[0]/[1]: beta, threshold
+  hardtanh,        // real[0]/[1]: min, max
+  hardsigmoid, hardswish,
+  threshold_backward,  // (grad, self); real[0]: threshold
+  // loss.cpp (pointwise parts)
+  mse_loss,
+  smooth_l1_loss,  // real[0]: beta
+  huber_loss,      // real[0]: delta
+  binary_cross_entropy,
+  binary_cross_entropy_with_logits,
+  binary_cross_entropy_with_logits_weighted,  // (x, t, 1 + (pos_weight - 1) t)
+  kCount
+};
+
+/// An elementwise kernel's arguments besides its operands (see each identity's comment).
+struct ElementwiseArgs {
+  std::array<std::optional<Scalar>, 2> scalar{};
+  std::array<double, 3> real{};
+  int64_t integer = 0;
+  bool flag = false;
+};
+
+/// What the front end hands an elementwise kernel: operands already promoted to `compute` and
+/// expanded to `out`'s shape; `out` is `compute` (bool for comparisons) on the kernel's device.
+struct ElementwiseCall {
+  const char* op;
+  const Tensor& out;
+  std::span<const Tensor> in;
+  Dtype compute;
+  const ElementwiseArgs& args;
+};
+using ElementwiseFn = void (*)(const ElementwiseCall&);
+
+// ── copy family (src/ops/copy.cpp): copies and fills within one device ─────────────────────
+/// dst[i] = convert(src[i]): equal shapes (src expanded by the front end), any layouts, dtypes.
+using CopyFn = void (*)(const Tensor& dst, const Tensor& src);
+/// dst[i] = value converted to dst's dtype (already checked to fit).
+using FillFn = void (*)(const Tensor& dst, Scalar value);
+
+/// One device type's memory functions and kernels. Empty entries mean "not implemented here".
+struct Backend {
+  const char* name = nullptr;  // "cpu", "cuda", a test's name
+  void* (*allocate)(Device, size_t nbytes) = nullptr;
+  void (*free)(Device, void* data, size_t nbytes) = nullptr;
+  std::array<ElementwiseFn, size_t(ElementwiseKernel::kCount)> elementwise{};
+  CopyFn copy = nullptr;
+  FillFn fill = nullptr;
+
+  ElementwiseFn& operator[](ElementwiseKernel k) { return elementwise[size_t(k)]; }
+};
+
+namespace detail {
+const Backend& cpu_backend();
+// Installed backends by device type (CPU's slot is unused: it is built in).
+extern const Backend* installed[2];
+}  // namespace detail
+
+/// The backend of `type`: CPU's, or the installed one (null when none is).
+inline const Backend* backend_for(DeviceType type) {
+  if (type == kCPU) [[likely]]
+    return &detail::cpu_backend();
+  return detail::installed[size_t(type)];
+}
+
+/// Installs `b` as the backend of a non-CPU device type (nullptr removes it); returns the
+/// previous one. The CUDA build installs its backend; tests install fake devices.
+const Backend* install_backend(DeviceType type, const Backend* b);
+
+/// `[op] no kernel for <device>: ...` — the error for an identity a device has no entry for.
+[[noreturn]] void no_kernel(const char* op, Device device);
+
+/// For the families whose kernels are not behind the table yet (the CPU's still sit in src/ops):
+/// `[op] no kernel for <device>` unless `t` is a CPU tensor, so no host loop reads device memory.
+inline void cpu_only(const char* op, const Tensor& t) {
+  if (!t.is_cpu()) [[unlikely]]
+    no_kernel(op, t.device());
+}
+
+/// The one place a kernel is chosen: entry `id` of `device`'s backend, or no_kernel.
+inline ElementwiseFn kernel(const char* op, ElementwiseKernel id, Device device) {
+  const Backend* b = backend_for(device.type());
+  const ElementwiseFn fn = b ? b->elementwise[size_t(id)] : nullptr;
+  if (!fn) [[unlikely]]
+    no_kernel(op, device);
+  return fn;
+}
+/// The same for a family with one entry per kernel: `kernel("fill_", device, &Backend::fill)`.
+template <class Fn>
+Fn kernel(const char* op, Device device, Fn Backend::*entry) {
+  const Backend* b = backend_for(device.type());
+  const Fn fn = b ? b->*entry : nullptr;
+  if (!fn) [[unlikely]]
+    no_kernel(op, device);
+  return fn;
+}
+
+}  // namespace ember::backend

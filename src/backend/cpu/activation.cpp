@@ -1,0 +1,154 @@
+// CPU kernels of the pointwise activations (src/ops/activation.cpp). Formulas follow PyTorch's
+// CPU kernels so results agree to float rounding.
+#include <cmath>
+
+#include "backend/cpu/elementwise.h"
+#include "backend/cpu/erf_float.h"
+#include "backend/cpu/kernels.h"
+
+namespace ember::cpu {
+namespace {
+
+using backend::ElementwiseCall;
+using K = backend::ElementwiseKernel;
+constexpr auto kNumeric = DtypeSet::Numeric;
+constexpr auto kFloating = DtypeSet::Floating;
+
+inline constexpr auto sigmoid_fn = []<class T>() {
+  return [](auto x) {
+    using V = decltype(x);
+    return V(1) / (V(1) + cpu::exp(-x));
+  };
+};
+
+// relu and hardtanh are PyTorch's clamps: bound first, so x wins ties (relu(-0.0) is -0.0).
+inline constexpr auto relu_fn = []<class T>() {
+  return [](auto x) { return vmax(decltype(x)(0), x); };
+};
+
+void hardtanh(const ElementwiseCall& c) {
+  const double lo = c.args.real[0], hi = c.args.real[1];
+  run_elementwise<kNumeric, 1>(c, [lo, hi]<class T>() {
+    return [l = T(lo), h = T(hi)](auto x) {
+      using V = decltype(x);
+      return vmin(V(h), vmax(V(l), x));
+    };
+  });
+}
+
+// PyTorch's threshold_backward(grad, self, threshold): nothing passes where self <= threshold.
+void threshold_backward(const ElementwiseCall& c) {
+  const double threshold = c.args.real[0];
+  run_elementwise<kFloating, 2>(c, [threshold]<class T>() {
+    return [t = T(threshold)](auto g, auto x) {
+      using V = decltype(g);
+      return select(le(x, V(t)), V(0), g);
+    };
+  });
+}
+
+void logit(const ElementwiseCall& c) {
+  const double lo_bound = c.args.real[0], hi_bound = c.args.real[1];
+  const bool clamp = c.args.flag;
+  run_elementwise<kFloating, 1>(c, [=]<class T>() {
+    return [lo = T(lo_bound), hi = T(hi_bound), clamp](T x) -> T {
+      const T z = clamp ? (x < lo ? lo : x > hi ? hi : x) : x;
+      return std::log(z / (T(1) - z));
+    };
+  });
+}
+
+void leaky_relu(const ElementwiseCall& c) {
+  const double negative_slope = c.args.real[0];
+  run_elementwise<kFloating, 1>(c, [negative_slope]<class T>() {
+    return [s = T(negative_slope)](auto x) {
+      using V = decltype(x);
+      return select(gt(x, V(0)), x, x * V(s));
+    };
+  });
+}
+
+void elu(const ElementwiseCall& c) {
+  const auto [alpha_scale, scale, input_scale] = c.args.real;
+  run_elementwise<kFloating, 1>(c, [=]<class T>() {
+    return [a = T(alpha_scale), s = T(scale), is = T(input_scale)](auto x) {
+      using V = decltype(x);
+      // exp - 1 rather than expm1, as PyTorch's kernel (elu(-0.0) is +0.0).
+      return select(gt(x, V(0)), x * V(s), (cpu::exp(x * V(is)) - V(1)) * V(a));
+    };
+  });
+}
+
+inline constexpr auto gelu_tanh_fn = []<class T>() {
+  return [](auto x) {
+    using V = decltype(x);
+    const V k(T(0.7978845608028654)), c(T(0.044715));  // sqrt(2/pi)
+    return V(T(0.5)) * x * (V(1) + cpu::tanh(k * (x + c * x * x * x)));
+  };
+};
+
+inline constexpr auto gelu_fn = []<class T>() {
+  return [](auto x) {
+    using V = decltype(x);
+    const V z = x * V(T(0.7071067811865476));
+    // float (and half, computed in float): the fast erf; SLEEF's is 4x slower.
+    if constexpr (std::is_same_v<T, float>) return V(0.5f) * x * (V(1.0f) + cpu::erf_float(z));
+    else return V(T(0.5)) * x * (V(1) + cpu::erf(z));
+  };
+};
+
+inline constexpr auto silu_fn = []<class T>() {
+  return [](auto x) {
+    using V = decltype(x);
+    return x / (V(1) + cpu::exp(-x));
+  };
+};
+
+inline constexpr auto mish_fn = []<class T>() {
+  return [](auto x) { return x * cpu::tanh(cpu::log1p(cpu::exp(x))); };
+};
+
+void softplus(const ElementwiseCall& c) {
+  const double beta = c.args.real[0], threshold = c.args.real[1];
+  run_elementwise<kFloating, 1>(c, [=]<class T>() {
+    return [b = T(beta), th = T(threshold)](auto x) {
+      using V = decltype(x);
+      return select(gt(x * V(b), V(th)), x, cpu::log1p(cpu::exp(x * V(b))) / V(b));
+    };
+  });
+}
+
+inline constexpr auto hardsigmoid_fn = []<class T>() {
+  return [](auto x) {
+    using V = decltype(x);
+    return vmin(vmax(x + V(3), V(0)), V(6)) / V(6);
+  };
+};
+
+inline constexpr auto hardswish_fn = []<class T>() {
+  return [](auto x) {
+    using V = decltype(x);
+    return x * vmin(vmax(x + V(3), V(0)), V(6)) / V(6);
+  };
+};
+
+}  // namespace
+
+void add_activation_kernels(backend::Backend& b) {
+  b[K::sigmoid] = &elementwise_entry<kFloating, 1, sigmoid_fn>;
+  b[K::relu] = &elementwise_entry<kNumeric, 1, relu_fn>;
+  b[K::logit] = &logit;
+  b[K::leaky_relu] = &leaky_relu;
+  b[K::elu] = &elu;
+  b[K::gelu] = &elementwise_entry<kFloating, 1, gelu_fn>;
+  b[K::gelu_tanh] = &elementwise_entry<kFloating, 1, gelu_tanh_fn>;
+  b[K::silu] = &elementwise_entry<kFloating, 1, silu_fn>;
+  b[K::mish] = &elementwise_entry<kFloating, 1, mish_fn>;
+  b[K::softplus] = &softplus;
+  b[K::hardtanh] = &hardtanh;
+  b[K::hardsigmoid] = &elementwise_entry<kFloating, 1, hardsigmoid_fn>;
+  b[K::hardswish] = &elementwise_entry<kFloating, 1, hardswish_fn>;
+  b[K::threshold_backward] = &threshold_backward;
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,24 @@
+// The CPU backend: every family's kernels in one table, built on first use (so ops that run
+// during static initialisation find it complete).
+#include "backend/cpu/copy.h"
+#include "backend/cpu/kernels.h"
+
+namespace ember::backend::detail {
+
+const Backend& cpu_backend() {
+  static const Backend table = [] {
+    Backend b;
+    b.name = "cpu";
+    cpu::add_unary_kernels(b);
+    cpu::add_binary_kernels(b);
+    cpu::add_compare_kernels(b);
+    cpu::add_activation_kernels(b);
+    cpu::add_loss_kernels(b);
+    b.copy = &cpu::copy_kernel;
+    b.fill = &cpu::fill_kernel;
+    return b;
+  }();
+  return table;
+}
+
+}  // namespace ember::backend::detail

@@ -1,0 +1,111 @@
+// CPU kernels of the comparisons, logical and bitwise ops, isnan/isinf/isfinite, isclose, where
+// and masked_fill (src/ops/compare.cpp).
+#include <cmath>
+
+#include "backend/cpu/elementwise.h"
+#include "backend/cpu/kernels.h"
+
+namespace ember::cpu {
+namespace {
+
+using backend::ElementwiseCall;
+using K = backend::ElementwiseKernel;
+constexpr auto kAll = DtypeSet::All;
+constexpr auto kIntegral = DtypeSet::Integral;
+constexpr auto kBool = Result::Bool;
+
+#define EMBER_COMPARE_FN(name, op) \
+  inline constexpr auto name##_fn = []<class T>() { return [](T x, T y) { return x op y; }; };
+EMBER_COMPARE_FN(eq, ==)
+EMBER_COMPARE_FN(ne, !=)
+EMBER_COMPARE_FN(lt, <)
+EMBER_COMPARE_FN(le, <=)
+EMBER_COMPARE_FN(gt, >)
+EMBER_COMPARE_FN(ge, >=)
+EMBER_COMPARE_FN(logical_and, &&)
+EMBER_COMPARE_FN(logical_or, ||)
+EMBER_COMPARE_FN(logical_xor, !=)
+#undef EMBER_COMPARE_FN
+
+inline constexpr auto logical_not_fn = []<class T>() { return [](T x) { return !x; }; };
+
+inline constexpr auto and_fn = []<class T>() { return [](T x, T y) { return T(x & y); }; };
+inline constexpr auto or_fn = []<class T>() { return [](T x, T y) { return T(x | y); }; };
+inline constexpr auto xor_fn = []<class T>() { return [](T x, T y) { return T(x ^ y); }; };
+inline constexpr auto bitwise_not_fn = []<class T>() {
+  return [](T x) -> T {
+    if constexpr (std::is_same_v<T, bool>) return !x;
+    else return T(~x);
+  };
+};
+
+inline constexpr auto isnan_fn = []<class T>() { return [](T x) { return x != x; }; };
+inline constexpr auto isinf_fn = []<class T>() {
+  return [](T x) {
+    if constexpr (std::is_floating_point_v<T>) return std::isinf(x);
+    else return false;
+  };
+};
+inline constexpr auto isfinite_fn = []<class T>() {
+  return [](T x) {
+    if constexpr (std::is_floating_point_v<T>) return std::isfinite(x);
+    else return true;
+  };
+};
+
+inline constexpr auto where_fn = []<class T>() {
+  return [](T c, T x, T y) { return c != T(0) ? x : y; };
+};
+
+void masked_fill(const ElementwiseCall& c) {
+  const Scalar value = *c.args.scalar[0];
+  run_elementwise<kAll, 2>(c, [value]<class T>() {
+    return [v = value.to<T>()](T x, T keep) { return keep != T(0) ? v : x; };
+  });
+}
+
+// As PyTorch: equal, or both NaN with equal_nan, or |x - y| finite and <= atol + |rtol * y|,
+// the errors computed in the inputs' type (the default float for integers and bool).
+void isclose(const ElementwiseCall& c) {
+  const double rtol = c.args.real[0], atol = c.args.real[1];
+  const bool equal_nan = c.args.flag;
+  run_elementwise<kAll, 2, kBool>(c, [=]<class T>() {
+    using M = std::conditional_t<std::is_floating_point_v<T>, T, float>;
+    const M r = M(rtol), at = M(atol);
+    const bool exact = rtol == 0 && atol == 0;
+    return [=](T x, T y) -> bool {
+      if (x == y) return true;
+      if constexpr (std::is_floating_point_v<T>)
+        if (equal_nan && x != x && y != y) return true;
+      const M actual = std::abs(M(x) - M(y));
+      return !exact && std::isfinite(actual) && actual <= at + std::abs(r * M(y));
+    };
+  });
+}
+
+}  // namespace
+
+void add_compare_kernels(backend::Backend& b) {
+  b[K::eq] = &elementwise_entry<kAll, 2, eq_fn, kBool>;
+  b[K::ne] = &elementwise_entry<kAll, 2, ne_fn, kBool>;
+  b[K::lt] = &elementwise_entry<kAll, 2, lt_fn, kBool>;
+  b[K::le] = &elementwise_entry<kAll, 2, le_fn, kBool>;
+  b[K::gt] = &elementwise_entry<kAll, 2, gt_fn, kBool>;
+  b[K::ge] = &elementwise_entry<kAll, 2, ge_fn, kBool>;
+  b[K::logical_and] = &elementwise_entry<kAll, 2, logical_and_fn, kBool>;
+  b[K::logical_or] = &elementwise_entry<kAll, 2, logical_or_fn, kBool>;
+  b[K::logical_xor] = &elementwise_entry<kAll, 2, logical_xor_fn, kBool>;
+  b[K::logical_not] = &elementwise_entry<kAll, 1, logical_not_fn, kBool>;
+  b[K::isnan] = &elementwise_entry<kAll, 1, isnan_fn, kBool>;
+  b[K::isinf] = &elementwise_entry<kAll, 1, isinf_fn, kBool>;
+  b[K::isfinite] = &elementwise_entry<kAll, 1, isfinite_fn, kBool>;
+  b[K::isclose] = &isclose;
+  b[K::bitwise_and] = &elementwise_entry<kIntegral, 2, and_fn>;
+  b[K::bitwise_or] = &elementwise_entry<kIntegral, 2, or_fn>;
+  b[K::bitwise_xor] = &elementwise_entry<kIntegral, 2, xor_fn>;
+  b[K::bitwise_not] = &elementwise_entry<kIntegral, 1, bitwise_not_fn>;
+  b[K::where] = &elementwise_entry<kAll, 3, where_fn>;
+  b[K::masked_fill] = &masked_fill;
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,15 @@
+// The CPU backend's table is filled by its family files, one function each (the same names as
+// the front ends in src/ops).
+#pragma once
+
+#include "backend/backend.h"
+
+namespace ember::cpu {
+
+void add_unary_kernels(backend::Backend& b);
+void add_binary_kernels(backend::Backend& b);
+void add_compare_kernels(backend::Backend& b);
+void add_activation_kernels(backend::Backend& b);
+void add_loss_kernels(backend::Backend& b);
+
+}  // namespace ember::cpu

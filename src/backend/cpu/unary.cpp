@@ -1,0 +1,176 @@
+// CPU kernels of the unary math ops (src/ops/unary.cpp): each a one-line functor run by the
+// shared elementwise loop (SIMD through SLEEF for float/double; half types in float).
+#include <cmath>
+#include <limits>
+
+#include "backend/cpu/elementwise.h"
+#include "backend/cpu/erf_float.h"
+#include "backend/cpu/kernels.h"
+
+namespace ember::cpu {
+namespace {
+
+using backend::ElementwiseCall;
+using K = backend::ElementwiseKernel;
+constexpr auto kAll = DtypeSet::All;
+constexpr auto kNumeric = DtypeSet::Numeric;
+constexpr auto kFloating = DtypeSet::Floating;
+
+#define EMBER_UNARY_FN(name, expr) \
+  inline constexpr auto name##_fn = []<class T>() { return [](auto x) { return expr; }; };
+EMBER_UNARY_FN(sqrt, cpu::sqrt(x))
+EMBER_UNARY_FN(rsqrt, decltype(x)(1) / cpu::sqrt(x))
+EMBER_UNARY_FN(exp, cpu::exp(x))
+EMBER_UNARY_FN(exp2, cpu::exp2(x))
+EMBER_UNARY_FN(expm1, cpu::expm1(x))
+EMBER_UNARY_FN(log, cpu::log(x))
+EMBER_UNARY_FN(log2, cpu::log2(x))
+EMBER_UNARY_FN(log10, cpu::log10(x))
+EMBER_UNARY_FN(log1p, cpu::log1p(x))
+EMBER_UNARY_FN(sin, cpu::sin(x))
+EMBER_UNARY_FN(cos, cpu::cos(x))
+EMBER_UNARY_FN(tan, cpu::tan(x))
+EMBER_UNARY_FN(asin, cpu::asin(x))
+EMBER_UNARY_FN(acos, cpu::acos(x))
+EMBER_UNARY_FN(atan, cpu::atan(x))
+EMBER_UNARY_FN(tanh, cpu::tanh(x))
+EMBER_UNARY_FN(erfc, cpu::erfc(x))
+EMBER_UNARY_FN(reciprocal, decltype(x)(1) / x)
+EMBER_UNARY_FN(floor, cpu::floor(x))
+EMBER_UNARY_FN(ceil, cpu::ceil(x))
+EMBER_UNARY_FN(trunc, cpu::trunc(x))
+EMBER_UNARY_FN(round, cpu::nearbyint(x))
+EMBER_UNARY_FN(frac, x - cpu::trunc(x))
+EMBER_UNARY_FN(square, x * x)
+#undef EMBER_UNARY_FN
+
+// float erf through the fast approximation (backend/cpu/erf_float.h), double through SLEEF/libm.
+inline constexpr auto erf_fn = []<class T>() {
+  return [](auto x) {
+    if constexpr (std::is_same_v<T, float>) return cpu::erf_float(x);
+    else return cpu::erf(x);
+  };
+};
+
+// sinh and cosh stay scalar: SLEEF's overflow early (sinhf(89) is inf, not 2.24e38).
+inline constexpr auto sinh_fn = []<class T>() { return [](T x) { return std::sinh(x); }; };
+inline constexpr auto cosh_fn = []<class T>() { return [](T x) { return std::cosh(x); }; };
+
+inline constexpr auto neg_fn = []<class T>() { return [](auto x) { return -x; }; };
+
+inline constexpr auto abs_fn = []<class T>() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return [](auto x) { return cpu::abs(x); };
+  } else {
+    return [](T x) -> T { return x < 0 ? T(-x) : x; };
+  }
+};
+
+inline constexpr auto sign_fn = []<class T>() {
+  return [](T x) -> T {
+    if constexpr (std::is_same_v<T, bool>) return x;
+    else return T((T(0) < x) - (x < T(0)));
+  };
+};
+
+// round(x, decimals): PyTorch scales by 10^|decimals| in the direction that keeps the scale
+// factor exact.
+void round_decimals(const ElementwiseCall& c) {
+  const int64_t decimals = c.args.integer;
+  const double scale = std::pow(10.0, double(std::abs(decimals)));
+  run_elementwise<kFloating, 1>(c, [scale, decimals]<class T>() {
+    const T s = T(scale);
+    return [s, decimals](T x) -> T {
+      return decimals > 0 ? std::nearbyint(x * s) / s : std::nearbyint(x / s) * s;
+    };
+  });
+}
+
+// A bound as the compute type T. As c10's checked conversion: an integer bound out of T's range
+// is an error, except that a negative one wraps into an unsigned type if its magnitude fits.
+template <class T>
+T bound(const char* op, Scalar s) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using L = std::numeric_limits<T>;
+    const int64_t v = s.to_int();
+    const bool fits =
+        s.is_floating_point() || (L::is_signed ? v >= int64_t(L::lowest()) && v <= int64_t(L::max())
+                                               : v <= int64_t(L::max()) && -v <= int64_t(L::max()));
+    EMBER_CHECK(fits, op, "value cannot be converted to type ", dtype_of<T>(), " without overflow");
+  }
+  return s.to<T>();
+}
+
+// Note [clamp and NaN]: as PyTorch, a NaN input stays NaN; a NaN bound makes every element NaN
+// when both bounds are given and is ignored when it is the only one; where x equals a bound the
+// result is x (so clamp(-0.0, min=0.0) is -0.0, like PyTorch's max(min, x) order).
+void clamp(const ElementwiseCall& c) {
+  const std::optional<Scalar>& lo = c.args.scalar[0];
+  const std::optional<Scalar>& hi = c.args.scalar[1];
+  run_elementwise<kNumeric, 1>(c, [op = c.op, &lo, &hi]<class T>() {
+    using L = std::numeric_limits<T>;
+    T l = lo ? bound<T>(op, *lo) : L::has_infinity ? -L::infinity() : L::lowest();
+    T h = hi ? bound<T>(op, *hi) : L::has_infinity ? L::infinity() : L::max();
+    if (!(lo && hi)) {
+      if (l != l) l = -L::infinity();
+      if (h != h) h = L::infinity();
+    }
+    return [l, h](auto x) {
+      using V = decltype(x);
+      return cpu::vmin(V(h), cpu::vmax(V(l), x));
+    };
+  });
+}
+
+inline constexpr auto clamp_tensor_fn = []<class T>() {
+  return [](auto x, auto lo, auto hi) { return cpu::vmin(cpu::vmax(x, lo), hi); };
+};
+
+void nan_to_num(const ElementwiseCall& c) {
+  const auto [nan, posinf, neginf] = c.args.real;
+  run_elementwise<kFloating, 1>(c, [=]<class T>() {
+    const T n = T(nan), p = T(posinf), m = T(neginf);
+    return [n, p, m](T x) -> T { return x != x ? n : x == INFINITY ? p : x == -INFINITY ? m : x; };
+  });
+}
+
+}  // namespace
+
+void add_unary_kernels(backend::Backend& b) {
+  b[K::neg] = &elementwise_entry<kNumeric, 1, neg_fn>;
+  b[K::abs] = &elementwise_entry<kNumeric, 1, abs_fn>;
+  b[K::sign] = &elementwise_entry<kAll, 1, sign_fn>;
+  b[K::sqrt] = &elementwise_entry<kFloating, 1, sqrt_fn>;
+  b[K::rsqrt] = &elementwise_entry<kFloating, 1, rsqrt_fn>;
+  b[K::square] = &elementwise_entry<kNumeric, 1, square_fn>;
+  b[K::exp] = &elementwise_entry<kFloating, 1, exp_fn>;
+  b[K::exp2] = &elementwise_entry<kFloating, 1, exp2_fn>;
+  b[K::expm1] = &elementwise_entry<kFloating, 1, expm1_fn>;
+  b[K::log] = &elementwise_entry<kFloating, 1, log_fn>;
+  b[K::log2] = &elementwise_entry<kFloating, 1, log2_fn>;
+  b[K::log10] = &elementwise_entry<kFloating, 1, log10_fn>;
+  b[K::log1p] = &elementwise_entry<kFloating, 1, log1p_fn>;
+  b[K::sin] = &elementwise_entry<kFloating, 1, sin_fn>;
+  b[K::cos] = &elementwise_entry<kFloating, 1, cos_fn>;
+  b[K::tan] = &elementwise_entry<kFloating, 1, tan_fn>;
+  b[K::asin] = &elementwise_entry<kFloating, 1, asin_fn>;
+  b[K::acos] = &elementwise_entry<kFloating, 1, acos_fn>;
+  b[K::atan] = &elementwise_entry<kFloating, 1, atan_fn>;
+  b[K::sinh] = &elementwise_entry<kFloating, 1, sinh_fn>;
+  b[K::cosh] = &elementwise_entry<kFloating, 1, cosh_fn>;
+  b[K::tanh] = &elementwise_entry<kFloating, 1, tanh_fn>;
+  b[K::erf] = &elementwise_entry<kFloating, 1, erf_fn>;
+  b[K::erfc] = &elementwise_entry<kFloating, 1, erfc_fn>;
+  b[K::reciprocal] = &elementwise_entry<kFloating, 1, reciprocal_fn>;
+  b[K::floor] = &elementwise_entry<kFloating, 1, floor_fn>;
+  b[K::ceil] = &elementwise_entry<kFloating, 1, ceil_fn>;
+  b[K::trunc] = &elementwise_entry<kFloating, 1, trunc_fn>;
+  b[K::round] = &elementwise_entry<kFloating, 1, round_fn>;
+  b[K::frac] = &elementwise_entry<kFloating, 1, frac_fn>;
+  b[K::round_decimals] = &round_decimals;
+  b[K::clamp] = &clamp;
+  b[K::clamp_tensor] = &elementwise_entry<kNumeric, 3, clamp_tensor_fn>;
+  b[K::nan_to_num] = &nan_to_num;
+}
+
+}  // namespace ember::cpu
