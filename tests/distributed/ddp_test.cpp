@@ -18,17 +18,8 @@ namespace ember::nn::parallel {
 namespace {
 
 using namespace std::chrono_literals;
+using test::on_ranks;
 using test::require;
-
-std::vector<test::ChildExit> on_ranks(int world, const std::function<void(int rank)>& body) {
-  dist::TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
-  return test::run_ranks(world, [&](int rank) {
-    test::join(rank, world, store.port(), 10s);
-    body(rank);
-    dist::destroy_process_group();
-    return 0;
-  });
-}
 
 // With hidden = 512 the middle weight is 1 MiB, PyTorch's first bucket, so with a small
 // bucket_cap_mb the model spans three buckets; smaller, it is one bucket (and fast).

@@ -5,16 +5,21 @@
 
 #include <ember/creation.h>
 #include <ember/distributed/process_group.h>
+#include <ember/distributed/store.h>
 #include <ember/tensor.h>
 #include <stdlib.h>
 
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "distributed/multiprocess.h"
 
 namespace ember::test {
 
@@ -24,6 +29,32 @@ inline void join(int rank, int world, uint16_t port,
   ::setenv("EMBER_RUN_HOSTS_STORE", "1", 1);
   dist::init_process_group({.init_method = "tcp://127.0.0.1:" + std::to_string(port),
                             .timeout = timeout, .world_size = world, .rank = rank});
+}
+
+/// Environment variables a rank sets before it joins.
+using Environment = std::vector<std::pair<const char*, const char*>>;
+
+/// The debug mode (EMBER_DISTRIBUTED_DEBUG=DETAIL), for on_ranks.
+inline const Environment kDebugMode = {{"EMBER_DISTRIBUTED_DEBUG", "DETAIL"}};
+
+/// Runs body on `world` forked ranks that join one group through a store hosted in this process
+/// (each with `environment` set first, its collectives timing out after `timeout`) and leave it.
+inline std::vector<ChildExit> on_ranks(int world, const std::function<void(int rank)>& body,
+                                       const Environment& environment = {},
+                                       std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  dist::TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = std::chrono::seconds(20)});
+  return run_ranks(world, [&](int rank) {
+    for (const auto& [name, value] : environment) ::setenv(name, value, 1);
+    join(rank, world, store.port(), timeout);
+    body(rank);
+    dist::destroy_process_group();
+    return 0;
+  });
+}
+
+inline std::vector<ChildExit> on_ranks(int world, const std::function<void(int rank)>& body,
+                                       std::chrono::milliseconds timeout) {
+  return on_ranks(world, body, {}, timeout);
 }
 
 /// Fails the rank (its exit code and output tell the test) unless cond holds.

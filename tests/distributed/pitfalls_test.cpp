@@ -20,20 +20,9 @@ namespace ember {
 namespace {
 
 using namespace std::chrono_literals;
+using test::on_ranks;
 using test::require;
 namespace fs = std::filesystem;
-
-std::vector<test::ChildExit> on_ranks(int world, const std::function<void(int rank)>& body,
-                                      bool debug = false) {
-  dist::TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
-  return test::run_ranks(world, [&](int rank) {
-    if (debug) ::setenv("EMBER_DISTRIBUTED_DEBUG", "DETAIL", 1);
-    test::join(rank, world, store.port(), debug ? 2s : 10s);
-    body(rank);
-    dist::destroy_process_group();
-    return 0;
-  });
-}
 
 struct ScratchDir {
   fs::path path = fs::temp_directory_path() / ("ember-pitfalls-" + std::to_string(::getpid()));
@@ -100,7 +89,7 @@ TEST(DdpPitfalls, ARankOutOfBatchesEarlyIsAnErrorNamingItNotAHang) {
           require(message.find("rank 1 called all_reduce(") != std::string::npos, message);
         }
       },
-      /*debug=*/true);
+      test::kDebugMode, 2s);
   EXPECT_EQ(test::failures(exits), "");
 }
 

@@ -17,6 +17,7 @@ namespace ember::dist {
 namespace {
 
 using namespace std::chrono_literals;
+using test::on_ranks;
 using test::require;
 using test::require_close;
 
@@ -53,21 +54,6 @@ std::string label(Dtype dtype, ReduceOp op) {
   return std::string(dtype_name(dtype)) + " " + reduce_op_name(op);
 }
 
-using Environment = std::vector<std::pair<const char*, const char*>>;
-
-// Runs body on `world` ranks joined through a store hosted here, with `environment` set in each.
-std::vector<test::ChildExit> on_ranks(int world, const std::function<void(int rank)>& body,
-                                      const Environment& environment = {},
-                                      std::chrono::milliseconds timeout = 10s) {
-  TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
-  return test::run_ranks(world, [&](int rank) {
-    for (const auto& [name, value] : environment) ::setenv(name, value, 1);
-    test::join(rank, world, store.port(), timeout);
-    body(rank);
-    destroy_process_group();
-    return 0;
-  });
-}
 
 class Collectives : public ::testing::TestWithParam<int> {};
 

@@ -17,19 +17,8 @@ namespace ember::nn {
 namespace {
 
 using namespace std::chrono_literals;
+using test::on_ranks;
 using test::require;
-
-std::vector<test::ChildExit> on_ranks(int world, const std::function<void(int rank)>& body,
-                                      bool debug = false) {
-  dist::TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
-  return test::run_ranks(world, [&](int rank) {
-    if (debug) ::setenv("EMBER_DISTRIBUTED_DEBUG", "DETAIL", 1);
-    test::join(rank, world, store.port(), debug ? 2s : 10s);
-    body(rank);
-    dist::destroy_process_group();
-    return 0;
-  });
-}
 
 void require_near(const Tensor& got, const Tensor& want, double atol, const std::string& what) {
   const auto g = test::values(got), w = test::values(want);
@@ -151,7 +140,7 @@ TEST(SyncBatchNorm, ARankSkippingTheForwardIsNamedByTheDebugMode) {
                     std::string::npos,
                 message);
       },
-      /*debug=*/true);
+      test::kDebugMode, 2s);
   EXPECT_EQ(test::failures(exits), "");
 }
 
