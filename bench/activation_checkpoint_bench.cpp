@@ -82,11 +82,13 @@ int main(int argc, char** argv) {
   const int pairs = argc > 1 ? std::atoi(argv[1]) : 3;
   manual_seed(0);
   Model plain, checkpointed;
-  const auto wrapped = utils::apply_activation_checkpointing(*checkpointed.encoder, [](const nn::Module& m) {
-    return dynamic_cast<const nn::TransformerEncoderLayerImpl*>(&m) != nullptr;
-  });
+  const auto wrapped =
+      utils::apply_activation_checkpointing(*checkpointed.encoder, [](const nn::Module& m) {
+        return dynamic_cast<const nn::TransformerEncoderLayerImpl*>(&m) != nullptr;
+      });
   const Tensor x = randn({32, 128, 256});
-  std::printf("activation checkpointing: 6-layer TransformerEncoder(256, 8, ff 1024), x (32, 128, 256)\n");
+  std::printf(
+      "activation checkpointing: 6-layer TransformerEncoder(256, 8, ff 1024), x (32, 128, 256)\n");
   std::printf("cpu: %s\nwrapped %zu modules (%s ...)\n", cpu_description().c_str(), wrapped.size(),
               wrapped.front().c_str());
   step(plain, x);  // warm the allocator's cache on both sides
@@ -102,7 +104,8 @@ int main(int argc, char** argv) {
   const double time_ratio = median(tb) / median(ta), mem_ratio = median(mb) / median(ma);
   std::printf("median step: plain %.3f s, checkpointed %.3f s -> %.2fx (target <= 1.4x)\n",
               median(ta), median(tb), time_ratio);
-  std::printf("peak activation memory: plain %.1f MB, checkpointed %.1f MB -> %.2fx (target <= 0.5x)\n",
-              median(ma), median(mb), mem_ratio);
+  std::printf(
+      "peak activation memory: plain %.1f MB, checkpointed %.1f MB -> %.2fx (target <= 0.5x)\n",
+      median(ma), median(mb), mem_ratio);
   return 0;
 }

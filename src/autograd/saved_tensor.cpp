@@ -20,7 +20,8 @@ thread_local std::vector<std::shared_ptr<const HookPair>> hook_stack;
 namespace graph {
 saved_tensors_hooks::saved_tensors_hooks(PackHook pack, UnpackHook unpack) {
   EMBER_CHECK(pack && unpack, "saved_tensors_hooks", "both a pack and an unpack hook are needed");
-  hook_stack.push_back(std::make_shared<const HookPair>(HookPair{std::move(pack), std::move(unpack)}));
+  hook_stack.push_back(
+      std::make_shared<const HookPair>(HookPair{std::move(pack), std::move(unpack)}));
 }
 saved_tensors_hooks::~saved_tensors_hooks() { hook_stack.pop_back(); }
 }  // namespace graph
@@ -40,7 +41,8 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output) : is_output_(is_output
   if (!hook_stack.empty()) [[unlikely]] {
     // An output is packed without its grad_fn, which would make the node own itself.
     const auto& hooks = hook_stack.back();
-    hooked_ = std::make_shared<const Hooked>(Hooked{hooks, hooks->pack(is_output ? t.detach() : t)});
+    hooked_ =
+        std::make_shared<const Hooked>(Hooked{hooks, hooks->pack(is_output ? t.detach() : t)});
     return;
   }
   data_ = is_output ? t.detach() : t;

@@ -61,8 +61,9 @@ struct Frame {
       return {};
     };
     graph::UnpackHook unpack = [](const std::any&) -> Tensor {
-      fail(kOp, "a tensor saved while recomputing a checkpoint was unpacked; the recomputed "
-                "graph is not meant to be run");
+      fail(kOp,
+           "a tensor saved while recomputing a checkpoint was unpacked; the recomputed "
+           "graph is not meant to be run");
     };
     std::optional<std::vector<uint8_t>> surrounding;
     if (rng_state) {
@@ -80,9 +81,8 @@ struct Frame {
       throw;
     }
     if (surrounding) default_generator().set_state(*surrounding);
-    EMBER_CHECK(next == holders.size(), kOp,
-                "the recomputation of a checkpointed function saved ", next,
-                " tensors for backward but its forward saved ", holders.size(),
+    EMBER_CHECK(next == holders.size(), kOp, "the recomputation of a checkpointed function saved ",
+                next, " tensors for backward but its forward saved ", holders.size(),
                 "; the function must compute the same graph each time it runs (no data-dependent "
                 "control flow between the forward and the backward)");
   }
@@ -150,8 +150,8 @@ std::vector<std::string> apply_activation_checkpointing(
   std::vector<std::string> wrapped;
   for (auto& [name, module] : model.named_modules()) {
     if (module.get() == &model || !check_fn(*module)) continue;
-    EMBER_CHECK(!module->has_forward_wrapper(), "apply_activation_checkpointing", "module '",
-                name, "' (", module->name(),
+    EMBER_CHECK(!module->has_forward_wrapper(), "apply_activation_checkpointing", "module '", name,
+                "' (", module->name(),
                 ") already has a forward wrapper (is it checkpointed already?)");
     module->set_forward_wrapper(CheckpointWrapper{options});
     wrapped.push_back(name);

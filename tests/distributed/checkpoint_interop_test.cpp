@@ -50,7 +50,8 @@ INSTANTIATE_TEST_SUITE_P(Layouts, Torch113Checkpoint,
                          ::testing::Values("torch113_files", "torch113_per_rank"));
 
 TEST(DistributedCheckpointInterop, PyTorch113LoadsWhatEmberSavedOnTwoRanks) {
-  if (!test::have_torch()) GTEST_SKIP() << "python3-torch is not installed (apt install python3-torch)";
+  if (!test::have_torch())
+    GTEST_SKIP() << "python3-torch is not installed (apt install python3-torch)";
   test::ScratchDir tmp;
   const std::string dir = tmp / "ember";
   const auto exits = test::on_ranks(2, [&](int rank) {

@@ -21,8 +21,9 @@ inline void require_equal(const Tensor& got, const Tensor& want, const std::stri
 }
 
 /// Runs body(rank) on `world` ranks of one default group; each leaves the group at the end.
-inline std::vector<ChildExit> on_ranks(int world, const std::function<void(int)>& body,
-                                       std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+inline std::vector<ChildExit> on_ranks(
+    int world, const std::function<void(int)>& body,
+    std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
   dist::TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = std::chrono::seconds(20)});
   return run_ranks(world, [&](int rank) {
     join(rank, world, store.port(), timeout);

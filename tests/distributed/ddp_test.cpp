@@ -298,6 +298,21 @@ TEST(DistributedDataParallel, FindUnusedParametersAveragesWhatAnyRankUsedAndLeav
   EXPECT_EQ(test::failures(exits), "");
 }
 
+TEST(DistributedDataParallel, FindUnusedParametersWithNothingUnusedWarnsOnceOnRank0) {
+  auto exits = on_ranks(2, [](int) {
+    auto model = std::make_shared<Branches>();
+    model->use_b = true;
+    auto ddp = DistributedDataParallel(model, {.find_unused_parameters = true});
+    for (int i = 0; i < 2; ++i) ddp(ones({3, 4})).sum().backward();
+  });
+  ASSERT_EQ(test::failures(exits), "");
+  const std::string warning = "did not find any unused parameters in the forward pass";
+  const std::string& out0 = exits[0].output;
+  EXPECT_NE(out0.find(warning), std::string::npos) << out0;
+  EXPECT_EQ(out0.find(warning, out0.find(warning) + 1), std::string::npos) << "twice: " << out0;
+  EXPECT_EQ(exits[1].output.find(warning), std::string::npos) << exits[1].output;
+}
+
 struct WithBatchNorm : nn::Module {
   nn::Linear fc{nullptr};
   nn::BatchNorm1d bn{nullptr};

@@ -1,15 +1,16 @@
 // Activation checkpointing: gradients equal those without checkpointing (dropout included, thanks
 // to the saved RNG state), the activations really are recomputed and not kept (counted calls,
 // the allocator's peak), nesting, and apply_activation_checkpointing's choice of modules.
+#include <ember/amp/autocast.h>
 #include <ember/ember.h>
 #include <ember/utils/checkpoint.h>
 #include <gtest/gtest.h>
 
-#include "golden_support.h"
-
 #include <any>
 #include <string>
 #include <vector>
+
+#include "golden_support.h"
 
 namespace ember {
 namespace {
@@ -122,7 +123,8 @@ TEST(Checkpoint, DropoutRecomputesTheSameMaskWithPreserveRngState) {
   EXPECT_EQ(rand({1}).item<double>(), after_plain)
       << "the recompute puts the surrounding RNG state back";
   auto got = grads();
-  for (size_t i = 0; i < want.size(); ++i) expect_equal(got[i], want[i], "grad " + std::to_string(i));
+  for (size_t i = 0; i < want.size(); ++i)
+    expect_equal(got[i], want[i], "grad " + std::to_string(i));
 
   // Without the saved state the recompute draws a new mask: the gradients are wrong, as in
   // PyTorch (this is what preserve_rng_state is for).
@@ -142,7 +144,8 @@ TEST(Checkpoint, MatchesPyTorch113WithAndWithoutThePreservedRngState) {
   const auto golden = test::load_golden("activation_checkpoint.json");
   auto net = std::make_shared<DropoutNet>();
   StateDict sd;
-  for (const auto& [key, value] : golden["state_dict"].items()) sd.insert(key, test::golden_tensor(value));
+  for (const auto& [key, value] : golden["state_dict"].items())
+    sd.insert(key, test::golden_tensor(value));
   net->load_state_dict(sd);
   const Tensor x0 = test::golden_tensor(golden["x"]);
   for (const auto& c : golden["cases"]) {
@@ -150,10 +153,12 @@ TEST(Checkpoint, MatchesPyTorch113WithAndWithoutThePreservedRngState) {
     Tensor x = x0.clone().requires_grad_();
     net->zero_grad();
     manual_seed(7);
-    Tensor out = name == "plain"
-                     ? net->forward(x)
-                     : checkpoint([&](const std::vector<Tensor>& in) { return std::vector{net->forward(in[0])}; },
-                                  {x}, {.preserve_rng_state = name == "preserve"})[0];
+    Tensor out =
+        name == "plain"
+            ? net->forward(x)
+            : checkpoint(
+                  [&](const std::vector<Tensor>& in) { return std::vector{net->forward(in[0])}; },
+                  {x}, {.preserve_rng_state = name == "preserve"})[0];
     Tensor loss = out.pow(2).sum();
     loss.backward();
     test::expect_golden_close(loss, c["loss"], name + " loss");
@@ -161,6 +166,32 @@ TEST(Checkpoint, MatchesPyTorch113WithAndWithoutThePreservedRngState) {
     for (const auto& [param, p] : net->named_parameters())
       test::expect_golden_close(p.grad(), c["grads"][param], name + " " + param + ".grad");
   }
+}
+
+TEST(Checkpoint, TheRecomputeRunsUnderTheForwardsAutocastSettings) {
+  // The backward runs outside the autocast region: the recompute must still run in bfloat16,
+  // or it would save float32 tensors where the forward's graph expects bfloat16 ones.
+  manual_seed(8);
+  nn::Linear fc1(8, 16), fc2(16, 4);
+  Tensor x = randn({5, 8}).requires_grad_();
+  auto f = [&](const Tensor& in) { return fc2(relu(fc1(in))); };
+  auto grads = [&](bool checkpointed) {
+    Tensor out;
+    {
+      amp::autocast ac(kCPU, kBFloat16);
+      out = checkpointed ? checkpoint(f, x) : f(x);
+    }
+    EXPECT_EQ(out.dtype(), kBFloat16);
+    out.to(kFloat32).pow(2).sum().backward();
+    std::vector<Tensor> g{x.grad().clone(), fc1->weight.grad().clone()};
+    x.mutable_grad() = Tensor();
+    fc1->zero_grad();
+    fc2->zero_grad();
+    return g;
+  };
+  const auto want = grads(false), got = grads(true);
+  expect_equal(got[0], want[0], "x.grad");
+  expect_equal(got[1], want[1], "fc1.weight.grad");
 }
 
 TEST(Checkpoint, NestedCheckpointsGiveTheSameGradients) {
@@ -275,9 +306,8 @@ struct Encoder : nn::Module {
       : embed(register_module("embed", nn::Linear(6, 16))),
         encoder(register_module(
             "encoder", nn::TransformerEncoder(
-                           nn::TransformerEncoderLayer(16, 2, {.dim_feedforward = 32,
-                                                               .dropout = 0.2,
-                                                               .batch_first = true}),
+                           nn::TransformerEncoderLayer(
+                               16, 2, {.dim_feedforward = 32, .dropout = 0.2, .batch_first = true}),
                            3))),
         head(register_module("head", nn::Linear(16, 2))) {}
   Tensor forward(const Tensor& x) { return head(encoder(embed(x))); }
@@ -300,8 +330,8 @@ TEST(ApplyActivationCheckpointing, WrapsTheMatchedModulesAndKeepsGradientsAndSta
   model->zero_grad();
 
   const auto wrapped = utils::apply_activation_checkpointing(*model, is_encoder_layer);
-  EXPECT_EQ(wrapped, (std::vector<std::string>{"encoder.layers.0", "encoder.layers.1",
-                                               "encoder.layers.2"}));
+  EXPECT_EQ(wrapped,
+            (std::vector<std::string>{"encoder.layers.0", "encoder.layers.1", "encoder.layers.2"}));
   for (const auto& [name, m] : model->named_modules())
     EXPECT_EQ(utils::is_activation_checkpointed(*m), is_encoder_layer(*m)) << name;
   EXPECT_EQ(model->state_dict().keys(), keys_before) << "parameter names are unchanged";

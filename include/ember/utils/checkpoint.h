@@ -45,13 +45,14 @@ std::vector<Tensor> checkpoint(const CheckpointFunction& fn, const std::vector<T
 
 /// checkpoint for a function of tensors returning one tensor: checkpoint(fn, x, y).
 template <class F, class... T>
-  requires(std::convertible_to<const T&, const Tensor&> && ...) &&
-          std::convertible_to<std::invoke_result_t<F&, const T&...>, Tensor>
-Tensor checkpoint(F fn, const T&... inputs) {
+requires(std::convertible_to<const T&, const Tensor&>&&...) &&
+    std::convertible_to<std::invoke_result_t<F&, const T&...>, Tensor> Tensor
+    checkpoint(F fn, const T&... inputs) {
   CheckpointFunction erased = [fn = std::move(fn)](const std::vector<Tensor>& in) mutable {
     return [&]<size_t... I>(std::index_sequence<I...>) {
       return std::vector<Tensor>{Tensor(fn(in[I]...))};
-    }(std::index_sequence_for<T...>{});
+    }
+    (std::index_sequence_for<T...>{});
   };
   return checkpoint(erased, std::vector<Tensor>{Tensor(inputs)...})[0];
 }
@@ -60,8 +61,9 @@ Tensor checkpoint(F fn, const T&... inputs) {
 /// wrapped, as PyTorch's only_wrap_children) run its forward under checkpoint() whenever it is
 /// called through its handle or a container (layer(x), Sequential, TransformerEncoder), as
 /// PyTorch's hooks run for mod(x) but not mod.forward(x). Parameter names and state dicts are
-/// unchanged; a matched module inside a matched module is checkpointed in its parent's. A module already checkpointed is an ember::Error.
-/// Returns the dotted names of the modules it wrapped, in named_modules() order.
+/// unchanged; a matched module inside a matched module is checkpointed in its parent's. A module
+/// already checkpointed is an ember::Error. Returns the dotted names of the modules it wrapped, in
+/// named_modules() order.
 std::vector<std::string> apply_activation_checkpointing(
     nn::Module& model, const std::function<bool(const nn::Module&)>& check_fn,
     CheckpointOptions options = {});

@@ -31,8 +31,10 @@ std::string join(const std::vector<PathPart>& path) {
   std::string out;
   for (const PathPart& part : path) {
     if (!out.empty()) out += '.';
-    if (const auto* s = std::get_if<std::string>(&part)) out += *s;
-    else out += std::to_string(std::get<int64_t>(part));
+    if (const auto* s = std::get_if<std::string>(&part))
+      out += *s;
+    else
+      out += std::to_string(std::get<int64_t>(part));
   }
   return out;
 }
@@ -46,10 +48,13 @@ std::vector<PathPart> split(const std::string& fqn) {
   while (true) {
     const size_t dot = fqn.find('.', start);
     std::string part = fqn.substr(start, dot == std::string::npos ? dot : dot - start);
-    const bool digits = !part.empty() && part.size() < 18 &&
-                        std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (digits) path.emplace_back(int64_t(std::stoll(part)));
-    else path.emplace_back(std::move(part));
+    const bool digits =
+        !part.empty() && part.size() < 18 &&
+        std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits)
+      path.emplace_back(int64_t(std::stoll(part)));
+    else
+      path.emplace_back(std::move(part));
     if (dot == std::string::npos) return path;
     start = dot + 1;
   }
@@ -58,10 +63,13 @@ std::vector<PathPart> split(const std::string& fqn) {
 void flatten_into(Value& v, std::vector<PathPart>& path, std::vector<Item>& out, const char* op) {
   if (v.is_dict() && !v.to_dict().empty()) {
     for (auto& [key, child] : v.to_dict()) {
-      if (key.is_string()) path.emplace_back(key.to_string());
-      else if (key.is_int()) path.emplace_back(key.to_int());
-      else fail(op, "state dict key of kind ", key.kind_name(), " under '", join(path),
-                "': only string and int keys can name checkpoint items");
+      if (key.is_string())
+        path.emplace_back(key.to_string());
+      else if (key.is_int())
+        path.emplace_back(key.to_int());
+      else
+        fail(op, "state dict key of kind ", key.kind_name(), " under '", join(path),
+             "': only string and int keys can name checkpoint items");
       flatten_into(child, path, out, op);
       path.pop_back();
     }

@@ -17,7 +17,7 @@ inline constexpr const char* kMetadataFile = ".metadata";
 struct Item {
   std::string fqn;
   std::vector<PathPart> path;
-  Value* slot = nullptr;          // tree leaves
+  Value* slot = nullptr;           // tree leaves
   ShardedTensor* shard = nullptr;  // sharded entries
   bool is_tensor() const { return shard || slot->is_tensor(); }
   /// An empty dict in the tree: load fills it from the checkpoint's keys below it.

@@ -95,8 +95,8 @@ class Loader {
     EMBER_CHECK(v.is_tensor(), kOp, "'", fqn, "': ", s->relative_path, " holds a ", v.kind_name(),
                 ", not a tensor");
     const Tensor& t = v.to_tensor();
-    EMBER_CHECK(std::vector<int64_t>(t.sizes().begin(), t.sizes().end()) == c.sizes, kOp, "'",
-                fqn, "': the chunk in ", s->relative_path, " has shape ", t.sizes(),
+    EMBER_CHECK(std::vector<int64_t>(t.sizes().begin(), t.sizes().end()) == c.sizes, kOp, "'", fqn,
+                "': the chunk in ", s->relative_path, " has shape ", t.sizes(),
                 " but the metadata says ", shape_text(c.sizes));
     return t;
   }
@@ -104,16 +104,15 @@ class Loader {
   // One torch.save archive: a whole file, or a byte range of one (a file per rank).
   Value read(const detail::StorageEntry& s) {
     const std::string& name = s.relative_path;
-    EMBER_CHECK(!name.empty() && name.find('/') == std::string::npos && name != "." &&
-                    name != "..",
+    EMBER_CHECK(!name.empty() && name.find('/') == std::string::npos && name != "." && name != "..",
                 kOp, "storage file '", name, "' in '", dir_,
                 "/.metadata' is not a file name inside the checkpoint directory");
     const std::string path = dir_ + "/" + name;
     std::error_code ec;
     const auto size = std::filesystem::file_size(path, ec);
     EMBER_CHECK(!ec, kOp, "'", path, "' is missing (", ec.message(), ")");
-    EMBER_CHECK(uint64_t(s.file_offset) + uint64_t(s.length) <= size, kOp, "'", path,
-                "' has ", size, " bytes but the metadata needs bytes ", s.file_offset, "..",
+    EMBER_CHECK(uint64_t(s.file_offset) + uint64_t(s.length) <= size, kOp, "'", path, "' has ",
+                size, " bytes but the metadata needs bytes ", s.file_offset, "..",
                 s.file_offset + s.length);
     // Mapped, not copied: a tensor then views the file (tensors are copied into the targets).
     const ember::LoadOptions options{.map_location = kCPU, .weights_only = true, .mmap = true};

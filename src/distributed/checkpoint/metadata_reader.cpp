@@ -31,10 +31,10 @@ struct Obj {
   enum Kind { None, Bool, Int, Float, Str, Tuple, List, Dict, Global, Instance, Mark } kind = None;
   int64_t i = 0;
   double f = 0;
-  std::string s;            // Str; Global: "module.name"
-  std::vector<Ref> items;   // Tuple, List; Dict: key, value, key, value, ...
-  std::string cls;          // Instance: the record class name
-  Ref state;                // Instance: what BUILD gave
+  std::string s;           // Str; Global: "module.name"
+  std::vector<Ref> items;  // Tuple, List; Dict: key, value, key, value, ...
+  std::string cls;         // Instance: the record class name
+  Ref state;               // Instance: what BUILD gave
   int depth = 0;
 
   static Ref make(Kind k) {
@@ -46,9 +46,9 @@ struct Obj {
 
 // Record classes by (module, name) -> their short name.
 const char* record_class(const std::string& module, const std::string& name) {
-  static const char* kRecords[] = {"Metadata", "TensorStorageMetadata", "ChunkStorageMetadata",
-                                   "BytesStorageMetadata", "MetadataIndex", "_StorageInfo",
-                                   "TensorProperties"};
+  static const char* kRecords[] = {
+      "Metadata",      "TensorStorageMetadata", "ChunkStorageMetadata", "BytesStorageMetadata",
+      "MetadataIndex", "_StorageInfo",          "TensorProperties"};
   const bool metadata_module = module == "torch.distributed._shard.checkpoint.metadata" ||
                                module == "torch.distributed.checkpoint.metadata";
   const bool filesystem_module = module == "torch.distributed._shard.checkpoint.filesystem" ||
@@ -178,7 +178,8 @@ class MetadataUnpickler {
     }
     if (fn->s == "builtins.getattr") {
       if (args->items.size() != 2 || args->items[0]->kind != Obj::Global ||
-          args->items[0]->s != "torch.distributed._shard.sharded_tensor.metadata.MEM_FORMAT_ENCODING" ||
+          args->items[0]->s !=
+              "torch.distributed._shard.sharded_tensor.metadata.MEM_FORMAT_ENCODING" ||
           args->items[1]->kind != Obj::Str)
         bad("getattr is allowed only on MEM_FORMAT_ENCODING");
       return args->items[1];
@@ -189,20 +190,33 @@ class MetadataUnpickler {
   void step(uint8_t op) {
     using namespace serialize;
     switch (op) {
-      case kProto: read(1); return;
-      case kFrame: read(8); return;
-      case kMark: push(Obj::make(Obj::Mark)); return;
-      case kPop: pop(); return;
-      case kNone: push(Obj::make(Obj::None)); return;
+      case kProto:
+        read(1);
+        return;
+      case kFrame:
+        read(8);
+        return;
+      case kMark:
+        push(Obj::make(Obj::Mark));
+        return;
+      case kPop:
+        pop();
+        return;
+      case kNone:
+        push(Obj::make(Obj::None));
+        return;
       case kNewTrue:
       case kNewFalse: {
         Ref r = Obj::make(Obj::Bool);
         r->i = op == kNewTrue;
         return push(r);
       }
-      case kBinInt: return push(integer(int32_t(uint32_t(read_le(4)))));
-      case kBinInt1: return push(integer(int64_t(read_le(1))));
-      case kBinInt2: return push(integer(int64_t(read_le(2))));
+      case kBinInt:
+        return push(integer(int32_t(uint32_t(read_le(4)))));
+      case kBinInt1:
+        return push(integer(int64_t(read_le(1))));
+      case kBinInt2:
+        return push(integer(int64_t(read_le(2))));
       case kLong1: {
         const int n = int(read_le(1));
         if (n > 8) bad("LONG1 wider than 64 bits");
@@ -241,8 +255,10 @@ class MetadataUnpickler {
         if (name->kind != Obj::Str || module->kind != Obj::Str) bad("STACK_GLOBAL of non-strings");
         return push(global(module->s, name->s));
       }
-      case kEmptyTuple: return push(container(Obj::Tuple, {}));
-      case kTuple: return push(container(Obj::Tuple, pop_to_mark()));
+      case kEmptyTuple:
+        return push(container(Obj::Tuple, {}));
+      case kTuple:
+        return push(container(Obj::Tuple, pop_to_mark()));
       case kTuple1:
       case kTuple2:
       case kTuple3: {
@@ -250,8 +266,10 @@ class MetadataUnpickler {
         for (size_t k = items.size(); k-- > 0;) items[k] = pop();
         return push(container(Obj::Tuple, std::move(items)));
       }
-      case kEmptyList: return push(container(Obj::List, {}));
-      case kEmptyDict: return push(container(Obj::Dict, {}));
+      case kEmptyList:
+        return push(container(Obj::List, {}));
+      case kEmptyDict:
+        return push(container(Obj::Dict, {}));
       case kAppend: {
         Ref v = pop();
         return append(top(), {v});
@@ -292,9 +310,15 @@ class MetadataUnpickler {
         Ref args = pop(), fn = pop();
         return push(reduce(fn, args));
       }
-      case kMemoize: memo_[uint32_t(memo_.size())] = top(); return;
-      case kBinPut: memo_[uint32_t(read_le(1))] = top(); return;
-      case kLongBinPut: memo_[uint32_t(read_le(4))] = top(); return;
+      case kMemoize:
+        memo_[uint32_t(memo_.size())] = top();
+        return;
+      case kBinPut:
+        memo_[uint32_t(read_le(1))] = top();
+        return;
+      case kLongBinPut:
+        memo_[uint32_t(read_le(4))] = top();
+        return;
       case kBinGet:
       case kLongBinGet: {
         const uint32_t k = uint32_t(read_le(op == kBinGet ? 1 : 4));
@@ -303,7 +327,8 @@ class MetadataUnpickler {
         return push(it->second);
       }
       default:
-        bad(std::string("opcode ") + opcode_name(op) + " is not allowed in a checkpoint's metadata");
+        bad(std::string("opcode ") + opcode_name(op) +
+            " is not allowed in a checkpoint's metadata");
     }
   }
 
@@ -373,9 +398,12 @@ class MetadataReader {
         std::vector<PathPart> path;
         if (v->kind != Obj::Tuple) continue;  // not ember's: ignored, as PyTorch ignores it
         for (const Ref& part : v->items) {
-          if (part->kind == Obj::Str) path.emplace_back(part->s);
-          else if (part->kind == Obj::Int) path.emplace_back(part->i);
-          else bad("planner_data path of a non-key");
+          if (part->kind == Obj::Str)
+            path.emplace_back(part->s);
+          else if (part->kind == Obj::Int)
+            path.emplace_back(part->i);
+          else
+            bad("planner_data path of a non-key");
         }
         m.planner_data.push_back({string(k), std::move(path)});
       }
@@ -403,7 +431,8 @@ class MetadataReader {
   std::vector<std::pair<Ref, Ref>> dict(const Ref& o) const {
     if (!o || o->kind != Obj::Dict) bad("expected a dict");
     std::vector<std::pair<Ref, Ref>> out;
-    for (size_t k = 0; k + 1 < o->items.size(); k += 2) out.emplace_back(o->items[k], o->items[k + 1]);
+    for (size_t k = 0; k + 1 < o->items.size(); k += 2)
+      out.emplace_back(o->items[k], o->items[k + 1]);
     return out;
   }
   const std::vector<Ref>& list(const Ref& o) const {
@@ -435,7 +464,8 @@ class MetadataReader {
       dtype = field(s, "dtype");
       requires_grad = field(s, "requires_grad", true);
     }
-    if (dtype->kind != Obj::Global || dtype->s.rfind("torch.", 0) != 0) bad("dtype is not torch.<dtype>");
+    if (dtype->kind != Obj::Global || dtype->s.rfind("torch.", 0) != 0)
+      bad("dtype is not torch.<dtype>");
     const std::string name = dtype->s.substr(6);
     bool found = false;
     for (int t = 0; t < kNumDtypes; ++t)

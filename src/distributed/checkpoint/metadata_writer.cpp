@@ -118,8 +118,10 @@ class MetadataPickler {
       p_.string(fqn);
       p_.op(serialize::kMark);
       for (const PathPart& part : path) {
-        if (const auto* s = std::get_if<std::string>(&part)) p_.string(*s);
-        else p_.integer(std::get<int64_t>(part));
+        if (const auto* s = std::get_if<std::string>(&part))
+          p_.string(*s);
+        else
+          p_.integer(std::get<int64_t>(part));
       }
       p_.op(serialize::kTuple);
     }

@@ -19,8 +19,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <unordered_map>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "distributed/checkpoint/items.h"
 #include "ember/autograd.h"
@@ -38,8 +38,8 @@ using nlohmann::json;
 // of a bigger tensor does not write all of it.
 Tensor trimmed(const Tensor& t) {
   Tensor d = t.detach();
-  const bool compact = d.is_contiguous() && d.storage_offset() == 0 &&
-                       d.storage()->nbytes() == size_t(d.nbytes());
+  const bool compact =
+      d.is_contiguous() && d.storage_offset() == 0 && d.storage()->nbytes() == size_t(d.nbytes());
   return compact ? d : d.clone();
 }
 
@@ -122,8 +122,10 @@ json write_items(std::vector<Item>& items, const std::string& dir, const detail:
     }
     json path = json::array();
     for (const auto& part : it.path) {
-      if (const auto* s = std::get_if<std::string>(&part)) path.push_back(*s);
-      else path.push_back(std::get<int64_t>(part));
+      if (const auto* s = std::get_if<std::string>(&part))
+        path.push_back(*s);
+      else
+        path.push_back(std::get<int64_t>(part));
     }
     entry["path"] = path;
     report.push_back(entry);
@@ -146,14 +148,16 @@ detail::Metadata build_metadata(const std::vector<json>& reports, int coordinato
     const std::string fqn = entry["fqn"];
     std::vector<detail::PathPart> path;
     for (const json& part : entry["path"]) {
-      if (part.is_string()) path.emplace_back(part.get<std::string>());
-      else path.emplace_back(part.get<int64_t>());
+      if (part.is_string())
+        path.emplace_back(part.get<std::string>());
+      else
+        path.emplace_back(part.get<int64_t>());
     }
     m.planner_data.push_back({fqn, path});
     if (entry["kind"] == "bytes") {
       m.state_dict_metadata.push_back({fqn, detail::BytesMeta{}});
-      m.storage_data.push_back({fqn, std::nullopt, std::nullopt, entry["file"], entry["offset"],
-                                entry["length"]});
+      m.storage_data.push_back(
+          {fqn, std::nullopt, std::nullopt, entry["file"], entry["offset"], entry["length"]});
       continue;
     }
     detail::TensorMeta t;
@@ -174,8 +178,8 @@ detail::Metadata build_metadata(const std::vector<json>& reports, int coordinato
       const json& c = (*mine)["chunk"];
       const auto offsets = c["offsets"].get<std::vector<int64_t>>();
       t.chunks.push_back({offsets, c["sizes"].get<std::vector<int64_t>>()});
-      m.storage_data.push_back({fqn, offsets, int64_t(t.chunks.size() - 1), c["file"],
-                                c["offset"], c["length"]});
+      m.storage_data.push_back(
+          {fqn, offsets, int64_t(t.chunks.size() - 1), c["file"], c["offset"], c["length"]});
     }
     m.state_dict_metadata.push_back({fqn, std::move(t)});
   }
@@ -226,8 +230,7 @@ void save(const State& state, const std::string& dir, const SaveOptions& options
     metadata_error = attempt([&] {
       std::vector<json> parsed;
       for (const std::string& r : reports) parsed.push_back(json::parse(r.substr(2)));
-      const std::string bytes =
-          detail::write_metadata(build_metadata(parsed, ranks.coordinator()));
+      const std::string bytes = detail::write_metadata(build_metadata(parsed, ranks.coordinator()));
       serialize::AtomicFile file(metadata_path, kOp);
       file.write(bytes.data(), bytes.size());
       file.commit();

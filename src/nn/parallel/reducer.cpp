@@ -5,6 +5,7 @@
 #include "nn/parallel/reducer.h"
 
 #include <algorithm>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <unordered_set>
@@ -205,8 +206,9 @@ void Reducer::mark_ready(size_t index) {
     fail("DistributedDataParallel", "rank ", rank_,
          ": Expected to mark a variable ready only once. Parameter '", names_[index],
          "' (index ", index, ") got its gradient twice in one iteration. This happens when a "
-         "module parameter is used outside the forward function, or in several reentrant "
-         "backward passes (e.g. backward with retain_graph twice after one forward).");
+         "module parameter is used outside the forward function (with find_unused_parameters, "
+         "forward found it unused), or in several reentrant backward passes of one iteration "
+         "(activation checkpointing).");
   }
   ready_[index] = true;
   require_finalize_ = true;
@@ -261,6 +263,20 @@ void Reducer::fail_unused() const {
        "rank ", rank_, ": ", indices.str());
 }
 
+// PyTorch's warning, once: the flag costs a graph walk every iteration for nothing.
+void Reducer::warn_if_nothing_unused(const std::vector<double>& used_anywhere) {
+  if (warned_nothing_unused_) return;
+  warned_nothing_unused_ = true;
+  if (rank_ != 0 || std::find(used_anywhere.begin(), used_anywhere.end(), 0.0) !=
+                        used_anywhere.end())
+    return;
+  std::cerr << "[DistributedDataParallel] warning: find_unused_parameters=true was specified in "
+               "DDP constructor, but did not find any unused parameters in the forward pass. "
+               "This flag results in an extra traversal of the autograd graph every iteration, "
+               "which can adversely affect performance. If your model indeed never has any "
+               "unused parameters in the forward pass, consider turning this flag off.\n";
+}
+
 void Reducer::finalize_backward() {
   expect_hooks_ = false;
   finalize_queued_ = false;
@@ -288,6 +304,7 @@ void Reducer::finalize_backward() {
     Tensor flags = from_vector(local).to(kInt32);
     dist::all_reduce(flags, {.op = dist::ReduceOp::MAX, .group = options_.process_group});
     used_anywhere = flags.to(kFloat64).tolist<double>();
+    warn_if_nothing_unused(used_anywhere);
   }
   NoGradGuard no_grad;
   for (Bucket& b : buckets_) {

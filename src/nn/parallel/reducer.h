@@ -53,6 +53,7 @@ class Reducer {
   void reset_iteration();
   void wait_launched();
   [[noreturn]] void fail_unused() const;
+  void warn_if_nothing_unused(const std::vector<double>& used_anywhere);
 
   std::vector<Tensor> params_;
   std::vector<std::string> names_;
@@ -64,6 +65,7 @@ class Reducer {
   std::vector<HookHandle> hooks_;
   CommHook comm_hook_;
   bool comm_hook_registered_ = false;
+  bool warned_nothing_unused_ = false;
 
   // This iteration.
   bool expect_hooks_ = false;
@@ -72,7 +74,6 @@ class Reducer {
   size_t next_bucket_ = 0;         // buckets launched so far (in order)
   std::vector<bool> ready_;
   std::vector<bool> locally_used_;
-  bool any_hook_fired_ = false;
 };
 
 }  // namespace ember::nn::parallel
