@@ -1,0 +1,158 @@
+// nn::FullyShardedDataParallel: torch.distributed.fsdp.FullyShardedDataParallel (1.13) for CPU
+// modules over an ember::dist process group.
+//
+//   dist::init_process_group({.backend = "gloo"});
+//   auto fsdp = nn::FullyShardedDataParallel(model, {
+//       .auto_wrap = nn::transformer_auto_wrap_policy<nn::TransformerEncoderLayerImpl>()});
+//   optim::AdamW opt(fsdp->parameters(), {.lr = 1e-3});   // this rank's shards only
+//   criterion(fsdp(x), y).backward();  opt.step();          // gradients reduce-scattered by now
+//   auto sd = fsdp->full_state_dict({.rank0_only = true});  // the unwrapped model's keys
+//
+// Each unit (a module the auto_wrap policy picked, plus the root for the rest) flattens its
+// parameters into one flat parameter (named_modules order, each tensor once), pads it with
+// zeros at the end to a multiple of the world size and keeps only this rank's equal chunk: the
+// FSDP parameters are those chunks. Before a unit's forward its flat parameter is all-gathered
+// and the module's own parameter handles are pointed into it; FULL_SHARD frees it again after
+// the forward (except the root's, as 1.13 does) and all-gathers it once more when backward first
+// needs a value it saved. When every parameter of a unit has its gradient, the gradients are
+// flattened, reduce-scattered with ReduceOp::AVG and added to the shard's .grad (the module's
+// parameters' .grad are cleared), and the unit is resharded. NO_SHARD (forced at world size 1,
+// as in 1.13) keeps the whole flat parameter on every rank and all-reduces its gradient.
+// Outside forward/backward the wrapped module's parameters hold no data (shape [0]).
+// Differences from 1.13: collectives are synchronous (no prefetch or stream overlap); inside a
+// forward every tensor autograd saves goes through FSDP's saved-tensor hooks (so a unit's
+// parameters can be freed and regathered), which skips the in-place version check for them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "ember/autograd.h"
+#include "ember/distributed/process_group.h"
+#include "ember/nn/module.h"
+#include "ember/nn/parallel/wrap.h"
+
+namespace ember::nn {
+
+enum class ShardingStrategy { FULL_SHARD = 1, SHARD_GRAD_OP = 2, NO_SHARD = 3 };
+const char* sharding_strategy_name(ShardingStrategy strategy);
+
+struct FullyShardedDataParallelOptions {
+  dist::ProcessGroup process_group = {};  // the default group unless given
+  ShardingStrategy sharding_strategy = ShardingStrategy::FULL_SHARD;
+  /// Which submodules become units of their own (empty: the root is the only unit).
+  AutoWrapPolicy auto_wrap = {};
+  /// Broadcast rank 0's parameters and buffers before sharding.
+  bool sync_module_states = false;
+};
+
+struct FullStateDictOptions {
+  bool rank0_only = false;     // the other ranks get an empty dict (they still gather)
+  bool offload_to_cpu = false; // accepted for PyTorch's spelling; every tensor here is on CPU
+};
+
+/// One unit as FSDP built it.
+struct FsdpUnitInfo {
+  std::string module_path;                   // "" for the root
+  std::vector<std::string> parameter_names;  // the unwrapped model's names, in flat order
+  int64_t numel = 0;         // the parameters' elements
+  int64_t padded_numel = 0;  // rounded up to a multiple of the world size
+  int64_t shard_numel = 0;   // what this rank holds
+};
+
+namespace fsdp_detail {
+class FlatParamUnit;
+}
+
+class FullyShardedDataParallelImpl : public Module {
+ public:
+  FullyShardedDataParallelImpl(std::shared_ptr<Module> module,
+                               FullyShardedDataParallelOptions options);
+  ~FullyShardedDataParallelImpl() override;
+
+  std::string name() const override { return "FullyShardedDataParallel"; }
+
+  /// The strategy in effect (NO_SHARD at world size 1).
+  ShardingStrategy sharding_strategy() const { return strategy_; }
+  /// The units, nested ones first (post-order), the root last.
+  std::vector<FsdpUnitInfo> units() const;
+  const dist::ProcessGroup& process_group() const { return options_.process_group; }
+
+  /// The unwrapped model's state_dict (same keys), parameters all-gathered, one unit at a time.
+  StateDict full_state_dict(FullStateDictOptions options = {});
+  /// Loads a full state dict (every rank passes the whole dict): each rank keeps its shard.
+  /// Missing keys and shape mismatches are errors naming the key and both shapes.
+  void load_full_state_dict(const StateDict& state_dict);
+
+  /// What forward does around the wrapped module (the typed handle calls it): the root unit
+  /// gathered, the saved-tensor hooks installed for the scope's lifetime.
+  class ForwardScope {
+   public:
+    explicit ForwardScope(FullyShardedDataParallelImpl& fsdp);
+    ~ForwardScope();
+    ForwardScope(const ForwardScope&) = delete;
+    ForwardScope& operator=(const ForwardScope&) = delete;
+
+   private:
+    std::unique_ptr<autograd::graph::saved_tensors_hooks> hooks_;
+  };
+
+ protected:
+  std::shared_ptr<Module> module_ptr_;
+
+ private:
+  friend class ForwardScope;
+  void build_units();
+  void register_unit_hooks();
+  void begin_forward();
+  void on_gradient_ready(size_t unit, size_t param);
+  void finish_backward();
+  void reshard_all();
+  size_t unit_of_storage(const Tensor& t) const;  // units_.size(): none
+
+  FullyShardedDataParallelOptions options_;
+  ShardingStrategy strategy_;
+  std::vector<std::unique_ptr<fsdp_detail::FlatParamUnit>> units_;
+  std::vector<HookHandle> hooks_;
+  bool finish_queued_ = false;
+};
+
+/// FSDP around a module of handle type M (a layer handle such as nn::Sequential, or a
+/// std::shared_ptr to a user module): module() returns that handle.
+template <class M>
+class FullyShardedDataParallelOf : public FullyShardedDataParallelImpl {
+ public:
+  FullyShardedDataParallelOf(M module, FullyShardedDataParallelOptions options)
+      : FullyShardedDataParallelImpl(std::shared_ptr<Module>(module), std::move(options)),
+        module_(std::move(module)) {}
+  const M& module() const { return module_; }
+
+  template <class... Args>
+  decltype(auto) forward(Args&&... args) {
+    ForwardScope scope(*this);
+    if constexpr (std::is_base_of_v<ModuleHolderBase, M>)
+      return module_(std::forward<Args>(args)...);
+    else
+      return nn::detail::call_forward(*module_, std::forward<Args>(args)...);
+  }
+
+ private:
+  M module_;
+};
+
+/// The handle: `auto fsdp = FullyShardedDataParallel(model, {...}); fsdp(x); fsdp->module();`.
+template <class M>
+class FullyShardedDataParallel : public ModuleHolder<FullyShardedDataParallelOf<M>> {
+ public:
+  using ModuleHolder<FullyShardedDataParallelOf<M>>::ModuleHolder;
+  explicit FullyShardedDataParallel(M module, FullyShardedDataParallelOptions options = {})
+      : ModuleHolder<FullyShardedDataParallelOf<M>>(
+            std::make_shared<FullyShardedDataParallelOf<M>>(std::move(module),
+                                                            std::move(options))) {}
+};
+
+}  // namespace ember::nn

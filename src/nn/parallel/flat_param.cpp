@@ -1,0 +1,161 @@
+// FlatParamUnit: flattening, padding and sharding (1.13's _get_shard: every rank holds
+// ceil(N / W) elements, the zero padding at the end of the last ranks), the all-gather into a
+// full flat tensor the parameters point into, and the gradient reduce-scatter.
+#include "nn/parallel/flat_param.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "ember/autograd.h"
+#include "ember/creation.h"
+#include "ember/error.h"
+#include "ember/math.h"
+#include "ember/shape.h"
+#include "ember/tensor_impl.h"
+
+namespace ember::nn::fsdp_detail {
+namespace {
+
+constexpr const char* kOp = "FullyShardedDataParallel";
+
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
+std::string shape_text(IntArrayRef shape) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
+  return os.str() + "]";
+}
+
+}  // namespace
+
+FlatParamUnit::FlatParamUnit(std::string module_path, std::vector<Tensor> params,
+                             std::vector<std::string> names, dist::ProcessGroup group,
+                             bool sharded, bool sync_module_states)
+    : module_path_(std::move(module_path)),
+      params_(std::move(params)),
+      names_(std::move(names)),
+      group_(std::move(group)),
+      sharded_(sharded),
+      world_(dist::get_world_size(group_)),
+      rank_(dist::get_rank(group_)),
+      ready_(params_.size(), false) {
+  NoGradGuard no_grad;
+  EMBER_CHECK(!params_.empty(), kOp, "unit '", module_path_, "' has no parameters");
+  const Dtype dtype = params_[0].dtype();
+  const bool requires_grad = params_[0].requires_grad();
+  std::vector<Tensor> pieces;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const Tensor& p = params_[i];
+    EMBER_CHECK(p.is_floating_point(), kOp, "parameter '", names_[i], "' is ", p.dtype(),
+                ": integer parameters are unsupported (a flat parameter holds floating point)");
+    EMBER_CHECK(p.dtype() == dtype, kOp, "a flat parameter requires a uniform dtype, but in "
+                "unit '", module_path_, "' '", names_[0], "' is ", dtype, " and '", names_[i],
+                "' is ", p.dtype());
+    EMBER_CHECK(p.requires_grad() == requires_grad, kOp, "a flat parameter requires uniform "
+                "requires_grad, but in unit '", module_path_, "' '", names_[0], "' has ",
+                requires_grad, " and '", names_[i], "' has ", p.requires_grad());
+    EMBER_CHECK(p.device().is_cpu(), kOp, "parameter '", names_[i], "' is on ", p.device(),
+                ": this build's process groups (gloo) reduce CPU tensors");
+    shapes_.emplace_back(p.sizes().begin(), p.sizes().end());
+    offsets_.push_back(numel_);
+    numel_ += p.numel();
+    pieces.push_back(p.detach().reshape({-1}));
+  }
+  const int64_t chunks = sharded_ ? world_ : 1;
+  shard_numel_ = (numel_ + chunks - 1) / chunks;
+  Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = dtype});
+  flat.narrow(0, 0, numel_).copy_(cat(pieces, 0));
+  pieces.clear();
+  if (sync_module_states) dist::broadcast(flat, 0, {.group = group_});
+  shard_ = sharded_ ? flat.narrow(0, rank_ * shard_numel_, shard_numel_).clone() : flat;
+  shard_.requires_grad_(requires_grad);
+  if (sharded_) {
+    reshard();
+  } else {
+    point_params_into(shard_);
+  }
+}
+
+void FlatParamUnit::point_params_into(const Tensor& flat) {
+  for (size_t i = 0; i < params_.size(); ++i)
+    params_[i].impl()->set_data(flat.storage(), flat.dtype(), shapes_[i],
+                                contiguous_strides(shapes_[i]),
+                                flat.storage_offset() + offsets_[i]);
+}
+
+void FlatParamUnit::unshard() {
+  if (!sharded_ || full_.defined()) return;
+  NoGradGuard no_grad;
+  Tensor full = empty({shard_numel_ * world_}, {.dtype = shard_.dtype()});
+  dist::all_gather_into_tensor(full, shard_.detach(), {.group = group_});
+  full_ = full;
+  point_params_into(full_);
+}
+
+void FlatParamUnit::reshard() {
+  if (!sharded_) return;
+  full_ = Tensor();
+  const Tensor nothing = empty({0}, {.dtype = shard_.dtype()});
+  for (const Tensor& p : params_)
+    p.impl()->set_data(nothing.storage(), nothing.dtype(), {0}, {1}, 0);
+}
+
+bool FlatParamUnit::mark_ready(size_t param) {
+  if (!ready_[param]) {
+    ready_[param] = true;
+    ++ready_count_;
+  }
+  return ready_count_ == params_.size();
+}
+
+void FlatParamUnit::reduce_gradients() {
+  NoGradGuard no_grad;
+  const int64_t chunks = sharded_ ? world_ : 1;
+  Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = shard_.dtype()});
+  for (size_t i = 0; i < params_.size(); ++i) {
+    Tensor& g = params_[i].mutable_grad();
+    if (g.defined()) flat.narrow(0, offsets_[i], g.numel()).copy_(g.reshape({-1}));
+    g = Tensor();
+  }
+  Tensor reduced;
+  if (sharded_) {
+    reduced = empty({shard_numel_}, {.dtype = shard_.dtype()});
+    dist::reduce_scatter_tensor(reduced, flat, {.op = dist::ReduceOp::AVG, .group = group_});
+  } else {
+    dist::all_reduce(flat, {.op = dist::ReduceOp::AVG, .group = group_});
+    reduced = flat;
+  }
+  Tensor& grad = shard_.mutable_grad();
+  if (grad.defined()) grad.add_(reduced);
+  else grad = reduced;
+  std::fill(ready_.begin(), ready_.end(), false);
+  ready_count_ = 0;
+}
+
+void FlatParamUnit::load_full(const std::vector<Tensor>& values) {
+  NoGradGuard no_grad;
+  const int64_t chunks = sharded_ ? world_ : 1;
+  Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = shard_.dtype()});
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const std::vector<int64_t> got(values[i].sizes().begin(), values[i].sizes().end());
+    EMBER_CHECK(got == shapes_[i], kOp,
+                "size mismatch for ", names_[i], ": copying a param with shape ",
+                shape_text(values[i].sizes()), " from checkpoint, the shape in current model is ",
+                shape_text(shapes_[i]));
+    flat.narrow(0, offsets_[i], values[i].numel()).copy_(values[i].reshape({-1}));
+  }
+  const bool was_unsharded = is_unsharded();
+  if (sharded_) {
+    shard_.detach().copy_(flat.narrow(0, rank_ * shard_numel_, shard_numel_));
+    if (was_unsharded) full_.copy_(flat);
+  } else {
+    shard_.detach().copy_(flat);
+  }
+}
+
+}  // namespace ember::nn::fsdp_detail

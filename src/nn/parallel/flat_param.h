@@ -1,0 +1,71 @@
+// One FSDP unit's flat parameter (1.13's FlatParameter + FlatParamHandle): the unit's original
+// parameters flattened and padded to a multiple of the world size, this rank's chunk kept as
+// the FSDP parameter, the all-gather that points the original parameter handles back into the
+// full flat tensor, and the reduce-scatter of their gradients into the shard's .grad.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ember/distributed/process_group.h"
+#include "ember/tensor.h"
+
+namespace ember::nn::fsdp_detail {
+
+class FlatParamUnit {
+ public:
+  /// Takes the parameters' current values (broadcast from rank 0 first when
+  /// `sync_module_states`); afterwards the parameters hold no data until unshard().
+  FlatParamUnit(std::string module_path, std::vector<Tensor> params,
+                std::vector<std::string> names, dist::ProcessGroup group, bool sharded,
+                bool sync_module_states);
+
+  const std::string& module_path() const { return module_path_; }
+  const std::vector<std::string>& names() const { return names_; }
+  const std::vector<Tensor>& params() const { return params_; }
+  const std::vector<int64_t>& shape(size_t param) const { return shapes_[param]; }
+  /// The FSDP parameter: this rank's chunk (the whole flat parameter under NO_SHARD).
+  const Tensor& shard() const { return shard_; }
+  int64_t numel() const { return numel_; }
+  int64_t padded_numel() const { return shard_numel_ * (sharded_ ? world_ : 1); }
+  int64_t shard_numel() const { return shard_numel_; }
+
+  /// All-gathers the flat parameter (if it is not already) and points the parameters into it.
+  void unshard();
+  /// Frees the gathered flat parameter; the parameters hold no data. No-op under NO_SHARD.
+  void reshard();
+  bool is_unsharded() const { return full_.defined(); }
+  /// The gathered flat parameter (undefined while resharded).
+  const Tensor& full() const { return full_; }
+
+  /// Gradient readiness in this backward; reduce_gradients() once all are ready.
+  bool mark_ready(size_t param);
+  bool any_ready() const { return ready_count_ > 0; }
+  /// Flattens the parameters' gradients (zeros where none), reduces them (AVG) into this rank's
+  /// chunk and adds it to shard().grad; clears the parameters' .grad.
+  void reduce_gradients();
+
+  /// Copies new full values (in the parameters' shapes, flat order) into this rank's shard.
+  void load_full(const std::vector<Tensor>& values);
+
+ private:
+  void point_params_into(const Tensor& flat);
+
+  std::string module_path_;
+  std::vector<Tensor> params_;
+  std::vector<std::string> names_;
+  std::vector<std::vector<int64_t>> shapes_;
+  std::vector<int64_t> offsets_;  // of each parameter in the flat parameter
+  dist::ProcessGroup group_;
+  bool sharded_;
+  int world_;
+  int rank_;
+  int64_t numel_ = 0;
+  int64_t shard_numel_ = 0;
+  Tensor shard_;
+  Tensor full_;
+  std::vector<bool> ready_;
+  size_t ready_count_ = 0;
+};
+
+}  // namespace ember::nn::fsdp_detail

@@ -1,0 +1,267 @@
+// FullyShardedDataParallel: the units (1.13's _recursive_wrap with the auto-wrap policy, the
+// root taking what is left), the forward hooks that gather and free them, the saved-tensor hooks
+// that let FULL_SHARD free a unit's parameters between forward and backward, the gradient hooks
+// that reduce-scatter a unit as soon as its last gradient arrives, and the full state dict.
+#include "ember/nn/parallel/fully_sharded.h"
+
+#include <any>
+#include <functional>
+#include <unordered_set>
+
+#include "autograd/final_callbacks.h"
+#include "ember/error.h"
+#include "ember/nn/layers/attention.h"
+#include "ember/nn/layers/container.h"
+#include "ember/tensor_impl.h"
+#include "nn/parallel/flat_param.h"
+
+namespace ember::nn {
+namespace {
+
+constexpr const char* kOp = "FullyShardedDataParallel";
+
+using ParamSet = std::unordered_set<const TensorImpl*>;
+
+std::string join_path(const std::string& prefix, const std::string& name) {
+  if (prefix.empty()) return name;
+  return name.empty() ? prefix : prefix + "." + name;
+}
+
+// The parameters under `module` that no unit owns yet, in named_modules order, each once.
+void unowned_parameters(const Module& module, const std::string& path, const ParamSet& owned,
+                        std::vector<Tensor>& params, std::vector<std::string>& names) {
+  ParamSet seen;
+  for (const auto& [prefix, m] : module.named_modules())
+    for (const auto& [name, p] : m->named_parameters(/*recurse=*/false)) {
+      if (owned.count(p.impl()) || !seen.insert(p.impl()).second) continue;
+      params.push_back(p);
+      names.push_back(join_path(join_path(path, prefix), name));
+    }
+}
+
+int64_t unowned_numel(const Module& module, const ParamSet& owned) {
+  std::vector<Tensor> params;
+  std::vector<std::string> names;
+  unowned_parameters(module, "", owned, params, names);
+  int64_t n = 0;
+  for (const Tensor& p : params) n += p.numel();
+  return n;
+}
+
+// A value autograd saved that lives in a unit's gathered flat parameter: remembered by place,
+// so that the parameter can be freed and the value rebuilt from a fresh all-gather.
+struct SavedParamView {
+  size_t unit;
+  std::vector<int64_t> sizes, strides;
+  int64_t storage_offset;
+};
+
+}  // namespace
+
+const char* sharding_strategy_name(ShardingStrategy strategy) {
+  switch (strategy) {
+    case ShardingStrategy::FULL_SHARD: return "FULL_SHARD";
+    case ShardingStrategy::SHARD_GRAD_OP: return "SHARD_GRAD_OP";
+    case ShardingStrategy::NO_SHARD: return "NO_SHARD";
+  }
+  return "?";
+}
+
+AutoWrapPolicy size_based_auto_wrap_policy(int64_t min_num_params) {
+  return [min_num_params](const Module& module, bool recurse, int64_t unwrapped) {
+    if (unwrapped < min_num_params) return false;
+    // 1.13's FORCE_LEAF_MODULES and EXCLUDE_WRAP_MODULES.
+    if (recurse) return dynamic_cast<const MultiheadAttentionImpl*>(&module) == nullptr;
+    return dynamic_cast<const ModuleListImpl*>(&module) == nullptr &&
+           dynamic_cast<const ModuleDictImpl*>(&module) == nullptr;
+  };
+}
+
+FullyShardedDataParallelImpl::FullyShardedDataParallelImpl(
+    std::shared_ptr<Module> module, FullyShardedDataParallelOptions options)
+    : module_ptr_(std::move(module)), options_(std::move(options)) {
+  EMBER_CHECK(module_ptr_ != nullptr, kOp, "got an empty module");
+  EMBER_CHECK(dist::is_initialized(), kOp,
+              "the default process group has not been initialized: call "
+              "dist::init_process_group() first");
+  EMBER_CHECK(dynamic_cast<FullyShardedDataParallelImpl*>(module_ptr_.get()) == nullptr, kOp,
+              "the module is already FullyShardedDataParallel");
+  strategy_ = dist::get_world_size(options_.process_group) == 1 ? ShardingStrategy::NO_SHARD
+                                                                 : options_.sharding_strategy;
+  build_units();
+  EMBER_CHECK(!units_.empty(), kOp, "the module has no parameters to shard");
+  for (size_t i = 0; i < units_.size(); ++i)
+    register_parameter(i + 1 == units_.size() && units_[i]->module_path().empty()
+                           ? std::string("flat_param")
+                           : "flat_param_" + std::to_string(i),
+                       units_[i]->shard(), units_[i]->shard().requires_grad());
+  if (options_.sync_module_states)
+    for (const Tensor& b : module_ptr_->buffers()) {
+      Tensor t = b.detach();
+      dist::broadcast(t, 0, {.group = options_.process_group});
+    }
+  register_unit_hooks();
+}
+
+FullyShardedDataParallelImpl::~FullyShardedDataParallelImpl() {
+  for (HookHandle& h : hooks_) h.remove();
+}
+
+void FullyShardedDataParallelImpl::build_units() {
+  ParamSet owned;
+  const bool sharded = strategy_ != ShardingStrategy::NO_SHARD;
+  auto make_unit = [&](const Module& m, const std::string& path) {
+    std::vector<Tensor> params;
+    std::vector<std::string> names;
+    unowned_parameters(m, path, owned, params, names);
+    if (params.empty()) return;
+    for (const Tensor& p : params) owned.insert(p.impl());
+    units_.push_back(std::make_unique<fsdp_detail::FlatParamUnit>(
+        path, std::move(params), std::move(names), options_.process_group, sharded,
+        options_.sync_module_states));
+  };
+  // _recursive_wrap: children first, then the module for what they left.
+  std::function<void(Module&, const std::string&, bool)> wrap = [&](Module& m,
+                                                                  const std::string& path,
+                                                                  bool only_children) {
+    const AutoWrapPolicy& policy = options_.auto_wrap;
+    if (!policy || !policy(m, /*recurse=*/true, unowned_numel(m, owned))) return;
+    for (const auto& [name, child] : m.named_children()) {
+      EMBER_CHECK(dynamic_cast<FullyShardedDataParallelImpl*>(child.get()) == nullptr, kOp,
+                  "Expected ", join_path(path, name), " to NOT be FullyShardedDataParallel if "
+                  "using an auto_wrap policy");
+      wrap(*child, join_path(path, name), false);
+    }
+    if (!only_children && policy(m, /*recurse=*/false, unowned_numel(m, owned))) make_unit(m, path);
+  };
+  wrap(*module_ptr_, "", /*only_children=*/true);
+  make_unit(*module_ptr_, "");
+}
+
+void FullyShardedDataParallelImpl::register_unit_hooks() {
+  for (size_t u = 0; u < units_.size(); ++u) {
+    fsdp_detail::FlatParamUnit& unit = *units_[u];
+    const auto& params = unit.params();
+    for (size_t i = 0; i < params.size(); ++i)
+      if (params[i].requires_grad())
+        hooks_.push_back(params[i].register_post_accumulate_grad_hook(
+            [this, u, i](const Tensor&) { on_gradient_ready(u, i); }));
+    if (unit.module_path().empty()) continue;  // the root: begin_forward gathers it
+    std::shared_ptr<Module> module;
+    for (const auto& [path, m] : module_ptr_->named_modules())
+      if (path == unit.module_path()) module = m;
+    hooks_.push_back(module->register_forward_pre_hook(
+        [&unit](Module&, const std::vector<Tensor>&) { unit.unshard(); }));
+    if (strategy_ == ShardingStrategy::FULL_SHARD)
+      hooks_.push_back(module->register_forward_hook(
+          [&unit](Module&, const std::vector<Tensor>&, const Tensor&) { unit.reshard(); }));
+  }
+}
+
+std::vector<FsdpUnitInfo> FullyShardedDataParallelImpl::units() const {
+  std::vector<FsdpUnitInfo> out;
+  for (const auto& u : units_)
+    out.push_back({u->module_path(), u->names(), u->numel(), u->padded_numel(), u->shard_numel()});
+  return out;
+}
+
+size_t FullyShardedDataParallelImpl::unit_of_storage(const Tensor& t) const {
+  for (size_t u = 0; u < units_.size(); ++u) {
+    const Tensor& flat = units_[u]->is_unsharded() ? units_[u]->full() : units_[u]->shard();
+    if (flat.defined() && t.storage().get() == flat.storage().get()) return u;
+  }
+  return units_.size();
+}
+
+void FullyShardedDataParallelImpl::begin_forward() {
+  if (module_ptr_->is_training() != is_training()) module_ptr_->train(is_training());
+  // Parameters gathered before an optimizer step (a forward without backward) are stale.
+  reshard_all();
+  for (auto& u : units_)
+    if (u->module_path().empty()) u->unshard();
+}
+
+FullyShardedDataParallelImpl::ForwardScope::ForwardScope(FullyShardedDataParallelImpl& fsdp) {
+  fsdp.begin_forward();
+  auto* self = &fsdp;
+  hooks_ = std::make_unique<autograd::graph::saved_tensors_hooks>(
+      [self](const Tensor& t) -> std::any {
+        const size_t u = self->unit_of_storage(t);
+        if (u == self->units_.size() || !self->units_[u]->is_unsharded()) return t;
+        return SavedParamView{u, std::vector<int64_t>(t.sizes().begin(), t.sizes().end()),
+                              std::vector<int64_t>(t.strides().begin(), t.strides().end()),
+                              t.storage_offset()};
+      },
+      [self](const std::any& packed) -> Tensor {
+        if (const auto* t = std::any_cast<Tensor>(&packed)) return *t;
+        const auto& v = std::any_cast<const SavedParamView&>(packed);
+        fsdp_detail::FlatParamUnit& unit = *self->units_[v.unit];
+        unit.unshard();  // FULL_SHARD freed it after forward: the pre-backward all-gather
+        return unit.full().as_strided(v.sizes, v.strides, v.storage_offset);
+      });
+}
+
+FullyShardedDataParallelImpl::ForwardScope::~ForwardScope() = default;
+
+void FullyShardedDataParallelImpl::on_gradient_ready(size_t unit, size_t param) {
+  if (!finish_queued_) {
+    finish_queued_ = true;
+    autograd::queue_callback([this] { finish_backward(); });
+  }
+  fsdp_detail::FlatParamUnit& u = *units_[unit];
+  if (u.mark_ready(param)) {
+    u.reduce_gradients();
+    u.reshard();
+  }
+}
+
+void FullyShardedDataParallelImpl::finish_backward() {
+  finish_queued_ = false;
+  // A unit some of whose parameters got no gradient: reduce what it has (zeros elsewhere).
+  for (auto& u : units_)
+    if (u->any_ready()) u->reduce_gradients();
+  reshard_all();
+}
+
+void FullyShardedDataParallelImpl::reshard_all() {
+  for (auto& u : units_) u->reshard();
+}
+
+StateDict FullyShardedDataParallelImpl::full_state_dict(FullStateDictOptions options) {
+  const bool keep = !options.rank0_only || dist::get_rank(options_.process_group) == 0;
+  StateDict out = module_ptr_->state_dict();  // buffers and the keys' order; params below
+  for (auto& u : units_) {
+    const bool was_unsharded = u->is_unsharded();
+    u->unshard();
+    if (keep)
+      for (size_t i = 0; i < u->params().size(); ++i)
+        out.insert(u->names()[i], u->params()[i].detach().clone());
+    if (!was_unsharded) u->reshard();
+  }
+  if (!keep) return {};
+  return out;
+}
+
+void FullyShardedDataParallelImpl::load_full_state_dict(const StateDict& state_dict) {
+  for (auto& u : units_) {
+    std::vector<Tensor> values;
+    for (const std::string& name : u->names()) {
+      EMBER_CHECK(state_dict.contains(name), kOp, "load_full_state_dict: missing key '", name,
+                  "'");
+      values.push_back(state_dict.at(name));
+    }
+    u->load_full(values);
+  }
+  NoGradGuard no_grad;
+  for (const auto& [name, b] : module_ptr_->named_buffers()) {
+    if (!state_dict.contains(name)) continue;  // non-persistent buffers are not in a state dict
+    const Tensor& value = state_dict.at(name);
+    Tensor t = b.detach();
+    EMBER_CHECK(t.numel() == value.numel(), kOp, "load_full_state_dict: size mismatch for "
+                "buffer ", name, ": ", value.numel(), " elements in the dict, ", t.numel(),
+                " in the model");
+    t.copy_(value.reshape(t.sizes()));
+  }
+}
+
+}  // namespace ember::nn

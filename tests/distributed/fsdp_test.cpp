@@ -1,0 +1,252 @@
+// FullyShardedDataParallel on 2 real processes over loopback: FULL_SHARD, SHARD_GRAD_OP and
+// NO_SHARD give the same parameters as one process on the whole batch after 20 AdamW steps
+// (nested units and the root alone), which modules the wrap policies make units and how each is
+// padded and sharded, the per-rank memory of parameters + gradients + AdamW state, and the full
+// state dict (the unwrapped keys, rank0_only, a load round trip, a shape mismatch refused).
+#include "ember/nn/parallel/fully_sharded.h"
+
+#include <gtest/gtest.h>
+
+#include "distributed/dist_test_support.h"
+#include "distributed/multiprocess.h"
+#include "ember/allocator.h"
+#include "ember/ember.h"
+#include "test_support.h"
+
+namespace ember::nn {
+namespace {
+
+using namespace std::chrono_literals;
+using test::require;
+
+std::vector<test::ChildExit> on_ranks(int world, const std::function<void(int rank)>& body) {
+  dist::TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
+  return test::run_ranks(world, [&](int rank) {
+    test::join(rank, world, store.port(), 10s);
+    body(rank);
+    dist::destroy_process_group();
+    return 0;
+  });
+}
+
+// Parameter counts 312, 600 and 125 (odd: the last unit is padded on 2 ranks).
+nn::Sequential mlp(uint64_t seed, int64_t hidden = 24) {
+  manual_seed(seed);
+  return nn::Sequential(nn::Linear(12, hidden), nn::ReLU(), nn::Linear(hidden, hidden), nn::ReLU(),
+                        nn::Linear(hidden, 5));
+}
+
+struct Batch {
+  Tensor x, y;
+};
+Batch full_batch() {
+  manual_seed(1234);
+  return {randn({128, 12}), randint(0, 5, {128})};
+}
+Batch rows(const Batch& b, int64_t start, int64_t n) {
+  return {b.x.narrow(0, start, n), b.y.narrow(0, start, n)};
+}
+
+constexpr int kSteps = 20;
+
+StateDict single_process_reference() {
+  auto model = mlp(/*seed=*/100);
+  optim::AdamW opt(model->parameters(), {.lr = 1e-2});
+  const Batch data = full_batch();
+  for (int step = 0; step < kSteps; ++step) {
+    opt.zero_grad();
+    nn::functional::cross_entropy(model(data.x), data.y).backward();
+    opt.step();
+  }
+  return model->state_dict();
+}
+
+void require_state_near(const StateDict& got, const StateDict& want, const std::string& what) {
+  require(got.keys() == want.keys(), what + ": the keys differ from the unwrapped model's");
+  for (const auto& [key, w] : want) {
+    const Tensor& g = got.at(key);
+    require(g.sizes() == w.sizes(), what + ": " + key + " has another shape");
+    const auto gv = test::values(g), wv = test::values(w);
+    for (size_t i = 0; i < wv.size(); ++i)
+      require(std::abs(gv[i] - wv[i]) <= 2e-5 + 1e-5 * std::abs(wv[i]),
+              what + ": " + key + "[" + std::to_string(i) + "] is " + std::to_string(gv[i]) +
+                  ", expected " + std::to_string(wv[i]));
+  }
+}
+
+void train_fsdp(int rank, FullyShardedDataParallelOptions options) {
+  const StateDict expected = single_process_reference();
+  auto model = mlp(/*seed=*/100);
+  auto fsdp = FullyShardedDataParallel(model, std::move(options));
+  optim::AdamW opt(fsdp->parameters(), {.lr = 1e-2});
+  const Batch mine = rows(full_batch(), 64 * rank, 64);
+  for (int step = 0; step < kSteps; ++step) {
+    opt.zero_grad();
+    nn::functional::cross_entropy(fsdp(mine.x), mine.y).backward();
+    opt.step();
+  }
+  require_state_near(fsdp->full_state_dict(), expected,
+                     std::string("rank ") + std::to_string(rank) + " " +
+                         sharding_strategy_name(fsdp->sharding_strategy()));
+}
+
+TEST(FullyShardedDataParallel, FullShardWithNestedUnitsEqualsOneProcessAfter20AdamWSteps) {
+  auto exits = on_ranks(2, [](int rank) {
+    train_fsdp(rank, {.sharding_strategy = ShardingStrategy::FULL_SHARD,
+                      .auto_wrap = transformer_auto_wrap_policy<LinearImpl>()});
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
+TEST(FullyShardedDataParallel, ShardGradOpWithOneNestedUnitEqualsOneProcessAfter20AdamWSteps) {
+  // 600 >= 500: only the middle Linear becomes a unit; the root keeps the other two.
+  auto exits = on_ranks(2, [](int rank) {
+    train_fsdp(rank, {.sharding_strategy = ShardingStrategy::SHARD_GRAD_OP,
+                      .auto_wrap = size_based_auto_wrap_policy(500)});
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
+TEST(FullyShardedDataParallel, FullShardRootOnlyAndNoShardEqualOneProcessAfter20AdamWSteps) {
+  auto exits = on_ranks(2, [](int rank) {
+    train_fsdp(rank, {.sharding_strategy = ShardingStrategy::FULL_SHARD});
+    train_fsdp(rank, {.sharding_strategy = ShardingStrategy::NO_SHARD,
+                      .auto_wrap = transformer_auto_wrap_policy<LinearImpl>()});
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
+// When parameters are gathered and freed: FULL_SHARD frees a nested unit right after its forward
+// (the root stays gathered until backward ends), SHARD_GRAD_OP keeps every unit until its
+// gradients are reduced; afterwards only the shards hold data and gradients.
+TEST(FullyShardedDataParallel, FullShardFreesNestedUnitsAfterForwardAndShardGradOpKeepsThem) {
+  auto exits = on_ranks(2, [](int rank) {
+    for (ShardingStrategy strategy :
+         {ShardingStrategy::FULL_SHARD, ShardingStrategy::SHARD_GRAD_OP}) {
+      const std::string what = sharding_strategy_name(strategy);
+      auto model = mlp(0);
+      auto fsdp = FullyShardedDataParallel(model, {.sharding_strategy = strategy,
+                                                   .auto_wrap = size_based_auto_wrap_policy(500)});
+      auto numel_of = [&](const std::string& name) {
+        for (const auto& [n, p] : model->named_parameters())
+          if (n == name) return p.numel();
+        return int64_t(-1);
+      };
+      require(numel_of("2.weight") == 0 && numel_of("0.weight") == 0,
+              what + ": parameters hold no data outside forward");
+      const Batch mine = rows(full_batch(), 64 * rank, 64);
+      Tensor loss = nn::functional::cross_entropy(fsdp(mine.x), mine.y);
+      const bool nested_kept = numel_of("2.weight") == 24 * 24;
+      require(nested_kept == (strategy == ShardingStrategy::SHARD_GRAD_OP),
+              what + ": the nested unit after forward holds " +
+                  std::to_string(numel_of("2.weight")) + " elements");
+      require(numel_of("0.weight") == 12 * 24, what + ": the root stays gathered after forward");
+      loss.backward();
+      require(numel_of("2.weight") == 0 && numel_of("0.weight") == 0,
+              what + ": every unit is freed after backward");
+      for (const auto& [n, p] : model->named_parameters())
+        require(!p.grad().defined(), what + ": " + n + " keeps no full gradient");
+      for (const Tensor& shard : fsdp->parameters())
+        require(shard.grad().defined() && shard.grad().sizes() == shard.sizes(),
+                what + ": every shard has its gradient");
+    }
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
+TEST(FullyShardedDataParallel, WrapPoliciesPickTheUnitsAndEachIsPaddedToTheWorldSize) {
+  auto exits = on_ranks(2, [](int) {
+    auto describe = [](const std::vector<FsdpUnitInfo>& units) {
+      std::string s;
+      for (const auto& u : units) {
+        s += "(" + u.module_path + ":";
+        for (const auto& n : u.parameter_names) s += " " + n;
+        s += " " + std::to_string(u.numel) + "/" + std::to_string(u.padded_numel) + "/" +
+             std::to_string(u.shard_numel) + ")";
+      }
+      return s;
+    };
+    auto by_type = FullyShardedDataParallel(
+        mlp(0), {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()});
+    const std::string typed = describe(by_type->units());
+    require(typed == "(0: 0.weight 0.bias 312/312/156)(2: 2.weight 2.bias 600/600/300)"
+                     "(4: 4.weight 4.bias 125/126/63)",
+            "transformer_auto_wrap_policy<Linear> units: " + typed);
+    require(by_type->parameters().size() == 3, "3 flat parameters");
+    auto by_size = FullyShardedDataParallel(mlp(0), {.auto_wrap = size_based_auto_wrap_policy(300)});
+    const std::string sized = describe(by_size->units());
+    require(sized == "(0: 0.weight 0.bias 312/312/156)(2: 2.weight 2.bias 600/600/300)"
+                     "(: 4.weight 4.bias 125/126/63)",
+            "size_based_auto_wrap_policy(300) units: " + sized);
+    auto root_only = FullyShardedDataParallel(mlp(0));
+    const std::string root = describe(root_only->units());
+    require(root == "(: 0.weight 0.bias 2.weight 2.bias 4.weight 4.bias 1037/1038/519)",
+            "no policy: one root unit: " + root);
+    require(root_only->named_parameters().size() == 1 &&
+                root_only->named_parameters()[0].first == "flat_param",
+            "the root's flat parameter is named flat_param");
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
+TEST(FullyShardedDataParallel, PerRankParametersGradientsAndAdamStateAreAboutOneHalf) {
+  auto exits = on_ranks(2, [](int rank) {
+    const int64_t hidden = 256;
+    const Batch mine = rows(full_batch(), 64 * rank, 64);
+    const size_t before = cpu::allocator_stats().allocated_bytes;
+    auto model = mlp(0, hidden);
+    int64_t total_numel = 0, largest_unit = 0;
+    for (const Tensor& p : model->parameters()) total_numel += p.numel();
+    auto fsdp = FullyShardedDataParallel(
+        model, {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()});
+    for (const auto& u : fsdp->units()) largest_unit = std::max(largest_unit, u.padded_numel);
+    optim::AdamW opt(fsdp->parameters(), {.lr = 1e-2});
+    {
+      nn::functional::cross_entropy(fsdp(mine.x), mine.y).backward();
+      opt.step();
+    }
+    const double held = double(cpu::allocator_stats().allocated_bytes - before);
+    // parameters + gradients + exp_avg + exp_avg_sq, float32.
+    const double unsharded = 4.0 * 4.0 * double(total_numel);
+    const double bound = unsharded / 2 + 4.0 * double(largest_unit);
+    require(held <= bound, "rank " + std::to_string(rank) + " holds " + std::to_string(held) +
+                               " bytes, more than half of " + std::to_string(unsharded) +
+                               " plus the largest unit");
+    require(held >= 0.95 * unsharded / 2,
+            "rank " + std::to_string(rank) + " holds only " + std::to_string(held) +
+                " bytes: the shards' state is missing");
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
+TEST(FullyShardedDataParallel, FullStateDictHasTheUnwrappedKeysAndLoadsBack) {
+  auto exits = on_ranks(2, [](int rank) {
+    auto fsdp = FullyShardedDataParallel(
+        mlp(0), {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()});
+    const StateDict wanted = mlp(7)->state_dict();
+    fsdp->load_full_state_dict(wanted);
+    require_state_near(fsdp->full_state_dict(), wanted, "after load_full_state_dict");
+    const StateDict only0 = fsdp->full_state_dict({.rank0_only = true});
+    require(rank == 0 ? only0.size() == wanted.size() : only0.empty(),
+            "rank0_only: rank " + std::to_string(rank) + " got " + std::to_string(only0.size()));
+    // The loaded values are the ones the forward uses.
+    const Tensor x = randn({3, 12});
+    const auto got = test::values(fsdp(x).detach());
+    auto plain = mlp(7);
+    test::require_close(plain(x).detach(), got, "forward after load");
+    StateDict wrong = wanted;
+    wrong.insert("2.weight", zeros({24, 23}));
+    bool refused = false;
+    try {
+      fsdp->load_full_state_dict(wrong);
+    } catch (const Error& e) {
+      refused = std::string(e.what()).find("size mismatch for 2.weight") != std::string::npos &&
+                std::string(e.what()).find("[24, 23]") != std::string::npos;
+    }
+    require(refused, "a shape mismatch is refused, naming the key and shapes");
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
+}  // namespace
+}  // namespace ember::nn
