@@ -74,10 +74,9 @@ void require_state_near(const StateDict& got, const StateDict& want, const std::
   }
 }
 
-void train_fsdp(int rank, FullyShardedDataParallelOptions options) {
+template <class F>
+void train_wrapped(int rank, F fsdp) {
   const StateDict expected = single_process_reference();
-  auto model = mlp(/*seed=*/100);
-  auto fsdp = FullyShardedDataParallel(model, std::move(options));
   optim::AdamW opt(fsdp->parameters(), {.lr = 1e-2});
   const Batch mine = rows(full_batch(), 64 * rank, 64);
   for (int step = 0; step < kSteps; ++step) {
@@ -88,6 +87,10 @@ void train_fsdp(int rank, FullyShardedDataParallelOptions options) {
   require_state_near(fsdp->full_state_dict(), expected,
                      std::string("rank ") + std::to_string(rank) + " " +
                          sharding_strategy_name(fsdp->sharding_strategy()));
+}
+
+void train_fsdp(int rank, FullyShardedDataParallelOptions options) {
+  train_wrapped(rank, FullyShardedDataParallel(mlp(/*seed=*/100), std::move(options)));
 }
 
 TEST(FullyShardedDataParallel, FullShardWithNestedUnitsEqualsOneProcessAfter20AdamWSteps) {
@@ -119,6 +122,28 @@ TEST(FullyShardedDataParallel, FullShardRootOnlyAndNoShardEqualOneProcessAfter20
 // When parameters are gathered and freed: FULL_SHARD frees a nested unit right after its forward
 // (the root stays gathered until backward ends), SHARD_GRAD_OP keeps every unit until its
 // gradients are reduced; afterwards only the shards hold data and gradients.
+// Manual nesting: the user wraps the first and last Linear in FSDP themselves, the outer FSDP
+// shards the rest; the full state dict still has the unwrapped keys.
+TEST(FullyShardedDataParallel, ManuallyNestedInstancesEqualOneProcessAfter20AdamWSteps) {
+  auto exits = on_ranks(2, [](int rank) {
+    auto base = mlp(/*seed=*/100);  // the reference's initial values
+    auto layer = [&](int64_t i) { return nn::Linear(std::dynamic_pointer_cast<LinearImpl>(base[i])); };
+    auto l0 = layer(0), l2 = layer(2), l4 = layer(4);
+    auto inner0 = FullyShardedDataParallel(l0);
+    auto inner4 = FullyShardedDataParallel(l4, {.sharding_strategy = ShardingStrategy::SHARD_GRAD_OP});
+    auto model = nn::Sequential(inner0, nn::ReLU(), l2, nn::ReLU(), inner4);
+    auto outer = FullyShardedDataParallel(model);
+    std::string units;
+    for (const auto& u : outer->units()) units += "(" + u.module_path + ")";
+    require(units == "()(0)(4)", "units: the root, then the nested instances': " + units);
+    require(outer->parameters().size() == 3, "the outer FSDP reaches the nested shards");
+    for (const auto& [name, l] : {std::pair{"0", l0}, {"4", l4}})
+      require(l->weight.numel() == 0, std::string("nested ") + name + " is sharded");
+    train_wrapped(rank, outer);
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
 TEST(FullyShardedDataParallel, FullShardFreesNestedUnitsAfterForwardAndShardGradOpKeepsThem) {
   auto exits = on_ranks(2, [](int rank) {
     for (ShardingStrategy strategy :

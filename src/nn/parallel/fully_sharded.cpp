@@ -4,6 +4,7 @@
 // that reduce-scatter a unit as soon as its last gradient arrives, and the full state dict.
 #include "ember/nn/parallel/fully_sharded.h"
 
+#include <algorithm>
 #include <any>
 #include <functional>
 #include <unordered_set>
@@ -31,12 +32,15 @@ std::string join_path(const std::string& prefix, const std::string& name) {
 void unowned_parameters(const Module& module, const std::string& path, const ParamSet& owned,
                         std::vector<Tensor>& params, std::vector<std::string>& names) {
   ParamSet seen;
-  for (const auto& [prefix, m] : module.named_modules())
+  for (const auto& [prefix, m] : module.named_modules()) {
+    // A module the user wrapped in FSDP (manual nesting) owns its flat parameters itself.
+    if (dynamic_cast<const FullyShardedDataParallelImpl*>(m.get())) continue;
     for (const auto& [name, p] : m->named_parameters(/*recurse=*/false)) {
       if (owned.count(p.impl()) || !seen.insert(p.impl()).second) continue;
       params.push_back(p);
       names.push_back(join_path(join_path(path, prefix), name));
     }
+  }
 }
 
 int64_t unowned_numel(const Module& module, const ParamSet& owned) {
@@ -88,8 +92,9 @@ FullyShardedDataParallelImpl::FullyShardedDataParallelImpl(
               "the module is already FullyShardedDataParallel");
   strategy_ = dist::get_world_size(options_.process_group) == 1 ? ShardingStrategy::NO_SHARD
                                                                  : options_.sharding_strategy;
+  adopt_nested_instances();
   build_units();
-  EMBER_CHECK(!units_.empty(), kOp, "the module has no parameters to shard");
+  EMBER_CHECK(!units_.empty() || !nested_.empty(), kOp, "the module has no parameters to shard");
   for (size_t i = 0; i < units_.size(); ++i)
     register_parameter(i + 1 == units_.size() && units_[i]->module_path().empty()
                            ? std::string("flat_param")
@@ -105,6 +110,25 @@ FullyShardedDataParallelImpl::FullyShardedDataParallelImpl(
 
 FullyShardedDataParallelImpl::~FullyShardedDataParallelImpl() {
   for (HookHandle& h : hooks_) h.remove();
+}
+
+// Manual nesting: FSDP instances inside the module run their own units; this one lists them
+// as children (so parameters() reaches their shards) and frees their parameters after their
+// forward under FULL_SHARD, as a non-root unit.
+void FullyShardedDataParallelImpl::adopt_nested_instances() {
+  for (const auto& [path, m] : module_ptr_->named_modules()) {
+    auto nested = std::dynamic_pointer_cast<FullyShardedDataParallelImpl>(m);
+    if (!nested || path.empty()) continue;
+    bool inside_another = false;
+    for (const auto& [outer_path, outer] : nested_)
+      inside_another |= path.rfind(outer_path + ".", 0) == 0;
+    if (inside_another) continue;
+    nested->is_root_ = false;
+    std::string child = "nested_" + path;
+    std::replace(child.begin(), child.end(), '.', '_');
+    register_module(child, m);
+    nested_.emplace_back(path, nested);
+  }
 }
 
 void FullyShardedDataParallelImpl::build_units() {
@@ -162,6 +186,12 @@ std::vector<FsdpUnitInfo> FullyShardedDataParallelImpl::units() const {
   std::vector<FsdpUnitInfo> out;
   for (const auto& u : units_)
     out.push_back({u->module_path(), u->names(), u->numel(), u->padded_numel(), u->shard_numel()});
+  for (const auto& [path, nested] : nested_)
+    for (FsdpUnitInfo info : nested->units()) {
+      info.module_path = join_path(path, info.module_path);
+      for (std::string& n : info.parameter_names) n = join_path(path, n);
+      out.push_back(std::move(info));
+    }
   return out;
 }
 
@@ -181,7 +211,8 @@ void FullyShardedDataParallelImpl::begin_forward() {
     if (u->module_path().empty()) u->unshard();
 }
 
-FullyShardedDataParallelImpl::ForwardScope::ForwardScope(FullyShardedDataParallelImpl& fsdp) {
+FullyShardedDataParallelImpl::ForwardScope::ForwardScope(FullyShardedDataParallelImpl& fsdp)
+    : fsdp_(fsdp) {
   fsdp.begin_forward();
   auto* self = &fsdp;
   hooks_ = std::make_unique<autograd::graph::saved_tensors_hooks>(
@@ -201,7 +232,10 @@ FullyShardedDataParallelImpl::ForwardScope::ForwardScope(FullyShardedDataParalle
       });
 }
 
-FullyShardedDataParallelImpl::ForwardScope::~ForwardScope() = default;
+FullyShardedDataParallelImpl::ForwardScope::~ForwardScope() {
+  hooks_.reset();
+  if (!fsdp_.is_root_ && fsdp_.strategy_ == ShardingStrategy::FULL_SHARD) fsdp_.reshard_all();
+}
 
 void FullyShardedDataParallelImpl::on_gradient_ready(size_t unit, size_t param) {
   if (!finish_queued_) {
@@ -229,7 +263,21 @@ void FullyShardedDataParallelImpl::reshard_all() {
 
 StateDict FullyShardedDataParallelImpl::full_state_dict(FullStateDictOptions options) {
   const bool keep = !options.rank0_only || dist::get_rank(options_.process_group) == 0;
-  StateDict out = module_ptr_->state_dict();  // buffers and the keys' order; params below
+  StateDict out;  // the wrapped module's order; a nested instance's entries where it sits
+  std::vector<bool> nested_done(nested_.size(), false);
+  for (const auto& [key, value] : module_ptr_->state_dict()) {
+    size_t n = 0;
+    while (n < nested_.size() && key.rfind(nested_[n].first + ".", 0) != 0) ++n;
+    if (n == nested_.size()) {
+      out.insert(key, value);
+    } else if (!nested_done[n]) {
+      nested_done[n] = true;
+      for (const auto& [k, v] : nested_[n].second->full_state_dict(options))
+        out.insert(join_path(nested_[n].first, k), v);
+    }
+  }
+  for (size_t n = 0; n < nested_.size(); ++n)  // every rank gathers, whatever rank0_only says
+    if (!nested_done[n]) nested_[n].second->full_state_dict(options);
   for (auto& u : units_) {
     const bool was_unsharded = u->is_unsharded();
     u->unshard();
@@ -243,6 +291,12 @@ StateDict FullyShardedDataParallelImpl::full_state_dict(FullStateDictOptions opt
 }
 
 void FullyShardedDataParallelImpl::load_full_state_dict(const StateDict& state_dict) {
+  for (const auto& [path, nested] : nested_) {
+    StateDict inner;
+    for (const auto& [key, value] : state_dict)
+      if (key.rfind(path + ".", 0) == 0) inner.insert(key.substr(path.size() + 1), value);
+    nested->load_full_state_dict(inner);
+  }
   for (auto& u : units_) {
     std::vector<Tensor> values;
     for (const std::string& name : u->names()) {

@@ -19,6 +19,10 @@
 // parameters' .grad are cleared), and the unit is resharded. NO_SHARD (forced at world size 1,
 // as in 1.13) keeps the whole flat parameter on every rank and all-reduces its gradient.
 // Outside forward/backward the wrapped module's parameters hold no data (shape [0]).
+// Manual nesting: submodules the user wrapped in FSDP themselves keep their own units; the
+// enclosing FSDP lists them as children (parameters() reaches their shards), leaves their
+// parameters out of its own units, and under FULL_SHARD they free after their forward.
+// train()/eval() on the wrapper reach the wrapped module at the next forward.
 // Differences from 1.13: collectives are synchronous (no prefetch or stream overlap); inside a
 // forward every tensor autograd saves goes through FSDP's saved-tensor hooks (so a unit's
 // parameters can be freed and regathered), which skips the in-place version check for them.
@@ -98,6 +102,7 @@ class FullyShardedDataParallelImpl : public Module {
     ForwardScope& operator=(const ForwardScope&) = delete;
 
    private:
+    FullyShardedDataParallelImpl& fsdp_;
     std::unique_ptr<autograd::graph::saved_tensors_hooks> hooks_;
   };
 
@@ -106,6 +111,7 @@ class FullyShardedDataParallelImpl : public Module {
 
  private:
   friend class ForwardScope;
+  void adopt_nested_instances();
   void build_units();
   void register_unit_hooks();
   void begin_forward();
@@ -118,6 +124,8 @@ class FullyShardedDataParallelImpl : public Module {
   ShardingStrategy strategy_;
   std::vector<std::unique_ptr<fsdp_detail::FlatParamUnit>> units_;
   std::vector<HookHandle> hooks_;
+  std::vector<std::pair<std::string, std::shared_ptr<FullyShardedDataParallelImpl>>> nested_;
+  bool is_root_ = true;  // false once an enclosing FSDP adopted this one
   bool finish_queued_ = false;
 };
 
