@@ -9,6 +9,7 @@
 
 #include "distributed/dist_test_support.h"
 #include "distributed/multiprocess.h"
+#include "serialize/checkpoint_helpers.h"
 #include "ember/allocator.h"
 #include "ember/ember.h"
 #include "test_support.h"
@@ -271,6 +272,43 @@ TEST(FullyShardedDataParallel, FullStateDictHasTheUnwrappedKeysAndLoadsBack) {
     require(refused, "a shape mismatch is refused, naming the key and shapes");
   });
   EXPECT_EQ(test::failures(exits), "");
+}
+
+// The sharded state dict through dcp: saved by FSDP on 4 ranks (one unit per Linear, each
+// padded to a multiple of 4), loaded by FSDP on 2 ranks with another wrapping and strategy, and
+// by one process into a plain model's state_dict.
+TEST(FullyShardedDataParallel, ShardedStateDictSavedOnFourRanksLoadsOnTwoAndIntoAPlainModel) {
+  test::ScratchDir tmp;
+  const std::string dir = tmp / "fsdp_step";
+  const StateDict wanted = mlp(7)->state_dict();
+  auto saved = on_ranks(4, [&](int rank) {
+    auto fsdp = FullyShardedDataParallel(
+        mlp(0), {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()});
+    fsdp->load_full_state_dict(wanted);
+    dcp::State state = fsdp->sharded_state_dict();
+    require(state.sharded.size() == 6, "6 sharded parameters");
+    for (const auto& [key, chunk] : state.sharded) {
+      const int64_t rows = chunk.global_sizes[0], per_rank = (rows + 3) / 4;
+      require(chunk.offsets[0] == std::min(rows, per_rank * rank) &&
+                  chunk.local.size(0) == std::max<int64_t>(0, std::min(per_rank, rows - per_rank * rank)),
+              key + ": rank " + std::to_string(rank) + "'s dim-0 chunk");
+    }
+    dcp::save(state, dir);
+  });
+  ASSERT_EQ(test::failures(saved), "");
+  auto loaded = on_ranks(2, [&](int) {
+    auto fsdp = FullyShardedDataParallel(
+        mlp(0), {.sharding_strategy = ShardingStrategy::SHARD_GRAD_OP,
+                 .auto_wrap = size_based_auto_wrap_policy(500)});
+    dcp::State state = fsdp->sharded_state_dict();
+    dcp::load(state, dir);
+    fsdp->load_sharded_state_dict(state);
+    require_state_near(fsdp->full_state_dict(), wanted, "loaded on 2 ranks");
+  });
+  ASSERT_EQ(test::failures(loaded), "");
+  Value plain = mlp(0)->state_dict();
+  dcp::load(plain, dir);
+  EXPECT_NO_THROW(require_state_near(plain.to_state_dict(), wanted, "loaded by one process"));
 }
 
 }  // namespace

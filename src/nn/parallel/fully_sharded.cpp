@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "autograd/final_callbacks.h"
+#include "ember/creation.h"
 #include "ember/error.h"
 #include "ember/nn/layers/attention.h"
 #include "ember/nn/layers/container.h"
@@ -22,6 +23,12 @@ namespace {
 constexpr const char* kOp = "FullyShardedDataParallel";
 
 using ParamSet = std::unordered_set<const TensorImpl*>;
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
 
 std::string join_path(const std::string& prefix, const std::string& name) {
   if (prefix.empty()) return name;
@@ -297,6 +304,11 @@ void FullyShardedDataParallelImpl::load_full_state_dict(const StateDict& state_d
       if (key.rfind(path + ".", 0) == 0) inner.insert(key.substr(path.size() + 1), value);
     nested->load_full_state_dict(inner);
   }
+  load_own_state(state_dict);
+}
+
+// This instance's units and the wrapped module's buffers (not the nested instances').
+void FullyShardedDataParallelImpl::load_own_state(const StateDict& state_dict) {
   for (auto& u : units_) {
     std::vector<Tensor> values;
     for (const std::string& name : u->names()) {
@@ -316,6 +328,106 @@ void FullyShardedDataParallelImpl::load_full_state_dict(const StateDict& state_d
                 " in the model");
     t.copy_(value.reshape(t.sizes()));
   }
+}
+
+}  // namespace ember::nn
+
+namespace ember::nn {
+namespace {
+
+// A rank's dim-0 chunk (dcp::shard_dim0's cut) back to the full tensor: every rank pads its chunk
+// to the common chunk size and all-gathers.
+Tensor gather_dim0(const dcp::ShardedTensor& sharded, const std::vector<int64_t>& shape,
+                   const dist::ProcessGroup& group) {
+  NoGradGuard no_grad;
+  const int world = dist::get_world_size(group);
+  const int64_t rows = shape[0];
+  int64_t row_numel = 1;
+  for (size_t d = 1; d < shape.size(); ++d) row_numel *= shape[d];
+  const int64_t chunk = (rows + world - 1) / world * row_numel;
+  Tensor mine = zeros({chunk}, {.dtype = sharded.local.dtype()});
+  mine.narrow(0, 0, sharded.local.numel()).copy_(sharded.local.reshape({-1}));
+  Tensor all = empty({chunk * world}, {.dtype = mine.dtype()});
+  dist::all_gather_into_tensor(all, mine, {.group = group});
+  return all.narrow(0, 0, rows * row_numel).view(shape);
+}
+
+}  // namespace
+
+dcp::State FullyShardedDataParallelImpl::sharded_state_dict() {
+  const int rank = dist::get_rank(options_.process_group);
+  const int world = dist::get_world_size(options_.process_group);
+  dcp::State state;
+  Dict buffers;
+  const StateDict all = module_ptr_->state_dict();
+  for (const auto& [name, b] : module_ptr_->named_buffers())
+    if (all.contains(name)) buffers.insert(name, b.detach().clone());
+  for (auto& u : units_) {
+    const bool was_unsharded = u->is_unsharded();
+    u->unshard();
+    for (size_t i = 0; i < u->params().size(); ++i) {
+      Tensor full = u->params()[i].detach();
+      if (full.dim() == 0) {
+        buffers.insert(u->names()[i], full.clone());  // a 0-d parameter: replicated
+        continue;
+      }
+      dcp::ShardedTensor chunk = dcp::shard_dim0(full, rank, world);
+      chunk.local = chunk.local.clone();
+      state.sharded.emplace_back(u->names()[i], std::move(chunk));
+    }
+    if (!was_unsharded) u->reshard();
+  }
+  for (const auto& [path, nested] : nested_) {
+    dcp::State inner = nested->sharded_state_dict();
+    for (auto& [key, chunk] : inner.sharded)
+      state.sharded.emplace_back(join_path(path, key), std::move(chunk));
+    for (const auto& [key, value] : inner.tree.to_dict())
+      buffers.insert(join_path(path, key.to_string()), value);
+  }
+  state.tree = buffers;
+  return state;
+}
+
+void FullyShardedDataParallelImpl::load_sharded_state_dict(const dcp::State& state) {
+  const Dict& tree = state.tree.to_dict();
+  auto find_sharded = [&](const std::string& name) -> const dcp::ShardedTensor* {
+    for (const auto& [key, chunk] : state.sharded)
+      if (key == name) return &chunk;
+    return nullptr;
+  };
+  StateDict full;
+  for (auto& u : units_)
+    for (size_t i = 0; i < u->params().size(); ++i) {
+      const std::string& name = u->names()[i];
+      const std::vector<int64_t>& shape = u->shape(i);
+      if (shape.empty()) {
+        EMBER_CHECK(tree.contains(name), kOp, "load_sharded_state_dict: missing key '", name, "'");
+        full.insert(name, tree.at(name).to_tensor());
+        continue;
+      }
+      const dcp::ShardedTensor* chunk = find_sharded(name);
+      EMBER_CHECK(chunk != nullptr, kOp, "load_sharded_state_dict: missing key '", name, "'");
+      EMBER_CHECK(chunk->global_sizes == shape, kOp, "load_sharded_state_dict: size mismatch for ",
+                  name, ": the sharded tensor is ", shape_text(chunk->global_sizes),
+                  ", the parameter ", shape_text(shape));
+      full.insert(name, gather_dim0(*chunk, shape, options_.process_group));
+    }
+  for (const auto& [name, b] : module_ptr_->named_buffers())
+    if (tree.contains(name)) full.insert(name, tree.at(name).to_tensor());
+  // The nested instances take their part the same way.
+  for (const auto& [path, nested] : nested_) {
+    dcp::State inner;
+    Dict inner_tree;
+    for (const auto& [key, chunk] : state.sharded)
+      if (key.rfind(path + ".", 0) == 0) inner.sharded.emplace_back(key.substr(path.size() + 1), chunk);
+    for (const auto& [key, value] : tree) {
+      const std::string k = key.to_string();
+      if (k.rfind(path + ".", 0) == 0) inner_tree.insert(k.substr(path.size() + 1), value);
+    }
+    inner.tree = inner_tree;
+    nested->load_sharded_state_dict(inner);
+  }
+  load_own_state(full);
 }
 
 }  // namespace ember::nn

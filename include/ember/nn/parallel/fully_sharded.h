@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "ember/autograd.h"
+#include "ember/distributed/checkpoint.h"
 #include "ember/distributed/process_group.h"
 #include "ember/nn/module.h"
 #include "ember/nn/parallel/wrap.h"
@@ -92,6 +93,15 @@ class FullyShardedDataParallelImpl : public Module {
   /// Missing keys and shape mismatches are errors naming the key and both shapes.
   void load_full_state_dict(const StateDict& state_dict);
 
+  /// SHARDED_STATE_DICT: every parameter under its unwrapped name as a dcp::ShardedTensor, this
+  /// rank's dim-0 chunk of it (dcp::shard_dim0, as 1.13 cuts it), and the buffers replicated in
+  /// the tree: what dcp::save writes and dcp::load reshards (onto another world size, another
+  /// wrapping, or a plain model's state_dict).
+  dcp::State sharded_state_dict();
+  /// Loads what sharded_state_dict() returned and dcp::load filled: the chunks are all-gathered
+  /// and each rank keeps its flat shard. Missing keys and shape mismatches name the key.
+  void load_sharded_state_dict(const dcp::State& state);
+
   /// What forward does around the wrapped module (the typed handle calls it): the root unit
   /// gathered, the saved-tensor hooks installed for the scope's lifetime.
   class ForwardScope {
@@ -112,6 +122,7 @@ class FullyShardedDataParallelImpl : public Module {
  private:
   friend class ForwardScope;
   void adopt_nested_instances();
+  void load_own_state(const StateDict& state_dict);
   void build_units();
   void register_unit_hooks();
   void begin_forward();
