@@ -180,6 +180,46 @@ TEST(FullyShardedDataParallel, FullShardFreesNestedUnitsAfterForwardAndShardGrad
   EXPECT_EQ(test::failures(exits), "");
 }
 
+// clip_grad_norm_ over shards is the whole model's norm: with SGD (which, unlike Adam, feels the
+// scale) 5 clipped steps on 2 ranks equal 5 steps of nn::utils::clip_grad_norm_ in one process,
+// for the 2-norm and the max norm, with sharded units and with NO_SHARD.
+TEST(FullyShardedDataParallel, ClipGradNormAcrossShardsEqualsTheUnshardedNorm) {
+  auto exits = on_ranks(2, [](int rank) {
+    const Batch data = full_batch();
+    const Batch mine = rows(data, 64 * rank, 64);
+    for (double norm_type : {2.0, double(INFINITY)})
+      for (ShardingStrategy strategy :
+           {ShardingStrategy::FULL_SHARD, ShardingStrategy::NO_SHARD}) {
+        const double max_norm = std::isinf(norm_type) ? 0.005 : 0.05;
+        const std::string what = std::string(sharding_strategy_name(strategy)) + " norm " +
+                                 std::to_string(norm_type);
+        auto reference = mlp(100);
+        optim::SGD ref_opt(reference->parameters(), {.lr = 0.5});
+        auto fsdp = FullyShardedDataParallel(
+            mlp(100), {.sharding_strategy = strategy,
+                       .auto_wrap = size_based_auto_wrap_policy(500)});
+        optim::SGD opt(fsdp->parameters(), {.lr = 0.5});
+        for (int step = 0; step < 5; ++step) {
+          ref_opt.zero_grad();
+          nn::functional::cross_entropy(reference(data.x), data.y).backward();
+          const double want = nn::utils::clip_grad_norm_(reference->parameters(), max_norm,
+                                                         {.norm_type = norm_type});
+          ref_opt.step();
+          opt.zero_grad();
+          nn::functional::cross_entropy(fsdp(mine.x), mine.y).backward();
+          const double got = fsdp->clip_grad_norm_(max_norm, {.norm_type = norm_type});
+          require(std::abs(got - want) <= 1e-5 * want,
+                  what + ": step " + std::to_string(step) + " norm " + std::to_string(got) +
+                      ", expected " + std::to_string(want));
+          require(want > max_norm, what + ": the reference clips");
+          opt.step();
+        }
+        require_state_near(fsdp->full_state_dict(), reference->state_dict(), what);
+      }
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
 TEST(FullyShardedDataParallel, WrapPoliciesPickTheUnitsAndEachIsPaddedToTheWorldSize) {
   auto exits = on_ranks(2, [](int) {
     auto describe = [](const std::vector<FsdpUnitInfo>& units) {

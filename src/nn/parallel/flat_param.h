@@ -29,6 +29,8 @@ class FlatParamUnit {
   int64_t numel() const { return numel_; }
   int64_t padded_numel() const { return shard_numel_ * (sharded_ ? world_ : 1); }
   int64_t shard_numel() const { return shard_numel_; }
+  /// false under NO_SHARD: shard() is the whole flat parameter on every rank.
+  bool is_sharded() const { return sharded_; }
 
   /// All-gathers the flat parameter (if it is not already) and points the parameters into it.
   void unshard();

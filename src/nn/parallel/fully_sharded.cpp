@@ -5,6 +5,7 @@
 #include "ember/nn/parallel/fully_sharded.h"
 
 #include <algorithm>
+#include <cmath>
 #include <any>
 #include <functional>
 #include <unordered_set>
@@ -428,6 +429,48 @@ void FullyShardedDataParallelImpl::load_sharded_state_dict(const dcp::State& sta
     nested->load_sharded_state_dict(inner);
   }
   load_own_state(full);
+}
+
+void FullyShardedDataParallelImpl::collect_units(
+    std::vector<fsdp_detail::FlatParamUnit*>& out) const {
+  for (const auto& u : units_) out.push_back(u.get());
+  for (const auto& [path, nested] : nested_) nested->collect_units(out);
+}
+
+double FullyShardedDataParallelImpl::clip_grad_norm_(double max_norm,
+                                                     utils::ClipGradNormOptions options) {
+  NoGradGuard no_grad;
+  const double q = options.norm_type;
+  const bool inf = std::isinf(q);
+  std::vector<fsdp_detail::FlatParamUnit*> all;
+  collect_units(all);
+  // Sums of |g|^q (or maxima of |g|), in float64: over the shards (reduced across ranks) and
+  // over NO_SHARD's whole, replicated gradients (the same on every rank).
+  double sharded = 0, replicated = 0;
+  for (const fsdp_detail::FlatParamUnit* u : all) {
+    const Tensor& g = u->shard().grad();
+    if (!g.defined()) continue;
+    const Tensor a = g.detach().to(kFloat64).abs();
+    const double part = inf ? (a.numel() ? a.max().item<double>() : 0.0)
+                            : a.pow(q).sum().item<double>();
+    double& into = u->is_sharded() ? sharded : replicated;
+    into = inf ? std::max(into, part) : into + part;
+  }
+  Tensor across = from_vector(std::vector<double>{sharded});
+  dist::all_reduce(across, {.op = inf ? dist::ReduceOp::MAX : dist::ReduceOp::SUM,
+                            .group = options_.process_group});
+  sharded = across.item<double>();
+  const double total = inf ? std::max(sharded, replicated) : std::pow(sharded + replicated, 1.0 / q);
+  EMBER_CHECK(!options.error_if_nonfinite || std::isfinite(total), "FullyShardedDataParallel.clip_grad_norm_",
+              "The total norm of order ", q, " for gradients from `parameters` is non-finite, so "
+              "it cannot be clipped. To disable this error and scale the gradients by the "
+              "non-finite norm anyway, set `error_if_nonfinite=false`");
+  const double coef = std::min(max_norm / (total + 1e-6), 1.0);
+  for (const fsdp_detail::FlatParamUnit* u : all) {
+    const Tensor& g = u->shard().grad();
+    if (g.defined()) g.detach().mul_(coef);
+  }
+  return total;
 }
 
 }  // namespace ember::nn

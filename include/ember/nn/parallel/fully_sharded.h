@@ -40,6 +40,7 @@
 #include "ember/distributed/process_group.h"
 #include "ember/nn/module.h"
 #include "ember/nn/parallel/wrap.h"
+#include "ember/nn/utils.h"
 
 namespace ember::nn {
 
@@ -102,6 +103,12 @@ class FullyShardedDataParallelImpl : public Module {
   /// and each rank keeps its flat shard. Missing keys and shape mismatches name the key.
   void load_sharded_state_dict(const dcp::State& state);
 
+  /// nn::utils::clip_grad_norm_ over the whole model: the norm of every rank's shard gradients
+  /// (an all_reduce of the local sums; NO_SHARD units' replicated gradients counted once), the
+  /// same coefficient max_norm / (total + 1e-6), at most 1, applied to every shard's gradient.
+  /// Every rank must call it. Returns the total norm before clipping.
+  double clip_grad_norm_(double max_norm, utils::ClipGradNormOptions options = {});
+
   /// What forward does around the wrapped module (the typed handle calls it): the root unit
   /// gathered, the saved-tensor hooks installed for the scope's lifetime.
   class ForwardScope {
@@ -122,6 +129,7 @@ class FullyShardedDataParallelImpl : public Module {
  private:
   friend class ForwardScope;
   void adopt_nested_instances();
+  void collect_units(std::vector<fsdp_detail::FlatParamUnit*>& out) const;
   void load_own_state(const StateDict& state_dict);
   void build_units();
   void register_unit_hooks();
