@@ -220,6 +220,72 @@ TEST(FullyShardedDataParallel, ClipGradNormAcrossShardsEqualsTheUnshardedNorm) {
   EXPECT_EQ(test::failures(exits), "");
 }
 
+nn::Sequential bn_mlp(uint64_t seed) {
+  manual_seed(seed);
+  return nn::Sequential(nn::Linear(12, 24), nn::BatchNorm1d(24), nn::ReLU(), nn::Linear(24, 5));
+}
+
+// MixedPrecision{bf16, f32, bf16}: the gathered parameters, the inputs and the outputs are
+// bfloat16, the shards and their gradients float32 (the optimizer's precision), the reduction
+// float32, BatchNorm's running statistics bfloat16 after the first forward and float32 again in
+// the state dict; 20 AdamW steps land within bfloat16 error of the float32 single process.
+TEST(FullyShardedDataParallel, MixedPrecisionComputesInBfloat16AndKeepsFloat32Shards) {
+  auto exits = on_ranks(2, [](int rank) {
+    const Batch data = full_batch();
+    auto reference = bn_mlp(100);
+    reference->eval();  // BatchNorm on running statistics: data parallelism is exact
+    optim::AdamW ref_opt(reference->parameters(), {.lr = 1e-2});
+    for (int step = 0; step < kSteps; ++step) {
+      ref_opt.zero_grad();
+      nn::functional::cross_entropy(reference(data.x), data.y).backward();
+      ref_opt.step();
+    }
+    auto model = bn_mlp(100);
+    auto fsdp = FullyShardedDataParallel(
+        model, {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>(),
+                .mixed_precision = {.param_dtype = kBFloat16, .reduce_dtype = kFloat32,
+                                    .buffer_dtype = kBFloat16}});
+    fsdp->eval();
+    std::vector<std::string> seen;
+    auto hook = model[0]->register_forward_pre_hook([&](Module& m, const std::vector<Tensor>& in) {
+      seen.push_back(std::string(dtype_name(m.named_parameters()[0].second.dtype())) + "/" +
+                     dtype_name(in[0].dtype()));
+    });
+    for (const auto& u : fsdp->units())
+      require(u.compute_dtype == kBFloat16 && u.reduce_dtype == kFloat32,
+              "unit '" + u.module_path + "' computes in bf16 and reduces in f32");
+    optim::AdamW opt(fsdp->parameters(), {.lr = 1e-2});
+    const Batch mine = rows(data, 64 * rank, 64);
+    for (int step = 0; step < kSteps; ++step) {
+      opt.zero_grad();
+      Tensor out = fsdp(mine.x);
+      require(out.dtype() == kBFloat16, "the output is bfloat16");
+      nn::functional::cross_entropy(out.to(kFloat32), mine.y).backward();
+      for (const Tensor& shard : fsdp->parameters())
+        require(shard.dtype() == kFloat32 && shard.grad().dtype() == kFloat32,
+                "the shards and their gradients stay float32");
+      opt.step();
+    }
+    hook.remove();
+    require(seen.size() == size_t(kSteps) && seen[0] == "bfloat16/bfloat16",
+            "Linear 0's weight and input in forward: " + (seen.empty() ? "" : seen[0]));
+    require(model->named_buffers()[0].second.dtype() == kBFloat16,
+            "the running statistics are bfloat16 after forward");
+    const StateDict got = fsdp->full_state_dict();
+    require(got.keys() == reference->state_dict().keys(), "the unwrapped keys");
+    for (const auto& [key, want] : reference->state_dict()) {
+      if (key.find("num_batches") != std::string::npos) continue;
+      require(got.at(key).dtype() == want.dtype(), key + " is in its own dtype in the state dict");
+      const auto g = test::values(got.at(key)), w = test::values(want);
+      for (size_t i = 0; i < w.size(); ++i)
+        require(std::abs(g[i] - w[i]) <= 2e-2, key + "[" + std::to_string(i) + "] is " +
+                                                   std::to_string(g[i]) + ", float32 gives " +
+                                                   std::to_string(w[i]));
+    }
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
 TEST(FullyShardedDataParallel, WrapPoliciesPickTheUnitsAndEachIsPaddedToTheWorldSize) {
   auto exits = on_ranks(2, [](int) {
     auto describe = [](const std::vector<FsdpUnitInfo>& units) {

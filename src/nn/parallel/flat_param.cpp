@@ -35,7 +35,8 @@ std::string shape_text(IntArrayRef shape) {
 
 FlatParamUnit::FlatParamUnit(std::string module_path, std::vector<Tensor> params,
                              std::vector<std::string> names, dist::ProcessGroup group,
-                             bool sharded, bool sync_module_states)
+                             bool sharded, bool sync_module_states,
+                             std::optional<Dtype> compute_dtype, std::optional<Dtype> reduce_dtype)
     : module_path_(std::move(module_path)),
       params_(std::move(params)),
       names_(std::move(names)),
@@ -66,6 +67,9 @@ FlatParamUnit::FlatParamUnit(std::string module_path, std::vector<Tensor> params
     numel_ += p.numel();
     pieces.push_back(p.detach().reshape({-1}));
   }
+  compute_dtype_ = compute_dtype.value_or(dtype);
+  reduce_dtype_ = reduce_dtype.value_or(compute_dtype_);
+  separate_full_ = sharded_ || compute_dtype_ != dtype;
   const int64_t chunks = sharded_ ? world_ : 1;
   shard_numel_ = (numel_ + chunks - 1) / chunks;
   Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = dtype});
@@ -74,7 +78,7 @@ FlatParamUnit::FlatParamUnit(std::string module_path, std::vector<Tensor> params
   if (sync_module_states) dist::broadcast(flat, 0, {.group = group_});
   shard_ = sharded_ ? flat.narrow(0, rank_ * shard_numel_, shard_numel_).clone() : flat;
   shard_.requires_grad_(requires_grad);
-  if (sharded_) {
+  if (separate_full_) {
     reshard();
   } else {
     point_params_into(shard_);
@@ -89,20 +93,41 @@ void FlatParamUnit::point_params_into(const Tensor& flat) {
 }
 
 void FlatParamUnit::unshard() {
-  if (!sharded_ || full_.defined()) return;
+  if (!separate_full_ || full_.defined()) return;
   NoGradGuard no_grad;
-  Tensor full = empty({shard_numel_ * world_}, {.dtype = shard_.dtype()});
-  dist::all_gather_into_tensor(full, shard_.detach(), {.group = group_});
-  full_ = full;
+  const Tensor local = shard_.detach().to(compute_dtype_);
+  if (sharded_) {
+    Tensor full = empty({shard_numel_ * world_}, {.dtype = compute_dtype_});
+    dist::all_gather_into_tensor(full, local, {.group = group_});
+    full_ = full;
+  } else {
+    full_ = local;
+  }
   point_params_into(full_);
 }
 
 void FlatParamUnit::reshard() {
-  if (!sharded_) return;
+  if (!separate_full_) return;
   full_ = Tensor();
-  const Tensor nothing = empty({0}, {.dtype = shard_.dtype()});
+  const Tensor nothing = empty({0}, {.dtype = compute_dtype_});
   for (const Tensor& p : params_)
     p.impl()->set_data(nothing.storage(), nothing.dtype(), {0}, {1}, 0);
+}
+
+std::vector<Tensor> FlatParamUnit::gather_values() const {
+  NoGradGuard no_grad;
+  Tensor flat = shard_.detach();
+  if (sharded_) {
+    flat = empty({shard_numel_ * world_}, {.dtype = shard_.dtype()});
+    dist::all_gather_into_tensor(flat, shard_.detach(), {.group = group_});
+  }
+  std::vector<Tensor> values;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    int64_t n = 1;
+    for (int64_t d : shapes_[i]) n *= d;
+    values.push_back(flat.narrow(0, offsets_[i], n).view(shapes_[i]).clone());
+  }
+  return values;
 }
 
 bool FlatParamUnit::mark_ready(size_t param) {
@@ -116,7 +141,7 @@ bool FlatParamUnit::mark_ready(size_t param) {
 void FlatParamUnit::reduce_gradients() {
   NoGradGuard no_grad;
   const int64_t chunks = sharded_ ? world_ : 1;
-  Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = shard_.dtype()});
+  Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = reduce_dtype_});
   for (size_t i = 0; i < params_.size(); ++i) {
     Tensor& g = params_[i].mutable_grad();
     if (g.defined()) flat.narrow(0, offsets_[i], g.numel()).copy_(g.reshape({-1}));
@@ -124,12 +149,13 @@ void FlatParamUnit::reduce_gradients() {
   }
   Tensor reduced;
   if (sharded_) {
-    reduced = empty({shard_numel_}, {.dtype = shard_.dtype()});
+    reduced = empty({shard_numel_}, {.dtype = reduce_dtype_});
     dist::reduce_scatter_tensor(reduced, flat, {.op = dist::ReduceOp::AVG, .group = group_});
   } else {
     dist::all_reduce(flat, {.op = dist::ReduceOp::AVG, .group = group_});
     reduced = flat;
   }
+  if (reduced.dtype() != shard_.dtype()) reduced = reduced.to(shard_.dtype());
   Tensor& grad = shard_.mutable_grad();
   if (grad.defined()) grad.add_(reduced);
   else grad = reduced;
@@ -149,13 +175,9 @@ void FlatParamUnit::load_full(const std::vector<Tensor>& values) {
                 shape_text(shapes_[i]));
     flat.narrow(0, offsets_[i], values[i].numel()).copy_(values[i].reshape({-1}));
   }
-  const bool was_unsharded = is_unsharded();
-  if (sharded_) {
-    shard_.detach().copy_(flat.narrow(0, rank_ * shard_numel_, shard_numel_));
-    if (was_unsharded) full_.copy_(flat);
-  } else {
-    shard_.detach().copy_(flat);
-  }
+  if (sharded_) shard_.detach().copy_(flat.narrow(0, rank_ * shard_numel_, shard_numel_));
+  else shard_.detach().copy_(flat);
+  if (full_.defined()) full_.copy_(flat);  // a gathered copy sees the new values too
 }
 
 }  // namespace ember::nn::fsdp_detail

@@ -4,6 +4,7 @@
 // full flat tensor, and the reduce-scatter of their gradients into the shard's .grad.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,12 @@ class FlatParamUnit {
  public:
   /// Takes the parameters' current values (broadcast from rank 0 first when
   /// `sync_module_states`); afterwards the parameters hold no data until unshard().
+  /// `compute_dtype`: what the gathered parameters are cast to (their own dtype: no cast);
+  /// `reduce_dtype`: what gradients are reduced in.
   FlatParamUnit(std::string module_path, std::vector<Tensor> params,
                 std::vector<std::string> names, dist::ProcessGroup group, bool sharded,
-                bool sync_module_states);
+                bool sync_module_states, std::optional<Dtype> compute_dtype,
+                std::optional<Dtype> reduce_dtype);
 
   const std::string& module_path() const { return module_path_; }
   const std::vector<std::string>& names() const { return names_; }
@@ -39,6 +43,12 @@ class FlatParamUnit {
   bool is_unsharded() const { return full_.defined(); }
   /// The gathered flat parameter (undefined while resharded).
   const Tensor& full() const { return full_; }
+
+  Dtype compute_dtype() const { return compute_dtype_; }
+  Dtype reduce_dtype() const { return reduce_dtype_; }
+  /// The parameters' full values in the shard's (full) precision, in their shapes: an
+  /// all-gather of the shards (no gather under NO_SHARD). For state dicts.
+  std::vector<Tensor> gather_values() const;
 
   /// Gradient readiness in this backward; reduce_gradients() once all are ready.
   bool mark_ready(size_t param);
@@ -64,6 +74,9 @@ class FlatParamUnit {
   int rank_;
   int64_t numel_ = 0;
   int64_t shard_numel_ = 0;
+  Dtype compute_dtype_;
+  Dtype reduce_dtype_;
+  bool separate_full_;  // the gathered parameters are not the shard itself (sharded, or cast)
   Tensor shard_;
   Tensor full_;
   std::vector<bool> ready_;

@@ -150,7 +150,8 @@ void FullyShardedDataParallelImpl::build_units() {
     for (const Tensor& p : params) owned.insert(p.impl());
     units_.push_back(std::make_unique<fsdp_detail::FlatParamUnit>(
         path, std::move(params), std::move(names), options_.process_group, sharded,
-        options_.sync_module_states));
+        options_.sync_module_states, options_.mixed_precision.param_dtype,
+        options_.mixed_precision.reduce_dtype));
   };
   // _recursive_wrap: children first, then the module for what they left.
   std::function<void(Module&, const std::string&, bool)> wrap = [&](Module& m,
@@ -193,7 +194,8 @@ void FullyShardedDataParallelImpl::register_unit_hooks() {
 std::vector<FsdpUnitInfo> FullyShardedDataParallelImpl::units() const {
   std::vector<FsdpUnitInfo> out;
   for (const auto& u : units_)
-    out.push_back({u->module_path(), u->names(), u->numel(), u->padded_numel(), u->shard_numel()});
+    out.push_back({u->module_path(), u->names(), u->numel(), u->padded_numel(), u->shard_numel(),
+                   u->compute_dtype(), u->reduce_dtype()});
   for (const auto& [path, nested] : nested_)
     for (FsdpUnitInfo info : nested->units()) {
       info.module_path = join_path(path, info.module_path);
@@ -213,6 +215,7 @@ size_t FullyShardedDataParallelImpl::unit_of_storage(const Tensor& t) const {
 
 void FullyShardedDataParallelImpl::begin_forward() {
   if (module_ptr_->is_training() != is_training()) module_ptr_->train(is_training());
+  cast_buffers_once();
   // Parameters gathered before an optimizer step (a forward without backward) are stale.
   reshard_all();
   for (auto& u : units_)
@@ -287,14 +290,12 @@ StateDict FullyShardedDataParallelImpl::full_state_dict(FullStateDictOptions opt
   for (size_t n = 0; n < nested_.size(); ++n)  // every rank gathers, whatever rank0_only says
     if (!nested_done[n]) nested_[n].second->full_state_dict(options);
   for (auto& u : units_) {
-    const bool was_unsharded = u->is_unsharded();
-    u->unshard();
+    std::vector<Tensor> values = u->gather_values();
     if (keep)
-      for (size_t i = 0; i < u->params().size(); ++i)
-        out.insert(u->names()[i], u->params()[i].detach().clone());
-    if (!was_unsharded) u->reshard();
+      for (size_t i = 0; i < values.size(); ++i) out.insert(u->names()[i], values[i]);
   }
   if (!keep) return {};
+  restore_buffer_dtypes(out, "");
   return out;
 }
 
@@ -362,12 +363,11 @@ dcp::State FullyShardedDataParallelImpl::sharded_state_dict() {
   Dict buffers;
   const StateDict all = module_ptr_->state_dict();
   for (const auto& [name, b] : module_ptr_->named_buffers())
-    if (all.contains(name)) buffers.insert(name, b.detach().clone());
+    if (all.contains(name)) buffers.insert(name, b.detach().to(original_dtype(name, b)).clone());
   for (auto& u : units_) {
-    const bool was_unsharded = u->is_unsharded();
-    u->unshard();
-    for (size_t i = 0; i < u->params().size(); ++i) {
-      Tensor full = u->params()[i].detach();
+    const std::vector<Tensor> values = u->gather_values();
+    for (size_t i = 0; i < values.size(); ++i) {
+      const Tensor& full = values[i];
       if (full.dim() == 0) {
         buffers.insert(u->names()[i], full.clone());  // a 0-d parameter: replicated
         continue;
@@ -376,7 +376,6 @@ dcp::State FullyShardedDataParallelImpl::sharded_state_dict() {
       chunk.local = chunk.local.clone();
       state.sharded.emplace_back(u->names()[i], std::move(chunk));
     }
-    if (!was_unsharded) u->reshard();
   }
   for (const auto& [path, nested] : nested_) {
     dcp::State inner = nested->sharded_state_dict();
@@ -471,6 +470,44 @@ double FullyShardedDataParallelImpl::clip_grad_norm_(double max_norm,
     if (g.defined()) g.detach().mul_(coef);
   }
   return total;
+}
+
+// MixedPrecision.buffer_dtype: the floating buffers are cast at the first forward and stay
+// cast (1.13); state dicts give them back in their own dtype.
+void FullyShardedDataParallelImpl::cast_buffers_once() {
+  const auto& dtype = options_.mixed_precision.buffer_dtype;
+  if (!dtype || buffers_cast_) return;
+  buffers_cast_ = true;
+  NoGradGuard no_grad;
+  for (const auto& [name, b] : module_ptr_->named_buffers()) {
+    if (!b.is_floating_point() || b.dtype() == *dtype) continue;
+    buffer_dtypes_.emplace_back(name, b.dtype());
+    const Tensor cast = b.detach().to(*dtype).contiguous();
+    b.impl()->set_data(cast.storage(), cast.dtype(), cast.sizes(), cast.strides(),
+                       cast.storage_offset());
+  }
+}
+
+Dtype FullyShardedDataParallelImpl::original_dtype(const std::string& buffer,
+                                                   const Tensor& value) const {
+  for (const auto& [name, dtype] : buffer_dtypes_)
+    if (name == buffer) return dtype;
+  return value.dtype();
+}
+
+void FullyShardedDataParallelImpl::restore_buffer_dtypes(StateDict& out,
+                                                         const std::string& prefix) const {
+  for (const auto& [name, dtype] : buffer_dtypes_) {
+    const std::string key = join_path(prefix, name);
+    if (out.contains(key)) out.insert(key, out.at(key).to(dtype));
+  }
+}
+
+Tensor FullyShardedDataParallelImpl::cast_forward_input(const Tensor& input) const {
+  const auto& dtype = options_.mixed_precision.param_dtype;
+  if (!dtype || !input.defined() || !input.is_floating_point() || input.dtype() == *dtype)
+    return input;
+  return input.to(*dtype);
 }
 
 }  // namespace ember::nn

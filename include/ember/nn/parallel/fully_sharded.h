@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -47,6 +48,17 @@ namespace ember::nn {
 enum class ShardingStrategy { FULL_SHARD = 1, SHARD_GRAD_OP = 2, NO_SHARD = 3 };
 const char* sharding_strategy_name(ShardingStrategy strategy);
 
+/// torch.distributed.fsdp.MixedPrecision: only the dtypes given apply. param_dtype: what the
+/// gathered parameters (and the root's floating inputs) are cast to for forward and backward;
+/// the shards stay in their own precision and the optimizer updates those. reduce_dtype: what
+/// gradients are reduce-scattered in (param_dtype when not given). buffer_dtype: floating
+/// buffers are cast at the first forward and stay cast.
+struct MixedPrecision {
+  std::optional<Dtype> param_dtype = {};
+  std::optional<Dtype> reduce_dtype = {};
+  std::optional<Dtype> buffer_dtype = {};
+};
+
 struct FullyShardedDataParallelOptions {
   dist::ProcessGroup process_group = {};  // the default group unless given
   ShardingStrategy sharding_strategy = ShardingStrategy::FULL_SHARD;
@@ -54,6 +66,7 @@ struct FullyShardedDataParallelOptions {
   AutoWrapPolicy auto_wrap = {};
   /// Broadcast rank 0's parameters and buffers before sharding.
   bool sync_module_states = false;
+  MixedPrecision mixed_precision = {};
 };
 
 struct FullStateDictOptions {
@@ -68,6 +81,8 @@ struct FsdpUnitInfo {
   int64_t numel = 0;         // the parameters' elements
   int64_t padded_numel = 0;  // rounded up to a multiple of the world size
   int64_t shard_numel = 0;   // what this rank holds
+  Dtype compute_dtype = kFloat32;  // of the gathered parameters (MixedPrecision.param_dtype)
+  Dtype reduce_dtype = kFloat32;   // of the gradient reduction
 };
 
 namespace fsdp_detail {
@@ -109,6 +124,9 @@ class FullyShardedDataParallelImpl : public Module {
   /// Every rank must call it. Returns the total norm before clipping.
   double clip_grad_norm_(double max_norm, utils::ClipGradNormOptions options = {});
 
+  /// MixedPrecision.param_dtype applied to a floating input of the root's forward.
+  Tensor cast_forward_input(const Tensor& input) const;
+
   /// What forward does around the wrapped module (the typed handle calls it): the root unit
   /// gathered, the saved-tensor hooks installed for the scope's lifetime.
   class ForwardScope {
@@ -129,6 +147,9 @@ class FullyShardedDataParallelImpl : public Module {
  private:
   friend class ForwardScope;
   void adopt_nested_instances();
+  void cast_buffers_once();
+  Dtype original_dtype(const std::string& buffer, const Tensor& value) const;
+  void restore_buffer_dtypes(StateDict& out, const std::string& prefix) const;
   void collect_units(std::vector<fsdp_detail::FlatParamUnit*>& out) const;
   void load_own_state(const StateDict& state_dict);
   void build_units();
@@ -146,6 +167,8 @@ class FullyShardedDataParallelImpl : public Module {
   std::vector<std::pair<std::string, std::shared_ptr<FullyShardedDataParallelImpl>>> nested_;
   bool is_root_ = true;  // false once an enclosing FSDP adopted this one
   bool finish_queued_ = false;
+  bool buffers_cast_ = false;
+  std::vector<std::pair<std::string, Dtype>> buffer_dtypes_;  // buffers cast, their own dtype
 };
 
 /// FSDP around a module of handle type M (a layer handle such as nn::Sequential, or a
@@ -162,12 +185,20 @@ class FullyShardedDataParallelOf : public FullyShardedDataParallelImpl {
   decltype(auto) forward(Args&&... args) {
     ForwardScope scope(*this);
     if constexpr (std::is_base_of_v<ModuleHolderBase, M>)
-      return module_(std::forward<Args>(args)...);
+      return module_(cast_input(std::forward<Args>(args))...);
     else
-      return nn::detail::call_forward(*module_, std::forward<Args>(args)...);
+      return nn::detail::call_forward(*module_, cast_input(std::forward<Args>(args))...);
   }
 
  private:
+  template <class A>
+  decltype(auto) cast_input(A&& arg) const {
+    if constexpr (std::is_convertible_v<A, const Tensor&>)
+      return Tensor(cast_forward_input(arg));
+    else
+      return std::forward<A>(arg);
+  }
+
   M module_;
 };
 
