@@ -297,6 +297,21 @@ TEST(FullyShardedDataParallel, MixedPrecisionComputesInBfloat16AndKeepsFloat32Sh
   EXPECT_EQ(test::failures(exits), "");
 }
 
+// Activation checkpointing on every Linear inside FULL_SHARD units: the recompute in backward
+// runs after the unit was freed, so it needs the pre-backward all-gather on the unit's output.
+TEST(FullyShardedDataParallel, FullShardWithActivationCheckpointingEqualsOneProcess) {
+  auto exits = on_ranks(2, [](int rank) {
+    auto model = mlp(/*seed=*/100);
+    const auto wrapped = ember::utils::apply_activation_checkpointing(*model, [](const Module& m) {
+      return dynamic_cast<const LinearImpl*>(&m) != nullptr;
+    });
+    require(wrapped.size() == 3, "3 Linear layers checkpointed");
+    train_wrapped(rank, FullyShardedDataParallel(
+                            model, {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()}));
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
 TEST(FullyShardedDataParallel, WrapPoliciesPickTheUnitsAndEachIsPaddedToTheWorldSize) {
   auto exits = on_ranks(2, [](int) {
     auto describe = [](const std::vector<FsdpUnitInfo>& units) {

@@ -187,7 +187,17 @@ void FullyShardedDataParallelImpl::register_unit_hooks() {
         [&unit](Module&, const std::vector<Tensor>&) { unit.unshard(); }));
     if (strategy_ == ShardingStrategy::FULL_SHARD)
       hooks_.push_back(module->register_forward_hook(
-          [&unit](Module&, const std::vector<Tensor>&, const Tensor&) { unit.reshard(); }));
+          [&unit](Module&, const std::vector<Tensor>&, const Tensor& output) {
+            unit.reshard();
+            // The pre-backward all-gather (1.13's hook on the outputs): before the unit's
+            // backward runs, so that a recompute (activation checkpointing) finds the
+            // parameters; without one, the first saved parameter that backward unpacks does it.
+            if (output.defined() && output.requires_grad())
+              output.register_hook([&unit](const Tensor&) {
+                unit.unshard();
+                return Tensor();
+              });
+          }));
   }
 }
 
