@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "distributed/dist_test_support.h"
 #include "distributed/multiprocess.h"
 #include "serialize/checkpoint_helpers.h"
@@ -347,10 +349,15 @@ TEST(FullyShardedDataParallel, WrapPoliciesPickTheUnitsAndEachIsPaddedToTheWorld
   EXPECT_EQ(test::failures(exits), "");
 }
 
-TEST(FullyShardedDataParallel, PerRankParametersGradientsAndAdamStateAreAboutOneHalf) {
-  auto exits = on_ranks(2, [](int rank) {
+// Per-rank bytes of parameters + gradients + AdamW state under FULL_SHARD, measured with the
+// allocator's statistics after one step (nothing gathered then): at most 1/N of the unsharded
+// total plus the largest unit's full parameters (up to the allocator's size-class rounding),
+// and not less than 1/N of it. At N = 1 FSDP is
+// NO_SHARD and holds the whole model.
+void check_memory(int world) {
+  auto exits = on_ranks(world, [world](int rank) {
     const int64_t hidden = 256;
-    const Batch mine = rows(full_batch(), 64 * rank, 64);
+    const Batch mine = rows(full_batch(), (128 / world) * rank, 128 / world);
     const size_t before = cpu::allocator_stats().allocated_bytes;
     auto model = mlp(0, hidden);
     int64_t total_numel = 0, largest_unit = 0;
@@ -366,15 +373,23 @@ TEST(FullyShardedDataParallel, PerRankParametersGradientsAndAdamStateAreAboutOne
     const double held = double(cpu::allocator_stats().allocated_bytes - before);
     // parameters + gradients + exp_avg + exp_avg_sq, float32.
     const double unsharded = 4.0 * 4.0 * double(total_numel);
-    const double bound = unsharded / 2 + 4.0 * double(largest_unit);
-    require(held <= bound, "rank " + std::to_string(rank) + " holds " + std::to_string(held) +
-                               " bytes, more than half of " + std::to_string(unsharded) +
+    // The allocator rounds every block up to its size class (at most 25%: Note [Caching CPU
+    // allocator]), and a flat shard is one block.
+    const double bound = 1.25 * (unsharded / world + 4.0 * double(largest_unit));
+    std::printf("FSDP memory: world %d rank %d holds %.0f bytes (unsharded %.0f, bound %.0f)\n",
+                world, rank, held, unsharded, bound);
+    const std::string who = "world " + std::to_string(world) + " rank " + std::to_string(rank);
+    require(held <= bound, who + " holds " + std::to_string(held) + " bytes, more than 1/" +
+                               std::to_string(world) + " of " + std::to_string(unsharded) +
                                " plus the largest unit");
-    require(held >= 0.95 * unsharded / 2,
-            "rank " + std::to_string(rank) + " holds only " + std::to_string(held) +
-                " bytes: the shards' state is missing");
+    require(held >= 0.95 * unsharded / world,
+            who + " holds only " + std::to_string(held) + " bytes: the shards' state is missing");
   });
   EXPECT_EQ(test::failures(exits), "");
+}
+
+TEST(FullyShardedDataParallel, PerRankParametersGradientsAndAdamStateAreAboutOneNth) {
+  for (int world : {1, 2, 4}) check_memory(world);
 }
 
 TEST(FullyShardedDataParallel, FullStateDictHasTheUnwrappedKeysAndLoadsBack) {
