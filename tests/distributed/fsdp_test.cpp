@@ -52,11 +52,11 @@ Batch rows(const Batch& b, int64_t start, int64_t n) {
 
 constexpr int kSteps = 20;
 
-StateDict single_process_reference() {
+StateDict single_process_reference(int steps = kSteps) {
   auto model = mlp(/*seed=*/100);
   optim::AdamW opt(model->parameters(), {.lr = 1e-2});
   const Batch data = full_batch();
-  for (int step = 0; step < kSteps; ++step) {
+  for (int step = 0; step < steps; ++step) {
     opt.zero_grad();
     nn::functional::cross_entropy(model(data.x), data.y).backward();
     opt.step();
@@ -456,6 +456,61 @@ TEST(FullyShardedDataParallel, ShardedStateDictSavedOnFourRanksLoadsOnTwoAndInto
   Value plain = mlp(0)->state_dict();
   dcp::load(plain, dir);
   EXPECT_NO_THROW(require_state_near(plain.to_state_dict(), wanted, "loaded by one process"));
+}
+
+// Resuming on another world size: 5 AdamW steps of FSDP on 2 ranks, the model's and the
+// optimizer's sharded state dicts saved with dcp, loaded by FSDP on 4 ranks with another
+// wrapping, 5 more steps there: the parameters of 10 steps of one process.
+TEST(FullyShardedDataParallel, ShardedOptimizerStateSavedOnTwoRanksResumesOnFour) {
+  test::ScratchDir tmp;
+  const std::string model_dir = tmp / "model", optim_dir = tmp / "optim";
+  auto train = [](auto& fsdp, optim::Optimizer& opt, int rank, int world, int steps) {
+    const int64_t n = 128 / world;
+    const Batch mine = rows(full_batch(), n * rank, n);
+    for (int step = 0; step < steps; ++step) {
+      opt.zero_grad();
+      nn::functional::cross_entropy(fsdp(mine.x), mine.y).backward();
+      opt.step();
+    }
+  };
+  auto saved = on_ranks(2, [&](int rank) {
+    auto fsdp = FullyShardedDataParallel(
+        mlp(100), {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()});
+    optim::AdamW opt(fsdp->parameters(), {.lr = 1e-2});
+    train(fsdp, opt, rank, 2, 5);
+    dcp::save(fsdp->sharded_state_dict(), model_dir);
+    const dcp::State optim_state = fsdp->sharded_optim_state_dict(opt);
+    require(optim_state.sharded.size() == 12, "exp_avg and exp_avg_sq of 6 parameters, got " +
+                                                  std::to_string(optim_state.sharded.size()));
+    dcp::save(optim_state, optim_dir);
+  });
+  ASSERT_EQ(test::failures(saved), "");
+  auto resumed = on_ranks(4, [&](int rank) {
+    const StateDict expected = single_process_reference(10);
+    auto fsdp = FullyShardedDataParallel(mlp(0), {.sharding_strategy = ShardingStrategy::SHARD_GRAD_OP,
+                                                  .auto_wrap = size_based_auto_wrap_policy(500)});
+    optim::AdamW opt(fsdp->parameters(), {.lr = 1e-2});
+    {
+      bool refused = false;
+      try {
+        fsdp->sharded_optim_state_dict(opt);
+      } catch (const Error& e) {
+        refused = std::string(e.what()).find("take a step first") != std::string::npos;
+      }
+      require(refused, "an optimizer without state is refused by message");
+    }
+    for (Tensor p : fsdp->parameters()) p.mutable_grad() = zeros_like(p);
+    opt.step();  // creates the state that loading fills
+    dcp::State model_state = fsdp->sharded_state_dict();
+    dcp::load(model_state, model_dir);
+    fsdp->load_sharded_state_dict(model_state);
+    dcp::State optim_state = fsdp->sharded_optim_state_dict(opt);
+    dcp::load(optim_state, optim_dir);
+    fsdp->load_sharded_optim_state_dict(opt, optim_state);
+    train(fsdp, opt, rank, 4, 5);
+    require_state_near(fsdp->full_state_dict(), expected, "resumed on 4 ranks");
+  });
+  EXPECT_EQ(test::failures(resumed), "");
 }
 
 }  // namespace

@@ -114,12 +114,17 @@ void FlatParamUnit::reshard() {
     p.impl()->set_data(nothing.storage(), nothing.dtype(), {0}, {1}, 0);
 }
 
-std::vector<Tensor> FlatParamUnit::gather_values() const {
+std::vector<Tensor> FlatParamUnit::gather_values() const { return gather_like_shard(shard_); }
+
+std::vector<Tensor> FlatParamUnit::gather_like_shard(const Tensor& local) const {
   NoGradGuard no_grad;
-  Tensor flat = shard_.detach();
+  EMBER_CHECK(local.dim() == 1 && local.numel() == shard_numel_, kOp, "unit '", module_path_,
+              "': expected a tensor of the shard's ", shard_numel_, " elements, got ",
+              shape_text(local.sizes()));
+  Tensor flat = local.detach();
   if (sharded_) {
-    flat = empty({shard_numel_ * world_}, {.dtype = shard_.dtype()});
-    dist::all_gather_into_tensor(flat, shard_.detach(), {.group = group_});
+    flat = empty({shard_numel_ * world_}, {.dtype = local.dtype()});
+    dist::all_gather_into_tensor(flat, local.detach().contiguous(), {.group = group_});
   }
   std::vector<Tensor> values;
   for (size_t i = 0; i < params_.size(); ++i) {
@@ -161,6 +166,21 @@ void FlatParamUnit::reduce_gradients() {
   else grad = reduced;
   std::fill(ready_.begin(), ready_.end(), false);
   ready_count_ = 0;
+}
+
+Tensor FlatParamUnit::shard_of(const std::vector<Tensor>& values) const {
+  NoGradGuard no_grad;
+  const int64_t chunks = sharded_ ? world_ : 1;
+  Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = values.empty() ? shard_.dtype()
+                                                                        : values[0].dtype()});
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const std::vector<int64_t> got(values[i].sizes().begin(), values[i].sizes().end());
+    EMBER_CHECK(got == shapes_[i], kOp, "size mismatch for ", names_[i], ": ",
+                shape_text(values[i].sizes()), " given, the parameter is ",
+                shape_text(shapes_[i]));
+    flat.narrow(0, offsets_[i], values[i].numel()).copy_(values[i].reshape({-1}));
+  }
+  return sharded_ ? flat.narrow(0, rank_ * shard_numel_, shard_numel_).clone() : flat;
 }
 
 void FlatParamUnit::load_full(const std::vector<Tensor>& values) {

@@ -49,6 +49,10 @@ class FlatParamUnit {
   /// The parameters' full values in the shard's (full) precision, in their shapes: an
   /// all-gather of the shards (no gather under NO_SHARD). For state dicts.
   std::vector<Tensor> gather_values() const;
+  /// The same for any tensor laid out like the shard (an optimizer state of it).
+  std::vector<Tensor> gather_like_shard(const Tensor& local) const;
+  /// This rank's chunk of full values given in the parameters' shapes (flat order), padded.
+  Tensor shard_of(const std::vector<Tensor>& values) const;
 
   /// Gradient readiness in this backward; reduce_gradients() once all are ready.
   bool mark_ready(size_t param);

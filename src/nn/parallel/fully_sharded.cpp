@@ -520,4 +520,97 @@ Tensor FullyShardedDataParallelImpl::cast_forward_input(const Tensor& input) con
   return input.to(*dtype);
 }
 
+void FullyShardedDataParallelImpl::collect_named_units(
+    std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>>& out,
+    const std::string& prefix) const {
+  for (const auto& u : units_) out.emplace_back(prefix, u.get());
+  for (const auto& [path, nested] : nested_)
+    nested->collect_named_units(out, join_path(prefix, path));
+}
+
+namespace {
+std::string optim_key(const std::string& prefix, const std::string& param,
+                      const std::string& state) {
+  return "optim." + join_path(prefix, param) + "." + state;
+}
+}  // namespace
+
+dcp::State FullyShardedDataParallelImpl::sharded_optim_state_dict(optim::Optimizer& optimizer) {
+  const int rank = dist::get_rank(options_.process_group);
+  const int world = dist::get_world_size(options_.process_group);
+  std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>> all;
+  collect_named_units(all);
+  dcp::State out;
+  Dict tree;
+  for (const auto& [prefix, u] : all) {
+    const Dict& state = optimizer.state(u->shard());
+    EMBER_CHECK(!state.empty() || !u->shard().requires_grad(), kOp, "sharded_optim_state_dict: the "
+                "optimizer has no state for unit '", join_path(prefix, u->module_path()),
+                "' yet (take a step first)");
+    for (const auto& [k, v] : state) {
+      const std::string key = k.to_string();
+      if (v.is_tensor() && v.to_tensor().dim() == 1 && v.to_tensor().numel() == u->shard_numel()) {
+        const std::vector<Tensor> values = u->gather_like_shard(v.to_tensor());
+        for (size_t i = 0; i < values.size(); ++i) {
+          dcp::ShardedTensor chunk = dcp::shard_dim0(values[i].dim() ? values[i]
+                                                                     : values[i].reshape({1}),
+                                                     rank, world);
+          chunk.local = chunk.local.clone();
+          out.sharded.emplace_back(optim_key(prefix, u->names()[i], key), std::move(chunk));
+        }
+      } else {
+        for (const std::string& name : u->names())
+          tree.insert(optim_key(prefix, name, key),
+                      v.is_tensor() ? Value(v.to_tensor().clone()) : v);
+      }
+    }
+  }
+  out.tree = tree;
+  return out;
+}
+
+void FullyShardedDataParallelImpl::load_sharded_optim_state_dict(optim::Optimizer& optimizer,
+                                                                 const dcp::State& state) {
+  const Dict& tree = state.tree.to_dict();
+  std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>> all;
+  collect_named_units(all);
+  for (const auto& [prefix, u] : all) {
+    Dict& target = optimizer.state(u->shard());
+    for (auto& [k, v] : target) {
+      const std::string key = k.to_string();
+      if (v.is_tensor() && v.to_tensor().dim() == 1 && v.to_tensor().numel() == u->shard_numel()) {
+        std::vector<Tensor> values;
+        for (size_t i = 0; i < u->params().size(); ++i) {
+          const std::string name = optim_key(prefix, u->names()[i], key);
+          const dcp::ShardedTensor* chunk = nullptr;
+          for (const auto& [n, c] : state.sharded)
+            if (n == name) chunk = &c;
+          EMBER_CHECK(chunk != nullptr, kOp, "load_sharded_optim_state_dict: missing key '",
+                      name, "'");
+          std::vector<int64_t> shape = u->shape(i);
+          if (shape.empty()) shape = {1};
+          EMBER_CHECK(chunk->global_sizes == shape, kOp, "load_sharded_optim_state_dict: size "
+                      "mismatch for ", name, ": the sharded tensor is ",
+                      shape_text(chunk->global_sizes), ", the parameter ", shape_text(shape));
+          values.push_back(gather_dim0(*chunk, shape, options_.process_group).view(
+              u->shape(i)));
+        }
+        NoGradGuard no_grad;
+        v.to_tensor().detach().copy_(u->shard_of(values));
+      } else {
+        const std::string name = optim_key(prefix, u->names()[0], key);
+        EMBER_CHECK(tree.contains(name), kOp, "load_sharded_optim_state_dict: missing key '",
+                    name, "'");
+        const Value& saved = tree.at(name);
+        if (v.is_tensor() && saved.is_tensor()) {
+          NoGradGuard no_grad;
+          v.to_tensor().detach().copy_(saved.to_tensor());
+        } else {
+          v = saved;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace ember::nn

@@ -42,6 +42,7 @@
 #include "ember/nn/module.h"
 #include "ember/nn/parallel/wrap.h"
 #include "ember/nn/utils.h"
+#include "ember/optim/optimizer.h"
 
 namespace ember::nn {
 
@@ -118,6 +119,16 @@ class FullyShardedDataParallelImpl : public Module {
   /// and each rank keeps its flat shard. Missing keys and shape mismatches name the key.
   void load_sharded_state_dict(const dcp::State& state);
 
+  /// 1.13's sharded_optim_state_dict for an optimizer built on parameters(): every state of a
+  /// shard's size (exp_avg, momentum_buffer, ...) all-gathered, cut back into the original
+  /// parameters and sharded along dim 0 as "optim.<parameter name>.<state>"; the other states
+  /// (step) replicated in the tree under the same keys. The optimizer must have state (after a
+  /// step), as 1.13's DCP needs it: loading fills existing state in place of its values.
+  dcp::State sharded_optim_state_dict(optim::Optimizer& optimizer);
+  /// Puts what dcp::load filled into sharded_optim_state_dict()'s layout back into the optimizer:
+  /// each rank keeps its flat chunk of every state, whatever world size saved it.
+  void load_sharded_optim_state_dict(optim::Optimizer& optimizer, const dcp::State& state);
+
   /// nn::utils::clip_grad_norm_ over the whole model: the norm of every rank's shard gradients
   /// (an all_reduce of the local sums; NO_SHARD units' replicated gradients counted once), the
   /// same coefficient max_norm / (total + 1e-6), at most 1, applied to every shard's gradient.
@@ -151,6 +162,10 @@ class FullyShardedDataParallelImpl : public Module {
   Dtype original_dtype(const std::string& buffer, const Tensor& value) const;
   void restore_buffer_dtypes(StateDict& out, const std::string& prefix) const;
   void collect_units(std::vector<fsdp_detail::FlatParamUnit*>& out) const;
+  /// Every unit of this instance and the nested ones, with the prefix of its parameter names.
+  void collect_named_units(
+      std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>>& out,
+      const std::string& prefix = "") const;
   void load_own_state(const StateDict& state_dict);
   void build_units();
   void register_unit_hooks();
