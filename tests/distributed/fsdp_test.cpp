@@ -513,5 +513,61 @@ TEST(FullyShardedDataParallel, ShardedOptimizerStateSavedOnTwoRanksResumesOnFour
   EXPECT_EQ(test::failures(resumed), "");
 }
 
+// The full optimizer state dict: keyed by the unwrapped parameter names with the parameters'
+// shapes (equal to one process's AdamW state after the same 5 steps), rank0_only, and loaded
+// back into FSDP with another wrapping on the same ranks, where 5 more steps give 10 steps of
+// one process.
+TEST(FullyShardedDataParallel, FullOptimizerStateDictIsKeyedByNameAndLoadsBack) {
+  auto exits = on_ranks(2, [](int rank) {
+    const Batch data = full_batch();
+    auto reference = mlp(100);
+    optim::AdamW ref_opt(reference->parameters(), {.lr = 1e-2});
+    for (int step = 0; step < 5; ++step) {
+      ref_opt.zero_grad();
+      nn::functional::cross_entropy(reference(data.x), data.y).backward();
+      ref_opt.step();
+    }
+    const Batch mine = rows(data, 64 * rank, 64);
+    auto train = [&](auto& fsdp, optim::Optimizer& opt, int steps) {
+      for (int step = 0; step < steps; ++step) {
+        opt.zero_grad();
+        nn::functional::cross_entropy(fsdp(mine.x), mine.y).backward();
+        opt.step();
+      }
+    };
+    auto fsdp = FullyShardedDataParallel(
+        mlp(100), {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()});
+    optim::AdamW opt(fsdp->parameters(), {.lr = 1e-2});
+    train(fsdp, opt, 5);
+    const Value full = fsdp->full_optim_state_dict(opt);
+    const Dict& state = full.to_dict().at("state").to_dict();
+    require(state.size() == 6, "one entry per original parameter");
+    for (const auto& [name, p] : reference->named_parameters()) {
+      const Dict& mine_state = state.at(name).to_dict();
+      const Dict& want = ref_opt.state(p);
+      for (const char* key : {"exp_avg", "exp_avg_sq"}) {
+        const Tensor& g = mine_state.at(key).to_tensor();
+        require(g.sizes() == p.sizes(), name + "." + key + " has the parameter's shape");
+        const auto gv = test::values(g), wv = test::values(want.at(key).to_tensor());
+        for (size_t i = 0; i < wv.size(); ++i)
+          require(std::abs(gv[i] - wv[i]) <= 1e-6 + 1e-4 * std::abs(wv[i]),
+                  name + "." + key + "[" + std::to_string(i) + "]");
+      }
+    }
+    const Value only0 = fsdp->full_optim_state_dict(opt, /*rank0_only=*/true);
+    require((rank == 0) == only0.is_dict(), "rank0_only");
+    const StateDict model_state = fsdp->full_state_dict();
+
+    auto other = FullyShardedDataParallel(mlp(0), {.auto_wrap = size_based_auto_wrap_policy(500)});
+    optim::AdamW other_opt(other->parameters(), {.lr = 1e-2});
+    other->load_full_state_dict(model_state);
+    other->load_full_optim_state_dict(other_opt, full);
+    train(other, other_opt, 5);
+    require_state_near(other->full_state_dict(), single_process_reference(10),
+                       "resumed from the full optimizer state dict");
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
 }  // namespace
 }  // namespace ember::nn

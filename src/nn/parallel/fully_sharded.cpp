@@ -613,4 +613,107 @@ void FullyShardedDataParallelImpl::load_sharded_optim_state_dict(optim::Optimize
   }
 }
 
+namespace {
+bool is_shard_state(const Value& v, const fsdp_detail::FlatParamUnit& u) {
+  return v.is_tensor() && v.to_tensor().dim() == 1 && v.to_tensor().numel() == u.shard_numel();
+}
+}  // namespace
+
+Value FullyShardedDataParallelImpl::full_optim_state_dict(optim::Optimizer& optimizer,
+                                                          bool rank0_only) {
+  const bool keep = !rank0_only || dist::get_rank(options_.process_group) == 0;
+  std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>> all;
+  collect_named_units(all);
+  Dict state;
+  for (const auto& [prefix, u] : all) {
+    std::vector<Dict> per_param(u->params().size());
+    for (const auto& [k, v] : optimizer.state(u->shard())) {
+      if (is_shard_state(v, *u)) {
+        const std::vector<Tensor> values = u->gather_like_shard(v.to_tensor());
+        for (size_t i = 0; i < values.size(); ++i) per_param[i].insert(k, values[i]);
+      } else {
+        for (Dict& d : per_param) d.insert(k, v.is_tensor() ? Value(v.to_tensor().clone()) : v);
+      }
+    }
+    for (size_t i = 0; i < per_param.size(); ++i)
+      if (!per_param[i].empty()) state.insert(join_path(prefix, u->names()[i]), per_param[i]);
+  }
+  if (!keep) return Value();
+  // The groups list parameters by name (1.13's OptimStateKeyType.PARAM_NAME), every original
+  // parameter of each flat one.
+  const Value own = optimizer.state_dict();
+  const List& own_groups = own.to_dict().at("param_groups").to_list();
+  List groups;
+  for (const auto& group : optimizer.param_groups()) {
+    Dict g = own_groups[groups.size()].to_dict();
+    List names;
+    for (const Tensor& p : group.params())
+      for (const auto& [prefix, u] : all)
+        if (u->shard().impl() == p.impl())
+          for (const std::string& n : u->names()) names.push_back(join_path(prefix, n));
+    g.insert("params", names);
+    groups.push_back(g);
+  }
+  return Dict{{"state", state}, {"param_groups", groups}};
+}
+
+void FullyShardedDataParallelImpl::load_full_optim_state_dict(optim::Optimizer& optimizer,
+                                                              const Value& full) {
+  const Dict& by_name = full.to_dict().at("state").to_dict();
+  std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>> all;
+  collect_named_units(all);
+  // The optimizer's own layout: parameter index -> shard, to build its state_dict().
+  Value own = optimizer.state_dict();
+  Dict state;
+  int64_t index = 0;
+  for (const auto& group : optimizer.param_groups())
+    for (const Tensor& p : group.params()) {
+      const fsdp_detail::FlatParamUnit* unit = nullptr;
+      std::string prefix;
+      for (const auto& [pre, u] : all)
+        if (u->shard().impl() == p.impl()) unit = u, prefix = pre;
+      EMBER_CHECK(unit != nullptr, kOp, "load_full_optim_state_dict: the optimizer's parameter ",
+                  index, " is not one of this FSDP's flat parameters");
+      const std::string first = join_path(prefix, unit->names()[0]);
+      if (by_name.contains(first)) {
+        Dict flat_state;
+        for (const auto& [k, v] : by_name.at(first).to_dict()) {
+          // Per-element states have the parameter's shape; the rest (step) is per parameter.
+          const bool per_element =
+              v.is_tensor() && !unit->shape(0).empty() &&
+              std::vector<int64_t>(v.to_tensor().sizes().begin(), v.to_tensor().sizes().end()) ==
+                  unit->shape(0);
+          if (per_element) {
+            std::vector<Tensor> values;
+            for (const std::string& name : unit->names()) {
+              const std::string key = join_path(prefix, name);
+              EMBER_CHECK(by_name.contains(key) && by_name.at(key).to_dict().contains(k), kOp,
+                          "load_full_optim_state_dict: missing state '", k.to_string(),
+                          "' of '", key, "'");
+              values.push_back(by_name.at(key).to_dict().at(k).to_tensor());
+            }
+            flat_state.insert(k, unit->shard_of(values));
+          } else {
+            flat_state.insert(k, v);
+          }
+        }
+        state.insert(index, flat_state);
+      }
+      ++index;
+    }
+  // The groups' options from the dict, their parameters as this optimizer numbers them.
+  const List& saved_groups = full.to_dict().at("param_groups").to_list();
+  const List& own_groups = own.to_dict().at("param_groups").to_list();
+  EMBER_CHECK(saved_groups.size() == own_groups.size(), kOp, "load_full_optim_state_dict: the "
+              "dict has ", saved_groups.size(), " parameter groups, the optimizer ",
+              own_groups.size());
+  List groups;
+  for (size_t g = 0; g < own_groups.size(); ++g) {
+    Dict group = saved_groups[g].to_dict();
+    group.insert("params", own_groups[g].to_dict().at("params"));
+    groups.push_back(group);
+  }
+  optimizer.load_state_dict(Dict{{"state", state}, {"param_groups", groups}});
+}
+
 }  // namespace ember::nn

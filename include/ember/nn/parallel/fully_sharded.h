@@ -129,6 +129,14 @@ class FullyShardedDataParallelImpl : public Module {
   /// each rank keeps its flat chunk of every state, whatever world size saved it.
   void load_sharded_optim_state_dict(optim::Optimizer& optimizer, const dcp::State& state);
 
+  /// 1.13's full_optim_state_dict: {"state": {parameter name: {state: value}}, "param_groups"}
+  /// with every shard-sized state all-gathered and cut back into the original parameters'
+  /// shapes (keyed by name, not index). rank0_only: the other ranks get None (they still gather).
+  Value full_optim_state_dict(optim::Optimizer& optimizer, bool rank0_only = false);
+  /// 1.13's shard_full_optim_state_dict + load: every rank passes the whole dict and keeps its
+  /// chunk of each state; the optimizer's own state is replaced (param_groups' options too).
+  void load_full_optim_state_dict(optim::Optimizer& optimizer, const Value& full);
+
   /// nn::utils::clip_grad_norm_ over the whole model: the norm of every rank's shard gradients
   /// (an all_reduce of the local sums; NO_SHARD units' replicated gradients counted once), the
   /// same coefficient max_norm / (total + 1e-6), at most 1, applied to every shard's gradient.
