@@ -569,5 +569,51 @@ TEST(FullyShardedDataParallel, FullOptimizerStateDictIsKeyedByNameAndLoadsBack) 
   EXPECT_EQ(test::failures(exits), "");
 }
 
+std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Bad input is refused by message; the local state dict (the flat shards under their names) loads
+// back on the same ranks.
+TEST(FullyShardedDataParallel, BadInputIsRefusedByMessageAndTheLocalStateDictRoundTrips) {
+  const std::string uninitialized = error_of([] { auto f = FullyShardedDataParallel(mlp(0)); });
+  EXPECT_NE(uninitialized.find("init_process_group"), std::string::npos) << uninitialized;
+  auto exits = on_ranks(2, [](int) {
+    auto mixed = nn::Sequential(nn::Linear(2, 2), nn::Linear(2, 2));
+    mixed[1]->to(kFloat64);
+    const std::string dtype = error_of([&] { auto f = FullyShardedDataParallel(mixed); });
+    require(dtype.find("uniform dtype") != std::string::npos &&
+                dtype.find("the root unit '0.weight' is torch.float32") != std::string::npos &&
+                dtype.find("'1.weight' is torch.float64") != std::string::npos,
+            "mixed dtypes in one unit: " + dtype);
+    // With one unit per Linear the dtypes may differ.
+    auto per_layer = FullyShardedDataParallel(
+        mixed, {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()});
+    require(per_layer->units().size() == 2, "two units");
+
+    auto fsdp = FullyShardedDataParallel(
+        mlp(0), {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()});
+    dcp::State sharded = fsdp->sharded_state_dict();
+    sharded.sharded.pop_back();
+    const std::string missing = error_of([&] { fsdp->load_sharded_state_dict(sharded); });
+    require(missing.find("missing key '4.bias'") != std::string::npos, "missing: " + missing);
+
+    const StateDict local = fsdp->state_dict();
+    require(local.keys() == std::vector<std::string>{"flat_param_0", "flat_param_1", "flat_param_2"},
+            "local state dict keys");
+    const StateDict before = fsdp->full_state_dict();
+    auto other = FullyShardedDataParallel(
+        mlp(5), {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()});
+    other->load_state_dict(local);
+    require_state_near(other->full_state_dict(), before, "after loading the local state dict");
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
 }  // namespace
 }  // namespace ember::nn

@@ -46,7 +46,7 @@ FlatParamUnit::FlatParamUnit(std::string module_path, std::vector<Tensor> params
       rank_(dist::get_rank(group_)),
       ready_(params_.size(), false) {
   NoGradGuard no_grad;
-  EMBER_CHECK(!params_.empty(), kOp, "unit '", module_path_, "' has no parameters");
+  EMBER_CHECK(!params_.empty(), kOp, unit_text(), " has no parameters");
   const Dtype dtype = params_[0].dtype();
   const bool requires_grad = params_[0].requires_grad();
   std::vector<Tensor> pieces;
@@ -54,12 +54,12 @@ FlatParamUnit::FlatParamUnit(std::string module_path, std::vector<Tensor> params
     const Tensor& p = params_[i];
     EMBER_CHECK(p.is_floating_point(), kOp, "parameter '", names_[i], "' is ", p.dtype(),
                 ": integer parameters are unsupported (a flat parameter holds floating point)");
-    EMBER_CHECK(p.dtype() == dtype, kOp, "a flat parameter requires a uniform dtype, but in "
-                "unit '", module_path_, "' '", names_[0], "' is ", dtype, " and '", names_[i],
-                "' is ", p.dtype());
+    EMBER_CHECK(p.dtype() == dtype, kOp, "a flat parameter requires a uniform dtype, but in ",
+                unit_text(), " '", names_[0], "' is ", dtype, " and '", names_[i], "' is ",
+                p.dtype());
     EMBER_CHECK(p.requires_grad() == requires_grad, kOp, "a flat parameter requires uniform "
-                "requires_grad, but in unit '", module_path_, "' '", names_[0], "' has ",
-                requires_grad, " and '", names_[i], "' has ", p.requires_grad());
+                "requires_grad, but in ", unit_text(), " '", names_[0], "' has ", requires_grad,
+                " and '", names_[i], "' has ", p.requires_grad());
     EMBER_CHECK(p.device().is_cpu(), kOp, "parameter '", names_[i], "' is on ", p.device(),
                 ": this build's process groups (gloo) reduce CPU tensors");
     shapes_.emplace_back(p.sizes().begin(), p.sizes().end());
@@ -83,6 +83,10 @@ FlatParamUnit::FlatParamUnit(std::string module_path, std::vector<Tensor> params
   } else {
     point_params_into(shard_);
   }
+}
+
+std::string FlatParamUnit::unit_text() const {
+  return module_path_.empty() ? std::string("the root unit") : "unit '" + module_path_ + "'";
 }
 
 void FlatParamUnit::point_params_into(const Tensor& flat) {
@@ -118,8 +122,8 @@ std::vector<Tensor> FlatParamUnit::gather_values() const { return gather_like_sh
 
 std::vector<Tensor> FlatParamUnit::gather_like_shard(const Tensor& local) const {
   NoGradGuard no_grad;
-  EMBER_CHECK(local.dim() == 1 && local.numel() == shard_numel_, kOp, "unit '", module_path_,
-              "': expected a tensor of the shard's ", shard_numel_, " elements, got ",
+  EMBER_CHECK(local.dim() == 1 && local.numel() == shard_numel_, kOp, unit_text(),
+              ": expected a tensor of the shard's ", shard_numel_, " elements, got ",
               shape_text(local.sizes()));
   Tensor flat = local.detach();
   if (sharded_) {

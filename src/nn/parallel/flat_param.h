@@ -66,6 +66,7 @@ class FlatParamUnit {
 
  private:
   void point_params_into(const Tensor& flat);
+  std::string unit_text() const;  // "unit '2'", "the root unit": for messages
 
   std::string module_path_;
   std::vector<Tensor> params_;
