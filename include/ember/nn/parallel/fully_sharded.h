@@ -7,6 +7,13 @@
 //   optim::AdamW opt(fsdp->parameters(), {.lr = 1e-3});   // this rank's shards only
 //   criterion(fsdp(x), y).backward();  opt.step();          // gradients reduce-scattered by now
 //   auto sd = fsdp->full_state_dict({.rank0_only = true});  // the unwrapped model's keys
+//   dcp::save(fsdp->sharded_state_dict(), dir);             // reshardable on load
+//
+// State dicts (1.13's three types): full_state_dict() (gathered, the unwrapped keys),
+// sharded_state_dict() (dim-0 dcp::ShardedTensors under the unwrapped keys) and Module's own
+// state_dict() as the local one (this rank's flat shards: "flat_param", "flat_param_<i>"); for
+// the optimizer full_optim_state_dict() (keyed by parameter name) and
+// sharded_optim_state_dict(), each with its load.
 //
 // Each unit (a module the auto_wrap policy picked, plus the root for the rest) flattens its
 // parameters into one flat parameter (named_modules order, each tensor once), pads it with
@@ -23,9 +30,11 @@
 // enclosing FSDP lists them as children (parameters() reaches their shards), leaves their
 // parameters out of its own units, and under FULL_SHARD they free after their forward.
 // train()/eval() on the wrapper reach the wrapped module at the next forward.
-// Differences from 1.13: collectives are synchronous (no prefetch or stream overlap); inside a
-// forward every tensor autograd saves goes through FSDP's saved-tensor hooks (so a unit's
-// parameters can be freed and regathered), which skips the in-place version check for them.
+// Differences from 1.13: collectives are synchronous (no prefetch, no overlap with backward);
+// inside a forward every tensor autograd saves goes through FSDP's saved-tensor hooks (so a
+// unit's parameters can be freed and regathered), which skips the in-place version check for
+// them; a unit whose parameters only partly got gradients reduces zeros for the rest when
+// backward ends (every rank must then agree on which did, or the collectives mismatch).
 #pragma once
 
 #include <cstdint>
