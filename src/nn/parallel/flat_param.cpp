@@ -148,7 +148,13 @@ bool FlatParamUnit::mark_ready(size_t param) {
 }
 
 void FlatParamUnit::reduce_gradients() {
+  launch_reduce();
+  finish_reduce();
+}
+
+void FlatParamUnit::launch_reduce() {
   NoGradGuard no_grad;
+  EMBER_CHECK(!reduce_in_flight_, kOp, unit_text(), ": a gradient reduction is already running");
   const int64_t chunks = sharded_ ? world_ : 1;
   Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = reduce_dtype_});
   for (size_t i = 0; i < params_.size(); ++i) {
@@ -156,20 +162,31 @@ void FlatParamUnit::reduce_gradients() {
     if (g.defined()) flat.narrow(0, offsets_[i], g.numel()).copy_(g.reshape({-1}));
     g = Tensor();
   }
-  Tensor reduced;
+  // Asynchronous: the rest of backward runs while the group's thread reduces.
   if (sharded_) {
-    reduced = empty({shard_numel_}, {.dtype = reduce_dtype_});
-    dist::reduce_scatter_tensor(reduced, flat, {.op = dist::ReduceOp::AVG, .group = group_});
+    reduced_ = empty({shard_numel_}, {.dtype = reduce_dtype_});
+    reduce_work_ = dist::reduce_scatter_tensor(
+        reduced_, flat, {.op = dist::ReduceOp::AVG, .group = group_, .async_op = true});
   } else {
-    dist::all_reduce(flat, {.op = dist::ReduceOp::AVG, .group = group_});
-    reduced = flat;
+    reduced_ = flat;
+    reduce_work_ = dist::all_reduce(
+        reduced_, {.op = dist::ReduceOp::AVG, .group = group_, .async_op = true});
   }
-  if (reduced.dtype() != shard_.dtype()) reduced = reduced.to(shard_.dtype());
+  reduce_in_flight_ = true;
+  std::fill(ready_.begin(), ready_.end(), false);
+  ready_count_ = 0;
+}
+
+void FlatParamUnit::finish_reduce() {
+  if (!reduce_in_flight_) return;
+  reduce_in_flight_ = false;
+  reduce_work_.wait();
+  NoGradGuard no_grad;
+  Tensor reduced = reduced_.dtype() == shard_.dtype() ? reduced_ : reduced_.to(shard_.dtype());
+  reduced_ = Tensor();
   Tensor& grad = shard_.mutable_grad();
   if (grad.defined()) grad.add_(reduced);
   else grad = reduced;
-  std::fill(ready_.begin(), ready_.end(), false);
-  ready_count_ = 0;
 }
 
 Tensor FlatParamUnit::shard_of(const std::vector<Tensor>& values) const {

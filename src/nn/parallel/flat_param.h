@@ -60,6 +60,11 @@ class FlatParamUnit {
   /// Flattens the parameters' gradients (zeros where none), reduces them (AVG) into this rank's
   /// chunk and adds it to shard().grad; clears the parameters' .grad.
   void reduce_gradients();
+  /// The same in two halves: launch_reduce() starts the collective (asynchronously) and clears
+  /// the parameters' .grad; finish_reduce() waits for it and adds the result to shard().grad
+  /// (nothing when none is running).
+  void launch_reduce();
+  void finish_reduce();
 
   /// Copies new full values (in the parameters' shapes, flat order) into this rank's shard.
   void load_full(const std::vector<Tensor>& values);
@@ -84,6 +89,9 @@ class FlatParamUnit {
   bool separate_full_;  // the gathered parameters are not the shard itself (sharded, or cast)
   Tensor shard_;
   Tensor full_;
+  dist::Work reduce_work_;
+  Tensor reduced_;  // the collective's output while it runs
+  bool reduce_in_flight_ = false;
   std::vector<bool> ready_;
   size_t ready_count_ = 0;
 };

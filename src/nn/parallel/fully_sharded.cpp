@@ -265,7 +265,7 @@ void FullyShardedDataParallelImpl::on_gradient_ready(size_t unit, size_t param) 
   }
   fsdp_detail::FlatParamUnit& u = *units_[unit];
   if (u.mark_ready(param)) {
-    u.reduce_gradients();
+    u.launch_reduce();  // overlaps the rest of backward; finish_backward waits
     u.reshard();
   }
 }
@@ -274,7 +274,8 @@ void FullyShardedDataParallelImpl::finish_backward() {
   finish_queued_ = false;
   // A unit some of whose parameters got no gradient: reduce what it has (zeros elsewhere).
   for (auto& u : units_)
-    if (u->any_ready()) u->reduce_gradients();
+    if (u->any_ready()) u->launch_reduce();
+  for (auto& u : units_) u->finish_reduce();
   reshard_all();
 }
 

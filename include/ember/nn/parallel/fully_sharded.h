@@ -30,7 +30,9 @@
 // enclosing FSDP lists them as children (parameters() reaches their shards), leaves their
 // parameters out of its own units, and under FULL_SHARD they free after their forward.
 // train()/eval() on the wrapper reach the wrapped module at the next forward.
-// Differences from 1.13: collectives are synchronous (no prefetch, no overlap with backward);
+// A unit's reduce-scatter is started asynchronously as soon as its last gradient arrives and is
+// waited for when backward ends (so it overlaps the rest of backward); the all-gathers are
+// synchronous. Differences from 1.13: no all-gather prefetch (forward or backward);
 // inside a forward every tensor autograd saves goes through FSDP's saved-tensor hooks (so a
 // unit's parameters can be freed and regathered), which skips the in-place version check for
 // them; a unit whose parameters only partly got gradients reduces zeros for the rest when
