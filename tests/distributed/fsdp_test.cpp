@@ -615,5 +615,44 @@ TEST(FullyShardedDataParallel, BadInputIsRefusedByMessageAndTheLocalStateDictRou
   EXPECT_EQ(test::failures(exits), "");
 }
 
+// The reference's wrapping: transformer_auto_wrap_policy<TransformerEncoderLayer> on a
+// TransformerEncoder makes each layer a unit (the final LayerNorm stays in the root); FULL_SHARD
+// on 2 ranks gives the parameters of one process after 5 SGD steps (SGD: the key bias's
+// gradient is zero up to rounding, which Adam would blow up to whole steps).
+TEST(FullyShardedDataParallel, TransformerEncoderLayersAsUnitsEqualOneProcess) {
+  auto exits = on_ranks(2, [](int rank) {
+    auto encoder = [] {
+      manual_seed(3);
+      return nn::TransformerEncoder(
+          nn::TransformerEncoderLayer(16, 2, {.dim_feedforward = 32, .dropout = 0.0,
+                                              .batch_first = true}),
+          2, nn::LayerNorm(std::vector<int64_t>{16}));
+    };
+    manual_seed(4);
+    const Tensor x = randn({16, 5, 16}), target = randn({16, 5, 16});
+    auto reference = encoder();
+    optim::SGD ref_opt(reference->parameters(), {.lr = 0.1});
+    for (int step = 0; step < 5; ++step) {
+      ref_opt.zero_grad();
+      nn::functional::mse_loss(reference(x), target).backward();
+      ref_opt.step();
+    }
+    auto fsdp = FullyShardedDataParallel(
+        encoder(), {.auto_wrap = transformer_auto_wrap_policy<TransformerEncoderLayerImpl>()});
+    std::string units;
+    for (const auto& u : fsdp->units()) units += "(" + u.module_path + ")";
+    require(units == "(layers.0)(layers.1)()", "units: " + units);
+    optim::SGD opt(fsdp->parameters(), {.lr = 0.1});
+    const Tensor mine = x.narrow(0, 8 * rank, 8), my_target = target.narrow(0, 8 * rank, 8);
+    for (int step = 0; step < 5; ++step) {
+      opt.zero_grad();
+      nn::functional::mse_loss(fsdp(mine), my_target).backward();
+      opt.step();
+    }
+    require_state_near(fsdp->full_state_dict(), reference->state_dict(), "TransformerEncoder");
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
 }  // namespace
 }  // namespace ember::nn
