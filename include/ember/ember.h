@@ -36,5 +36,6 @@
 #include "ember/distributed/store.h"
 #include "ember/nn/layers/sync_batchnorm.h"
 #include "ember/nn/parallel/distributed.h"
+#include "ember/nn/parallel/fully_sharded.h"
 // Mixed precision (src/amp)
 #include "ember/amp/grad_scaler.h"

@@ -1,0 +1,720 @@
+// FullyShardedDataParallel: the units (1.13's _recursive_wrap with the auto-wrap policy, the
+// root taking what is left), the forward hooks that gather and free them, the saved-tensor hooks
+// that let FULL_SHARD free a unit's parameters between forward and backward, the gradient hooks
+// that reduce-scatter a unit as soon as its last gradient arrives, and the full state dict.
+#include "ember/nn/parallel/fully_sharded.h"
+
+#include <algorithm>
+#include <cmath>
+#include <any>
+#include <functional>
+#include <unordered_set>
+
+#include "autograd/final_callbacks.h"
+#include "ember/creation.h"
+#include "ember/error.h"
+#include "ember/nn/layers/attention.h"
+#include "ember/nn/layers/container.h"
+#include "ember/tensor_impl.h"
+#include "nn/parallel/flat_param.h"
+
+namespace ember::nn {
+namespace {
+
+constexpr const char* kOp = "FullyShardedDataParallel";
+
+using ParamSet = std::unordered_set<const TensorImpl*>;
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string join_path(const std::string& prefix, const std::string& name) {
+  if (prefix.empty()) return name;
+  return name.empty() ? prefix : prefix + "." + name;
+}
+
+// The parameters under `module` that no unit owns yet, in named_modules order, each once.
+void unowned_parameters(const Module& module, const std::string& path, const ParamSet& owned,
+                        std::vector<Tensor>& params, std::vector<std::string>& names) {
+  ParamSet seen;
+  for (const auto& [prefix, m] : module.named_modules()) {
+    // A module the user wrapped in FSDP (manual nesting) owns its flat parameters itself.
+    if (dynamic_cast<const FullyShardedDataParallelImpl*>(m.get())) continue;
+    for (const auto& [name, p] : m->named_parameters(/*recurse=*/false)) {
+      if (owned.count(p.impl()) || !seen.insert(p.impl()).second) continue;
+      params.push_back(p);
+      names.push_back(join_path(join_path(path, prefix), name));
+    }
+  }
+}
+
+int64_t unowned_numel(const Module& module, const ParamSet& owned) {
+  std::vector<Tensor> params;
+  std::vector<std::string> names;
+  unowned_parameters(module, "", owned, params, names);
+  int64_t n = 0;
+  for (const Tensor& p : params) n += p.numel();
+  return n;
+}
+
+// A value autograd saved that lives in a unit's gathered flat parameter: remembered by place,
+// so that the parameter can be freed and the value rebuilt from a fresh all-gather.
+struct SavedParamView {
+  size_t unit;
+  std::vector<int64_t> sizes, strides;
+  int64_t storage_offset;
+};
+
+}  // namespace
+
+const char* sharding_strategy_name(ShardingStrategy strategy) {
+  switch (strategy) {
+    case ShardingStrategy::FULL_SHARD: return "FULL_SHARD";
+    case ShardingStrategy::SHARD_GRAD_OP: return "SHARD_GRAD_OP";
+    case ShardingStrategy::NO_SHARD: return "NO_SHARD";
+  }
+  return "?";
+}
+
+AutoWrapPolicy size_based_auto_wrap_policy(int64_t min_num_params) {
+  return [min_num_params](const Module& module, bool recurse, int64_t unwrapped) {
+    if (unwrapped < min_num_params) return false;
+    // 1.13's FORCE_LEAF_MODULES and EXCLUDE_WRAP_MODULES.
+    if (recurse) return dynamic_cast<const MultiheadAttentionImpl*>(&module) == nullptr;
+    return dynamic_cast<const ModuleListImpl*>(&module) == nullptr &&
+           dynamic_cast<const ModuleDictImpl*>(&module) == nullptr;
+  };
+}
+
+FullyShardedDataParallelImpl::FullyShardedDataParallelImpl(
+    std::shared_ptr<Module> module, FullyShardedDataParallelOptions options)
+    : module_ptr_(std::move(module)), options_(std::move(options)) {
+  EMBER_CHECK(module_ptr_ != nullptr, kOp, "got an empty module");
+  EMBER_CHECK(dist::is_initialized(), kOp,
+              "the default process group has not been initialized: call "
+              "dist::init_process_group() first");
+  EMBER_CHECK(dynamic_cast<FullyShardedDataParallelImpl*>(module_ptr_.get()) == nullptr, kOp,
+              "the module is already FullyShardedDataParallel");
+  strategy_ = dist::get_world_size(options_.process_group) == 1 ? ShardingStrategy::NO_SHARD
+                                                                 : options_.sharding_strategy;
+  adopt_nested_instances();
+  build_units();
+  EMBER_CHECK(!units_.empty() || !nested_.empty(), kOp, "the module has no parameters to shard");
+  for (size_t i = 0; i < units_.size(); ++i)
+    register_parameter(i + 1 == units_.size() && units_[i]->module_path().empty()
+                           ? std::string("flat_param")
+                           : "flat_param_" + std::to_string(i),
+                       units_[i]->shard(), units_[i]->shard().requires_grad());
+  if (options_.sync_module_states)
+    for (const Tensor& b : module_ptr_->buffers()) {
+      Tensor t = b.detach();
+      dist::broadcast(t, 0, {.group = options_.process_group});
+    }
+  register_unit_hooks();
+}
+
+FullyShardedDataParallelImpl::~FullyShardedDataParallelImpl() {
+  for (HookHandle& h : hooks_) h.remove();
+}
+
+// Manual nesting: FSDP instances inside the module run their own units; this one lists them
+// as children (so parameters() reaches their shards) and frees their parameters after their
+// forward under FULL_SHARD, as a non-root unit.
+void FullyShardedDataParallelImpl::adopt_nested_instances() {
+  for (const auto& [path, m] : module_ptr_->named_modules()) {
+    auto nested = std::dynamic_pointer_cast<FullyShardedDataParallelImpl>(m);
+    if (!nested || path.empty()) continue;
+    bool inside_another = false;
+    for (const auto& [outer_path, outer] : nested_)
+      inside_another |= path.rfind(outer_path + ".", 0) == 0;
+    if (inside_another) continue;
+    nested->is_root_ = false;
+    std::string child = "nested_" + path;
+    std::replace(child.begin(), child.end(), '.', '_');
+    register_module(child, m);
+    nested_.emplace_back(path, nested);
+  }
+}
+
+void FullyShardedDataParallelImpl::build_units() {
+  ParamSet owned;
+  const bool sharded = strategy_ != ShardingStrategy::NO_SHARD;
+  auto make_unit = [&](const Module& m, const std::string& path) {
+    std::vector<Tensor> params;
+    std::vector<std::string> names;
+    unowned_parameters(m, path, owned, params, names);
+    if (params.empty()) return;
+    for (const Tensor& p : params) owned.insert(p.impl());
+    units_.push_back(std::make_unique<fsdp_detail::FlatParamUnit>(
+        path, std::move(params), std::move(names), options_.process_group, sharded,
+        options_.sync_module_states, options_.mixed_precision.param_dtype,
+        options_.mixed_precision.reduce_dtype));
+  };
+  // _recursive_wrap: children first, then the module for what they left.
+  std::function<void(Module&, const std::string&, bool)> wrap = [&](Module& m,
+                                                                  const std::string& path,
+                                                                  bool only_children) {
+    const AutoWrapPolicy& policy = options_.auto_wrap;
+    if (!policy || !policy(m, /*recurse=*/true, unowned_numel(m, owned))) return;
+    for (const auto& [name, child] : m.named_children()) {
+      EMBER_CHECK(dynamic_cast<FullyShardedDataParallelImpl*>(child.get()) == nullptr, kOp,
+                  "Expected ", join_path(path, name), " to NOT be FullyShardedDataParallel if "
+                  "using an auto_wrap policy");
+      wrap(*child, join_path(path, name), false);
+    }
+    if (!only_children && policy(m, /*recurse=*/false, unowned_numel(m, owned))) make_unit(m, path);
+  };
+  wrap(*module_ptr_, "", /*only_children=*/true);
+  make_unit(*module_ptr_, "");
+}
+
+void FullyShardedDataParallelImpl::register_unit_hooks() {
+  for (size_t u = 0; u < units_.size(); ++u) {
+    fsdp_detail::FlatParamUnit& unit = *units_[u];
+    const auto& params = unit.params();
+    for (size_t i = 0; i < params.size(); ++i)
+      if (params[i].requires_grad())
+        hooks_.push_back(params[i].register_post_accumulate_grad_hook(
+            [this, u, i](const Tensor&) { on_gradient_ready(u, i); }));
+    if (unit.module_path().empty()) continue;  // the root: begin_forward gathers it
+    std::shared_ptr<Module> module;
+    for (const auto& [path, m] : module_ptr_->named_modules())
+      if (path == unit.module_path()) module = m;
+    hooks_.push_back(module->register_forward_pre_hook(
+        [&unit](Module&, const std::vector<Tensor>&) { unit.unshard(); }));
+    if (strategy_ == ShardingStrategy::FULL_SHARD)
+      hooks_.push_back(module->register_forward_hook(
+          [&unit](Module&, const std::vector<Tensor>&, const Tensor& output) {
+            unit.reshard();
+            // The pre-backward all-gather (1.13's hook on the outputs): before the unit's
+            // backward runs, so that a recompute (activation checkpointing) finds the
+            // parameters; without one, the first saved parameter that backward unpacks does it.
+            if (output.defined() && output.requires_grad())
+              output.register_hook([&unit](const Tensor&) {
+                unit.unshard();
+                return Tensor();
+              });
+          }));
+  }
+}
+
+std::vector<FsdpUnitInfo> FullyShardedDataParallelImpl::units() const {
+  std::vector<FsdpUnitInfo> out;
+  for (const auto& u : units_)
+    out.push_back({u->module_path(), u->names(), u->numel(), u->padded_numel(), u->shard_numel(),
+                   u->compute_dtype(), u->reduce_dtype()});
+  for (const auto& [path, nested] : nested_)
+    for (FsdpUnitInfo info : nested->units()) {
+      info.module_path = join_path(path, info.module_path);
+      for (std::string& n : info.parameter_names) n = join_path(path, n);
+      out.push_back(std::move(info));
+    }
+  return out;
+}
+
+size_t FullyShardedDataParallelImpl::unit_of_storage(const Tensor& t) const {
+  for (size_t u = 0; u < units_.size(); ++u) {
+    const Tensor& flat = units_[u]->is_unsharded() ? units_[u]->full() : units_[u]->shard();
+    if (flat.defined() && t.storage().get() == flat.storage().get()) return u;
+  }
+  return units_.size();
+}
+
+void FullyShardedDataParallelImpl::begin_forward() {
+  if (module_ptr_->is_training() != is_training()) module_ptr_->train(is_training());
+  cast_buffers_once();
+  // Parameters gathered before an optimizer step (a forward without backward) are stale.
+  reshard_all();
+  for (auto& u : units_)
+    if (u->module_path().empty()) u->unshard();
+}
+
+FullyShardedDataParallelImpl::ForwardScope::ForwardScope(FullyShardedDataParallelImpl& fsdp)
+    : fsdp_(fsdp) {
+  fsdp.begin_forward();
+  auto* self = &fsdp;
+  hooks_ = std::make_unique<autograd::graph::saved_tensors_hooks>(
+      [self](const Tensor& t) -> std::any {
+        const size_t u = self->unit_of_storage(t);
+        if (u == self->units_.size() || !self->units_[u]->is_unsharded()) return t;
+        return SavedParamView{u, std::vector<int64_t>(t.sizes().begin(), t.sizes().end()),
+                              std::vector<int64_t>(t.strides().begin(), t.strides().end()),
+                              t.storage_offset()};
+      },
+      [self](const std::any& packed) -> Tensor {
+        if (const auto* t = std::any_cast<Tensor>(&packed)) return *t;
+        const auto& v = std::any_cast<const SavedParamView&>(packed);
+        fsdp_detail::FlatParamUnit& unit = *self->units_[v.unit];
+        unit.unshard();  // FULL_SHARD freed it after forward: the pre-backward all-gather
+        return unit.full().as_strided(v.sizes, v.strides, v.storage_offset);
+      });
+}
+
+FullyShardedDataParallelImpl::ForwardScope::~ForwardScope() {
+  hooks_.reset();
+  if (!fsdp_.is_root_ && fsdp_.strategy_ == ShardingStrategy::FULL_SHARD) fsdp_.reshard_all();
+}
+
+void FullyShardedDataParallelImpl::on_gradient_ready(size_t unit, size_t param) {
+  if (!finish_queued_) {
+    finish_queued_ = true;
+    autograd::queue_callback([this] { finish_backward(); });
+  }
+  fsdp_detail::FlatParamUnit& u = *units_[unit];
+  if (u.mark_ready(param)) {
+    u.launch_reduce();  // overlaps the rest of backward; finish_backward waits
+    u.reshard();
+  }
+}
+
+void FullyShardedDataParallelImpl::finish_backward() {
+  finish_queued_ = false;
+  // A unit some of whose parameters got no gradient: reduce what it has (zeros elsewhere).
+  for (auto& u : units_)
+    if (u->any_ready()) u->launch_reduce();
+  for (auto& u : units_) u->finish_reduce();
+  reshard_all();
+}
+
+void FullyShardedDataParallelImpl::reshard_all() {
+  for (auto& u : units_) u->reshard();
+}
+
+StateDict FullyShardedDataParallelImpl::full_state_dict(FullStateDictOptions options) {
+  const bool keep = !options.rank0_only || dist::get_rank(options_.process_group) == 0;
+  StateDict out;  // the wrapped module's order; a nested instance's entries where it sits
+  std::vector<bool> nested_done(nested_.size(), false);
+  for (const auto& [key, value] : module_ptr_->state_dict()) {
+    size_t n = 0;
+    while (n < nested_.size() && key.rfind(nested_[n].first + ".", 0) != 0) ++n;
+    if (n == nested_.size()) {
+      out.insert(key, value);
+    } else if (!nested_done[n]) {
+      nested_done[n] = true;
+      for (const auto& [k, v] : nested_[n].second->full_state_dict(options))
+        out.insert(join_path(nested_[n].first, k), v);
+    }
+  }
+  for (size_t n = 0; n < nested_.size(); ++n)  // every rank gathers, whatever rank0_only says
+    if (!nested_done[n]) nested_[n].second->full_state_dict(options);
+  for (auto& u : units_) {
+    std::vector<Tensor> values = u->gather_values();
+    if (keep)
+      for (size_t i = 0; i < values.size(); ++i) out.insert(u->names()[i], values[i]);
+  }
+  if (!keep) return {};
+  restore_buffer_dtypes(out, "");
+  return out;
+}
+
+void FullyShardedDataParallelImpl::load_full_state_dict(const StateDict& state_dict) {
+  for (const auto& [path, nested] : nested_) {
+    StateDict inner;
+    for (const auto& [key, value] : state_dict)
+      if (key.rfind(path + ".", 0) == 0) inner.insert(key.substr(path.size() + 1), value);
+    nested->load_full_state_dict(inner);
+  }
+  load_own_state(state_dict);
+}
+
+// This instance's units and the wrapped module's buffers (not the nested instances').
+void FullyShardedDataParallelImpl::load_own_state(const StateDict& state_dict) {
+  for (auto& u : units_) {
+    std::vector<Tensor> values;
+    for (const std::string& name : u->names()) {
+      EMBER_CHECK(state_dict.contains(name), kOp, "load_full_state_dict: missing key '", name,
+                  "'");
+      values.push_back(state_dict.at(name));
+    }
+    u->load_full(values);
+  }
+  NoGradGuard no_grad;
+  for (const auto& [name, b] : module_ptr_->named_buffers()) {
+    if (!state_dict.contains(name)) continue;  // non-persistent buffers are not in a state dict
+    const Tensor& value = state_dict.at(name);
+    Tensor t = b.detach();
+    EMBER_CHECK(t.numel() == value.numel(), kOp, "load_full_state_dict: size mismatch for "
+                "buffer ", name, ": ", value.numel(), " elements in the dict, ", t.numel(),
+                " in the model");
+    t.copy_(value.reshape(t.sizes()));
+  }
+}
+
+}  // namespace ember::nn
+
+namespace ember::nn {
+namespace {
+
+// A rank's dim-0 chunk (dcp::shard_dim0's cut) back to the full tensor: every rank pads its chunk
+// to the common chunk size and all-gathers.
+Tensor gather_dim0(const dcp::ShardedTensor& sharded, const std::vector<int64_t>& shape,
+                   const dist::ProcessGroup& group) {
+  NoGradGuard no_grad;
+  const int world = dist::get_world_size(group);
+  const int64_t rows = shape[0];
+  int64_t row_numel = 1;
+  for (size_t d = 1; d < shape.size(); ++d) row_numel *= shape[d];
+  const int64_t chunk = (rows + world - 1) / world * row_numel;
+  Tensor mine = zeros({chunk}, {.dtype = sharded.local.dtype()});
+  mine.narrow(0, 0, sharded.local.numel()).copy_(sharded.local.reshape({-1}));
+  Tensor all = empty({chunk * world}, {.dtype = mine.dtype()});
+  dist::all_gather_into_tensor(all, mine, {.group = group});
+  return all.narrow(0, 0, rows * row_numel).view(shape);
+}
+
+}  // namespace
+
+dcp::State FullyShardedDataParallelImpl::sharded_state_dict() {
+  const int rank = dist::get_rank(options_.process_group);
+  const int world = dist::get_world_size(options_.process_group);
+  dcp::State state;
+  Dict buffers;
+  const StateDict all = module_ptr_->state_dict();
+  for (const auto& [name, b] : module_ptr_->named_buffers())
+    if (all.contains(name)) buffers.insert(name, b.detach().to(original_dtype(name, b)).clone());
+  for (auto& u : units_) {
+    const std::vector<Tensor> values = u->gather_values();
+    for (size_t i = 0; i < values.size(); ++i) {
+      const Tensor& full = values[i];
+      if (full.dim() == 0) {
+        buffers.insert(u->names()[i], full.clone());  // a 0-d parameter: replicated
+        continue;
+      }
+      dcp::ShardedTensor chunk = dcp::shard_dim0(full, rank, world);
+      chunk.local = chunk.local.clone();
+      state.sharded.emplace_back(u->names()[i], std::move(chunk));
+    }
+  }
+  for (const auto& [path, nested] : nested_) {
+    dcp::State inner = nested->sharded_state_dict();
+    for (auto& [key, chunk] : inner.sharded)
+      state.sharded.emplace_back(join_path(path, key), std::move(chunk));
+    for (const auto& [key, value] : inner.tree.to_dict())
+      buffers.insert(join_path(path, key.to_string()), value);
+  }
+  state.tree = buffers;
+  return state;
+}
+
+void FullyShardedDataParallelImpl::load_sharded_state_dict(const dcp::State& state) {
+  const Dict& tree = state.tree.to_dict();
+  auto find_sharded = [&](const std::string& name) -> const dcp::ShardedTensor* {
+    for (const auto& [key, chunk] : state.sharded)
+      if (key == name) return &chunk;
+    return nullptr;
+  };
+  StateDict full;
+  for (auto& u : units_)
+    for (size_t i = 0; i < u->params().size(); ++i) {
+      const std::string& name = u->names()[i];
+      const std::vector<int64_t>& shape = u->shape(i);
+      if (shape.empty()) {
+        EMBER_CHECK(tree.contains(name), kOp, "load_sharded_state_dict: missing key '", name, "'");
+        full.insert(name, tree.at(name).to_tensor());
+        continue;
+      }
+      const dcp::ShardedTensor* chunk = find_sharded(name);
+      EMBER_CHECK(chunk != nullptr, kOp, "load_sharded_state_dict: missing key '", name, "'");
+      EMBER_CHECK(chunk->global_sizes == shape, kOp, "load_sharded_state_dict: size mismatch for ",
+                  name, ": the sharded tensor is ", shape_text(chunk->global_sizes),
+                  ", the parameter ", shape_text(shape));
+      full.insert(name, gather_dim0(*chunk, shape, options_.process_group));
+    }
+  for (const auto& [name, b] : module_ptr_->named_buffers())
+    if (tree.contains(name)) full.insert(name, tree.at(name).to_tensor());
+  // The nested instances take their part the same way.
+  for (const auto& [path, nested] : nested_) {
+    dcp::State inner;
+    Dict inner_tree;
+    for (const auto& [key, chunk] : state.sharded)
+      if (key.rfind(path + ".", 0) == 0) inner.sharded.emplace_back(key.substr(path.size() + 1), chunk);
+    for (const auto& [key, value] : tree) {
+      const std::string k = key.to_string();
+      if (k.rfind(path + ".", 0) == 0) inner_tree.insert(k.substr(path.size() + 1), value);
+    }
+    inner.tree = inner_tree;
+    nested->load_sharded_state_dict(inner);
+  }
+  load_own_state(full);
+}
+
+void FullyShardedDataParallelImpl::collect_units(
+    std::vector<fsdp_detail::FlatParamUnit*>& out) const {
+  for (const auto& u : units_) out.push_back(u.get());
+  for (const auto& [path, nested] : nested_) nested->collect_units(out);
+}
+
+double FullyShardedDataParallelImpl::clip_grad_norm_(double max_norm,
+                                                     utils::ClipGradNormOptions options) {
+  NoGradGuard no_grad;
+  const double q = options.norm_type;
+  const bool inf = std::isinf(q);
+  std::vector<fsdp_detail::FlatParamUnit*> all;
+  collect_units(all);
+  // Sums of |g|^q (or maxima of |g|), in float64: over the shards (reduced across ranks) and
+  // over NO_SHARD's whole, replicated gradients (the same on every rank).
+  double sharded = 0, replicated = 0;
+  for (const fsdp_detail::FlatParamUnit* u : all) {
+    const Tensor& g = u->shard().grad();
+    if (!g.defined()) continue;
+    const Tensor a = g.detach().to(kFloat64).abs();
+    const double part = inf ? (a.numel() ? a.max().item<double>() : 0.0)
+                            : a.pow(q).sum().item<double>();
+    double& into = u->is_sharded() ? sharded : replicated;
+    into = inf ? std::max(into, part) : into + part;
+  }
+  Tensor across = from_vector(std::vector<double>{sharded});
+  dist::all_reduce(across, {.op = inf ? dist::ReduceOp::MAX : dist::ReduceOp::SUM,
+                            .group = options_.process_group});
+  sharded = across.item<double>();
+  const double total = inf ? std::max(sharded, replicated) : std::pow(sharded + replicated, 1.0 / q);
+  EMBER_CHECK(!options.error_if_nonfinite || std::isfinite(total), "FullyShardedDataParallel.clip_grad_norm_",
+              "The total norm of order ", q, " for gradients from `parameters` is non-finite, so "
+              "it cannot be clipped. To disable this error and scale the gradients by the "
+              "non-finite norm anyway, set `error_if_nonfinite=false`");
+  const double coef = std::min(max_norm / (total + 1e-6), 1.0);
+  for (const fsdp_detail::FlatParamUnit* u : all) {
+    const Tensor& g = u->shard().grad();
+    if (g.defined()) g.detach().mul_(coef);
+  }
+  return total;
+}
+
+// MixedPrecision.buffer_dtype: the floating buffers are cast at the first forward and stay
+// cast (1.13); state dicts give them back in their own dtype.
+void FullyShardedDataParallelImpl::cast_buffers_once() {
+  const auto& dtype = options_.mixed_precision.buffer_dtype;
+  if (!dtype || buffers_cast_) return;
+  buffers_cast_ = true;
+  NoGradGuard no_grad;
+  for (const auto& [name, b] : module_ptr_->named_buffers()) {
+    if (!b.is_floating_point() || b.dtype() == *dtype) continue;
+    buffer_dtypes_.emplace_back(name, b.dtype());
+    const Tensor cast = b.detach().to(*dtype).contiguous();
+    b.impl()->set_data(cast.storage(), cast.dtype(), cast.sizes(), cast.strides(),
+                       cast.storage_offset());
+  }
+}
+
+Dtype FullyShardedDataParallelImpl::original_dtype(const std::string& buffer,
+                                                   const Tensor& value) const {
+  for (const auto& [name, dtype] : buffer_dtypes_)
+    if (name == buffer) return dtype;
+  return value.dtype();
+}
+
+void FullyShardedDataParallelImpl::restore_buffer_dtypes(StateDict& out,
+                                                         const std::string& prefix) const {
+  for (const auto& [name, dtype] : buffer_dtypes_) {
+    const std::string key = join_path(prefix, name);
+    if (out.contains(key)) out.insert(key, out.at(key).to(dtype));
+  }
+}
+
+Tensor FullyShardedDataParallelImpl::cast_forward_input(const Tensor& input) const {
+  const auto& dtype = options_.mixed_precision.param_dtype;
+  if (!dtype || !input.defined() || !input.is_floating_point() || input.dtype() == *dtype)
+    return input;
+  return input.to(*dtype);
+}
+
+void FullyShardedDataParallelImpl::collect_named_units(
+    std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>>& out,
+    const std::string& prefix) const {
+  for (const auto& u : units_) out.emplace_back(prefix, u.get());
+  for (const auto& [path, nested] : nested_)
+    nested->collect_named_units(out, join_path(prefix, path));
+}
+
+namespace {
+std::string optim_key(const std::string& prefix, const std::string& param,
+                      const std::string& state) {
+  return "optim." + join_path(prefix, param) + "." + state;
+}
+}  // namespace
+
+dcp::State FullyShardedDataParallelImpl::sharded_optim_state_dict(optim::Optimizer& optimizer) {
+  const int rank = dist::get_rank(options_.process_group);
+  const int world = dist::get_world_size(options_.process_group);
+  std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>> all;
+  collect_named_units(all);
+  dcp::State out;
+  Dict tree;
+  for (const auto& [prefix, u] : all) {
+    const Dict& state = optimizer.state(u->shard());
+    EMBER_CHECK(!state.empty() || !u->shard().requires_grad(), kOp, "sharded_optim_state_dict: the "
+                "optimizer has no state for unit '", join_path(prefix, u->module_path()),
+                "' yet (take a step first)");
+    for (const auto& [k, v] : state) {
+      const std::string key = k.to_string();
+      if (v.is_tensor() && v.to_tensor().dim() == 1 && v.to_tensor().numel() == u->shard_numel()) {
+        const std::vector<Tensor> values = u->gather_like_shard(v.to_tensor());
+        for (size_t i = 0; i < values.size(); ++i) {
+          dcp::ShardedTensor chunk = dcp::shard_dim0(values[i].dim() ? values[i]
+                                                                     : values[i].reshape({1}),
+                                                     rank, world);
+          chunk.local = chunk.local.clone();
+          out.sharded.emplace_back(optim_key(prefix, u->names()[i], key), std::move(chunk));
+        }
+      } else {
+        for (const std::string& name : u->names())
+          tree.insert(optim_key(prefix, name, key),
+                      v.is_tensor() ? Value(v.to_tensor().clone()) : v);
+      }
+    }
+  }
+  out.tree = tree;
+  return out;
+}
+
+void FullyShardedDataParallelImpl::load_sharded_optim_state_dict(optim::Optimizer& optimizer,
+                                                                 const dcp::State& state) {
+  const Dict& tree = state.tree.to_dict();
+  std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>> all;
+  collect_named_units(all);
+  for (const auto& [prefix, u] : all) {
+    Dict& target = optimizer.state(u->shard());
+    for (auto& [k, v] : target) {
+      const std::string key = k.to_string();
+      if (v.is_tensor() && v.to_tensor().dim() == 1 && v.to_tensor().numel() == u->shard_numel()) {
+        std::vector<Tensor> values;
+        for (size_t i = 0; i < u->params().size(); ++i) {
+          const std::string name = optim_key(prefix, u->names()[i], key);
+          const dcp::ShardedTensor* chunk = nullptr;
+          for (const auto& [n, c] : state.sharded)
+            if (n == name) chunk = &c;
+          EMBER_CHECK(chunk != nullptr, kOp, "load_sharded_optim_state_dict: missing key '",
+                      name, "'");
+          std::vector<int64_t> shape = u->shape(i);
+          if (shape.empty()) shape = {1};
+          EMBER_CHECK(chunk->global_sizes == shape, kOp, "load_sharded_optim_state_dict: size "
+                      "mismatch for ", name, ": the sharded tensor is ",
+                      shape_text(chunk->global_sizes), ", the parameter ", shape_text(shape));
+          values.push_back(gather_dim0(*chunk, shape, options_.process_group).view(
+              u->shape(i)));
+        }
+        NoGradGuard no_grad;
+        v.to_tensor().detach().copy_(u->shard_of(values));
+      } else {
+        const std::string name = optim_key(prefix, u->names()[0], key);
+        EMBER_CHECK(tree.contains(name), kOp, "load_sharded_optim_state_dict: missing key '",
+                    name, "'");
+        const Value& saved = tree.at(name);
+        if (v.is_tensor() && saved.is_tensor()) {
+          NoGradGuard no_grad;
+          v.to_tensor().detach().copy_(saved.to_tensor());
+        } else {
+          v = saved;
+        }
+      }
+    }
+  }
+}
+
+namespace {
+bool is_shard_state(const Value& v, const fsdp_detail::FlatParamUnit& u) {
+  return v.is_tensor() && v.to_tensor().dim() == 1 && v.to_tensor().numel() == u.shard_numel();
+}
+}  // namespace
+
+Value FullyShardedDataParallelImpl::full_optim_state_dict(optim::Optimizer& optimizer,
+                                                          bool rank0_only) {
+  const bool keep = !rank0_only || dist::get_rank(options_.process_group) == 0;
+  std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>> all;
+  collect_named_units(all);
+  Dict state;
+  for (const auto& [prefix, u] : all) {
+    std::vector<Dict> per_param(u->params().size());
+    for (const auto& [k, v] : optimizer.state(u->shard())) {
+      if (is_shard_state(v, *u)) {
+        const std::vector<Tensor> values = u->gather_like_shard(v.to_tensor());
+        for (size_t i = 0; i < values.size(); ++i) per_param[i].insert(k, values[i]);
+      } else {
+        for (Dict& d : per_param) d.insert(k, v.is_tensor() ? Value(v.to_tensor().clone()) : v);
+      }
+    }
+    for (size_t i = 0; i < per_param.size(); ++i)
+      if (!per_param[i].empty()) state.insert(join_path(prefix, u->names()[i]), per_param[i]);
+  }
+  if (!keep) return Value();
+  // The groups list parameters by name (1.13's OptimStateKeyType.PARAM_NAME), every original
+  // parameter of each flat one.
+  const Value own = optimizer.state_dict();
+  const List& own_groups = own.to_dict().at("param_groups").to_list();
+  List groups;
+  for (const auto& group : optimizer.param_groups()) {
+    Dict g = own_groups[groups.size()].to_dict();
+    List names;
+    for (const Tensor& p : group.params())
+      for (const auto& [prefix, u] : all)
+        if (u->shard().impl() == p.impl())
+          for (const std::string& n : u->names()) names.push_back(join_path(prefix, n));
+    g.insert("params", names);
+    groups.push_back(g);
+  }
+  return Dict{{"state", state}, {"param_groups", groups}};
+}
+
+void FullyShardedDataParallelImpl::load_full_optim_state_dict(optim::Optimizer& optimizer,
+                                                              const Value& full) {
+  const Dict& by_name = full.to_dict().at("state").to_dict();
+  std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>> all;
+  collect_named_units(all);
+  // The optimizer's own layout: parameter index -> shard, to build its state_dict().
+  Value own = optimizer.state_dict();
+  Dict state;
+  int64_t index = 0;
+  for (const auto& group : optimizer.param_groups())
+    for (const Tensor& p : group.params()) {
+      const fsdp_detail::FlatParamUnit* unit = nullptr;
+      std::string prefix;
+      for (const auto& [pre, u] : all)
+        if (u->shard().impl() == p.impl()) unit = u, prefix = pre;
+      EMBER_CHECK(unit != nullptr, kOp, "load_full_optim_state_dict: the optimizer's parameter ",
+                  index, " is not one of this FSDP's flat parameters");
+      const std::string first = join_path(prefix, unit->names()[0]);
+      if (by_name.contains(first)) {
+        Dict flat_state;
+        for (const auto& [k, v] : by_name.at(first).to_dict()) {
+          // Per-element states have the parameter's shape; the rest (step) is per parameter.
+          const bool per_element =
+              v.is_tensor() && !unit->shape(0).empty() &&
+              std::vector<int64_t>(v.to_tensor().sizes().begin(), v.to_tensor().sizes().end()) ==
+                  unit->shape(0);
+          if (per_element) {
+            std::vector<Tensor> values;
+            for (const std::string& name : unit->names()) {
+              const std::string key = join_path(prefix, name);
+              EMBER_CHECK(by_name.contains(key) && by_name.at(key).to_dict().contains(k), kOp,
+                          "load_full_optim_state_dict: missing state '", k.to_string(),
+                          "' of '", key, "'");
+              values.push_back(by_name.at(key).to_dict().at(k).to_tensor());
+            }
+            flat_state.insert(k, unit->shard_of(values));
+          } else {
+            flat_state.insert(k, v);
+          }
+        }
+        state.insert(index, flat_state);
+      }
+      ++index;
+    }
+  // The groups' options from the dict, their parameters as this optimizer numbers them.
+  const List& saved_groups = full.to_dict().at("param_groups").to_list();
+  const List& own_groups = own.to_dict().at("param_groups").to_list();
+  EMBER_CHECK(saved_groups.size() == own_groups.size(), kOp, "load_full_optim_state_dict: the "
+              "dict has ", saved_groups.size(), " parameter groups, the optimizer ",
+              own_groups.size());
+  List groups;
+  for (size_t g = 0; g < own_groups.size(); ++g) {
+    Dict group = saved_groups[g].to_dict();
+    group.insert("params", own_groups[g].to_dict().at("params"));
+    groups.push_back(group);
+  }
+  optimizer.load_state_dict(Dict{{"state", state}, {"param_groups", groups}});
+}
+
+}  // namespace ember::nn
