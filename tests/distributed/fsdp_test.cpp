@@ -20,17 +20,8 @@ namespace ember::nn {
 namespace {
 
 using namespace std::chrono_literals;
+using test::on_ranks;
 using test::require;
-
-std::vector<test::ChildExit> on_ranks(int world, const std::function<void(int rank)>& body) {
-  dist::TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
-  return test::run_ranks(world, [&](int rank) {
-    test::join(rank, world, store.port(), 10s);
-    body(rank);
-    dist::destroy_process_group();
-    return 0;
-  });
-}
 
 // Parameter counts 312, 600 and 125 (odd: the last unit is padded on 2 ranks).
 nn::Sequential mlp(uint64_t seed, int64_t hidden = 24) {
