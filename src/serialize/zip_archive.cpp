@@ -10,13 +10,16 @@
 
 #include <unistd.h>
 #include <zip.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <vector>
 
+#include "backend/cpu/parallel.h"
 #include "ember/error.h"
 #include "serialize/crc32.h"
 
@@ -354,25 +357,45 @@ Storage ZipReader::view(const std::string& name, uint64_t alignment) const {
 
 // Note [Checked copy]: a stored record is read with pread in pieces that fit in the L2 cache,
 // each CRC'd (crc32.h) while it is still there, so the data crosses memory once; libzip's own
-// path would CRC with zlib's slower crc32 after 8 KiB reads. The CRC is compared with the
-// central directory's, as libzip does.
+// path would CRC with zlib's slower crc32 after 8 KiB reads. Big records are split between the
+// threads, whose CRCs are joined with zlib's crc32_combine. The CRC is compared with the central
+// directory's, as libzip does.
 bool ZipReader::read_stored(const std::string& name, int64_t i, void* out, uint64_t size) const {
   zip_stat_t st;
   const uint64_t offset = stored_offset(i, st);
   if (offset == kNotStored || st.size != size) return false;
-  constexpr uint64_t kPiece = uint64_t(256) << 10;
+  constexpr int64_t kPiece = int64_t(256) << 10, kPerThread = int64_t(4) << 20;
   char* dst = static_cast<char*>(out);
+  struct Part {
+    int64_t begin, end;
+    uint32_t crc;
+  };
+  std::mutex mutex;
+  std::vector<Part> parts;
+  std::string error;  // the first failure; nothing may throw inside the parallel region
+  parallel_for(0, int64_t(size), kPerThread, [&](int64_t begin, int64_t end) {
+    uint32_t crc = 0;
+    for (int64_t done = begin; done < end;) {
+      const size_t want = size_t(std::min(kPiece, end - done));
+      const ssize_t got = ::pread(fd_, dst + done, want, off_t(base_ + offset + uint64_t(done)));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (error.empty()) error = got < 0 ? std::strerror(errno) : "end of file";
+        return;
+      }
+      crc = crc32(crc, dst + done, size_t(got));
+      done += got;
+    }
+    const std::lock_guard<std::mutex> lock(mutex);
+    parts.push_back({begin, end, crc});
+  });
+  if (!error.empty()) fail("load", "record '", name, "' is truncated or corrupt: ", error);
+  std::sort(parts.begin(), parts.end(),
+            [](const Part& x, const Part& y) { return x.begin < y.begin; });
   uint32_t crc = 0;
-  for (uint64_t done = 0; done < size;) {
-    const uint64_t want = std::min(kPiece, size - done);
-    const ssize_t got = ::pread(fd_, dst + done, want, off_t(base_ + offset + done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0)
-      fail("load", "record '", name, "' is truncated or corrupt: ",
-           got < 0 ? std::strerror(errno) : "end of file");
-    crc = crc32(crc, dst + done, size_t(got));
-    done += uint64_t(got);
-  }
+  for (const Part& p : parts)
+    crc = p.begin == 0 ? p.crc : uint32_t(crc32_combine64(crc, p.crc, p.end - p.begin));
   if (crc != st.crc)
     fail("load", "record '", name, "' is truncated or corrupt: CRC error (", crc,
          " instead of ", st.crc, ")");
