@@ -1,5 +1,6 @@
 // serialize::crc32 (the folded CRC the checkpoint reader checks records with) against zlib's
-// crc32 for every length around the folding's block sizes, unaligned starts and chained calls.
+// crc32 for every length around the folding's block sizes, unaligned starts and chained calls,
+// by the 128-bit and (where the CPU has VPCLMULQDQ) the 256-bit folding.
 #include "serialize/crc32.h"
 
 #include <gtest/gtest.h>
@@ -23,11 +24,12 @@ uint32_t zlib_crc(uint32_t crc, const unsigned char* p, size_t n) {
 
 TEST(SerializeCrc32, MatchesZlibForEveryLengthAndAlignment) {
   const auto bytes = random_bytes(4096 + 64);
-  for (size_t offset = 0; offset < 16; offset += 3)
-    for (size_t n = 0; n <= 1100; ++n)
-      ASSERT_EQ(ember::serialize::crc32(0, bytes.data() + offset, n),
-                zlib_crc(0, bytes.data() + offset, n))
-          << "offset " << offset << " length " << n;
+  for (const bool wide : {false, true})
+    for (size_t offset = 0; offset < 16; offset += 3)
+      for (size_t n = 0; n <= 1100; ++n)
+        ASSERT_EQ(ember::serialize::crc32_with(0, bytes.data() + offset, n, wide),
+                  zlib_crc(0, bytes.data() + offset, n))
+            << "offset " << offset << " length " << n << " wide " << wide;
 }
 
 TEST(SerializeCrc32, ChainsLikeZlib) {
@@ -40,8 +42,9 @@ TEST(SerializeCrc32, ChainsLikeZlib) {
     done += n;
   }
   EXPECT_EQ(ours, zlib_crc(0, bytes.data(), bytes.size()));
-  EXPECT_EQ(ember::serialize::crc32(0x12345678u, bytes.data(), bytes.size()),
-            zlib_crc(0x12345678u, bytes.data(), bytes.size()));
+  for (const bool wide : {false, true})
+    EXPECT_EQ(ember::serialize::crc32_with(0x12345678u, bytes.data(), bytes.size(), wide),
+              zlib_crc(0x12345678u, bytes.data(), bytes.size()));
 }
 
 TEST(SerializeCrc32, DetectsOneFlippedBit) {
