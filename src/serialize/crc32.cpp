@@ -32,6 +32,10 @@ uint32_t zlib_crc32(uint32_t crc, const unsigned char* p, size_t n) {
 }
 
 #if defined(__x86_64__)
+inline __m128i load(const unsigned char* q) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+}
+
 __attribute__((target("pclmul,sse4.1"))) inline __m128i fold(__m128i x, __m128i k, __m128i next) {
   const __m128i lo = _mm_clmulepi64_si128(x, k, 0x00);  // low half times k.lo
   const __m128i hi = _mm_clmulepi64_si128(x, k, 0x11);  // high half times k.hi
@@ -44,7 +48,6 @@ __attribute__((target("pclmul,sse4.1"))) uint32_t finish(__m128i x0, __m128i x1,
                                                            __m128i x3, const unsigned char*& p,
                                                            size_t& n) {
   const __m128i k3k4 = _mm_set_epi64x(0x0ccaa009e, 0x1751997d0);  // x^(128-32), x^(128+32) mod P
-  auto load = [](const unsigned char* q) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q)); };
   __m128i x = fold(x0, k3k4, x1);
   x = fold(x, k3k4, x2);
   x = fold(x, k3k4, x3);
@@ -62,7 +65,6 @@ __attribute__((target("pclmul,sse4.1"))) uint32_t finish(__m128i x0, __m128i x1,
 __attribute__((target("pclmul,sse4.1"))) uint32_t fold_crc32(uint32_t crc, const unsigned char* p,
                                                                size_t& n) {
   const __m128i k1k2 = _mm_set_epi64x(0x1c6e41596, 0x154442bd4);  // x^(512-32), x^(512+32) mod P
-  auto load = [](const unsigned char* q) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q)); };
   __m128i x0 = _mm_xor_si128(load(p), _mm_cvtsi32_si128(int(~crc)));
   __m128i x1 = load(p + 16), x2 = load(p + 32), x3 = load(p + 48);
   p += 64;

@@ -359,8 +359,8 @@ Storage ZipReader::view(const std::string& name, uint64_t alignment) const {
 // each CRC'd (crc32.h) while it is still there, so the data crosses memory once; libzip's own
 // path would CRC with zlib's slower crc32 after 8 KiB reads. Records over 8 MiB are split between
 // the threads, whose CRCs are joined with zlib's crc32_combine (smaller ones gain nothing: a
-// 4 MiB record on two threads was slower here, the team's start-up against one pread). The CRC is compared with the central
-// directory's, as libzip does.
+// 4 MiB record on two threads was slower here, the team's start-up against one pread). The CRC
+// is compared with the central directory's, as libzip does.
 bool ZipReader::read_stored(const std::string& name, int64_t i, void* out, uint64_t size) const {
   zip_stat_t st;
   const uint64_t offset = stored_offset(i, st);
