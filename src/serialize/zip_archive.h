@@ -15,6 +15,7 @@
 #include "serialize/mapped_file.h"
 
 struct zip;
+struct zip_stat;
 
 namespace ember::serialize {
 
@@ -68,7 +69,13 @@ class ZipReader {
 
  private:
   struct Source;  // the libzip source reading from map_
+  static constexpr uint64_t kNotStored = ~uint64_t(0);
   int64_t index(const std::string& name) const;
+  /// Where entry i's data starts in the archive, when it is stored uncompressed, unencrypted and
+  /// not empty and lies inside the file (st is its stat); otherwise kNotStored.
+  uint64_t stored_offset(int64_t i, struct zip_stat& st) const;
+  /// Copies a stored entry of `size` bytes with a CRC check; false when it is not stored.
+  bool read_stored(const std::string& name, int64_t i, void* out, uint64_t size) const;
   std::string path_;
   int fd_ = -1;  // the mapped file, which libzip reads through (see Source)
   std::shared_ptr<const MappedFile> map_;

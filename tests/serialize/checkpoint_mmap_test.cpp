@@ -146,5 +146,18 @@ TEST(CheckpointMmap, BigSavesRoundTripWithAndWithoutSync) {
   EXPECT_EQ(files, 1u) << "a temporary file was left behind";
 }
 
+// The copying path checks each record's CRC piece by piece (Note [Checked copy]): a byte
+// flipped megabytes into a big storage, far past the first piece, is refused.
+TEST(CheckpointMmap, CopyingLoadRefusesAFlipDeepInABigRecord) {
+  ScratchDir dir;
+  const std::string path = dir / "ck.pt";
+  save(big_state_dict(), path, {.sync = false});
+  std::string bytes = file_bytes(path);
+  const size_t at = bytes.size() / 3;  // inside "a" (12 of the file's ~14 MB)
+  bytes[at] = char(bytes[at] ^ 0x01);
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), long(bytes.size()));
+  EXPECT_ERROR(load(path, kCopy), "CRC error");
+}
+
 }  // namespace
 }  // namespace ember::test
