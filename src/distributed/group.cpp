@@ -4,6 +4,7 @@
 
 #include <gloo/rendezvous/context.h>
 #include <gloo/transport/tcp/device.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <sstream>
@@ -32,6 +33,16 @@ std::string without_source_location(const std::string& what) {
   if (!what.empty() && what[0] == '[')
     if (auto end = what.find("] "); end != std::string::npos) return what.substr(end + 2);
   return what;
+}
+
+// Gloo writes to its sockets with writev, which raises SIGPIPE when the peer has died; with the
+// default disposition that kills this rank before Gloo can say which peer closed (seen in
+// DistributedCheckpoint.ARankThatDiesMidSave...: "killed by signal 13"). Python ignores SIGPIPE,
+// so PyTorch's ranks never see it; do the same unless the program handles SIGPIPE itself.
+void ignore_sigpipe_unless_handled() {
+  struct sigaction current = {};
+  if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
+    ::signal(SIGPIPE, SIG_IGN);
 }
 
 }  // namespace
@@ -96,6 +107,7 @@ void ProcessGroup::Impl::Queue::stop() {
 // ── creation ────────────────────────────────────────────────────────────────────────────────
 
 ProcessGroup::Impl::Impl(Config c) : config(std::move(c)) {
+  ignore_sigpipe_unless_handled();
   rendezvous();
   connect_mesh();
   shared_memory = SharedMemoryAllReduce::create(*this);
