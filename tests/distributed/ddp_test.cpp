@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "distributed/dist_test_support.h"
+#include "distributed/equivalence_support.h"
 #include "distributed/multiprocess.h"
 #include "ember/ember.h"
 #include "test_support.h"
@@ -21,25 +22,10 @@ using namespace std::chrono_literals;
 using test::on_ranks;
 using test::require;
 
-// With hidden = 512 the middle weight is 1 MiB, PyTorch's first bucket, so with a small
-// bucket_cap_mb the model spans three buckets; smaller, it is one bucket (and fast).
-nn::Sequential mlp(uint64_t seed, int64_t hidden = 24) {
-  manual_seed(seed);
-  return nn::Sequential(nn::Linear(12, hidden), nn::ReLU(), nn::Linear(hidden, hidden), nn::ReLU(),
-                        nn::Linear(hidden, 5));
-}
-
-// The data of every test: 128 samples; rank r of 2 takes rows [64 r, 64 r + 64).
-struct Batch {
-  Tensor x, y;
-};
-Batch full_batch() {
-  manual_seed(1234);
-  return {randn({128, 12}), randint(0, 5, {128})};
-}
-Batch rows(const Batch& b, int64_t start, int64_t n) {
-  return {b.x.narrow(0, start, n), b.y.narrow(0, start, n)};
-}
+using test::Batch;
+using test::full_batch;
+using test::mlp;
+using test::rows;
 
 std::vector<double> flat_parameters(const std::vector<Tensor>& params) {
   return test::values(nn::utils::parameters_to_vector(params).detach());

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "distributed/dist_test_support.h"
+#include "distributed/equivalence_support.h"
 #include "distributed/multiprocess.h"
 #include "serialize/checkpoint_helpers.h"
 #include "ember/allocator.h"
@@ -23,23 +24,10 @@ using namespace std::chrono_literals;
 using test::on_ranks;
 using test::require;
 
-// Parameter counts 312, 600 and 125 (odd: the last unit is padded on 2 ranks).
-nn::Sequential mlp(uint64_t seed, int64_t hidden = 24) {
-  manual_seed(seed);
-  return nn::Sequential(nn::Linear(12, hidden), nn::ReLU(), nn::Linear(hidden, hidden), nn::ReLU(),
-                        nn::Linear(hidden, 5));
-}
-
-struct Batch {
-  Tensor x, y;
-};
-Batch full_batch() {
-  manual_seed(1234);
-  return {randn({128, 12}), randint(0, 5, {128})};
-}
-Batch rows(const Batch& b, int64_t start, int64_t n) {
-  return {b.x.narrow(0, start, n), b.y.narrow(0, start, n)};
-}
+using test::Batch;
+using test::full_batch;
+using test::mlp;
+using test::rows;
 
 constexpr int kSteps = 20;
 
