@@ -17,6 +17,7 @@
 #include "ember/error.h"
 #include "ember/tensor.h"
 #include "serialize/pickle.h"
+#include "serialize/pickle_input.h"
 
 namespace ember::serialize {
 namespace {
@@ -85,10 +86,10 @@ struct Item {
   }
 };
 
-class Unpickler {
+class Unpickler : private PickleInput {
  public:
   Unpickler(std::string_view data, const UnpickleOptions& options)
-      : data_(data), options_(options) {}
+      : PickleInput(data), options_(options) {}
   ~Unpickler() {
     // Break any reference cycle a hostile file built, one container at a time (no recursion).
     if (!done_)
@@ -98,27 +99,8 @@ class Unpickler {
   Value run();
 
  private:
-  [[noreturn]] void bad(const std::string& what) const {
+  [[noreturn]] void bad(const std::string& what) const override {
     fail(kOp, "data.pkl at byte ", pos_, ": ", what);
-  }
-  const char* read(size_t n) {
-    if (n > data_.size() - pos_) bad("truncated (needs " + std::to_string(n) + " more bytes)");
-    const char* p = data_.data() + pos_;
-    pos_ += n;
-    return p;
-  }
-  uint64_t read_le(int n) {
-    const auto* p = reinterpret_cast<const uint8_t*>(read(size_t(n)));
-    uint64_t v = 0;
-    for (int i = n - 1; i >= 0; --i) v = (v << 8) | p[i];
-    return v;
-  }
-  std::string read_line() {
-    const size_t end = data_.find('\n', pos_);
-    if (end == std::string_view::npos || end - pos_ > 256) bad("GLOBAL name is not terminated");
-    std::string s(data_.substr(pos_, end - pos_));
-    pos_ = end + 1;
-    return s;
   }
 
   Item pop() {
@@ -163,9 +145,7 @@ class Unpickler {
   Value rebuild_tensor(std::vector<Item>& a, bool v2);
   void check_tree(const Value& root) const;
 
-  std::string_view data_;
   const UnpickleOptions& options_;
-  size_t pos_ = 0;
   std::vector<Item> stack_;
   std::vector<size_t> marks_;
   std::unordered_map<uint32_t, Item> memo_;

@@ -17,6 +17,7 @@
 #include "distributed/checkpoint/metadata.h"
 #include "ember/error.h"
 #include "serialize/pickle.h"
+#include "serialize/pickle_input.h"
 
 namespace ember::dcp::detail {
 namespace {
@@ -69,9 +70,10 @@ bool is_dtype_name(const std::string& name) {
   return false;
 }
 
-class MetadataUnpickler {
+class MetadataUnpickler : private serialize::PickleInput {
  public:
-  MetadataUnpickler(std::string_view data, const std::string& what) : data_(data), what_(what) {}
+  MetadataUnpickler(std::string_view data, const std::string& what)
+      : PickleInput(data), what_(what) {}
 
   Ref run() {
     while (true) {
@@ -84,27 +86,8 @@ class MetadataUnpickler {
   }
 
  private:
-  [[noreturn]] void bad(const std::string& why) const {
+  [[noreturn]] void bad(const std::string& why) const override {
     fail(kOp, "'", what_, "' at byte ", pos_, ": ", why);
-  }
-  const char* read(size_t n) {
-    if (n > data_.size() - pos_) bad("truncated");
-    const char* p = data_.data() + pos_;
-    pos_ += n;
-    return p;
-  }
-  uint64_t read_le(int n) {
-    const auto* p = reinterpret_cast<const uint8_t*>(read(size_t(n)));
-    uint64_t v = 0;
-    for (int k = n - 1; k >= 0; --k) v = (v << 8) | p[k];
-    return v;
-  }
-  std::string read_line() {
-    const size_t end = data_.find('\n', pos_);
-    if (end == std::string_view::npos || end - pos_ > 256) bad("GLOBAL name is not terminated");
-    std::string s(data_.substr(pos_, end - pos_));
-    pos_ = end + 1;
-    return s;
   }
   Ref pop() {
     if (stack_.empty() || stack_.back()->kind == Obj::Mark) bad("stack underflow");
@@ -347,9 +330,7 @@ class MetadataUnpickler {
     }
   }
 
-  std::string_view data_;
   std::string what_;
-  size_t pos_ = 0;
   std::vector<Ref> stack_;
   std::map<uint32_t, Ref> memo_;
 };
