@@ -1,7 +1,8 @@
-# Shared by tests/launcher/*.sh:  source lib.sh "$@"   (arguments: ember-run, the test worker)
+# Shared by tests/launcher/*.sh and tests/train/ddp_restart.sh:  source lib.sh "$@"
+#   (arguments: ember-run, the test worker)
 # Gives $run (ember-run), $worker, a scratch $dir removed at exit, fail(), and launch(), which
-# runs ember-run in the background under a 40 s deadline and always kills it (and so, through
-# PR_SET_PDEATHSIG, its workers) when the script exits.
+# runs ember-run in the background under a deadline ($launch_deadline, 40 s unless set) and
+# always kills it (and so, through PR_SET_PDEATHSIG, its workers) when the script exits.
 set -uo pipefail
 run=$1
 worker=$2
@@ -19,17 +20,17 @@ cleanup() {
 trap cleanup EXIT
 fail() {
   echo "FAIL: $*"
-  [ -f "$dir/out.txt" ] && { echo "--- ember-run's output:"; cat "$dir/out.txt"; }
+  for f in "$dir"/*.txt; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; }; done
   exit 1
 }
 # launch_command NAME COMMAND...: COMMAND in the background, output to $dir/NAME.txt, killed
-# after 40 s at the latest; sets $pid.
+# after $launch_deadline seconds (40 unless the script sets it) at the latest; sets $pid.
 launch_command() {
   local name=$1
   shift
   "$@" > "$dir/$name.txt" 2>&1 &
   pid=$!
-  ( sleep 40; kill -KILL "$pid" ) > /dev/null 2>&1 &
+  ( sleep "${launch_deadline:-40}"; kill -KILL "$pid" ) > /dev/null 2>&1 &
   launcher_pids+=("$pid" "$!")
 }
 # launch ARGS...: ember-run ARGS in the background, output to $dir/out.txt; sets $pid.

@@ -5,26 +5,9 @@
 # run's test accuracy (within 0.3 points: it is in fact the same run); and --accumulation-steps 2,
 # which prints its effective batch and trains.
 #   ddp_restart.sh <ember-run> <ember-train-fashion-mnist-ddp>
-set -uo pipefail
-run=$1
-bin=$2
-dir=$(mktemp -d)
-pids=()
-cleanup() {
-  exec 2> /dev/null  # not bash's "Killed" notices for the watchdogs
-  for pid in "${pids[@]}"; do
-    pkill -KILL -P "$pid" 2>/dev/null  # a watchdog's sleep
-    kill -KILL "$pid" 2>/dev/null
-  done
-  wait 2>/dev/null
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  for f in "$dir"/*.txt; do echo "--- $f"; cat "$f"; done
-  exit 1
-}
+source "$(dirname "$0")/../launcher/lib.sh" "$@"  # $run, $dir, fail, launch_command
+bin=$worker
+launch_deadline=60
 [ -d /usr/share/datasets/fashion-mnist ] || { echo "skip: no Fashion-MNIST"; exit 77; }
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
        echo $((20000 + RANDOM % 20000)))
@@ -33,10 +16,7 @@ slice=(--epochs 3 --limit 1024 --val-limit 500 --batch-size 64 --workers 0)
 job() {
   local name=$1
   shift
-  "$run" --standalone --nproc-per-node=2 --master-port "$port" "$@" > "$dir/$name.txt" 2>&1 &
-  pid=$!
-  ( sleep 60; kill -KILL "$pid" ) > /dev/null 2>&1 &
-  pids+=("$pid" "$!")
+  launch_command "$name" "$run" --standalone --nproc-per-node=2 --master-port "$port" "$@"
 }
 accuracy() { grep -oE "^Test accuracy [0-9.]+" "$dir/$1.txt" | awk '{print $3}'; }
 
