@@ -32,7 +32,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kOp = "fashion-mnist-ddp";
-constexpr double kMean = 0.2860, kStd = 0.3530;  // the reference's Normalize values
 
 struct Config {
   int64_t epochs = 3;
@@ -55,14 +54,6 @@ using Examples = std::shared_ptr<data::Dataset<data::Example>>;
 
 Examples subset(Examples dataset, std::vector<int64_t> indices) {
   return std::make_shared<data::Subset<data::Example>>(std::move(dataset), std::move(indices));
-}
-
-// The first n samples (all when n is 0).
-Examples first(Examples dataset, int64_t n) {
-  if (n <= 0 || n >= dataset->size()) return dataset;
-  std::vector<int64_t> idx(static_cast<size_t>(n));
-  std::iota(idx.begin(), idx.end(), int64_t(0));
-  return subset(std::move(dataset), std::move(idx));
 }
 
 // Sums over the ranks, in float64.
@@ -120,14 +111,7 @@ int train(const Config& c) {
   std::ostream* out = rank == 0 ? &std::cout : nullptr;
 
   // ── data ──
-  const auto transform = data::transforms::Compose(
-      {data::transforms::ToTensor(), data::transforms::Normalize({kMean}, {kStd})});
-  Examples train_set = first(std::make_shared<data::FashionMNIST>(data::MNISTOptions{
-                                 .root = c.data_dir, .train = true, .transform = transform}),
-                             c.limit);
-  Examples test_set = first(std::make_shared<data::FashionMNIST>(data::MNISTOptions{
-                                .root = c.data_dir, .train = false, .transform = transform}),
-                            c.val_limit);
+  auto [train_set, test_set] = fashion_mnist::load_datasets(c.data_dir, c.limit, c.val_limit);
   auto sampler = std::make_shared<data::DistributedSampler>(
       *train_set, data::DistributedSamplerOptions{.num_replicas = world, .rank = rank,
                                                   .shuffle = true, .seed = c.seed});

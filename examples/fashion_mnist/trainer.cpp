@@ -168,15 +168,6 @@ std::string epoch_line(const EpochMetrics& m) {
   return buf;
 }
 
-// The first n samples of `dataset` (all when n is 0 or too large).
-std::shared_ptr<data::Dataset<data::Example>> first(
-    std::shared_ptr<data::Dataset<data::Example>> dataset, int64_t n) {
-  if (n <= 0 || n >= dataset->size()) return dataset;
-  std::vector<int64_t> idx(static_cast<size_t>(n));
-  std::iota(idx.begin(), idx.end(), int64_t(0));
-  return std::make_shared<data::Subset<data::Example>>(std::move(dataset), std::move(idx));
-}
-
 struct Validation {
   double loss = 0, accuracy = 0;
 };
@@ -197,6 +188,15 @@ Validation validate(nn::Sequential& model, data::DataLoader<>& loader, const std
   return {loss_sum / double(loader.size()), double(correct) / double(loader.dataset().size())};
 }
 
+// The first n samples of `dataset` (all when n is 0 or too large).
+std::shared_ptr<data::Dataset<data::Example>> first(
+    std::shared_ptr<data::Dataset<data::Example>> dataset, int64_t n) {
+  if (n <= 0 || n >= dataset->size()) return dataset;
+  std::vector<int64_t> idx(static_cast<size_t>(n));
+  std::iota(idx.begin(), idx.end(), int64_t(0));
+  return std::make_shared<data::Subset<data::Example>>(std::move(dataset), std::move(idx));
+}
+
 }  // namespace
 
 nn::Sequential make_model(const std::string& name) {
@@ -214,6 +214,16 @@ nn::Sequential make_model(const std::string& name) {
                           nn::Linear(256, 10));
   }
   fail(kOp, "unknown model '", name, "' (expected cnn or mlp)");
+}
+
+Datasets load_datasets(const std::string& data_dir, int64_t limit, int64_t test_limit) {
+  const auto transform = data::transforms::Compose(
+      {data::transforms::ToTensor(), data::transforms::Normalize({kMean}, {kStd})});
+  auto images = [&](bool train) -> std::shared_ptr<data::Dataset<data::Example>> {
+    return std::make_shared<data::FashionMNIST>(
+        data::MNISTOptions{.root = data_dir, .train = train, .transform = transform});
+  };
+  return {first(images(true), limit), first(images(false), test_limit)};
 }
 
 TrainResult train(const TrainConfig& config, const TrainIO& io) {
@@ -254,14 +264,7 @@ TrainResult train(const TrainConfig& config, const TrainIO& io) {
   // ── data ── uint8 images become normalised float (1, 28, 28) in the loader's workers.
   // Fashion-MNIST has no validation split: validation runs on the 10,000 test images, so the
   // per-epoch Acc is the test accuracy.
-  const auto transform = data::transforms::Compose(
-      {data::transforms::ToTensor(), data::transforms::Normalize({kMean}, {kStd})});
-  auto train_set = first(std::make_shared<data::FashionMNIST>(data::MNISTOptions{
-                             .root = c.data_dir, .train = true, .transform = transform}),
-                         c.limit);
-  auto val_set = first(std::make_shared<data::FashionMNIST>(data::MNISTOptions{
-                           .root = c.data_dir, .train = false, .transform = transform}),
-                       c.val_limit);
+  auto [train_set, val_set] = load_datasets(c.data_dir, c.limit, c.val_limit);
   // Shuffling draws from its own generator (saved in checkpoints), dropout from the default one.
   Generator shuffle_gen(c.seed + 1);
   data::DataLoader<> train_loader(train_set, {.batch_size = c.batch_size, .shuffle = true,

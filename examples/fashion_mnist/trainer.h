@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include <ember/data/dataset.h>
 #include <ember/nn.h>
 
 namespace fashion_mnist {
@@ -73,6 +75,13 @@ struct TrainIO {
 
 /// The model `name` names ("cnn" or "mlp"), freshly initialised from the default generator.
 ember::nn::Sequential make_model(const std::string& name);
+
+/// Fashion-MNIST's training and test images as normalised float (1, 28, 28) examples (the
+/// reference's Normalize(0.2860, 0.3530)), cut to their first `limit` / `test_limit` (0: all).
+struct Datasets {
+  std::shared_ptr<ember::data::Dataset<ember::data::Example>> train, test;
+};
+Datasets load_datasets(const std::string& data_dir, int64_t limit, int64_t test_limit);
 
 /// Runs (or resumes) the job; throws ember::Error for bad options, missing data or a
 /// checkpoint that does not belong to this configuration.
