@@ -289,11 +289,10 @@ void Reducer::fail_unused() const {
 }
 
 // PyTorch's warning, once: the flag costs a graph walk every iteration for nothing.
-void Reducer::warn_if_nothing_unused(const std::vector<double>& used_anywhere) {
+void Reducer::warn_if_nothing_unused(const std::vector<char>& used_anywhere) {
   if (warned_nothing_unused_) return;
   warned_nothing_unused_ = true;
-  if (rank_ != 0 || std::find(used_anywhere.begin(), used_anywhere.end(), 0.0) !=
-                        used_anywhere.end())
+  if (rank_ != 0 || std::find(used_anywhere.begin(), used_anywhere.end(), 0) != used_anywhere.end())
     return;
   std::cerr << "[DistributedDataParallel] warning: find_unused_parameters=true was specified in "
                "DDP constructor, but did not find any unused parameters in the forward pass. "
@@ -323,20 +322,20 @@ void Reducer::finalize_backward() {
     }
   }
   // With find_unused_parameters: which parameters some rank used (the others keep their grad).
-  std::vector<double> used_anywhere(params_.size(), 1.0);
+  std::vector<char> used_anywhere(params_.size(), 1);
   if (options_.find_unused_parameters) {
-    std::vector<double> local(params_.size());
-    for (size_t i = 0; i < params_.size(); ++i) local[i] = locally_used_[i] ? 1.0 : 0.0;
-    Tensor flags = from_vector(local).to(kInt32);
+    Tensor flags = empty({int64_t(params_.size())}, {.dtype = kInt32});
+    int32_t* used = flags.data_ptr<int32_t>();
+    for (size_t i = 0; i < params_.size(); ++i) used[i] = locally_used_[i];
     dist::all_reduce(flags, {.op = dist::ReduceOp::MAX, .group = options_.process_group});
-    used_anywhere = flags.to(kFloat64).tolist<double>();
+    for (size_t i = 0; i < params_.size(); ++i) used_anywhere[i] = used[i] != 0;
     warn_if_nothing_unused(used_anywhere);
   }
   NoGradGuard no_grad;
   for (Bucket& b : buckets_) {
     for (size_t slot = 0; slot < b.params.size(); ++slot) {
       const size_t i = b.params[slot];
-      if (used_anywhere[i] == 0.0) continue;
+      if (!used_anywhere[i]) continue;
       Tensor& grad = params_[i].mutable_grad();
       const Tensor& view = b.views[slot];
       if (options_.gradient_as_bucket_view)

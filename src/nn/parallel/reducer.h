@@ -55,7 +55,7 @@ class Reducer {
   void reset_iteration();
   void wait_launched();
   [[noreturn]] void fail_unused() const;
-  void warn_if_nothing_unused(const std::vector<double>& used_anywhere);
+  void warn_if_nothing_unused(const std::vector<char>& used_anywhere);
 
   std::vector<Tensor> params_;
   std::vector<std::string> names_;
