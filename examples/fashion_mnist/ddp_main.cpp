@@ -46,6 +46,7 @@ struct Config {
   std::string data_dir = "";
   std::string output_dir = "runs/fashion-mnist-ddp";
   std::string model = "cnn";
+  double dropout = 0.25;
   int64_t limit = 0;
   int64_t val_limit = 0;
 };
@@ -67,15 +68,14 @@ std::vector<double> sum_over_ranks(const std::vector<double>& values) {
 Dict run_identity(const Config& c, int world) {
   return Dict{{"model", c.model},           {"batch_size", c.batch_size},
               {"world_size", int64_t(world)}, {"accumulation_steps", c.accumulation_steps},
-              {"limit", c.limit},           {"seed", int64_t(c.seed)}};
+              {"limit", c.limit},           {"seed", int64_t(c.seed)},
+              {"dropout", c.dropout}};
 }
 
 void check_identity(const Value& saved, const Dict& now, const std::string& path) {
   for (const auto& [key, value] : now) {
     const Value s = saved[key.to_string()];
-    const bool same = value.is_string() ? s.is_string() && s.to_string() == value.to_string()
-                                        : s.is_int() && s.to_int() == value.to_int();
-    EMBER_CHECK(same, kOp, "cannot resume ", path, ": it was trained with ", key.to_string(),
+    EMBER_CHECK(s == value, kOp, "cannot resume ", path, ": it was trained with ", key.to_string(),
                 " = ", s, ", this run has ", value, " (use another --output-dir)");
   }
 }
@@ -124,7 +124,7 @@ int train(const Config& c) {
 
   // ── model, DDP, optimizer ──
   manual_seed(c.seed);
-  nn::Sequential net = fashion_mnist::make_model(c.model);
+  nn::Sequential net = fashion_mnist::make_model(c.model, c.dropout);
   auto ddp = nn::parallel::DistributedDataParallel(net);
   optim::AdamW optimizer(ddp->parameters(), {.lr = c.lr, .weight_decay = c.weight_decay});
 
@@ -238,6 +238,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--model", c.model, "cnn or mlp")
       ->check(CLI::IsMember({"cnn", "mlp"}))
+      ->capture_default_str();
+  app.add_option("--dropout", c.dropout, "Dropout probability (the reference's 0.25)")
+      ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   app.add_option("--limit", c.limit, "Train on the first N training images (0: all)");
   app.add_option("--val-limit", c.val_limit, "Validate on the first N test images (0: all)");

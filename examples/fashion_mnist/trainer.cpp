@@ -199,18 +199,18 @@ std::shared_ptr<data::Dataset<data::Example>> first(
 
 }  // namespace
 
-nn::Sequential make_model(const std::string& name) {
+nn::Sequential make_model(const std::string& name, double dropout) {
   if (name == "cnn") {
     // (N, 1, 28, 28) -> (N, 32, 14, 14) -> (N, 64, 7, 7) -> 3136 -> 128 -> 10
     return nn::Sequential(
         nn::Conv2d(1, 32, 3, {.padding = 1}), nn::BatchNorm2d(32), nn::ReLU(), nn::MaxPool2d(2),
         nn::Conv2d(32, 64, 3, {.padding = 1}), nn::BatchNorm2d(64), nn::ReLU(), nn::MaxPool2d(2),
-        nn::Flatten(), nn::Linear(3136, 128), nn::ReLU(), nn::Dropout(0.25), nn::Linear(128, 10));
+        nn::Flatten(), nn::Linear(3136, 128), nn::ReLU(), nn::Dropout(dropout), nn::Linear(128, 10));
   }
   if (name == "mlp") {
     // (N, 1, 28, 28) -> 784 -> 512 -> 256 -> 10
-    return nn::Sequential(nn::Flatten(), nn::Linear(784, 512), nn::ReLU(), nn::Dropout(0.25),
-                          nn::Linear(512, 256), nn::ReLU(), nn::Dropout(0.25),
+    return nn::Sequential(nn::Flatten(), nn::Linear(784, 512), nn::ReLU(), nn::Dropout(dropout),
+                          nn::Linear(512, 256), nn::ReLU(), nn::Dropout(dropout),
                           nn::Linear(256, 10));
   }
   fail(kOp, "unknown model '", name, "' (expected cnn or mlp)");

@@ -73,8 +73,9 @@ struct TrainIO {
   std::function<void(int64_t, int64_t)> on_step = {};
 };
 
-/// The model `name` names ("cnn" or "mlp"), freshly initialised from the default generator.
-ember::nn::Sequential make_model(const std::string& name);
+/// The model `name` names ("cnn" or "mlp"), freshly initialised from the default generator,
+/// with the reference's Dropout(0.25) unless told otherwise.
+ember::nn::Sequential make_model(const std::string& name, double dropout = 0.25);
 
 /// Fashion-MNIST's training and test images as normalised float (1, 28, 28) examples (the
 /// reference's Normalize(0.2860, 0.3530)), cut to their first `limit` / `test_limit` (0: all).
