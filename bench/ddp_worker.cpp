@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
       return work;
     });
   }
-  std::vector<double> step_times, exposed;
+  std::vector<double> step_times, exposed, forward_times, backward_times;
   dist::barrier();
   Clock::time_point start;
   for (int step = 0; step < kWarmup + steps; ++step) {
@@ -80,12 +80,16 @@ int main(int argc, char** argv) {
     const auto t0 = Clock::now();
     opt.zero_grad();
     Tensor out = ddp ? (*ddp)(x) : model(x);
-    nn::functional::cross_entropy(out, y).backward();
+    Tensor loss = nn::functional::cross_entropy(out, y);
+    const auto forward_end = Clock::now();
+    loss.backward();
     const auto backward_end = Clock::now();
     nn::utils::clip_grad_norm_(model->parameters(), 1.0);
     opt.step();
     if (step >= kWarmup) {
       step_times.push_back(since(t0));
+      forward_times.push_back(std::chrono::duration<double>(forward_end - t0).count());
+      backward_times.push_back(std::chrono::duration<double>(backward_end - forward_end).count());
       if (ddp) exposed.push_back(std::chrono::duration<double>(backward_end - last_launch).count());
     }
   }
@@ -105,8 +109,11 @@ int main(int argc, char** argv) {
     alone = median(times);
   }
   if (rank == 0) {
-    std::printf("RESULT ember-%s world=%d images_per_s=%.1f step_median_ms=%.2f", mode.c_str(),
-                world, double(world * kBatch * steps) / seconds, median(step_times) * 1e3);
+    std::printf("RESULT ember-%s world=%d images_per_s=%.1f step_median_ms=%.2f forward_ms=%.2f "
+                "backward_ms=%.2f",
+                mode.c_str(), world, double(world * kBatch * steps) / seconds,
+                median(step_times) * 1e3, median(forward_times) * 1e3,
+                median(backward_times) * 1e3);
     if (ddp)
       std::printf(" exposed_comm_median_ms=%.3f allreduce_alone_ms=%.3f buckets=%zu "
                   "first_bucket_done_before_backward_end=%d/%d",
