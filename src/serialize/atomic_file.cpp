@@ -21,6 +21,8 @@ namespace {
 // the save, so the fsync only waits for the tail. It makes nothing durable by itself.
 constexpr uint64_t kWritebackChunk = uint64_t(8) << 20;
 constexpr size_t kBuffer = size_t(1) << 20;
+// Appends of at least this much are written by one system call of their own.
+constexpr size_t kDirect = size_t(64) << 10;
 
 std::string dir_of(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -71,13 +73,12 @@ void AtomicFile::write(const void* data, size_t size) { write_at(end_, data, siz
 void AtomicFile::write_at(uint64_t offset, const void* data, size_t size) {
   const char* p = static_cast<const char*>(data);
   const uint64_t buffered_from = end_ - buffer_.size();
-  if (offset == end_) {  // append through the buffer; what fills whole buffers goes straight out
+  if (offset == end_ && size >= kDirect) {  // a big append goes straight out, never copied
+    flush();
+    pwrite_all(end_, p, size);
+    end_ += size;
+  } else if (offset == end_) {  // small appends gather in the buffer
     while (size > 0) {
-      if (buffer_.empty() && size >= kBuffer) {
-        pwrite_all(end_, p, size);
-        end_ += size;
-        return;
-      }
       const size_t n = std::min(size, kBuffer - buffer_.size());
       buffer_.insert(buffer_.end(), p, p + n);
       end_ += n;
@@ -95,6 +96,7 @@ void AtomicFile::write_at(uint64_t offset, const void* data, size_t size) {
 }
 
 void AtomicFile::flush() {
+  if (buffer_.empty()) return;
   pwrite_all(end_ - buffer_.size(), buffer_.data(), buffer_.size());
   buffer_.clear();
 }

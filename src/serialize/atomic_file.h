@@ -21,7 +21,8 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
 
   const std::string& path() const { return path_; }
-  /// Appends bytes (after the furthest byte written so far).
+  /// Appends bytes (after the furthest byte written so far). Small appends are buffered; one of
+  /// 64 KiB or more is written at once, straight from `data`.
   void write(const void* data, size_t size);
   /// Writes bytes at `offset` (zip writers go back to fill in a header's sizes and CRC).
   void write_at(uint64_t offset, const void* data, size_t size);
@@ -37,8 +38,8 @@ class AtomicFile {
   const char* op_;
   bool durable_;
   int fd_ = -1;
-  // Small appends (libzip writes 8 KiB at a time) are gathered into one buffer: a system call
-  // per 8 KiB costs more than the copy. The buffer holds bytes [end_ - buffer_.size(), end_).
+  // Small appends (zip headers, small records) are gathered into one buffer: a system call per
+  // header costs more than the copy. The buffer holds bytes [end_ - buffer_.size(), end_).
   std::vector<char> buffer_;
   uint64_t end_ = 0;        // one past the furthest byte written or buffered
   uint64_t submitted_ = 0;  // bytes [0, submitted_) were handed to the kernel's writeback

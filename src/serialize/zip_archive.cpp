@@ -1,9 +1,7 @@
-// ZipWriter / ZipReader over libzip. See zip_archive.h.
+// ZipReader over libzip. See zip_archive.h.
 //
-// Both talk to libzip through zip_source_function sources of our own instead of libzip's file
-// sources: the writer's Sink writes straight into the AtomicFile (libzip's file source would
-// write a second temporary file and rename it, which costs a rename and a flush per save), and
-// the reader's Source serves reads from the file's descriptor and records where they start, which
+// It talks to libzip through a zip_source_function source of our own instead of libzip's file
+// source: the Source serves reads from the file's descriptor and records where they start, which
 // tells us where libzip found an entry's data (libzip 1.7 has no API for that), so stored records
 // can be viewed in place through the file's mapping.
 #include "serialize/zip_archive.h"
@@ -26,8 +24,6 @@
 namespace ember::serialize {
 namespace {
 
-constexpr uint64_t kAlignment = 64;
-constexpr uint16_t kPaddingField = 0x4246;  // "FB", the extra field PyTorch pads with
 
 std::string zip_message(zip* z) { return zip_error_strerror(zip_get_error(z)); }
 
@@ -42,112 +38,6 @@ zip_int64_t seek(uint64_t& pos, uint64_t end, void* args, zip_uint64_t len, zip_
 }
 
 }  // namespace
-
-// ── writer ──────────────────────────────────────────────────────────────
-// libzip writes each entry's header, then its data, then seeks back to fill in the header's
-// sizes and CRC; so the sink writes at a position. It reports a new, empty archive.
-struct ZipWriter::Sink {
-  AtomicFile* file;
-  uint64_t pos = 0, end = 0;
-  zip_error_t error;
-  std::exception_ptr failure;  // an ember::Error from the file, rethrown by commit()
-
-  explicit Sink(AtomicFile* f) : file(f) { zip_error_init(&error); }
-  ~Sink() { zip_error_fini(&error); }
-
-  static zip_int64_t call(void* self, void* data, zip_uint64_t len, zip_source_cmd_t cmd) {
-    auto& s = *static_cast<Sink*>(self);
-    switch (cmd) {
-      case ZIP_SOURCE_SUPPORTS:
-        return zip_source_make_command_bitmap(
-            ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE, ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR,
-            ZIP_SOURCE_FREE, ZIP_SOURCE_SEEK, ZIP_SOURCE_TELL, ZIP_SOURCE_SUPPORTS,
-            ZIP_SOURCE_BEGIN_WRITE, ZIP_SOURCE_COMMIT_WRITE, ZIP_SOURCE_ROLLBACK_WRITE,
-            ZIP_SOURCE_WRITE, ZIP_SOURCE_SEEK_WRITE, ZIP_SOURCE_TELL_WRITE, ZIP_SOURCE_REMOVE, -1);
-      case ZIP_SOURCE_STAT:  // "no such file": zip_open starts an empty archive, reads nothing
-        zip_error_set(&s.error, ZIP_ER_READ, ENOENT);
-        return -1;
-      case ZIP_SOURCE_ERROR:
-        return zip_error_to_data(&s.error, data, len);
-      case ZIP_SOURCE_BEGIN_WRITE:
-        s.pos = s.end = 0;
-        return 0;
-      case ZIP_SOURCE_WRITE:
-        try {
-          s.file->write_at(s.pos, data, size_t(len));
-        } catch (...) {  // never unwind through libzip's C frames
-          s.failure = std::current_exception();
-          zip_error_set(&s.error, ZIP_ER_WRITE, EIO);
-          return -1;
-        }
-        s.pos += len;
-        s.end = std::max(s.end, s.pos);
-        return zip_int64_t(len);
-      case ZIP_SOURCE_SEEK_WRITE:
-        return seek(s.pos, s.end, data, len, &s.error);
-      case ZIP_SOURCE_TELL_WRITE:
-        return zip_int64_t(s.pos);
-      // Syncing, renaming and removing are the AtomicFile's, in commit() and its destructor.
-      case ZIP_SOURCE_COMMIT_WRITE:
-      case ZIP_SOURCE_ROLLBACK_WRITE:
-      case ZIP_SOURCE_REMOVE:
-      case ZIP_SOURCE_FREE:
-        return 0;
-      default:
-        zip_error_set(&s.error, ZIP_ER_OPNOTSUPP, 0);
-        return -1;
-    }
-  }
-};
-
-ZipWriter::ZipWriter(const std::string& path, bool durable)
-    : file_(path, "save", durable), sink_(std::make_unique<Sink>(&file_)) {
-  zip_error_t error;
-  zip_error_init(&error);
-  zip_source_t* src = zip_source_function_create(&Sink::call, sink_.get(), &error);
-  if (src) archive_ = zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &error);
-  if (!archive_) {
-    if (src) zip_source_free(src);
-    const std::string msg = error_message(&error);
-    zip_error_fini(&error);
-    fail("save", "cannot write '", path, "': ", msg);
-  }
-  zip_error_fini(&error);
-}
-
-ZipWriter::~ZipWriter() {
-  if (archive_) zip_discard(archive_);
-}
-
-void ZipWriter::add(const std::string& name, const void* data, size_t size) {
-  // libzip writes entries in order as [local header 30 B + name + extra fields][data]; a zip64
-  // field (20 B) joins the header of entries of 4 GiB and more. We pad the header with one extra
-  // field of 4 + n bytes so that the data lands on a multiple of 64.
-  uint64_t header = 30 + name.size() + (size >= 0xFFFFFFFFull ? 20 : 0) + 4;
-  const uint64_t pad = (kAlignment - (offset_ + header) % kAlignment) % kAlignment;
-  zip_source_t* src = zip_source_buffer(archive_, data, size, 0);
-  if (!src) fail("save", "libzip: ", zip_message(archive_));
-  const zip_int64_t index = zip_file_add(archive_, name.c_str(), src, ZIP_FL_ENC_UTF_8);
-  if (index < 0) {
-    zip_source_free(src);
-    fail("save", "cannot add '", name, "': ", zip_message(archive_));
-  }
-  const std::vector<uint8_t> padding(pad, 'Z');
-  if (zip_set_file_compression(archive_, zip_uint64_t(index), ZIP_CM_STORE, 0) != 0 ||
-      zip_file_extra_field_set(archive_, zip_uint64_t(index), kPaddingField, ZIP_EXTRA_FIELD_NEW,
-                               padding.data(), zip_uint16_t(pad), ZIP_FL_LOCAL) != 0)
-    fail("save", "cannot add '", name, "': ", zip_message(archive_));
-  offset_ += header + pad + size;
-}
-
-void ZipWriter::commit() {
-  if (zip_close(archive_) != 0) {
-    if (sink_->failure) std::rethrow_exception(sink_->failure);
-    fail("save", "cannot write '", file_.path(), "': ", zip_message(archive_));
-  }
-  archive_ = nullptr;
-  file_.commit();
-}
 
 // ── reader ──────────────────────────────────────────────────────────────
 // Serves libzip's reads from the mapped file's descriptor (pread copies from the page cache;

@@ -1,8 +1,6 @@
-// The zip container of PyTorch checkpoints, over libzip: a writer that stores entries
-// uncompressed with their data on 64-byte boundaries and replaces the target atomically, and a
-// reader that looks records up by name and can hand out stored records as views of the mapped
-// file. libzip stays the parser and the writer; it reads from and writes to our own buffers
-// through custom sources (zip_archive.cpp).
+// The zip container of PyTorch checkpoints: a reader over libzip that looks records up by name
+// and can hand out stored records as views of the mapped file (libzip stays the parser; it reads
+// through a source of our own, zip_archive.cpp), and the writer (zip_writer.h).
 #pragma once
 
 #include <cstdint>
@@ -11,36 +9,13 @@
 #include <vector>
 
 #include "ember/storage.h"
-#include "serialize/atomic_file.h"
 #include "serialize/mapped_file.h"
+#include "serialize/zip_writer.h"
 
 struct zip;
 struct zip_stat;
 
 namespace ember::serialize {
-
-/// Writes `path` atomically: entries go to a temporary file in the same directory, which is
-/// fsynced (unless !durable) and renamed over `path` by commit(). Destroying an uncommitted
-/// writer removes it.
-class ZipWriter {
- public:
-  explicit ZipWriter(const std::string& path, bool durable = true);
-  ~ZipWriter();
-  ZipWriter(const ZipWriter&) = delete;
-  ZipWriter& operator=(const ZipWriter&) = delete;
-
-  /// Adds a stored entry whose bytes start on a 64-byte file offset (PyTorch's
-  /// kFieldAlignment, so readers can mmap storages). `data` must stay alive until commit().
-  void add(const std::string& name, const void* data, size_t size);
-  void commit();
-
- private:
-  struct Sink;  // the libzip source writing into file_
-  AtomicFile file_;
-  std::unique_ptr<Sink> sink_;
-  zip* archive_ = nullptr;
-  uint64_t offset_ = 0;  // where the next local header starts
-};
 
 class ZipReader {
  public:
