@@ -2,8 +2,11 @@
 # 2-rank DDP training of the reference CNN (synthetic 28x28 images, batch 64 per rank, AdamW,
 # clip_grad_norm_, 1 thread per rank): ember's DistributedDataParallel under ember-run against
 # PyTorch 1.13's DDP over gloo under Debian's torchrun, interleaved in one run, plus the same
-# step without any all-reduce ("local") on both sides: the DDP/local step ratio is what overlap
-# buys, and ember's line also gives the communication left exposed after backward.
+# step without any all-reduce ("local") and the local step with the ranks kept in lockstep by two
+# 1-float all_reduces ("lockstep") on both sides. DDP/local is what DDP costs; lockstep/local is
+# the part of it that only waiting for the slower rank costs, and DDP/lockstep the part that
+# moving the gradients costs. ember's DDP line also gives the communication left exposed after
+# backward.
 # Usage: bench/ddp_compare.sh <build dir> [rounds] [steps]
 set -euo pipefail
 build=${1:?usage: ddp_compare.sh BUILD_DIR [ROUNDS] [STEPS]}
@@ -15,7 +18,7 @@ lscpu | grep -E "Model name|^CPU\(s\)|Flags" | cut -c1-200
 uptime
 for round in $(seq "$rounds"); do
   echo "round $round"
-  for mode in ddp local; do
+  for mode in ddp local lockstep; do
     port=$((29700 + RANDOM % 1000))
     OMP_NUM_THREADS=1 "$build/tools/ember-run" --standalone --nproc-per-node 2 --master-port "$port" \
       "$build/bench/ddp_worker" "$mode" "$steps" 2>&1 | grep RESULT

@@ -1,6 +1,7 @@
 # PyTorch 1.13's side of bench/ddp_compare.sh: the same CNN, synthetic data, per-rank batch 64,
 # AdamW + clip_grad_norm_, one thread per rank, gloo; "ddp" wraps the model in DDP, "local" trains
-# it without any all-reduce. Rank 0 prints one RESULT line as bench/ddp_worker.cpp does.
+# it without any all-reduce, "lockstep" is local plus a 1-float all_reduce before forward and after
+# backward. Rank 0 prints one RESULT line as bench/ddp_worker.cpp does.
 # Launch: /usr/bin/python3 -m torch.distributed.run --standalone --nproc_per_node 2 -r 1 -t 1 ddp_torch.py ddp
 import datetime, sys, time
 import torch, torch.nn as nn, torch.distributed as dist
@@ -21,6 +22,7 @@ opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
 torch.manual_seed(1 + rank)
 x, y = torch.randn(batch, 1, 28, 28), torch.randint(0, 10, (batch,))
 times = []
+token = torch.zeros(1)
 dist.barrier()
 for step in range(warmup + steps):
     if step == warmup:
@@ -28,7 +30,11 @@ for step in range(warmup + steps):
         start = time.perf_counter()
     t0 = time.perf_counter()
     opt.zero_grad()
+    if mode == "lockstep":
+        dist.all_reduce(token)
     nn.functional.cross_entropy(net(x), y).backward()
+    if mode == "lockstep":
+        dist.all_reduce(token)
     torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     opt.step()
     if step >= warmup:

@@ -1,8 +1,10 @@
 // One rank of bench/ddp_compare.sh: training steps of the reference CNN (the Fashion-MNIST job's
 // model) on synthetic 28x28 images, batch 64 per rank, AdamW + clip_grad_norm_, one thread.
-//   ddp_worker ddp|local [steps]     (env://: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT)
+//   ddp_worker ddp|local|lockstep [steps]  (env://: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT)
 // "ddp" wraps the model in DistributedDataParallel; "local" trains the same model on every rank
-// without any all-reduce (the step DDP must stay within 1.1x of). Rank 0 prints one RESULT line:
+// without any all-reduce (the step DDP must stay within 1.1x of); "lockstep" is local plus a
+// 1-float all_reduce before forward and after backward, where DDP's buffer broadcast and bucket
+// wait make the ranks wait for each other: what synchronising alone costs, without any data. Rank 0 prints one RESULT line:
 // images/s over all ranks, the median step, and for ddp the communication left exposed after
 // backward's compute (last bucket launched -> backward returned) against an all_reduce of the
 // whole gradient on its own.
@@ -70,6 +72,7 @@ int main(int argc, char** argv) {
     });
   }
   std::vector<double> step_times, exposed, forward_times, backward_times;
+  Tensor token = zeros({1});
   dist::barrier();
   Clock::time_point start;
   for (int step = 0; step < kWarmup + steps; ++step) {
@@ -79,10 +82,12 @@ int main(int argc, char** argv) {
     }
     const auto t0 = Clock::now();
     opt.zero_grad();
+    if (mode == "lockstep") dist::all_reduce(token);
     Tensor out = ddp ? (*ddp)(x) : model(x);
     Tensor loss = nn::functional::cross_entropy(out, y);
     const auto forward_end = Clock::now();
     loss.backward();
+    if (mode == "lockstep") dist::all_reduce(token);
     const auto backward_end = Clock::now();
     nn::utils::clip_grad_norm_(model->parameters(), 1.0);
     opt.step();
