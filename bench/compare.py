@@ -11,6 +11,10 @@ malloc tuned against page faults, the same thread count. Both sides unset OPENBL
 OPENBLAS_L2_SIZE.
 
   bench/compare.py --build build-bench [--rounds 5] [--threads 2] [--cases add_16M,sum_4096x4096]
+                   [--baseline /tmp/ember_ops.before]
+
+--baseline runs another ember_ops binary (a copy kept from before a change) as one more side of
+the same interleaved rounds, and adds the column ember/before.
 """
 import argparse
 import math
@@ -64,6 +68,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--cases", default="", help="comma-separated subset of cases")
+    ap.add_argument("--baseline", default="", help="an earlier ember_ops binary to compare with")
     args = ap.parse_args()
 
     table = case_table()
@@ -76,6 +81,9 @@ def main():
     libtorch = os.path.join(args.build, "bench", "libtorch_ops")
     if os.path.exists(libtorch):
         sides.append(Side("libtorch", [libtorch, t], TORCH_ENV))
+    if args.baseline:
+        sides.append(Side("before", [args.baseline, t]))
+    mine = ("ember", "before")
 
     results = {(s.name, n): [] for s in sides for n, _, _ in table}
     for r in range(args.rounds):
@@ -92,19 +100,24 @@ def main():
         return f"{x * 1e6:.3f} us" if x < 1e-3 else f"{x * 1e3:.3f} ms"
 
     header = f"{'case':26} " + " ".join(f"{s.name:>12}" for s in sides) + f" {'throughput':>16} {'ember/best':>11}"
+    if args.baseline:
+        header += f" {'ember/before':>13}"
     print(header)
     print("-" * len(header))
     for name, unit, work in table:
         med = {s.name: statistics.median(results[(s.name, name)]) for s in sides}
-        others = [v for k, v in med.items() if k != "ember" and not math.isnan(v)]
+        others = [v for k, v in med.items() if k not in mine and not math.isnan(v)]
         best = min(others) if others else float("nan")
         ratio = med["ember"] / best if others and not math.isnan(med["ember"]) else float("nan")
         thr = ""
         if unit and not math.isnan(med["ember"]):
             scale = 1e9
             thr = f"{work / med['ember'] / scale:.1f} {unit}"
-        print(f"{name:26} " + " ".join(f"{fmt_time(med[s.name]):>12}" for s in sides)
-              + f" {thr:>16} {ratio:>11.2f}")
+        line = (f"{name:26} " + " ".join(f"{fmt_time(med[s.name]):>12}" for s in sides)
+                + f" {thr:>16} {ratio:>11.2f}")
+        if args.baseline:
+            line += f" {med['ember'] / med['before']:>13.2f}"
+        print(line)
 
 
 if __name__ == "__main__":

@@ -268,6 +268,10 @@ Value serialize::load_archive(const std::string& path, uint64_t offset, uint64_t
   const std::string pickle = zip.read_string(prefix + "data.pkl", kMaxPickleBytes);
 
   std::unordered_map<std::string, std::pair<Storage, Dtype>> loaded;
+  // Copies of records wait until the pickle is read, and are then made all at once on every
+  // thread (ZipReader::read_all); nothing reads a CPU storage's bytes while unpickling. A
+  // storage that goes to another device is copied there during unpickling, so it is read first.
+  std::vector<serialize::ZipReader::RecordRead> copies;
   serialize::UnpickleOptions o;
   o.weights_only = options.weights_only;
   o.load_storage = [&](const serialize::StorageRef& ref) -> Storage {
@@ -289,7 +293,10 @@ Value serialize::load_archive(const std::string& path, uint64_t offset, uint64_t
     Storage s = options.mmap ? zip.view(record, uint64_t(itemsize(ref.dtype))) : Storage();
     if (!s) {  // compressed, misaligned or not to be mapped: a checked copy
       s = make_intrusive<StorageImpl>(size_t(bytes), Device(kCPU));
-      zip.read(record, s->data(), bytes);
+      if (options.map_location(Device(ref.location)).is_cpu())
+        copies.push_back({record, s->data(), bytes});
+      else
+        zip.read(record, s->data(), bytes);
     }
     loaded.emplace(ref.key, std::make_pair(s, ref.dtype));
     return s;
@@ -297,7 +304,9 @@ Value serialize::load_archive(const std::string& path, uint64_t offset, uint64_t
   o.device_of = [&](const std::string& location) {
     return options.map_location(Device(location));
   };
-  return serialize::unpickle(pickle, o);
+  Value result = serialize::unpickle(pickle, o);
+  zip.read_all(copies);
+  return result;
 }
 
 }  // namespace ember

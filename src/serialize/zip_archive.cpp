@@ -14,7 +14,6 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
-#include <mutex>
 #include <vector>
 
 #include "backend/cpu/parallel.h"
@@ -180,9 +179,11 @@ uint64_t ZipReader::size(const std::string& name) const {
 }
 
 void ZipReader::read(const std::string& name, void* out, uint64_t size) const {
-  const int64_t i = index(name);
-  if (i < 0) fail("load", "'", path_, "' has no record '", name, "'");
-  if (read_stored(name, i, out, size)) return;  // Note [Checked copy]
+  read_all({{name, out, size}});
+}
+
+void ZipReader::read_through_libzip(const std::string& name, int64_t i, void* out,
+                                    uint64_t size) const {
   zip_file_t* f = zip_fopen_index(archive_, zip_uint64_t(i), 0);
   if (!f) fail("load", "cannot open record '", name, "': ", zip_message(archive_));
   // One read past the end: libzip checks the CRC (and the size) when it reaches the end of data.
@@ -247,50 +248,75 @@ Storage ZipReader::view(const std::string& name, uint64_t alignment) const {
 
 // Note [Checked copy]: a stored record is read with pread in pieces that fit in the L2 cache,
 // each CRC'd (crc32.h) while it is still there, so the data crosses memory once; libzip's own
-// path would CRC with zlib's slower crc32 after 8 KiB reads. Records over 8 MiB are split between
-// the threads, whose CRCs are joined with zlib's crc32_combine (smaller ones gain nothing: a
-// 4 MiB record on two threads was slower here, the team's start-up against one pread). The CRC
-// is compared with the central directory's, as libzip does.
-bool ZipReader::read_stored(const std::string& name, int64_t i, void* out, uint64_t size) const {
-  zip_stat_t st;
-  const uint64_t offset = stored_offset(i, st);
-  if (offset == kNotStored || st.size != size) return false;
-  constexpr int64_t kPiece = int64_t(256) << 10, kPerThread = int64_t(8) << 20;
-  char* dst = static_cast<char*>(out);
+// path would CRC with zlib's slower crc32 after 8 KiB reads. The records' bytes are cut into
+// parts of at most 8 MiB, which the threads share (a checkpoint of many 4 MiB tensors loads on
+// every core, a single big record too); each part's CRC is joined with zlib's crc32_combine in
+// order and compared with the central directory's, as libzip does. Below 8 MiB in all, one
+// thread: a team's start-up costs more than it saves.
+void ZipReader::read_all(const std::vector<RecordRead>& reads) const {
+  constexpr int64_t kPiece = int64_t(256) << 10, kPerPart = int64_t(8) << 20;
   struct Part {
-    int64_t begin, end;
-    uint32_t crc;
-  };
-  std::mutex mutex;
-  std::vector<Part> parts;
-  std::string error;  // the first failure; nothing may throw inside the parallel region
-  parallel_for(0, int64_t(size), kPerThread, [&](int64_t begin, int64_t end) {
+    size_t read;  // index into reads
+    uint64_t file_offset;
+    int64_t begin, end;  // bytes of the record
     uint32_t crc = 0;
-    for (int64_t done = begin; done < end;) {
-      const size_t want = size_t(std::min(kPiece, end - done));
-      const ssize_t got = ::pread(fd_, dst + done, want, off_t(base_ + offset + uint64_t(done)));
+    std::string error;  // nothing may throw inside the parallel region
+  };
+  std::vector<Part> parts;
+  std::vector<uint32_t> expected_crc(reads.size());
+  std::vector<size_t> through_libzip;
+  uint64_t total = 0;
+  for (size_t r = 0; r < reads.size(); ++r) {
+    const int64_t i = index(reads[r].name);
+    if (i < 0) fail("load", "'", path_, "' has no record '", reads[r].name, "'");
+    zip_stat_t st;
+    const uint64_t offset = stored_offset(i, st);
+    if (offset == kNotStored || st.size != reads[r].size) {
+      through_libzip.push_back(r);
+      continue;
+    }
+    expected_crc[r] = st.crc;
+    const auto size = int64_t(reads[r].size);
+    for (int64_t b = 0; b < size; b += kPerPart)
+      parts.push_back({r, base_ + offset, b, std::min(size, b + kPerPart)});
+    total += reads[r].size;
+  }
+  auto read_part = [&](Part& p) {
+    char* dst = static_cast<char*>(reads[p.read].out);
+    for (int64_t done = p.begin; done < p.end;) {
+      const size_t want = size_t(std::min(kPiece, p.end - done));
+      const ssize_t got = ::pread(fd_, dst + done, want, off_t(p.file_offset + uint64_t(done)));
       if (got < 0 && errno == EINTR) continue;
       if (got <= 0) {
-        const std::lock_guard<std::mutex> lock(mutex);
-        if (error.empty()) error = got < 0 ? std::strerror(errno) : "end of file";
+        p.error = got < 0 ? std::strerror(errno) : "end of file";
         return;
       }
-      crc = crc32(crc, dst + done, size_t(got));
+      p.crc = crc32(p.crc, dst + done, size_t(got));
       done += got;
     }
-    const std::lock_guard<std::mutex> lock(mutex);
-    parts.push_back({begin, end, crc});
-  });
-  if (!error.empty()) fail("load", "record '", name, "' is truncated or corrupt: ", error);
-  std::sort(parts.begin(), parts.end(),
-            [](const Part& x, const Part& y) { return x.begin < y.begin; });
-  uint32_t crc = 0;
-  for (const Part& p : parts)
-    crc = p.begin == 0 ? p.crc : uint32_t(crc32_combine64(crc, p.crc, p.end - p.begin));
-  if (crc != st.crc)
-    fail("load", "record '", name, "' is truncated or corrupt: CRC error (", crc,
-         " instead of ", st.crc, ")");
-  return true;
+  };
+  if (total < uint64_t(kPerPart)) {
+    for (Part& p : parts) read_part(p);
+  } else {
+    parallel_for(0, int64_t(parts.size()), 1, [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) read_part(parts[size_t(k)]);
+    });
+  }
+  for (size_t k = 0; k < parts.size();) {  // the parts of one record are adjacent, in order
+    const size_t r = parts[k].read;
+    uint32_t crc = 0;
+    for (; k < parts.size() && parts[k].read == r; ++k) {
+      const Part& p = parts[k];
+      if (!p.error.empty())
+        fail("load", "record '", reads[r].name, "' is truncated or corrupt: ", p.error);
+      crc = p.begin == 0 ? p.crc : uint32_t(crc32_combine64(crc, p.crc, p.end - p.begin));
+    }
+    if (crc != expected_crc[r])
+      fail("load", "record '", reads[r].name, "' is truncated or corrupt: CRC error (", crc,
+           " instead of ", expected_crc[r], ")");
+  }
+  for (size_t r : through_libzip)
+    read_through_libzip(reads[r].name, index(reads[r].name), reads[r].out, reads[r].size);
 }
 
 }  // namespace ember::serialize

@@ -33,8 +33,15 @@ class ZipReader {
   bool has(const std::string& name) const;
   /// The entry's uncompressed size; throws when absent.
   uint64_t size(const std::string& name) const;
-  /// Reads the whole entry into `out` (which holds size(name) bytes).
+  /// Reads the whole entry into `out` (which holds size(name) bytes), checking its CRC.
   void read(const std::string& name, void* out, uint64_t size) const;
+  struct RecordRead {
+    std::string name;
+    void* out;
+    uint64_t size;
+  };
+  /// read() of each, the stored records' bytes split between the threads.
+  void read_all(const std::vector<RecordRead>& reads) const;
   std::string read_string(const std::string& name, uint64_t max_size) const;
   /// The entry's bytes as a storage viewing the mapped file (copy-on-write), when the entry is
   /// stored uncompressed, not empty, and its data starts on a multiple of `alignment`; otherwise
@@ -49,8 +56,8 @@ class ZipReader {
   /// Where entry i's data starts in the archive, when it is stored uncompressed, unencrypted and
   /// not empty and lies inside the file (st is its stat); otherwise kNotStored.
   uint64_t stored_offset(int64_t i, struct zip_stat& st) const;
-  /// Copies a stored entry of `size` bytes with a CRC check; false when it is not stored.
-  bool read_stored(const std::string& name, int64_t i, void* out, uint64_t size) const;
+  /// Reads an entry through libzip (compressed or otherwise not stored), checking its CRC.
+  void read_through_libzip(const std::string& name, int64_t i, void* out, uint64_t size) const;
   std::string path_;
   int fd_ = -1;  // the mapped file, which libzip reads through (see Source)
   std::shared_ptr<const MappedFile> map_;

@@ -159,5 +159,23 @@ TEST(CheckpointMmap, CopyingLoadRefusesAFlipDeepInABigRecord) {
   EXPECT_ERROR(load(path, kCopy), "CRC error");
 }
 
+// Many records together over 8 MiB are read by all threads at once (ZipReader::read_all): every
+// value arrives, and a flip in one record names that record, whichever thread read it.
+TEST(CheckpointMmap, CopyingLoadOfManyRecordsChecksEach) {
+  ScratchDir dir;
+  const std::string path = dir / "many.pt";
+  StateDict sd;
+  for (int i = 0; i < 6; ++i) sd.insert("w" + std::to_string(i), randn({750'000}));
+  save(sd, path, {.sync = false});
+  const Value v = load(path, kCopy);
+  for (const auto& [key, t] : sd) EXPECT_TRUE(v[key].to_tensor().equal(t)) << key;
+
+  std::string bytes = file_bytes(path);
+  const size_t at = bytes.size() * 9 / 12;  // inside the fifth of six 3 MB records
+  bytes[at] = char(bytes[at] ^ 0x40);
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), long(bytes.size()));
+  EXPECT_ERROR(load(path, kCopy), "record 'archive/data/4' is truncated or corrupt: CRC error");
+}
+
 }  // namespace
 }  // namespace ember::test
