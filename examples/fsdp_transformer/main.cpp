@@ -11,8 +11,9 @@
 // The model (token and position embeddings, a TransformerEncoder, mean pooling, a Linear head)
 // runs under FSDP FULL_SHARD with one unit per encoder layer (transformer_auto_wrap_policy),
 // bfloat16 MixedPrecision (parameters, reductions and buffers; the shards and AdamW stay
-// float32) and activation checkpointing on every encoder layer. Every --checkpoint-every steps
-// all ranks write a distributed checkpoint, <output-dir>/step_<N>: the model's and AdamW's
+// float32), activation checkpointing on every encoder layer, and every unit's all-gather
+// prefetched in forward and backward (forward_prefetch, BACKWARD_PRE). Every --checkpoint-every
+// steps all ranks write a distributed checkpoint, <output-dir>/step_<N>: the model's and AdamW's
 // sharded state dicts through dcp::save, with the step and the run's settings. At start the
 // newest complete checkpoint there (one with a .metadata) is resumed, on whatever number of
 // ranks this run has: dcp::load reshards. The global batch is the same on every world size
@@ -219,7 +220,9 @@ int train(const Config& c) {
   Fsdp fsdp(model, {.sharding_strategy = nn::ShardingStrategy::FULL_SHARD,
                     .auto_wrap = nn::transformer_auto_wrap_policy<nn::TransformerEncoderLayerImpl>(),
                     .mixed_precision = {.param_dtype = kBFloat16, .reduce_dtype = kBFloat16,
-                                        .buffer_dtype = kBFloat16}});
+                                        .buffer_dtype = kBFloat16},
+                    .backward_prefetch = nn::BackwardPrefetch::BACKWARD_PRE,
+                    .forward_prefetch = true});
   optim::AdamW opt(fsdp->parameters(), {.lr = c.lr, .weight_decay = c.weight_decay});
 
   // ── resume from the newest complete checkpoint, resharded onto this world size ──
