@@ -372,7 +372,8 @@ TEST(FullyShardedDataParallel, MixedPrecisionComputesInBfloat16AndKeepsFloat32Sh
 }
 
 // Activation checkpointing on every Linear inside FULL_SHARD units: the recompute in backward
-// runs after the unit was freed, so it needs the pre-backward all-gather on the unit's output.
+// runs after the unit was freed, so it needs the pre-backward all-gather on the unit's output,
+// and it keeps the parameters for the unit's backward (no second all-gather).
 TEST(FullyShardedDataParallel, FullShardWithActivationCheckpointingEqualsOneProcess) {
   auto exits = on_ranks(2, [](int rank) {
     auto model = mlp(/*seed=*/100);
@@ -380,8 +381,16 @@ TEST(FullyShardedDataParallel, FullShardWithActivationCheckpointingEqualsOneProc
       return dynamic_cast<const LinearImpl*>(&m) != nullptr;
     });
     require(wrapped.size() == 3, "3 Linear layers checkpointed");
-    train_wrapped(rank, FullyShardedDataParallel(
-                            model, {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()}));
+    auto fsdp = FullyShardedDataParallel(
+        model, {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()});
+    int gathers = 0;
+    fsdp->set_observer([&](FsdpEvent event, const std::string&) {
+      gathers += event == FsdpEvent::kAllGather;
+    });
+    train_wrapped(rank, fsdp);
+    // Each unit once in forward and once in backward: the recompute keeps what it gathered.
+    require(gathers == 6 * kSteps, std::to_string(gathers) + " all-gathers in " +
+                                       std::to_string(kSteps) + " steps");
   });
   EXPECT_EQ(test::failures(exits), "");
 }
