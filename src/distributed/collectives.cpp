@@ -188,6 +188,9 @@ namespace {
 
 void allgather_bytes(Group& g, const Tensor& in, const Tensor& out, uint32_t tag) {
   if (in.numel() == 0) return;
+  if (g.shared_memory)
+    return g.shared_memory->all_gather(in.data_ptr(), out.data_ptr(), in.nbytes(),
+                                       g.prefix("all_gather", tag));
   with_element_bytes(in.element_size(), [&]<class T>() {
     gloo::AllgatherOptions options(g.context);
     options.setInput(ptr<T>(in), static_cast<size_t>(in.numel()));

@@ -9,7 +9,11 @@
 // Before 3k+2's writes a rank waits for every phase >= 3k+1, which also means every rank finished
 // chunk k-1's copy-out (3k), so the result area is free; before copying out it waits for every
 // phase >= 3k+2, which also means nobody still reads the slots, so the next chunk may overwrite
-// its own. Waiting spins briefly, then sleeps on the laggard's phase word (a futex, woken by
+// its own. An all-gather's chunk k takes the same three phases and keeps the same invariants
+// (it never touches the result area):
+//   3k+1: r copied its piece of the chunk into slot r -> every rank may read every slot
+//   3k+2: r copied every slot into its output
+//   3k+3: r saw every rank at 3k+2, so nobody reads the slots any more (published at once) Waiting spins briefly, then sleeps on the laggard's phase word (a futex, woken by
 // publish), checking every 2 ms that its pid lives, so a dead peer is named within milliseconds
 // and a stopped one at the timeout.
 #include "distributed/shared_memory.h"
@@ -281,6 +285,28 @@ void SharedMemoryAllReduce::all_reduce(void* data, Dtype dtype, int64_t numel, R
     publish(mine, static_cast<uint32_t>(3 * k + 3));
   }
   if (op == ReduceOp::AVG) divide_for_average(data, dtype, static_cast<size_t>(numel), n);
+}
+
+void SharedMemoryAllReduce::all_gather(const void* input, void* output, int64_t bytes,
+                                       const std::string& prefix) {
+  const int n = segment_->ranks, me = group_.config.rank;
+  RankHeader* mine = segment_->header(me);
+  const auto* in = static_cast<const char*>(input);
+  auto* out = static_cast<char*>(output);
+  const size_t total = static_cast<size_t>(bytes);
+  for (size_t begin = 0; begin < total; begin += slot_bytes()) {
+    const size_t count = std::min(slot_bytes(), total - begin);
+    const uint64_t k = chunks_done_++;
+    std::memcpy(segment_->slot(me), in + begin, count);
+    publish(mine, static_cast<uint32_t>(3 * k + 1));
+    wait_for_phase(3 * k + 1, prefix);
+    for (int r = 0; r < n; ++r)
+      std::memcpy(out + total * static_cast<size_t>(r) + begin,
+                  r == me ? in + begin : segment_->slot(r), count);
+    publish(mine, static_cast<uint32_t>(3 * k + 2));
+    wait_for_phase(3 * k + 2, prefix);
+    publish(mine, static_cast<uint32_t>(3 * k + 3));
+  }
 }
 
 }  // namespace ember::dist
