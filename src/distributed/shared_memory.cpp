@@ -13,7 +13,12 @@
 // (it never touches the result area):
 //   3k+1: r copied its piece of the chunk into slot r -> every rank may read every slot
 //   3k+2: r copied every slot into its output
-//   3k+3: r saw every rank at 3k+2, so nobody reads the slots any more (published at once) Waiting spins briefly, then sleeps on the laggard's phase word (a futex, woken by
+//   3k+3: r saw every rank at 3k+2, so nobody reads the slots any more (published at once)
+// and so does a reduce-scatter's, whose slot r holds rank r's pieces of the others' outputs:
+//   3k+1: r copied, for every other rank q, its piece of q's output chunk into slot r (at q)
+//   3k+2: r reduced its own output chunk from its input and the others' slots (in rank order,
+//         as the all-reduce sums), straight into its output
+//   3k+3: as the all-gather's Waiting spins briefly, then sleeps on the laggard's phase word (a futex, woken by
 // publish), checking every 2 ms that its pid lives, so a dead peer is named within milliseconds
 // and a stopped one at the timeout.
 #include "distributed/shared_memory.h"
@@ -307,6 +312,44 @@ void SharedMemoryAllReduce::all_gather(const void* input, void* output, int64_t 
     wait_for_phase(3 * k + 2, prefix);
     publish(mine, static_cast<uint32_t>(3 * k + 3));
   }
+}
+
+void SharedMemoryAllReduce::reduce_scatter(const void* input, void* output, Dtype dtype,
+                                           int64_t numel, ReduceOp op,
+                                           const std::string& prefix) {
+  const auto function = reduce_function(dtype, op, "reduce_scatter");
+  const size_t element = static_cast<size_t>(itemsize(dtype));
+  const int n = segment_->ranks, me = group_.config.rank;
+  const size_t per_piece = slot_bytes() / static_cast<size_t>(n) / element;  // elements
+  if (per_piece == 0)
+    throw Error(prefix + "EMBER_SHM_CHUNK_BYTES=" + std::to_string(slot_bytes()) +
+                " holds no " + dtype_name(dtype) + " element for each of " + std::to_string(n) +
+                " ranks");
+  RankHeader* mine = segment_->header(me);
+  const auto* in = static_cast<const char*>(input);
+  auto* out = static_cast<char*>(output);
+  const size_t block = static_cast<size_t>(numel) * element;  // one rank's output, in bytes
+  auto piece = [&](int r, int q) {  // in slot r, the piece for rank q
+    return segment_->slot(r) + static_cast<size_t>(q) * per_piece * element;
+  };
+  for (size_t begin = 0; begin < static_cast<size_t>(numel); begin += per_piece) {
+    const size_t count = std::min(per_piece, static_cast<size_t>(numel) - begin);
+    const size_t at = begin * element, bytes = count * element;
+    const uint64_t k = chunks_done_++;
+    for (int q = 0; q < n; ++q)
+      if (q != me) std::memcpy(piece(me, q), in + block * static_cast<size_t>(q) + at, bytes);
+    publish(mine, static_cast<uint32_t>(3 * k + 1));
+    wait_for_phase(3 * k + 1, prefix);
+    auto source = [&](int r) {
+      return r == me ? in + block * static_cast<size_t>(me) + at : piece(r, me);
+    };
+    function(out + at, source(0), source(1), count);
+    for (int r = 2; r < n; ++r) function(out + at, out + at, source(r), count);
+    publish(mine, static_cast<uint32_t>(3 * k + 2));
+    wait_for_phase(3 * k + 2, prefix);
+    publish(mine, static_cast<uint32_t>(3 * k + 3));
+  }
+  if (op == ReduceOp::AVG) divide_for_average(output, dtype, static_cast<size_t>(numel), n);
 }
 
 }  // namespace ember::dist
