@@ -48,6 +48,7 @@ zip_int64_t seek(uint64_t& pos, uint64_t end, void* args, zip_uint64_t len, zip_
 // sizes and CRC; so the sink writes at a position. It reports a new, empty archive.
 struct ZipWriter::Sink {
   AtomicFile* file;
+  uint64_t base = 0;  // where the archive starts in the file
   uint64_t pos = 0, end = 0;
   zip_error_t error;
   std::exception_ptr failure;  // an ember::Error from the file, rethrown by commit()
@@ -74,7 +75,7 @@ struct ZipWriter::Sink {
         return 0;
       case ZIP_SOURCE_WRITE:
         try {
-          s.file->write_at(s.pos, data, size_t(len));
+          s.file->write_at(s.base + s.pos, data, size_t(len));
         } catch (...) {  // never unwind through libzip's C frames
           s.failure = std::current_exception();
           zip_error_set(&s.error, ZIP_ER_WRITE, EIO);
@@ -101,7 +102,19 @@ struct ZipWriter::Sink {
 };
 
 ZipWriter::ZipWriter(const std::string& path, bool durable)
-    : file_(path, "save", durable), sink_(std::make_unique<Sink>(&file_)) {
+    : owned_(std::make_unique<AtomicFile>(path, "save", durable)),
+      file_(owned_.get()),
+      sink_(std::make_unique<Sink>(file_)) {
+  open(path);
+}
+
+ZipWriter::ZipWriter(AtomicFile& file, uint64_t base)
+    : file_(&file), sink_(std::make_unique<Sink>(file_)) {
+  sink_->base = base;
+  open(file.path());
+}
+
+void ZipWriter::open(const std::string& path) {
   zip_error_t error;
   zip_error_init(&error);
   zip_source_t* src = zip_source_function_create(&Sink::call, sink_.get(), &error);
@@ -143,11 +156,13 @@ void ZipWriter::add(const std::string& name, const void* data, size_t size) {
 void ZipWriter::commit() {
   if (zip_close(archive_) != 0) {
     if (sink_->failure) std::rethrow_exception(sink_->failure);
-    fail("save", "cannot write '", file_.path(), "': ", zip_message(archive_));
+    fail("save", "cannot write '", file_->path(), "': ", zip_message(archive_));
   }
   archive_ = nullptr;
-  file_.commit();
+  if (owned_) owned_->commit();
 }
+
+uint64_t ZipWriter::size() const { return sink_->end; }
 
 // ── reader ──────────────────────────────────────────────────────────────
 // Serves libzip's reads from the mapped file's descriptor (pread copies from the page cache;

@@ -25,6 +25,10 @@ namespace ember::serialize {
 class ZipWriter {
  public:
   explicit ZipWriter(const std::string& path, bool durable = true);
+  /// Writes the archive into `file` from byte `base` on (an archive inside a bigger file, as a
+  /// distributed checkpoint's per-rank file holds them; `base` a multiple of 64 keeps the data
+  /// aligned in the file). commit() completes the archive; committing the file is its owner's.
+  ZipWriter(AtomicFile& file, uint64_t base);
   ~ZipWriter();
   ZipWriter(const ZipWriter&) = delete;
   ZipWriter& operator=(const ZipWriter&) = delete;
@@ -33,10 +37,14 @@ class ZipWriter {
   /// kFieldAlignment, so readers can mmap storages). `data` must stay alive until commit().
   void add(const std::string& name, const void* data, size_t size);
   void commit();
+  /// The archive's bytes written so far (all of it after commit()).
+  uint64_t size() const;
 
  private:
-  struct Sink;  // the libzip source writing into file_
-  AtomicFile file_;
+  struct Sink;  // the libzip source writing into *file_
+  void open(const std::string& path);
+  std::unique_ptr<AtomicFile> owned_;  // the file of the first constructor
+  AtomicFile* file_;
   std::unique_ptr<Sink> sink_;
   zip* archive_ = nullptr;
   uint64_t offset_ = 0;  // where the next local header starts
