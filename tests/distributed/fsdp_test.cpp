@@ -194,6 +194,55 @@ TEST(FullyShardedDataParallel, PrefetchIssuesTheNextUnitsAllGatherBeforeTheCurre
   EXPECT_EQ(test::failures(exits), "");
 }
 
+// Gradient accumulation under no_sync: each step's first half-batch backward runs inside
+// no_sync (no reduce-scatter, the gradients summed unsharded), the second reduces both; with the
+// loss halved, 20 such steps equal 20 steps of one process on the whole batch, for FULL_SHARD
+// with nested units and for manual nesting (the guard reaches the nested instances).
+TEST(FullyShardedDataParallel, NoSyncAccumulatesUnshardedAndTheNextStepReducesBoth) {
+  auto exits = on_ranks(2, [](int rank) {
+    const StateDict expected = single_process_reference();
+    auto accumulate = [&](auto fsdp, int inner_units, const std::string& what) {
+      int reductions_in_no_sync = 0, reductions = 0;
+      bool inside = false;
+      fsdp->set_observer([&](FsdpEvent event, const std::string&) {
+        if (event == FsdpEvent::kReduceScatter) ++(inside ? reductions_in_no_sync : reductions);
+      });
+      optim::AdamW opt(fsdp->parameters(), {.lr = 1e-2});
+      const Batch mine = rows(full_batch(), 64 * rank, 64);
+      const Batch first = rows(mine, 0, 32), second = rows(mine, 32, 32);
+      for (int step = 0; step < kSteps; ++step) {
+        opt.zero_grad();
+        {
+          auto guard = fsdp->no_sync();
+          inside = true;
+          (nn::functional::cross_entropy(fsdp(first.x), first.y) * 0.5).backward();
+          inside = false;
+        }
+        for (const Tensor& shard : fsdp->parameters())
+          require(!shard.grad().defined(), what + ": no shard has a gradient after no_sync");
+        (nn::functional::cross_entropy(fsdp(second.x), second.y) * 0.5).backward();
+        opt.step();
+      }
+      require(reductions_in_no_sync == 0 && reductions == inner_units * kSteps,
+              what + ": " + std::to_string(reductions_in_no_sync) + " reductions under no_sync, " +
+                  std::to_string(reductions) + " after it");
+      require_state_near(fsdp->full_state_dict(), expected, what);
+    };
+    accumulate(FullyShardedDataParallel(
+                   mlp(/*seed=*/100), {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()}),
+               3, "FULL_SHARD, nested units");
+    // The outer instance's observer sees its root unit (the middle Linear) only; that the
+    // nested shards have no gradient after no_sync shows the guard reached them.
+    auto base = mlp(/*seed=*/100);
+    auto layer = [&](int64_t i) { return nn::Linear(std::dynamic_pointer_cast<LinearImpl>(base[i])); };
+    auto model = nn::Sequential(FullyShardedDataParallel(layer(0)), nn::ReLU(), layer(2),
+                                nn::ReLU(), FullyShardedDataParallel(layer(4)));
+    accumulate(FullyShardedDataParallel(model, {.sharding_strategy = ShardingStrategy::SHARD_GRAD_OP}),
+               1, "SHARD_GRAD_OP around manually nested instances");
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
 // When parameters are gathered and freed: FULL_SHARD frees a nested unit right after its forward
 // (the root stays gathered until backward ends), SHARD_GRAD_OP keeps every unit until its
 // gradients are reduced; afterwards only the shards hold data and gradients.

@@ -180,15 +180,37 @@ void FlatParamUnit::reduce_gradients() {
   finish_reduce();
 }
 
-void FlatParamUnit::launch_reduce() {
+Tensor FlatParamUnit::take_flat_gradients(Dtype dtype) {
   NoGradGuard no_grad;
-  EMBER_CHECK(!reduce_in_flight_, kOp, unit_text(), ": a gradient reduction is already running");
   const int64_t chunks = sharded_ ? world_ : 1;
-  Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = reduce_dtype_});
+  Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = dtype});
   for (size_t i = 0; i < params_.size(); ++i) {
     Tensor& g = params_[i].mutable_grad();
     if (g.defined()) flat.narrow(0, offsets_[i], g.numel()).copy_(g.reshape({-1}));
     g = Tensor();
+  }
+  std::fill(ready_.begin(), ready_.end(), false);
+  ready_count_ = 0;
+  return flat;
+}
+
+void FlatParamUnit::accumulate_unsharded() {
+  NoGradGuard no_grad;
+  Tensor flat = take_flat_gradients(shard_.dtype());
+  if (accumulated_.defined()) accumulated_.add_(flat);
+  else accumulated_ = flat;
+}
+
+void FlatParamUnit::launch_reduce() {
+  NoGradGuard no_grad;
+  EMBER_CHECK(!reduce_in_flight_, kOp, unit_text(), ": a gradient reduction is already running");
+  Tensor flat;
+  if (accumulated_.defined()) {  // no_sync's steps, summed in the shard's precision
+    accumulated_.add_(take_flat_gradients(shard_.dtype()));
+    flat = accumulated_.to(reduce_dtype_);
+    accumulated_ = Tensor();
+  } else {
+    flat = take_flat_gradients(reduce_dtype_);
   }
   // Asynchronous: the rest of backward runs while the group's thread reduces.
   if (sharded_) {
@@ -201,8 +223,6 @@ void FlatParamUnit::launch_reduce() {
         reduced_, {.op = dist::ReduceOp::AVG, .group = group_, .async_op = true});
   }
   reduce_in_flight_ = true;
-  std::fill(ready_.begin(), ready_.end(), false);
-  ready_count_ = 0;
 }
 
 void FlatParamUnit::finish_reduce() {

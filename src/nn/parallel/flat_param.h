@@ -72,6 +72,10 @@ class FlatParamUnit {
   /// (nothing when none is running).
   void launch_reduce();
   void finish_reduce();
+  /// no_sync: adds the parameters' gradients (zeros where none) to an unsharded flat gradient
+  /// kept for the next launch_reduce(), which reduces it with that step's; clears the
+  /// parameters' .grad and the readiness.
+  void accumulate_unsharded();
 
   /// Copies new full values (in the parameters' shapes, flat order) into this rank's shard.
   void load_full(const std::vector<Tensor>& values);
@@ -79,6 +83,9 @@ class FlatParamUnit {
  private:
   void point_params_into(const Tensor& flat);
   void drop_prefetch();  // waits for a prefetch in flight and discards it
+  /// The parameters' gradients flattened (zeros where none, the padding too) in `dtype`; their
+  /// .grad cleared, the readiness reset.
+  Tensor take_flat_gradients(Dtype dtype);
   std::string unit_text() const;  // "unit '2'", "the root unit": for messages
 
   std::string module_path_;
@@ -103,6 +110,7 @@ class FlatParamUnit {
   bool gather_in_flight_ = false;
   dist::Work reduce_work_;
   Tensor reduced_;  // the collective's output while it runs
+  Tensor accumulated_;  // no_sync's unsharded gradient sum, in the shard's dtype
   bool reduce_in_flight_ = false;
   std::vector<bool> ready_;
   size_t ready_count_ = 0;

@@ -334,8 +334,7 @@ void FullyShardedDataParallelImpl::on_gradient_ready(size_t unit, size_t param) 
   }
   fsdp_detail::FlatParamUnit& u = *units_[unit];
   if (u.mark_ready(param)) {
-    u.launch_reduce();  // overlaps the rest of backward; finish_backward waits
-    notify(FsdpEvent::kReduceScatter, unit);
+    reduce_or_accumulate(unit);
     pre_backward_done_[unit] = true;  // its backward is over: not to be prefetched again
     u.reshard();
     if (options_.backward_prefetch == BackwardPrefetch::BACKWARD_POST &&
@@ -349,13 +348,31 @@ void FullyShardedDataParallelImpl::finish_backward() {
   in_backward_ = false;
   // A unit some of whose parameters got no gradient: reduce what it has (zeros elsewhere).
   for (size_t u = 0; u < units_.size(); ++u)
-    if (units_[u]->any_ready()) {
-      units_[u]->launch_reduce();
-      notify(FsdpEvent::kReduceScatter, u);
-    }
+    if (units_[u]->any_ready()) reduce_or_accumulate(u);
   for (auto& u : units_) u->finish_reduce();
   reshard_all();
 }
+
+void FullyShardedDataParallelImpl::reduce_or_accumulate(size_t unit) {
+  if (!grad_sync_) {
+    units_[unit]->accumulate_unsharded();
+    return;
+  }
+  units_[unit]->launch_reduce();  // overlaps the rest of backward; finish_backward waits
+  notify(FsdpEvent::kReduceScatter, unit);
+}
+
+void FullyShardedDataParallelImpl::set_grad_sync(bool sync) {
+  grad_sync_ = sync;
+  for (auto& [path, nested] : nested_) nested->set_grad_sync(sync);
+}
+
+FullyShardedDataParallelImpl::NoSyncGuard::NoSyncGuard(FullyShardedDataParallelImpl& fsdp)
+    : fsdp_(fsdp), previous_(fsdp.grad_sync_) {
+  fsdp.set_grad_sync(false);
+}
+
+FullyShardedDataParallelImpl::NoSyncGuard::~NoSyncGuard() { fsdp_.set_grad_sync(previous_); }
 
 void FullyShardedDataParallelImpl::reshard_all() {
   for (auto& u : units_) u->reshard();

@@ -180,6 +180,25 @@ class FullyShardedDataParallelImpl : public Module {
   /// Every rank must call it. Returns the total norm before clipping.
   double clip_grad_norm_(double max_norm, utils::ClipGradNormOptions options = {});
 
+  /// 1.13's no_sync(): while the guard lives, backward reduces nothing; each unit's gradients
+  /// add up unsharded (a full-size flat gradient per unit, in the shards' dtype), and the first
+  /// backward after it reduce-scatters them with its own. For gradient accumulation:
+  ///   { auto guard = fsdp->no_sync(); loss(fsdp(x1)).backward(); }
+  ///   loss(fsdp(x2)).backward();  opt.step();
+  /// Applies to the manually nested instances too.
+  class NoSyncGuard {
+   public:
+    explicit NoSyncGuard(FullyShardedDataParallelImpl& fsdp);
+    ~NoSyncGuard();
+    NoSyncGuard(const NoSyncGuard&) = delete;
+    NoSyncGuard& operator=(const NoSyncGuard&) = delete;
+
+   private:
+    FullyShardedDataParallelImpl& fsdp_;
+    bool previous_;
+  };
+  [[nodiscard]] NoSyncGuard no_sync() { return NoSyncGuard(*this); }
+
   /// Sees this instance's units' events (not those of manually nested instances); an empty
   /// function removes it.
   void set_observer(FsdpObserver observer) { observer_ = std::move(observer); }
@@ -230,6 +249,9 @@ class FullyShardedDataParallelImpl : public Module {
   void on_gradient_ready(size_t unit, size_t param);
   void finish_backward();
   void reshard_all();
+  void set_grad_sync(bool sync);  // this instance and the nested ones
+  /// Reduces the unit's gradients, or under no_sync adds them to its unsharded sum.
+  void reduce_or_accumulate(size_t unit);
   size_t unit_of_storage(const Tensor& t) const;  // units_.size(): none
 
   FullyShardedDataParallelOptions options_;
@@ -239,6 +261,7 @@ class FullyShardedDataParallelImpl : public Module {
   std::vector<std::pair<std::string, std::shared_ptr<FullyShardedDataParallelImpl>>> nested_;
   bool is_root_ = true;  // false once an enclosing FSDP adopted this one
   bool finish_queued_ = false;
+  bool grad_sync_ = true;  // false under no_sync()
   // From the first gradient or pre-backward to finish_backward: a forward hook that runs then is
   // a checkpointed unit's recompute, which keeps its parameters for the backward that follows.
   bool in_backward_ = false;
