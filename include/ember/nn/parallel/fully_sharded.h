@@ -33,7 +33,10 @@
 // A unit's reduce-scatter is started asynchronously as soon as its last gradient arrives and is
 // waited for when backward ends (so it overlaps the rest of backward); the all-gathers are
 // issued where a unit needs them, or ahead with forward_prefetch and backward_prefetch (the
-// order of units recorded in the first forward, backward's the reverse). Differences from 1.13:
+// order of units recorded in the first forward, backward's the reverse). A checkpointed unit's
+// recompute in backward keeps what the pre-backward gather brought (no second gather). Under
+// no_sync() gradients add up unsharded per unit until the next backward outside it reduces
+// them. Differences from 1.13:
 // inside a forward every tensor autograd saves goes through FSDP's saved-tensor hooks (so a
 // unit's parameters can be freed and regathered), which skips the in-place version check for
 // them; a unit whose parameters only partly got gradients reduces zeros for the rest when
