@@ -111,16 +111,25 @@ void allreduce_bytes(Group& g, void* data, const Tensor& like, int64_t numel, Re
 }
 
 // The chunk of `full` (size world * output's) that this rank keeps, reduced, into output.
-Work reduce_scatter_flat(Group& g, Tensor& output, Tensor full, const CollectiveOptions& o,
-                         const std::string& signature) {
+// Through shared memory each rank reduces only its own chunk, reading `full` in place; over TCP
+// it is an all-reduce of the whole, in place: of `full` itself when `owned` (a copy made for
+// the call), else of a copy.
+Work reduce_scatter_flat(Group& g, Tensor& output, Tensor full, bool owned,
+                         const CollectiveOptions& o, const std::string& signature) {
   reduce_function(output.dtype(), o.op, "reduce_scatter");  // refuse bad pairs here
   Tensor out = output;
   return g.run({"reduce_scatter", signature, ring_neighbours(g)}, o.async_op,
-               [&g, out, full, op = o.op](uint32_t tag) {
-                 allreduce_bytes(g, full.data_ptr(), full, full.numel(), op, tag,
+               [&g, out, full, owned, op = o.op](uint32_t tag) {
+                 if (out.numel() == 0) return;
+                 if (g.shared_memory)
+                   return g.shared_memory->reduce_scatter(full.data_ptr(), out.data_ptr(),
+                                                          out.dtype(), out.numel(), op,
+                                                          g.prefix("reduce_scatter", tag));
+                 Tensor work = owned ? full : full.clone();
+                 allreduce_bytes(g, work.data_ptr(), work, work.numel(), op, tag,
                                  "reduce_scatter");
                  std::memcpy(out.data_ptr(),
-                             static_cast<const char*>(full.data_ptr()) +
+                             static_cast<const char*>(work.data_ptr()) +
                                  out.nbytes() * g.config.rank,
                              static_cast<size_t>(out.nbytes()));
                });
@@ -188,6 +197,9 @@ namespace {
 
 void allgather_bytes(Group& g, const Tensor& in, const Tensor& out, uint32_t tag) {
   if (in.numel() == 0) return;
+  if (g.shared_memory)
+    return g.shared_memory->all_gather(in.data_ptr(), out.data_ptr(), in.nbytes(),
+                                       g.prefix("all_gather", tag));
   with_element_bytes(in.element_size(), [&]<class T>() {
     gloo::AllgatherOptions options(g.context);
     options.setInput(ptr<T>(in), static_cast<size_t>(in.numel()));
@@ -253,7 +265,7 @@ Work reduce_scatter_tensor(Tensor& output, const Tensor& input, const Collective
   EMBER_CHECK(output.dtype() == input.dtype() && input.numel() == output.numel() * g.config.size,
               "reduce_scatter_tensor", "the input must be ", output.dtype(), " with ",
               g.config.size, " x ", output.numel(), " elements, got ", describe(input));
-  return reduce_scatter_flat(g, output, input.clone(), o,
+  return reduce_scatter_flat(g, output, input, /*owned=*/false, o,
                              describe(input) + ", " + reduce_op_name(o.op));
 }
 
@@ -263,7 +275,7 @@ Work reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
   check_dense("reduce_scatter", output, "output");
   check_list("reduce_scatter", inputs, output, static_cast<size_t>(g.config.size), "inputs");
   Tensor full = pack(inputs, output.numel() * g.config.size);
-  return reduce_scatter_flat(g, output, full, o, describe(output) + " x " +
+  return reduce_scatter_flat(g, output, full, /*owned=*/true, o, describe(output) + " x " +
                                                      std::to_string(inputs.size()) + ", " +
                                                      reduce_op_name(o.op));
 }

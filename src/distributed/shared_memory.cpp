@@ -9,7 +9,16 @@
 // Before 3k+2's writes a rank waits for every phase >= 3k+1, which also means every rank finished
 // chunk k-1's copy-out (3k), so the result area is free; before copying out it waits for every
 // phase >= 3k+2, which also means nobody still reads the slots, so the next chunk may overwrite
-// its own. Waiting spins briefly, then sleeps on the laggard's phase word (a futex, woken by
+// its own. An all-gather's chunk k takes the same three phases and keeps the same invariants
+// (it never touches the result area):
+//   3k+1: r copied its piece of the chunk into slot r -> every rank may read every slot
+//   3k+2: r copied every slot into its output
+//   3k+3: r saw every rank at 3k+2, so nobody reads the slots any more (published at once)
+// and so does a reduce-scatter's, whose slot r holds rank r's pieces of the others' outputs:
+//   3k+1: r copied, for every other rank q, its piece of q's output chunk into slot r (at q)
+//   3k+2: r reduced its own output chunk from its input and the others' slots (in rank order,
+//         as the all-reduce sums), straight into its output
+//   3k+3: as the all-gather's Waiting spins briefly, then sleeps on the laggard's phase word (a futex, woken by
 // publish), checking every 2 ms that its pid lives, so a dead peer is named within milliseconds
 // and a stopped one at the timeout.
 #include "distributed/shared_memory.h"
@@ -281,6 +290,66 @@ void SharedMemoryAllReduce::all_reduce(void* data, Dtype dtype, int64_t numel, R
     publish(mine, static_cast<uint32_t>(3 * k + 3));
   }
   if (op == ReduceOp::AVG) divide_for_average(data, dtype, static_cast<size_t>(numel), n);
+}
+
+void SharedMemoryAllReduce::all_gather(const void* input, void* output, int64_t bytes,
+                                       const std::string& prefix) {
+  const int n = segment_->ranks, me = group_.config.rank;
+  RankHeader* mine = segment_->header(me);
+  const auto* in = static_cast<const char*>(input);
+  auto* out = static_cast<char*>(output);
+  const size_t total = static_cast<size_t>(bytes);
+  for (size_t begin = 0; begin < total; begin += slot_bytes()) {
+    const size_t count = std::min(slot_bytes(), total - begin);
+    const uint64_t k = chunks_done_++;
+    std::memcpy(segment_->slot(me), in + begin, count);
+    publish(mine, static_cast<uint32_t>(3 * k + 1));
+    wait_for_phase(3 * k + 1, prefix);
+    for (int r = 0; r < n; ++r)
+      std::memcpy(out + total * static_cast<size_t>(r) + begin,
+                  r == me ? in + begin : segment_->slot(r), count);
+    publish(mine, static_cast<uint32_t>(3 * k + 2));
+    wait_for_phase(3 * k + 2, prefix);
+    publish(mine, static_cast<uint32_t>(3 * k + 3));
+  }
+}
+
+void SharedMemoryAllReduce::reduce_scatter(const void* input, void* output, Dtype dtype,
+                                           int64_t numel, ReduceOp op,
+                                           const std::string& prefix) {
+  const auto function = reduce_function(dtype, op, "reduce_scatter");
+  const size_t element = static_cast<size_t>(itemsize(dtype));
+  const int n = segment_->ranks, me = group_.config.rank;
+  const size_t per_piece = slot_bytes() / static_cast<size_t>(n) / element;  // elements
+  if (per_piece == 0)
+    throw Error(prefix + "EMBER_SHM_CHUNK_BYTES=" + std::to_string(slot_bytes()) +
+                " holds no " + dtype_name(dtype) + " element for each of " + std::to_string(n) +
+                " ranks");
+  RankHeader* mine = segment_->header(me);
+  const auto* in = static_cast<const char*>(input);
+  auto* out = static_cast<char*>(output);
+  const size_t block = static_cast<size_t>(numel) * element;  // one rank's output, in bytes
+  auto piece = [&](int r, int q) {  // in slot r, the piece for rank q
+    return segment_->slot(r) + static_cast<size_t>(q) * per_piece * element;
+  };
+  for (size_t begin = 0; begin < static_cast<size_t>(numel); begin += per_piece) {
+    const size_t count = std::min(per_piece, static_cast<size_t>(numel) - begin);
+    const size_t at = begin * element, bytes = count * element;
+    const uint64_t k = chunks_done_++;
+    for (int q = 0; q < n; ++q)
+      if (q != me) std::memcpy(piece(me, q), in + block * static_cast<size_t>(q) + at, bytes);
+    publish(mine, static_cast<uint32_t>(3 * k + 1));
+    wait_for_phase(3 * k + 1, prefix);
+    auto source = [&](int r) {
+      return r == me ? in + block * static_cast<size_t>(me) + at : piece(r, me);
+    };
+    function(out + at, source(0), source(1), count);
+    for (int r = 2; r < n; ++r) function(out + at, out + at, source(r), count);
+    publish(mine, static_cast<uint32_t>(3 * k + 2));
+    wait_for_phase(3 * k + 2, prefix);
+    publish(mine, static_cast<uint32_t>(3 * k + 3));
+  }
+  if (op == ReduceOp::AVG) divide_for_average(output, dtype, static_cast<size_t>(numel), n);
 }
 
 }  // namespace ember::dist

@@ -3,8 +3,9 @@
 // dies is an error within milliseconds (its pid is checked while waiting), a peer that hangs is a
 // timeout at the group's timeout. On by default when every rank is on this host and each maps
 // the segment (otherwise all fall back to TCP together); EMBER_SHM=0 turns it off, EMBER_SHM=1
-// makes it required. Only all_reduce (and reduce_scatter, built on it) go this way; the other
-// collectives stay on Gloo. bench/distributed_compare.sh has the figures.
+// makes it required. all_reduce, reduce_scatter and all_gather (FSDP's collectives) go this
+// way; the other collectives stay on Gloo. bench/distributed_compare.sh
+// has the figures.
 #pragma once
 
 #include <chrono>
@@ -25,6 +26,12 @@ class SharedMemoryAllReduce {
 
   /// data (numel elements of dtype) reduced in place over the group. `prefix` starts errors.
   void all_reduce(void* data, Dtype dtype, int64_t numel, ReduceOp op, const std::string& prefix);
+  /// Rank r's output (numel elements) = the reduction of chunk r of every rank's input (world x
+  /// numel), summed in rank order as all_reduce does. The input is only read.
+  void reduce_scatter(const void* input, void* output, Dtype dtype, int64_t numel, ReduceOp op,
+                      const std::string& prefix);
+  /// Every rank's `bytes` of input, in rank order, into output (world x bytes).
+  void all_gather(const void* input, void* output, int64_t bytes, const std::string& prefix);
 
   struct Segment;
 

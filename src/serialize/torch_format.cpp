@@ -222,9 +222,13 @@ void TorchPickler::write_tensor(const Tensor& t) {
 }  // namespace
 
 void save(const Value& value, const std::string& path, const SaveOptions& options) {
+  serialize::ZipWriter zip(path, options.sync);
+  serialize::write_archive(value, zip);
+}
+
+void serialize::write_archive(const Value& value, ZipWriter& zip) {
   TorchPickler pickler;
   pickler.run(value);
-  serialize::ZipWriter zip(path, options.sync);
   const std::string prefix = "archive/";
   zip.add(prefix + "data.pkl", pickler.bytes().data(), pickler.bytes().size());
   static const char kLittle[] = "little";

@@ -50,7 +50,15 @@ uint32_t low32(uint64_t v, bool zip64) { return zip64 ? 0xFFFFFFFFu : uint32_t(v
 
 }  // namespace
 
-ZipWriter::ZipWriter(const std::string& path, bool durable) : file_(path, "save", durable) {}
+ZipWriter::ZipWriter(const std::string& path, bool durable)
+    : owned_(std::make_unique<AtomicFile>(path, "save", durable)), file_(owned_.get()) {}
+
+ZipWriter::ZipWriter(AtomicFile& file, uint64_t base) : file_(&file), base_(base) {}
+
+void ZipWriter::write(const void* data, size_t size) {
+  file_->write_at(base_ + pos_, data, size);
+  pos_ += size;
+}
 
 void ZipWriter::add(const std::string& name, const void* data, size_t size) {
   EMBER_CHECK(name.size() < 0xFFFF, "save", "zip entry name of ", name.size(),
@@ -58,7 +66,8 @@ void ZipWriter::add(const std::string& name, const void* data, size_t size) {
   const bool zip64 = size >= zip64_threshold;
   // The padding field (4 bytes of header + n) puts the data on a multiple of 64.
   const uint64_t header = 30 + name.size() + (zip64 ? 20 : 0) + 4;
-  const uint64_t pad = (kAlignment - (offset_ + header) % kAlignment) % kAlignment;
+  const uint64_t offset = pos_;  // of the local header
+  const uint64_t pad = (kAlignment - (offset + header) % kAlignment) % kAlignment;
   Bytes h;
   h.u32(0x04034b50).u16(zip64 ? kVersionZip64 : kVersion).u16(kUtf8Flag).u16(0);
   h.u16(kDosTime).u16(kDosDate).u32(0 /* crc, patched below */);
@@ -67,25 +76,24 @@ void ZipWriter::add(const std::string& name, const void* data, size_t size) {
   if (zip64) h.u16(kZip64Field).u16(16).u64(size).u64(size);
   h.u16(kPaddingField).u16(uint16_t(pad));
   h.b.resize(h.b.size() + pad, 'Z');
-  file_.write(h.b.data(), h.b.size());
+  write(h.b.data(), h.b.size());
 
   uint32_t crc = 0;
   const auto* p = static_cast<const uint8_t*>(data);
   for (size_t done = 0; done < size;) {
     const size_t n = std::min(kPiece, size - done);
     crc = crc32(crc, p + done, n);
-    file_.write(p + done, n);
+    write(p + done, n);
     done += n;
   }
   const uint8_t crc_bytes[4] = {uint8_t(crc), uint8_t(crc >> 8), uint8_t(crc >> 16),
                                 uint8_t(crc >> 24)};
-  file_.write_at(offset_ + 14, crc_bytes, 4);
-  entries_.push_back({name, crc, size, offset_});
-  offset_ += header + pad + size;
+  file_->write_at(base_ + offset + 14, crc_bytes, 4);
+  entries_.push_back({name, crc, size, offset});
 }
 
 void ZipWriter::commit() {
-  const uint64_t directory_offset = offset_;
+  const uint64_t directory_offset = pos_;
   Bytes d;
   for (const Entry& e : entries_) {
     const bool big = e.size >= zip64_threshold, far = e.offset >= zip64_threshold;
@@ -116,8 +124,8 @@ void ZipWriter::commit() {
   d.u32(0x06054b50).u16(0).u16(0);
   d.u16(zip64_end ? 0xFFFF : uint16_t(count)).u16(zip64_end ? 0xFFFF : uint16_t(count));
   d.u32(low32(directory_size, zip64_end)).u32(low32(directory_offset, zip64_end)).u16(0);
-  file_.write(d.b.data(), d.b.size());
-  file_.commit();
+  write(d.b.data(), d.b.size());
+  if (owned_) owned_->commit();
 }
 
 }  // namespace ember::serialize

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,12 +23,18 @@ namespace ember::serialize {
 class ZipWriter {
  public:
   explicit ZipWriter(const std::string& path, bool durable = true);
+  /// Writes the archive into `file` from byte `base` on (an archive inside a bigger file, as a
+  /// distributed checkpoint's per-rank file holds them; `base` a multiple of 64 keeps the data
+  /// aligned in the file). commit() completes the archive; committing the file is its owner's.
+  ZipWriter(AtomicFile& file, uint64_t base);
 
   /// Adds a stored entry whose bytes start on a 64-byte file offset. The bytes are written
   /// before add returns.
   void add(const std::string& name, const void* data, size_t size);
-  /// Writes the central directory and replaces the target.
+  /// Writes the central directory and, for the first constructor, replaces the target.
   void commit();
+  /// The archive's bytes written so far (all of it after commit()).
+  uint64_t size() const { return pos_; }
 
   /// Entries of at least this many bytes, or starting at least this far into the file, get
   /// zip64 fields (the 32-bit ones overflow). Lowered only by tests, which cannot write 4 GiB.
@@ -40,9 +47,12 @@ class ZipWriter {
     uint64_t size;
     uint64_t offset;  // of its local header
   };
-  AtomicFile file_;
+  void write(const void* data, size_t size);
+  std::unique_ptr<AtomicFile> owned_;  // the file of the first constructor
+  AtomicFile* file_;
+  uint64_t base_ = 0;  // where the archive starts in the file
   std::vector<Entry> entries_;
-  uint64_t offset_ = 0;  // where the next local header starts
+  uint64_t pos_ = 0;  // bytes of the archive written: where the next record starts
 };
 
 }  // namespace ember::serialize

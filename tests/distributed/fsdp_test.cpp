@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "distributed/dist_test_support.h"
@@ -97,6 +98,147 @@ TEST(FullyShardedDataParallel, FullShardRootOnlyAndNoShardEqualOneProcessAfter20
     train_fsdp(rank, {.sharding_strategy = ShardingStrategy::FULL_SHARD});
     train_fsdp(rank, {.sharding_strategy = ShardingStrategy::NO_SHARD,
                       .auto_wrap = transformer_auto_wrap_policy<LinearImpl>()});
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
+// Prefetching (forward_prefetch, BACKWARD_PRE) on the 3 Linear units of the MLP. The first
+// forward records the order of units (every all-gather on demand); from then on, forward
+// issues each next unit's all-gather before the current unit computes, backward the all-gather
+// of the unit it needs next before the current unit's gradients are computed, so that only the
+// first unit of each pass waits for a gather of its own; every reduce-scatter but the last is
+// issued while a unit's gradients remain to be computed. The parameters after 20 steps still
+// equal one process's, and so do BACKWARD_POST's (which prefetches once a unit's gradients are
+// reduced) and SHARD_GRAD_OP's with both.
+TEST(FullyShardedDataParallel, PrefetchIssuesTheNextUnitsAllGatherBeforeTheCurrentUnitComputes) {
+  auto exits = on_ranks(2, [](int rank) {
+    const StateDict expected = single_process_reference();
+    auto run = [&](FullyShardedDataParallelOptions options) {
+      options.auto_wrap = transformer_auto_wrap_policy<LinearImpl>();
+      auto fsdp = FullyShardedDataParallel(mlp(/*seed=*/100), options);
+      std::vector<std::vector<std::string>> steps;  // the events of each step, "prefetch 2"
+      fsdp->set_observer([&](FsdpEvent event, const std::string& unit) {
+        steps.back().push_back(std::string(fsdp_event_name(event)) + " " + unit);
+      });
+      optim::AdamW opt(fsdp->parameters(), {.lr = 1e-2});
+      const Batch mine = rows(full_batch(), 64 * rank, 64);
+      for (int step = 0; step < kSteps; ++step) {
+        steps.emplace_back();
+        opt.zero_grad();
+        nn::functional::cross_entropy(fsdp(mine.x), mine.y).backward();
+        opt.step();
+      }
+      require_state_near(fsdp->full_state_dict(), expected,
+                         std::string(sharding_strategy_name(options.sharding_strategy)) +
+                             " with prefetch");
+      return steps;
+    };
+    auto text = [](const std::vector<std::string>& events) {
+      std::string s;
+      for (const std::string& e : events) s += (s.empty() ? "" : ", ") + e;
+      return s;
+    };
+    // Where `event` happened in `events` (events.size() if it did not), and how often.
+    auto at = [](const std::vector<std::string>& events, const std::string& event) {
+      return size_t(std::find(events.begin(), events.end(), event) - events.begin());
+    };
+    auto count = [](const std::vector<std::string>& events, const std::string& prefix) {
+      return std::count_if(events.begin(), events.end(),
+                           [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+    };
+    auto before = [&](const std::vector<std::string>& events, const std::string& first,
+                      const std::string& second) {
+      require(at(events, first) < at(events, second),
+              "'" + first + "' before '" + second + "' in: " + text(events));
+    };
+
+    const auto pre = run({.sharding_strategy = ShardingStrategy::FULL_SHARD,
+                          .backward_prefetch = BackwardPrefetch::BACKWARD_PRE,
+                          .forward_prefetch = true});
+    const std::vector<std::string> first_forward(pre[0].begin(),
+                                                 pre[0].begin() + at(pre[0], "forward 4") + 1);
+    require(count(first_forward, "prefetch") == 0 && count(first_forward, "all_gather") == 3,
+            "the first forward gathers every unit on demand (it records their order): " +
+                text(pre[0]));
+    for (size_t step = 1; step < pre.size(); ++step) {
+      const auto& e = pre[step];
+      require(count(e, "all_gather") == 2 && at(e, "all_gather 0") < at(e, "forward 0") &&
+                  at(e, "all_gather 4") > at(e, "forward 4"),
+              "only the first unit of forward (0) and of backward (4) gather on demand: " +
+                  text(e));
+      before(e, "prefetch 2", "forward 0");     // forward: the next unit's gather overlaps
+      before(e, "prefetch 4", "forward 2");     // the current unit's computation
+      before(e, "forward 4", "pre_backward 4");
+      before(e, "pre_backward 4", "pre_backward 2");
+      const auto backward = std::vector<std::string>(e.begin() + at(e, "forward 4"), e.end());
+      before(backward, "prefetch 2", "pre_backward 4");  // backward: the same, reversed
+      before(backward, "prefetch 0", "pre_backward 2");
+      before(e, "reduce_scatter 4", "pre_backward 0");  // reductions overlap the backward
+      before(e, "reduce_scatter 2", "pre_backward 0");
+      require(count(e, "reduce_scatter") == 3, "3 reduce-scatters: " + text(e));
+    }
+    const auto post = run({.sharding_strategy = ShardingStrategy::FULL_SHARD,
+                           .backward_prefetch = BackwardPrefetch::BACKWARD_POST});
+    const auto& e = post.back();
+    require(count(e, "all_gather") == 4 && count(e, "prefetch") == 2, "BACKWARD_POST, no "
+            "forward prefetch: 3 gathers in forward, 1 on demand and 2 prefetched in backward: " +
+            text(e));
+    before(e, "reduce_scatter 4", "prefetch 2");
+    before(e, "prefetch 2", "pre_backward 2");
+    const auto grad_op = run({.sharding_strategy = ShardingStrategy::SHARD_GRAD_OP,
+                              .backward_prefetch = BackwardPrefetch::BACKWARD_PRE,
+                              .forward_prefetch = true});
+    require(count(grad_op.back(), "all_gather") == 1 && count(grad_op.back(), "prefetch") == 2,
+            "SHARD_GRAD_OP gathers once per step, in forward: " + text(grad_op.back()));
+  });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
+// Gradient accumulation under no_sync: each step's first half-batch backward runs inside
+// no_sync (no reduce-scatter, the gradients summed unsharded), the second reduces both; with the
+// loss halved, 20 such steps equal 20 steps of one process on the whole batch, for FULL_SHARD
+// with nested units and for manual nesting (the guard reaches the nested instances).
+TEST(FullyShardedDataParallel, NoSyncAccumulatesUnshardedAndTheNextStepReducesBoth) {
+  auto exits = on_ranks(2, [](int rank) {
+    const StateDict expected = single_process_reference();
+    auto accumulate = [&](auto fsdp, int inner_units, const std::string& what) {
+      int reductions_in_no_sync = 0, reductions = 0;
+      bool inside = false;
+      fsdp->set_observer([&](FsdpEvent event, const std::string&) {
+        if (event == FsdpEvent::kReduceScatter) ++(inside ? reductions_in_no_sync : reductions);
+      });
+      optim::AdamW opt(fsdp->parameters(), {.lr = 1e-2});
+      const Batch mine = rows(full_batch(), 64 * rank, 64);
+      const Batch first = rows(mine, 0, 32), second = rows(mine, 32, 32);
+      for (int step = 0; step < kSteps; ++step) {
+        opt.zero_grad();
+        {
+          auto guard = fsdp->no_sync();
+          inside = true;
+          (nn::functional::cross_entropy(fsdp(first.x), first.y) * 0.5).backward();
+          inside = false;
+        }
+        for (const Tensor& shard : fsdp->parameters())
+          require(!shard.grad().defined(), what + ": no shard has a gradient after no_sync");
+        (nn::functional::cross_entropy(fsdp(second.x), second.y) * 0.5).backward();
+        opt.step();
+      }
+      require(reductions_in_no_sync == 0 && reductions == inner_units * kSteps,
+              what + ": " + std::to_string(reductions_in_no_sync) + " reductions under no_sync, " +
+                  std::to_string(reductions) + " after it");
+      require_state_near(fsdp->full_state_dict(), expected, what);
+    };
+    accumulate(FullyShardedDataParallel(
+                   mlp(/*seed=*/100), {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()}),
+               3, "FULL_SHARD, nested units");
+    // The outer instance's observer sees its root unit (the middle Linear) only; that the
+    // nested shards have no gradient after no_sync shows the guard reached them.
+    auto base = mlp(/*seed=*/100);
+    auto layer = [&](int64_t i) { return nn::Linear(std::dynamic_pointer_cast<LinearImpl>(base[i])); };
+    auto model = nn::Sequential(FullyShardedDataParallel(layer(0)), nn::ReLU(), layer(2),
+                                nn::ReLU(), FullyShardedDataParallel(layer(4)));
+    accumulate(FullyShardedDataParallel(model, {.sharding_strategy = ShardingStrategy::SHARD_GRAD_OP}),
+               1, "SHARD_GRAD_OP around manually nested instances");
   });
   EXPECT_EQ(test::failures(exits), "");
 }
@@ -279,7 +421,8 @@ TEST(FullyShardedDataParallel, MixedPrecisionComputesInBfloat16AndKeepsFloat32Sh
 }
 
 // Activation checkpointing on every Linear inside FULL_SHARD units: the recompute in backward
-// runs after the unit was freed, so it needs the pre-backward all-gather on the unit's output.
+// runs after the unit was freed, so it needs the pre-backward all-gather on the unit's output,
+// and it keeps the parameters for the unit's backward (no second all-gather).
 TEST(FullyShardedDataParallel, FullShardWithActivationCheckpointingEqualsOneProcess) {
   auto exits = on_ranks(2, [](int rank) {
     auto model = mlp(/*seed=*/100);
@@ -287,8 +430,16 @@ TEST(FullyShardedDataParallel, FullShardWithActivationCheckpointingEqualsOneProc
       return dynamic_cast<const LinearImpl*>(&m) != nullptr;
     });
     require(wrapped.size() == 3, "3 Linear layers checkpointed");
-    train_wrapped(rank, FullyShardedDataParallel(
-                            model, {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()}));
+    auto fsdp = FullyShardedDataParallel(
+        model, {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()});
+    int gathers = 0;
+    fsdp->set_observer([&](FsdpEvent event, const std::string&) {
+      gathers += event == FsdpEvent::kAllGather;
+    });
+    train_wrapped(rank, fsdp);
+    // Each unit once in forward and once in backward: the recompute keeps what it gathered.
+    require(gathers == 6 * kSteps, std::to_string(gathers) + " all-gathers in " +
+                                       std::to_string(kSteps) + " steps");
   });
   EXPECT_EQ(test::failures(exits), "");
 }

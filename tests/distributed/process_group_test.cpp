@@ -86,7 +86,28 @@ TEST_P(Collectives, SharedMemoryAllReduceEveryOpAndDtype) {
     reduce_scatter_tensor(mine, whole);  // also through shared memory
     const auto sum = expected_reduction(world, world * 3, kFloat32, ReduceOp::SUM);
     require_close(mine, {sum.begin() + rank * 3, sum.begin() + rank * 3 + 3}, "reduce_scatter");
-  }, {{"EMBER_SHM", "1"}, {"EMBER_SHM_CHUNK_BYTES", "65536"}});  // several chunks for the big one
+    // all_gather and reduce_scatter too, between all-reduces: 40000 elements a rank go through
+    // several chunks.
+    for (Dtype dtype : {kFloat32, kBFloat16}) {
+      const int64_t n = 40000;
+      Tensor part = zeros({n}, {.dtype = dtype});
+      const Tensor parts = input_of(rank, world * n, dtype);
+      reduce_scatter_tensor(part, parts, {.op = ReduceOp::AVG});
+      const auto avg = expected_reduction(world, world * n, dtype, ReduceOp::AVG);
+      require_close(part, {avg.begin() + rank * n, avg.begin() + (rank + 1) * n},
+                    std::string("reduce_scatter_tensor AVG ") + dtype_name(dtype));
+      require_close(parts, test::values(input_of(rank, world * n, dtype)),
+                    "reduce_scatter_tensor leaves its input alone");
+      Tensor gathered = zeros({world * n}, {.dtype = dtype});
+      all_gather_into_tensor(gathered, input_of(rank, n, dtype));
+      for (int r = 0; r < world; ++r)
+        require_close(gathered.narrow(0, r * n, n).contiguous(), test::values(input_of(r, n, dtype)),
+                      std::string("all_gather_into_tensor ") + dtype_name(dtype));
+      Tensor t = full({7}, double(rank + 1));
+      all_reduce(t);
+      require_close(t, std::vector<double>(7, world * (world + 1) / 2.0), "all_reduce after it");
+    }
+  }, {{"EMBER_SHM", "1"}, {"EMBER_SHM_CHUNK_BYTES", "65536"}});  // several chunks for the big ones
   EXPECT_EQ(test::failures(exits), "");
 }
 

@@ -18,7 +18,6 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -26,6 +25,8 @@
 #include "ember/autograd.h"
 #include "ember/serialize.h"
 #include "serialize/atomic_file.h"
+#include "serialize/torch_format.h"
+#include "serialize/zip_archive.h"
 
 namespace ember::dcp {
 namespace {
@@ -45,30 +46,25 @@ Tensor trimmed(const Tensor& t) {
 
 // The rank's one data file, `__{rank}_0.distcp`: its items are complete torch.save archives
 // back to back (1.13's single_file_per_rank layout), each starting on a 64-byte boundary so
-// that its storages stay aligned for mapping. Each archive is written by save() to a scratch
-// file and appended; the data file is synced once and renamed into place by commit().
+// that its storages stay aligned for mapping. Each archive is written in place, straight into
+// the data file; the data file is synced once and renamed into place by commit().
 class RankFile {
  public:
   RankFile(const std::string& dir, int rank, bool sync)
-      : name_("__" + std::to_string(rank) + "_0.distcp"),
-        scratch_(dir + "/.__" + std::to_string(rank) + "_item.tmp"),
-        file_(dir + "/" + name_, kOp, sync) {}
-  ~RankFile() { std::filesystem::remove(scratch_); }
+      : name_("__" + std::to_string(rank) + "_0.distcp"), file_(dir + "/" + name_, kOp, sync) {}
 
   struct Range {
     std::string file;
     int64_t offset, length;
   };
   Range append(const Value& value) {
-    ember::save(value, scratch_, {.sync = false});
-    std::ifstream in(scratch_, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     static constexpr char kZeros[64] = {};
     const uint64_t pad = (64 - end_ % 64) % 64;
     file_.write(kZeros, pad);
-    const Range r{name_, int64_t(end_ + pad), int64_t(bytes.size())};
-    file_.write(bytes.data(), bytes.size());
-    end_ += pad + bytes.size();
+    serialize::ZipWriter zip(file_, end_ + pad);
+    serialize::write_archive(value, zip);
+    const Range r{name_, int64_t(end_ + pad), int64_t(zip.size())};
+    end_ += pad + zip.size();
     return r;
   }
   /// Puts the file in place, when anything was written (a rank with nothing writes no file).
@@ -77,7 +73,7 @@ class RankFile {
   }
 
  private:
-  std::string name_, scratch_;
+  std::string name_;
   serialize::AtomicFile file_;
   uint64_t end_ = 0;
 };

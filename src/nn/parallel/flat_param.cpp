@@ -96,22 +96,50 @@ void FlatParamUnit::point_params_into(const Tensor& flat) {
                                 flat.storage_offset() + offsets_[i]);
 }
 
-void FlatParamUnit::unshard() {
-  if (!separate_full_ || full_.defined()) return;
+bool FlatParamUnit::unshard() {
+  if (!separate_full_ || full_.defined()) return false;
   NoGradGuard no_grad;
-  const Tensor local = shard_.detach().to(compute_dtype_);
-  if (sharded_) {
-    Tensor full = empty({shard_numel_ * world_}, {.dtype = compute_dtype_});
-    dist::all_gather_into_tensor(full, local, {.group = group_});
-    full_ = full;
-  } else {
-    full_ = local;
+  bool issued = false;
+  if (!gather_in_flight_) {
+    if (!sharded_) {  // only a cast to the compute dtype
+      full_ = shard_.detach().to(compute_dtype_);
+      point_params_into(full_);
+      return false;
+    }
+    issued = prefetch();
   }
+  gather_in_flight_ = false;
+  gather_work_.wait();
+  full_ = gathering_;
+  gathering_ = gather_input_ = Tensor();
   point_params_into(full_);
+  return issued;
+}
+
+bool FlatParamUnit::prefetch() {
+  if (!sharded_ || full_.defined() || gather_in_flight_) return false;
+  NoGradGuard no_grad;
+  // Without a cast the collective reads the shard itself: nothing writes it meanwhile, since
+  // every gather completes by the end of backward (finish_backward reshards every unit), before
+  // an optimizer can step.
+  gather_input_ = shard_.detach().to(compute_dtype_);
+  gathering_ = empty({shard_numel_ * world_}, {.dtype = compute_dtype_});
+  gather_work_ = dist::all_gather_into_tensor(gathering_, gather_input_,
+                                              {.group = group_, .async_op = true});
+  gather_in_flight_ = true;
+  return true;
+}
+
+void FlatParamUnit::drop_prefetch() {
+  if (!gather_in_flight_) return;
+  gather_in_flight_ = false;
+  gather_work_.wait();
+  gathering_ = gather_input_ = Tensor();
 }
 
 void FlatParamUnit::reshard() {
   if (!separate_full_) return;
+  drop_prefetch();
   full_ = Tensor();
   const Tensor nothing = empty({0}, {.dtype = compute_dtype_});
   for (const Tensor& p : params_)
@@ -152,15 +180,37 @@ void FlatParamUnit::reduce_gradients() {
   finish_reduce();
 }
 
-void FlatParamUnit::launch_reduce() {
+Tensor FlatParamUnit::take_flat_gradients(Dtype dtype) {
   NoGradGuard no_grad;
-  EMBER_CHECK(!reduce_in_flight_, kOp, unit_text(), ": a gradient reduction is already running");
   const int64_t chunks = sharded_ ? world_ : 1;
-  Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = reduce_dtype_});
+  Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = dtype});
   for (size_t i = 0; i < params_.size(); ++i) {
     Tensor& g = params_[i].mutable_grad();
     if (g.defined()) flat.narrow(0, offsets_[i], g.numel()).copy_(g.reshape({-1}));
     g = Tensor();
+  }
+  std::fill(ready_.begin(), ready_.end(), false);
+  ready_count_ = 0;
+  return flat;
+}
+
+void FlatParamUnit::accumulate_unsharded() {
+  NoGradGuard no_grad;
+  Tensor flat = take_flat_gradients(shard_.dtype());
+  if (accumulated_.defined()) accumulated_.add_(flat);
+  else accumulated_ = flat;
+}
+
+void FlatParamUnit::launch_reduce() {
+  NoGradGuard no_grad;
+  EMBER_CHECK(!reduce_in_flight_, kOp, unit_text(), ": a gradient reduction is already running");
+  Tensor flat;
+  if (accumulated_.defined()) {  // no_sync's steps, summed in the shard's precision
+    accumulated_.add_(take_flat_gradients(shard_.dtype()));
+    flat = accumulated_.to(reduce_dtype_);
+    accumulated_ = Tensor();
+  } else {
+    flat = take_flat_gradients(reduce_dtype_);
   }
   // Asynchronous: the rest of backward runs while the group's thread reduces.
   if (sharded_) {
@@ -173,8 +223,6 @@ void FlatParamUnit::launch_reduce() {
         reduced_, {.op = dist::ReduceOp::AVG, .group = group_, .async_op = true});
   }
   reduce_in_flight_ = true;
-  std::fill(ready_.begin(), ready_.end(), false);
-  ready_count_ = 0;
 }
 
 void FlatParamUnit::finish_reduce() {
@@ -206,6 +254,7 @@ Tensor FlatParamUnit::shard_of(const std::vector<Tensor>& values) const {
 
 void FlatParamUnit::load_full(const std::vector<Tensor>& values) {
   NoGradGuard no_grad;
+  drop_prefetch();  // it gathered the old values
   const int64_t chunks = sharded_ ? world_ : 1;
   Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = shard_.dtype()});
   for (size_t i = 0; i < params_.size(); ++i) {

@@ -36,11 +36,18 @@ class FlatParamUnit {
   /// false under NO_SHARD: shard() is the whole flat parameter on every rank.
   bool is_sharded() const { return sharded_; }
 
-  /// All-gathers the flat parameter (if it is not already) and points the parameters into it.
-  void unshard();
-  /// Frees the gathered flat parameter; the parameters hold no data. No-op under NO_SHARD.
+  /// All-gathers the flat parameter (if it is not already) and points the parameters into it;
+  /// a prefetch in flight is waited for instead. Says whether it issued an all-gather itself.
+  bool unshard();
+  /// Starts the all-gather asynchronously (1.13's forward and backward prefetch), so that it
+  /// runs while other units compute; unshard() waits for it. Says whether it issued one (not
+  /// when gathered or in flight already, nor under NO_SHARD, which has nothing to gather).
+  bool prefetch();
+  /// Frees the gathered flat parameter (after waiting for a prefetch in flight, which writes
+  /// into it); the parameters hold no data. No-op under NO_SHARD.
   void reshard();
   bool is_unsharded() const { return full_.defined(); }
+  bool is_prefetching() const { return gather_in_flight_; }
   /// The gathered flat parameter (undefined while resharded).
   const Tensor& full() const { return full_; }
 
@@ -65,12 +72,20 @@ class FlatParamUnit {
   /// (nothing when none is running).
   void launch_reduce();
   void finish_reduce();
+  /// no_sync: adds the parameters' gradients (zeros where none) to an unsharded flat gradient
+  /// kept for the next launch_reduce(), which reduces it with that step's; clears the
+  /// parameters' .grad and the readiness.
+  void accumulate_unsharded();
 
   /// Copies new full values (in the parameters' shapes, flat order) into this rank's shard.
   void load_full(const std::vector<Tensor>& values);
 
  private:
   void point_params_into(const Tensor& flat);
+  void drop_prefetch();  // waits for a prefetch in flight and discards it
+  /// The parameters' gradients flattened (zeros where none, the padding too) in `dtype`; their
+  /// .grad cleared, the readiness reset.
+  Tensor take_flat_gradients(Dtype dtype);
   std::string unit_text() const;  // "unit '2'", "the root unit": for messages
 
   std::string module_path_;
@@ -89,8 +104,13 @@ class FlatParamUnit {
   bool separate_full_;  // the gathered parameters are not the shard itself (sharded, or cast)
   Tensor shard_;
   Tensor full_;
+  // A prefetch: the all-gather's output and input while it runs.
+  dist::Work gather_work_;
+  Tensor gathering_, gather_input_;
+  bool gather_in_flight_ = false;
   dist::Work reduce_work_;
   Tensor reduced_;  // the collective's output while it runs
+  Tensor accumulated_;  // no_sync's unsharded gradient sum, in the shard's dtype
   bool reduce_in_flight_ = false;
   std::vector<bool> ready_;
   size_t ready_count_ = 0;

@@ -184,21 +184,84 @@ void FullyShardedDataParallelImpl::register_unit_hooks() {
     for (const auto& [path, m] : module_ptr_->named_modules())
       if (path == unit.module_path()) module = m;
     hooks_.push_back(module->register_forward_pre_hook(
-        [&unit](Module&, const std::vector<Tensor>&) { unit.unshard(); }));
-    if (strategy_ == ShardingStrategy::FULL_SHARD)
-      hooks_.push_back(module->register_forward_hook(
-          [&unit](Module&, const std::vector<Tensor>&, const Tensor& output) {
-            unit.reshard();
-            // The pre-backward all-gather (1.13's hook on the outputs): before the unit's
-            // backward runs, so that a recompute (activation checkpointing) finds the
-            // parameters; without one, the first saved parameter that backward unpacks does it.
-            if (output.defined() && output.requires_grad())
-              output.register_hook([&unit](const Tensor&) {
-                unit.unshard();
-                return Tensor();
-              });
-          }));
+        [this, u](Module&, const std::vector<Tensor>&) { pre_forward(u); }));
+    hooks_.push_back(module->register_forward_hook(
+        [this, u](Module&, const std::vector<Tensor>&, const Tensor& output) {
+          post_forward(u, output);
+        }));
   }
+}
+
+const char* fsdp_event_name(FsdpEvent event) {
+  switch (event) {
+    case FsdpEvent::kAllGather: return "all_gather";
+    case FsdpEvent::kPrefetch: return "prefetch";
+    case FsdpEvent::kForward: return "forward";
+    case FsdpEvent::kPreBackward: return "pre_backward";
+    case FsdpEvent::kReduceScatter: return "reduce_scatter";
+  }
+  return "?";
+}
+
+void FullyShardedDataParallelImpl::notify(FsdpEvent event, size_t unit) const {
+  if (observer_) observer_(event, units_[unit]->module_path());
+}
+
+void FullyShardedDataParallelImpl::gather(size_t unit) {
+  if (units_[unit]->unshard()) notify(FsdpEvent::kAllGather, unit);
+}
+
+void FullyShardedDataParallelImpl::prefetch(size_t unit) {
+  if (unit >= units_.size()) return;
+  // In backward, a unit whose backward began already (a graph that is no chain) needs no more.
+  if (in_backward_ && pre_backward_done_[unit]) return;
+  if (units_[unit]->prefetch()) notify(FsdpEvent::kPrefetch, unit);
+}
+
+size_t FullyShardedDataParallelImpl::neighbour_in_forward(size_t unit, int direction) const {
+  if (!order_recorded_) return units_.size();
+  const auto at = std::find(forward_order_.begin(), forward_order_.end(), unit);
+  if (at == forward_order_.end()) return units_.size();
+  const auto index = (at - forward_order_.begin()) + direction;
+  if (index < 0 || index >= std::ptrdiff_t(forward_order_.size())) return units_.size();
+  return forward_order_[size_t(index)];
+}
+
+void FullyShardedDataParallelImpl::pre_forward(size_t unit) {
+  gather(unit);
+  if (in_backward_) return;  // a recompute: no order to record, nothing ahead to fetch
+  if (!order_recorded_ &&
+      std::find(forward_order_.begin(), forward_order_.end(), unit) == forward_order_.end())
+    forward_order_.push_back(unit);
+  if (options_.forward_prefetch) prefetch(neighbour_in_forward(unit, +1));
+  notify(FsdpEvent::kForward, unit);
+}
+
+void FullyShardedDataParallelImpl::post_forward(size_t unit, const Tensor& output) {
+  // SHARD_GRAD_OP keeps the parameters to backward; so does a recompute inside backward.
+  if (strategy_ != ShardingStrategy::FULL_SHARD || in_backward_) return;
+  units_[unit]->reshard();
+  // The pre-backward all-gather (1.13's hook on the outputs): before the unit's backward runs,
+  // so that a recompute (activation checkpointing) finds the parameters; without one, the first
+  // saved parameter that backward unpacks does it.
+  if (output.defined() && output.requires_grad())
+    output.register_hook([this, unit](const Tensor&) {
+      pre_backward(unit);
+      return Tensor();
+    });
+}
+
+void FullyShardedDataParallelImpl::pre_backward(size_t unit) {
+  if (!in_backward_) {
+    in_backward_ = true;
+    pre_backward_done_.assign(units_.size(), false);
+  }
+  gather(unit);
+  if (pre_backward_done_[unit]) return;
+  pre_backward_done_[unit] = true;
+  if (options_.backward_prefetch == BackwardPrefetch::BACKWARD_PRE)
+    prefetch(neighbour_in_forward(unit, -1));
+  notify(FsdpEvent::kPreBackward, unit);
 }
 
 std::vector<FsdpUnitInfo> FullyShardedDataParallelImpl::units() const {
@@ -228,8 +291,9 @@ void FullyShardedDataParallelImpl::begin_forward() {
   cast_buffers_once();
   // Parameters gathered before an optimizer step (a forward without backward) are stale.
   reshard_all();
-  for (auto& u : units_)
-    if (u->module_path().empty()) u->unshard();
+  in_backward_ = false;
+  for (size_t u = 0; u < units_.size(); ++u)
+    if (units_[u]->module_path().empty()) pre_forward(u);
 }
 
 FullyShardedDataParallelImpl::ForwardScope::ForwardScope(FullyShardedDataParallelImpl& fsdp)
@@ -247,14 +311,15 @@ FullyShardedDataParallelImpl::ForwardScope::ForwardScope(FullyShardedDataParalle
       [self](const std::any& packed) -> Tensor {
         if (const auto* t = std::any_cast<Tensor>(&packed)) return *t;
         const auto& v = std::any_cast<const SavedParamView&>(packed);
-        fsdp_detail::FlatParamUnit& unit = *self->units_[v.unit];
-        unit.unshard();  // FULL_SHARD freed it after forward: the pre-backward all-gather
-        return unit.full().as_strided(v.sizes, v.strides, v.storage_offset);
+        // FULL_SHARD freed it after forward: the pre-backward all-gather, unless done already.
+        self->pre_backward(v.unit);
+        return self->units_[v.unit]->full().as_strided(v.sizes, v.strides, v.storage_offset);
       });
 }
 
 FullyShardedDataParallelImpl::ForwardScope::~ForwardScope() {
   hooks_.reset();
+  fsdp_.order_recorded_ = true;
   if (!fsdp_.is_root_ && fsdp_.strategy_ == ShardingStrategy::FULL_SHARD) fsdp_.reshard_all();
 }
 
@@ -263,21 +328,51 @@ void FullyShardedDataParallelImpl::on_gradient_ready(size_t unit, size_t param) 
     finish_queued_ = true;
     autograd::queue_callback([this] { finish_backward(); });
   }
+  if (!in_backward_) {
+    in_backward_ = true;
+    pre_backward_done_.assign(units_.size(), false);
+  }
   fsdp_detail::FlatParamUnit& u = *units_[unit];
   if (u.mark_ready(param)) {
-    u.launch_reduce();  // overlaps the rest of backward; finish_backward waits
+    reduce_or_accumulate(unit);
+    pre_backward_done_[unit] = true;  // its backward is over: not to be prefetched again
     u.reshard();
+    if (options_.backward_prefetch == BackwardPrefetch::BACKWARD_POST &&
+        strategy_ == ShardingStrategy::FULL_SHARD)
+      prefetch(neighbour_in_forward(unit, -1));
   }
 }
 
 void FullyShardedDataParallelImpl::finish_backward() {
   finish_queued_ = false;
+  in_backward_ = false;
   // A unit some of whose parameters got no gradient: reduce what it has (zeros elsewhere).
-  for (auto& u : units_)
-    if (u->any_ready()) u->launch_reduce();
+  for (size_t u = 0; u < units_.size(); ++u)
+    if (units_[u]->any_ready()) reduce_or_accumulate(u);
   for (auto& u : units_) u->finish_reduce();
   reshard_all();
 }
+
+void FullyShardedDataParallelImpl::reduce_or_accumulate(size_t unit) {
+  if (!grad_sync_) {
+    units_[unit]->accumulate_unsharded();
+    return;
+  }
+  units_[unit]->launch_reduce();  // overlaps the rest of backward; finish_backward waits
+  notify(FsdpEvent::kReduceScatter, unit);
+}
+
+void FullyShardedDataParallelImpl::set_grad_sync(bool sync) {
+  grad_sync_ = sync;
+  for (auto& [path, nested] : nested_) nested->set_grad_sync(sync);
+}
+
+FullyShardedDataParallelImpl::NoSyncGuard::NoSyncGuard(FullyShardedDataParallelImpl& fsdp)
+    : fsdp_(fsdp), previous_(fsdp.grad_sync_) {
+  fsdp.set_grad_sync(false);
+}
+
+FullyShardedDataParallelImpl::NoSyncGuard::~NoSyncGuard() { fsdp_.set_grad_sync(previous_); }
 
 void FullyShardedDataParallelImpl::reshard_all() {
   for (auto& u : units_) u->reshard();

@@ -32,7 +32,11 @@
 // train()/eval() on the wrapper reach the wrapped module at the next forward.
 // A unit's reduce-scatter is started asynchronously as soon as its last gradient arrives and is
 // waited for when backward ends (so it overlaps the rest of backward); the all-gathers are
-// synchronous. Differences from 1.13: no all-gather prefetch (forward or backward);
+// issued where a unit needs them, or ahead with forward_prefetch and backward_prefetch (the
+// order of units recorded in the first forward, backward's the reverse). A checkpointed unit's
+// recompute in backward keeps what the pre-backward gather brought (no second gather). Under
+// no_sync() gradients add up unsharded per unit until the next backward outside it reduces
+// them. Differences from 1.13:
 // inside a forward every tensor autograd saves goes through FSDP's saved-tensor hooks (so a
 // unit's parameters can be freed and regathered), which skips the in-place version check for
 // them; a unit whose parameters only partly got gradients reduces zeros for the rest when
@@ -40,6 +44,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,6 +76,13 @@ struct MixedPrecision {
   std::optional<Dtype> buffer_dtype = {};
 };
 
+/// torch.distributed.fsdp.BackwardPrefetch: when backward issues the all-gather of the unit it
+/// needs next (the reverse of the first forward's order of units). BACKWARD_PRE: in the current
+/// unit's pre-backward, before its gradients are computed, so that the gather runs while they
+/// are (two units gathered at a time); BACKWARD_POST: once the current unit's gradients are all
+/// there. Only FULL_SHARD frees units between forward and backward, so only it gathers there.
+enum class BackwardPrefetch { BACKWARD_PRE = 1, BACKWARD_POST = 2 };
+
 struct FullyShardedDataParallelOptions {
   dist::ProcessGroup process_group = {};  // the default group unless given
   ShardingStrategy sharding_strategy = ShardingStrategy::FULL_SHARD;
@@ -79,7 +91,24 @@ struct FullyShardedDataParallelOptions {
   /// Broadcast rank 0's parameters and buffers before sharding.
   bool sync_module_states = false;
   MixedPrecision mixed_precision = {};
+  /// None (1.13's default): each unit is gathered in backward when its backward reaches it.
+  std::optional<BackwardPrefetch> backward_prefetch = {};
+  /// Issue the next unit's all-gather (in the first forward's order) before the current unit's
+  /// forward computes, so that the two overlap. From the second forward on, as in 1.13.
+  bool forward_prefetch = false;
 };
+
+/// What FSDP does, in order, as an observer sees it (for tests and tracing).
+enum class FsdpEvent {
+  kAllGather,      // a unit's all-gather issued where it is needed (the caller waits for it)
+  kPrefetch,       // a unit's all-gather issued ahead (forward_prefetch, backward_prefetch)
+  kForward,        // a unit's parameters are gathered and its forward computes next
+  kPreBackward,    // the same before its gradients are computed (once per unit and backward)
+  kReduceScatter,  // a unit's gradient reduction issued (it runs while backward goes on)
+};
+const char* fsdp_event_name(FsdpEvent event);
+/// Called with the event and the unit's module path ("" for the root unit).
+using FsdpObserver = std::function<void(FsdpEvent event, const std::string& unit)>;
 
 struct FullStateDictOptions {
   bool rank0_only = false;     // the other ranks get an empty dict (they still gather)
@@ -154,6 +183,29 @@ class FullyShardedDataParallelImpl : public Module {
   /// Every rank must call it. Returns the total norm before clipping.
   double clip_grad_norm_(double max_norm, utils::ClipGradNormOptions options = {});
 
+  /// 1.13's no_sync(): while the guard lives, backward reduces nothing; each unit's gradients
+  /// add up unsharded (a full-size flat gradient per unit, in the shards' dtype), and the first
+  /// backward after it reduce-scatters them with its own. For gradient accumulation:
+  ///   { auto guard = fsdp->no_sync(); loss(fsdp(x1)).backward(); }
+  ///   loss(fsdp(x2)).backward();  opt.step();
+  /// Applies to the manually nested instances too.
+  class NoSyncGuard {
+   public:
+    explicit NoSyncGuard(FullyShardedDataParallelImpl& fsdp);
+    ~NoSyncGuard();
+    NoSyncGuard(const NoSyncGuard&) = delete;
+    NoSyncGuard& operator=(const NoSyncGuard&) = delete;
+
+   private:
+    FullyShardedDataParallelImpl& fsdp_;
+    bool previous_;
+  };
+  [[nodiscard]] NoSyncGuard no_sync() { return NoSyncGuard(*this); }
+
+  /// Sees this instance's units' events (not those of manually nested instances); an empty
+  /// function removes it.
+  void set_observer(FsdpObserver observer) { observer_ = std::move(observer); }
+
   /// MixedPrecision.param_dtype applied to a floating input of the root's forward.
   Tensor cast_forward_input(const Tensor& input) const;
 
@@ -189,9 +241,20 @@ class FullyShardedDataParallelImpl : public Module {
   void build_units();
   void register_unit_hooks();
   void begin_forward();
+  void notify(FsdpEvent event, size_t unit) const;
+  void gather(size_t unit);
+  void prefetch(size_t unit);
+  void pre_forward(size_t unit);
+  void post_forward(size_t unit, const Tensor& output);
+  void pre_backward(size_t unit);
+  /// The unit before / after `unit` in the first forward's order (units_.size(): none).
+  size_t neighbour_in_forward(size_t unit, int direction) const;
   void on_gradient_ready(size_t unit, size_t param);
   void finish_backward();
   void reshard_all();
+  void set_grad_sync(bool sync);  // this instance and the nested ones
+  /// Reduces the unit's gradients, or under no_sync adds them to its unsharded sum.
+  void reduce_or_accumulate(size_t unit);
   size_t unit_of_storage(const Tensor& t) const;  // units_.size(): none
 
   FullyShardedDataParallelOptions options_;
@@ -201,6 +264,14 @@ class FullyShardedDataParallelImpl : public Module {
   std::vector<std::pair<std::string, std::shared_ptr<FullyShardedDataParallelImpl>>> nested_;
   bool is_root_ = true;  // false once an enclosing FSDP adopted this one
   bool finish_queued_ = false;
+  bool grad_sync_ = true;  // false under no_sync()
+  // From the first gradient or pre-backward to finish_backward: a forward hook that runs then is
+  // a checkpointed unit's recompute, which keeps its parameters for the backward that follows.
+  bool in_backward_ = false;
+  std::vector<size_t> forward_order_;  // the units in the first forward's order
+  bool order_recorded_ = false;
+  std::vector<bool> pre_backward_done_;
+  FsdpObserver observer_;
   bool buffers_cast_ = false;
   std::vector<std::pair<std::string, Dtype>> buffer_dtypes_;  // buffers cast, their own dtype
 };
