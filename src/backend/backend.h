@@ -22,6 +22,8 @@
 #include "ember/scalar.h"
 #include "ember/tensor.h"
 #include "backend/reduce_kernels.h"
+#include "backend/scan_kernels.h"
+#include "backend/softmax_kernels.h"
 
 namespace ember::backend {
 
@@ -107,6 +109,8 @@ struct Backend {
   CopyFn copy = nullptr;
   FillFn fill = nullptr;
   ReduceKernels reduce;
+  SoftmaxKernels softmax;
+  ScanKernels scan;
 
   ElementwiseFn& operator[](ElementwiseKernel k) { return elementwise[size_t(k)]; }
 };

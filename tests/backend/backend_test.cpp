@@ -73,13 +73,20 @@ void fake_sum(const backend::ReduceCall& c) {
   floats(c.out)[0] = total;
 }
 
+// Scans: cumsum of a contiguous 1-d float32 tensor.
+void fake_cumsum(const char* op, const Tensor& y, const Tensor& x, int64_t) {
+  calls().push_back(op);
+  float acc = 0;
+  for (int64_t i = 0; i < x.numel(); ++i) floats(y)[i] = acc += floats(x)[i];
+}
+
 void* fake_allocate(Device, size_t nbytes) {
   return nbytes == 0 ? nullptr : std::aligned_alloc(64, (nbytes + 63) / 64 * 64);
 }
 void fake_free(Device, void* data, size_t) { std::free(data); }
 
-// Installs the fake device's backend for one test; it implements add, exp, lt, relu, copy and
-// sum only.
+// Installs the fake device's backend for one test; it implements add, exp, lt, relu, copy, sum
+// and cumsum only.
 class FakeDevice {
  public:
   FakeDevice() {
@@ -92,6 +99,7 @@ class FakeDevice {
     table_[ElementwiseKernel::relu] = &fake_relu;
     table_.copy = &fake_copy;
     table_.reduce.sum = &fake_sum;
+    table_.scan.cumsum = &fake_cumsum;
     previous_ = backend::install_backend(kCUDA, &table_);
     calls().clear();
   }
@@ -187,6 +195,24 @@ TEST(Backend, AReductionWithoutAKernelOnTheDeviceIsRefusedByName) {
   EXPECT_ERROR(a.norm(2), "[norm] " + missing);
   EXPECT_ERROR(a.argmax(0), "[argmax] " + missing);                  // reduce_index.cpp
   EXPECT_ERROR(a.max(0), "[max] " + missing);
+  EXPECT_TRUE(calls().empty());
+}
+
+TEST(Backend, AScanRunsTheKernelOfItsOperandsDevice) {
+  FakeDevice fake;
+  const Tensor c = FakeDevice::tensor({1, 2, 3}).cumsum(0);
+  EXPECT_EQ(c.device(), kFakeDevice);
+  EXPECT_EQ(FakeDevice::values(c), (std::vector<float>{1, 3, 6}));
+  EXPECT_EQ(calls(), (std::vector<std::string>{"cumsum"}));
+}
+
+TEST(Backend, SoftmaxAndScansWithoutAKernelOnTheDeviceAreRefusedByName) {
+  FakeDevice fake;
+  const Tensor a = FakeDevice::tensor({1, 2, 3});
+  const std::string missing = "no kernel for cuda:0: the fake backend does not implement this op";
+  EXPECT_ERROR(a.softmax(0), "[softmax] " + missing);  // softmax.cpp
+  EXPECT_ERROR(a.log_softmax(0), "[log_softmax] " + missing);
+  EXPECT_ERROR(a.cumprod(0), "[cumprod] " + missing);  // scan.cpp
   EXPECT_TRUE(calls().empty());
 }
 

@@ -17,6 +17,8 @@ const Backend& cpu_backend() {
     b.copy = &cpu::copy_kernel;
     b.fill = &cpu::fill_kernel;
     cpu::add_reduce_kernels(b);
+    cpu::add_softmax_kernels(b);
+    cpu::add_scan_kernels(b);
     return b;
   }();
   return table;

@@ -12,5 +12,7 @@ void add_compare_kernels(backend::Backend& b);
 void add_activation_kernels(backend::Backend& b);
 void add_loss_kernels(backend::Backend& b);
 void add_reduce_kernels(backend::Backend& b);
+void add_softmax_kernels(backend::Backend& b);
+void add_scan_kernels(backend::Backend& b);
 
 }  // namespace ember::cpu
