@@ -21,6 +21,9 @@
 #include "ember/dtype.h"
 #include "ember/scalar.h"
 #include "ember/tensor.h"
+#include "backend/reduce_kernels.h"
+#include "backend/scan_kernels.h"
+#include "backend/softmax_kernels.h"
 
 namespace ember::backend {
 
@@ -105,6 +108,9 @@ struct Backend {
   std::array<ElementwiseFn, size_t(ElementwiseKernel::kCount)> elementwise{};
   CopyFn copy = nullptr;
   FillFn fill = nullptr;
+  ReduceKernels reduce;
+  SoftmaxKernels softmax;
+  ScanKernels scan;
 
   ElementwiseFn& operator[](ElementwiseKernel k) { return elementwise[size_t(k)]; }
 };

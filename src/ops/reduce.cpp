@@ -3,16 +3,9 @@
 // (max/min with dim, argmax/argmin) and logsumexp live in reduce_index.cpp; softmax and scans in
 // softmax.cpp.
 //
-// Note [Reduction layouts]
-// The input is viewed as (kept dims..., reduced dims...), reduced dims ordered by memory stride.
-// The innermost reduced dims that are contiguous form a "run" of L elements, reduced with SIMD
-// accumulators and pairwise splitting; any remaining reduced dims are walked around the runs.
-// When nothing contiguous is reduced but the kept dims are (sum over dim 0 of a matrix), the
-// kernel instead accumulates whole rows into a row of outputs, SIMD across the row. Layouts that
-// are neither (rare) are first copied to contiguous. Parallelism is over outputs; a reduction to
-// fewer outputs than threads cuts each output's pairwise tree into subtrees for the threads
-// (Note [Deterministic parallel sums] in backend/cpu/reduce.h), so no result depends on the
-// thread count.
+// The front end: dims, output dtypes and shapes, keepdim, and the backward formulas. The kernels
+// are the backend's reduction family (backend/reduce_kernels.h; the CPU's walk any layout, Note
+// [Reduction layouts] in backend/cpu/reduce.cpp).
 #include "ops/reduce.h"
 
 #include "autograd/function.h"
@@ -21,9 +14,7 @@
 #include <limits>
 #include <memory>
 
-#include "backend/backend.h"
-#include "backend/cpu/reduce.h"
-#include "core/dispatch.h"
+#include "backend/family_kernel.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
 #include "ember/math.h"
@@ -84,285 +75,19 @@ DimVector reduced_shape(IntArrayRef sizes, IntArrayRef dims, bool keepdim) {
 
 namespace {
 
-using cpu::Vec;
+using backend::Backend;
+using backend::ReduceKernels;
 
-// ── reducers ────────────────────────────────────────────────────────────
-struct SumReducer {
-  template <class A> A init() const { return A(0); }
-  template <class V> V pre(V x) const { return x; }
-  template <class V> V combine(V a, V b) const { return a + b; }
-  template <class A> A finish(A a) const { return a; }
-};
-
-template <class T> Vec<T> nan_to_zero(Vec<T> x) {
-  return cpu::select<T>(cpu::isnan_mask(x), Vec<T>(T(0)), x);
-}
-template <class T> T nan_to_zero(T x) { return x != x ? T(0) : x; }
-
-struct NanSumReducer : SumReducer {
-  template <class V> V pre(V x) const { return nan_to_zero(x); }
-};
-
-struct MeanReducer : SumReducer {
-  double divisor;
-  template <class A> A finish(A a) const { return a / A(divisor); }
-};
-
-struct ProdReducer {
-  template <class A> A init() const { return A(1); }
-  template <class V> V pre(V x) const { return x; }
-  template <class V> V combine(V a, V b) const { return a * b; }
-  template <class A> A finish(A a) const { return a; }
-};
-
-struct MaxReducer {
-  template <class A> A init() const {
-    if constexpr (std::is_floating_point_v<A>) return -std::numeric_limits<A>::infinity();
-    else return std::numeric_limits<A>::lowest();
-  }
-  template <class V> V pre(V x) const { return x; }
-  template <class V> V combine(V a, V b) const { return cpu::vmax(a, b); }
-  template <class A> A finish(A a) const { return a; }
-};
-
-struct MinReducer {
-  template <class A> A init() const {
-    if constexpr (std::is_floating_point_v<A>) return std::numeric_limits<A>::infinity();
-    else return std::numeric_limits<A>::max();
-  }
-  template <class V> V pre(V x) const { return x; }
-  template <class V> V combine(V a, V b) const { return cpu::vmin(a, b); }
-  template <class A> A finish(A a) const { return a; }
-};
-
-// |x|^p summed; finish takes the p-th root. p = 1 and 2 get exact fast paths.
-struct NormReducer {
-  double p;
-  template <class A> A init() const { return A(0); }
-  template <class V> V pre(V x) const {
-    if (p == 2) return x * x;
-    if (p == 1) return abs_of(x);
-    return pow_of(abs_of(x), p);
-  }
-  template <class T> static Vec<T> abs_of(Vec<T> x) { return cpu::abs(x); }
-  template <class T> static T abs_of(T x) { return x < 0 ? -x : x; }
-  template <class T> static Vec<T> pow_of(Vec<T> x, double e) { return cpu::pow(x, Vec<T>(T(e))); }
-  template <class T> static T pow_of(T x, double e) { return std::pow(x, T(e)); }
-  template <class V> V combine(V a, V b) const { return a + b; }
-  template <class A> A finish(A a) const {
-    if (p == 2) return std::sqrt(a);
-    if (p == 1) return a;
-    return std::pow(a, A(1.0 / p));
-  }
-};
-
-struct AbsMaxReducer : MaxReducer {
-  template <class V> V pre(V x) const { return NormReducer::abs_of(x); }
-};
-struct AbsMinReducer : MinReducer {
-  template <class V> V pre(V x) const { return NormReducer::abs_of(x); }
-};
-
-// (min, max) in one pass: lo/hi lanes that propagate NaN like amin/amax.
-template <class T>
-struct MinMax {
-  T lo, hi;
-};
-struct MinMaxReducer {
-  template <class A> A init() const {
-    using T = decltype(A::lo);
-    return {MinReducer{}.init<T>(), MaxReducer{}.init<T>()};
-  }
-  template <class A> A combine(A a, A b) const {
-    return {cpu::vmin(a.lo, b.lo), cpu::vmax(a.hi, b.hi)};
-  }
-  template <class A> A finish(A a) const { return a; }
-  template <class A, class In> A lift(In x) const {
-    const auto c = convert<decltype(A::lo)>(x);
-    return {c, c};
-  }
-  // SIMD leaf for float/double: two vector lanes (lo, hi) per element read.
-  template <class In> auto leaf(const In* p, int64_t n) const {
-    using T = compute_t<In>;
-    MinMax<T> acc = init<MinMax<T>>();
-    int64_t i = 0;
-    if constexpr (cpu::simd_type_v<In>) {
-      constexpr int W = Vec<T>::size;
-      if (n >= 2 * W) {
-        Vec<T> lo0 = Vec<T>::load(p), hi0 = lo0, lo1 = Vec<T>::load(p + W), hi1 = lo1;
-        for (i = 2 * W; i + 2 * W <= n; i += 2 * W) {
-          const Vec<T> a = Vec<T>::load(p + i), b = Vec<T>::load(p + i + W);
-          lo0 = cpu::vmin(lo0, a);
-          hi0 = cpu::vmax(hi0, a);
-          lo1 = cpu::vmin(lo1, b);
-          hi1 = cpu::vmax(hi1, b);
-        }
-        const Vec<T> lo = cpu::vmin(lo0, lo1), hi = cpu::vmax(hi0, hi1);
-        for (int k = 0; k < W; ++k) acc = combine(acc, MinMax<T>{lo[k], hi[k]});
-      }
-    }
-    for (; i < n; ++i) acc = combine(acc, lift<MinMax<T>>(p[i]));
-    return acc;
-  }
-};
-
-// Welford-style moments (count, mean, M2) for var/std and their _mean variants: blocks are
-// reduced two-pass in double and merged with Chan's formula (backend/cpu/reduce.h).
-struct MomentsReducer : cpu::MomentsMerge {
-  template <class A> A init() const { return {}; }
-  template <class A> A finish(A a) const { return a; }
-  template <class A, class In> A lift(In x) const {
-    return {1, double(convert<compute_t<In>>(x)), 0};
-  }
-  template <class In> cpu::Moments leaf(const In* p, int64_t n) const {
-    return cpu::moments_leaf(p, n);
-  }
-  template <class In>
-  void rows(cpu::Moments* out, const In* x, int64_t K, int64_t J, int64_t row_stride) const {
-    cpu::moments_rows(out, x, K, J, row_stride);
-  }
-};
-
-// ── the engine ──────────────────────────────────────────────────────────
-struct Layout {
-  Tensor x;          // permuted view: kept dims, then reduced dims (memory order)
-  int64_t nkept;     // number of kept dims in x
-  int64_t run = 1;   // contiguous innermost reduced elements
-  int64_t nouter;    // reduced dims outside the run: x dims [nkept, nkept + nouter)
-};
-
-Layout plan_layout(const Tensor& self, IntArrayRef dims) {
-  DimVector order, reduced(dims);
-  for (int64_t d = 0; d < self.dim(); ++d)
-    if (std::find(dims.begin(), dims.end(), d) == dims.end()) order.push_back(d);
-  const int64_t nkept = int64_t(order.size());
-  std::stable_sort(reduced.begin(), reduced.end(), [&](int64_t a, int64_t b) {
-    return self.strides()[a] > self.strides()[b];
-  });
-  for (int64_t d : reduced) order.push_back(d);
-  Layout l{self.permute(order), nkept, 1, 0};
-  int64_t expected = 1, d = l.x.dim() - 1;
-  for (; d >= nkept; --d) {
-    const int64_t size = l.x.sizes()[d];
-    if (size != 1 && l.x.strides()[d] != expected) break;
-    l.run *= size;
-    expected *= size;
-  }
-  l.nouter = d - nkept + 1;
-  return l;
-}
-
-// The single stride that walks dims [0, n) in order, if they collapse into one (size-1 dims
-// are skipped).
-std::optional<int64_t> collapse(const int64_t* sizes, const int64_t* strides, int64_t n) {
-  std::optional<int64_t> stride;
-  int64_t next = 0;  // expected stride of the previous (outer) dim
-  for (int64_t d = n - 1; d >= 0; --d) {
-    if (sizes[d] == 1) continue;
-    if (stride && strides[d] != next) return std::nullopt;
-    if (!stride) stride = strides[d];
-    next = strides[d] * sizes[d];
-  }
-  return stride.value_or(1);
-}
-
-// out (contiguous, M elements) = reduce over x's reduced dims, per Note [Reduction layouts].
-template <class Out, class Acc, class In, class R>
-void run_reduction(Out* out, Layout l, const R& r) {
-  const Tensor& x = l.x;
-  const int64_t M = prod(IntArrayRef(x.sizes().data(), size_t(l.nkept)));
-  const In* base = static_cast<const In*>(x.data_ptr());
-  // Rows layout: nothing contiguous reduced, kept dims contiguous and innermost.
-  if (l.run == 1 && l.nouter > 0 && l.nkept > 0 && x.strides()[l.nkept - 1] == 1 && M > 1) {
-    // Kept dims must form one contiguous row; reduced dims must collapse to one stride.
-    const auto kept = collapse(x.sizes().data(), x.strides().data(), l.nkept);
-    const auto red = collapse(x.sizes().data() + l.nkept, x.strides().data() + l.nkept, l.nouter);
-    if (kept && *kept == 1 && red) {
-      int64_t K = 1;
-      for (int64_t d = l.nkept; d < l.nkept + l.nouter; ++d) K *= x.sizes()[d];
-      cpu::reduce_rows<Out, Acc, In>(out, base, K, M, *red, r);
-      return;
-    }
-  }
-  if (l.run == 1 && l.nouter > 0) {
-    // Neither layout fits: reduce a contiguous copy, where the whole reduction is one run.
-    Layout c{x.contiguous(), l.nkept, 1, 0};
-    for (int64_t d = l.nkept; d < x.dim(); ++d) c.run *= x.sizes()[d];
-    run_reduction<Out, Acc, In>(out, c, r);
-    return;
-  }
-  // Runs layout. Each output combines its `outer` runs pairwise (Note [Deterministic parallel
-  // sums] in backend/cpu/reduce.h), so the result is the same whichever thread computes it.
-  const IntArrayRef sizes = x.sizes(), strides = x.strides();
-  const int64_t L = l.run;
-  int64_t outer = 1;
-  for (int64_t d = l.nkept; d < l.nkept + l.nouter; ++d) outer *= sizes[d];
-  auto offset_of = [&](int64_t index, int64_t first, int64_t count) {
-    int64_t off = 0;
-    for (int64_t d = first + count - 1; d >= first; --d) {
-      off += (index % sizes[d]) * strides[d];
-      index /= sizes[d];
-    }
-    return off;
-  };
-  auto runs = [&](const In* p) {
-    return [&r, p, L, &offset_of, &l](int64_t o0, int64_t n) {
-      Acc acc = cpu::reduce_run<Acc>(p + offset_of(o0, l.nkept, l.nouter), L, r);
-      for (int64_t o = o0 + 1; o < o0 + n; ++o)  // n > 1 only for runs of a few elements
-        acc = r.combine(acc, cpu::reduce_run<Acc>(p + offset_of(o, l.nkept, l.nouter), L, r));
-      return acc;
-    };
-  };
-  // Runs of a few elements are grouped into leaves of about 64 elements (one call each).
-  const int64_t leaf = std::max<int64_t>(1, 64 / std::max<int64_t>(L, 1));
-  const int threads = get_num_threads();
-  if (M >= threads || M * outer * L < kGrainSize) {
-    parallel_for(0, M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, outer * L)),
-                 [&](int64_t m0, int64_t m1) {
-                   for (int64_t m = m0; m < m1; ++m) {
-                     const In* p = base + offset_of(m, 0, l.nkept);
-                     const Acc acc = outer == 1 ? cpu::reduce_run<Acc>(p, L, r)
-                                                : cpu::tree_reduce<Acc>(0, outer, leaf, 1, runs(p), r);
-                     out[m] = convert<Out>(r.finish(acc));
-                   }
-                 });
-    return;
-  }
-  // Few outputs, much work: each output's tree is cut into subtrees for the threads.
-  for (int64_t m = 0; m < M; ++m) {
-    const In* p = base + offset_of(m, 0, l.nkept);
-    const Acc acc = outer == 1 ? cpu::reduce_run_parallel<Acc>(p, L, r)
-                               : cpu::tree_reduce_parallel<Acc>(outer, leaf, 1, L, runs(p), r);
-    out[m] = convert<Out>(r.finish(acc));
-  }
-}
-
-// Accumulation type: float for half types, int64 for integer sums, the type itself otherwise.
-template <class T, bool WidenInts>
-using acc_t = std::conditional_t<WidenInts && std::is_integral_v<T>, int64_t, compute_t<T>>;
-
-/// Reduces `self` over dims into a new tensor of out_dtype. When `widen_ints`, integer inputs
-/// accumulate in int64 (and out_dtype is int64).
-template <DtypeSet S, bool WidenInts, class R>
+/// Reduces `self` over dims into a new tensor of out_dtype on self's device, by kernel `entry`
+/// (`arg`: ReduceCall::arg).
 Tensor reduce(const char* op, const Tensor& self, IntArrayRef dims_in, bool keepdim,
-              Dtype out_dtype, const R& r) {
-  backend::cpu_only(op, self);
+              Dtype out_dtype, backend::ReduceFn ReduceKernels::*entry, double arg = 0) {
+  const backend::ReduceFn kernel = backend::kernel(op, self.device(), &Backend::reduce, entry);
   const DimVector dims = reduction_dims(dims_in, self.dim(), op);
-  const DimVector out_shape = reduced_shape(self.sizes(), dims, keepdim);
-  Tensor out = empty(reduced_shape(self.sizes(), dims, false), {.dtype = out_dtype});
-  const Layout layout = plan_layout(self, dims);
-  dispatch<S>(self.dtype(), op, [&]<class In>() {
-    using Acc = acc_t<In, WidenInts>;
-    dispatch(out_dtype, op, [&]<class Out>() {
-      if constexpr (std::is_same_v<Out, In> || std::is_same_v<Out, Acc> ||
-                    std::is_same_v<Out, bool>) {
-        run_reduction<Out, Acc, In>(out.data_ptr<Out>(), layout, r);
-      } else {
-        fail(op, "unsupported output dtype ", out_dtype, " for input dtype ", self.dtype());
-      }
-    });
-  });
-  return keepdim ? out.view(out_shape) : out;
+  Tensor out = empty(reduced_shape(self.sizes(), dims, false),
+                     {.dtype = out_dtype, .device = self.device()});
+  kernel({op, out, self, dims, arg});
+  return keepdim ? out.view(reduced_shape(self.sizes(), dims, true)) : out;
 }
 
 void check_nonempty(const Tensor& self, IntArrayRef dims, const char* op) {
@@ -386,7 +111,7 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::optiona
   const Tensor in = self.dtype() == out || (is_integral(self.dtype(), true) && out == kInt64)
                         ? self
                         : self.to(out);
-  Tensor r = reduce<DtypeSet::All, true>("sum", in, dims, keepdim, out, SumReducer{});
+  Tensor r = reduce("sum", in, dims, keepdim, out, &ReduceKernels::sum);
   if (rec)
     rec.record(node, {r}, {},
                [sizes = DimVector(self.sizes()), d = reduction_dims(dims, self.dim(), "sum"),
@@ -406,8 +131,7 @@ Tensor mean_impl(const Tensor& self, IntArrayRef dims_in, bool keepdim, std::opt
   for (int64_t d : dims) count *= self.sizes()[d];
   autograd::Recorder rec(op, {&self});
   const Tensor in = self.dtype() == out ? self : self.to(out);
-  Tensor r = reduce<DtypeSet::Floating, false>(op, in, dims, keepdim, out,
-                                               MeanReducer{{}, double(count)});
+  Tensor r = reduce(op, in, dims, keepdim, out, &ReduceKernels::mean, double(count));
   if (rec)
     rec.record(dims_in.empty() ? "MeanBackward0" : "MeanBackward1", {r}, {},
                [sizes = DimVector(self.sizes()), dims, keepdim, count](
@@ -419,42 +143,28 @@ Tensor mean_impl(const Tensor& self, IntArrayRef dims_in, bool keepdim, std::opt
 
 // all/any return bool, except for uint8 inputs, which give uint8 (as PyTorch does).
 Tensor all_dims(const Tensor& self, IntArrayRef dims, bool keepdim) {
-  const Tensor r =
-      reduce<DtypeSet::All, false>("all", self.to(kBool), dims, keepdim, kBool, MinReducer{});
+  const Tensor r = reduce("all", self.to(kBool), dims, keepdim, kBool, &ReduceKernels::amin);
   return self.dtype() == kUInt8 ? r.to(kUInt8) : r;
 }
 Tensor any_dims(const Tensor& self, IntArrayRef dims, bool keepdim) {
-  const Tensor r =
-      reduce<DtypeSet::All, false>("any", self.to(kBool), dims, keepdim, kBool, MaxReducer{});
+  const Tensor r = reduce("any", self.to(kBool), dims, keepdim, kBool, &ReduceKernels::amax);
   return self.dtype() == kUInt8 ? r.to(kUInt8) : r;
 }
 
-// (var or std, mean) over dims from one pass (MomentsReducer); the mean only if asked for.
+// (var or std, mean) over dims from one pass; the mean only if asked for.
 std::tuple<Tensor, Tensor> var_impl(const Tensor& self, std::optional<IntArrayRef> dims_opt,
                                     int64_t correction, bool keepdim, bool take_sqrt,
                                     bool want_mean, const char* op) {
   EMBER_CHECK(self.is_floating_point(), op, "std and var only support floating point and ",
               "complex dtypes, got ", self.dtype());
-  backend::cpu_only(op, self);
+  const backend::MomentsFn kernel =
+      backend::kernel(op, self.device(), &Backend::reduce, &ReduceKernels::var);
   const DimVector dims = reduction_dims(dims_opt.value_or(IntArrayRef()), self.dim(), op);
   const DimVector flat = reduced_shape(self.sizes(), dims, false);
-  Tensor var = empty(flat, {.dtype = self.dtype()});
-  Tensor mean = want_mean ? empty(flat, {.dtype = self.dtype()}) : Tensor();
-  const int64_t M = var.numel();
-  dispatch<DtypeSet::Floating>(self.dtype(), op, [&]<class T>() {
-    const auto moments = std::make_unique<cpu::Moments[]>(size_t(M));
-    run_reduction<cpu::Moments, cpu::Moments, T>(moments.get(), plan_layout(self, dims),
-                                                 MomentsReducer{});
-    T* v = var.data_ptr<T>();
-    T* mu = want_mean ? mean.data_ptr<T>() : nullptr;
-    for (int64_t m = 0; m < M; ++m) {
-      const cpu::Moments& s = moments[m];
-      // PyTorch divides by max(0, n - correction): n <= correction gives inf (or nan for 0/0).
-      const double r = s.m2 / double(std::max<double>(0, s.n - double(correction)));
-      v[m] = convert<T>(take_sqrt ? std::sqrt(r) : r);
-      if (mu) mu[m] = convert<T>(s.n == 0 ? std::numeric_limits<double>::quiet_NaN() : s.mean);
-    }
-  });
+  const TensorOptions like{.dtype = self.dtype(), .device = self.device()};
+  Tensor var = empty(flat, like);
+  Tensor mean = want_mean ? empty(flat, like) : Tensor();
+  kernel({op, var, mean, self, dims, correction, take_sqrt});
   if (!keepdim) return {var, mean};
   const DimVector kept = reduced_shape(self.sizes(), dims, true);
   return {var.view(kept), want_mean ? mean.view(kept) : mean};
@@ -509,8 +219,8 @@ Tensor prod_recorded(const Tensor& self, std::optional<int64_t> dim, bool keepdi
   if (rec.autocast()) return prod_recorded(rec.cast(0), dim, keepdim, dtype);
   const Dtype out = sum_dtype(self, dtype);
   const Tensor in = out == self.dtype() || !is_floating_point(out) ? self : self.to(out);
-  Tensor r = dim ? reduce<DtypeSet::All, true>("prod", in, {*dim}, keepdim, out, ProdReducer{})
-                 : reduce<DtypeSet::All, true>("prod", in, {}, false, out, ProdReducer{});
+  Tensor r = dim ? reduce("prod", in, {*dim}, keepdim, out, &ReduceKernels::prod)
+                 : reduce("prod", in, {}, false, out, &ReduceKernels::prod);
   if (rec) {
     const std::optional<int64_t> d =
         dim ? std::optional<int64_t>(self.dim() == 0 ? 0 : wrap_dim(*dim, self.dim(), "prod"))
@@ -528,10 +238,8 @@ Tensor prod_recorded(const Tensor& self, std::optional<int64_t> dim, bool keepdi
 Tensor extremum_recorded(const Tensor& self, IntArrayRef dims_in, bool keepdim, bool is_max,
                          const char* node) {
   Recorder rec(is_max ? "amax" : "amin", {&self});
-  Tensor r = is_max ? reduce<DtypeSet::All, false>("amax", self, dims_in, keepdim, self.dtype(),
-                                                   MaxReducer{})
-                    : reduce<DtypeSet::All, false>("amin", self, dims_in, keepdim, self.dtype(),
-                                                   MinReducer{});
+  Tensor r = is_max ? reduce("amax", self, dims_in, keepdim, self.dtype(), &ReduceKernels::amax)
+                    : reduce("amin", self, dims_in, keepdim, self.dtype(), &ReduceKernels::amin);
   if (rec) {
     const bool whole = std::string_view(node) == "MaxBackward1" ||
                        std::string_view(node) == "MinBackward1";
@@ -650,7 +358,7 @@ Tensor Tensor::nansum(IntArrayRef dims, bool keepdim, std::optional<Dtype> dtype
   const Tensor in = ember::is_floating_point(out) && dtype && *dtype != this->dtype() ? to(out) : *this;
   if (!ember::is_floating_point(in.dtype())) return sum_impl(in, dims, keepdim, dtype, "SumBackward1");
   autograd::Recorder rec("nansum", {this});
-  Tensor r = reduce<DtypeSet::Floating, false>("nansum", in, dims, keepdim, out, NanSumReducer{});
+  Tensor r = reduce("nansum", in, dims, keepdim, out, &ReduceKernels::nansum);
   if (rec)
     rec.record("NansumBackward0", {r}, {*this},
                [d = reduction_dims(dims, this->dim(), "nansum"), keepdim](
@@ -704,8 +412,8 @@ Tensor Tensor::all(int64_t dim, bool keepdim) const { return all_dims(*this, {di
 Tensor Tensor::any() const { return any_dims(*this, {}, false); }
 Tensor Tensor::any(int64_t dim, bool keepdim) const { return any_dims(*this, {dim}, keepdim); }
 Tensor Tensor::count_nonzero(std::optional<IntArrayRef> dims) const {
-  return reduce<DtypeSet::All, true>("count_nonzero", ne(0), dims.value_or(IntArrayRef()), false,
-                                     kInt64, SumReducer{});
+  return reduce("count_nonzero", ne(0), dims.value_or(IntArrayRef()), false, kInt64,
+                &ReduceKernels::sum);
 }
 
 Tensor Tensor::var(std::optional<IntArrayRef> dims, int64_t correction, bool keepdim) const {
@@ -733,23 +441,14 @@ std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> di
   if (dim) check_nonempty(self, {*dim}, "aminmax");
   EMBER_CHECK(dim || self.numel() > 0, "aminmax", "cannot compute aminmax over an empty ",
               "dimension as the operation has no identity.");
-  backend::cpu_only("aminmax", self);
+  const backend::MinMaxFn kernel =
+      backend::kernel("aminmax", self.device(), &Backend::reduce, &ReduceKernels::aminmax);
   const DimVector dims = reduction_dims(dim ? IntArrayRef({*dim}) : IntArrayRef(), self.dim(),
                                         "aminmax");
   const DimVector flat = reduced_shape(self.sizes(), dims, false);
-  Tensor lo = empty(flat, {.dtype = self.dtype()}), hi = empty(flat, {.dtype = self.dtype()});
-  const int64_t M = lo.numel();
-  dispatch(self.dtype(), "aminmax", [&]<class T>() {
-    using A = MinMax<compute_t<T>>;
-    const auto acc = std::make_unique<A[]>(size_t(M));
-    run_reduction<A, A, T>(acc.get(), plan_layout(self, dims), MinMaxReducer{});
-    T* l = lo.data_ptr<T>();
-    T* h = hi.data_ptr<T>();
-    for (int64_t m = 0; m < M; ++m) {
-      l[m] = convert<T>(acc[m].lo);
-      h[m] = convert<T>(acc[m].hi);
-    }
-  });
+  const TensorOptions like{.dtype = self.dtype(), .device = self.device()};
+  Tensor lo = empty(flat, like), hi = empty(flat, like);
+  kernel("aminmax", lo, hi, self, dims);
   if (!keepdim) return {lo, hi};
   const DimVector kept = reduced_shape(self.sizes(), dims, true);
   return {lo.view(kept), hi.view(kept)};
@@ -759,16 +458,9 @@ namespace {
 Tensor vector_norm_impl(const Tensor& self, double p, IntArrayRef dims, bool keepdim) {
   EMBER_CHECK(self.is_floating_point(), "linalg.vector_norm", "expected a floating point ",
               "input, got ", self.dtype());
-  if (std::isinf(p)) {
-    if (self.numel() == 0) check_nonempty(self, dims, "linalg.vector_norm");
-    return p > 0 ? reduce<DtypeSet::Floating, false>("norm", self, dims, keepdim, self.dtype(),
-                                                     AbsMaxReducer{})
-                 : reduce<DtypeSet::Floating, false>("norm", self, dims, keepdim, self.dtype(),
-                                                     AbsMinReducer{});
-  }
+  if (std::isinf(p) && self.numel() == 0) check_nonempty(self, dims, "linalg.vector_norm");
   if (p == 0) return self.ne(0).sum(dims, keepdim, self.dtype());
-  return reduce<DtypeSet::Floating, false>("norm", self, dims, keepdim, self.dtype(),
-                                           NormReducer{p});
+  return reduce("norm", self, dims, keepdim, self.dtype(), &ReduceKernels::norm, p);
 }
 }  // namespace
 

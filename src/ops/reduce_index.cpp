@@ -1,13 +1,12 @@
 // Reductions that also return positions: max/min along a dim -> (values, indices), argmax,
 // argmin; and logsumexp, which needs two passes (max, then the shifted sum).
-// PyTorch's rules: the first occurrence wins ties; NaN counts as the maximum (and minimum).
+// PyTorch's rules: the first occurrence wins ties; NaN counts as the maximum (and minimum); the
+// kernels are the backend's ReduceKernels::max_dim/min_dim (backend/reduce_kernels.h).
 #include <cmath>
 #include <limits>
 
 #include "autograd/function.h"
-#include "backend/cpu/parallel.h"
-#include "core/convert.h"
-#include "core/dispatch.h"
+#include "backend/family_kernel.h"
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ember/shape.h"
@@ -24,35 +23,17 @@ Tensor rows_along(const Tensor& self, int64_t dim) {
 template <bool Max>
 std::tuple<Tensor, Tensor> arg_reduce(const Tensor& self, int64_t dim, bool keepdim,
                                       const char* op) {
+  const backend::ArgReduceFn kernel =
+      backend::kernel(op, self.device(), &backend::Backend::reduce,
+                      Max ? &backend::ReduceKernels::max_dim : &backend::ReduceKernels::min_dim);
   dim = wrap_dim(dim, self.dim(), op);
   const int64_t D = self.dim() == 0 ? 1 : self.sizes()[dim];
   EMBER_CHECK(D > 0, op, "Expected reduction dim ", dim, " to have non-zero size.");
   const Tensor rows = rows_along(self, dim);
-  const int64_t M = rows.numel() / D;
   const DimVector shape = reduced_shape(self.sizes(), DimVector{dim}, false);
-  Tensor values = empty(shape, {.dtype = self.dtype()});
-  Tensor indices = empty(shape, {.dtype = kInt64});
-  dispatch(self.dtype(), op, [&]<class T>() {
-    const T* x = rows.data_ptr<T>();
-    T* v = values.data_ptr<T>();
-    int64_t* idx = indices.data_ptr<int64_t>();
-    parallel_for(0, M, std::max<int64_t>(1, kGrainSize / D), [&](int64_t m0, int64_t m1) {
-      for (int64_t m = m0; m < m1; ++m) {
-        const T* row = x + m * D;
-        int64_t best = 0;
-        auto bv = convert<compute_t<T>>(row[0]);
-        for (int64_t i = 1; i < D && bv == bv; ++i) {
-          const auto c = convert<compute_t<T>>(row[i]);
-          if (c != c || (Max ? c > bv : c < bv)) {  // a NaN wins and ends the scan
-            bv = c;
-            best = i;
-          }
-        }
-        v[m] = row[best];
-        idx[m] = best;
-      }
-    });
-  });
+  Tensor values = empty(shape, {.dtype = self.dtype(), .device = self.device()});
+  Tensor indices = empty(shape, {.dtype = kInt64, .device = self.device()});
+  kernel(op, values, indices, rows);
   if (keepdim && self.dim() > 0) {
     const DimVector kshape = reduced_shape(self.sizes(), DimVector{dim}, true);
     return {values.view(kshape), indices.view(kshape)};

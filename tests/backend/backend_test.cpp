@@ -65,13 +65,28 @@ void fake_copy(const Tensor& dst, const Tensor& src) {
   std::copy(floats(src), floats(src) + src.numel(), floats(dst));
 }
 
+// Reductions: the sum of a contiguous float32 tensor over every dim (what the tests ask of it).
+void fake_sum(const backend::ReduceCall& c) {
+  calls().push_back(std::string(c.op));
+  float total = 0;
+  for (int64_t i = 0; i < c.in.numel(); ++i) total += floats(c.in)[i];
+  floats(c.out)[0] = total;
+}
+
+// Scans: cumsum of a contiguous 1-d float32 tensor.
+void fake_cumsum(const char* op, const Tensor& y, const Tensor& x, int64_t) {
+  calls().push_back(op);
+  float acc = 0;
+  for (int64_t i = 0; i < x.numel(); ++i) floats(y)[i] = acc += floats(x)[i];
+}
+
 void* fake_allocate(Device, size_t nbytes) {
   return nbytes == 0 ? nullptr : std::aligned_alloc(64, (nbytes + 63) / 64 * 64);
 }
 void fake_free(Device, void* data, size_t) { std::free(data); }
 
-// Installs the fake device's backend for one test; it implements add, exp, lt, relu and copy
-// only.
+// Installs the fake device's backend for one test; it implements add, exp, lt, relu, copy, sum
+// and cumsum only.
 class FakeDevice {
  public:
   FakeDevice() {
@@ -83,6 +98,8 @@ class FakeDevice {
     table_[ElementwiseKernel::lt] = &fake_lt;
     table_[ElementwiseKernel::relu] = &fake_relu;
     table_.copy = &fake_copy;
+    table_.reduce.sum = &fake_sum;
+    table_.scan.cumsum = &fake_cumsum;
     previous_ = backend::install_backend(kCUDA, &table_);
     calls().clear();
   }
@@ -155,6 +172,48 @@ TEST(Backend, AnOpWithoutAKernelOnTheDeviceIsRefusedByName) {
   EXPECT_ERROR(a.clamp(0, 1), "[clamp] " + missing);
   EXPECT_ERROR(Tensor(a).fill_(2), "[fill_] " + missing);                 // copy family
   EXPECT_TRUE(calls().empty());  // nothing ran, nothing was half-written
+}
+
+TEST(Backend, AReductionRunsTheKernelOfItsOperandsDevice) {
+  FakeDevice fake;
+  const Tensor a = FakeDevice::tensor({1, 2, 3.5});
+  const Tensor total = a.sum();
+  EXPECT_EQ(total.device(), kFakeDevice);
+  EXPECT_EQ(total.dim(), 0);
+  EXPECT_EQ(FakeDevice::values(total), (std::vector<float>{6.5}));
+  EXPECT_EQ(calls(), (std::vector<std::string>{"sum"}));
+}
+
+TEST(Backend, AReductionWithoutAKernelOnTheDeviceIsRefusedByName) {
+  FakeDevice fake;
+  const Tensor a = FakeDevice::tensor({1, 2, 3});
+  const std::string missing = "no kernel for cuda:0: the fake backend does not implement this op";
+  EXPECT_ERROR(a.amax(), "[amax] " + missing);                       // reduce.cpp
+  EXPECT_ERROR(a.mean(), "[mean] " + missing);
+  EXPECT_ERROR(a.var(), "[var] " + missing);
+  EXPECT_ERROR(aminmax(a), "[aminmax] " + missing);
+  EXPECT_ERROR(a.norm(2), "[norm] " + missing);
+  EXPECT_ERROR(a.argmax(0), "[argmax] " + missing);                  // reduce_index.cpp
+  EXPECT_ERROR(a.max(0), "[max] " + missing);
+  EXPECT_TRUE(calls().empty());
+}
+
+TEST(Backend, AScanRunsTheKernelOfItsOperandsDevice) {
+  FakeDevice fake;
+  const Tensor c = FakeDevice::tensor({1, 2, 3}).cumsum(0);
+  EXPECT_EQ(c.device(), kFakeDevice);
+  EXPECT_EQ(FakeDevice::values(c), (std::vector<float>{1, 3, 6}));
+  EXPECT_EQ(calls(), (std::vector<std::string>{"cumsum"}));
+}
+
+TEST(Backend, SoftmaxAndScansWithoutAKernelOnTheDeviceAreRefusedByName) {
+  FakeDevice fake;
+  const Tensor a = FakeDevice::tensor({1, 2, 3});
+  const std::string missing = "no kernel for cuda:0: the fake backend does not implement this op";
+  EXPECT_ERROR(a.softmax(0), "[softmax] " + missing);  // softmax.cpp
+  EXPECT_ERROR(a.log_softmax(0), "[log_softmax] " + missing);
+  EXPECT_ERROR(a.cumprod(0), "[cumprod] " + missing);  // scan.cpp
+  EXPECT_TRUE(calls().empty());
 }
 
 // Without any backend for its device type (a CPU-only build's CUDA tensors).

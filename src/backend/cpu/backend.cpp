@@ -16,6 +16,9 @@ const Backend& cpu_backend() {
     cpu::add_loss_kernels(b);
     b.copy = &cpu::copy_kernel;
     b.fill = &cpu::fill_kernel;
+    cpu::add_reduce_kernels(b);
+    cpu::add_softmax_kernels(b);
+    cpu::add_scan_kernels(b);
     return b;
   }();
   return table;

@@ -11,5 +11,8 @@ void add_binary_kernels(backend::Backend& b);
 void add_compare_kernels(backend::Backend& b);
 void add_activation_kernels(backend::Backend& b);
 void add_loss_kernels(backend::Backend& b);
+void add_reduce_kernels(backend::Backend& b);
+void add_softmax_kernels(backend::Backend& b);
+void add_scan_kernels(backend::Backend& b);
 
 }  // namespace ember::cpu

@@ -1,0 +1,23 @@
+// The softmax family's kernels (src/ops/softmax.cpp): what a backend implements so that softmax
+// and log_softmax run on its device.
+#pragma once
+
+#include <cstdint>
+
+#include "ember/tensor.h"
+
+namespace ember::backend {
+
+/// y = softmax (or log_softmax) of x along `dim` (wrapped; 0 for a 0-d x), shifted by each line's
+/// max so exp never overflows; an all -inf line gives NaN, as in PyTorch. x is contiguous and
+/// float32 or float64 (the front end computes float16/bfloat16 in float32); y is new,
+/// contiguous, of x's shape and dtype, on its device.
+using SoftmaxFn = void (*)(const char* op, const Tensor& y, const Tensor& x, int64_t dim);
+
+/// One backend's softmax kernels; a null entry is `[op] no kernel for <device>`.
+struct SoftmaxKernels {
+  SoftmaxFn softmax = nullptr;
+  SoftmaxFn log_softmax = nullptr;
+};
+
+}  // namespace ember::backend
