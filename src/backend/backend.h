@@ -21,6 +21,7 @@
 #include "ember/dtype.h"
 #include "ember/scalar.h"
 #include "ember/tensor.h"
+#include "backend/gather_kernels.h"
 
 namespace ember::backend {
 
@@ -105,6 +106,7 @@ struct Backend {
   std::array<ElementwiseFn, size_t(ElementwiseKernel::kCount)> elementwise{};
   CopyFn copy = nullptr;
   FillFn fill = nullptr;
+  GatherKernels gather;
 
   ElementwiseFn& operator[](ElementwiseKernel k) { return elementwise[size_t(k)]; }
 };

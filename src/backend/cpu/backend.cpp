@@ -16,6 +16,7 @@ const Backend& cpu_backend() {
     cpu::add_loss_kernels(b);
     b.copy = &cpu::copy_kernel;
     b.fill = &cpu::fill_kernel;
+    cpu::add_gather_kernels(b);
     return b;
   }();
   return table;
