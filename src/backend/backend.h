@@ -22,6 +22,7 @@
 #include "ember/scalar.h"
 #include "ember/tensor.h"
 #include "backend/gather_kernels.h"
+#include "backend/index_kernels.h"
 
 namespace ember::backend {
 
@@ -107,6 +108,7 @@ struct Backend {
   CopyFn copy = nullptr;
   FillFn fill = nullptr;
   GatherKernels gather;
+  IndexKernels index;
 
   ElementwiseFn& operator[](ElementwiseKernel k) { return elementwise[size_t(k)]; }
 };

@@ -75,5 +75,33 @@ TEST(BackendGather, OpsRunTheKernelsOfTheirDevice) {
   EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"take", "nonzero"}));
 }
 
+// ── advanced indexing ─────────────────────────────────────────────────────────────────────
+
+TEST(BackendIndex, AdvancedIndexingWithoutItsKernelIsRefusedByName) {
+  FakeDevice fake;
+  Tensor t = FakeDevice::tensor<float>({1, 2, 3});
+  const Tensor i = FakeDevice::tensor<int64_t>({2, 0});
+  EXPECT_ERROR(t.index({i}), "[index] " + kMissing);
+  EXPECT_ERROR(t.index_put_({i}, FakeDevice::tensor<float>({5, 6})), "[index_put_] " + kMissing);
+  EXPECT_EQ(t.index({1}).device(), kFakeDevice);  // basic indexing is a view: no kernel
+}
+
+void fake_index(const Tensor& out, const backend::AdvancedIndex& at) {
+  FakeDevice::calls().push_back("index");
+  const int64_t* i = FakeDevice::data<int64_t>(at.indices[0]);
+  for (int64_t j = 0; j < out.numel(); ++j)
+    FakeDevice::data<float>(out)[j] = FakeDevice::data<float>(at.src)[i[j] * at.src.stride(0)];
+}
+
+TEST(BackendIndex, IndexRunsTheKernelOfItsDevice) {
+  FakeDevice fake;
+  fake.table.index.index = &fake_index;
+  const Tensor t = FakeDevice::tensor<float>({5, 6, 7});
+  const Tensor picked = t.index({FakeDevice::tensor<int64_t>({2, 0, 2})});
+  EXPECT_EQ(picked.device(), kFakeDevice);
+  EXPECT_EQ(FakeDevice::values<float>(picked), (std::vector<float>{7, 5, 7}));
+  EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"index"}));
+}
+
 }  // namespace
 }  // namespace ember

@@ -17,6 +17,7 @@ const Backend& cpu_backend() {
     b.copy = &cpu::copy_kernel;
     b.fill = &cpu::fill_kernel;
     cpu::add_gather_kernels(b);
+    cpu::add_index_kernels(b);
     return b;
   }();
   return table;

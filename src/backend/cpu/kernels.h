@@ -12,5 +12,6 @@ void add_compare_kernels(backend::Backend& b);
 void add_activation_kernels(backend::Backend& b);
 void add_loss_kernels(backend::Backend& b);
 void add_gather_kernels(backend::Backend& b);
+void add_index_kernels(backend::Backend& b);
 
 }  // namespace ember::cpu
