@@ -24,6 +24,8 @@
 #include "backend/reduce_kernels.h"
 #include "backend/scan_kernels.h"
 #include "backend/softmax_kernels.h"
+#include "backend/gather_kernels.h"
+#include "backend/index_kernels.h"
 
 namespace ember::backend {
 
@@ -111,6 +113,8 @@ struct Backend {
   ReduceKernels reduce;
   SoftmaxKernels softmax;
   ScanKernels scan;
+  GatherKernels gather;
+  IndexKernels index;
 
   ElementwiseFn& operator[](ElementwiseKernel k) { return elementwise[size_t(k)]; }
 };

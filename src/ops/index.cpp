@@ -1,19 +1,14 @@
 // Python-style indexing: t.index({...}) and t.index_put_({...}, value[, accumulate]). Integers,
 // slices, None and Ellipsis give views; tensors and booleans are advanced indices: index() copies
 // the selected elements and index_put_ writes through them (Note [Advanced index placement]).
-#include <atomic>
-#include <cstring>
 #include <sstream>
 
 #include "autograd/function.h"
-#include "backend/cpu/parallel.h"
-#include "core/convert.h"
-#include "core/dispatch.h"
+#include "backend/family_kernel.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
 #include "ember/shape.h"
 #include "ops/copy.h"
-#include "ops/raw_elements.h"
 
 namespace ember {
 
@@ -133,7 +128,7 @@ struct Plan {
   Tensor src;
   int64_t first = 0, m = 0;
   DimVector index_shape;         // S
-  std::vector<int64_t> offsets;  // prod(S) entries
+  std::vector<Tensor> index;     // per indexed dim: int64, expanded to S, contiguous
   DimVector result_shape;        // src.sizes()[:first] + S + src.sizes()[first + m:]
 };
 
@@ -166,7 +161,6 @@ DimVector broadcast_indices(const std::vector<Tensor>& idx) {
 
 Plan make_plan(const Indexed& in) {
   const Tensor& view = in.view;
-  EMBER_CHECK(view.is_cpu(), "index", "advanced indexing is implemented for CPU tensors only");
   // One int64 index per indexed dim: masks become their nonzero() columns.
   std::vector<Tensor> per_dim(size_t(view.dim()));
   for (size_t d = 0; d < in.index.size(); ++d) {
@@ -210,145 +204,26 @@ Plan make_plan(const Indexed& in) {
   for (int64_t d = 0; d < p.first; ++d) p.result_shape.push_back(p.src.size(d));
   for (int64_t s : p.index_shape) p.result_shape.push_back(s);
   for (int64_t d = p.first + p.m; d < p.src.dim(); ++d) p.result_shape.push_back(p.src.size(d));
-
-  // Offsets: sum_k index_k[j] * stride_k, negative indices wrapped, bounds checked.
-  const int64_t count = prod(p.index_shape);
-  std::vector<Tensor> flat;
-  for (const Tensor& t : idx) flat.push_back(t.expand(p.index_shape).contiguous());
-  p.offsets.assign(size_t(count), 0);
-  std::atomic<bool> bad{false};
-  auto fill = [&](int64_t b, int64_t e, bool report) {
-    for (int64_t k = 0; k < p.m; ++k) {
-      const int64_t* v = flat[size_t(k)].data_ptr<int64_t>();
-      const int64_t size = p.src.size(p.first + k), stride = p.src.stride(p.first + k);
-      for (int64_t j = b; j < e; ++j) {
-        int64_t i = v[j];
-        if (i < -size || i >= size) [[unlikely]] {
-          if (report)
-            fail("index", "index ", i, " is out of bounds for dimension ", k, " with size ", size);
-          bad = true;
-          continue;
-        }
-        if (i < 0) i += size;
-        p.offsets[size_t(j)] += i * stride;
-      }
-    }
-  };
-  parallel_for(0, count, kGrainSize, [&](int64_t b, int64_t e) { fill(b, e, false); });
-  if (bad) fill(0, count, true);  // again, serially, to throw for the first bad index
+  for (const Tensor& t : idx) p.index.push_back(t.expand(p.index_shape).contiguous());
   return p;
 }
 
-// Note [Index walk]
-// index() and index_put_ visit the elements of the result shape as (B..., J, A...): B and A are
-// src's dims before and after the indexed block and J runs over the flattened index shape. The
-// "plain" operand (the result, or the value) has ordinary strides for all of them; the indexed
-// operand (src) has strides for B and A and the offset table for J.
-struct Walk {
-  DimVector shape, plain, indexed;  // element strides; indexed[tdim] is unused
-  int64_t tdim = -1;                // the J dim, or -1 for none
-  const int64_t* table = nullptr;
-};
-
-Walk make_walk(const Plan& p, IntArrayRef plain_strides_bja) {
-  Walk w;
-  const int64_t n = p.src.dim() - p.m + 1;
-  for (int64_t d = 0, s = 0; d < n; ++d) {
-    const bool j = d == p.first;
-    w.shape.push_back(j ? int64_t(p.offsets.size()) : p.src.size(s));
-    w.plain.push_back(plain_strides_bja[size_t(d)]);
-    w.indexed.push_back(j ? 0 : p.src.stride(s));
-    s += j ? p.m : 1;
-  }
-  w.tdim = p.first;
-  w.table = p.offsets.data();
-  // Drop size-1 dims and merge neighbours contiguous in both operands (never across J).
-  Walk c;
-  for (size_t d = 0; d < w.shape.size(); ++d) {
-    const bool j = int64_t(d) == w.tdim;
-    if (!j && w.shape[d] == 1) continue;
-    if (!j && !c.shape.empty() && int64_t(c.shape.size()) - 1 != c.tdim &&
-        c.plain.back() == w.plain[d] * w.shape[d] &&
-        c.indexed.back() == w.indexed[d] * w.shape[d]) {
-      c.shape.back() *= w.shape[d];
-      c.plain.back() = w.plain[d];
-      c.indexed.back() = w.indexed[d];
-      continue;
-    }
-    if (j) c.tdim = int64_t(c.shape.size());
-    c.shape.push_back(w.shape[d]);
-    c.plain.push_back(w.plain[d]);
-    c.indexed.push_back(w.indexed[d]);
-  }
-  c.table = w.table;
-  return c;
-}
-
-// Calls f(plain_offset, indexed_offset) for the elements [begin, end) of w.shape in row-major
-// order, starting from the given base offsets.
-template <class F>
-void walk(const Walk& w, int64_t begin, int64_t end, int64_t base_p, int64_t base_q, const F& f) {
-  const int64_t nd = int64_t(w.shape.size());
-  if (begin >= end) return;
-  if (nd == 0) {
-    f(base_p, base_q);
-    return;
-  }
-  DimVector coord(static_cast<size_t>(nd));
-  for (int64_t d = nd - 1, rest = begin; d >= 0; --d) {
-    coord[size_t(d)] = rest % w.shape[size_t(d)];
-    rest /= w.shape[size_t(d)];
-  }
-  const int64_t last = nd - 1;
-  const int64_t sp = w.plain[size_t(last)], sq = w.indexed[size_t(last)];
-  for (int64_t i = begin; i < end;) {
-    int64_t p = base_p, q = base_q;
-    for (int64_t d = 0; d < last; ++d) {
-      const int64_t c = coord[size_t(d)];
-      p += c * w.plain[size_t(d)];
-      q += d == w.tdim ? w.table[c] : c * w.indexed[size_t(d)];
-    }
-    const int64_t c0 = coord[size_t(last)];
-    const int64_t n = std::min(w.shape[size_t(last)] - c0, end - i);
-    if (last == w.tdim) {
-      for (int64_t k = c0; k < c0 + n; ++k) f(p + k * sp, q + w.table[k]);
-    } else {
-      for (int64_t k = c0; k < c0 + n; ++k) f(p + k * sp, q + k * sq);
-    }
-    i += n;
-    coord[size_t(last)] += n;
-    for (int64_t d = last; d > 0 && coord[size_t(d)] == w.shape[size_t(d)]; --d) {
-      coord[size_t(d)] = 0;
-      ++coord[size_t(d - 1)];
-    }
-  }
-}
-
-// The result shape with the index shape S flattened to one dim J: (B..., J, A...).
-DimVector walk_shape(const Plan& p) {
-  DimVector bja;
-  for (int64_t d = 0; d < p.first; ++d) bja.push_back(p.src.size(d));
-  bja.push_back(int64_t(p.offsets.size()));
-  for (int64_t d = p.first + p.m; d < p.src.dim(); ++d) bja.push_back(p.src.size(d));
-  return bja;
-}
+backend::AdvancedIndex at(const Plan& p) { return {p.src, p.first, p.index}; }
 
 Tensor index_advanced(const Indexed& in) {
+  const auto kernel =
+      backend::kernel("index", in.view.device(), &backend::Backend::index,
+                             &backend::IndexKernels::index);
   const Plan p = make_plan(in);
   Tensor out = empty(p.result_shape, {.dtype = p.src.dtype(), .device = p.src.device()});
-  if (out.numel() == 0) return out;
-  const Walk w = make_walk(p, contiguous_strides(walk_shape(p)));
-  by_size(p.src.element_size(), [&]<class E>() {
-    E* o = static_cast<E*>(out.data_ptr());
-    const E* s = static_cast<const E*>(p.src.data_ptr());
-    parallel_for(0, out.numel(), kGrainSize, [&](int64_t b, int64_t e) {
-      walk(w, b, e, 0, 0, [&](int64_t i, int64_t j) { o[i] = s[j]; });
-    });
-  });
+  kernel(out, at(p));  // checks the indices even when out is empty
   return out;
 }
 
 void put_advanced(const Indexed& in, const Tensor& value, bool accumulate) {
+  const auto kernel =
+      backend::kernel("index_put_", in.view.device(), &backend::Backend::index,
+                             &backend::IndexKernels::index_put);
   const Plan p = make_plan(in);
   const IntArrayRef shape = p.result_shape;
   bool fits = value.dim() <= int64_t(shape.size());
@@ -356,52 +231,9 @@ void put_advanced(const Indexed& in, const Tensor& value, bool accumulate) {
     fits = value.size(-d) == 1 || value.size(-d) == shape[shape.size() - size_t(d)];
   EMBER_CHECK(fits, "index_put_", "shape mismatch: value tensor of shape ", value.sizes(),
               " cannot be broadcast to indexing result of shape ", shape);
-  if (prod(shape) == 0) return;
   Tensor v = value.to(p.src.dtype());
   if (v.storage().get() == p.src.storage().get()) v = v.clone();  // it may alias what we write
-  v = v.expand(shape);
-  // The walk needs S as one dim; reshape views when it can (broadcast dims stay stride 0).
-  v = v.reshape(walk_shape(p));
-  Walk w = make_walk(p, v.strides());
-  const int64_t total = prod(shape);
-  if (!accumulate) {
-    // Repeated indices race here; which value lands is unspecified, as in PyTorch.
-    by_size(p.src.element_size(), [&]<class E>() {
-      E* s = static_cast<E*>(p.src.data_ptr());
-      const E* x = static_cast<const E*>(v.data_ptr());
-      parallel_for(0, total, kGrainSize, [&](int64_t b, int64_t e) {
-        walk(w, b, e, 0, 0, [&](int64_t i, int64_t j) { s[j] = x[i]; });
-      });
-    });
-    return;
-  }
-  dispatch(p.src.dtype(), "index_put_", [&]<class T>() {
-    T* s = static_cast<T*>(p.src.data_ptr());
-    const T* x = static_cast<const T*>(v.data_ptr());
-    auto add = [&](int64_t i, int64_t j) {
-      if constexpr (std::is_same_v<T, bool>)
-        s[j] = s[j] || x[i];
-      else
-        s[j] = T(compute_t<T>(s[j]) + compute_t<T>(x[i]));
-    };
-    const int64_t count = int64_t(p.offsets.size()), block = total / count;
-    if (block < kGrainSize) {
-      walk(w, 0, total, 0, 0, add);
-      return;
-    }
-    // Repeated indices must add up: positions of J run one after another, and only the
-    // elements of one position (distinct addresses) run in parallel.
-    Walk inner = w;
-    inner.shape.erase(size_t(w.tdim));
-    inner.plain.erase(size_t(w.tdim));
-    inner.indexed.erase(size_t(w.tdim));
-    inner.tdim = -1;
-    for (int64_t j = 0; j < count; ++j) {
-      parallel_for(0, block, kGrainSize, [&](int64_t b, int64_t e) {
-        walk(inner, b, e, j * w.plain[size_t(w.tdim)], p.offsets[size_t(j)], add);
-      });
-    }
-  });
+  kernel(at(p), v.expand(shape), accumulate);
 }
 
 // True when the entries include an advanced index (a tensor other than a 0-d integer one, or a
@@ -539,3 +371,4 @@ Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor
 }
 
 }  // namespace ember
+

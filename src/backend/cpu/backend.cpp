@@ -19,6 +19,8 @@ const Backend& cpu_backend() {
     cpu::add_reduce_kernels(b);
     cpu::add_softmax_kernels(b);
     cpu::add_scan_kernels(b);
+    cpu::add_gather_kernels(b);
+    cpu::add_index_kernels(b);
     return b;
   }();
   return table;

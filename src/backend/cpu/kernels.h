@@ -14,5 +14,7 @@ void add_loss_kernels(backend::Backend& b);
 void add_reduce_kernels(backend::Backend& b);
 void add_softmax_kernels(backend::Backend& b);
 void add_scan_kernels(backend::Backend& b);
+void add_gather_kernels(backend::Backend& b);
+void add_index_kernels(backend::Backend& b);
 
 }  // namespace ember::cpu
