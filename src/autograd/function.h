@@ -22,7 +22,7 @@
 #include <optional>
 #include <vector>
 
-#include "autograd/record.h"
+#include "autograd/saved_tensor.h"
 #include "core/op_entry.h"
 #include "ember/autograd.h"
 

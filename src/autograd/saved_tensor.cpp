@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "autograd/record.h"
+#include "autograd/saved_tensor.h"
 
 namespace ember::autograd {
 

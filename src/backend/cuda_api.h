@@ -1,5 +1,6 @@
-// The CUDA backend's entry points used by the core. A CUDA build links src/backend/cuda/;
-// a CPU-only build links src/backend/no_cuda/no_cuda.cpp, where each throws a clear error.
+// The CUDA backend's entry points used by the core. A CUDA build (-DEMBER_CUDA=ON) links
+// src/backend/cuda/runtime.cpp; a CPU-only build links src/backend/no_cuda/no_cuda.cpp, where
+// each throws a clear error.
 #pragma once
 
 #include <cstddef>

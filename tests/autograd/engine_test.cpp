@@ -1,92 +1,55 @@
-// The backward engine on hand-built graphs (nodes defined here, so the engine is tested apart
-// from the ops): the reference's worked example, accumulation, retain_graph, grad(), hooks,
-// retain_grad, saved-tensor version checks, grad modes and anomaly detection.
+// The backward engine on hand-built graphs (backward formulas defined here, so the engine is
+// tested apart from the ops'): the reference's worked example, accumulation, retain_graph,
+// grad(), hooks, retain_grad, saved-tensor version checks, grad modes and anomaly detection.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <set>
 
 #include "autograd/final_callbacks.h"
-#include "autograd/record.h"
+#include "autograd/function.h"
 #include "ember/ember.h"
 
 namespace ember::autograd {
 namespace {
 
-struct TestMul : Node {
-  SavedTensor a, b;
-  std::string name() const override { return "MulBackward0"; }
-  std::vector<Tensor> apply(std::vector<Tensor>&& g) override {
-    auto self = shared_from_this();
-    return {g[0] * b.unpack(self), g[0] * a.unpack(self)};
-  }
-  void release_variables() override {
-    a.reset();
-    b.reset();
-  }
-};
-
-struct TestAdd : Node {
-  std::string name() const override { return "AddBackward0"; }
-  std::vector<Tensor> apply(std::vector<Tensor>&& g) override { return {g[0], g[0]}; }
-};
-
-struct TestSquare : Node {  // out = base^2
-  SavedTensor base;
-  std::string name() const override { return "PowBackward0"; }
-  std::vector<Tensor> apply(std::vector<Tensor>&& g) override {
-    return {g[0] * 2.0 * base.unpack(shared_from_this())};
-  }
-  void release_variables() override { base.reset(); }
-};
-
-struct TestLog : Node {  // out = log(x): produces inf gradients at 0
-  SavedTensor x;
-  std::string name() const override { return "LogBackward0"; }
-  std::vector<Tensor> apply(std::vector<Tensor>&& g) override {
-    return {g[0] / x.unpack(shared_from_this())};
-  }
-};
-
-// Forward functions that record the test nodes (values computed without grad).
+// Forward functions that record one node each through autograd::Recorder, the path every op
+// takes, with the backward formulas written here (the values are computed without grad: an
+// active Recorder turns grad mode off until record()).
 Tensor rec_mul(const Tensor& a, const Tensor& b) {
-  Tensor out;
-  {
-    NoGradGuard g;
-    out = a * b;
-  }
-  if (needs_grad({&a, &b})) {
-    auto n = record<TestMul>({out}, {&a, &b});
-    n->a = SavedTensor(a);
-    n->b = SavedTensor(b);
-  }
+  Recorder rec("mul", {&a, &b});
+  Tensor out = a * b;
+  if (rec)
+    rec.record("MulBackward0", {out}, {a, b}, [](const Grads& g, const Saved& s) {
+      return TensorList{g[0] * s[1], g[0] * s[0]};
+    });
   return out;
 }
 Tensor rec_add(const Tensor& a, const Tensor& b) {
-  Tensor out;
-  {
-    NoGradGuard g;
-    out = a + b;
-  }
-  if (needs_grad({&a, &b})) record<TestAdd>({out}, {&a, &b});
+  Recorder rec("add", {&a, &b});
+  Tensor out = a + b;
+  if (rec)
+    rec.record("AddBackward0", {out}, {}, [](const Grads& g, const Saved&) {
+      return TensorList{g[0], g[0]};
+    });
   return out;
 }
-Tensor rec_square(const Tensor& a) {
-  Tensor out;
-  {
-    NoGradGuard g;
-    out = a * a;
-  }
-  if (needs_grad({&a})) record<TestSquare>({out}, {&a})->base = SavedTensor(a);
+Tensor rec_square(const Tensor& a) {  // out = base^2
+  Recorder rec("square", {&a});
+  Tensor out = a * a;
+  if (rec)
+    rec.record("PowBackward0", {out}, {a}, [](const Grads& g, const Saved& s) {
+      return TensorList{g[0] * 2.0 * s[0]};
+    });
   return out;
 }
-Tensor rec_log(const Tensor& a) {
-  Tensor out;
-  {
-    NoGradGuard g;
-    out = ember::log(a);
-  }
-  if (needs_grad({&a})) record<TestLog>({out}, {&a})->x = SavedTensor(a);
+Tensor rec_log(const Tensor& a) {  // produces inf gradients at 0
+  Recorder rec("log", {&a});
+  Tensor out = ember::log(a);
+  if (rec)
+    rec.record("LogBackward0", {out}, {a}, [](const Grads& g, const Saved& s) {
+      return TensorList{g[0] / s[0]};
+    });
   return out;
 }
 

@@ -226,6 +226,12 @@ Tensor unbacked_cuda(std::vector<int64_t> sizes) {
 }
 
 TEST(Backend, ADeviceTypeWithoutABackendIsRefusedByName) {
+  // A CUDA build installs a (memory-only) backend for kCUDA: take it out for this test.
+  const Backend* cuda_backend = backend::install_backend(kCUDA, nullptr);
+  struct Reinstall {
+    const Backend* b;
+    ~Reinstall() { backend::install_backend(kCUDA, b); }
+  } reinstall{cuda_backend};
   const Tensor g = unbacked_cuda({2, 3});
   const std::string none = "no kernel for cuda:0: this build has no backend for its device type";
   EXPECT_ERROR(g.exp(), "[exp] " + none);

@@ -1,5 +1,6 @@
 // View ops: PyTorch's viewability rule, every view op's shape, strides, offset and values, the
-// joining ops built on them, and every error message, including the CPU-only build's CUDA errors.
+// joining ops built on them, and every error message (a CPU-only build's CUDA errors are in
+// tests/backend/no_cuda_test.cpp).
 // Expected values are PyTorch 1.13's.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
@@ -382,17 +383,3 @@ TEST(View, DeviceParsing) {
   EXPECT_ERROR(Device("cuda:-1"), "invalid device string");
 }
 
-TEST(View, CudaInACpuOnlyBuild) {
-  ASSERT_FALSE(cuda::is_available());
-  EXPECT_EQ(cuda::device_count(), 0);
-  EXPECT_ERROR(zeros({2}, {.device = kCUDA}), "ember was built without CUDA");
-  EXPECT_ERROR(zeros({2}, {.device = Device("cuda:1")}), "ember was built without CUDA");
-  EXPECT_ERROR(tensor({1, 2}, {.device = kCUDA}), "ember was built without CUDA");
-  EXPECT_ERROR(arange(3, {.device = kCUDA}), "ember was built without CUDA");
-  Tensor t = arange(3);
-  EXPECT_ERROR(t.to(kCUDA), "ember was built without CUDA");
-  EXPECT_ERROR(t.cuda(), "ember was built without CUDA");
-  EXPECT_ERROR(t.to(Device("cuda:0"), kFloat32), "ember was built without CUDA");
-  EXPECT_ERROR(cuda::synchronize(), "ember was built without CUDA");
-  EXPECT_TRUE(t.cpu().is_same(t));
-}
