@@ -378,8 +378,7 @@ Tensor pow(Scalar base, const Tensor& exponent) {
   // PyTorch allocates this output row-major whatever the exponent's layout.
   Tensor out =
       empty(exponent.sizes(), {.dtype = result_type(base, exponent), .device = exponent.device()});
-  out = elementwise("pow", ElementwiseKernel::pow, Promote::Default, {base, exponent}, {}, &out,
-                    true);
+  out = elementwise("pow", ElementwiseKernel::pow, Promote::Default, {base, exponent}, {}, &out);
   if (rec)
     rec.record("PowBackward2", {out}, {exponent}, [base](const Grads& g, const Saved& s) {
       const Tensor a = full({}, base, {.dtype = s[1].dtype()});

@@ -79,11 +79,19 @@ Tensor wrap_scalar(Scalar value, Dtype dtype) {
   return t;
 }
 
-}  // namespace
+// What the kernel is handed, and what the op returns.
+struct ElementwisePlan {
+  backend::ElementwiseFn kernel;  // the op's kernel on the operands' device
+  Tensor out;                 // what the kernel writes (dtype = compute, or bool for ToBool/Bool)
+  std::vector<Tensor> in;     // inputs in the compute dtype, expanded to out's shape
+  Dtype compute;
+  Tensor result;              // what the op returns (the target tensor when given)
+};
 
+// Checks, promotes, broadcasts, picks the kernel and allocates.
 ElementwisePlan plan_elementwise(const char* op, backend::ElementwiseKernel kernel,
                                  std::span<const Operand> operands, Promote mode,
-                                 const Tensor* target, bool is_out) {
+                                 const Tensor* target) {
   ElementwisePlan plan;
   // Device and shape.
   std::optional<Device> device;
@@ -118,10 +126,6 @@ ElementwisePlan plan_elementwise(const char* op, backend::ElementwiseKernel kern
 
   if (target) {
     const Tensor& t = *target;
-    if (is_out && t.sizes() != IntArrayRef(shape)) {
-      EMBER_CHECK(t.numel() == 0, op, "output with shape ", t.sizes(),
-                  " doesn't match the broadcast shape ", IntArrayRef(shape));
-    }
     EMBER_CHECK(t.sizes() == IntArrayRef(shape), op, "output with shape ", t.sizes(),
                 " doesn't match the broadcast shape ", IntArrayRef(shape));
     EMBER_CHECK(can_cast(kernel_dtype, t.dtype()), op, "result type ", kernel_dtype,
@@ -147,23 +151,26 @@ ElementwisePlan plan_elementwise(const char* op, backend::ElementwiseKernel kern
   return plan;
 }
 
-Tensor elementwise(const char* op, backend::ElementwiseKernel kernel, Promote mode,
-                   std::initializer_list<Operand> operands, const backend::ElementwiseArgs& args,
-                   const Tensor* target, bool is_out) {
-  // The operands stay in the caller's initializer list: no allocation for them.
-  ElementwisePlan plan = plan_elementwise(op, kernel, std::span(operands.begin(), operands.size()),
-                                          mode, target, is_out);
-  plan.kernel({op, plan.out, plan.in, plan.compute, args});
-  finish_elementwise(plan, target);
-  return plan.result;
-}
-
+// Copies the kernel's output into the result when they differ, and bumps versions.
 void finish_elementwise(ElementwisePlan& plan, const Tensor* target) {
   if (!plan.out.is_same(plan.result)) {
     plan.result.copy_(plan.out);  // bumps the version itself
   } else if (target) {
     plan.result.storage()->bump_version();
   }
+}
+
+}  // namespace
+
+Tensor elementwise(const char* op, backend::ElementwiseKernel kernel, Promote mode,
+                   std::initializer_list<Operand> operands, const backend::ElementwiseArgs& args,
+                   const Tensor* target) {
+  // The operands stay in the caller's initializer list: no allocation for them.
+  ElementwisePlan plan =
+      plan_elementwise(op, kernel, std::span(operands.begin(), operands.size()), mode, target);
+  plan.kernel({op, plan.out, plan.in, plan.compute, args});
+  finish_elementwise(plan, target);
+  return plan.result;
 }
 
 }  // namespace ember
