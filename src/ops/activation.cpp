@@ -8,7 +8,7 @@
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ops/elementwise.h"
-#include "ops/unary_grad.h"
+#include "ops/unary_op.h"
 
 namespace ember {
 namespace {
@@ -17,26 +17,13 @@ using autograd::Grads;
 using autograd::Recorder;
 using autograd::Saved;
 using autograd::TensorList;
-
-// Activations keep their input for the backward, or with `save_result` their output.
-template <class Fwd>
-Tensor with_grad(const char* op, const char* node, const Tensor& t, unary_grad::UnaryGrad grad,
-                 const Fwd& forward, bool save_result = false) {
-  using unary_grad::Keep;
-  return unary_grad::unary(op, node, t, save_result ? Keep::Result : Keep::Input,
-                           std::move(grad), forward);
-}
-template <class Fwd>
-Tensor& with_grad_(const char* op, const char* node, Tensor& self, unary_grad::UnaryGrad grad,
-                   const Fwd& forward, bool save_result = false) {
-  using unary_grad::Keep;
-  return unary_grad::unary_(op, node, self, save_result ? Keep::Result : Keep::Input,
-                            std::move(grad), forward);
-}
+using backend::ElementwiseKernel;
+using unary_op::Keep;
+using unary_op::UnaryOp;
+using unary_op::unary;
+using unary_op::unary_;
 
 Tensor zero_where(const Tensor& cond, const Tensor& g) { return where(cond, 0, g); }
-
-using backend::ElementwiseKernel;
 
 // PyTorch's threshold_backward(grad, self, threshold): nothing passes where self <= threshold
 // (so relu'(0) = 0 and a NaN lets the gradient through). One fused pass rather than a
@@ -58,24 +45,32 @@ Tensor threshold_backward(const Tensor& grad, const Tensor& self, double thresho
 Tensor sigmoid_grad(const Tensor& g, const Tensor& y) { return g * (1 - y) * y; }
 Tensor relu_grad(const Tensor& g, const Tensor& y) { return threshold_backward(g, y, 0); }
 
-// Floating inputs only: PyTorch has no integer kernels for these ("not implemented for 'Long'").
-Tensor activation(const char* op, ElementwiseKernel k, const Tensor& t,
-                  const backend::ElementwiseArgs& args = {}, const Tensor* target = nullptr) {
-  return elementwise(op, k, Promote::Default, {t}, args, target);
+// Activations keep their input for the backward unless said otherwise, and take floating inputs
+// only (PyTorch has no integer kernels for them: "not implemented for 'Long'"), except sigmoid
+// and logit, unary float ops whose integer inputs give the default float dtype.
+UnaryOp activation(const char* op, const char* node, unary_op::UnaryGrad grad,
+                   ElementwiseKernel kernel, backend::ElementwiseArgs args = {}) {
+  return {.op = op, .inplace = nullptr, .node = node, .keep = Keep::Input,
+          .grad = std::move(grad), .kernel = kernel, .args = args};
 }
-// sigmoid and logit are unary float ops: integer inputs give the default float dtype.
-Tensor float_activation(const char* op, ElementwiseKernel k, const Tensor& t,
-                        const backend::ElementwiseArgs& args = {},
-                        const Tensor* target = nullptr) {
-  return elementwise(op, k, Promote::IntToFloat, {t}, args, target);
+
+// The activations with an in-place form (sigmoid_, relu_): one definition for both.
+const UnaryOp& sigmoid_op() {
+  static const UnaryOp d{.op = "sigmoid", .inplace = "sigmoid_", .node = "SigmoidBackward0",
+                         .keep = Keep::Result, .grad = sigmoid_grad,
+                         .kernel = ElementwiseKernel::sigmoid, .promote = Promote::IntToFloat};
+  return d;
+}
+const UnaryOp& relu_op() {
+  static const UnaryOp d{.op = "relu", .inplace = "relu_", .node = "ReluBackward0",
+                         .keep = Keep::Result, .grad = relu_grad,
+                         .kernel = ElementwiseKernel::relu};
+  return d;
 }
 
 }  // namespace
 
-Tensor sigmoid(const Tensor& t) {
-  return with_grad("sigmoid", "SigmoidBackward0", t, sigmoid_grad,
-                   [&] { return float_activation("sigmoid", ElementwiseKernel::sigmoid, t); }, true);
-}
+Tensor sigmoid(const Tensor& t) { return unary(sigmoid_op(), t); }
 
 Tensor logit(const Tensor& t, std::optional<double> eps) {
   // logit_backward: outside [eps, 1 - eps] nothing passes; without eps, outside [0, 1] is NaN.
@@ -84,18 +79,16 @@ Tensor logit(const Tensor& t, std::optional<double> eps) {
     if (eps) return zero_where(logical_or(x < *eps, x > 1 - *eps), d);
     return where(logical_or(x < 0, x > 1), std::numeric_limits<double>::quiet_NaN(), d);
   };
-  return with_grad("logit", "LogitBackward0", t, grad, [&] {
-    return float_activation("logit", ElementwiseKernel::logit, t,
-                            {.real = {eps ? *eps : 0.0, eps ? 1 - *eps : 1.0},
-                             .flag = eps.has_value()});
-  });
+  UnaryOp d = activation("logit", "LogitBackward0", grad, ElementwiseKernel::logit,
+                         {.real = {eps ? *eps : 0.0, eps ? 1 - *eps : 1.0},
+                          .flag = eps.has_value()});
+  d.promote = Promote::IntToFloat;
+  return unary(d, t);
 }
 
 Tensor relu(const Tensor& t) {
   EMBER_CHECK(t.dtype() != kBool, "relu", "not implemented for dtype ", t.dtype());
-  return with_grad("relu", "ReluBackward0", t, relu_grad, [&] {
-    return elementwise("relu", ElementwiseKernel::relu, Promote::Default, {t});
-  }, true);
+  return unary(relu_op(), t);
 }
 
 Tensor relu6(const Tensor& t) { return hardtanh(t, 0.0, 6.0); }
@@ -104,20 +97,18 @@ Tensor leaky_relu(const Tensor& t, double negative_slope) {
   auto grad = [negative_slope](const Tensor& g, const Tensor& x) {
     return where(x > 0, g, g * negative_slope);
   };
-  return with_grad("leaky_relu", "LeakyReluBackward0", t, grad, [&] {
-    return activation("leaky_relu", ElementwiseKernel::leaky_relu, t,
-                      {.real = {negative_slope}});
-  });
+  return unary(activation("leaky_relu", "LeakyReluBackward0", grad, ElementwiseKernel::leaky_relu,
+                          {.real = {negative_slope}}),
+               t);
 }
 
 Tensor elu(const Tensor& t, double alpha, double scale, double input_scale) {
   auto grad = [=](const Tensor& g, const Tensor& x) {
     return where(x <= 0, g * (input_scale * alpha * scale) * (x * input_scale).exp(), g * scale);
   };
-  return with_grad("elu", "EluBackward0", t, grad, [&] {
-    return activation("elu", ElementwiseKernel::elu, t,
-                      {.real = {alpha * scale, scale, input_scale}});
-  });
+  return unary(activation("elu", "EluBackward0", grad, ElementwiseKernel::elu,
+                          {.real = {alpha * scale, scale, input_scale}}),
+               t);
 }
 
 Tensor selu(const Tensor& t) {
@@ -153,10 +144,9 @@ Tensor gelu(const Tensor& t, GeluOptions options) {
   auto grad = [tanh_approx](const Tensor& g, const Tensor& x) {
     return gelu_grad(g, x, tanh_approx);
   };
-  return with_grad("gelu", "GeluBackward0", t, grad, [&] {
-    return activation("gelu", tanh_approx ? ElementwiseKernel::gelu_tanh : ElementwiseKernel::gelu,
-                      t);
-  });
+  return unary(activation("gelu", "GeluBackward0", grad,
+                          tanh_approx ? ElementwiseKernel::gelu_tanh : ElementwiseKernel::gelu),
+               t);
 }
 
 Tensor silu(const Tensor& t) {
@@ -164,9 +154,7 @@ Tensor silu(const Tensor& t) {
     const Tensor sig = x.sigmoid();
     return g * sig * (1 + x * (1 - sig));
   };
-  return with_grad("silu", "SiluBackward0", t, grad, [&] {
-    return activation("silu", ElementwiseKernel::silu, t);
-  });
+  return unary(activation("silu", "SiluBackward0", grad, ElementwiseKernel::silu), t);
 }
 
 Tensor mish(const Tensor& t) {
@@ -174,9 +162,7 @@ Tensor mish(const Tensor& t) {
     const Tensor tsp = softplus(x).tanh();
     return g * (tsp + x * x.sigmoid() * (1 - tsp * tsp));
   };
-  return with_grad("mish", "MishBackward0", t, grad, [&] {
-    return activation("mish", ElementwiseKernel::mish, t);
-  });
+  return unary(activation("mish", "MishBackward0", grad, ElementwiseKernel::mish), t);
 }
 
 Tensor softplus(const Tensor& t, double beta, double threshold) {
@@ -186,9 +172,9 @@ Tensor softplus(const Tensor& t, double beta, double threshold) {
     const Tensor bx = x * beta;
     return where(bx > threshold, g, g * bx.sigmoid());
   };
-  return with_grad("softplus", "SoftplusBackward0", t, grad, [&] {
-    return activation("softplus", ElementwiseKernel::softplus, t, {.real = {beta, threshold}});
-  });
+  return unary(activation("softplus", "SoftplusBackward0", grad, ElementwiseKernel::softplus,
+                          {.real = {beta, threshold}}),
+               t);
 }
 
 Tensor hardtanh(const Tensor& t, double min_val, double max_val) {
@@ -198,42 +184,32 @@ Tensor hardtanh(const Tensor& t, double min_val, double max_val) {
   auto grad = [min_val, max_val](const Tensor& g, const Tensor& x) {
     return zero_where(logical_or(x <= min_val, x >= max_val), g);
   };
-  return with_grad("hardtanh", "HardtanhBackward0", t, grad, [&] {
-    return elementwise("hardtanh", ElementwiseKernel::hardtanh, Promote::Default, {t},
-                       {.real = {min_val, max_val}});
-  });
+  return unary(activation("hardtanh", "HardtanhBackward0", grad, ElementwiseKernel::hardtanh,
+                          {.real = {min_val, max_val}}),
+               t);
 }
 
 Tensor hardsigmoid(const Tensor& t) {
   auto grad = [](const Tensor& g, const Tensor& x) {
     return where(logical_and(x > -3, x < 3), g / 6, 0);
   };
-  return with_grad("hardsigmoid", "HardsigmoidBackward0", t, grad, [&] {
-    return activation("hardsigmoid", ElementwiseKernel::hardsigmoid, t);
-  });
+  return unary(activation("hardsigmoid", "HardsigmoidBackward0", grad,
+                          ElementwiseKernel::hardsigmoid),
+               t);
 }
 
 Tensor hardswish(const Tensor& t) {
   auto grad = [](const Tensor& g, const Tensor& x) {
     return where(x < -3, 0, where(x <= 3, g * (x / 3 + 0.5), g));
   };
-  return with_grad("hardswish", "HardswishBackward0", t, grad, [&] {
-    return activation("hardswish", ElementwiseKernel::hardswish, t);
-  });
+  return unary(activation("hardswish", "HardswishBackward0", grad, ElementwiseKernel::hardswish),
+               t);
 }
 
 Tensor Tensor::sigmoid() const { return ember::sigmoid(*this); }
-Tensor& Tensor::sigmoid_() {
-  return with_grad_("sigmoid_", "SigmoidBackward0", *this, sigmoid_grad,
-                    [&] { float_activation("sigmoid_", ElementwiseKernel::sigmoid, *this, {},
-                                           this); }, true);
-}
+Tensor& Tensor::sigmoid_() { return unary_(sigmoid_op(), *this); }
 Tensor Tensor::logit(std::optional<double> eps) const { return ember::logit(*this, eps); }
 Tensor Tensor::relu() const { return ember::relu(*this); }
-Tensor& Tensor::relu_() {
-  return with_grad_("relu_", "ReluBackward0", *this, relu_grad, [&] {
-    elementwise("relu_", ElementwiseKernel::relu, Promote::Default, {*this}, {}, this);
-  }, true);
-}
+Tensor& Tensor::relu_() { return unary_(relu_op(), *this); }
 
 }  // namespace ember

@@ -155,39 +155,135 @@ autograd::BackwardFn addcdiv_backward(Scalar v) {
   };
 }
 
+// ── every form of a binary op through one helper ─────────────────────────
+// `self <op> other` where other is a tensor or a scalar (a scalar is no autograd input), out of
+// place (`into` null: a new result) or in place (`into` is self, which the op writes). The op
+// defines its forward and node once for all four forms: `forward(into)` runs the kernel and
+// returns the result; `record(rec, result, self_value)` adds the node when anything needs a
+// gradient, with self_value the value self had before the op — self itself out of place, in
+// place a copy taken before the kernel writes it, when `keeps_self` says the backward needs it.
+Recorder enter(const char* op, const Tensor& self, const Operand& other, bool in_place) {
+  const Tensor* o = other.tensor();
+  if (in_place) {
+    if (o) return Recorder(Recorder::InPlace{}, op, self, {o});
+    return Recorder(Recorder::InPlace{}, op, self, {});
+  }
+  if (o) return Recorder(op, {&self, o});
+  return Recorder(op, {&self});
+}
+template <class Forward, class Record>
+Tensor binary(const char* op, const Tensor& self, const Operand& other, const Tensor* into,
+              bool keeps_self, const Forward& forward, const Record& record) {
+  const Tensor before = into ? autograd::original_self(self, keeps_self) : Tensor();
+  Recorder rec = enter(op, self, other, into != nullptr);
+  Tensor out = forward(into);
+  if (rec) record(rec, out, into ? before : self);
+  return out;
+}
+
+// The ops with all four forms (the free functions and methods below call these).
+Tensor add_forms(const Tensor& a, const Operand& b, Scalar alpha, const Tensor* into) {
+  const char* op = into ? "add_" : "add";
+  return binary(
+      op, a, b, into, false,
+      [&](const Tensor* target) {
+        return elementwise(op, ElementwiseKernel::add, Promote::Default, {a, b},
+                           {.scalar = {alpha}}, target);
+      },
+      [&](Recorder& rec, const Tensor& out, const Tensor&) {
+        rec.record(b.tensor() ? "AddBackward0" : "AddBackward1", {out}, {},
+                   add_backward(alpha, false));
+      });
+}
+// a - alpha * b; the scalar form's one gradient is a's.
+Tensor sub_forms(const Tensor& a, const Operand& b, Scalar alpha, const Tensor* into) {
+  check_not_bool_sub(a, b);
+  const char* op = into ? "sub_" : "sub";
+  return binary(
+      op, a, b, into, false,
+      [&](const Tensor* target) {
+        return elementwise(op, ElementwiseKernel::sub, Promote::Default, {a, b},
+                           {.scalar = {alpha}}, target);
+      },
+      [&](Recorder& rec, const Tensor& out, const Tensor&) {
+        if (b.tensor()) rec.record("SubBackward0", {out}, {}, add_backward(alpha, true));
+        else rec.record("SubBackward1", {out}, {}, add_backward(alpha, false));
+      });
+}
+Tensor mul_forms(const Tensor& a, const Operand& b, const Tensor* into) {
+  const char* op = into ? "mul_" : "mul";
+  const Tensor* bt = b.tensor();
+  return binary(
+      op, a, b, into, bt && bt->requires_grad(),
+      [&](const Tensor* target) {
+        return elementwise(op, ElementwiseKernel::mul, Promote::Default, {a, b}, {}, target);
+      },
+      [&](Recorder& rec, const Tensor& out, const Tensor& a_value) {
+        if (bt)
+          rec.record("MulBackward0", {out},
+                     {bt->requires_grad() ? a_value : Tensor(), if_needed_by(a, *bt)},
+                     mul_backward);
+        else
+          rec.record("MulBackward1", {out}, {}, [s = b.scalar()](const Grads& g, const Saved&) {
+            return TensorList{g[0] * s};
+          });
+      });
+}
+Tensor div_forms(const Tensor& a, const Operand& b, const std::optional<std::string>& mode,
+                 const Tensor* into) {
+  const char* op = into ? "div_" : "div";
+  const Tensor* bt = b.tensor();
+  return binary(
+      op, a, b, into, !mode && bt && bt->requires_grad(),
+      [&](const Tensor* target) { return div_impl(op, a, b, mode, target); },
+      [&](Recorder& rec, const Tensor& out, const Tensor& a_value) {
+        if (bt && !mode)
+          rec.record("DivBackward0", {out}, {bt->requires_grad() ? a_value : Tensor(), *bt},
+                     div_backward);
+        else if (bt)  // floor/trunc division is piecewise constant: zero gradients, as PyTorch
+          rec.record("DivBackward2", {out}, {}, [](const Grads& g, const Saved&) {
+            return TensorList{zeros_like(g[0]), zeros_like(g[0])};
+          });
+        else
+          rec.record(mode ? "DivBackward3" : "DivBackward1", {out}, {},
+                     [s = b.scalar(), exact = !mode](const Grads& g, const Saved&) {
+                       return TensorList{exact ? g[0] / s : zeros_like(g[0])};
+                     });
+      });
+}
+Tensor pow_forms(const Tensor& base, const Operand& exponent, const Tensor* into) {
+  const char* op = into ? "pow_" : "pow";
+  const Tensor* et = exponent.tensor();
+  return binary(
+      op, base, exponent, into, base.requires_grad() || (et && et->requires_grad()),
+      [&](const Tensor* target) {
+        if (!et) return pow_scalar_impl(op, base, exponent.scalar(), target);
+        return elementwise(op, ElementwiseKernel::pow, Promote::Default, {base, *et}, {},
+                           target);
+      },
+      [&](Recorder& rec, const Tensor& out, const Tensor& base_value) {
+        if (et)
+          rec.record("PowBackward1", {out}, {base_value, *et}, pow_tensor_backward,
+                     {if_needed_by(*et, out)});
+        else
+          rec.record("PowBackward0", {out}, {base_value},
+                     [e = exponent.scalar()](const Grads& g, const Saved& s) {
+                       return TensorList{pow_backward_self(g[0], s[0], e)};
+                     });
+      });
+}
+
 }  // namespace
 
 // ── free functions ──────────────────────────────────────────────────────
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
-  Recorder rec("add", {&a, &b});
-  Tensor out = elementwise("add", ElementwiseKernel::add, Promote::Default, {a, b},
-                           {.scalar = {alpha}});
-  if (rec) rec.record("AddBackward0", {out}, {}, add_backward(alpha, false));
-  return out;
+  return add_forms(a, b, alpha, nullptr);
 }
-Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
-  Recorder rec("add", {&a});
-  Tensor out = elementwise("add", ElementwiseKernel::add, Promote::Default, {a, b},
-                           {.scalar = {alpha}});
-  if (rec) rec.record("AddBackward1", {out}, {}, add_backward(alpha, false));
-  return out;
-}
+Tensor add(const Tensor& a, Scalar b, Scalar alpha) { return add_forms(a, b, alpha, nullptr); }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
-  check_not_bool_sub(a, b);
-  Recorder rec("sub", {&a, &b});
-  Tensor out = elementwise("sub", ElementwiseKernel::sub, Promote::Default, {a, b},
-                           {.scalar = {alpha}});
-  if (rec) rec.record("SubBackward0", {out}, {}, add_backward(alpha, true));
-  return out;
+  return sub_forms(a, b, alpha, nullptr);
 }
-Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
-  check_not_bool_sub(a, b);
-  Recorder rec("sub", {&a});
-  Tensor out = elementwise("sub", ElementwiseKernel::sub, Promote::Default, {a, b},
-                           {.scalar = {alpha}});
-  if (rec) rec.record("SubBackward1", {out}, {}, add_backward(alpha, false));
-  return out;
-}
+Tensor sub(const Tensor& a, Scalar b, Scalar alpha) { return sub_forms(a, b, alpha, nullptr); }
 Tensor rsub(const Tensor& a, Scalar b) {
   check_not_bool_sub(a, b);
   Recorder rec("rsub", {&a});
@@ -199,43 +295,13 @@ Tensor rsub(const Tensor& a, Scalar b) {
     });
   return out;
 }
-Tensor mul(const Tensor& a, const Tensor& b) {
-  Recorder rec("mul", {&a, &b});
-  Tensor out = elementwise("mul", ElementwiseKernel::mul, Promote::Default, {a, b});
-  if (rec)
-    rec.record("MulBackward0", {out}, {b.requires_grad() ? a : Tensor(), if_needed_by(a, b)},
-               mul_backward);
-  return out;
-}
-Tensor mul(const Tensor& a, Scalar b) {
-  Recorder rec("mul", {&a});
-  Tensor out = elementwise("mul", ElementwiseKernel::mul, Promote::Default, {a, b});
-  if (rec)
-    rec.record("MulBackward1", {out}, {}, [b](const Grads& g, const Saved&) {
-      return TensorList{g[0] * b};
-    });
-  return out;
-}
+Tensor mul(const Tensor& a, const Tensor& b) { return mul_forms(a, b, nullptr); }
+Tensor mul(const Tensor& a, Scalar b) { return mul_forms(a, b, nullptr); }
 Tensor div(const Tensor& a, const Tensor& b, DivOptions o) {
-  Recorder rec("div", {&a, &b});
-  Tensor out = div_impl("div", a, b, o.rounding_mode, nullptr);
-  if (rec && !o.rounding_mode)
-    rec.record("DivBackward0", {out}, {b.requires_grad() ? a : Tensor(), b}, div_backward);
-  else if (rec)  // floor/trunc division is piecewise constant: zero gradients, as PyTorch
-    rec.record("DivBackward2", {out}, {}, [](const Grads& g, const Saved&) {
-      return TensorList{zeros_like(g[0]), zeros_like(g[0])};
-    });
-  return out;
+  return div_forms(a, b, o.rounding_mode, nullptr);
 }
 Tensor div(const Tensor& a, Scalar b, DivOptions o) {
-  Recorder rec("div", {&a});
-  Tensor out = div_impl("div", a, b, o.rounding_mode, nullptr);
-  if (rec)
-    rec.record(o.rounding_mode ? "DivBackward3" : "DivBackward1", {out}, {},
-               [b, exact = !o.rounding_mode](const Grads& g, const Saved&) {
-                 return TensorList{exact ? g[0] / b : zeros_like(g[0])};
-               });
-  return out;
+  return div_forms(a, b, o.rounding_mode, nullptr);
 }
 Tensor div(Scalar a, const Tensor& b, DivOptions o) {
   // a / b = a * b^-1 (PyTorch records it as a reciprocal times a scalar)
@@ -304,30 +370,15 @@ Tensor fmod(const Tensor& a, Scalar b) {
   return out;
 }
 Tensor pow(const Tensor& base, const Tensor& exponent) {
-  Recorder rec("pow", {&base, &exponent});
-  Tensor out = elementwise("pow", ElementwiseKernel::pow, Promote::Default, {base, exponent});
-  if (rec)
-    rec.record("PowBackward1", {out}, {base, exponent},
-               pow_tensor_backward,
-               {if_needed_by(exponent, out)});
-  return out;
+  return pow_forms(base, exponent, nullptr);
 }
-Tensor pow(const Tensor& base, Scalar exponent) {
-  Recorder rec("pow", {&base});
-  Tensor out = pow_scalar_impl("pow", base, exponent, nullptr);
-  if (rec)
-    rec.record("PowBackward0", {out}, {base}, [exponent](const Grads& g, const Saved& s) {
-      return TensorList{pow_backward_self(g[0], s[0], exponent)};
-    });
-  return out;
-}
+Tensor pow(const Tensor& base, Scalar exponent) { return pow_forms(base, exponent, nullptr); }
 Tensor pow(Scalar base, const Tensor& exponent) {
   Recorder rec("pow", {&exponent});
   // PyTorch allocates this output row-major whatever the exponent's layout.
   Tensor out =
       empty(exponent.sizes(), {.dtype = result_type(base, exponent), .device = exponent.device()});
-  out = elementwise("pow", ElementwiseKernel::pow, Promote::Default, {base, exponent}, {}, &out,
-                    true);
+  out = elementwise("pow", ElementwiseKernel::pow, Promote::Default, {base, exponent}, {}, &out);
   if (rec)
     rec.record("PowBackward2", {out}, {exponent}, [base](const Grads& g, const Saved& s) {
       const Tensor a = full({}, base, {.dtype = s[1].dtype()});
@@ -455,54 +506,31 @@ Tensor xlogy(const Tensor& a, const Tensor& b) {
 Tensor Tensor::add(const Tensor& o, Scalar alpha) const { return ember::add(*this, o, alpha); }
 Tensor Tensor::add(Scalar o, Scalar alpha) const { return ember::add(*this, o, alpha); }
 Tensor& Tensor::add_(const Tensor& o, Scalar alpha) {
-  Recorder rec(Recorder::InPlace{}, "add_", *this, {&o});
-  elementwise("add_", ElementwiseKernel::add, Promote::Default, {*this, o}, {.scalar = {alpha}},
-              this);
-  if (rec) rec.record("AddBackward0", {*this}, {}, add_backward(alpha, false));
+  add_forms(*this, o, alpha, this);
   return *this;
 }
 Tensor& Tensor::add_(Scalar o, Scalar alpha) {
-  Recorder rec(Recorder::InPlace{}, "add_", *this, {});
-  elementwise("add_", ElementwiseKernel::add, Promote::Default, {*this, o}, {.scalar = {alpha}},
-              this);
-  if (rec) rec.record("AddBackward1", {*this}, {}, add_backward(alpha, false));
+  add_forms(*this, o, alpha, this);
   return *this;
 }
 Tensor Tensor::sub(const Tensor& o, Scalar alpha) const { return ember::sub(*this, o, alpha); }
 Tensor Tensor::sub(Scalar o, Scalar alpha) const { return ember::sub(*this, o, alpha); }
 Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
-  check_not_bool_sub(*this, o);
-  Recorder rec(Recorder::InPlace{}, "sub_", *this, {&o});
-  elementwise("sub_", ElementwiseKernel::sub, Promote::Default, {*this, o}, {.scalar = {alpha}},
-              this);
-  if (rec) rec.record("SubBackward0", {*this}, {}, add_backward(alpha, true));
+  sub_forms(*this, o, alpha, this);
   return *this;
 }
 Tensor& Tensor::sub_(Scalar o, Scalar alpha) {
-  check_not_bool_sub(*this, o);
-  Recorder rec(Recorder::InPlace{}, "sub_", *this, {});
-  elementwise("sub_", ElementwiseKernel::sub, Promote::Default, {*this, o}, {.scalar = {alpha}},
-              this);
-  if (rec) rec.record("SubBackward1", {*this}, {}, add_backward(alpha, false));
+  sub_forms(*this, o, alpha, this);
   return *this;
 }
 Tensor Tensor::mul(const Tensor& o) const { return ember::mul(*this, o); }
 Tensor Tensor::mul(Scalar o) const { return ember::mul(*this, o); }
 Tensor& Tensor::mul_(const Tensor& o) {
-  const Tensor self_before = autograd::original_self(*this, o.requires_grad());
-  Recorder rec(Recorder::InPlace{}, "mul_", *this, {&o});
-  const Tensor other = if_needed_by(*this, o);
-  elementwise("mul_", ElementwiseKernel::mul, Promote::Default, {*this, o}, {}, this);
-  if (rec) rec.record("MulBackward0", {*this}, {self_before, other}, mul_backward);
+  mul_forms(*this, o, this);
   return *this;
 }
 Tensor& Tensor::mul_(Scalar o) {
-  Recorder rec(Recorder::InPlace{}, "mul_", *this, {});
-  elementwise("mul_", ElementwiseKernel::mul, Promote::Default, {*this, o}, {}, this);
-  if (rec)
-    rec.record("MulBackward1", {*this}, {}, [o](const Grads& g, const Saved&) {
-      return TensorList{g[0] * o};
-    });
+  mul_forms(*this, o, this);
   return *this;
 }
 Tensor Tensor::div(const Tensor& o, std::optional<std::string> m) const {
@@ -512,24 +540,11 @@ Tensor Tensor::div(Scalar o, std::optional<std::string> m) const {
   return ember::div(*this, o, {m});
 }
 Tensor& Tensor::div_(const Tensor& o, std::optional<std::string> m) {
-  const Tensor self_before = autograd::original_self(*this, !m && o.requires_grad());
-  Recorder rec(Recorder::InPlace{}, "div_", *this, {&o});
-  div_impl("div_", *this, o, m, this);
-  if (rec && !m) rec.record("DivBackward0", {*this}, {self_before, o}, div_backward);
-  else if (rec)
-    rec.record("DivBackward2", {*this}, {}, [](const Grads& g, const Saved&) {
-      return TensorList{zeros_like(g[0]), zeros_like(g[0])};
-    });
+  div_forms(*this, o, m, this);
   return *this;
 }
 Tensor& Tensor::div_(Scalar o, std::optional<std::string> m) {
-  Recorder rec(Recorder::InPlace{}, "div_", *this, {});
-  div_impl("div_", *this, o, m, this);
-  if (rec)
-    rec.record(m ? "DivBackward3" : "DivBackward1", {*this}, {},
-               [o, exact = !m](const Grads& g, const Saved&) {
-                 return TensorList{exact ? g[0] / o : zeros_like(g[0])};
-               });
+  div_forms(*this, o, m, this);
   return *this;
 }
 Tensor Tensor::floor_divide(const Tensor& o) const { return ember::floor_divide(*this, o); }
@@ -541,24 +556,11 @@ Tensor Tensor::fmod(Scalar o) const { return ember::fmod(*this, o); }
 Tensor Tensor::pow(const Tensor& e) const { return ember::pow(*this, e); }
 Tensor Tensor::pow(Scalar e) const { return ember::pow(*this, e); }
 Tensor& Tensor::pow_(const Tensor& e) {
-  const Tensor self_before =
-      autograd::original_self(*this, requires_grad() || e.requires_grad());
-  Recorder rec(Recorder::InPlace{}, "pow_", *this, {&e});
-  elementwise("pow_", ElementwiseKernel::pow, Promote::Default, {*this, e}, {}, this);
-  if (rec)
-    rec.record("PowBackward1", {*this}, {self_before, e},
-               pow_tensor_backward,
-               {if_needed_by(e, *this)});
+  pow_forms(*this, e, this);
   return *this;
 }
 Tensor& Tensor::pow_(Scalar e) {
-  const Tensor self_before = autograd::original_self(*this, requires_grad());
-  Recorder rec(Recorder::InPlace{}, "pow_", *this, {});
-  pow_scalar_impl("pow_", *this, e, this);
-  if (rec)
-    rec.record("PowBackward0", {*this}, {self_before}, [e](const Grads& g, const Saved& s) {
-      return TensorList{pow_backward_self(g[0], s[0], e)};
-    });
+  pow_forms(*this, e, this);
   return *this;
 }
 Tensor Tensor::atan2(const Tensor& o) const { return ember::atan2(*this, o); }

@@ -15,6 +15,8 @@
 #include "ember/creation.h"
 #include "ember/shape.h"
 #include "ops/copy.h"
+#include "ops/dim_order.h"
+#include "ops/memory_overlap.h"
 
 namespace ember {
 
@@ -33,96 +35,24 @@ autograd::BackwardFn identity_back(Device device) {
   };
 }
 
-// [first byte, last byte + 1) that a tensor's elements can touch.
-std::pair<uintptr_t, uintptr_t> byte_extent(const Tensor& t) {
-  const auto base = reinterpret_cast<uintptr_t>(t.impl()->data());
-  int64_t lo = 0, hi = 0;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    const int64_t span = (t.sizes()[d] - 1) * t.strides()[d];
-    (span < 0 ? lo : hi) += span;
-  }
-  return {base + lo * t.element_size(), base + (hi + 1) * t.element_size()};
-}
-
-bool may_overlap(const Tensor& a, const Tensor& b) {
-  if (a.numel() == 0 || b.numel() == 0 || a.storage().get() != b.storage().get()) return false;
-  const auto [a0, a1] = byte_extent(a);
-  const auto [b0, b1] = byte_extent(b);
-  return a0 < b1 && b0 < a1;
-}
-
 bool same_layout(const Tensor& a, const Tensor& b) {
-  return a.impl()->data() == b.impl()->data() && a.sizes() == b.sizes() && a.strides() == b.strides() &&
-         a.dtype() == b.dtype();
-}
-
-void check_writable(const Tensor& t, const char* op) {
-  for (int64_t d = 0; d < t.dim(); ++d)
-    EMBER_CHECK(t.strides()[d] != 0 || t.sizes()[d] <= 1, op,
-                "unsupported operation: more than one element of the written-to tensor refers to "
-                "a single memory location. Please clone() the tensor before performing the "
-                "operation.");
-}
-
-// Note [Overlapping copies]
-// PyTorch classifies how the destination and the source share memory (get_overlap_status):
-// when both are non-overlapping and dense, their element ranges either coincide with equal
-// strides (a full overlap: copying is harmless), intersect otherwise (a partial overlap, which
-// copy_ refuses, as PyTorch does), or are disjoint. For any other pair PyTorch copies in its
-// loop order and the result depends on that order; ember copies the source first when the byte
-// ranges meet, so every element reads the source as it was before the copy.
-bool partially_overlaps(const Tensor& dst, const Tensor& src) {
-  if (dst.numel() == 0 || src.numel() == 0 || dst.storage().get() != src.storage().get() ||
-      !is_non_overlapping_and_dense(dst) || !is_non_overlapping_and_dense(src))
-    return false;
-  const auto d0 = reinterpret_cast<uintptr_t>(dst.impl()->data()), d1 = d0 + size_t(dst.nbytes());
-  const auto s0 = reinterpret_cast<uintptr_t>(src.impl()->data()), s1 = s0 + size_t(src.nbytes());
-  if (d0 == s0 && d1 == s1) return dst.strides() != src.strides();
-  return d0 < s1 && s0 < d1;
+  return same_elements(a, b) && a.dtype() == b.dtype();
 }
 
 }  // namespace
-
-bool is_non_overlapping_and_dense(const Tensor& t) {
-  if (t.is_contiguous()) return true;
-  DimVector order;
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.sizes()[d] != 1) order.push_back(d);
-  std::sort(order.begin(), order.end(),
-            [&](int64_t a, int64_t b) { return t.strides()[a] < t.strides()[b]; });
-  int64_t expected = 1;
-  for (int64_t d : order) {
-    if (t.strides()[d] != expected) return false;
-    expected *= t.sizes()[d];
-  }
-  return true;
-}
 
 DimVector preserve_format_strides(const Tensor& t) {
   if (is_non_overlapping_and_dense(t)) return DimVector(t.strides());
   // PyTorch's infer_dense_strides: a stable insertion sort of the dims, innermost first, by
   // stride (ties: the smaller size first); a dim of stride 0 compares as "keep the order".
   const int64_t n = t.dim();
-  DimVector perm(static_cast<size_t>(n));  // perm[0] is the innermost dim
-  for (int64_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
   auto should_swap = [&](int64_t a, int64_t b) {
     const int64_t sa = t.strides()[a], sb = t.strides()[b];
     if (sa == 0 || sb == 0) return 0;
     if (sa != sb) return sa < sb ? -1 : 1;
     return t.sizes()[a] > t.sizes()[b] ? 1 : 0;
   };
-  for (int64_t i = 1; i < n; ++i) {
-    int64_t dim1 = i;
-    for (int64_t dim0 = i - 1; dim0 >= 0; --dim0) {
-      const int c = should_swap(perm[dim0], perm[dim1]);
-      if (c > 0) {
-        std::swap(perm[dim0], perm[dim1]);
-        dim1 = dim0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  const DimVector perm = dims_innermost_first(n, should_swap);
   DimVector strides(static_cast<size_t>(n));
   int64_t next = 1;
   for (int64_t d : perm) {
@@ -132,15 +62,19 @@ DimVector preserve_format_strides(const Tensor& t) {
   return strides;
 }
 
+// Note [Overlapping copies]
+// PyTorch classifies how the destination and the source share memory (get_overlap_status):
+// when both are non-overlapping and dense, their element ranges either coincide with equal
+// strides (a full overlap: copying is harmless), intersect otherwise (a partial overlap, which
+// copy_ refuses, as PyTorch does), or are disjoint. For any other pair PyTorch copies in its
+// loop order and the result depends on that order; ember copies the source first when the byte
+// ranges meet, so every element reads the source as it was before the copy.
 void copy_into(const Tensor& dst, const Tensor& src) {
   EMBER_CHECK(dst.defined() && src.defined(), "copy_", "expected defined tensors");
   if (dst.is_same(src)) return;  // before the overlap checks, as in PyTorch
-  check_writable(dst, "copy_");
+  check_no_internal_overlap(dst, "copy_");
   if (same_layout(dst, src)) return;
-  EMBER_CHECK(!partially_overlaps(dst, src), "copy_",
-              "unsupported operation: some elements of the input tensor and the written-to tensor "
-              "refer to a single memory location. Please clone() the tensor before performing the "
-              "operation.");
+  if (partially_overlaps(dst, src)) fail_input_overlaps_output("copy_");
   Tensor source = src.sizes() == dst.sizes() ? src : src.expand(dst.sizes());
   if (!(dst.device() == source.device())) {
     // Across devices: make both sides contiguous and of one dtype, then move bytes.

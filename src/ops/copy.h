@@ -17,9 +17,6 @@ void fill_into(const Tensor& dst, Scalar value);
 /// floating dtypes, and negative integers wrap into uint8 when their magnitude fits.
 void check_scalar_fits(Scalar value, Dtype dtype, const char* op);
 
-/// True when the elements occupy exactly numel() consecutive slots in some dim order
-/// (PyTorch's is_non_overlapping_and_dense).
-bool is_non_overlapping_and_dense(const Tensor& t);
 /// Strides for a new tensor laid out like t (torch.preserve_format): t's own strides when it is
 /// non-overlapping and dense, else dense strides that keep t's dim order.
 DimVector preserve_format_strides(const Tensor& t);

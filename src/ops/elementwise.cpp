@@ -8,6 +8,8 @@
 
 #include "ember/creation.h"
 #include "ember/shape.h"
+#include "ops/dim_order.h"
+#include "ops/memory_overlap.h"
 
 namespace ember {
 namespace {
@@ -46,20 +48,8 @@ Tensor allocate_output(IntArrayRef shape, Dtype dtype, Device device,
     }
     return 0;
   };
-  DimVector perm(nd);  // perm[0] is the innermost dim
-  for (int64_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
-  // Insertion sort that stops at the first dim with a firm opinion (as TensorIterator's).
-  for (int64_t i = 1; i < nd; ++i) {
-    for (int64_t d0 = i - 1, d1 = i; d0 >= 0; --d0) {
-      const int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  // TensorIterator's reorder_dimensions: stops at the first operand with a firm opinion.
+  const DimVector perm = dims_innermost_first(nd, should_swap);
   DimVector out_strides(nd);
   int64_t next = 1;
   for (int64_t i = 0; i < nd; ++i) {
@@ -81,18 +71,6 @@ DimVector broadcast(const char* op, IntArrayRef a, IntArrayRef b) {
   return broadcast_shapes(a, b);
 }
 
-bool overlaps(const Tensor& a, const Tensor& b) {
-  if (a.numel() == 0 || b.numel() == 0 || a.storage().get() != b.storage().get()) return false;
-  auto extent = [](const Tensor& t) {
-    int64_t lo = t.storage_offset(), hi = t.storage_offset();
-    for (int64_t d = 0; d < t.dim(); ++d) hi += (t.sizes()[d] - 1) * t.strides()[d];
-    return std::pair{lo * t.element_size(), (hi + 1) * t.element_size()};
-  };
-  const auto [a0, a1] = extent(a);
-  const auto [b0, b1] = extent(b);
-  return a0 < b1 && b0 < a1;
-}
-
 // A Python scalar becomes a 0-d tensor of the compute dtype with a plain cast, wrapping like
 // PyTorch's scalar conversion (int8 tensor + 1000 wraps; fill_ would reject the value).
 Tensor wrap_scalar(Scalar value, Dtype dtype) {
@@ -101,11 +79,19 @@ Tensor wrap_scalar(Scalar value, Dtype dtype) {
   return t;
 }
 
-}  // namespace
+// What the kernel is handed, and what the op returns.
+struct ElementwisePlan {
+  backend::ElementwiseFn kernel;  // the op's kernel on the operands' device
+  Tensor out;                 // what the kernel writes (dtype = compute, or bool for ToBool/Bool)
+  std::vector<Tensor> in;     // inputs in the compute dtype, expanded to out's shape
+  Dtype compute;
+  Tensor result;              // what the op returns (the target tensor when given)
+};
 
+// Checks, promotes, broadcasts, picks the kernel and allocates.
 ElementwisePlan plan_elementwise(const char* op, backend::ElementwiseKernel kernel,
                                  std::span<const Operand> operands, Promote mode,
-                                 const Tensor* target, bool is_out) {
+                                 const Tensor* target) {
   ElementwisePlan plan;
   // Device and shape.
   std::optional<Device> device;
@@ -140,28 +126,15 @@ ElementwisePlan plan_elementwise(const char* op, backend::ElementwiseKernel kern
 
   if (target) {
     const Tensor& t = *target;
-    if (is_out && t.sizes() != IntArrayRef(shape)) {
-      EMBER_CHECK(t.numel() == 0, op, "output with shape ", t.sizes(),
-                  " doesn't match the broadcast shape ", IntArrayRef(shape));
-    }
     EMBER_CHECK(t.sizes() == IntArrayRef(shape), op, "output with shape ", t.sizes(),
                 " doesn't match the broadcast shape ", IntArrayRef(shape));
     EMBER_CHECK(can_cast(kernel_dtype, t.dtype()), op, "result type ", kernel_dtype,
                 " can't be cast to the desired output type ", t.dtype());
-    for (int64_t d = 0; d < t.dim(); ++d)
-      EMBER_CHECK(t.strides()[d] != 0 || t.sizes()[d] <= 1, op,
-                  "unsupported operation: more than one element of the written-to tensor refers "
-                  "to a single memory location. Please clone() the tensor before performing the "
-                  "operation.");
+    check_no_internal_overlap(t, op);
     for (const Operand& o : operands) {
       const Tensor* in = o.tensor();
       if (!in || in->is_same(t)) continue;
-      const bool identical = in->impl()->data() == t.impl()->data() && in->strides() == t.strides() &&
-                             in->sizes() == t.sizes();
-      EMBER_CHECK(identical || !overlaps(*in, t), op,
-                  "unsupported operation: some elements of the input tensor and the written-to "
-                  "tensor refer to a single memory location. Please clone() the tensor before "
-                  "performing the operation.");
+      if (!same_elements(*in, t) && may_overlap(*in, t)) fail_input_overlaps_output(op);
     }
     plan.result = t;
     plan.out = t.dtype() == kernel_dtype ? t : empty(shape, {.dtype = kernel_dtype, .device = device});
@@ -178,23 +151,26 @@ ElementwisePlan plan_elementwise(const char* op, backend::ElementwiseKernel kern
   return plan;
 }
 
-Tensor elementwise(const char* op, backend::ElementwiseKernel kernel, Promote mode,
-                   std::initializer_list<Operand> operands, const backend::ElementwiseArgs& args,
-                   const Tensor* target, bool is_out) {
-  // The operands stay in the caller's initializer list: no allocation for them.
-  ElementwisePlan plan = plan_elementwise(op, kernel, std::span(operands.begin(), operands.size()),
-                                          mode, target, is_out);
-  plan.kernel({op, plan.out, plan.in, plan.compute, args});
-  finish_elementwise(plan, target);
-  return plan.result;
-}
-
+// Copies the kernel's output into the result when they differ, and bumps versions.
 void finish_elementwise(ElementwisePlan& plan, const Tensor* target) {
   if (!plan.out.is_same(plan.result)) {
     plan.result.copy_(plan.out);  // bumps the version itself
   } else if (target) {
     plan.result.storage()->bump_version();
   }
+}
+
+}  // namespace
+
+Tensor elementwise(const char* op, backend::ElementwiseKernel kernel, Promote mode,
+                   std::initializer_list<Operand> operands, const backend::ElementwiseArgs& args,
+                   const Tensor* target) {
+  // The operands stay in the caller's initializer list: no allocation for them.
+  ElementwisePlan plan =
+      plan_elementwise(op, kernel, std::span(operands.begin(), operands.size()), mode, target);
+  plan.kernel({op, plan.out, plan.in, plan.compute, args});
+  finish_elementwise(plan, target);
+  return plan.result;
 }
 
 }  // namespace ember

@@ -28,26 +28,11 @@ enum class Promote {
   Bool,        // compute in bool, return bool (logical_and, ...)
 };
 
-struct ElementwisePlan {
-  backend::ElementwiseFn kernel;  // the op's kernel on the operands' device
-  Tensor out;                 // what the kernel writes (dtype = compute, or bool for ToBool/Bool)
-  std::vector<Tensor> in;     // inputs in the compute dtype, expanded to out's shape
-  Dtype compute;
-  Tensor result;              // what the op returns (the in-place/out tensor when given)
-};
-
-/// Checks, promotes, broadcasts, picks the kernel and allocates. `target`, when given, is the
-/// tensor written in place (self for `add_`, or an out= tensor when `is_out`).
-ElementwisePlan plan_elementwise(const char* op, backend::ElementwiseKernel kernel,
-                                 std::span<const Operand> operands, Promote mode,
-                                 const Tensor* target, bool is_out = false);
-/// Copies the kernel's output into the result when they differ, and bumps versions.
-void finish_elementwise(ElementwisePlan& plan, const Tensor* target);
-
-/// Runs kernel `kernel` of the operands' device on the plan (the op's one indirect call) and
-/// returns the result.
+/// Checks, promotes, broadcasts, allocates, runs kernel `kernel` of the operands' device (the op's
+/// one indirect call) and returns the result. `target`, when given, is the tensor written: self
+/// for `add_`, or a result the op allocated itself (pow(Scalar, Tensor)'s row-major one).
 Tensor elementwise(const char* op, backend::ElementwiseKernel kernel, Promote mode,
                    std::initializer_list<Operand> operands, const backend::ElementwiseArgs& args = {},
-                   const Tensor* target = nullptr, bool is_out = false);
+                   const Tensor* target = nullptr);
 
 }  // namespace ember

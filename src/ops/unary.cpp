@@ -8,7 +8,7 @@
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ops/elementwise.h"
-#include "ops/unary_grad.h"
+#include "ops/unary_op.h"
 
 namespace ember {
 namespace {
@@ -17,10 +17,12 @@ using autograd::Grads;
 using autograd::Recorder;
 using autograd::Saved;
 using autograd::TensorList;
-using unary_grad::Keep;
-using unary_grad::UnaryGrad;
-using unary_grad::unary;
-using unary_grad::unary_;
+using backend::ElementwiseKernel;
+using unary_op::Keep;
+using unary_op::UnaryGrad;
+using unary_op::UnaryOp;
+using unary_op::unary;
+using unary_op::unary_;
 
 Tensor zero_grad(const Tensor& g, const Tensor&) { return zeros_like(g); }
 Tensor where_zero(const Tensor& keep, const Tensor& g) { return where(keep, g, 0); }
@@ -65,48 +67,91 @@ UnaryGrad clamp_grad(std::optional<Scalar> min, std::optional<Scalar> max) {
   };
 }
 
-using backend::ElementwiseKernel;
+// ── each op's definition, shared by its forms ────────────────────────────────────────────────
 
-// Ops whose integer inputs produce the default float (exp(int) is float32, as in PyTorch).
-Tensor float_op(const char* op, ElementwiseKernel k, const Tensor& t,
-                const Tensor* target = nullptr) {
-  return elementwise(op, k, Promote::IntToFloat, {t}, {}, target);
+void check_negatable(const char* op, const Tensor& t) {
+  EMBER_CHECK(t.dtype() != kBool, op,
+              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+              "to invert a mask, use the `~` or `logical_not()` operator instead.");
 }
-// Ops that keep the input dtype.
-Tensor same_op(const char* op, ElementwiseKernel k, const Tensor& t,
-               const backend::ElementwiseArgs& args = {}, const Tensor* target = nullptr) {
-  return elementwise(op, k, Promote::Default, {t}, args, target);
+const UnaryOp& neg_op() {
+  static const UnaryOp d{.op = "neg", .inplace = "neg_", .node = "NegBackward0",
+                         .keep = Keep::Nothing, .grad = neg_grad, .kernel = ElementwiseKernel::neg};
+  return d;
 }
-
-// Integer rounding functions are the identity (bool has no rounding kernel, as in PyTorch).
-Tensor rounding_op(const char* op, ElementwiseKernel k, const Tensor& t) {
-  if (is_integral(t.dtype(), /*include_bool=*/false)) return t.clone();
-  return same_op(op, k, t);
+const UnaryOp& abs_op() {
+  static const UnaryOp d{.op = "abs", .inplace = "abs_", .node = "AbsBackward0",
+                         .keep = Keep::Input, .grad = abs_grad, .kernel = ElementwiseKernel::abs};
+  return d;
+}
+const UnaryOp& sign_op() {
+  static const UnaryOp d{.op = "sign", .inplace = nullptr, .node = "SignBackward0",
+                         .keep = Keep::Nothing, .grad = zero_grad,
+                         .kernel = ElementwiseKernel::sign};
+  return d;
+}
+const UnaryOp& frac_op() {
+  static const UnaryOp d{.op = "frac", .inplace = nullptr, .node = "FracBackward0",
+                         .keep = Keep::Nothing, .grad = identity_grad,
+                         .kernel = ElementwiseKernel::frac};
+  return d;
+}
+// Rounding (floor, ceil, trunc, round) has a zero gradient.
+UnaryOp rounding(const char* op, const char* node, ElementwiseKernel kernel,
+                 backend::ElementwiseArgs args = {}) {
+  return {.op = op, .inplace = nullptr, .node = node, .keep = Keep::Nothing, .grad = zero_grad,
+          .kernel = kernel, .args = args};
+}
+// Integer rounding is the identity (bool has no rounding kernel, as in PyTorch).
+Tensor round_like_pytorch(const UnaryOp& d, const Tensor& t) {
+  return unary(d, t, [&] {
+    if (is_integral(t.dtype(), /*include_bool=*/false)) return t.clone();
+    return elementwise(d.op, d.kernel, d.promote, {t}, d.args);
+  });
+}
+UnaryOp clamp_op(const char* op, const char* inplace, const char* node,
+                 std::optional<Scalar> min, std::optional<Scalar> max) {
+  return {.op = op, .inplace = inplace, .node = node, .keep = Keep::Input,
+          .grad = clamp_grad(min, max), .kernel = ElementwiseKernel::clamp,
+          .args = {.scalar = {min, max}}};
+}
+// The bounds take part in promotion (clamp(int tensor, 0.5) is float).
+Dtype clamp_dtype(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max,
+                  const char* op) {
+  EMBER_CHECK(min || max, op, "At least one of 'min' or 'max' must not be None");
+  std::vector<Operand> ops{t};
+  if (min) ops.push_back(*min);
+  if (max) ops.push_back(*max);
+  return result_type(ops);
+}
+Tensor clamp_impl(const UnaryOp& d, const Tensor& t) {
+  const auto& [min, max] = d.args.scalar;
+  const Dtype dtype = clamp_dtype(t, min, max, d.op);
+  return unary(d, t, [&] {
+    return elementwise(d.op, d.kernel, d.promote, {t.to(dtype)}, d.args);
+  });
 }
 
 }  // namespace
 
 Tensor neg(const Tensor& t) {
-  EMBER_CHECK(t.dtype() != kBool, "neg",
-              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-              "to invert a mask, use the `~` or `logical_not()` operator instead.");
-  return unary("neg", "NegBackward0", t, Keep::Nothing, neg_grad,
-               [&] { return same_op("neg", ElementwiseKernel::neg, t); });
+  check_negatable("neg", t);
+  return unary(neg_op(), t);
 }
-Tensor abs(const Tensor& t) {
-  return unary("abs", "AbsBackward0", t, Keep::Input, abs_grad,
-               [&] { return same_op("abs", ElementwiseKernel::abs, t); });
-}
-Tensor sign(const Tensor& t) {
-  return unary("sign", "SignBackward0", t, Keep::Nothing, zero_grad,
-               [&] { return same_op("sign", ElementwiseKernel::sign, t); });
-}
-// Unary float ops: `name` runs kernel `name` and records NodeBackward0 keeping `keep`.
-#define EMBER_FLOAT_UNARY(name, node, keep)                                                 \
-  Tensor name(const Tensor& t) {                                                            \
-    return unary(#name, node, t, keep, name##_grad,                                         \
-                 [&] { return float_op(#name, ElementwiseKernel::name, t); });              \
-  }
+Tensor abs(const Tensor& t) { return unary(abs_op(), t); }
+Tensor sign(const Tensor& t) { return unary(sign_op(), t); }
+// Unary float ops: `name` runs kernel `name` (integer inputs give the default float dtype) and
+// records NodeBackward0 keeping `keep`; name##_op() is the definition its in-place form reuses.
+#define EMBER_FLOAT_UNARY(name, node_name, kept)                                             \
+  namespace {                                                                                \
+  const UnaryOp& name##_op() {                                                               \
+    static const UnaryOp d{.op = #name, .inplace = #name "_", .node = node_name,             \
+                           .keep = kept, .grad = name##_grad,                                \
+                           .kernel = ElementwiseKernel::name, .promote = Promote::IntToFloat}; \
+    return d;                                                                                \
+  }                                                                                          \
+  }                                                                                          \
+  Tensor name(const Tensor& t) { return unary(name##_op(), t); }
 EMBER_FLOAT_UNARY(sqrt, "SqrtBackward0", Keep::Result)
 EMBER_FLOAT_UNARY(rsqrt, "RsqrtBackward0", Keep::Result)
 EMBER_FLOAT_UNARY(exp, "ExpBackward0", Keep::Result)
@@ -133,50 +178,30 @@ Tensor square(const Tensor& t) {
   if (t.dtype() == kBool) return square(t.to(kInt64));
   // PyTorch's square is pow(t, 2): its gradient is PowBackward0.
   if (t.requires_grad() && is_grad_enabled()) return t.pow(2);
-  return same_op("square", ElementwiseKernel::square, t);
+  return elementwise("square", ElementwiseKernel::square, Promote::Default, {t});
 }
 Tensor floor(const Tensor& t) {
-  return unary("floor", "FloorBackward0", t, Keep::Nothing, zero_grad,
-               [&] { return rounding_op("floor", ElementwiseKernel::floor, t); });
+  return round_like_pytorch(rounding("floor", "FloorBackward0", ElementwiseKernel::floor), t);
 }
 Tensor ceil(const Tensor& t) {
-  return unary("ceil", "CeilBackward0", t, Keep::Nothing, zero_grad,
-               [&] { return rounding_op("ceil", ElementwiseKernel::ceil, t); });
+  return round_like_pytorch(rounding("ceil", "CeilBackward0", ElementwiseKernel::ceil), t);
 }
 Tensor trunc(const Tensor& t) {
-  return unary("trunc", "TruncBackward0", t, Keep::Nothing, zero_grad,
-               [&] { return rounding_op("trunc", ElementwiseKernel::trunc, t); });
+  return round_like_pytorch(rounding("trunc", "TruncBackward0", ElementwiseKernel::trunc), t);
 }
-Tensor frac(const Tensor& t) {
-  return unary("frac", "FracBackward0", t, Keep::Nothing, identity_grad,
-               [&] { return same_op("frac", ElementwiseKernel::frac, t); });
-}
+Tensor frac(const Tensor& t) { return unary(frac_op(), t); }
 Tensor round(const Tensor& t, int64_t decimals) {
   if (decimals == 0)
-    return unary("round", "RoundBackward0", t, Keep::Nothing, zero_grad,
-                 [&] { return rounding_op("round", ElementwiseKernel::round, t); });
+    return round_like_pytorch(rounding("round", "RoundBackward0", ElementwiseKernel::round), t);
   EMBER_CHECK(t.is_floating_point(), "round", "round with decimals is only supported for ",
               "floating point tensors, got ", t.dtype());
-  return unary("round", "RoundBackward1", t, Keep::Nothing, zero_grad, [&] {
-    return same_op("round", ElementwiseKernel::round_decimals, t, {.integer = decimals});
-  });
+  return unary(rounding("round", "RoundBackward1", ElementwiseKernel::round_decimals,
+                        {.integer = decimals}),
+               t);
 }
-
-namespace {
-Tensor clamp_impl(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
-  EMBER_CHECK(min || max, "clamp", "At least one of 'min' or 'max' must not be None");
-  std::vector<Operand> ops{t};
-  if (min) ops.push_back(*min);
-  if (max) ops.push_back(*max);
-  const Dtype dtype = result_type(ops);
-  const Tensor input = t.to(dtype);
-  return same_op("clamp", ElementwiseKernel::clamp, input, {.scalar = {min, max}});
-}
-}  // namespace
 
 Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
-  return unary("clamp", "ClampBackward1", t, Keep::Input, clamp_grad(min, max),
-               [&] { return clamp_impl(t, min, max); });
+  return clamp_impl(clamp_op("clamp", "clamp_", "ClampBackward1", min, max), t);
 }
 Tensor clamp(const Tensor& t, const Tensor& min, const Tensor& max) {
   Recorder rec("clamp", {&t, &min, &max});
@@ -194,12 +219,10 @@ Tensor clamp(const Tensor& t, const Tensor& min, const Tensor& max) {
   return out;
 }
 Tensor clamp_min(const Tensor& t, Scalar min) {
-  return unary("clamp_min", "ClampMinBackward0", t, Keep::Input, clamp_grad(min, std::nullopt),
-               [&] { return clamp_impl(t, min, std::nullopt); });
+  return clamp_impl(clamp_op("clamp_min", nullptr, "ClampMinBackward0", min, std::nullopt), t);
 }
 Tensor clamp_max(const Tensor& t, Scalar max) {
-  return unary("clamp_max", "ClampMaxBackward0", t, Keep::Input, clamp_grad(std::nullopt, max),
-               [&] { return clamp_impl(t, std::nullopt, max); });
+  return clamp_impl(clamp_op("clamp_max", nullptr, "ClampMaxBackward0", std::nullopt, max), t);
 }
 Tensor clip(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
   return clamp(t, min, max);
@@ -208,51 +231,37 @@ Tensor clip(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> ma
 Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
   if (!t.is_floating_point()) return t.clone();
-  return unary("nan_to_num", "NanToNumBackward0", t, Keep::Input, nan_to_num_grad, [&] {
-    // Infinities map to the largest finite value of the tensor's own dtype.
-    const double hi = t.dtype() == kFloat16    ? 65504.0
-                      : t.dtype() == kBFloat16 ? 3.3895313892515355e38
-                      : t.dtype() == kFloat32  ? double(std::numeric_limits<float>::max())
-                                               : std::numeric_limits<double>::max();
-    return same_op("nan_to_num", ElementwiseKernel::nan_to_num, t,
-                   {.real = {nan.value_or(0.0), posinf.value_or(hi), neginf.value_or(-hi)}});
-  });
+  // Infinities map to the largest finite value of the tensor's own dtype.
+  const double hi = t.dtype() == kFloat16    ? 65504.0
+                    : t.dtype() == kBFloat16 ? 3.3895313892515355e38
+                    : t.dtype() == kFloat32  ? double(std::numeric_limits<float>::max())
+                                             : std::numeric_limits<double>::max();
+  return unary({.op = "nan_to_num", .inplace = nullptr, .node = "NanToNumBackward0",
+                .keep = Keep::Input, .grad = nan_to_num_grad,
+                .kernel = ElementwiseKernel::nan_to_num,
+                .args = {.real = {nan.value_or(0.0), posinf.value_or(hi), neginf.value_or(-hi)}}},
+               t);
 }
 
 // ── methods ─────────────────────────────────────────────────────────────
 Tensor Tensor::neg() const { return ember::neg(*this); }
 Tensor& Tensor::neg_() {
-  EMBER_CHECK(dtype() != kBool, "neg_",
-              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-              "to invert a mask, use the `~` or `logical_not()` operator instead.");
-  return unary_("neg_", "NegBackward0", *this, Keep::Nothing, neg_grad,
-                [&] { same_op("neg_", ElementwiseKernel::neg, *this, {}, this); });
+  check_negatable("neg_", *this);
+  return unary_(neg_op(), *this);
 }
 Tensor Tensor::abs() const { return ember::abs(*this); }
-Tensor& Tensor::abs_() {
-  return unary_("abs_", "AbsBackward0", *this, Keep::Input, abs_grad,
-                [&] { same_op("abs_", ElementwiseKernel::abs, *this, {}, this); });
-}
+Tensor& Tensor::abs_() { return unary_(abs_op(), *this); }
 Tensor Tensor::sign() const { return ember::sign(*this); }
 Tensor Tensor::sqrt() const { return ember::sqrt(*this); }
-Tensor& Tensor::sqrt_() {
-  return unary_("sqrt_", "SqrtBackward0", *this, Keep::Result, sqrt_grad,
-                [&] { float_op("sqrt_", ElementwiseKernel::sqrt, *this, this); });
-}
+Tensor& Tensor::sqrt_() { return unary_(sqrt_op(), *this); }
 Tensor Tensor::rsqrt() const { return ember::rsqrt(*this); }
 Tensor Tensor::square() const { return ember::square(*this); }
 Tensor Tensor::exp() const { return ember::exp(*this); }
-Tensor& Tensor::exp_() {
-  return unary_("exp_", "ExpBackward0", *this, Keep::Result, exp_grad,
-                [&] { float_op("exp_", ElementwiseKernel::exp, *this, this); });
-}
+Tensor& Tensor::exp_() { return unary_(exp_op(), *this); }
 Tensor Tensor::exp2() const { return ember::exp2(*this); }
 Tensor Tensor::expm1() const { return ember::expm1(*this); }
 Tensor Tensor::log() const { return ember::log(*this); }
-Tensor& Tensor::log_() {
-  return unary_("log_", "LogBackward0", *this, Keep::Input, log_grad,
-                [&] { float_op("log_", ElementwiseKernel::log, *this, this); });
-}
+Tensor& Tensor::log_() { return unary_(log_op(), *this); }
 Tensor Tensor::log2() const { return ember::log2(*this); }
 Tensor Tensor::log10() const { return ember::log10(*this); }
 Tensor Tensor::log1p() const { return ember::log1p(*this); }
@@ -265,10 +274,7 @@ Tensor Tensor::atan() const { return ember::atan(*this); }
 Tensor Tensor::sinh() const { return ember::sinh(*this); }
 Tensor Tensor::cosh() const { return ember::cosh(*this); }
 Tensor Tensor::tanh() const { return ember::tanh(*this); }
-Tensor& Tensor::tanh_() {
-  return unary_("tanh_", "TanhBackward0", *this, Keep::Result, tanh_grad,
-                [&] { float_op("tanh_", ElementwiseKernel::tanh, *this, this); });
-}
+Tensor& Tensor::tanh_() { return unary_(tanh_op(), *this); }
 Tensor Tensor::erf() const { return ember::erf(*this); }
 Tensor Tensor::erfc() const { return ember::erfc(*this); }
 Tensor Tensor::floor() const { return ember::floor(*this); }
@@ -277,10 +283,7 @@ Tensor Tensor::round(int64_t decimals) const { return ember::round(*this, decima
 Tensor Tensor::trunc() const { return ember::trunc(*this); }
 Tensor Tensor::frac() const { return ember::frac(*this); }
 Tensor Tensor::reciprocal() const { return ember::reciprocal(*this); }
-Tensor& Tensor::reciprocal_() {
-  return unary_("reciprocal_", "ReciprocalBackward0", *this, Keep::Result, reciprocal_grad,
-                [&] { float_op("reciprocal_", ElementwiseKernel::reciprocal, *this, this); });
-}
+Tensor& Tensor::reciprocal_() { return unary_(reciprocal_op(), *this); }
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return ember::clamp(*this, min, max);
 }
@@ -288,18 +291,11 @@ Tensor Tensor::clamp(const Tensor& min, const Tensor& max) const {
   return ember::clamp(*this, min, max);
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
-  EMBER_CHECK(min || max, "clamp_", "At least one of 'min' or 'max' must not be None");
-  // The bounds take part in promotion; in place, the result must stay self's dtype.
-  std::vector<Operand> ops{*this};
-  if (min) ops.push_back(*min);
-  if (max) ops.push_back(*max);
-  const Dtype dtype = result_type(ops);
+  // In place, the result must stay self's dtype.
+  const Dtype dtype = clamp_dtype(*this, min, max, "clamp_");
   EMBER_CHECK(dtype == this->dtype(), "clamp_", "result type ", dtype,
               " can't be cast to the desired output type ", this->dtype());
-  return unary_("clamp_", "ClampBackward1", *this, Keep::Input, clamp_grad(min, max),
-                [&] {
-                  same_op("clamp_", ElementwiseKernel::clamp, *this, {.scalar = {min, max}}, this);
-                });
+  return unary_(clamp_op("clamp", "clamp_", "ClampBackward1", min, max), *this);
 }
 Tensor Tensor::clamp_min(Scalar min) const { return ember::clamp_min(*this, min); }
 Tensor Tensor::clamp_max(Scalar max) const { return ember::clamp_max(*this, max); }
