@@ -216,6 +216,8 @@ void prepare_roots(const std::vector<Tensor>& outputs, const std::vector<Tensor>
 
 }  // namespace
 
+bool is_running_backward() { return t_current_task != nullptr; }
+
 void queue_callback(std::function<void()> callback) {
   EMBER_CHECK(t_current_task != nullptr, "queue_callback",
               "final callbacks can only be installed during a backward pass (call it from a "

@@ -11,4 +11,8 @@ namespace ember::autograd {
 /// ember::Error elsewhere. Skipped when the pass fails.
 void queue_callback(std::function<void()> callback);
 
+/// Whether a backward pass runs on this thread now (a forward then is a recompute, as
+/// activation checkpointing's: FSDP keeps its parameters for the backward that follows).
+bool is_running_backward();
+
 }  // namespace ember::autograd

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "distributed/dist_test_support.h"
 #include "distributed/equivalence_support.h"
@@ -422,7 +423,7 @@ TEST(FullyShardedDataParallel, MixedPrecisionComputesInBfloat16AndKeepsFloat32Sh
 
 // Activation checkpointing on every Linear inside FULL_SHARD units: the recompute in backward
 // runs after the unit was freed, so it needs the pre-backward all-gather on the unit's output,
-// and it keeps the parameters for the unit's backward (no second all-gather).
+// and it is no forward to FSDP (with prefetch on, it fetches nothing ahead).
 TEST(FullyShardedDataParallel, FullShardWithActivationCheckpointingEqualsOneProcess) {
   auto exits = on_ranks(2, [](int rank) {
     auto model = mlp(/*seed=*/100);
@@ -431,15 +432,65 @@ TEST(FullyShardedDataParallel, FullShardWithActivationCheckpointingEqualsOneProc
     });
     require(wrapped.size() == 3, "3 Linear layers checkpointed");
     auto fsdp = FullyShardedDataParallel(
-        model, {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>()});
-    int gathers = 0;
+        model, {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>(),
+                .backward_prefetch = BackwardPrefetch::BACKWARD_PRE,
+                .forward_prefetch = true});
+    int gathers = 0, forwards = 0;
     fsdp->set_observer([&](FsdpEvent event, const std::string&) {
-      gathers += event == FsdpEvent::kAllGather;
+      gathers += event == FsdpEvent::kAllGather || event == FsdpEvent::kPrefetch;
+      forwards += event == FsdpEvent::kForward;
     });
     train_wrapped(rank, fsdp);
-    // Each unit once in forward and once in backward: the recompute keeps what it gathered.
-    require(gathers == 6 * kSteps, std::to_string(gathers) + " all-gathers in " +
-                                       std::to_string(kSteps) + " steps");
+    // Each unit gathered once in forward and once in backward, its recompute running on the
+    // backward's gather: no forward to FSDP (no prefetch, no reshard, no event of its own).
+    require(gathers == 6 * kSteps && forwards == 3 * kSteps,
+            std::to_string(gathers) + " all-gathers and " + std::to_string(forwards) +
+                " unit forwards in " + std::to_string(kSteps) + " steps");
+
+    // Checkpointing around units (blocks of Linear + ReLU, the Linear a unit): the recompute
+    // runs the units' forward hooks inside backward, which FSDP takes as their pre-backward
+    // (gathered once, kept for the backward, the next one prefetched).
+    auto blocks = [] {
+      manual_seed(100);
+      nn::Sequential model;
+      model->push_back(nn::Sequential(nn::Linear(12, 24), nn::ReLU()));
+      model->push_back(nn::Sequential(nn::Linear(24, 24), nn::ReLU()));
+      model->push_back(nn::Linear(24, 5));
+      return model;
+    };
+    const Batch data = full_batch();
+    auto reference = blocks();
+    optim::AdamW ref_opt(reference->parameters(), {.lr = 1e-2});
+    for (int step = 0; step < kSteps; ++step) {
+      ref_opt.zero_grad();
+      nn::functional::cross_entropy(reference(data.x), data.y).backward();
+      ref_opt.step();
+    }
+    auto checkpointed = blocks();
+    ember::utils::apply_activation_checkpointing(*checkpointed, [](const Module& m) {
+      return dynamic_cast<const SequentialImpl*>(&m) != nullptr;
+    });
+    auto around = FullyShardedDataParallel(
+        checkpointed, {.auto_wrap = transformer_auto_wrap_policy<LinearImpl>(),
+                       .backward_prefetch = BackwardPrefetch::BACKWARD_PRE});
+    std::map<std::string, int> events;
+    around->set_observer([&](FsdpEvent event, const std::string&) { ++events[fsdp_event_name(event)]; });
+    optim::AdamW opt(around->parameters(), {.lr = 1e-2});
+    const Batch mine = rows(data, 64 * rank, 64);
+    for (int step = 0; step < kSteps; ++step) {
+      opt.zero_grad();
+      nn::functional::cross_entropy(around(mine.x), mine.y).backward();
+      opt.step();
+    }
+    require(events["all_gather"] + events["prefetch"] == 6 * kSteps &&
+                events["forward"] == 3 * kSteps && events["pre_backward"] == 3 * kSteps &&
+                events["prefetch"] >= 2 * (kSteps - 1),
+            "around units: " + std::to_string(events["all_gather"]) + " all-gathers, " +
+                std::to_string(events["prefetch"]) + " prefetches, " +
+                std::to_string(events["forward"]) + " forwards, " +
+                std::to_string(events["pre_backward"]) + " pre-backwards");
+    require_state_near(around->full_state_dict(), reference->state_dict(),
+                       "checkpointed blocks around units");
   });
   EXPECT_EQ(test::failures(exits), "");
 }

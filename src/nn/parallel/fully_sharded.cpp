@@ -228,8 +228,10 @@ size_t FullyShardedDataParallelImpl::neighbour_in_forward(size_t unit, int direc
 }
 
 void FullyShardedDataParallelImpl::pre_forward(size_t unit) {
+  // A recompute inside backward (activation checkpointing around the unit): the unit's
+  // backward comes next, so this is its pre-backward.
+  if (autograd::is_running_backward()) return pre_backward(unit);
   gather(unit);
-  if (in_backward_) return;  // a recompute: no order to record, nothing ahead to fetch
   if (!order_recorded_ &&
       std::find(forward_order_.begin(), forward_order_.end(), unit) == forward_order_.end())
     forward_order_.push_back(unit);
@@ -239,7 +241,7 @@ void FullyShardedDataParallelImpl::pre_forward(size_t unit) {
 
 void FullyShardedDataParallelImpl::post_forward(size_t unit, const Tensor& output) {
   // SHARD_GRAD_OP keeps the parameters to backward; so does a recompute inside backward.
-  if (strategy_ != ShardingStrategy::FULL_SHARD || in_backward_) return;
+  if (strategy_ != ShardingStrategy::FULL_SHARD || autograd::is_running_backward()) return;
   units_[unit]->reshard();
   // The pre-backward all-gather (1.13's hook on the outputs): before the unit's backward runs,
   // so that a recompute (activation checkpointing) finds the parameters; without one, the first

@@ -34,7 +34,8 @@
 // waited for when backward ends (so it overlaps the rest of backward); the all-gathers are
 // issued where a unit needs them, or ahead with forward_prefetch and backward_prefetch (the
 // order of units recorded in the first forward, backward's the reverse). A checkpointed unit's
-// recompute in backward keeps what the pre-backward gather brought (no second gather). Under
+// recompute in backward runs on what its pre-backward gather brought, without forward's
+// prefetch and reshard. Under
 // no_sync() gradients add up unsharded per unit until the next backward outside it reduces
 // them. Differences from 1.13:
 // inside a forward every tensor autograd saves goes through FSDP's saved-tensor hooks (so a
@@ -265,8 +266,7 @@ class FullyShardedDataParallelImpl : public Module {
   bool is_root_ = true;  // false once an enclosing FSDP adopted this one
   bool finish_queued_ = false;
   bool grad_sync_ = true;  // false under no_sync()
-  // From the first gradient or pre-backward to finish_backward: a forward hook that runs then is
-  // a checkpointed unit's recompute, which keeps its parameters for the backward that follows.
+  // From the first gradient or pre-backward to finish_backward (pre_backward_done_ is valid).
   bool in_backward_ = false;
   std::vector<size_t> forward_order_;  // the units in the first forward's order
   bool order_recorded_ = false;
