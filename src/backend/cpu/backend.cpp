@@ -21,6 +21,7 @@ const Backend& cpu_backend() {
     cpu::add_scan_kernels(b);
     cpu::add_gather_kernels(b);
     cpu::add_index_kernels(b);
+    cpu::add_norm_kernels(b);
     return b;
   }();
   return table;

@@ -1,0 +1,73 @@
+// The backend seam for the norm, class-index loss, sort, embedding, random and creation
+// families: a fake device without a family's kernel is refused by the op's name before anything
+// runs, and one op per family runs through the fake device's own table (src/ops never touching
+// its memory).
+#include <ember/creation.h>
+#include <ember/index_ops.h>
+#include <ember/nn/functional/layers.h>
+#include <ember/nn/functional/loss.h>
+
+#include <optional>
+
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "backend/fake_device.h"
+#include "ops/dropout.h"
+#include "test_support.h"
+
+namespace ember {
+namespace {
+
+namespace F = nn::functional;
+using test::FakeDevice;
+using test::kFakeDevice;
+
+const std::string kMissing = "no kernel for cuda:0: the fake backend does not implement this op";
+
+// (2, 3) float32 on the fake device: the norms' and losses' input.
+Tensor fake_matrix() { return FakeDevice::tensor<float>({1, 2, 3, 4, 5, 6}).view({2, 3}); }
+
+// ── norm ──────────────────────────────────────────────────────────────────────────────────
+
+TEST(BackendNorm, EveryNormWithoutItsKernelIsRefusedByName) {
+  FakeDevice fake;
+  const Tensor x = fake_matrix();
+  EXPECT_ERROR(F::batch_norm(x, Tensor(), Tensor(), {.training = true}),
+               "[batch_norm] " + kMissing);
+  EXPECT_ERROR(F::layer_norm(x, {3}), "[layer_norm] " + kMissing);
+  EXPECT_ERROR(F::group_norm(x, 1), "[group_norm] " + kMissing);
+  EXPECT_ERROR(F::rms_norm(x, {3}), "[rms_norm] " + kMissing);
+}
+
+TEST(BackendNorm, AWeightOnAnotherDeviceIsRefusedByName) {
+  FakeDevice fake;
+  EXPECT_ERROR(F::layer_norm(fake_matrix(), {3}, {.weight = ones({3})}),
+               "[layer_norm] expected all tensors on one device, got cuda:0 and cpu");
+}
+
+void fake_layer_norm(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
+                     const Tensor& w, const Tensor& b, int64_t M, int64_t N, double) {
+  FakeDevice::calls().push_back("layer_norm");
+  EXPECT_FALSE(w.defined());
+  EXPECT_FALSE(b.defined());
+  for (int64_t r = 0; r < M; ++r) {
+    FakeDevice::data<float>(mean)[r] = float(r);
+    FakeDevice::data<float>(rstd)[r] = 1;
+    for (int64_t j = 0; j < N; ++j)
+      FakeDevice::data<float>(y)[r * N + j] = FakeDevice::data<float>(x)[r * N + j] - 1;
+  }
+}
+
+TEST(BackendNorm, LayerNormRunsTheKernelOfItsDevice) {
+  FakeDevice fake;
+  fake.table.norm.layer_norm = &fake_layer_norm;
+  const Tensor y = F::layer_norm(fake_matrix(), {3});
+  EXPECT_EQ(y.device(), kFakeDevice);
+  EXPECT_EQ(FakeDevice::values<float>(y), (std::vector<float>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"layer_norm"}));
+}
+
+}  // namespace
+}  // namespace ember
