@@ -69,5 +69,37 @@ TEST(BackendNorm, LayerNormRunsTheKernelOfItsDevice) {
   EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"layer_norm"}));
 }
 
+// ── class-index losses ────────────────────────────────────────────────────────────────────
+
+TEST(BackendLoss, ClassIndexLossesWithoutTheirKernelAreRefusedByName) {
+  FakeDevice fake;
+  const Tensor target = FakeDevice::tensor<int64_t>({0, 2});
+  EXPECT_ERROR(F::cross_entropy(fake_matrix(), target), "[cross_entropy] " + kMissing);
+  EXPECT_ERROR(F::nll_loss(fake_matrix(), target), "[nll_loss] " + kMissing);
+  EXPECT_ERROR(F::cross_entropy(fake_matrix(), tensor({int64_t(0), int64_t(2)})),
+               "[cross_entropy] expected all tensors on one device, got cuda:0 and cpu");
+}
+
+void fake_class_loss(const backend::ClassLossCall& c, const Tensor& out) {
+  FakeDevice::calls().push_back(c.op);
+  EXPECT_EQ(c.x.sizes(), IntArrayRef({2, 3, 1}));
+  EXPECT_EQ(c.reduction, backend::LossReduction::Sum);
+  float s = 0;  // Σ -x[r, target[r]]: nll_loss's sum
+  for (int64_t r = 0; r < 2; ++r)
+    s -= FakeDevice::data<float>(c.x)[r * 3 + FakeDevice::data<int64_t>(c.target)[r]];
+  *FakeDevice::data<float>(out) = s;
+}
+
+TEST(BackendLoss, NllLossRunsTheKernelOfItsDevice) {
+  FakeDevice fake;
+  fake.table.loss.class_loss = &fake_class_loss;
+  const Tensor loss =
+      F::nll_loss(fake_matrix(), FakeDevice::tensor<int64_t>({0, 2}), {.reduction = "sum"});
+  EXPECT_EQ(loss.device(), kFakeDevice);
+  EXPECT_EQ(loss.dim(), 0);
+  EXPECT_EQ(FakeDevice::values<float>(loss), (std::vector<float>{-7}));
+  EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"nll_loss"}));
+}
+
 }  // namespace
 }  // namespace ember
