@@ -101,5 +101,35 @@ TEST(BackendLoss, NllLossRunsTheKernelOfItsDevice) {
   EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"nll_loss"}));
 }
 
+// ── sort ──────────────────────────────────────────────────────────────────────────────────
+
+TEST(BackendSort, EveryOpOfTheFamilyWithoutItsKernelIsRefusedByName) {
+  FakeDevice fake;
+  const Tensor t = FakeDevice::tensor<float>({3, 1, 2});
+  EXPECT_ERROR(sort(t), "[sort] " + kMissing);
+  EXPECT_ERROR(argsort(t), "[sort] " + kMissing);
+  EXPECT_ERROR(topk(t, 2), "[topk] " + kMissing);
+  EXPECT_ERROR(kthvalue(t, 2), "[kthvalue] " + kMissing);
+  EXPECT_ERROR(median(t), "[median] " + kMissing);
+  EXPECT_ERROR(median(t, 0), "[median] " + kMissing);
+  EXPECT_ERROR(nanmedian(t, 0), "[nanmedian] " + kMissing);
+  EXPECT_ERROR(mode(t), "[mode] " + kMissing);
+}
+
+void fake_median_all(const char* op, const Tensor& out, const Tensor& self, bool ignore_nan) {
+  FakeDevice::calls().push_back(op);
+  EXPECT_TRUE(ignore_nan);
+  *FakeDevice::data<float>(out) = FakeDevice::data<float>(self)[self.numel() - 1];
+}
+
+TEST(BackendSort, NanmedianRunsTheKernelOfItsDevice) {
+  FakeDevice fake;
+  fake.table.sort.median_all = &fake_median_all;
+  const Tensor m = nanmedian(FakeDevice::tensor<float>({3, 1, 2}));
+  EXPECT_EQ(m.device(), kFakeDevice);
+  EXPECT_EQ(FakeDevice::values<float>(m), (std::vector<float>{2}));
+  EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"nanmedian"}));
+}
+
 }  // namespace
 }  // namespace ember

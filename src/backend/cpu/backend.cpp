@@ -23,6 +23,7 @@ const Backend& cpu_backend() {
     cpu::add_index_kernels(b);
     cpu::add_norm_kernels(b);
     cpu::add_class_loss_kernels(b);
+    cpu::add_sort_kernels(b);
     return b;
   }();
   return table;
