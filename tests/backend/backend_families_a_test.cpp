@@ -131,5 +131,35 @@ TEST(BackendSort, NanmedianRunsTheKernelOfItsDevice) {
   EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"nanmedian"}));
 }
 
+// ── embedding ─────────────────────────────────────────────────────────────────────────────
+
+TEST(BackendEmbedding, EmbeddingWithoutItsKernelIsRefusedByName) {
+  FakeDevice fake;
+  const Tensor idx = FakeDevice::tensor<int64_t>({1, 0});
+  EXPECT_ERROR(F::embedding(idx, fake_matrix()), "[embedding] " + kMissing);
+  EXPECT_ERROR(F::embedding_backward(fake_matrix(), idx, 4, std::nullopt, false),
+               "[embedding_backward] " + kMissing);
+}
+
+void fake_embedding(const char* op, const Tensor& out, const Tensor& weight,
+                    const Tensor& indices) {
+  FakeDevice::calls().push_back(op);
+  const int64_t D = weight.size(1);
+  for (int64_t i = 0; i < indices.numel(); ++i)
+    for (int64_t d = 0; d < D; ++d)
+      FakeDevice::data<float>(out)[i * D + d] =
+          FakeDevice::data<float>(weight)[FakeDevice::data<int64_t>(indices)[i] * D + d];
+}
+
+TEST(BackendEmbedding, EmbeddingRunsTheKernelOfItsDevice) {
+  FakeDevice fake;
+  fake.table.embedding.embedding = &fake_embedding;
+  const Tensor rows = F::embedding(FakeDevice::tensor<int64_t>({1, 0}), fake_matrix());
+  EXPECT_EQ(rows.device(), kFakeDevice);
+  EXPECT_EQ(rows.sizes(), IntArrayRef({2, 3}));
+  EXPECT_EQ(FakeDevice::values<float>(rows), (std::vector<float>{4, 5, 6, 1, 2, 3}));
+  EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"embedding"}));
+}
+
 }  // namespace
 }  // namespace ember
