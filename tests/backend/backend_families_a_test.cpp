@@ -161,5 +161,33 @@ TEST(BackendEmbedding, EmbeddingRunsTheKernelOfItsDevice) {
   EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"embedding"}));
 }
 
+// ── random fills ──────────────────────────────────────────────────────────────────────────
+
+TEST(BackendRandom, EveryFillWithoutItsKernelIsRefusedByName) {
+  FakeDevice fake;
+  Tensor t = FakeDevice::tensor<float>({1, 2, 3});
+  EXPECT_ERROR(uniform_(t), "[uniform_] " + kMissing);
+  EXPECT_ERROR(normal_(t), "[normal_] " + kMissing);
+  EXPECT_ERROR(random_(t, 0, 5), "[random_] " + kMissing);
+  EXPECT_ERROR(bernoulli_(t, 0.5), "[bernoulli_] " + kMissing);
+  EXPECT_EQ(FakeDevice::values<float>(t), (std::vector<float>{1, 2, 3}));  // nothing written
+}
+
+void fake_bernoulli(const char* op, const Tensor& t, double p, Generator*) {
+  FakeDevice::calls().push_back(op);
+  for (int64_t i = 0; i < t.numel(); ++i) FakeDevice::data<float>(t)[i] = p > 0.5 ? 1.0f : 0.0f;
+}
+
+TEST(BackendRandom, BernoulliRunsTheKernelOfItsDevice) {
+  FakeDevice fake;
+  fake.table.random.bernoulli = &fake_bernoulli;
+  Tensor t = FakeDevice::tensor<float>({5, 6});
+  const uint32_t version = t._version();
+  bernoulli_(t, 0.75);
+  EXPECT_EQ(FakeDevice::values<float>(t), (std::vector<float>{1, 1}));
+  EXPECT_EQ(t._version(), version + 1);  // an in-place write
+  EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"bernoulli_"}));
+}
+
 }  // namespace
 }  // namespace ember

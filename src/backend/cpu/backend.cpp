@@ -25,6 +25,7 @@ const Backend& cpu_backend() {
     cpu::add_class_loss_kernels(b);
     cpu::add_sort_kernels(b);
     cpu::add_embedding_kernels(b);
+    cpu::add_random_kernels(b);
     return b;
   }();
   return table;
