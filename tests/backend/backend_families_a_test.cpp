@@ -189,5 +189,30 @@ TEST(BackendRandom, BernoulliRunsTheKernelOfItsDevice) {
   EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"bernoulli_"}));
 }
 
+// ── creation ──────────────────────────────────────────────────────────────────────────────
+
+TEST(BackendCreation, EveryFillWithoutItsKernelIsRefusedByName) {
+  FakeDevice fake;
+  EXPECT_ERROR(zeros({2}, {.device = kFakeDevice}), "[zeros] " + kMissing);
+  EXPECT_ERROR(arange(3, {.device = kFakeDevice}), "[arange] " + kMissing);
+  EXPECT_ERROR(linspace(0, 1, 3, {.device = kFakeDevice}), "[linspace] " + kMissing);
+  EXPECT_ERROR(logspace(0, 1, 3, 10.0, {.device = kFakeDevice}), "[linspace] " + kMissing);
+}
+
+void fake_arange(const Tensor& t, Scalar start, Scalar step) {
+  FakeDevice::calls().push_back("arange");
+  for (int64_t i = 0; i < t.numel(); ++i)
+    FakeDevice::data<int64_t>(t)[i] = start.to<int64_t>() + i * step.to<int64_t>();
+}
+
+TEST(BackendCreation, ArangeRunsTheKernelOfItsDevice) {
+  FakeDevice fake;
+  fake.table.creation.arange = &fake_arange;
+  const Tensor t = arange(1, 8, 3, {.device = kFakeDevice});
+  EXPECT_EQ(t.device(), kFakeDevice);
+  EXPECT_EQ(FakeDevice::values<int64_t>(t), (std::vector<int64_t>{1, 4, 7}));
+  EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"arange"}));
+}
+
 }  // namespace
 }  // namespace ember

@@ -26,6 +26,7 @@ const Backend& cpu_backend() {
     cpu::add_sort_kernels(b);
     cpu::add_embedding_kernels(b);
     cpu::add_random_kernels(b);
+    cpu::add_creation_kernels(b);
     return b;
   }();
   return table;
