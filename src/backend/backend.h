@@ -26,6 +26,13 @@
 #include "backend/softmax_kernels.h"
 #include "backend/gather_kernels.h"
 #include "backend/index_kernels.h"
+// the families of issue 13 part A: norm, loss, sort, embedding, random, creation
+#include "backend/norm_kernels.h"
+#include "backend/loss_kernels.h"
+#include "backend/sort_kernels.h"
+#include "backend/embedding_kernels.h"
+#include "backend/random_kernels.h"
+#include "backend/creation_kernels.h"
 
 namespace ember::backend {
 
@@ -115,6 +122,14 @@ struct Backend {
   ScanKernels scan;
   GatherKernels gather;
   IndexKernels index;
+  // src/ops: norm.cpp, loss.cpp (class-index losses), sort.cpp, dropout.cpp (embedding),
+  // random.cpp, creation.cpp
+  NormKernels norm;
+  LossKernels loss;
+  SortKernels sort;
+  EmbeddingKernels embedding;
+  RandomKernels random;
+  CreationKernels creation;
 
   ElementwiseFn& operator[](ElementwiseKernel k) { return elementwise[size_t(k)]; }
 };

@@ -1,11 +1,13 @@
-// Factory functions: tensor() from nested lists, empty/zeros/ones/full/eye, ranges, *_like.
+// Factory functions: tensor() from nested lists, empty/zeros/ones/full/eye, ranges, *_like. The
+// fills of zeros and the ranges are the backend's creation family (backend/creation_kernels.h);
+// tensor() and from_vector stage their host values in a CPU tensor and copy it to the device.
 #include "ember/creation.h"
 
 #include <cmath>
 #include <cstring>
 #include <limits>
 
-#include "backend/cpu/copy.h"
+#include "backend/family_kernel.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
 #include "core/op_entry.h"
@@ -13,6 +15,15 @@
 
 namespace ember {
 namespace {
+
+using backend::Backend;
+using backend::CreationKernels;
+
+// Entry `entry` of `device`'s creation kernels.
+template <class Fn>
+Fn creation_kernel_of(const char* op, Device device, Fn CreationKernels::*entry) {
+  return backend::kernel(op, device, &Backend::creation, entry);
+}
 
 Device device_or_cpu(const TensorOptions& o) { return o.device.value_or(Device(kCPU)); }
 
@@ -115,11 +126,7 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions optio
 Tensor zeros(IntArrayRef sizes, TensorOptions options) {
   OpScope scope("zeros");
   Tensor t = empty(sizes, {.dtype = options.dtype, .device = options.device});
-  if (t.is_cpu()) {
-    if (t.nbytes()) std::memset(t.data_ptr(), 0, size_t(t.nbytes()));
-  } else {
-    fill_into(t, 0);
-  }
+  creation_kernel_of("zeros", t.device(), &CreationKernels::zero)(t);
   return finish(t, options);
 }
 
@@ -149,94 +156,13 @@ Tensor eye(int64_t n, TensorOptions options) { return eye(n, std::nullopt, optio
 
 Tensor arange(Scalar end, TensorOptions options) { return arange(0, end, 1, options); }
 
-// Note [Range rounding]
-// arange and linspace reproduce PyTorch 1.13's CPU kernels bit for bit. arange computes
-// start + i*step in an accumulate type A (double for float/double, float for the half types,
-// int64 for integers, whose bounds and step are truncated first) with one fused multiply-add.
-// linspace computes in the element type (double for integers; the half types round after each
-// operation, as c10::Half's operators do), counting up from start for the first half and down
-// from end for the second, so both endpoints are exact. PyTorch writes contiguous output in runs
-// of 2 x 32 bytes through vectors whose lanes are base + k*step, base being the run's first
-// element already rounded to the element type, so those elements round differently from the
-// scalar tail (float32 arange(0, 2, 0.1)[9] is 0x1.ccccce p-1, arange(0, 1, 0.1)[9] 0x1.cccccc
-// p-1); ember reproduces both. Above 32768 elements PyTorch's runs also depend on its thread
-// count, which ember does not follow. std::fma(x, y, -0.0) is a product rounded on its own,
-// which the compiler may not fuse into a following addition.
-namespace {
-
-template <class T>
-using arange_acc_t = std::conditional_t<std::is_integral_v<T>, int64_t,
-                                        std::conditional_t<is_half_v<T>, float, double>>;
-
-template <class T>
-constexpr int64_t vector_lanes() {
-  return 32 / int64_t(sizeof(T));
-}
-
-// Fills p[0, n) with run(i, lanes) for PyTorch's vector runs and at(i) for the scalar tail.
-template <class T, class Run, class At>
-void fill_range(T* p, int64_t n, const Run& run, const At& at) {
-  constexpr int64_t lanes = vector_lanes<T>();
-  const int64_t vector_end = n / (2 * lanes) * (2 * lanes);
-  int64_t i = 0;
-  for (; i < vector_end; i += lanes) run(p + i, i);
-  for (; i < n; ++i) p[i] = at(i);
-}
-
-template <class T>
-void fill_arange(T* p, int64_t n, Scalar start, Scalar step) {
-  using A = arange_acc_t<T>;
-  const A a = start.to<A>(), st = step.to<A>();
-  if constexpr (std::is_integral_v<T>) {
-    for (int64_t i = 0; i < n; ++i)  // wraps like PyTorch's int64 arithmetic, without UB
-      p[i] = convert<T>(int64_t(uint64_t(a) + uint64_t(st) * uint64_t(i)));
-  } else {
-    auto at = [&](int64_t i) { return convert<T>(std::fma(st, A(i), a)); };
-    fill_range(p, n, [&](T* q, int64_t i) {
-      const A base = A(at(i));
-      for (int64_t k = 0; k < vector_lanes<T>(); ++k) q[k] = convert<T>(std::fma(A(k), st, base));
-    }, at);
-  }
-}
-
-template <class T>
-void fill_linspace(T* p, int64_t steps, Scalar start, Scalar end) {
-  const int64_t halfway = steps / 2;
-  if constexpr (is_half_v<T>) {
-    const T a = start.to<T>(), b = end.to<T>();
-    const T step = T(float(T(float(b) - float(a))) / float(T(float(steps - 1))));
-    auto times = [&](int64_t k) { return float(T(float(step) * float(T(float(k))))); };
-    auto at = [&](int64_t i) {
-      return i < halfway ? T(float(a) + times(i)) : T(float(b) - times(steps - i - 1));
-    };
-    fill_range(p, steps, [&](T* q, int64_t i) {
-      const T base = at(i);
-      for (int64_t k = 0; k < vector_lanes<T>(); ++k) q[k] = T(float(base) + times(k));
-    }, at);
-  } else {
-    using S = std::conditional_t<std::is_integral_v<T>, double, T>;  // the step's type
-    const S a = S(start.to<T>()), b = S(end.to<T>());
-    const S step = (b - a) / S(steps - 1);
-    auto at = [&](int64_t i) {
-      return convert<T>(i < halfway ? std::fma(step, S(i), a)
-                                    : std::fma(-step, S(steps - i - 1), b));
-    };
-    fill_range(p, steps, [&](T* q, int64_t i) {
-      const S base = S(at(i));
-      for (int64_t k = 0; k < vector_lanes<T>(); ++k)
-        q[k] = convert<T>(base + std::fma(S(k), step, S(-0.0)));
-    }, at);
-  }
-}
-
-}  // namespace
-
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
   OpScope scope("arange");
+  using backend::arange_acc_t;  // the bounds are checked as the kernel computes them
   const bool integral = !start.is_floating_point() && !end.is_floating_point() &&
                         !step.is_floating_point();
   const Dtype dtype = options.dtype.value_or(integral ? kInt64 : default_dtype());
-  Tensor t;
+  int64_t n = 0;
   dispatch<DtypeSet::Numeric>(dtype, "arange", [&]<class T>() {
     // The checks see the bounds and step in the accumulate type: an int64 arange truncates them.
     using A = arange_acc_t<T>;
@@ -252,10 +178,10 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
                             : std::ceil((end.to_double() - start.to_double()) / step.to_double());
     EMBER_CHECK(size >= 0 && size <= double(std::numeric_limits<int64_t>::max()), "arange",
                 "invalid size, possible overflow?");
-    t = empty({int64_t(size)}, {.dtype = dtype, .device = kCPU});
-    fill_arange(t.data_ptr<T>(), t.numel(), start, step);
+    n = int64_t(size);
   });
-  if (options.device && !options.device->is_cpu()) t = t.to(*options.device);
+  Tensor t = empty({n}, {.dtype = dtype, .device = options.device});
+  creation_kernel_of("arange", t.device(), &CreationKernels::arange)(t, start, step);
   return finish(t, options);
 }
 
@@ -263,29 +189,22 @@ Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options) 
   OpScope scope("linspace");
   EMBER_CHECK(steps >= 0, "linspace", "number of steps must be non-negative, got ", steps);
   const Dtype dtype = options.dtype.value_or(default_dtype());
-  Tensor t = empty({steps}, {.dtype = dtype, .device = kCPU});
+  Tensor t = empty({steps}, {.dtype = dtype, .device = options.device});
+  const auto kernel = creation_kernel_of("linspace", t.device(), &CreationKernels::linspace);
   if (steps > 0) {  // PyTorch converts the bounds to the dtype with checked_convert
     check_scalar_fits(start, dtype, "linspace");
     check_scalar_fits(end, dtype, "linspace");
   }
-  dispatch<DtypeSet::Numeric>(dtype, "linspace", [&]<class T>() {
-    T* p = t.data_ptr<T>();
-    if (steps == 1) p[0] = start.to<T>();
-    if (steps > 1) fill_linspace(p, steps, start, end);
-  });
-  if (options.device && !options.device->is_cpu()) t = t.to(*options.device);
+  kernel(t, start, end);
   return finish(t, options);
 }
 
 Tensor logspace(Scalar start, Scalar end, int64_t steps, double base, TensorOptions options) {
-  Tensor exponents = linspace(start, end, steps, {.dtype = kFloat64});
+  Tensor exponents = linspace(start, end, steps, {.dtype = kFloat64, .device = options.device});
   const Dtype dtype = options.dtype.value_or(default_dtype());
-  Tensor t = empty({steps}, {.dtype = dtype, .device = kCPU});
-  dispatch<DtypeSet::Numeric>(dtype, "logspace", [&]<class T>() {
-    const double* e = exponents.data_ptr<double>();
-    T* p = t.data_ptr<T>();
-    for (int64_t i = 0; i < steps; ++i) p[i] = convert<T>(std::pow(base, e[i]));
-  });
+  Tensor t = empty({steps}, {.dtype = dtype, .device = options.device});
+  const auto kernel = creation_kernel_of("logspace", t.device(), &CreationKernels::logspace);
+  kernel(t, exponents, base);
   return finish(t, options);
 }
 

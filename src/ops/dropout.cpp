@@ -5,13 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <vector>
 
 #include "autograd/function.h"
-#include "backend/cpu/parallel.h"
-#include "core/dispatch.h"
+#include "backend/family_kernel.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
 #include "ember/linalg.h"
@@ -89,36 +87,31 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
 }
 
 // ── embedding ────────────────────────────────────────────────────────────
+// The kernels are the backend's embedding family (backend/embedding_kernels.h).
 namespace {
 
-// Indices as int64 values, each checked against [0, num).
-std::vector<int64_t> checked_indices(const Tensor& indices, int64_t num, const char* op) {
+using backend::EmbeddingKernels;
+
+// Entry `entry` of t's device's embedding kernels.
+template <class Fn>
+Fn embedding_kernel_of(const char* op, const Tensor& t, Fn EmbeddingKernels::*entry) {
+  return backend::kernel(op, t.device(), &backend::Backend::embedding, entry);
+}
+
+
+// The indices as the kernels read them: int64, contiguous (the kernels check their range).
+Tensor kernel_indices(const Tensor& indices, const char* op) {
   EMBER_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32, op,
               "Expected tensor for argument #1 'indices' to have one of the following scalar ",
               "types: Long, Int; but got ", indices.dtype(), " instead (while checking ",
               "arguments for embedding)");
-  std::vector<int64_t> idx = indices.to(kInt64).contiguous().tolist<int64_t>();
-  for (int64_t i : idx) EMBER_CHECK(i >= 0 && i < num, op, "index out of range in self");
-  return idx;
-}
-
-// torch.embedding_renorm_: each distinct row looked up whose norm exceeds max_norm is scaled
-// to max_norm / (norm + 1e-7), in place, in sorted index order.
-void embedding_renorm(const Tensor& weight, std::vector<int64_t> idx, double max_norm,
-                      double norm_type) {
-  std::sort(idx.begin(), idx.end());
-  idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
-  for (int64_t i : idx) {
-    Tensor row = weight.select(0, i);
-    const double norm = row.norm(norm_type).item<double>();
-    if (norm > max_norm) row.mul_(max_norm / (norm + 1e-7));
-  }
+  return indices.to(kInt64).contiguous();
 }
 
 }  // namespace
 
 namespace {
-Tensor embedding_kernel(const Tensor& input, const Tensor& weight, EmbeddingFuncOptions o);
+Tensor embedding_impl(const Tensor& input, const Tensor& weight, EmbeddingFuncOptions o);
 
 // d(embedding)/d(weight) applied to grad: the kernel, recorded as a linear op whose adjoint reads
 // rows of gg back at the indices (zero at padding_idx, scaled by 1 / count when
@@ -153,7 +146,7 @@ Tensor embedding_weight_grad(const Tensor& grad, const Tensor& indices, int64_t 
 // Autograd: EmbeddingBackward0 to the weight (the indices get no gradient).
 Tensor embedding(const Tensor& input, const Tensor& weight, EmbeddingFuncOptions o) {
   autograd::Recorder rec("embedding", {&weight});
-  Tensor out = embedding_kernel(input, weight, o);
+  Tensor out = embedding_impl(input, weight, o);
   if (rec)
     rec.record("EmbeddingBackward0", {out}, {input},
                [num = weight.size(0), o](const autograd::Grads& g, const autograd::Saved& s) {
@@ -163,8 +156,9 @@ Tensor embedding(const Tensor& input, const Tensor& weight, EmbeddingFuncOptions
 }
 
 namespace {
-Tensor embedding_kernel(const Tensor& input, const Tensor& weight, EmbeddingFuncOptions o) {
+Tensor embedding_impl(const Tensor& input, const Tensor& weight, EmbeddingFuncOptions o) {
   const char* op = "embedding";
+  const auto kernel = embedding_kernel_of(op, weight, &EmbeddingKernels::embedding);
   EMBER_CHECK(weight.dim() == 2, op, "'weight' must be 2-D");
   const int64_t num = weight.size(0), D = weight.size(1);
   if (o.padding_idx) {
@@ -172,20 +166,15 @@ Tensor embedding_kernel(const Tensor& input, const Tensor& weight, EmbeddingFunc
     EMBER_CHECK(*o.padding_idx < num && *o.padding_idx >= -num, op,
                 "Padding_idx must be within num_embeddings");
   }
-  const std::vector<int64_t> idx = checked_indices(input, num, op);
-  if (o.max_norm) embedding_renorm(weight, idx, *o.max_norm, o.norm_type);
+  const Tensor idx = kernel_indices(input, op);
+  if (o.max_norm)
+    embedding_kernel_of(op, weight, &EmbeddingKernels::embedding_renorm)(
+        op, weight, idx, *o.max_norm, o.norm_type);
   const Tensor w = weight.contiguous();
   DimVector out_shape(input.sizes());
   out_shape.push_back(D);
-  Tensor out = empty(out_shape, {.dtype = weight.dtype()});
-  const int64_t n = int64_t(idx.size()), row = D * w.element_size();
-  const char* src = static_cast<const char*>(w.data_ptr());
-  char* dst = static_cast<char*>(out.data_ptr());
-  parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(D, 1)),
-               [&](int64_t a, int64_t b) {
-                 for (int64_t i = a; i < b; ++i)
-                   std::memcpy(dst + i * row, src + idx[size_t(i)] * row, size_t(row));
-               });
+  Tensor out = empty(out_shape, {.dtype = weight.dtype(), .device = weight.device()});
+  kernel(op, out, w, idx);
   return out;
 }
 }  // namespace
@@ -193,31 +182,15 @@ Tensor embedding_kernel(const Tensor& input, const Tensor& weight, EmbeddingFunc
 Tensor embedding_backward(const Tensor& grad_out, const Tensor& indices, int64_t num_weights,
                           std::optional<int64_t> padding_idx, bool scale_grad_by_freq) {
   const char* op = "embedding_backward";
-  const std::vector<int64_t> idx = checked_indices(indices, num_weights, op);
-  const int64_t D = grad_out.size(-1), n = int64_t(idx.size());
+  const auto kernel = embedding_kernel_of(op, grad_out, &EmbeddingKernels::embedding_backward);
+  const Tensor idx = kernel_indices(indices, op);
+  const int64_t D = grad_out.size(-1), n = idx.numel();
   const int64_t pad = padding_idx ? (*padding_idx < 0 ? *padding_idx + num_weights : *padding_idx)
                                   : -1;
-  std::vector<int64_t> count;
-  if (scale_grad_by_freq) {
-    count.assign(size_t(num_weights), 0);
-    for (int64_t i : idx) ++count[size_t(i)];
-  }
   const Dtype cd = grad_out.dtype() == kFloat64 ? kFloat64 : kFloat32;
   const Tensor g = grad_out.to(cd).contiguous().view({n, D});
-  Tensor gw = zeros({num_weights, D}, {.dtype = cd});
-  dispatch<DtypeSet::Floating>(cd, op, [&]<class T>() {
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      const T* gp = g.data_ptr<T>();
-      T* wp = gw.data_ptr<T>();
-      // Serial in index order, so repeated indices sum in PyTorch's order.
-      for (int64_t i = 0; i < n; ++i) {
-        const int64_t r = idx[size_t(i)];
-        if (r == pad) continue;
-        const T s = scale_grad_by_freq ? T(1) / T(count[size_t(r)]) : T(1);
-        for (int64_t d = 0; d < D; ++d) wp[r * D + d] += gp[i * D + d] * s;
-      }
-    }
-  });
+  Tensor gw = zeros({num_weights, D}, {.dtype = cd, .device = grad_out.device()});
+  kernel(op, gw, g, idx, pad, scale_grad_by_freq);
   return gw.to(grad_out.dtype());
 }
 

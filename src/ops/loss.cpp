@@ -9,9 +9,7 @@
 #include <vector>
 
 #include "autograd/function.h"
-#include "backend/cpu/parallel.h"
-#include "backend/cpu/vec.h"
-#include "core/dispatch.h"
+#include "backend/family_kernel.h"
 #include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
@@ -25,7 +23,7 @@
 namespace ember::nn::functional {
 namespace {
 
-using cpu::Vec;
+using backend::Backend;
 
 enum class Reduction { None, Mean, Sum, BatchMean };
 
@@ -67,94 +65,11 @@ int64_t broadcast_numel(const Tensor& a, const Tensor& b) {
   return prod(IntArrayRef(broadcast_shapes(a.sizes(), b.sizes())));
 }
 
-// Note [Fused cross entropy]
-// Logits (N, C, d1, ...) are read in place as (N, C, S), S = d1 * ...; position r = n S + s has
-// the C logits x[n, :, s]. One pass finds the max, one sums exp(x - max) in SIMD lanes, giving
-// lse = max + log(sum); the loss of target t is -w[t] (x[t] - lse), and label smoothing adds
-// -Σ_c w_c (x_c - lse) in a third pass. With S == 1 a position is a contiguous row and SIMD runs
-// along the classes; with S > 1 SIMD runs across kBlock neighbouring positions (the passes then
-// re-read a (C, kBlock) tile from L1). The gradient is softmax - smoothed one-hot, scaled by the
-// weights and the reduction. nll_loss is the same kernel with lse = 0 (log-probability input).
-constexpr int64_t kBlock = 256;
-
-// A NaN or +inf logit, or an all -inf row, gives NaN, as log_softmax does.
-template <class T>
-T row_lse(const T* x, int64_t C) {
-  constexpr int W = Vec<T>::size;
-  T mx = -std::numeric_limits<T>::infinity();
-  int64_t i = 0;
-  if (C >= W) {
-    Vec<T> vm = Vec<T>::load(x);
-    for (i = W; i + W <= C; i += W) vm = cpu::vmax(vm, Vec<T>::load(x + i));
-    for (int k = 0; k < W; ++k) mx = cpu::vmax(mx, vm[k]);
-  }
-  for (; i < C; ++i) mx = cpu::vmax(mx, x[i]);
-  Vec<T> vs(T(0));
-  for (i = 0; i + W <= C; i += W) vs = vs + cpu::exp(Vec<T>::load(x + i) - Vec<T>(mx));
-  T s = hsum(vs);
-  for (; i < C; ++i) s += std::exp(x[i] - mx);
-  return mx + std::log(s);
-}
-
-// Σ_c w_c (x_c - lse), w null meaning 1.
-template <class T>
-T row_shifted_sum(const T* x, const T* w, int64_t C, T lse) {
-  constexpr int W = Vec<T>::size;
-  Vec<T> acc(T(0));
-  int64_t i = 0;
-  for (; i + W <= C; i += W) {
-    const Vec<T> d = Vec<T>::load(x + i) - Vec<T>(lse);
-    acc = acc + (w ? d * Vec<T>::load(w + i) : d);
-  }
-  T s = hsum(acc);
-  for (; i < C; ++i) s += (w ? w[i] : T(1)) * (x[i] - lse);
-  return s;
-}
-
-// lse of `len` neighbouring positions: x points at x[n, 0, s0], classes S apart.
-template <class T>
-void column_lse(const T* x, int64_t C, int64_t S, int64_t len, T* lse) {
-  constexpr int W = Vec<T>::size;
-  int64_t j = 0;
-  for (; j + W <= len; j += W) {
-    Vec<T> m = Vec<T>::load(x + j);
-    for (int64_t c = 1; c < C; ++c) m = cpu::vmax(m, Vec<T>::load(x + c * S + j));
-    Vec<T> s(T(0));
-    for (int64_t c = 0; c < C; ++c) s = s + cpu::exp(Vec<T>::load(x + c * S + j) - m);
-    (m + cpu::log(s)).store(lse + j);
-  }
-  for (; j < len; ++j) {
-    T m = x[j];
-    for (int64_t c = 1; c < C; ++c) m = cpu::vmax(m, x[c * S + j]);
-    T s = 0;
-    for (int64_t c = 0; c < C; ++c) s += std::exp(x[c * S + j] - m);
-    lse[j] = m + std::log(s);
-  }
-}
-
-// acc[j] = Σ_c w_c (x[c, j] - lse[j]) for the positions of column_lse.
-template <class T>
-void column_shifted_sum(const T* x, const T* w, int64_t C, int64_t S, int64_t len, const T* lse,
-                        T* acc) {
-  constexpr int W = Vec<T>::size;
-  std::fill(acc, acc + len, T(0));
-  for (int64_t c = 0; c < C; ++c) {
-    const T wc = w ? w[c] : T(1);
-    const T* xc = x + c * S;
-    int64_t j = 0;
-    for (; j + W <= len; j += W)
-      (Vec<T>::load(acc + j) + (Vec<T>::load(xc + j) - Vec<T>::load(lse + j)) * Vec<T>(wc))
-          .store(acc + j);
-    for (; j < len; ++j) acc[j] += wc * (xc[j] - lse[j]);
-  }
-}
-
-// The class-index losses as positions of (N, C, S) (Note [Fused cross entropy]).
+// The class-index losses' operands as the kernels read them: positions of (N, C, S)
+// (Note [Fused cross entropy] in backend/cpu/class_loss.cpp).
 struct ClassRows {
   Tensor x;                // (N, C, S) in the compute dtype, contiguous
-  Tensor targets;          // (N * S) int64, contiguous
-  const int64_t* t = nullptr;  // its data, checked
-  int64_t R = 0;           // positions: N * S
+  Tensor targets;          // (N * S) int64, contiguous; the kernels check them
   Tensor w;                // (C) compute dtype, or undefined
   DimVector loss_shape;    // shape of the unreduced loss: target's
   DimVector in_shape;      // the input's shape, for the gradient
@@ -163,7 +78,7 @@ struct ClassRows {
 
 // nll_loss_nd's checks and the layout.
 ClassRows class_rows(const char* op, const Tensor& input, const Tensor& target,
-                     const Tensor& weight, int64_t ignore_index) {
+                     const Tensor& weight) {
   const int64_t nd = input.dim();
   EMBER_CHECK(nd >= 1, op, "Expected 1 or more dimensions (got ", nd, ")");
   EMBER_CHECK(input.is_floating_point(), op, "not implemented for dtype ", input.dtype());
@@ -201,194 +116,36 @@ ClassRows class_rows(const char* op, const Tensor& input, const Tensor& target,
   p.in_shape = DimVector(input.sizes());
   p.x = input.to(opmath(input.dtype())).contiguous().view({p.N, p.C, p.S});
   p.targets = target.to(kInt64).contiguous();
-  p.t = p.targets.data_ptr<int64_t>();
-  p.R = p.targets.numel();
-  // Checked here, in order, so the error names the first bad target as PyTorch's loop does.
-  for (int64_t r = 0; r < p.R; ++r)
-    EMBER_CHECK(p.t[r] == ignore_index || (p.t[r] >= 0 && p.t[r] < p.C), op, "Target ", p.t[r],
-                " is out of bounds.");
   if (weight.defined()) p.w = weight.to(p.x.dtype()).contiguous();
   p.loss_shape = DimVector(target.sizes());
   return p;
 }
 
-// Calls f(n, s0, len) for blocks of positions: one position per call when S == 1 (f reads a
-// contiguous row), else up to kBlock neighbours.
-template <class F>
-void for_blocks(const ClassRows& p, const F& f) {
-  const int64_t nb = (p.S + kBlock - 1) / kBlock;
-  const int64_t work = p.S == 1 ? p.C : p.C * std::min(kBlock, p.S);
-  parallel_for(0, p.N * nb, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work, 1)),
-               [&](int64_t a, int64_t b) {
-                 for (int64_t i = a; i < b; ++i) {
-                   const int64_t s0 = (i % nb) * kBlock;
-                   f(i / nb, s0, std::min(kBlock, p.S - s0));
-                 }
-               });
+backend::LossReduction kernel_reduction(Reduction r) {
+  return r == Reduction::None ? backend::LossReduction::None
+         : r == Reduction::Sum ? backend::LossReduction::Sum
+                               : backend::LossReduction::Mean;
 }
 
-// Per-position losses: nll = -w[t] (x[t] - lse), smooth = -Σ_c w_c (x_c - lse), wt = w[t]; all
-// zero at ignored positions.
-template <class T>
-void class_rows_forward(const ClassRows& p, int64_t ignore, bool logits, bool smooth, T* nll,
-                        T* sm, T* wt) {
-  const int64_t C = p.C, S = p.S;
-  const T* x = p.x.data_ptr<T>();
-  const T* w = p.w.defined() ? p.w.data_ptr<T>() : nullptr;
-  for_blocks(p, [&](int64_t n, int64_t s0, int64_t len) {
-    const T* xb = x + n * C * S + s0;  // x[n, 0, s0]
-    alignas(64) T lse[kBlock], acc[kBlock];
-    if (!logits) {
-      std::fill(lse, lse + len, T(0));
-    } else if (S == 1) {
-      lse[0] = row_lse(xb, C);
-    } else {
-      column_lse(xb, C, S, len, lse);
-    }
-    if (smooth) {
-      if (S == 1) acc[0] = row_shifted_sum(xb, w, C, lse[0]);
-      else column_shifted_sum(xb, w, C, S, len, lse, acc);
-    }
-    for (int64_t j = 0; j < len; ++j) {
-      const int64_t r = n * S + s0 + j, t = p.t[r];
-      if (t == ignore) {
-        nll[r] = sm[r] = wt[r] = T(0);
-        continue;
-      }
-      const T wr = w ? w[t] : T(1);
-      nll[r] = -wr * (xb[t * S + j] - lse[j]);
-      wt[r] = wr;
-      sm[r] = smooth ? -acc[j] : T(0);
-    }
-  });
-}
-
-// The loss from per-position terms: (1 - ls) nll + (ls / C) smooth, reduced. For "mean" both
-// terms are divided by the total weight of the non-ignored targets, as PyTorch 1.13.
+// The loss (the kernel's class_loss), in out_dtype.
 Tensor class_loss(const ClassRows& p, int64_t ignore, double ls, bool logits, Reduction red,
                   Dtype out_dtype, const char* op) {
-  const int64_t R = p.R;
-  const Dtype cd = p.x.dtype();
-  const bool smooth = ls > 0;
-  Tensor out;
-  dispatch<DtypeSet::Floating>(cd, op, [&]<class T>() {
-    if constexpr (cpu::simd_type_v<T>) {
-      // Per-position terms in tensors: the caching allocator spares fresh pages each call.
-      Tensor buf = empty({3, R}, {.dtype = cd});
-      T* nll = buf.data_ptr<T>();
-      T* sm = nll + R;
-      T* wt = sm + R;
-      class_rows_forward<T>(p, ignore, logits, smooth, nll, sm, wt);
-      const double a = 1.0 - (smooth ? ls : 0.0), b = smooth ? ls / double(p.C) : 0.0;
-      if (red == Reduction::None) {
-        out = empty(p.loss_shape, {.dtype = cd});
-        T* o = out.data_ptr<T>();
-        for (int64_t r = 0; r < R; ++r)
-          o[r] = smooth ? T(a * double(nll[r]) + b * double(sm[r])) : nll[r];
-        return;
-      }
-      double s_nll = 0, s_sm = 0, s_w = 0;
-      for (int64_t r = 0; r < R; ++r) {
-        s_nll += double(nll[r]);
-        s_sm += double(sm[r]);
-        s_w += double(wt[r]);
-      }
-      double v = a * s_nll + b * s_sm;
-      if (red == Reduction::Mean) v = a * (s_nll / s_w) + (smooth ? b * (s_sm / s_w) : 0.0);
-      out = full({}, v, {.dtype = cd});
-    }
-  });
+  const auto kernel =
+      backend::kernel(op, p.x.device(), &Backend::loss, &backend::LossKernels::class_loss);
+  Tensor out = empty(red == Reduction::None ? IntArrayRef(p.loss_shape) : IntArrayRef(),
+                     {.dtype = p.x.dtype(), .device = p.x.device()});
+  kernel({op, p.x, p.targets, p.w, ignore, ls, logits, kernel_reduction(red)}, out);
   return out.to(out_dtype);
 }
 
-// d(loss)/d(x): at each position g (the reduction's scale), a = (1 - ls) w[t] g, b = ls / C g:
-// grad_c = (a + b Σw) softmax_c - b w_c, minus a at c = t (log-prob input: just -a at t).
+// d(loss)/d(input) (the kernel's class_loss_backward), in out_dtype.
 Tensor class_grad(const ClassRows& p, const Tensor& grad_out, int64_t ignore, double ls,
                   bool logits, Reduction red, Dtype out_dtype, const char* op) {
-  const int64_t C = p.C, S = p.S;
-  const Dtype cd = p.x.dtype();
-  const bool smooth = ls > 0;
-  Tensor gx = empty({p.N, C, S}, {.dtype = cd});
-  dispatch<DtypeSet::Floating>(cd, op, [&]<class T>() {
-    if constexpr (cpu::simd_type_v<T>) {
-      const T* x = p.x.data_ptr<T>();
-      const T* w = p.w.defined() ? p.w.data_ptr<T>() : nullptr;
-      T* g = gx.data_ptr<T>();
-      Tensor scale_t;  // per position for "none"
-      const T* scale = nullptr;
-      double s0 = 0;
-      if (red == Reduction::None) {
-        scale_t = grad_out.to(cd).contiguous();
-        scale = scale_t.data_ptr<T>();
-      } else {
-        s0 = grad_out.item<double>();
-        if (red == Reduction::Mean) {
-          double tw = 0;
-          for (int64_t r = 0; r < p.R; ++r)
-            if (p.t[r] != ignore) tw += w ? double(w[p.t[r]]) : 1.0;
-          s0 /= tw;
-        }
-      }
-      double wsum = double(C);
-      if (w) {
-        wsum = 0;
-        for (int64_t c = 0; c < C; ++c) wsum += double(w[c]);
-      }
-      constexpr int W = Vec<T>::size;
-      for_blocks(p, [&](int64_t n, int64_t sb, int64_t len) {
-        const T* xb = x + n * C * S + sb;
-        T* gb = g + n * C * S + sb;
-        alignas(64) T lse[kBlock], pa[kBlock], pb[kBlock], at[kBlock];
-        for (int64_t j = 0; j < len; ++j) {
-          const int64_t t = p.t[n * S + sb + j];
-          const double gs = t == ignore ? 0.0
-                            : red == Reduction::None ? double(scale[n * S + sb + j]) : s0;
-          const double a = (smooth ? 1.0 - ls : 1.0) * (w && t != ignore ? double(w[t]) : 1.0) * gs;
-          const double b = smooth ? ls / double(C) * gs : 0.0;
-          at[j] = T(a);
-          pa[j] = T(a + b * wsum);
-          pb[j] = T(b);
-        }
-        if (!logits) {
-          for (int64_t c = 0; c < C; ++c) std::fill(gb + c * S, gb + c * S + len, T(0));
-        } else if (S == 1) {  // one contiguous row: SIMD along the classes
-          const T lse0 = row_lse(xb, C);
-          int64_t i = 0;
-          for (; i + W <= C; i += W) {
-            Vec<T> v = cpu::exp(Vec<T>::load(xb + i) - Vec<T>(lse0)) * Vec<T>(pa[0]);
-            if (smooth) v = v - (w ? Vec<T>::load(w + i) * Vec<T>(pb[0]) : Vec<T>(pb[0]));
-            v.store(gb + i);
-          }
-          for (; i < C; ++i)
-            gb[i] = std::exp(xb[i] - lse0) * pa[0] - (smooth ? (w ? w[i] : T(1)) * pb[0] : T(0));
-        } else {  // SIMD across neighbouring positions
-          column_lse(xb, C, S, len, lse);
-          for (int64_t c = 0; c < C; ++c) {
-            const T wc = w ? w[c] : T(1);
-            const T* xc = xb + c * S;
-            T* gc = gb + c * S;
-            int64_t j = 0;
-            for (; j + W <= len; j += W) {
-              Vec<T> v = cpu::exp(Vec<T>::load(xc + j) - Vec<T>::load(lse + j)) *
-                         Vec<T>::load(pa + j);
-              if (smooth) v = v - Vec<T>::load(pb + j) * Vec<T>(wc);
-              v.store(gc + j);
-            }
-            for (; j < len; ++j)
-              gc[j] = std::exp(xc[j] - lse[j]) * pa[j] - (smooth ? wc * pb[j] : T(0));
-          }
-        }
-        for (int64_t j = 0; j < len; ++j) {
-          const int64_t t = p.t[n * S + sb + j];
-          if (t == ignore) {
-            for (int64_t c = 0; c < C; ++c) gb[c * S + j] = T(0);
-          } else {
-            gb[t * S + j] -= at[j];
-          }
-        }
-      });
-    }
-  });
+  const auto kernel = backend::kernel(op, p.x.device(), &Backend::loss,
+                                      &backend::LossKernels::class_loss_backward);
+  Tensor gx = empty({p.N, p.C, p.S}, {.dtype = p.x.dtype(), .device = p.x.device()});
+  const Tensor grad = red == Reduction::None ? grad_out.to(p.x.dtype()).contiguous() : grad_out;
+  kernel({op, p.x, p.targets, p.w, ignore, ls, logits, kernel_reduction(red)}, gx, grad);
   return gx.view(p.in_shape).to(out_dtype);
 }
 
@@ -423,9 +180,9 @@ ProbTerms prob_terms(const Tensor& input, const Tensor& target, const Tensor& we
 }
 
 // Note [Cross entropy double backward]
-// The fused kernel's gradient (class_grad) is, per position, grad_c = (α softmax_c - β_c) s with
-// α = a + b Σw, β_c = b w_c + a [c = t], a = (1 - ls) w[t], b = ls / C (both 0 where t is
-// ignored), and s the reduction's scale: g, or g / Σ w[t] for "mean". α and β do not depend on
+// The fused kernel's gradient (class_loss_backward) is, per position,
+// grad_c = (α softmax_c - β_c) s with α = a + b Σw, β_c = b w_c + a [c = t], a = (1 - ls) w[t],
+// b = ls / C (both 0 where t is ignored), and s the reduction's scale: g, or g / Σ w[t] for "mean". α and β do not depend on
 // the input, so with create_graph the same formula in differentiable ops is the gradient, and
 // the double backward differentiates only softmax and the (linear) dependence on g.
 Tensor cross_entropy_grad_composite(const Tensor& grad_out, const Tensor& input,
@@ -484,7 +241,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, CrossEntropyFunc
   // LogSoftmaxBackward0); the backward is the fused kernel, or with create_graph its
   // differentiable form (Note [Cross entropy double backward]).
   autograd::Recorder rec(op, {&input});
-  const ClassRows p = class_rows(op, input, target, o.weight, o.ignore_index);
+  const ClassRows p = class_rows(op, input, target, o.weight);
   Tensor out = class_loss(p, o.ignore_index, o.label_smoothing, true, red, input.dtype(), op);
   if (rec)
     rec.record("NllLossBackward0", {out}, {input, target, o.weight},
@@ -511,7 +268,7 @@ Tensor cross_entropy_backward(const Tensor& grad_out, const Tensor& input, const
     if (red == Reduction::Mean) g = grad_out / double(input.numel() / std::max<int64_t>(t.C, 1));
     return ((softmax(input, t.cdim) * wp.sum(t.cdim, true) - wp) * g).to(input.dtype());
   }
-  const ClassRows p = class_rows(op, input, target, o.weight, o.ignore_index);
+  const ClassRows p = class_rows(op, input, target, o.weight);
   return class_grad(p, grad_out, o.ignore_index, o.label_smoothing, true, red, input.dtype(), op);
 }
 
@@ -521,7 +278,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, NLLLossFuncOptions o)
   if (scope.autocast()) return nll_loss(scope.cast(0), scope.cast(1), with_weight(o, scope.cast(2)));
   const Reduction red = parse_reduction(o.reduction, op);
   autograd::Recorder rec(op, {&input});
-  const ClassRows p = class_rows(op, input, target, o.weight, o.ignore_index);
+  const ClassRows p = class_rows(op, input, target, o.weight);
   Tensor out = class_loss(p, o.ignore_index, 0.0, false, red, input.dtype(), op);
   // Autograd: the loss is linear in input, so its backward kernel is recorded as a linear op
   // whose adjoint is nll_loss itself (double backward works).
@@ -542,7 +299,7 @@ Tensor nll_loss_backward(const Tensor& grad_out, const Tensor& input, const Tens
                          const NLLLossFuncOptions& o) {
   const char* op = "nll_loss_backward";
   const Reduction red = parse_reduction(o.reduction, op);
-  const ClassRows p = class_rows(op, input, target, o.weight, o.ignore_index);
+  const ClassRows p = class_rows(op, input, target, o.weight);
   return class_grad(p, grad_out, o.ignore_index, 0.0, false, red, input.dtype(), op);
 }
 

@@ -1,58 +1,24 @@
 // Sorting and selection along a dim: sort/argsort (stable; NaN is the largest value), topk,
-// kthvalue, median/nanmedian and mode. Where PyTorch's result depends on its algorithm (the index
-// reported among equal values), the same algorithm runs here: Note [Matching PyTorch's ties].
-#include <algorithm>
-#include <cmath>
-#include <limits>
-#include <numeric>
-#include <vector>
-
+// kthvalue, median/nanmedian and mode: shapes, checks and autograd. The kernels are the
+// backend's sort family (backend/sort_kernels.h); where PyTorch's result depends on its
+// algorithm they run the same one (Note [Matching PyTorch's ties] in backend/cpu/sort.cpp).
 #include "autograd/function.h"
-#include "backend/cpu/parallel.h"
-#include "core/convert.h"
-#include "core/dispatch.h"
+#include "backend/family_kernel.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
 #include "ember/shape.h"
-#include "ops/raw_elements.h"
 #include "ops/reduce.h"
 
 namespace ember {
 namespace {
 
-// Note [Matching PyTorch's ties]
-// topk runs std::partial_sort / std::nth_element + std::sort on (value, index) pairs with
-// PyTorch's comparators, kthvalue runs the quickselect of PyTorch's Sorting.cpp, and mode sorts
-// (value, index) pairs with std::sort: with the same standard library these make the same
-// comparisons and swaps, so they report the same index among equal values; median/nanmedian
-// run std::nth_element with PyTorch's comparators for the same reason, and sort(stable=false)
-// runs std::sort; stable=true keeps equal values in input order, as PyTorch promises.
+using backend::Backend;
+using backend::SortKernels;
 
-// A contiguous tensor seen as `outer * inner` lines of length n along dim (stride inner).
-struct Lines {
-  int64_t outer = 1, n = 1, inner = 1;
-  int64_t count() const { return outer * inner; }
-  // Offset of line r's first element in a tensor whose dim has length len.
-  int64_t base(int64_t r, int64_t len) const { return (r / inner) * len * inner + r % inner; }
-};
-
-Lines lines_of(const Tensor& t, int64_t dim) {
-  Lines l;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (d < dim)
-      l.outer *= t.size(d);
-    else if (d == dim)
-      l.n = t.size(d);
-    else
-      l.inner *= t.size(d);
-  }
-  return l;
-}
-
-// Runs f(begin, end) over ranges of lines in parallel; `work` is the cost of one line.
-template <class F>
-void for_lines(const Lines& l, int64_t work, const F& f) {
-  parallel_for(0, l.count(), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, work)), f);
+// Entry `entry` of t's device's sort kernels (`[op] no kernel for <device>` when it has none).
+template <class Fn>
+Fn sort_kernel_of(const char* op, const Tensor& t, Fn SortKernels::*entry) {
+  return backend::kernel(op, t.device(), &Backend::sort, entry);
 }
 
 DimVector reduced_shape(const Tensor& t, int64_t dim, bool keepdim) {
@@ -66,86 +32,21 @@ DimVector reduced_shape(const Tensor& t, int64_t dim, bool keepdim) {
   return s;
 }
 
-// The k-th smallest (0-based) of v into v[k], carrying idx along: the Numerical Recipes
-// quickselect (median-of-three pivot) that PyTorch's kthvalue uses, NaN counted largest.
-template <class C>
-void quick_select(std::vector<C>& v, std::vector<int64_t>& idx, int64_t k) {
-  auto gt = [](C a, C b) { return gt_nan_first(a, b); };
-  auto swap = [&](int64_t i, int64_t j) {
-    std::swap(v[size_t(i)], v[size_t(j)]);
-    std::swap(idx[size_t(i)], idx[size_t(j)]);
-  };
-  int64_t lo = 0, hi = int64_t(v.size()) - 1;
-  while (true) {
-    if (hi <= lo) return;
-    if (hi == lo + 1) {
-      if (gt(v[size_t(lo)], v[size_t(hi)])) swap(lo, hi);
-      return;
-    }
-    const int64_t mid = lo + (hi - lo) / 2;
-    swap(mid, lo + 1);
-    if (gt(v[size_t(lo) + 1], v[size_t(hi)])) swap(lo + 1, hi);
-    if (gt(v[size_t(lo)], v[size_t(hi)])) swap(lo, hi);
-    if (gt(v[size_t(lo) + 1], v[size_t(lo)])) swap(lo + 1, lo);
-    int64_t i = lo + 1, j = hi;
-    const C pivot = v[size_t(lo)];
-    while (true) {
-      do ++i;
-      while (gt(pivot, v[size_t(i)]));
-      do --j;
-      while (gt(v[size_t(j)], pivot));
-      if (j < i) break;
-      swap(i, j);
-    }
-    swap(lo, j);
-    if (j <= k) lo = i;
-    if (j >= k) hi = j - 1;
-  }
-}
-
 }  // namespace
 
 // ── sort / argsort ─────────────────────────────────────────────────────────────────────────
 
-static std::tuple<Tensor, Tensor> sort_kernel(const Tensor& t, int64_t dim, bool descending, bool stable) {
+namespace {
+std::tuple<Tensor, Tensor> sort_impl(const Tensor& t, int64_t dim, bool descending, bool stable) {
+  const auto kernel = sort_kernel_of("sort", t, &SortKernels::sort);
   dim = wrap_dim(dim, t.dim(), "sort");
   Tensor values = empty(t.sizes(), t.options());
   Tensor indices = empty(t.sizes(), {.dtype = kInt64, .device = t.device()});
   if (t.numel() == 0) return {values, indices};
-  const Tensor s = t.contiguous();
-  const Lines l = t.dim() == 0 ? Lines{} : lines_of(s, dim);
-  dispatch(t.dtype(), "sort", [&]<class T>() {
-    using C = compute_t<T>;
-    using Elem = std::pair<C, int64_t>;
-    const T* in = s.data_ptr<T>();
-    T* ov = values.data_ptr<T>();
-    int64_t* oi = indices.data_ptr<int64_t>();
-    for_lines(l, l.n * 8, [&](int64_t b, int64_t e) {
-      std::vector<Elem> buf(size_t(l.n));
-      for (int64_t r = b; r < e; ++r) {
-        const int64_t base = l.base(r, l.n);
-        for (int64_t j = 0; j < l.n; ++j) buf[size_t(j)] = {C(in[base + j * l.inner]), j};
-        // stable=false is PyTorch's std::sort on the same pairs (Note [Matching PyTorch's ties]).
-        auto run = [&](auto cmp) {
-          if (stable)
-            std::stable_sort(buf.begin(), buf.end(), cmp);
-          else
-            std::sort(buf.begin(), buf.end(), cmp);
-        };
-        if (descending)
-          run([](const Elem& x, const Elem& y) { return gt_nan_first(x.first, y.first); });
-        else
-          run([](const Elem& x, const Elem& y) { return lt_nan_last(x.first, y.first); });
-        for (int64_t j = 0; j < l.n; ++j) {
-          const int64_t from = buf[size_t(j)].second;
-          ov[base + j * l.inner] = in[base + from * l.inner];  // the original bits (half, -0.0)
-          oi[base + j * l.inner] = from;
-        }
-      }
-    });
-  });
+  kernel(values, indices, t.contiguous(), t.dim() == 0 ? 0 : dim, descending, stable);
   return {values, indices};
 }
+}  // namespace
 
 Tensor argsort(const Tensor& t, int64_t dim, bool descending, bool stable) {
   return std::get<1>(sort(t, dim, descending, stable));
@@ -160,8 +61,10 @@ Tensor Tensor::argsort(int64_t dim, bool descending) const {
 
 // ── topk / kthvalue ────────────────────────────────────────────────────────────────────────
 
-static std::tuple<Tensor, Tensor> topk_kernel(const Tensor& t, int64_t k, int64_t dim, bool largest,
-                                bool sorted) {
+namespace {
+std::tuple<Tensor, Tensor> topk_impl(const Tensor& t, int64_t k, int64_t dim, bool largest,
+                                     bool sorted) {
+  const auto kernel = sort_kernel_of("topk", t, &SortKernels::topk);
   dim = wrap_dim(dim, t.dim(), "topk");
   const int64_t n = t.dim() == 0 ? 1 : t.size(dim);
   EMBER_CHECK(k >= 0 && k <= n, "topk", "selected index k out of range (k = ", k,
@@ -171,51 +74,18 @@ static std::tuple<Tensor, Tensor> topk_kernel(const Tensor& t, int64_t k, int64_
   Tensor values = empty(shape, t.options());
   Tensor indices = empty(shape, {.dtype = kInt64, .device = t.device()});
   if (k == 0 || t.numel() == 0) return {values, indices};
-  const Tensor s = t.contiguous();
-  const Lines l = t.dim() == 0 ? Lines{} : lines_of(s, dim);
-  dispatch<DtypeSet::Numeric>(t.dtype(), "topk", [&]<class T>() {
-    using C = compute_t<T>;
-    using Elem = std::pair<C, int64_t>;
-    const T* in = s.data_ptr<T>();
-    T* ov = values.data_ptr<T>();
-    int64_t* oi = indices.data_ptr<int64_t>();
-    auto greater = [](const Elem& x, const Elem& y) { return gt_nan_first(x.first, y.first); };
-    auto less = [](const Elem& x, const Elem& y) { return lt_nan_last(x.first, y.first); };
-    for_lines(l, n * 4, [&](int64_t b, int64_t e) {
-      std::vector<Elem> q(size_t(l.n));
-      for (int64_t r = b; r < e; ++r) {
-        const int64_t base = l.base(r, l.n);
-        for (int64_t j = 0; j < l.n; ++j) q[size_t(j)] = {C(in[base + j * l.inner]), j};
-        // PyTorch's choice of algorithm (Note [Matching PyTorch's ties]).
-        auto select = [&](auto cmp) {
-          if (k * 64 <= l.n) {
-            std::partial_sort(q.begin(), q.begin() + k, q.end(), cmp);
-          } else {
-            std::nth_element(q.begin(), q.begin() + k - 1, q.end(), cmp);
-            if (sorted) std::sort(q.begin(), q.begin() + k - 1, cmp);
-          }
-        };
-        if (largest)
-          select(greater);
-        else
-          select(less);
-        const int64_t out_base = l.base(r, k);
-        for (int64_t j = 0; j < k; ++j) {
-          const int64_t from = q[size_t(j)].second;
-          ov[out_base + j * l.inner] = in[base + from * l.inner];
-          oi[out_base + j * l.inner] = from;
-        }
-      }
-    });
-  });
+  kernel(values, indices, t.contiguous(), k, t.dim() == 0 ? 0 : dim, largest, sorted);
   return {values, indices};
 }
+}  // namespace
 
 std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {
   return ember::topk(*this, k, dim, largest, sorted);
 }
 
-static std::tuple<Tensor, Tensor> kthvalue_kernel(const Tensor& t, int64_t k, int64_t dim, bool keepdim) {
+namespace {
+std::tuple<Tensor, Tensor> kthvalue_impl(const Tensor& t, int64_t k, int64_t dim, bool keepdim) {
+  const auto kernel = sort_kernel_of("kthvalue", t, &SortKernels::kthvalue);
   dim = wrap_dim(dim, t.dim(), "kthvalue");
   const int64_t n = t.dim() == 0 ? 1 : t.size(dim);
   EMBER_CHECK(k >= 1 && k <= n, "kthvalue", "selected number k out of range for dimension ", dim,
@@ -224,61 +94,16 @@ static std::tuple<Tensor, Tensor> kthvalue_kernel(const Tensor& t, int64_t k, in
   Tensor values = empty(shape, t.options());
   Tensor indices = empty(shape, {.dtype = kInt64, .device = t.device()});
   if (values.numel() == 0) return {values, indices};
-  const Tensor s = t.contiguous();
-  const Lines l = t.dim() == 0 ? Lines{} : lines_of(s, dim);
-  dispatch<DtypeSet::Numeric>(t.dtype(), "kthvalue", [&]<class T>() {
-    using C = compute_t<T>;
-    const T* in = s.data_ptr<T>();
-    T* ov = values.data_ptr<T>();
-    int64_t* oi = indices.data_ptr<int64_t>();
-    for_lines(l, n * 4, [&](int64_t b, int64_t e) {
-      std::vector<C> v(size_t(l.n));
-      std::vector<int64_t> idx(size_t(l.n));
-      for (int64_t r = b; r < e; ++r) {
-        const int64_t base = l.base(r, l.n);
-        for (int64_t j = 0; j < l.n; ++j) v[size_t(j)] = C(in[base + j * l.inner]);
-        std::iota(idx.begin(), idx.end(), 0);
-        quick_select(v, idx, k - 1);
-        oi[r] = idx[size_t(k) - 1];
-        ov[r] = in[base + oi[r] * l.inner];
-      }
-    });
-  });
+  kernel(values, indices, t.contiguous(), k, t.dim() == 0 ? 0 : dim);
   return {values, indices};
 }
 
 // ── median / nanmedian / mode ──────────────────────────────────────────────────────────────
 
-namespace {
-
 Tensor median_all(const Tensor& t, bool ignore_nan, const char* op) {
+  const auto kernel = sort_kernel_of(op, t, &SortKernels::median_all);
   Tensor out = empty({}, t.options());
-  const Tensor s = t.contiguous();
-  dispatch<DtypeSet::Numeric>(t.dtype(), op, [&]<class T>() {
-    using C = compute_t<T>;
-    const T* in = s.data_ptr<T>();
-    std::vector<C> v;
-    v.reserve(size_t(s.numel()));
-    bool any_nan = false;
-    for (int64_t i = 0; i < s.numel(); ++i) {
-      const C x = C(in[i]);
-      if (is_nan(x))
-        any_nan = true;
-      else
-        v.push_back(x);
-    }
-    T* o = out.data_ptr<T>();
-    if (v.empty() || (any_nan && !ignore_nan)) {
-      if constexpr (std::numeric_limits<C>::has_quiet_NaN)
-        *o = T(std::numeric_limits<C>::quiet_NaN());
-      else
-        fail(op, "median() of an empty tensor is undefined for dtype ", t.dtype());
-      return;
-    }
-    const auto nth = v.begin() + (int64_t(v.size()) - 1) / 2;
-    std::nth_element(v.begin(), nth, v.end());
-    *o = T(*nth);
-  });
+  kernel(op, out, t.contiguous(), ignore_nan);
   return out;
 }
 
@@ -286,6 +111,7 @@ Tensor median_all(const Tensor& t, bool ignore_nan, const char* op) {
 // result; with it, NaNs are left out.
 std::tuple<Tensor, Tensor> median_dim(const Tensor& t, int64_t dim, bool keepdim, bool ignore_nan,
                                       const char* op) {
+  const auto kernel = sort_kernel_of(op, t, &SortKernels::median);
   dim = wrap_dim(dim, t.dim(), op);
   const int64_t n = t.dim() == 0 ? 1 : t.size(dim);
   EMBER_CHECK(n > 0 || t.numel() == 0 || t.dim() == 0, op,
@@ -295,48 +121,12 @@ std::tuple<Tensor, Tensor> median_dim(const Tensor& t, int64_t dim, bool keepdim
   Tensor indices = empty(shape, {.dtype = kInt64, .device = t.device()});
   if (values.numel() == 0) return {values, indices};
   EMBER_CHECK(n > 0, op, "median() cannot compute the median of an empty dimension");
-  const Tensor s = t.contiguous();
-  const Lines l = t.dim() == 0 ? Lines{} : lines_of(s, dim);
-  dispatch<DtypeSet::Numeric>(t.dtype(), op, [&]<class T>() {
-    using C = compute_t<T>;
-    const T* in = s.data_ptr<T>();
-    T* ov = values.data_ptr<T>();
-    int64_t* oi = indices.data_ptr<int64_t>();
-    for_lines(l, n * 4, [&](int64_t b, int64_t e) {
-      std::vector<int64_t> idx(size_t(l.n));
-      for (int64_t r = b; r < e; ++r) {
-        const int64_t base = l.base(r, l.n);
-        auto at = [&](int64_t j) { return C(in[base + j * l.inner]); };
-        int64_t nans = 0, first_nan = -1;
-        for (int64_t j = 0; j < l.n; ++j) {
-          if (!is_nan(at(j))) continue;
-          if (first_nan < 0) first_nan = j;
-          ++nans;
-        }
-        int64_t pick;
-        if (nans && !ignore_nan) {
-          pick = first_nan;
-        } else {
-          std::iota(idx.begin(), idx.end(), 0);
-          const auto nth = idx.begin() + (l.n - nans - 1) / 2;
-          // PyTorch's comparators, so all-NaN rows of nanmedian report the same index.
-          std::nth_element(idx.begin(), nth, idx.end(), [&](int64_t i, int64_t j) {
-            const C a = at(i), c = at(j);
-            return a < c || (a == c && i < j) || (ignore_nan && is_nan(c) && !is_nan(a));
-          });
-          pick = *nth;
-        }
-        oi[r] = pick;
-        ov[r] = in[base + pick * l.inner];
-      }
-    });
-  });
+  kernel(op, values, indices, t.contiguous(), t.dim() == 0 ? 0 : dim, ignore_nan);
   return {values, indices};
 }
 
-}  // namespace
-
-static std::tuple<Tensor, Tensor> mode_kernel(const Tensor& t, int64_t dim, bool keepdim) {
+std::tuple<Tensor, Tensor> mode_impl(const Tensor& t, int64_t dim, bool keepdim) {
+  const auto kernel = sort_kernel_of("mode", t, &SortKernels::mode);
   dim = wrap_dim(dim, t.dim(), "mode");
   const int64_t n = t.dim() == 0 ? 1 : t.size(dim);
   const DimVector shape = reduced_shape(t, dim, keepdim);
@@ -344,40 +134,11 @@ static std::tuple<Tensor, Tensor> mode_kernel(const Tensor& t, int64_t dim, bool
   Tensor indices = empty(shape, {.dtype = kInt64, .device = t.device()});
   if (values.numel() == 0) return {values, indices};
   EMBER_CHECK(n > 0, "mode", "Expected reduction dim ", dim, " to have non-zero size.");
-  const Tensor s = t.contiguous();
-  const Lines l = t.dim() == 0 ? Lines{} : lines_of(s, dim);
-  dispatch(t.dtype(), "mode", [&]<class T>() {
-    using C = compute_t<T>;
-    const T* in = s.data_ptr<T>();
-    T* ov = values.data_ptr<T>();
-    int64_t* oi = indices.data_ptr<int64_t>();
-    for_lines(l, n * 8, [&](int64_t b, int64_t e) {
-      std::vector<std::pair<C, int64_t>> el(size_t(l.n));
-      for (int64_t r = b; r < e; ++r) {
-        const int64_t base = l.base(r, l.n);
-        for (int64_t j = 0; j < l.n; ++j) el[size_t(j)] = {C(in[base + j * l.inner]), j};
-        std::sort(el.begin(), el.end(),
-                  [](const auto& x, const auto& y) { return x.first < y.first; });
-        // The longest run wins; among equally long runs the first (smallest value), reporting
-        // the index at the end of the run.
-        int64_t best = 0, best_len = 0, run = 0;
-        for (int64_t j = 0; j < l.n; ++j) {
-          ++run;
-          if (j == l.n - 1 || el[size_t(j)].first != el[size_t(j) + 1].first) {
-            if (run > best_len) {
-              best_len = run;
-              best = el[size_t(j)].second;
-            }
-            run = 0;
-          }
-        }
-        oi[r] = best;
-        ov[r] = in[base + best * l.inner];
-      }
-    });
-  });
+  kernel(values, indices, t.contiguous(), t.dim() == 0 ? 0 : dim);
   return {values, indices};
 }
+
+}  // namespace
 
 // ── gradients: the selected values' gradient goes back to their indices ──────────────────────
 namespace {
@@ -419,20 +180,20 @@ Tensor median_recorded(const Tensor& t, bool ignore_nan, const char* op, const c
 
 std::tuple<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, bool stable) {
   return selecting("sort", "SortBackward0", t, dim, true,
-                   [&] { return sort_kernel(t, dim, descending, stable); });
+                   [&] { return sort_impl(t, dim, descending, stable); });
 }
 std::tuple<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool largest,
                                 bool sorted) {
   return selecting("topk", "TopkBackward0", t, dim, true,
-                   [&] { return topk_kernel(t, k, dim, largest, sorted); });
+                   [&] { return topk_impl(t, k, dim, largest, sorted); });
 }
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, int64_t dim, bool keepdim) {
   return selecting("kthvalue", "KthvalueBackward0", t, dim, keepdim,
-                   [&] { return kthvalue_kernel(t, k, dim, keepdim); });
+                   [&] { return kthvalue_impl(t, k, dim, keepdim); });
 }
 std::tuple<Tensor, Tensor> mode(const Tensor& t, int64_t dim, bool keepdim) {
   return selecting("mode", "ModeBackward0", t, dim, keepdim,
-                   [&] { return mode_kernel(t, dim, keepdim); });
+                   [&] { return mode_impl(t, dim, keepdim); });
 }
 
 Tensor median(const Tensor& t) {

@@ -21,6 +21,12 @@ const Backend& cpu_backend() {
     cpu::add_scan_kernels(b);
     cpu::add_gather_kernels(b);
     cpu::add_index_kernels(b);
+    cpu::add_norm_kernels(b);
+    cpu::add_class_loss_kernels(b);
+    cpu::add_sort_kernels(b);
+    cpu::add_embedding_kernels(b);
+    cpu::add_random_kernels(b);
+    cpu::add_creation_kernels(b);
     return b;
   }();
   return table;

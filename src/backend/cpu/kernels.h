@@ -16,5 +16,12 @@ void add_softmax_kernels(backend::Backend& b);
 void add_scan_kernels(backend::Backend& b);
 void add_gather_kernels(backend::Backend& b);
 void add_index_kernels(backend::Backend& b);
+// norm.cpp, class_loss.cpp, sort.cpp, embedding.cpp, random.cpp, creation.cpp
+void add_norm_kernels(backend::Backend& b);
+void add_class_loss_kernels(backend::Backend& b);
+void add_sort_kernels(backend::Backend& b);
+void add_embedding_kernels(backend::Backend& b);
+void add_random_kernels(backend::Backend& b);
+void add_creation_kernels(backend::Backend& b);
 
 }  // namespace ember::cpu

@@ -1,0 +1,457 @@
+// CPU kernels of the normalisations (src/ops/norm.cpp): one sweep over memory for the statistics
+// (Note [Chunked moments]), one for the affine normalisation, SIMD through Vec and parallel over
+// channels, rows or groups; batch_norm's backward in two sweeps (Note [Fused batch norm backward]).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "backend/cpu/kernels.h"
+#include "backend/cpu/parallel.h"
+#include "backend/cpu/vec.h"
+#include "core/dispatch.h"
+
+namespace ember::cpu {
+namespace {
+
+// Note [Chunked moments]
+// Mean and variance in one sweep over memory that stays accurate when |mean| >> std: a chunk of
+// at most kChunk elements (it sits in L1) is summed twice in SIMD registers of T — once for its
+// mean c, once for the deviations d = x - c (whose sum corrects c) and their squares — and the
+// chunks are merged in double with Chan's parallel formula.
+constexpr int64_t kChunk = 2048;
+
+struct Moments {
+  double n = 0, mean = 0, m2 = 0;  // count, mean, sum of squared deviations
+  void merge(double nb, double mean_b, double m2_b) {
+    if (nb == 0) return;
+    const double nt = n + nb, d = mean_b - mean;
+    mean += d * nb / nt;
+    m2 += m2_b + d * d * n * nb / nt;
+    n = nt;
+  }
+  void merge(const Moments& o) { merge(o.n, o.mean, o.m2); }
+  double var() const { return n > 0 ? m2 / n : std::numeric_limits<double>::quiet_NaN(); }
+};
+
+template <class T>
+T vsum(const T* x, int64_t n) {
+  constexpr int W = Vec<T>::size;
+  Vec<T> a0(T(0)), a1(T(0));
+  int64_t i = 0;
+  for (; i + 2 * W <= n; i += 2 * W) {
+    a0 = a0 + Vec<T>::load(x + i);
+    a1 = a1 + Vec<T>::load(x + i + W);
+  }
+  for (; i + W <= n; i += W) a0 = a0 + Vec<T>::load(x + i);
+  T s = hsum(a0 + a1);
+  for (; i < n; ++i) s += x[i];
+  return s;
+}
+
+// Adds x[0, n) to m (Note [Chunked moments]).
+template <class T>
+void accumulate(const T* x, int64_t n, Moments& m) {
+  constexpr int W = Vec<T>::size;
+  for (int64_t s = 0; s < n; s += kChunk) {
+    const int64_t len = std::min(kChunk, n - s);
+    const T* p = x + s;
+    const T c = vsum(p, len) / T(len);
+    Vec<T> d1(T(0)), d2(T(0));
+    int64_t i = 0;
+    for (; i + W <= len; i += W) {
+      const Vec<T> d = Vec<T>::load(p + i) - Vec<T>(c);
+      d1 = d1 + d;
+      d2 = d2 + d * d;
+    }
+    T r = hsum(d1), q = hsum(d2);
+    for (; i < len; ++i) {
+      const T d = p[i] - c;
+      r += d;
+      q += d * d;
+    }
+    const double dr = double(r), dn = double(len);
+    m.merge(dn, double(c) + dr / dn, std::max(0.0, double(q) - dr * dr / dn));
+  }
+}
+
+// Sum of squares of x[0, n), chunks flushed to double (rms_norm).
+template <class T>
+double sum_squares(const T* x, int64_t n) {
+  constexpr int W = Vec<T>::size;
+  double total = 0;
+  for (int64_t s = 0; s < n; s += kChunk) {
+    const int64_t len = std::min(kChunk, n - s);
+    const T* p = x + s;
+    Vec<T> a(T(0));
+    int64_t i = 0;
+    for (; i + W <= len; i += W) {
+      const Vec<T> v = Vec<T>::load(p + i);
+      a = a + v * v;
+    }
+    T q = hsum(a);
+    for (; i < len; ++i) q += p[i] * p[i];
+    total += double(q);
+  }
+  return total;
+}
+
+// y[i] = x[i] * a + b.
+template <class T>
+void affine(const T* x, T* y, int64_t n, T a, T b) {
+  constexpr int W = Vec<T>::size;
+  int64_t i = 0;
+  for (; i + W <= n; i += W) (Vec<T>::load(x + i) * Vec<T>(a) + Vec<T>(b)).store(y + i);
+  for (; i < n; ++i) y[i] = x[i] * a + b;
+}
+
+// y[i] = x[i] * a[i] + b[i].
+template <class T>
+void affine(const T* x, T* y, int64_t n, const T* a, const T* b) {
+  constexpr int W = Vec<T>::size;
+  int64_t i = 0;
+  for (; i + W <= n; i += W)
+    (Vec<T>::load(x + i) * Vec<T>::load(a + i) + Vec<T>::load(b + i)).store(y + i);
+  for (; i < n; ++i) y[i] = x[i] * a[i] + b[i];
+}
+
+// y[i] = (x[i] - mean) * rstd * w[i] + b[i] (w or b null: 1 or 0) — layer_norm's row.
+template <class T>
+void normalize_row(const T* x, T* y, int64_t n, T mean, T rstd, const T* w, const T* b) {
+  constexpr int W = Vec<T>::size;
+  int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    Vec<T> v = (Vec<T>::load(x + i) - Vec<T>(mean)) * Vec<T>(rstd);
+    if (w) v = v * Vec<T>::load(w + i);
+    if (b) v = v + Vec<T>::load(b + i);
+    v.store(y + i);
+  }
+  for (; i < n; ++i) {
+    T v = (x[i] - mean) * rstd;
+    if (w) v = v * w[i];
+    if (b) v = v + b[i];
+    y[i] = v;
+  }
+}
+
+template <class T>
+T* ptr_or_null(const Tensor& t) {
+  return t.defined() ? t.data_ptr<T>() : nullptr;
+}
+
+// Per-channel moments of x viewed as (N, C, S), contiguous.
+// Note [Batch norm layouts]: with S >= kPlanarMin each (n, c) plane is a contiguous run that
+// SIMD sweeps well, so planes are reduced in parallel and merged per channel; with short planes
+// (S == 1 for (N, C) input) the tensor is read as N rows of K = C * S columns and reduced down
+// the columns, SIMD across them, in blocks of rows that stay in L1.
+constexpr int64_t kPlanarMin = backend::kNormPlanarMin;
+
+template <class T>
+std::vector<Moments> channel_moments(const T* x, int64_t N, int64_t C, int64_t S) {
+  std::vector<Moments> out(static_cast<size_t>(C));
+  if (S >= kPlanarMin) {
+    std::vector<Moments> planes(static_cast<size_t>(N * C));
+    parallel_for(0, N * C, std::max<int64_t>(1, kGrainSize / S), [&](int64_t a, int64_t b) {
+      for (int64_t p = a; p < b; ++p) accumulate(x + p * S, S, planes[size_t(p)]);
+    });
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < C; ++c) out[size_t(c)].merge(planes[size_t(n * C + c)]);
+    return out;
+  }
+  constexpr int W = Vec<T>::size;
+  constexpr int64_t kCols = 8 * W, kRows = 64;
+  const int64_t K = C * S;
+  std::vector<Moments> cols(static_cast<size_t>(K));
+  const int64_t blocks = (K + kCols - 1) / kCols;
+  parallel_for(0, blocks, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, N * kCols)),
+               [&](int64_t ba, int64_t bb) {
+    alignas(64) T s1[kCols], d1[kCols], d2[kCols];
+    for (int64_t blk = ba; blk < bb; ++blk) {
+      const int64_t k0 = blk * kCols, nk = std::min(kCols, K - k0);
+      const int64_t nv = nk / W * W;  // SIMD part of the block; the rest is scalar
+      for (int64_t r0 = 0; r0 < N; r0 += kRows) {
+        const int64_t nr = std::min(kRows, N - r0);
+        std::fill(s1, s1 + kCols, T(0));
+        std::fill(d1, d1 + kCols, T(0));
+        std::fill(d2, d2 + kCols, T(0));
+        for (int64_t r = r0; r < r0 + nr; ++r) {
+          const T* row = x + r * K + k0;
+          int64_t j = 0;
+          for (; j < nv; j += W) (Vec<T>::load(s1 + j) + Vec<T>::load(row + j)).store(s1 + j);
+          for (; j < nk; ++j) s1[j] += row[j];
+        }
+        for (int64_t j = 0; j < nk; ++j) s1[j] /= T(nr);  // the chunk's column means
+        for (int64_t r = r0; r < r0 + nr; ++r) {
+          const T* row = x + r * K + k0;
+          int64_t j = 0;
+          for (; j < nv; j += W) {
+            const Vec<T> d = Vec<T>::load(row + j) - Vec<T>::load(s1 + j);
+            (Vec<T>::load(d1 + j) + d).store(d1 + j);
+            (Vec<T>::load(d2 + j) + d * d).store(d2 + j);
+          }
+          for (; j < nk; ++j) {
+            const T d = row[j] - s1[j];
+            d1[j] += d;
+            d2[j] += d * d;
+          }
+        }
+        for (int64_t j = 0; j < nk; ++j) {
+          const double dr = double(d1[j]), dn = double(nr);
+          cols[size_t(k0 + j)].merge(dn, double(s1[j]) + dr / dn,
+                                     std::max(0.0, double(d2[j]) - dr * dr / dn));
+        }
+      }
+    }
+  });
+  for (int64_t k = 0; k < K; ++k) out[size_t(k / S)].merge(cols[size_t(k)]);
+  return out;
+}
+
+// y = x * scale[c] + shift[c] for x viewed as (N, C, S) (Note [Batch norm layouts]).
+template <class T>
+void channel_affine(const T* x, T* y, int64_t N, int64_t C, int64_t S, const T* scale,
+                    const T* shift) {
+  if (S >= kPlanarMin) {
+    parallel_for(0, N * C, std::max<int64_t>(1, kGrainSize / S), [&](int64_t a, int64_t b) {
+      for (int64_t p = a; p < b; ++p)
+        affine(x + p * S, y + p * S, S, scale[p % C], shift[p % C]);
+    });
+    return;
+  }
+  const int64_t K = C * S;
+  std::vector<T> a(static_cast<size_t>(K)), b(static_cast<size_t>(K));  // scale and shift per column
+  for (int64_t k = 0; k < K; ++k) {
+    a[size_t(k)] = scale[k / S];
+    b[size_t(k)] = shift[k / S];
+  }
+  parallel_for(0, N, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(K, 1)),
+               [&](int64_t r0, int64_t r1) {
+                 for (int64_t r = r0; r < r1; ++r)
+                   affine(x + r * K, y + r * K, K, a.data(), b.data());
+               });
+}
+
+// Σ dy and Σ dy (x - mean) over one contiguous plane, in SIMD registers of T.
+template <class T>
+std::pair<double, double> plane_grad_sums(const T* x, const T* dy, int64_t n, T mean) {
+  constexpr int W = Vec<T>::size;
+  Vec<T> a(T(0)), b(T(0));
+  int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    const Vec<T> g = Vec<T>::load(dy + i);
+    a = a + g;
+    b = b + g * (Vec<T>::load(x + i) - Vec<T>(mean));
+  }
+  T sa = hsum(a), sb = hsum(b);
+  for (; i < n; ++i) {
+    sa += dy[i];
+    sb += dy[i] * (x[i] - mean);
+  }
+  return {double(sa), double(sb)};
+}
+
+// Note [Fused batch norm backward]
+// The composite formula below reads the activations about eight times; a CNN's step spends a
+// large share of its time there. For contiguous planes (Note [Batch norm layouts]) and no
+// create_graph, two sweeps do it: per-plane sums of dy and dy (x - mean), merged per channel in
+// double, then dx = (dy - (x - mean) k - Σdy / M) invstd w with k = Σdy(x - mean) invstd² / M —
+// PyTorch's CPU kernel's form.
+template <class T>
+void batch_norm_backward_planar(const T* x, const T* dy, T* gi, int64_t N, int64_t C, int64_t S,
+                                const T* mean, const T* invstd, const T* w, bool training,
+                                T* gw, T* gb) {
+  const int64_t P = N * C;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / S);
+  std::vector<double> sum_dy(static_cast<size_t>(C)), dot(static_cast<size_t>(C));
+  if (training || gw || gb) {
+    std::vector<std::pair<double, double>> planes(static_cast<size_t>(P));
+    parallel_for(0, P, grain, [&](int64_t a, int64_t b) {
+      for (int64_t p = a; p < b; ++p)
+        planes[size_t(p)] = plane_grad_sums(x + p * S, dy + p * S, S, mean[p % C]);
+    });
+    for (int64_t p = 0; p < P; ++p) {
+      sum_dy[size_t(p % C)] += planes[size_t(p)].first;
+      dot[size_t(p % C)] += planes[size_t(p)].second;
+    }
+  }
+  for (int64_t c = 0; c < C; ++c) {
+    if (gw) gw[c] = T(dot[size_t(c)] * double(invstd[c]));
+    if (gb) gb[c] = T(sum_dy[size_t(c)]);
+  }
+  if (!gi) return;
+  const double M = double(N * S);
+  std::vector<T> k(static_cast<size_t>(C)), grad_mean(static_cast<size_t>(C)),
+      scale(static_cast<size_t>(C));
+  for (int64_t c = 0; c < C; ++c) {
+    const double is = double(invstd[c]);
+    k[size_t(c)] = training ? T(dot[size_t(c)] * is * is / M) : T(0);
+    grad_mean[size_t(c)] = training ? T(sum_dy[size_t(c)] / M) : T(0);
+    scale[size_t(c)] = T(is * (w ? double(w[c]) : 1.0));
+  }
+  parallel_for(0, P, grain, [&](int64_t a, int64_t b) {
+    constexpr int W = Vec<T>::size;
+    for (int64_t p = a; p < b; ++p) {
+      const size_t c = size_t(p % C);
+      const T* xp = x + p * S;
+      const T* gp = dy + p * S;
+      T* op = gi + p * S;
+      const T m = mean[c], kc = k[c], gm = grad_mean[c], sc = scale[c];
+      int64_t i = 0;
+      for (; i + W <= S; i += W) {
+        const Vec<T> d = Vec<T>::load(xp + i) - Vec<T>(m);
+        ((Vec<T>::load(gp + i) - d * Vec<T>(kc) - Vec<T>(gm)) * Vec<T>(sc)).store(op + i);
+      }
+      for (; i < S; ++i) op[i] = (gp[i] - (xp[i] - m) * kc - gm) * sc;
+    }
+  });
+}
+
+// ── the entries (backend/norm_kernels.h); x, weight, bias and the outputs are float32/float64 ──
+
+void batch_norm_stats_kernel(const Tensor& x, const Tensor& mean, const Tensor& var) {
+  const int64_t N = x.size(0), C = x.size(1), S = x.numel() / std::max<int64_t>(1, N * C);
+  dispatch<DtypeSet::Floating>(x.dtype(), "batch_norm", [&]<class T>() {
+    if constexpr (simd_type_v<T>) {
+      const std::vector<Moments> m = channel_moments(x.data_ptr<T>(), N, C, S);
+      double* mp = mean.data_ptr<double>();
+      double* vp = var.data_ptr<double>();
+      for (int64_t c = 0; c < C; ++c) {
+        mp[c] = m[size_t(c)].mean;
+        vp[c] = m[size_t(c)].var();
+      }
+    }
+  });
+}
+
+void batch_norm_kernel(const Tensor& y, const Tensor& save_mean, const Tensor& save_invstd,
+                       const Tensor& x, const Tensor& weight, const Tensor& bias,
+                       const Tensor& mean_t, const Tensor& var_t, double eps) {
+  const int64_t N = x.size(0), C = x.size(1), S = x.numel() / std::max<int64_t>(1, N * C);
+  dispatch<DtypeSet::Floating>(x.dtype(), "batch_norm", [&]<class T>() {
+    if constexpr (simd_type_v<T>) {
+      const double* mean = mean_t.data_ptr<double>();
+      const double* var = var_t.data_ptr<double>();
+      const T* wp = ptr_or_null<T>(weight);
+      const T* bp = ptr_or_null<T>(bias);
+      std::vector<T> scale(static_cast<size_t>(C)), shift(static_cast<size_t>(C));
+      T* sm = save_mean.data_ptr<T>();
+      T* si = save_invstd.data_ptr<T>();
+      for (int64_t c = 0; c < C; ++c) {
+        const double invstd = 1.0 / std::sqrt(var[c] + eps);
+        sm[c] = T(mean[c]);
+        si[c] = T(invstd);
+        const double a = invstd * (wp ? double(wp[c]) : 1.0);
+        scale[size_t(c)] = T(a);
+        shift[size_t(c)] = T((bp ? double(bp[c]) : 0.0) - mean[c] * a);
+      }
+      channel_affine(x.data_ptr<T>(), y.data_ptr<T>(), N, C, S, scale.data(), shift.data());
+    }
+  });
+}
+
+void batch_norm_backward_kernel(const Tensor& gi, const Tensor& gw, const Tensor& gb,
+                                const Tensor& x, const Tensor& dy, const Tensor& mean,
+                                const Tensor& invstd, const Tensor& w, bool training) {
+  const int64_t N = x.size(0), C = x.size(1), S = x.numel() / std::max<int64_t>(1, N * C);
+  dispatch<DtypeSet::Floating>(x.dtype(), "batch_norm_backward", [&]<class T>() {
+    if constexpr (simd_type_v<T>)
+      batch_norm_backward_planar<T>(x.data_ptr<T>(), dy.data_ptr<T>(), ptr_or_null<T>(gi), N, C,
+                                    S, mean.data_ptr<T>(), invstd.data_ptr<T>(),
+                                    ptr_or_null<T>(w), training, ptr_or_null<T>(gw),
+                                    ptr_or_null<T>(gb));
+  });
+}
+
+void layer_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
+                       const Tensor& w, const Tensor& b, int64_t M, int64_t N, double eps) {
+  dispatch<DtypeSet::Floating>(x.dtype(), "layer_norm", [&]<class T>() {
+    if constexpr (simd_type_v<T>) {
+      const T* xp = x.data_ptr<T>();
+      T* yp = y.data_ptr<T>();
+      T* mp = mean.data_ptr<T>();
+      T* rp = rstd.data_ptr<T>();
+      const T* wp = ptr_or_null<T>(w);
+      const T* bp = ptr_or_null<T>(b);
+      parallel_for(0, M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(N, 1)),
+                   [&](int64_t r0, int64_t r1) {
+                     for (int64_t r = r0; r < r1; ++r) {
+                       Moments m;
+                       accumulate(xp + r * N, N, m);
+                       const T mu = T(m.mean), rs = T(1.0 / std::sqrt(m.var() + eps));
+                       mp[r] = mu;
+                       rp[r] = rs;
+                       normalize_row(xp + r * N, yp + r * N, N, mu, rs, wp, bp);
+                     }
+                   });
+    }
+  });
+}
+
+void rms_norm_kernel(const Tensor& y, const Tensor& rstd, const Tensor& x, const Tensor& w,
+                     int64_t M, int64_t N, double e) {
+  dispatch<DtypeSet::Floating>(x.dtype(), "rms_norm", [&]<class T>() {
+    if constexpr (simd_type_v<T>) {
+      const T* xp = x.data_ptr<T>();
+      T* yp = y.data_ptr<T>();
+      T* rp = rstd.data_ptr<T>();
+      const T* wp = ptr_or_null<T>(w);
+      parallel_for(0, M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(N, 1)),
+                   [&](int64_t r0, int64_t r1) {
+                     for (int64_t r = r0; r < r1; ++r) {
+                       const double ms = N > 0 ? sum_squares(xp + r * N, N) / double(N) : NAN;
+                       const T rs = T(1.0 / std::sqrt(ms + e));
+                       rp[r] = rs;
+                       normalize_row(xp + r * N, yp + r * N, N, T(0), rs, wp, (const T*)nullptr);
+                     }
+                   });
+    }
+  });
+}
+
+void group_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
+                       const Tensor& w, const Tensor& b, int64_t G, double eps) {
+  const int64_t N = x.size(0), C = x.size(1);
+  const int64_t S = N * C > 0 ? x.numel() / (N * C) : 0, D = C / G;  // D channels a group
+  dispatch<DtypeSet::Floating>(x.dtype(), "group_norm", [&]<class T>() {
+    if constexpr (simd_type_v<T>) {
+      const T* xp = x.data_ptr<T>();
+      T* yp = y.data_ptr<T>();
+      T* mp = mean.data_ptr<T>();
+      T* rp = rstd.data_ptr<T>();
+      const T* wp = ptr_or_null<T>(w);
+      const T* bp = ptr_or_null<T>(b);
+      const int64_t len = D * S;  // one (n, g) group is a contiguous run
+      parallel_for(0, N * G, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1)),
+                   [&](int64_t a, int64_t e) {
+                     for (int64_t ng = a; ng < e; ++ng) {
+                       Moments m;
+                       accumulate(xp + ng * len, len, m);
+                       const double rs = 1.0 / std::sqrt(m.var() + eps);
+                       mp[ng] = T(m.mean);
+                       rp[ng] = T(rs);
+                       const int64_t g = ng % G;
+                       for (int64_t d = 0; d < D; ++d) {
+                         const int64_t c = g * D + d;
+                         const double sc = rs * (wp ? double(wp[c]) : 1.0);
+                         const double sh = (bp ? double(bp[c]) : 0.0) - m.mean * sc;
+                         const int64_t off = ng * len + d * S;
+                         affine(xp + off, yp + off, S, T(sc), T(sh));
+                       }
+                     }
+                   });
+    }
+  });
+}
+
+}  // namespace
+
+void add_norm_kernels(backend::Backend& b) {
+  b.norm.batch_norm_stats = &batch_norm_stats_kernel;
+  b.norm.batch_norm = &batch_norm_kernel;
+  b.norm.batch_norm_backward = &batch_norm_backward_kernel;
+  b.norm.layer_norm = &layer_norm_kernel;
+  b.norm.rms_norm = &rms_norm_kernel;
+  b.norm.group_norm = &group_norm_kernel;
+}
+
+}  // namespace ember::cpu

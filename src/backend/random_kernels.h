@@ -1,0 +1,36 @@
+// The random fills' kernels (src/ops/random.cpp: uniform_, normal_, random_, bernoulli_ and
+// randperm, which rand/randn/randint build on). The front end checks the bounds against the
+// dtype; a kernel draws from `gen` (the default generator when null) under its lock and visits
+// the elements in TensorIterator's order, so that a seed gives PyTorch's CPU numbers
+// (Note [Matching PyTorch's random streams] in backend/cpu/random.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "ember/tensor.h"
+
+namespace ember {
+class Generator;
+}
+
+namespace ember::backend {
+
+/// In every entry t is the defined tensor written in place (any strides, no two elements at one
+/// address: `[op] unsupported operation: more than one element ...` otherwise).
+struct RandomKernels {
+  /// Uniform in [from, to); floating t.
+  void (*uniform)(const char* op, const Tensor& t, double from, double to,
+                  Generator* gen) = nullptr;
+  /// Normal with mean and std; floating t.
+  void (*normal)(const char* op, const Tensor& t, double mean, double std,
+                 Generator* gen) = nullptr;
+  /// Integers base + [0, range), converted to t's dtype.
+  void (*random)(const char* op, const Tensor& t, uint64_t range, int64_t base,
+                 Generator* gen) = nullptr;
+  /// 1 with probability p, else 0, in t's dtype.
+  void (*bernoulli)(const char* op, const Tensor& t, double p, Generator* gen) = nullptr;
+  /// t (n), contiguous and numeric, = a random permutation of 0..n-1 (values exact in t's dtype).
+  void (*randperm)(const Tensor& t, Generator* gen) = nullptr;
+};
+
+}  // namespace ember::backend
