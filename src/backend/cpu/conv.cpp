@@ -341,10 +341,13 @@ void conv_direct(const Geometry& g, const T* in, const T* w, const T* bias, T* o
 // With stride 1 the padded image of a group, (Cg, Hp, Wp) row-major, turns 2-D convolution into
 // 1-D: output (y, x) computed at grid position p = y * Wp + x reads tap (c, i, j) at
 // p + c*plane + i*dh*Wp + j*dw. So a run of consecutive positions is one contiguous load per
-// tap, whatever the row width; positions with x >= Wo are computed and dropped. A tile of 8 output channels x 3 vectors keeps 24 accumulators in
-// registers: per tap 3 loads and 8 broadcasts feed 24 FMAs, so the kernel runs near the FMA
-// peak with no im2col copy and no GEMM packing. Used while a group's weights fit in L2.
+// tap, whatever the row width; positions with x >= Wo are computed and dropped. A tile of
+// kFlatChannels output channels x 3 vectors keeps its accumulators in registers: with AVX-512's
+// 32 registers 8 x 3 = 24 (per tap 3 loads and 8 broadcasts feed 24 FMAs); with AVX2's 16,
+// 4 x 3 = 12 (24 would spill to the stack on every tap: 1.5x slower). So the kernel runs near
+// the FMA peak with no im2col copy and no GEMM packing. Used while a group's weights fit in L2.
 constexpr int64_t kFlatMaxWeights = int64_t(1) << 16;  // elements of one group's (Og, K)
+constexpr int kFlatChannels = kVecBytes == 64 ? 8 : 4;
 
 // Rows of Wp = W + max(left, right padding) elements: a row's right padding is the next row's
 // left padding, so fewer positions are wasted (1 of 15 at 14x14, padding 1). Each channel's
@@ -422,7 +425,8 @@ template <class T, int R>
 void flat_chunk(const Geometry& g, const FlatLayout& L, const T* buf, const int64_t* taps,
                 const T* w, const T* bias, T* out, int64_t p0) {
   int64_t o = 0;
-  for (; o + 8 <= g.Og; o += 8) flat_block<T, 8, R>(g, L, buf, taps, w, bias, out, o, p0);
+  for (; o + kFlatChannels <= g.Og; o += kFlatChannels)
+    flat_block<T, kFlatChannels, R>(g, L, buf, taps, w, bias, out, o, p0);
   for (; o + 4 <= g.Og; o += 4) flat_block<T, 4, R>(g, L, buf, taps, w, bias, out, o, p0);
   for (; o < g.Og; ++o) flat_block<T, 1, R>(g, L, buf, taps, w, bias, out, o, p0);
 }
@@ -570,10 +574,115 @@ void conv_adjoint(const Geometry& g, const T* grad, const T* w, const T* bias, T
   });
 }
 
+// ── flat weight gradient (stride 1) ────────────────────────────────────────
+// Note [Flat weight gradient]
+// grad_w[o][t] = sum over images and output positions (y, x) of g[o][y][x] * buf[y*Wp + x + tap_t]
+// in the flat layout of Note [Flat direct convolution]. Vectors run over output channels: each
+// image's grad is transposed to gT (Ho*Wo, Ogp) (Og rounded up to a vector, zeros beyond), and a
+// tile of 2 vectors of channels x 6 taps keeps 12 accumulators in registers: per position 2
+// loads and 6 broadcasts feed 12 FMAs, no im2col copy, no GEMM packing, no horizontal sums.
+// A thread accumulates its images into its own (G, Kp, Ogp) copy (taps padded to whole tiles
+// with a dummy tap whose row is dropped); the copies are summed and transposed at the end.
+constexpr int kWgradTaps = 6;
+
+// acc (TT, ld_acc) += sum over positions of gT (Ho*Wo, ld_g) [OV vectors] x buf[p + taps[t]].
+template <class T, int OV, int TT>
+void wgrad_tile(const Geometry& g, const FlatLayout& L, const T* gT, int64_t ld_g, const T* buf,
+                const int64_t* taps, T* acc, int64_t ld_acc) {
+  using V = Vec<T>;
+  constexpr int VL = V::size;
+  V a[TT][OV];
+  for (int t = 0; t < TT; ++t)
+    for (int v = 0; v < OV; ++v) a[t][v] = V::load(acc + t * ld_acc + v * VL);
+  const T* src[TT];
+  for (int t = 0; t < TT; ++t) src[t] = buf + taps[t];
+  for (int64_t y = 0; y < g.Ho; ++y) {
+    const T* gy = gT + y * g.Wo * ld_g;
+    const int64_t py = y * L.Wp;
+    for (int64_t x = 0; x < g.Wo; ++x) {
+      V gv[OV];
+      for (int v = 0; v < OV; ++v) gv[v] = V::load(gy + x * ld_g + v * VL);
+      for (int t = 0; t < TT; ++t) {
+        const V b = splat(src[t][py + x]);
+        for (int v = 0; v < OV; ++v) a[t][v] = a[t][v] + gv[v] * b;
+      }
+    }
+  }
+  for (int t = 0; t < TT; ++t)
+    for (int v = 0; v < OV; ++v) a[t][v].store(acc + t * ld_acc + v * VL);
+}
+
+// gT (HWo, Ogp) = g (Og, HWo)^T, zero in columns Og..Ogp. Blocks of 8 x 8 stay in L1.
+template <class T>
+void transpose_grad(const T* g, int64_t Og, int64_t HWo, int64_t Ogp, T* gT) {
+  for (int64_t p0 = 0; p0 < HWo; p0 += 8) {
+    const int64_t p1 = std::min(p0 + 8, HWo);
+    for (int64_t o0 = 0; o0 < Ogp; o0 += 8) {
+      const int64_t o1 = std::min(o0 + 8, Ogp);
+      for (int64_t p = p0; p < p1; ++p)
+        for (int64_t o = o0; o < o1; ++o) gT[p * Ogp + o] = o < Og ? g[o * HWo + p] : T(0);
+    }
+  }
+}
+
+template <class T>
+void conv_weight_grad_flat(const Geometry& g, const T* grad, const T* in, T* gw) {
+  constexpr int VL = Vec<T>::size;
+  const FlatLayout L = flat_layout<T>(g);
+  const int64_t K = g.K(), HWo = g.Ho * g.Wo;
+  const int64_t Kp = (K + kWgradTaps - 1) / kWgradTaps * kWgradTaps, Ogp = (g.Og + VL - 1) / VL * VL;
+  std::vector<int64_t> taps;
+  taps.reserve(size_t(Kp));
+  for (int64_t c = 0; c < g.Cg; ++c)
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j) taps.push_back(c * L.plane + i * g.dh * L.Wp + j * g.dw);
+  taps.resize(size_t(Kp), 0);
+  const bool split = split_images(g.N);
+  const int threads = split ? get_num_threads() : 1;
+  const int64_t part = g.G * Kp * Ogp;  // one thread's (G, Kp, Ogp)
+  const Dtype dt = std::is_same_v<T, float> ? kFloat32 : kFloat64;
+  Tensor partial = zeros({threads, part}, {.dtype = dt});
+  T* parts = static_cast<T*>(partial.data_ptr());
+  auto images = [&](int64_t n0, int64_t n1) {
+    Tensor scratch = empty({L.size + HWo * Ogp}, {.dtype = dt});
+    T* buf = static_cast<T*>(scratch.data_ptr());
+    T* gT = buf + L.size;
+    T* acc = parts + (split ? omp_get_thread_num() : 0) * part;
+    for (int64_t n = n0; n < n1; ++n)
+      for (int64_t gi = 0; gi < g.G; ++gi) {
+        flat_pad(g, L, in + (n * g.C + gi * g.Cg) * g.H * g.W, buf);
+        transpose_grad(grad + (n * g.O + gi * g.Og) * HWo, g.Og, HWo, Ogp, gT);
+        T* ag = acc + gi * Kp * Ogp;
+        for (int64_t t = 0; t < Kp; t += kWgradTaps) {
+          int64_t o = 0;
+          for (; o + 2 * VL <= Ogp; o += 2 * VL)
+            wgrad_tile<T, 2, kWgradTaps>(g, L, gT + o, Ogp, buf, &taps[t], ag + t * Ogp + o, Ogp);
+          for (; o < Ogp; o += VL)
+            wgrad_tile<T, 1, kWgradTaps>(g, L, gT + o, Ogp, buf, &taps[t], ag + t * Ogp + o, Ogp);
+        }
+      }
+  };
+  if (split) parallel_for(0, g.N, 1, images);
+  else images(0, g.N);
+  for (int64_t gi = 0; gi < g.G; ++gi)
+    for (int64_t o = 0; o < g.Og; ++o)
+      for (int64_t t = 0; t < K; ++t) {
+        const int64_t i = (gi * Kp + t) * Ogp + o;
+        T s = parts[i];
+        for (int th = 1; th < threads; ++th) s += parts[th * part + i];
+        gw[(gi * g.Og + o) * K + t] = s;
+      }
+}
+
 // grad_weight_g (Og, K) = sum_n grad_g[n] (Og, Ho*Wo) @ col_g[n]^T. Threads that take runs of
 // images accumulate into their own copy of grad_weight; the copies are summed at the end.
 template <class T>
 void conv_weight_grad(const Geometry& g, const T* grad, const T* in, T* gw) {
+  // The flat kernel threads over images only: with fewer images than threads, threaded BLAS.
+  const bool one_thread = get_num_threads() == 1 || omp_in_parallel();
+  if (g.K() > kDirectMaxK && g.sh == 1 && g.sw == 1 && g.Og * g.K() <= kFlatMaxWeights &&
+      (one_thread || split_images(g.N)))
+    return conv_weight_grad_flat(g, grad, in, gw);
   const int64_t K = g.K(), HWo = g.Ho * g.Wo, rows = rows_per_block(g);
   const int64_t wsize = g.O * K;
   const bool pointwise = g.pointwise();
