@@ -146,7 +146,8 @@ const std::vector<PathCase> kPaths = {
     {"direct_stride3_dilated", {2, 1, 31, 50}, {5, 1, 3, 3}, {{2, 3}, {1, 2}, {2, 2}, 1}},
     {"direct_depthwise", {4, 16, 20, 21}, {16, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 16}},
     {"direct_depthwise_one_image", {1, 6, 17, 35}, {12, 1, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, 6}},
-    {"direct_few_outputs", {2, 9, 12, 12}, {2, 9, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}},
+    {"direct_few_outputs", {2, 9, 12, 12}, {2, 9, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}},  // flat
+    {"direct_few_outputs_strided", {2, 9, 12, 12}, {2, 9, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, 1}},
     {"gemm_split_images", {8, 32, 14, 14}, {64, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}},
     {"gemm_odd_batch", {3, 8, 15, 13}, {12, 8, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}},
     {"gemm_row_blocks", {1, 64, 40, 41}, {8, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}},
@@ -156,6 +157,9 @@ const std::vector<PathCase> kPaths = {
     // gradient]) with output channels and taps that fill no whole tile, dilation, groups.
     {"flat_odd_sizes", {4, 19, 9, 11}, {13, 19, 3, 3}, {{1, 1}, {1, 1}, {1, 2}, 1}},
     {"flat_groups", {4, 36, 8, 9}, {10, 18, 3, 3}, {{1, 1}, {1, 0}, {1, 1}, 2}},
+    // Output as wide as the input: rows wrap (Note [Wrapped rows]), one copy per column offset.
+    {"flat_wrapped_dilated", {3, 20, 10, 7}, {9, 20, 3, 3}, {{1, 1}, {1, 2}, {1, 2}, 1}},
+    {"flat_wrapped_groups", {2, 34, 6, 5}, {8, 17, 3, 5}, {{1, 1}, {1, 2}, {1, 1}, 2}},
     {"pointwise", {4, 24, 9, 10}, {20, 24, 1, 1}, {{1, 1}, {0, 0}, {1, 1}, 1}},
     {"pointwise_groups_one_image", {1, 24, 9, 10}, {8, 12, 1, 1}, {{1, 1}, {0, 0}, {1, 1}, 2}},
 };

@@ -21,8 +21,8 @@ namespace {
 
 // Note [Convolution algorithms]
 // out[n, o] (Ho*Wo) = sum over c in o's group, i < kH, j < kW of w[o, c, i, j] * shifted input.
-// - A reduction of K = C/g*kH*kW terms that is short (K <= kDirectMaxK) or a group with few
-//   output channels (depthwise) leaves GEMM nothing to block on: the direct kernel pads each
+// - A reduction of K = C/g*kH*kW terms that is short (K <= kDirectMaxK) or, with stride > 1, a
+//   group with few output channels leaves GEMM nothing to block on: the direct kernel pads each
 //   input plane once (split into `stride` phases so that every tap is a contiguous load), then
 //   accumulates whole vectors of one output row over the K taps. 1 -> 32 channels is bound by
 //   writing the output; this writes it once, straight from registers.
@@ -30,6 +30,8 @@ namespace {
 //   out_g (O/g, Ho*Wo) = w_g (O/g, K) @ col. col is built for a block of output rows at a time,
 //   at most kColBudget elements, so it stays in cache and big images need no huge temporary.
 //   1x1 convolutions with stride 1 and no padding skip im2col: the input already is col.
+// - Stride 1 with K > kDirectMaxK while a group's weights fit in L2: the flat kernels (Note [Flat
+//   direct convolution] forward and adjoint, Note [Flat weight gradient]) instead of GEMM.
 // Threads: with at least as many images as threads (or a multiple), each thread takes a run of
 // whole images and calls single-threaded BLAS (OpenBLAS's OpenMP build goes serial inside a
 // parallel region); with fewer images the images run one after another on threaded BLAS.
@@ -352,36 +354,77 @@ constexpr int kFlatChannels = kVecBytes == 64 ? 8 : 4;
 // Rows of Wp = W + max(left, right padding) elements: a row's right padding is the next row's
 // left padding, so fewer positions are wasted (1 of 15 at 14x14, padding 1). Each channel's
 // plane ends with a zero row, so the last row's right padding is zeros too.
+// Note [Wrapped rows]: when the output is as wide as the input (padding "same", e.g. 3x3 with
+// padding 1) no position need be wasted: rows are W wide with no padding column, and a tap
+// whose column offset dx = j*dw - pw leaves the row wraps into the row above or below instead.
+// Each distinct dx reads its own copy of the image in which the columns that only wrapped reads
+// reach are zero ([W + dx, W) for dx < 0, [0, dx) for dx > 0). kw copies cost a few % of the
+// FMAs; the 1 position in 15 they save is 7% at 14x14, and positions are then output offsets.
 struct FlatLayout {
-  int64_t Wp, plane, positions, size;
+  int64_t Wp, plane, positions;
+  int64_t copies, copy, lead;  // kw copies of `copy` elements when wrapped, else one; zero head
+  int64_t size;                // elements of the whole buffer
 };
 
 template <class T>
 FlatLayout flat_layout(const Geometry& g) {
   FlatLayout L{};
-  const int64_t right = g.Wo + (g.kw - 1) * g.dw - g.W - g.pw;  // padding the windows reach
-  L.Wp = std::max(g.W + std::max(g.pw, right), g.Wo);
   const int64_t Hp = std::max(g.H + 2 * g.ph, g.Ho + (g.kh - 1) * g.dh);
+  const bool wrapped = g.Wo == g.W && g.kw > 1;  // (kw == 1: no padding column anyway)
+  if (wrapped) {
+    L.Wp = g.W, L.copies = g.kw, L.lead = g.W + g.pw;  // what dx < 0 reads before row 0
+  } else {
+    const int64_t right = g.Wo + (g.kw - 1) * g.dw - g.W - g.pw;  // padding the windows reach
+    L.Wp = std::max(g.W + std::max(g.pw, right), g.Wo), L.copies = 1, L.lead = 0;
+  }
   L.plane = (Hp + 1) * L.Wp;
   L.positions = g.Ho * L.Wp;
-  const int64_t last_tap = (g.Cg - 1) * L.plane + (g.kh - 1) * g.dh * L.Wp + (g.kw - 1) * g.dw;
+  // The last vector reads up to a vector past the positions; a wrapped tap up to dx further.
   const int64_t vectors = (L.positions + Vec<T>::size - 1) / Vec<T>::size;
-  L.size = std::max(g.Cg * L.plane, vectors * Vec<T>::size + last_tap);
+  const int64_t last_tap = (g.Cg - 1) * L.plane + (g.kh - 1) * g.dh * L.Wp + (g.kw - 1) * g.dw;
+  L.copy = L.lead + std::max(g.Cg * L.plane, vectors * Vec<T>::size + last_tap + g.W);
+  L.size = L.copies * L.copy;
   return L;
+}
+
+// Offsets of the K taps (c, i, j) in the flat buffer, then zeros up to `count` (dummy taps).
+template <class T>
+std::vector<int64_t> flat_taps(const Geometry& g, const FlatLayout& L, int64_t count) {
+  std::vector<int64_t> taps;
+  taps.reserve(size_t(std::max(count, g.K())));
+  for (int64_t c = 0; c < g.Cg; ++c)
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j)
+        taps.push_back(L.copies > 1 ? j * L.copy + L.lead + c * L.plane + i * g.dh * L.Wp +
+                                          j * g.dw - g.pw
+                                    : c * L.plane + i * g.dh * L.Wp + j * g.dw);
+  if (count > g.K()) taps.resize(size_t(count), L.lead);
+  return taps;
 }
 
 template <class T>
 void flat_pad(const Geometry& g, const FlatLayout& L, const T* in, T* buf) {
   std::fill_n(buf, L.size, T(0));
-  for (int64_t c = 0; c < g.Cg; ++c)
-    for (int64_t y = 0; y < g.H; ++y)
-      std::memcpy(buf + c * L.plane + (y + g.ph) * L.Wp + g.pw, in + (c * g.H + y) * g.W,
-                  sizeof(T) * size_t(g.W));
+  const int64_t left = L.copies > 1 ? 0 : g.pw;
+  for (int64_t k = 0; k < L.copies; ++k) {
+    T* copy = buf + k * L.copy + L.lead;
+    for (int64_t c = 0; c < g.Cg; ++c)
+      for (int64_t y = 0; y < g.H; ++y)
+        std::memcpy(copy + c * L.plane + (y + g.ph) * L.Wp + left, in + (c * g.H + y) * g.W,
+                    sizeof(T) * size_t(g.W));
+    if (L.copies == 1) break;
+    // The columns only wrapped reads of this copy's dx reach (Note [Wrapped rows]).
+    const int64_t dx = k * g.dw - g.pw;
+    const int64_t z0 = dx < 0 ? std::max<int64_t>(g.W + dx, 0) : 0;
+    const int64_t z1 = dx < 0 ? g.W : std::min(dx, g.W);
+    for (int64_t r = 0; r < g.Cg * L.plane / L.Wp; ++r) std::fill(copy + r * L.Wp + z0, copy + r * L.Wp + z1, T(0));
+  }
 }
 
-// tmp[b][r * VL + l] = bias[b] + sum_t w[b * K + t] * in[taps[t] + r * VL + l].
+// dst[b * ld + r * VL + l] = bias[b] + sum_t w[b * K + t] * in[taps[t] + r * VL + l].
 template <class T, int B, int R>
-void flat_tile(const T* in, const int64_t* taps, int64_t K, const T* w, const T* bias, T* tmp) {
+void flat_tile(const T* in, const int64_t* taps, int64_t K, const T* w, const T* bias, T* dst,
+               int64_t ld) {
   using V = Vec<T>;
   constexpr int VL = V::size;
   V acc[B][R];
@@ -397,18 +440,26 @@ void flat_tile(const T* in, const int64_t* taps, int64_t K, const T* w, const T*
     }
   }
   for (int b = 0; b < B; ++b)
-    for (int r = 0; r < R; ++r) acc[b][r].store(tmp + (b * R + r) * VL);
+    for (int r = 0; r < R; ++r) acc[b][r].store(dst + b * ld + r * VL);
 }
 
 // Output channels [o, o + B) at grid positions [p0, p0 + R*VL): the tile, then its valid
-// pieces of rows copied out. out: (Og, Ho, Wo) of this image and group.
+// pieces of rows copied out. out: (Og, Ho, Wo) of this image and group. With rows as wide as
+// the output's (Note [Wrapped rows]) positions are output offsets: a whole tile is stored
+// straight from the registers.
 template <class T, int B, int R>
 void flat_block(const Geometry& g, const FlatLayout& L, const T* buf, const int64_t* taps,
                 const T* w, const T* bias, T* out, int64_t o, int64_t p0) {
   constexpr int VL = Vec<T>::size;
+  const T* wo = w + o * g.K();
+  const T* bo = bias ? bias + o : nullptr;
+  const int64_t p1 = std::min(p0 + R * VL, L.positions), HWo = g.Ho * g.Wo;
+  if (L.Wp == g.Wo && p1 == p0 + R * VL) {
+    flat_tile<T, B, R>(buf + p0, taps, g.K(), wo, bo, out + o * HWo + p0, HWo);
+    return;
+  }
   alignas(64) T tmp[B * R * VL];
-  flat_tile<T, B, R>(buf + p0, taps, g.K(), w + o * g.K(), bias ? bias + o : nullptr, tmp);
-  const int64_t p1 = std::min(p0 + R * VL, L.positions);
+  flat_tile<T, B, R>(buf + p0, taps, g.K(), wo, bo, tmp, R * VL);
   for (int64_t p = p0; p < p1;) {
     const int64_t y = p / L.Wp, x = p - y * L.Wp, row_end = std::min(p1, (y + 1) * L.Wp);
     if (x < g.Wo) {
@@ -435,11 +486,7 @@ template <class T>
 void conv_flat(const Geometry& g, const T* in, const T* w, const T* bias, T* out) {
   constexpr int VL = Vec<T>::size;
   const FlatLayout L = flat_layout<T>(g);
-  std::vector<int64_t> taps;
-  taps.reserve(size_t(g.K()));
-  for (int64_t c = 0; c < g.Cg; ++c)
-    for (int64_t i = 0; i < g.kh; ++i)
-      for (int64_t j = 0; j < g.kw; ++j) taps.push_back(c * L.plane + i * g.dh * L.Wp + j * g.dw);
+  const std::vector<int64_t> taps = flat_taps<T>(g, L, g.K());
   const int64_t vectors = (L.positions + VL - 1) / VL, chunks = (vectors + 2) / 3;
   const int64_t in_plane = g.Cg * g.H * g.W, out_plane = g.Og * g.Ho * g.Wo;
   // Chunk k covers vectors [3k, 3k + 3); the last one may hold fewer.
@@ -512,10 +559,15 @@ void conv_forward(const Geometry& g, const T* in, const T* w, const T* bias, T* 
       std::fill_n(out + i * g.Ho * g.Wo, g.Ho * g.Wo, bias ? bias[i % g.O] : T(0));
     return;
   }
-  if ((g.K() <= kDirectMaxK || g.Og <= 2) && g.kh * g.kw > 1) {
+  const bool flat = g.sh == 1 && g.sw == 1 && !g.pointwise() && g.Og * g.K() <= kFlatMaxWeights;
+  if (g.K() <= kDirectMaxK && g.kh * g.kw > 1) {
     conv_direct(g, in, w, bias, out);
-  } else if (g.sh == 1 && g.sw == 1 && !g.pointwise() && g.Og * g.K() <= kFlatMaxWeights) {
+  } else if (flat) {
+    // Also for one or two output channels (conv1's grad_input: 32 -> 1): 3 vectors of positions
+    // give 3 independent sums where the direct kernel chains all K FMAs into one register.
     conv_flat(g, in, w, bias, out);
+  } else if (g.Og <= 2 && g.kh * g.kw > 1) {
+    conv_direct(g, in, w, bias, out);
   } else {
     conv_gemm(g, in, w, bias, out);
   }
@@ -631,12 +683,7 @@ void conv_weight_grad_flat(const Geometry& g, const T* grad, const T* in, T* gw)
   const FlatLayout L = flat_layout<T>(g);
   const int64_t K = g.K(), HWo = g.Ho * g.Wo;
   const int64_t Kp = (K + kWgradTaps - 1) / kWgradTaps * kWgradTaps, Ogp = (g.Og + VL - 1) / VL * VL;
-  std::vector<int64_t> taps;
-  taps.reserve(size_t(Kp));
-  for (int64_t c = 0; c < g.Cg; ++c)
-    for (int64_t i = 0; i < g.kh; ++i)
-      for (int64_t j = 0; j < g.kw; ++j) taps.push_back(c * L.plane + i * g.dh * L.Wp + j * g.dw);
-  taps.resize(size_t(Kp), 0);
+  const std::vector<int64_t> taps = flat_taps<T>(g, L, Kp);
   const bool split = split_images(g.N);
   const int threads = split ? get_num_threads() : 1;
   const int64_t part = g.G * Kp * Ogp;  // one thread's (G, Kp, Ogp)
