@@ -358,8 +358,11 @@ constexpr int kFlatChannels = kVecBytes == 64 ? 8 : 4;
 // padding 1) no position need be wasted: rows are W wide with no padding column, and a tap
 // whose column offset dx = j*dw - pw leaves the row wraps into the row above or below instead.
 // Each distinct dx reads its own copy of the image in which the columns that only wrapped reads
-// reach are zero ([W + dx, W) for dx < 0, [0, dx) for dx > 0). kw copies cost a few % of the
-// FMAs; the 1 position in 15 they save is 7% at 14x14, and positions are then output offsets.
+// reach are zero ([W + dx, W) for dx < 0, [0, dx) for dx > 0). The 1 position in 15 they save
+// is 7% of the FMAs at 14x14, and positions are then output offsets. But the kw copies must
+// still fit L1 for the rows one chunk of positions reads: 32 -> 64 at 14x14 gains ~5%, its
+// adjoint (64 input channels) loses as much. The weight gradient wastes no positions anyway.
+constexpr int64_t kWrapMaxBytes = int64_t(32) << 10;  // L1d of AVX2/AVX-512 cores
 struct FlatLayout {
   int64_t Wp, plane, positions;
   int64_t copies, copy, lead;  // kw copies of `copy` elements when wrapped, else one; zero head
@@ -367,10 +370,14 @@ struct FlatLayout {
 };
 
 template <class T>
-FlatLayout flat_layout(const Geometry& g) {
+FlatLayout flat_layout(const Geometry& g, bool may_wrap) {
   FlatLayout L{};
   const int64_t Hp = std::max(g.H + 2 * g.ph, g.Ho + (g.kh - 1) * g.dh);
-  const bool wrapped = g.Wo == g.W && g.kw > 1;  // (kw == 1: no padding column anyway)
+  // Rows one chunk (3 vectors) of output positions reads, in all kw copies of all channels.
+  const int64_t chunk_rows = (3 * Vec<T>::size + g.W - 1) / std::max<int64_t>(g.W, 1) + 1 +
+                             (g.kh - 1) * g.dh;
+  const bool wrapped = may_wrap && g.Wo == g.W && g.kw > 1 &&  // (kw == 1: no padding column)
+                       g.kw * g.Cg * chunk_rows * g.W * int64_t(sizeof(T)) <= kWrapMaxBytes;
   if (wrapped) {
     L.Wp = g.W, L.copies = g.kw, L.lead = g.W + g.pw;  // what dx < 0 reads before row 0
   } else {
@@ -485,7 +492,7 @@ void flat_chunk(const Geometry& g, const FlatLayout& L, const T* buf, const int6
 template <class T>
 void conv_flat(const Geometry& g, const T* in, const T* w, const T* bias, T* out) {
   constexpr int VL = Vec<T>::size;
-  const FlatLayout L = flat_layout<T>(g);
+  const FlatLayout L = flat_layout<T>(g, true);
   const std::vector<int64_t> taps = flat_taps<T>(g, L, g.K());
   const int64_t vectors = (L.positions + VL - 1) / VL, chunks = (vectors + 2) / 3;
   const int64_t in_plane = g.Cg * g.H * g.W, out_plane = g.Og * g.Ho * g.Wo;
@@ -680,7 +687,7 @@ void transpose_grad(const T* g, int64_t Og, int64_t HWo, int64_t Ogp, T* gT) {
 template <class T>
 void conv_weight_grad_flat(const Geometry& g, const T* grad, const T* in, T* gw) {
   constexpr int VL = Vec<T>::size;
-  const FlatLayout L = flat_layout<T>(g);
+  const FlatLayout L = flat_layout<T>(g, false);
   const int64_t K = g.K(), HWo = g.Ho * g.Wo;
   const int64_t Kp = (K + kWgradTaps - 1) / kWgradTaps * kWgradTaps, Ogp = (g.Og + VL - 1) / VL * VL;
   const std::vector<int64_t> taps = flat_taps<T>(g, L, Kp);
