@@ -29,6 +29,13 @@ inline const std::vector<Case>& cases() {
       {"bmm_64x128x128", "GFLOP/s", 2.0 * 64 * 128 * 128 * 128},
       {"conv_1to32_28x28_b128", "", 0},
       {"conv_32to64_14x14_b128", "", 0},
+      // The backward of the same convolutions, one gradient at a time (PyTorch:
+      // aten.convolution_backward with one output_mask entry): grad_input is a transposed
+      // convolution, grad_weight a correlation of grad_output with the input over the batch.
+      // Training needs no grad_input for the first layer (its input is the data).
+      {"conv_1to32_28x28_b128_bwd_weight", "", 0},
+      {"conv_32to64_14x14_b128_bwd_input", "", 0},
+      {"conv_32to64_14x14_b128_bwd_weight", "", 0},
       {"add_1elem", "", 0},
       {"add_16elem", "", 0},
       {"add_16elem_grad", "", 0},  // a + b with requires_grad: the recording cost

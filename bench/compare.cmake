@@ -2,6 +2,8 @@
 # twin when Debian's libtorch-dev is installed (scripts/bootstrap.sh --bench).
 add_executable(ember_ops ${CMAKE_CURRENT_SOURCE_DIR}/ember_ops.cpp)
 target_link_libraries(ember_ops PRIVATE ember)
+# ember's internal headers: the conv grad_weight row calls the CPU kernel (no public op runs it alone).
+target_include_directories(ember_ops PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_compile_options(ember_ops PRIVATE -Wall -Wextra)
 
 find_package(Torch QUIET PATHS /usr/lib/x86_64-linux-gnu/cmake/Torch)

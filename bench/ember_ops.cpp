@@ -6,6 +6,7 @@
 #include <ember/profiler.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -14,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "backend/cpu/conv.h"
 #include "cases.h"
 
 namespace {
@@ -117,6 +119,23 @@ std::map<std::string, std::function<double()>> make_cases() {
     Tensor x = randn({128, 32, 14, 14}), w = randn({64, 32, 3, 3}), b = randn({64});
     return median_seconds([&] { Tensor y = F::conv2d(x, w, {.bias = b, .padding = 1}); }, 15);
   };
+  // (cin, cout, hw): the backward rows of cases.h.
+  for (auto [cin, cout, hw] : {std::array<int64_t, 3>{1, 32, 28}, {32, 64, 14}}) {
+    const std::string name = "conv_" + std::to_string(cin) + "to" + std::to_string(cout) + "_" +
+                             std::to_string(hw) + "x" + std::to_string(hw) + "_b128_bwd_";
+    m[name + "input"] = [=] {
+      Tensor g = randn({128, cout, hw, hw}), w = randn({cout, cin, 3, 3});
+      return median_seconds([&] { Tensor gi = F::conv_transpose2d(g, w, {.padding = 1}); }, 15);
+    };
+    // No public op computes grad_weight alone: call the kernel that conv2d's backward runs.
+    m[name + "weight"] = [=] {
+      Tensor g = randn({128, cout, hw, hw}), x = randn({128, cin, hw, hw});
+      Tensor gw = empty({cout, cin, 3, 3});
+      cpu::Conv2dParams p;
+      p.padding[0] = p.padding[1] = 1;
+      return median_seconds([&] { cpu::conv2d_weight_grad(g, x, gw, p); }, 15);
+    };
+  }
   m["add_1elem"] = [] {
     Tensor a = randn({1}), b = randn({1});
     return tiny_seconds([&] { Tensor c = a + b; });

@@ -80,6 +80,13 @@ def case(name):
     if name == "conv_32to64_14x14_b128":
         x, w, b = torch.randn(128, 32, 14, 14), torch.randn(64, 32, 3, 3), torch.randn(64)
         return median_seconds(lambda: F.conv2d(x, w, b, padding=1), 15)
+    if "_bwd_" in name:  # conv_<cin>to<cout>_<hw>x<hw>_b128_bwd_{input,weight}
+        cin, cout = (int(v) for v in name.split("_")[1].split("to"))
+        hw = int(name.split("_")[2].split("x")[0])
+        g, x, w = torch.randn(128, cout, hw, hw), torch.randn(128, cin, hw, hw), torch.randn(cout, cin, 3, 3)
+        mask = [name.endswith("input"), name.endswith("weight"), False]
+        return median_seconds(lambda: torch.ops.aten.convolution_backward(
+            g, x, w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1, mask), 15)
     if name == "add_1elem":
         a, b = torch.randn(1), torch.randn(1)
         return tiny_seconds(lambda: a + b)

@@ -146,12 +146,20 @@ const std::vector<PathCase> kPaths = {
     {"direct_stride3_dilated", {2, 1, 31, 50}, {5, 1, 3, 3}, {{2, 3}, {1, 2}, {2, 2}, 1}},
     {"direct_depthwise", {4, 16, 20, 21}, {16, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 16}},
     {"direct_depthwise_one_image", {1, 6, 17, 35}, {12, 1, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, 6}},
-    {"direct_few_outputs", {2, 9, 12, 12}, {2, 9, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}},
+    {"direct_few_outputs", {2, 9, 12, 12}, {2, 9, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}},  // flat
+    {"direct_few_outputs_strided", {2, 9, 12, 12}, {2, 9, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, 1}},
     {"gemm_split_images", {8, 32, 14, 14}, {64, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}},
     {"gemm_odd_batch", {3, 8, 15, 13}, {12, 8, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}},
     {"gemm_row_blocks", {1, 64, 40, 41}, {8, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}},
     {"gemm_row_blocks_strided", {2, 48, 45, 47}, {16, 48, 3, 5}, {{2, 3}, {1, 2}, {1, 1}, 1}},
     {"gemm_groups", {5, 12, 11, 11}, {24, 4, 3, 3}, {{1, 2}, {2, 1}, {1, 2}, 3}},
+    // Stride 1, K > 16: the flat kernels (Note [Flat direct convolution], [Flat weight
+    // gradient]) with output channels and taps that fill no whole tile, dilation, groups.
+    {"flat_odd_sizes", {4, 19, 9, 11}, {13, 19, 3, 3}, {{1, 1}, {1, 1}, {1, 2}, 1}},
+    {"flat_groups", {4, 36, 8, 9}, {10, 18, 3, 3}, {{1, 1}, {1, 0}, {1, 1}, 2}},
+    // Output as wide as the input: rows wrap (Note [Wrapped rows]), one copy per column offset.
+    {"flat_wrapped_dilated", {3, 20, 10, 7}, {9, 20, 3, 3}, {{1, 1}, {1, 2}, {1, 2}, 1}},
+    {"flat_wrapped_groups", {2, 34, 6, 5}, {8, 17, 3, 5}, {{1, 1}, {1, 2}, {1, 1}, 2}},
     {"pointwise", {4, 24, 9, 10}, {20, 24, 1, 1}, {{1, 1}, {0, 0}, {1, 1}, 1}},
     {"pointwise_groups_one_image", {1, 24, 9, 10}, {8, 12, 1, 1}, {{1, 1}, {0, 0}, {1, 1}, 2}},
 };
@@ -202,6 +210,31 @@ TEST(Conv, BackwardIsTheAdjointOnEveryPath) {
       const double lhs = (y * g).sum().item<double>();
       EXPECT_NEAR((x * gx).sum().item<double>(), lhs, 1e-9 * std::max(1.0, std::abs(lhs)));
       EXPECT_NEAR((w * gw).sum().item<double>(), lhs, 1e-9 * std::max(1.0, std::abs(lhs)));
+    }
+  }
+  set_num_threads(2);
+}
+
+// float32 gradients on every path (other vector widths and tiles than float64's) against the
+// float64 ones checked above.
+TEST(Conv, Float32BackwardMatchesFloat64OnEveryPath) {
+  manual_seed(5);
+  for (const PathCase& pc : kPaths) {
+    for (int threads : {1, 2}) {
+      set_num_threads(threads);
+      const std::string what = std::string(pc.name) + " threads=" + std::to_string(threads);
+      const Tensor x = randn(pc.x), w = randn(pc.w);
+      const Geo& q = pc.q;
+      const F::ConvFuncOptions o{.stride = {q.s[0], q.s[1]},
+                                 .padding = {q.p[0], q.p[1]},
+                                 .dilation = {q.d[0], q.d[1]},
+                                 .groups = q.g};
+      const Tensor g = randn(F::conv2d(x, w, o).sizes().vec());
+      const auto [gx, gw, gb] = F::conv2d_backward(g, x, w, o);
+      const auto [gx64, gw64, gb64] =
+          F::conv2d_backward(g.to(kFloat64), x.to(kFloat64), w.to(kFloat64), o);
+      expect_near_ref(gx, gx64, what + " grad_input");
+      expect_near_ref(gw, gw64, what + " grad_weight");
     }
   }
   set_num_threads(2);

@@ -21,8 +21,8 @@ namespace {
 
 // Note [Convolution algorithms]
 // out[n, o] (Ho*Wo) = sum over c in o's group, i < kH, j < kW of w[o, c, i, j] * shifted input.
-// - A reduction of K = C/g*kH*kW terms that is short (K <= kDirectMaxK) or a group with few
-//   output channels (depthwise) leaves GEMM nothing to block on: the direct kernel pads each
+// - A reduction of K = C/g*kH*kW terms that is short (K <= kDirectMaxK) or, with stride > 1, a
+//   group with few output channels leaves GEMM nothing to block on: the direct kernel pads each
 //   input plane once (split into `stride` phases so that every tap is a contiguous load), then
 //   accumulates whole vectors of one output row over the K taps. 1 -> 32 channels is bound by
 //   writing the output; this writes it once, straight from registers.
@@ -30,6 +30,8 @@ namespace {
 //   out_g (O/g, Ho*Wo) = w_g (O/g, K) @ col. col is built for a block of output rows at a time,
 //   at most kColBudget elements, so it stays in cache and big images need no huge temporary.
 //   1x1 convolutions with stride 1 and no padding skip im2col: the input already is col.
+// - Stride 1 with K > kDirectMaxK while a group's weights fit in L2: the flat kernels (Note [Flat
+//   direct convolution] forward and adjoint, Note [Flat weight gradient]) instead of GEMM.
 // Threads: with at least as many images as threads (or a multiple), each thread takes a run of
 // whole images and calls single-threaded BLAS (OpenBLAS's OpenMP build goes serial inside a
 // parallel region); with fewer images the images run one after another on threaded BLAS.
@@ -341,44 +343,95 @@ void conv_direct(const Geometry& g, const T* in, const T* w, const T* bias, T* o
 // With stride 1 the padded image of a group, (Cg, Hp, Wp) row-major, turns 2-D convolution into
 // 1-D: output (y, x) computed at grid position p = y * Wp + x reads tap (c, i, j) at
 // p + c*plane + i*dh*Wp + j*dw. So a run of consecutive positions is one contiguous load per
-// tap, whatever the row width; positions with x >= Wo are computed and dropped. A tile of 8 output channels x 3 vectors keeps 24 accumulators in
-// registers: per tap 3 loads and 8 broadcasts feed 24 FMAs, so the kernel runs near the FMA
-// peak with no im2col copy and no GEMM packing. Used while a group's weights fit in L2.
+// tap, whatever the row width; positions with x >= Wo are computed and dropped. A tile of
+// kFlatChannels output channels x 3 vectors keeps its accumulators in registers: with AVX-512's
+// 32 registers 8 x 3 = 24 (per tap 3 loads and 8 broadcasts feed 24 FMAs); with AVX2's 16,
+// 4 x 3 = 12 (24 would spill to the stack on every tap: 1.5x slower). So the kernel runs near
+// the FMA peak with no im2col copy and no GEMM packing. Used while a group's weights fit in L2.
 constexpr int64_t kFlatMaxWeights = int64_t(1) << 16;  // elements of one group's (Og, K)
+constexpr int kFlatChannels = kVecBytes == 64 ? 8 : 4;
 
 // Rows of Wp = W + max(left, right padding) elements: a row's right padding is the next row's
 // left padding, so fewer positions are wasted (1 of 15 at 14x14, padding 1). Each channel's
 // plane ends with a zero row, so the last row's right padding is zeros too.
+// Note [Wrapped rows]: when the output is as wide as the input (padding "same", e.g. 3x3 with
+// padding 1) no position need be wasted: rows are W wide with no padding column, and a tap
+// whose column offset dx = j*dw - pw leaves the row wraps into the row above or below instead.
+// Each distinct dx reads its own copy of the image in which the columns that only wrapped reads
+// reach are zero ([W + dx, W) for dx < 0, [0, dx) for dx > 0). The 1 position in 15 they save
+// is 7% of the FMAs at 14x14, and positions are then output offsets. But the kw copies must
+// still fit L1 for the rows one chunk of positions reads: 32 -> 64 at 14x14 gains ~5%, its
+// adjoint (64 input channels) loses as much. The weight gradient wastes no positions anyway.
+constexpr int64_t kWrapMaxBytes = int64_t(32) << 10;  // L1d of AVX2/AVX-512 cores
 struct FlatLayout {
-  int64_t Wp, plane, positions, size;
+  int64_t Wp, plane, positions;
+  int64_t copies, copy, lead;  // kw copies of `copy` elements when wrapped, else one; zero head
+  int64_t size;                // elements of the whole buffer
 };
 
 template <class T>
-FlatLayout flat_layout(const Geometry& g) {
+FlatLayout flat_layout(const Geometry& g, bool may_wrap) {
   FlatLayout L{};
-  const int64_t right = g.Wo + (g.kw - 1) * g.dw - g.W - g.pw;  // padding the windows reach
-  L.Wp = std::max(g.W + std::max(g.pw, right), g.Wo);
   const int64_t Hp = std::max(g.H + 2 * g.ph, g.Ho + (g.kh - 1) * g.dh);
+  // Rows one chunk (3 vectors) of output positions reads, in all kw copies of all channels.
+  const int64_t chunk_rows = (3 * Vec<T>::size + g.W - 1) / std::max<int64_t>(g.W, 1) + 1 +
+                             (g.kh - 1) * g.dh;
+  const bool wrapped = may_wrap && g.Wo == g.W && g.kw > 1 &&  // (kw == 1: no padding column)
+                       g.kw * g.Cg * chunk_rows * g.W * int64_t(sizeof(T)) <= kWrapMaxBytes;
+  if (wrapped) {
+    L.Wp = g.W, L.copies = g.kw, L.lead = g.W + g.pw;  // what dx < 0 reads before row 0
+  } else {
+    const int64_t right = g.Wo + (g.kw - 1) * g.dw - g.W - g.pw;  // padding the windows reach
+    L.Wp = std::max(g.W + std::max(g.pw, right), g.Wo), L.copies = 1, L.lead = 0;
+  }
   L.plane = (Hp + 1) * L.Wp;
   L.positions = g.Ho * L.Wp;
-  const int64_t last_tap = (g.Cg - 1) * L.plane + (g.kh - 1) * g.dh * L.Wp + (g.kw - 1) * g.dw;
+  // The last vector reads up to a vector past the positions; a wrapped tap up to dx further.
   const int64_t vectors = (L.positions + Vec<T>::size - 1) / Vec<T>::size;
-  L.size = std::max(g.Cg * L.plane, vectors * Vec<T>::size + last_tap);
+  const int64_t last_tap = (g.Cg - 1) * L.plane + (g.kh - 1) * g.dh * L.Wp + (g.kw - 1) * g.dw;
+  L.copy = L.lead + std::max(g.Cg * L.plane, vectors * Vec<T>::size + last_tap + g.W);
+  L.size = L.copies * L.copy;
   return L;
+}
+
+// Offsets of the K taps (c, i, j) in the flat buffer, then zeros up to `count` (dummy taps).
+template <class T>
+std::vector<int64_t> flat_taps(const Geometry& g, const FlatLayout& L, int64_t count) {
+  std::vector<int64_t> taps;
+  taps.reserve(size_t(std::max(count, g.K())));
+  for (int64_t c = 0; c < g.Cg; ++c)
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j)
+        taps.push_back(L.copies > 1 ? j * L.copy + L.lead + c * L.plane + i * g.dh * L.Wp +
+                                          j * g.dw - g.pw
+                                    : c * L.plane + i * g.dh * L.Wp + j * g.dw);
+  if (count > g.K()) taps.resize(size_t(count), L.lead);
+  return taps;
 }
 
 template <class T>
 void flat_pad(const Geometry& g, const FlatLayout& L, const T* in, T* buf) {
   std::fill_n(buf, L.size, T(0));
-  for (int64_t c = 0; c < g.Cg; ++c)
-    for (int64_t y = 0; y < g.H; ++y)
-      std::memcpy(buf + c * L.plane + (y + g.ph) * L.Wp + g.pw, in + (c * g.H + y) * g.W,
-                  sizeof(T) * size_t(g.W));
+  const int64_t left = L.copies > 1 ? 0 : g.pw;
+  for (int64_t k = 0; k < L.copies; ++k) {
+    T* copy = buf + k * L.copy + L.lead;
+    for (int64_t c = 0; c < g.Cg; ++c)
+      for (int64_t y = 0; y < g.H; ++y)
+        std::memcpy(copy + c * L.plane + (y + g.ph) * L.Wp + left, in + (c * g.H + y) * g.W,
+                    sizeof(T) * size_t(g.W));
+    if (L.copies == 1) break;
+    // The columns only wrapped reads of this copy's dx reach (Note [Wrapped rows]).
+    const int64_t dx = k * g.dw - g.pw;
+    const int64_t z0 = dx < 0 ? std::max<int64_t>(g.W + dx, 0) : 0;
+    const int64_t z1 = dx < 0 ? g.W : std::min(dx, g.W);
+    for (int64_t r = 0; r < g.Cg * L.plane / L.Wp; ++r) std::fill(copy + r * L.Wp + z0, copy + r * L.Wp + z1, T(0));
+  }
 }
 
-// tmp[b][r * VL + l] = bias[b] + sum_t w[b * K + t] * in[taps[t] + r * VL + l].
+// dst[b * ld + r * VL + l] = bias[b] + sum_t w[b * K + t] * in[taps[t] + r * VL + l].
 template <class T, int B, int R>
-void flat_tile(const T* in, const int64_t* taps, int64_t K, const T* w, const T* bias, T* tmp) {
+void flat_tile(const T* in, const int64_t* taps, int64_t K, const T* w, const T* bias, T* dst,
+               int64_t ld) {
   using V = Vec<T>;
   constexpr int VL = V::size;
   V acc[B][R];
@@ -394,18 +447,26 @@ void flat_tile(const T* in, const int64_t* taps, int64_t K, const T* w, const T*
     }
   }
   for (int b = 0; b < B; ++b)
-    for (int r = 0; r < R; ++r) acc[b][r].store(tmp + (b * R + r) * VL);
+    for (int r = 0; r < R; ++r) acc[b][r].store(dst + b * ld + r * VL);
 }
 
 // Output channels [o, o + B) at grid positions [p0, p0 + R*VL): the tile, then its valid
-// pieces of rows copied out. out: (Og, Ho, Wo) of this image and group.
+// pieces of rows copied out. out: (Og, Ho, Wo) of this image and group. With rows as wide as
+// the output's (Note [Wrapped rows]) positions are output offsets: a whole tile is stored
+// straight from the registers.
 template <class T, int B, int R>
 void flat_block(const Geometry& g, const FlatLayout& L, const T* buf, const int64_t* taps,
                 const T* w, const T* bias, T* out, int64_t o, int64_t p0) {
   constexpr int VL = Vec<T>::size;
+  const T* wo = w + o * g.K();
+  const T* bo = bias ? bias + o : nullptr;
+  const int64_t p1 = std::min(p0 + R * VL, L.positions), HWo = g.Ho * g.Wo;
+  if (L.Wp == g.Wo && p1 == p0 + R * VL) {
+    flat_tile<T, B, R>(buf + p0, taps, g.K(), wo, bo, out + o * HWo + p0, HWo);
+    return;
+  }
   alignas(64) T tmp[B * R * VL];
-  flat_tile<T, B, R>(buf + p0, taps, g.K(), w + o * g.K(), bias ? bias + o : nullptr, tmp);
-  const int64_t p1 = std::min(p0 + R * VL, L.positions);
+  flat_tile<T, B, R>(buf + p0, taps, g.K(), wo, bo, tmp, R * VL);
   for (int64_t p = p0; p < p1;) {
     const int64_t y = p / L.Wp, x = p - y * L.Wp, row_end = std::min(p1, (y + 1) * L.Wp);
     if (x < g.Wo) {
@@ -422,7 +483,8 @@ template <class T, int R>
 void flat_chunk(const Geometry& g, const FlatLayout& L, const T* buf, const int64_t* taps,
                 const T* w, const T* bias, T* out, int64_t p0) {
   int64_t o = 0;
-  for (; o + 8 <= g.Og; o += 8) flat_block<T, 8, R>(g, L, buf, taps, w, bias, out, o, p0);
+  for (; o + kFlatChannels <= g.Og; o += kFlatChannels)
+    flat_block<T, kFlatChannels, R>(g, L, buf, taps, w, bias, out, o, p0);
   for (; o + 4 <= g.Og; o += 4) flat_block<T, 4, R>(g, L, buf, taps, w, bias, out, o, p0);
   for (; o < g.Og; ++o) flat_block<T, 1, R>(g, L, buf, taps, w, bias, out, o, p0);
 }
@@ -430,12 +492,8 @@ void flat_chunk(const Geometry& g, const FlatLayout& L, const T* buf, const int6
 template <class T>
 void conv_flat(const Geometry& g, const T* in, const T* w, const T* bias, T* out) {
   constexpr int VL = Vec<T>::size;
-  const FlatLayout L = flat_layout<T>(g);
-  std::vector<int64_t> taps;
-  taps.reserve(size_t(g.K()));
-  for (int64_t c = 0; c < g.Cg; ++c)
-    for (int64_t i = 0; i < g.kh; ++i)
-      for (int64_t j = 0; j < g.kw; ++j) taps.push_back(c * L.plane + i * g.dh * L.Wp + j * g.dw);
+  const FlatLayout L = flat_layout<T>(g, true);
+  const std::vector<int64_t> taps = flat_taps<T>(g, L, g.K());
   const int64_t vectors = (L.positions + VL - 1) / VL, chunks = (vectors + 2) / 3;
   const int64_t in_plane = g.Cg * g.H * g.W, out_plane = g.Og * g.Ho * g.Wo;
   // Chunk k covers vectors [3k, 3k + 3); the last one may hold fewer.
@@ -508,10 +566,15 @@ void conv_forward(const Geometry& g, const T* in, const T* w, const T* bias, T* 
       std::fill_n(out + i * g.Ho * g.Wo, g.Ho * g.Wo, bias ? bias[i % g.O] : T(0));
     return;
   }
-  if ((g.K() <= kDirectMaxK || g.Og <= 2) && g.kh * g.kw > 1) {
+  const bool flat = g.sh == 1 && g.sw == 1 && !g.pointwise() && g.Og * g.K() <= kFlatMaxWeights;
+  if (g.K() <= kDirectMaxK && g.kh * g.kw > 1) {
     conv_direct(g, in, w, bias, out);
-  } else if (g.sh == 1 && g.sw == 1 && !g.pointwise() && g.Og * g.K() <= kFlatMaxWeights) {
+  } else if (flat) {
+    // Also for one or two output channels (conv1's grad_input: 32 -> 1): 3 vectors of positions
+    // give 3 independent sums where the direct kernel chains all K FMAs into one register.
     conv_flat(g, in, w, bias, out);
+  } else if (g.Og <= 2 && g.kh * g.kw > 1) {
+    conv_direct(g, in, w, bias, out);
   } else {
     conv_gemm(g, in, w, bias, out);
   }
@@ -570,10 +633,110 @@ void conv_adjoint(const Geometry& g, const T* grad, const T* w, const T* bias, T
   });
 }
 
+// ── flat weight gradient (stride 1) ────────────────────────────────────────
+// Note [Flat weight gradient]
+// grad_w[o][t] = sum over images and output positions (y, x) of g[o][y][x] * buf[y*Wp + x + tap_t]
+// in the flat layout of Note [Flat direct convolution]. Vectors run over output channels: each
+// image's grad is transposed to gT (Ho*Wo, Ogp) (Og rounded up to a vector, zeros beyond), and a
+// tile of 2 vectors of channels x 6 taps keeps 12 accumulators in registers: per position 2
+// loads and 6 broadcasts feed 12 FMAs, no im2col copy, no GEMM packing, no horizontal sums.
+// A thread accumulates its images into its own (G, Kp, Ogp) copy (taps padded to whole tiles
+// with a dummy tap whose row is dropped); the copies are summed and transposed at the end.
+constexpr int kWgradTaps = 6;
+
+// acc (TT, ld_acc) += sum over positions of gT (Ho*Wo, ld_g) [OV vectors] x buf[p + taps[t]].
+template <class T, int OV, int TT>
+void wgrad_tile(const Geometry& g, const FlatLayout& L, const T* gT, int64_t ld_g, const T* buf,
+                const int64_t* taps, T* acc, int64_t ld_acc) {
+  using V = Vec<T>;
+  constexpr int VL = V::size;
+  V a[TT][OV];
+  for (int t = 0; t < TT; ++t)
+    for (int v = 0; v < OV; ++v) a[t][v] = V::load(acc + t * ld_acc + v * VL);
+  const T* src[TT];
+  for (int t = 0; t < TT; ++t) src[t] = buf + taps[t];
+  for (int64_t y = 0; y < g.Ho; ++y) {
+    const T* gy = gT + y * g.Wo * ld_g;
+    const int64_t py = y * L.Wp;
+    for (int64_t x = 0; x < g.Wo; ++x) {
+      V gv[OV];
+      for (int v = 0; v < OV; ++v) gv[v] = V::load(gy + x * ld_g + v * VL);
+      for (int t = 0; t < TT; ++t) {
+        const V b = splat(src[t][py + x]);
+        for (int v = 0; v < OV; ++v) a[t][v] = a[t][v] + gv[v] * b;
+      }
+    }
+  }
+  for (int t = 0; t < TT; ++t)
+    for (int v = 0; v < OV; ++v) a[t][v].store(acc + t * ld_acc + v * VL);
+}
+
+// gT (HWo, Ogp) = g (Og, HWo)^T, zero in columns Og..Ogp. Blocks of 8 x 8 stay in L1.
+template <class T>
+void transpose_grad(const T* g, int64_t Og, int64_t HWo, int64_t Ogp, T* gT) {
+  for (int64_t p0 = 0; p0 < HWo; p0 += 8) {
+    const int64_t p1 = std::min(p0 + 8, HWo);
+    for (int64_t o0 = 0; o0 < Ogp; o0 += 8) {
+      const int64_t o1 = std::min(o0 + 8, Ogp);
+      for (int64_t p = p0; p < p1; ++p)
+        for (int64_t o = o0; o < o1; ++o) gT[p * Ogp + o] = o < Og ? g[o * HWo + p] : T(0);
+    }
+  }
+}
+
+template <class T>
+void conv_weight_grad_flat(const Geometry& g, const T* grad, const T* in, T* gw) {
+  constexpr int VL = Vec<T>::size;
+  const FlatLayout L = flat_layout<T>(g, false);
+  const int64_t K = g.K(), HWo = g.Ho * g.Wo;
+  const int64_t Kp = (K + kWgradTaps - 1) / kWgradTaps * kWgradTaps, Ogp = (g.Og + VL - 1) / VL * VL;
+  const std::vector<int64_t> taps = flat_taps<T>(g, L, Kp);
+  const bool split = split_images(g.N);
+  const int threads = split ? get_num_threads() : 1;
+  const int64_t part = g.G * Kp * Ogp;  // one thread's (G, Kp, Ogp)
+  const Dtype dt = std::is_same_v<T, float> ? kFloat32 : kFloat64;
+  Tensor partial = zeros({threads, part}, {.dtype = dt});
+  T* parts = static_cast<T*>(partial.data_ptr());
+  auto images = [&](int64_t n0, int64_t n1) {
+    Tensor scratch = empty({L.size + HWo * Ogp}, {.dtype = dt});
+    T* buf = static_cast<T*>(scratch.data_ptr());
+    T* gT = buf + L.size;
+    T* acc = parts + (split ? omp_get_thread_num() : 0) * part;
+    for (int64_t n = n0; n < n1; ++n)
+      for (int64_t gi = 0; gi < g.G; ++gi) {
+        flat_pad(g, L, in + (n * g.C + gi * g.Cg) * g.H * g.W, buf);
+        transpose_grad(grad + (n * g.O + gi * g.Og) * HWo, g.Og, HWo, Ogp, gT);
+        T* ag = acc + gi * Kp * Ogp;
+        for (int64_t t = 0; t < Kp; t += kWgradTaps) {
+          int64_t o = 0;
+          for (; o + 2 * VL <= Ogp; o += 2 * VL)
+            wgrad_tile<T, 2, kWgradTaps>(g, L, gT + o, Ogp, buf, &taps[t], ag + t * Ogp + o, Ogp);
+          for (; o < Ogp; o += VL)
+            wgrad_tile<T, 1, kWgradTaps>(g, L, gT + o, Ogp, buf, &taps[t], ag + t * Ogp + o, Ogp);
+        }
+      }
+  };
+  if (split) parallel_for(0, g.N, 1, images);
+  else images(0, g.N);
+  for (int64_t gi = 0; gi < g.G; ++gi)
+    for (int64_t o = 0; o < g.Og; ++o)
+      for (int64_t t = 0; t < K; ++t) {
+        const int64_t i = (gi * Kp + t) * Ogp + o;
+        T s = parts[i];
+        for (int th = 1; th < threads; ++th) s += parts[th * part + i];
+        gw[(gi * g.Og + o) * K + t] = s;
+      }
+}
+
 // grad_weight_g (Og, K) = sum_n grad_g[n] (Og, Ho*Wo) @ col_g[n]^T. Threads that take runs of
 // images accumulate into their own copy of grad_weight; the copies are summed at the end.
 template <class T>
 void conv_weight_grad(const Geometry& g, const T* grad, const T* in, T* gw) {
+  // The flat kernel threads over images only: with fewer images than threads, threaded BLAS.
+  const bool one_thread = get_num_threads() == 1 || omp_in_parallel();
+  if (g.K() > kDirectMaxK && g.sh == 1 && g.sw == 1 && g.Og * g.K() <= kFlatMaxWeights &&
+      (one_thread || split_images(g.N)))
+    return conv_weight_grad_flat(g, grad, in, gw);
   const int64_t K = g.K(), HWo = g.Ho * g.Wo, rows = rows_per_block(g);
   const int64_t wsize = g.O * K;
   const bool pointwise = g.pointwise();
