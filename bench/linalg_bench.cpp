@@ -104,6 +104,17 @@ void BM_ember_linear(benchmark::State& state) {
   set_flops(state, 2.0 * double(rows) * double(in) * double(out));
 }
 
+// ── small bfloat16 products: both sides of the direct path's bound ─────────────────────────
+// (M, K, N) up to 4096 multiply-adds run Note [Small reduced-precision GEMM]'s direct loop, above
+// it the convert path (two float32 buffers and sgemm): 16x16x16 and 16x17x16 straddle the bound.
+
+void BM_ember_matmul_bf16_small(benchmark::State& state) {
+  const int64_t m = state.range(0), k = state.range(1), n = state.range(2);
+  const Tensor a = randn({m, k}).to(kBFloat16), b = randn({k, n}).to(kBFloat16);
+  for (auto _ : state) benchmark::DoNotOptimize(matmul(a, b).data_ptr());
+  set_flops(state, 2.0 * double(m) * double(k) * double(n));
+}
+
 // ── einsum lowering overhead ───────────────────────────────────────────────────────────────
 
 void BM_ember_einsum_bmm(benchmark::State& state) {
@@ -126,5 +137,11 @@ BENCHMARK(BM_cblas_sgemm_batch_parallel)
     ->UseRealTime();
 BENCHMARK(BM_ember_linear)->Args({128, 784, 512})->Args({128, 512, 10})->UseRealTime();
 BENCHMARK(BM_ember_einsum_bmm)->UseRealTime();
+BENCHMARK(BM_ember_matmul_bf16_small)
+    ->Args({4, 4, 4})
+    ->Args({16, 16, 16})
+    ->Args({16, 17, 16})
+    ->Args({32, 32, 32})
+    ->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -7,6 +7,7 @@ images/s and test accuracy. --amp bf16 trains (and evaluates) under
 torch.autocast("cpu", dtype=torch.bfloat16), like ember's --amp bf16.
 
   train_torch.py [--epochs 5] [--threads 2] [--workers 0] [--data-dir DIR] [--amp none|bf16]
+                 [--limit N] [--val-limit N]
 """
 import argparse
 import gzip
@@ -53,11 +54,17 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist")
     ap.add_argument("--amp", choices=["none", "bf16"], default="none")
+    ap.add_argument("--limit", type=int, default=0, help="train on the first N images (0: all)")
+    ap.add_argument("--val-limit", type=int, default=0, help="test on the first N (0: all)")
     args = ap.parse_args()
     autocast = lambda: torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.amp == "bf16")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     train, test = load(args.data_dir, "train"), load(args.data_dir, "t10k")
+    if args.limit:
+        train = TensorDataset(*train[:args.limit])
+    if args.val_limit:
+        test = TensorDataset(*test[:args.val_limit])
     train_loader = DataLoader(train, batch_size=128, shuffle=True, num_workers=args.workers,
                               persistent_workers=args.workers > 0)
     test_loader = DataLoader(test, batch_size=256, num_workers=args.workers)

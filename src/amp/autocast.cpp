@@ -29,6 +29,46 @@ struct CacheEntry {
   Tensor source, cast;
 };
 
+// Note [Autocast policy memo]
+// The hook asks for an op's policy at every entry inside a region, so the answer is kept per
+// thread under the op's identity, the address of its name (each op passes one literal), in an
+// open-addressed table: a hit is one hash of the address and one comparison, no string work.
+// The table is never full in practice (a few hundred op names); if it were, lookups fall back
+// to the table scan, correct but slow.
+class PolicyMemo {
+ public:
+  std::optional<CastPolicy> find(const char* op, DeviceType device) {
+    const size_t mask = kSlots - 1;
+    for (size_t i = hash(op), n = 0; n < kSlots; i = (i + 1) & mask, ++n) {
+      Slot& s = slots_[i];
+      if (s.op == op) return s.known[index(device)] ? s.policy[index(device)] : lookup(s, device);
+      if (!s.op) {
+        s.op = op;
+        return lookup(s, device);
+      }
+    }
+    return scan(op, device);
+  }
+
+ private:
+  static constexpr size_t kSlots = 1024;  // a power of two
+  struct Slot {
+    const char* op = nullptr;
+    bool known[2] = {false, false};
+    std::optional<CastPolicy> policy[2];
+  };
+  static size_t index(DeviceType d) { return d == kCUDA ? 1 : 0; }
+  static size_t hash(const char* op) {  // Fibonacci hashing of the address
+    return size_t((uint64_t(reinterpret_cast<uintptr_t>(op)) * 0x9E3779B97F4A7C15ull) >> 54);
+  }
+  static std::optional<CastPolicy> lookup(Slot& s, DeviceType device) {
+    s.known[index(device)] = true;
+    return s.policy[index(device)] = scan(s.op, device);
+  }
+  static std::optional<CastPolicy> scan(const char* op, DeviceType device);
+  Slot slots_[kSlots];
+};
+
 struct State {
   bool enabled[kDevices] = {false, false};
   Dtype dtype[kDevices] = {kBFloat16, kFloat16};  // PyTorch's defaults per device
@@ -37,7 +77,7 @@ struct State {
   int64_t casts = 0;
   const AutocastPolicy* previous_policy = nullptr;  // the thread's hook before the outermost region
   std::unordered_map<const TensorImpl*, CacheEntry> cache;
-  std::unordered_map<const char*, std::optional<CastPolicy>> memo[kDevices];
+  PolicyMemo memo;
 };
 thread_local State t_state;
 
@@ -47,6 +87,13 @@ int index_of(DeviceType d) { return d == kCUDA ? 1 : 0; }
 constexpr std::pair<const char*, const char*> kAliases[] = {
     {"cross_entropy", "cross_entropy_loss"},
 };
+
+std::optional<CastPolicy> PolicyMemo::scan(const char* op, DeviceType device) {
+  std::string_view name = op;
+  for (const auto& [ember_name, pytorch_name] : kAliases)
+    if (name == ember_name) name = pytorch_name;
+  return autocast_policy(device, name);
+}
 
 Dtype checked_dtype(DeviceType device, Dtype dtype) {
   EMBER_CHECK(dtype == kBFloat16 || dtype == kFloat16, "autocast",
@@ -90,14 +137,7 @@ void clear_autocast_cache() { t_state.cache.clear(); }
 namespace detail {
 
 std::optional<CastPolicy> op_policy(const char* op, DeviceType device) {
-  auto& memo = t_state.memo[index_of(device)];
-  if (auto it = memo.find(op); it != memo.end()) return it->second;
-  std::string_view name = op;
-  for (const auto& [ember_name, pytorch_name] : kAliases)
-    if (name == ember_name) name = pytorch_name;
-  const std::optional<CastPolicy> policy = autocast_policy(device, name);
-  memo.emplace(op, policy);
-  return policy;
+  return t_state.memo.find(op, device);
 }
 
 bool eligible(const Tensor& t, DeviceType device) {

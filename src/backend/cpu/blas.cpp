@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <type_traits>
 #include <vector>
 
@@ -257,8 +258,66 @@ void sbgemm_batches(SbgemmFn fn, Tensor a, Tensor b, const Tensor& cf, float alp
        blasint(N));
 }
 
+// Note [Small reduced-precision GEMM]
+// Up to kSmallReducedMacs multiply-adds in all, the convert path's three float32 buffers and
+// BLAS's fixed cost are most of a float16/bfloat16 product (a 4x4 a @ b under autocast is
+// bench/ember_ops.cpp's amp_matmul_16elem). There each operand matrix is widened while it is
+// copied into a float32 block on the stack (the cast fused into the packing, any strides) and
+// each output is accumulated over k in order, in float32, and rounded once: the arithmetic of
+// the other paths (OpenBLAS's kernels also accumulate each output over k in order below their
+// k-block), so a product does not change with the path.
+constexpr int64_t kSmallReducedMacs = 4096;
+
+// dst (rows, cols) row-major = float(src (rows, cols) with strides rs, cs).
+template <class T>
+void widen_block(const T* src, int64_t rows, int64_t cols, int64_t rs, int64_t cs, float* dst) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < cols; ++j) dst[r * cols + j] = float(src[r * rs + j * cs]);
+}
+
+// x * y + z rounded once where the CPU has FMA, as OpenBLAS's kernels do it there.
+inline float multiply_add(float x, float y, float z) {
+#ifdef __FP_FAST_FMAF
+  return std::fma(x, y, z);
+#else
+  return x * y + z;
+#endif
+}
+
+template <class T>
+void small_reduced_gemm(const Tensor& a, const Tensor& b, const Tensor& c, float alpha,
+                        float beta) {
+  const IntArrayRef as = a.strides(), bs = b.strides(), cs = c.strides();
+  const int64_t batch = c.sizes()[0], M = c.sizes()[1], N = c.sizes()[2], K = a.sizes()[2];
+  // M*K, K*N and M*N are each at most the product's multiply-adds.
+  float fa[kSmallReducedMacs], fb[kSmallReducedMacs], acc[kSmallReducedMacs];
+  const T* pa = static_cast<const T*>(a.data_ptr());
+  const T* pb = static_cast<const T*>(b.data_ptr());
+  T* pc = static_cast<T*>(c.data_ptr());
+  for (int64_t i = 0; i < batch; ++i) {
+    widen_block(pa + i * as[0], M, K, as[1], as[2], fa);
+    widen_block(pb + i * bs[0], K, N, bs[1], bs[2], fb);
+    std::fill(acc, acc + M * N, 0.0f);
+    for (int64_t r = 0; r < M; ++r)
+      for (int64_t k = 0; k < K; ++k) {
+        const float x = fa[r * K + k];
+        for (int64_t j = 0; j < N; ++j) acc[r * N + j] = multiply_add(x, fb[k * N + j], acc[r * N + j]);
+      }
+    T* ci = pc + i * cs[0];
+    for (int64_t r = 0; r < M; ++r)
+      for (int64_t j = 0; j < N; ++j) {
+        T& out = ci[r * cs[1] + j * cs[2]];
+        const float scaled = alpha * acc[r * N + j];
+        out = T(beta == 0 ? scaled : beta * float(out) + scaled);
+      }
+  }
+}
+
 template <class T>
 void reduced_gemm(const Tensor& a, const Tensor& b, const Tensor& c, float alpha, float beta) {
+  if (double(c.size(0)) * double(c.size(1)) * double(c.size(2)) * double(a.size(2)) <=
+      double(kSmallReducedMacs))
+    return small_reduced_gemm<T>(a, b, c, alpha, beta);
   EMBER_CHECK(fits_blas(c.size(1)) && fits_blas(c.size(2)) && fits_blas(a.size(2)), "matmul",
               "matrix dims must be below 2^31 for BLAS, got ", c.size(1), "x", a.size(2),
               " and ", a.size(2), "x", c.size(2));
@@ -313,10 +372,12 @@ ReducedGemmPath choose_reduced_gemm_path(Dtype dtype, const CpuFeatures& feature
 }
 
 std::string reduced_gemm_path(Dtype dtype) {
-  if (dtype == kBFloat16 && sbgemm()) return "sbgemm (OpenBLAS, avx512_bf16/amx_bf16)";
-  if (dtype == kBFloat16) return "convert to float32 (16-bit shift) + sgemm";
+  const std::string small = "; up to " + std::to_string(kSmallReducedMacs) +
+                            " multiply-adds: widened while packed, no BLAS";
+  if (dtype == kBFloat16 && sbgemm()) return "sbgemm (OpenBLAS, avx512_bf16/amx_bf16)" + small;
+  if (dtype == kBFloat16) return "convert to float32 (16-bit shift) + sgemm" + small;
   return std::string("convert to float32 (") + (cpu_features().f16c ? "F16C" : "scalar") +
-         ") + sgemm";
+         ") + sgemm" + small;
 }
 
 }  // namespace ember::cpu

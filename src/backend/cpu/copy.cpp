@@ -10,12 +10,32 @@
 
 namespace ember::cpu {
 
+namespace {
+
+// dst and src (of dst's sizes) as one loop. Both contiguous, as every cast autocast makes and
+// most .to() calls are, is one run with nothing to plan: planning costs more than copying a
+// small tensor.
+LoopPlan<2> copy_plan(const Tensor& dst, const Tensor& src, int64_t dsize, int64_t ssize) {
+  const std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()),
+                                  static_cast<char*>(src.data_ptr())};
+  if (dst.is_contiguous() && src.is_contiguous() && dst.sizes() == src.sizes()) {
+    LoopPlan<2> p;
+    p.base = base;
+    p.numel = dst.numel();
+    p.shape.push_back(p.numel);
+    p.strides[0].push_back(dsize);
+    p.strides[1].push_back(ssize);
+    return p;
+  }
+  const DimVector ds = byte_strides(dst.strides(), dsize), ss = byte_strides(src.strides(), ssize);
+  return plan_loop<2>(dst.sizes(), base, {IntArrayRef(ds), IntArrayRef(ss)});
+}
+
+}  // namespace
+
 void copy_kernel(const Tensor& dst, const Tensor& src) {
   const int64_t dsize = dst.element_size(), ssize = src.element_size();
-  const DimVector ds = byte_strides(dst.strides(), dsize), ss = byte_strides(src.strides(), ssize);
-  const auto plan = plan_loop<2>(dst.sizes(), {static_cast<char*>(dst.data_ptr()),
-                                               static_cast<char*>(src.data_ptr())},
-                                 {IntArrayRef(ds), IntArrayRef(ss)});
+  const auto plan = copy_plan(dst, src, dsize, ssize);
   if (dst.dtype() == src.dtype()) {
     run_loop(plan, [dsize](std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
       if (s[0] == dsize && s[1] == dsize) {

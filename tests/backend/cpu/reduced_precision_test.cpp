@@ -106,6 +106,53 @@ TEST_P(ReducedGemm, Conv2dAgainstFloat64) {
   expect_within(got, ref, scale, 27, dt, "conv2d");
 }
 
+// Products of at most 4096 multiply-adds take the small path (Note [Small reduced-precision
+// GEMM]): operands widened while packed, any strides, a broadcast batch, beta, a strided output.
+TEST_P(ReducedGemm, SmallProductsAgainstFloat64) {
+  const Dtype dt = GetParam();
+  manual_seed(3);
+  const int64_t B = 2, M = 4, K = 16, N = 8;  // 1024 multiply-adds
+  const Tensor a = rounded_randn({B, K, M}, dt).transpose(1, 2), b = rounded_randn({K, N}, dt);
+  const Tensor a64 = a.to(kFloat64), b64 = b.to(kFloat64);
+  expect_within(matmul(a, b), matmul(a64, b64), matmul(a64.abs(), b64.abs()), K, dt, "small");
+  const Tensor self = rounded_randn({N, M}, dt).t();  // (M, N), column-major
+  const Tensor got = addmm(self, a.select(0, 1), b, {.beta = -1.5, .alpha = 0.5});
+  const Tensor a1 = a64.select(0, 1);
+  expect_within(got, self.to(kFloat64) * -1.5 + matmul(a1, b64) * 0.5,
+                self.to(kFloat64).abs() * 1.5 + matmul(a1.abs(), b64.abs()) * 0.5, K + 1, dt,
+                "small addmm");
+  Tensor out = empty({N, M}, {.dtype = dt}).t();  // written through its transposed strides
+  cpu::gemm(a.select(0, 0).unsqueeze(0), b.unsqueeze(0), out.unsqueeze(0), 1, 0);
+  expect_within(out, matmul(a64.select(0, 0), b64), matmul(a64.select(0, 0).abs(), b64.abs()), K,
+                dt, "small, strided output");
+  // The largest product of the small path and the smallest of the other agree to the bound.
+  for (int64_t k : {256, 257}) {
+    const Tensor x = rounded_randn({4, k}, dt), y = rounded_randn({k, 4}, dt);
+    expect_within(matmul(x, y), matmul(x.to(kFloat64), y.to(kFloat64)),
+                  matmul(x.to(kFloat64).abs(), y.to(kFloat64).abs()), k, dt,
+                  "k = " + std::to_string(k));
+  }
+}
+
+// Reductions of float16/bfloat16 accumulate in float32 and round once (the same bound as a
+// product: twice half an output ulp plus n * 2^-24 of the magnitudes summed); amax is exact.
+TEST_P(ReducedGemm, ReductionsAgainstFloat64) {
+  const Dtype dt = GetParam();
+  manual_seed(4);
+  const Tensor x = rounded_randn({6, 1000}, dt) + 0.5;  // a mean away from 0
+  const Tensor x64 = x.to(kFloat64);
+  const int64_t n = 1000;
+  expect_within(x.sum(), x64.sum(), x64.abs().sum(), 6 * n, dt, "sum");
+  expect_within(x.sum(1), x64.sum(1), x64.abs().sum(1), n, dt, "sum(1)");
+  expect_within(x.sum(0), x64.sum(0), x64.abs().sum(0), 6, dt, "sum(0)");
+  expect_within(x.mean(1), x64.mean(1), x64.abs().mean(1), n, dt, "mean(1)");
+  expect_within(x.norm(), x64.norm(), x64.norm(), 6 * n, dt, "norm");
+  // Variance: float32's error is relative to the mean square, not to the variance.
+  expect_within(x.var(1), x64.var(1), (x64 * x64).mean(1) * 2.0, n, dt, "var(1)");
+  expect_within(x.cumsum(1), x64.cumsum(1), x64.abs().cumsum(1), n, dt, "cumsum(1)");
+  EXPECT_TRUE(x.amax(1).to(kFloat64).equal(x64.amax(1))) << "amax(1)";
+}
+
 INSTANTIATE_TEST_SUITE_P(HalfTypes, ReducedGemm, ::testing::Values(kBFloat16, kFloat16),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
