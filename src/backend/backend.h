@@ -26,6 +26,12 @@
 #include "backend/softmax_kernels.h"
 #include "backend/gather_kernels.h"
 #include "backend/index_kernels.h"
+#include "backend/conv_kernels.h"
+#include "backend/pool_kernels.h"
+#include "backend/linalg_kernels.h"
+#include "backend/rearrange_kernels.h"
+#include "backend/resize_kernels.h"
+#include "backend/optim_kernels.h"
 
 namespace ember::backend {
 
@@ -101,6 +107,8 @@ using ElementwiseFn = void (*)(const ElementwiseCall&);
 using CopyFn = void (*)(const Tensor& dst, const Tensor& src);
 /// dst[i] = value converted to dst's dtype (already checked to fit).
 using FillFn = void (*)(const Tensor& dst, Scalar value);
+/// Whether a and b (contiguous, one dtype and shape) hold equal values: Tensor::equal.
+using EqualFn = bool (*)(const Tensor& a, const Tensor& b);
 
 /// One device type's memory functions and kernels. Empty entries mean "not implemented here".
 struct Backend {
@@ -115,6 +123,14 @@ struct Backend {
   ScanKernels scan;
   GatherKernels gather;
   IndexKernels index;
+  // conv ... optim: <family>_kernels.h; filled by the CPU's family files as they move there
+  ConvKernels conv;
+  PoolKernels pool;
+  LinalgKernels linalg;
+  RearrangeKernels rearrange;
+  ResizeKernels resize;
+  OptimKernels optim;       // the optimizers' fused updates
+  EqualFn equal = nullptr;  // Tensor::equal (the copy family)
 
   ElementwiseFn& operator[](ElementwiseKernel k) { return elementwise[size_t(k)]; }
 };

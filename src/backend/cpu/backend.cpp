@@ -21,6 +21,9 @@ const Backend& cpu_backend() {
     cpu::add_scan_kernels(b);
     cpu::add_gather_kernels(b);
     cpu::add_index_kernels(b);
+    cpu::add_conv_kernels(b);
+    cpu::add_pool_kernels(b);
+    cpu::add_linalg_kernels(b);
     return b;
   }();
   return table;

@@ -16,5 +16,11 @@ void add_softmax_kernels(backend::Backend& b);
 void add_scan_kernels(backend::Backend& b);
 void add_gather_kernels(backend::Backend& b);
 void add_index_kernels(backend::Backend& b);
+void add_conv_kernels(backend::Backend& b);
+void add_pool_kernels(backend::Backend& b);
+void add_linalg_kernels(backend::Backend& b);
+void add_rearrange_kernels(backend::Backend& b);
+void add_resize_kernels(backend::Backend& b);
+void add_optim_kernels(backend::Backend& b);
 
 }  // namespace ember::cpu

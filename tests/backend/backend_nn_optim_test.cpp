@@ -1,0 +1,139 @@
+// The backend seam for convolution, pooling, matrix products, rearrangements, resizing and the
+// optimizers' updates: a fake device without a family's kernel is refused by the op's name
+// before anything runs, tensors on two devices are refused by the shared front end, and an op
+// runs the fake device's own kernel (src/ops never touching its memory).
+#include <ember/creation.h>
+#include <ember/linalg.h>
+#include <ember/nn/functional/conv.h>
+
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "backend/fake_device.h"
+#include "test_support.h"
+
+namespace ember {
+namespace {
+
+namespace F = nn::functional;
+using test::FakeDevice;
+using test::kFakeDevice;
+
+const std::string kMissing = "no kernel for cuda:0: the fake backend does not implement this op";
+
+// ── convolution ───────────────────────────────────────────────────────────────────────────
+
+TEST(BackendConv, ConvolutionsWithoutTheirKernelsAreRefusedByName) {
+  FakeDevice fake;
+  const Tensor x = FakeDevice::tensor<float>(std::vector<float>(9, 1)).view({1, 1, 3, 3});
+  const Tensor w = FakeDevice::tensor<float>(std::vector<float>(4, 1)).view({1, 1, 2, 2});
+  EXPECT_ERROR(F::conv2d(x, w), "[conv2d] " + kMissing);
+  EXPECT_ERROR(F::conv1d(x.view({1, 3, 3}), FakeDevice::tensor<float>({1, 1, 1}).view({1, 3, 1})),
+               "[conv1d] " + kMissing);
+  EXPECT_ERROR(F::conv_transpose2d(x, w), "[conv_transpose2d] " + kMissing);
+  const Tensor g = FakeDevice::tensor<float>(std::vector<float>(4, 1)).view({1, 1, 2, 2});
+  EXPECT_ERROR(F::conv2d_backward(g, x, w), "[conv2d_backward] " + kMissing);
+}
+
+TEST(BackendConv, OperandsOnTwoDevicesAreRefusedByName) {
+  FakeDevice fake;
+  const Tensor w = FakeDevice::tensor<float>(std::vector<float>(4, 1)).view({1, 1, 2, 2});
+  EXPECT_ERROR(F::conv2d(ones({1, 1, 3, 3}), w),
+               "[conv2d] expected all tensors on one device, got cpu and cuda:0");
+  EXPECT_ERROR(F::conv2d_backward(ones({1, 1, 2, 2}), ones({1, 1, 3, 3}), w),
+               "[conv2d_backward] expected all tensors on one device, got cpu and cuda:0");
+}
+
+// ── pooling ───────────────────────────────────────────────────────────────────────────────
+
+TEST(BackendPool, PoolsWithoutTheirKernelsAreRefusedByName) {
+  FakeDevice fake;
+  const Tensor x = FakeDevice::tensor<float>(std::vector<float>(16, 1)).view({1, 4, 4});
+  EXPECT_ERROR(F::max_pool2d(x, 2), "[max_pool2d] " + kMissing);
+  EXPECT_ERROR(F::max_pool1d(x, 2), "[max_pool1d] " + kMissing);
+  EXPECT_ERROR(F::avg_pool2d(x, 2), "[avg_pool2d] " + kMissing);
+  EXPECT_ERROR(F::adaptive_avg_pool2d(x, 1), "[adaptive_avg_pool2d] " + kMissing);
+  EXPECT_ERROR(F::adaptive_max_pool2d(x, 1), "[adaptive_max_pool2d] " + kMissing);
+  const Tensor g = FakeDevice::tensor<float>(std::vector<float>(4, 1)).view({1, 2, 2});
+  EXPECT_ERROR(F::avg_pool2d_backward(g, x, 2), "[avg_pool2d_backward] " + kMissing);
+  EXPECT_ERROR(F::adaptive_avg_pool2d_backward(g, x), "[adaptive_avg_pool2d_backward] " + kMissing);
+  EXPECT_ERROR(F::avg_pool2d_backward(ones({1, 2, 2}), x, 2),
+               "[avg_pool2d_backward] expected all tensors on one device, got cpu and cuda:0");
+}
+
+// The fake kernel sums each plane: enough to see the front end hand it (P, H, W) planes and
+// shape its (P, 1, 1) output back to the caller's dims.
+void fake_adaptive_avg(const Tensor& input, const Tensor& out) {
+  FakeDevice::calls().push_back("adaptive_avg_pool2d");
+  const int64_t plane = input.size(1) * input.size(2);
+  for (int64_t p = 0; p < input.size(0); ++p) {
+    float s = 0;
+    for (int64_t i = 0; i < plane; ++i) s += FakeDevice::data<float>(input)[p * plane + i];
+    FakeDevice::data<float>(out)[p] = s / float(plane);
+  }
+}
+
+TEST(BackendPool, PoolsRunTheKernelsOfTheirDevice) {
+  FakeDevice fake;
+  fake.table.pool.adaptive_avg_pool2d = &fake_adaptive_avg;
+  const Tensor x = FakeDevice::tensor<float>({1, 2, 3, 4, 5, 6, 7, 8}).view({2, 2, 2});
+  const Tensor y = F::adaptive_avg_pool2d(x, 1);
+  EXPECT_EQ(y.device(), kFakeDevice);
+  EXPECT_EQ(y.sizes(), IntArrayRef({2, 1, 1}));
+  EXPECT_EQ(FakeDevice::values<float>(y), (std::vector<float>{2.5f, 6.5f}));
+  EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"adaptive_avg_pool2d"}));
+}
+
+// ── matrix products ───────────────────────────────────────────────────────────────────────
+
+TEST(BackendLinalg, ProductsWithoutTheGemmKernelAreRefusedByName) {
+  FakeDevice fake;
+  const Tensor a = FakeDevice::tensor<float>({1, 2, 3, 4}).view({2, 2});
+  const Tensor v = FakeDevice::tensor<float>({1, 2});
+  EXPECT_ERROR(mm(a, a), "[mm] " + kMissing);
+  EXPECT_ERROR(bmm(a.view({1, 2, 2}), a.view({1, 2, 2})), "[bmm] " + kMissing);
+  EXPECT_ERROR(mv(a, v), "[mv] " + kMissing);
+  EXPECT_ERROR(dot(v, v), "[dot] " + kMissing);
+  EXPECT_ERROR(linear(a, a), "[linear] " + kMissing);
+}
+
+TEST(BackendLinalg, OperandsOnTwoDevicesAreRefusedByName) {
+  FakeDevice fake;
+  const Tensor a = FakeDevice::tensor<float>({1, 2, 3, 4}).view({2, 2});
+  EXPECT_ERROR(mm(a, eye(2)), "[mm] expected all tensors on one device, got cuda:0 and cpu");
+  EXPECT_ERROR(linear(eye(2), a),
+               "[linear] expected all tensors on one device, got cpu and cuda:0");
+}
+
+// c = beta c + alpha a @ b for the contiguous (B, M, K) @ (B, K, N) operands the test gives.
+void fake_gemm(const Tensor& a, const Tensor& b, const Tensor& c, Scalar alpha, Scalar beta) {
+  FakeDevice::calls().push_back("gemm");
+  const int64_t B = c.size(0), M = c.size(1), N = c.size(2), K = a.size(2);
+  const float* x = FakeDevice::data<float>(a);
+  const float* y = FakeDevice::data<float>(b);
+  float* z = FakeDevice::data<float>(c);
+  for (int64_t i = 0; i < B * M * N; ++i) {
+    const int64_t n = i % N, m = i / N % M, bi = i / (M * N);
+    float s = 0;
+    for (int64_t k = 0; k < K; ++k)
+      s += x[a.stride(0) * bi + a.stride(1) * m + a.stride(2) * k] *
+           y[b.stride(0) * bi + b.stride(1) * k + b.stride(2) * n];
+    const float kept = beta.to_double() == 0 ? 0.0f : float(beta.to_double()) * z[i];
+    z[i] = kept + float(alpha.to_double()) * s;
+  }
+}
+
+TEST(BackendLinalg, ProductsRunTheGemmOfTheirDevice) {
+  FakeDevice fake;
+  fake.table.linalg.gemm = &fake_gemm;
+  const Tensor a = FakeDevice::tensor<float>({1, 2, 3, 4}).view({2, 2});
+  const Tensor b = FakeDevice::tensor<float>({5, 6, 7, 8}).view({2, 2});
+  const Tensor c = mm(a, b);
+  EXPECT_EQ(c.device(), kFakeDevice);
+  EXPECT_EQ(FakeDevice::values<float>(c), (std::vector<float>{19, 22, 43, 50}));
+  EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"gemm"}));
+}
+
+}  // namespace
+}  // namespace ember
