@@ -3,6 +3,7 @@
 // before anything runs, tensors on two devices are refused by the shared front end, and an op
 // runs the fake device's own kernel (src/ops never touching its memory).
 #include <ember/creation.h>
+#include <ember/index_ops.h>
 #include <ember/linalg.h>
 #include <ember/nn/functional/conv.h>
 
@@ -133,6 +134,69 @@ TEST(BackendLinalg, ProductsRunTheGemmOfTheirDevice) {
   EXPECT_EQ(c.device(), kFakeDevice);
   EXPECT_EQ(FakeDevice::values<float>(c), (std::vector<float>{19, 22, 43, 50}));
   EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"gemm"}));
+}
+
+// ── rearranging ───────────────────────────────────────────────────────────────────────────
+
+TEST(BackendRearrange, RearrangingOpsWithoutTheirKernelsAreRefusedByName) {
+  FakeDevice fake;
+  const Tensor t = FakeDevice::tensor<float>({3, 1, 2, 4});
+  const Tensor i = FakeDevice::tensor<int64_t>({2, 0, 1});
+  EXPECT_ERROR(flip(t, {0}), "[flip] " + kMissing);
+  EXPECT_ERROR(tril(t.view({2, 2})), "[tril] " + kMissing);
+  EXPECT_ERROR(triu(t.view({2, 2})), "[triu] " + kMissing);
+  EXPECT_ERROR(trace(t.view({2, 2})), "[trace] " + kMissing);
+  EXPECT_ERROR(repeat_interleave(i), "[repeat_interleave] " + kMissing);
+  EXPECT_ERROR(one_hot(i), "[one_hot] " + kMissing);
+  EXPECT_ERROR(searchsorted(t, t), "[searchsorted] " + kMissing);
+  EXPECT_ERROR(unique(t), "[unique] " + kMissing);
+  EXPECT_ERROR(unique(t.view({2, 2}), {.dim = 0}), "[unique] " + kMissing);
+  EXPECT_EQ(FakeDevice::values<float>(t), (std::vector<float>{3, 1, 2, 4}));  // nothing written
+}
+
+TEST(BackendRearrange, OperandsOnTwoDevicesAreRefusedByName) {
+  FakeDevice fake;
+  const Tensor t = FakeDevice::tensor<float>({1, 2, 3});
+  EXPECT_ERROR(searchsorted(tensor({0.5f, 2.5f}), t),
+               "[searchsorted] expected all tensors on one device, got cpu and cuda:0");
+}
+
+void fake_flip(const Tensor& out, const Tensor& self, IntArrayRef dims) {
+  FakeDevice::calls().push_back("flip");
+  ASSERT_EQ(dims, IntArrayRef({0}));
+  const int64_t n = self.numel();
+  for (int64_t j = 0; j < n; ++j)
+    FakeDevice::data<float>(out)[j] = FakeDevice::data<float>(self)[n - 1 - j];
+}
+
+TEST(BackendRearrange, FlipRunsTheKernelOfItsDevice) {
+  FakeDevice fake;
+  fake.table.rearrange.flip = &fake_flip;
+  const Tensor f = flip(FakeDevice::tensor<float>({1, 2, 3}), {-1});
+  EXPECT_EQ(f.device(), kFakeDevice);
+  EXPECT_EQ(FakeDevice::values<float>(f), (std::vector<float>{3, 2, 1}));
+  EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"flip"}));
+}
+
+// ── resizing ──────────────────────────────────────────────────────────────────────────────
+
+TEST(BackendResize, InterpolateAndPadWithoutTheirKernelsAreRefusedByName) {
+  FakeDevice fake;
+  const Tensor x = FakeDevice::tensor<float>({1, 2, 3, 4}).view({1, 1, 4});
+  EXPECT_ERROR(F::interpolate(x, {.size = 8}), "[interpolate] " + kMissing);
+  EXPECT_ERROR(F::interpolate_backward(x, {1, 1, 2}, {.size = 4}),
+               "[interpolate_backward] " + kMissing);
+  EXPECT_ERROR(F::pad(x, {1, 1}, {.mode = "reflect"}), "[pad] " + kMissing);
+  EXPECT_ERROR(F::pad_backward(x, {1, 1, 2}, {1, 1}, {.mode = "replicate"}),
+               "[pad_backward] " + kMissing);
+}
+
+// ── Tensor::equal ─────────────────────────────────────────────────────────────────────────
+
+TEST(BackendCopy, EqualWithoutItsKernelIsRefusedByName) {
+  FakeDevice fake;
+  const Tensor t = FakeDevice::tensor<float>({1, 2});
+  EXPECT_ERROR(t.equal(t), "[equal] " + kMissing);
 }
 
 }  // namespace
