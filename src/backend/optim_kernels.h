@@ -38,8 +38,8 @@ struct NAdamStep {
 
 struct RAdamStep {
   double beta1, beta2, l2, eps, bias_correction1, lr;
-  bool rectify;             // the variance is tractable (rho_t > 5)
-  double bc2_sqrt, rect;    // used when rectify
+  bool rectify;           // the variance is tractable (rho_t > 5)
+  double bc2_sqrt, rect;  // used when rectify
 };
 
 struct RMSpropStep {
@@ -58,8 +58,7 @@ struct OptimKernels {
               const SgdStep& s) = nullptr;
   /// Adam and AdamW; max_exp_avg_sq defined with amsgrad.
   void (*adam)(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
-               const Tensor& exp_avg_sq, const Tensor& max_exp_avg_sq,
-               const AdamStep& s) = nullptr;
+               const Tensor& exp_avg_sq, const Tensor& max_exp_avg_sq, const AdamStep& s) = nullptr;
   void (*adamax)(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
                  const Tensor& exp_inf, const AdamaxStep& s) = nullptr;
   void (*nadam)(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,

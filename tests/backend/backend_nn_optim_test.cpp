@@ -6,6 +6,9 @@
 #include <ember/index_ops.h>
 #include <ember/linalg.h>
 #include <ember/nn/functional/conv.h>
+#include <ember/optim/adam.h>
+#include <ember/optim/rmsprop.h>
+#include <ember/optim/sgd.h>
 
 #include <string>
 #include <vector>
@@ -197,6 +200,70 @@ TEST(BackendCopy, EqualWithoutItsKernelIsRefusedByName) {
   FakeDevice fake;
   const Tensor t = FakeDevice::tensor<float>({1, 2});
   EXPECT_ERROR(t.equal(t), "[equal] " + kMissing);
+}
+
+// ── optimizers ────────────────────────────────────────────────────────────────────────────
+
+// The state buffers start as zeros (or Adagrad's initial value): the fake device can fill.
+void fake_fill(const Tensor& dst, Scalar value) {
+  for (int64_t j = 0; j < dst.numel(); ++j) FakeDevice::data<float>(dst)[j] = value.to<float>();
+}
+
+// A parameter on the fake device with a gradient there (or on `grad_device`).
+Tensor fake_param(Device grad_device = kFakeDevice) {
+  Tensor p = FakeDevice::tensor<float>({1, 2});
+  p.mutable_grad() =
+      grad_device == kFakeDevice ? FakeDevice::tensor<float>({0.5f, 0.5f}) : tensor({0.5f, 0.5f});
+  return p;
+}
+
+// One step of an optimizer over one such parameter.
+template <class Optimizer, class Options>
+void step(const Options& options, Device grad_device = kFakeDevice) {
+  Tensor p = fake_param(grad_device);
+  Optimizer opt({p}, options);
+  opt.step();
+}
+
+TEST(BackendOptim, UpdatesWithoutTheirKernelsAreRefusedByName) {
+  FakeDevice fake;
+  fake.table.fill = &fake_fill;
+  EXPECT_ERROR((step<optim::SGD>(optim::SGDOptions{.lr = 0.1, .momentum = 0.9})),
+               "[optim.SGD] " + kMissing);
+  EXPECT_ERROR((step<optim::Adam>(optim::AdamOptions{})), "[optim.Adam] " + kMissing);
+  EXPECT_ERROR((step<optim::AdamW>(optim::AdamWOptions{.amsgrad = true})),
+               "[optim.AdamW] " + kMissing);
+  EXPECT_ERROR((step<optim::Adamax>(optim::AdamaxOptions{})), "[optim.Adamax] " + kMissing);
+  EXPECT_ERROR((step<optim::NAdam>(optim::NAdamOptions{})), "[optim.NAdam] " + kMissing);
+  EXPECT_ERROR((step<optim::RAdam>(optim::RAdamOptions{})), "[optim.RAdam] " + kMissing);
+  EXPECT_ERROR((step<optim::RMSprop>(optim::RMSpropOptions{.momentum = 0.5, .centered = true})),
+               "[optim.RMSprop] " + kMissing);
+  EXPECT_ERROR((step<optim::Adagrad>(optim::AdagradOptions{})), "[optim.Adagrad] " + kMissing);
+}
+
+TEST(BackendOptim, AGradientOnAnotherDeviceIsRefusedByName) {
+  FakeDevice fake;
+  fake.table.fill = &fake_fill;
+  EXPECT_ERROR((step<optim::AdamW>(optim::AdamWOptions{}, kCPU)),
+               "[optim.AdamW] expected all tensors on one device, got cuda:0 and cpu");
+  EXPECT_ERROR((step<optim::Adagrad>(optim::AdagradOptions{}, kCPU)),
+               "[optim.Adagrad] expected all tensors on one device, got cuda:0 and cpu");
+}
+
+void fake_sgd(const Tensor& p, const Tensor& g, const Tensor& buf, const backend::SgdStep& s) {
+  FakeDevice::calls().push_back(buf.defined() ? "sgd with momentum" : "sgd");
+  for (int64_t j = 0; j < p.numel(); ++j)
+    FakeDevice::data<float>(p)[j] -= float(s.lr) * FakeDevice::data<float>(g)[j];
+}
+
+TEST(BackendOptim, SgdRunsTheUpdateOfItsDevice) {
+  FakeDevice fake;
+  fake.table.optim.sgd = &fake_sgd;
+  Tensor p = fake_param();
+  optim::SGD opt({p}, {.lr = 0.5});
+  opt.step();
+  EXPECT_EQ(FakeDevice::values<float>(p), (std::vector<float>{0.75f, 1.75f}));
+  EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"sgd"}));
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ const Backend& cpu_backend() {
     cpu::add_linalg_kernels(b);
     cpu::add_rearrange_kernels(b);
     cpu::add_resize_kernels(b);
+    cpu::add_optim_kernels(b);
     return b;
   }();
   return table;
