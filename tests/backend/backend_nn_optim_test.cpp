@@ -266,5 +266,21 @@ TEST(BackendOptim, SgdRunsTheUpdateOfItsDevice) {
   EXPECT_EQ(FakeDevice::calls(), (std::vector<std::string>{"sgd"}));
 }
 
+// ── host access ───────────────────────────────────────────────────────────────────────────
+
+TEST(BackendDataPtr, HostAccessToTheElementsOfAnotherDeviceIsRefused) {
+  FakeDevice fake;
+  const Tensor t = FakeDevice::tensor<float>({1, 2});
+  const std::string refused = "[data_ptr] host access to the elements of a tensor on cuda:0";
+  EXPECT_ERROR(t.data_ptr(), refused);
+  EXPECT_ERROR(t.data_ptr<float>(), refused);
+  EXPECT_ERROR(t.narrow(0, 1, 1).data_ptr(), refused);
+  // A backend reaches its own memory through the impl; CPU tensors keep data_ptr().
+  EXPECT_EQ(t.impl()->data(), static_cast<void*>(FakeDevice::data<float>(t)));
+  const Tensor c = ones({2});
+  EXPECT_EQ(c.data_ptr(), static_cast<void*>(c.data_ptr<float>()));
+  EXPECT_ERROR(Tensor().data_ptr(), "[data_ptr] called on an undefined tensor");
+}
+
 }  // namespace
 }  // namespace ember
