@@ -67,13 +67,20 @@ class Tensor {
   /// Options describing this tensor (dtype, device); used by *_like.
   TensorOptions options() const { return {.dtype = dtype(), .device = device()}; }
 
-  /// Typed pointer to the first element; throws if T does not match dtype().
+  /// Typed pointer to the first element, for host access: throws if T does not match dtype()
+  /// or the tensor is not on the CPU.
   template <class T>
   T* data_ptr() const {
     check_data_ptr(dtype_of<std::remove_const_t<T>>());
     return static_cast<T*>(impl_->data());
   }
-  void* data_ptr() const { return checked("data_ptr")->data(); }
+  /// The same untyped. A backend reaches its own device's memory through impl()->data().
+  void* data_ptr() const {
+    TensorImpl* impl = checked("data_ptr");
+    if (!impl->device().is_cpu()) [[unlikely]]
+      host_access_error();
+    return impl->data();
+  }
 
   /// The value of a one-element tensor.
   Scalar item() const;
@@ -512,6 +519,7 @@ class Tensor {
 
  private:
   void check_data_ptr(Dtype requested) const;
+  [[noreturn]] void host_access_error() const;
   // The impl, or an ember::Error naming `op` for an undefined tensor (never a null dereference).
   TensorImpl* checked(const char* op) const {
     if (!impl_) [[unlikely]]

@@ -26,13 +26,18 @@
 #include "backend/softmax_kernels.h"
 #include "backend/gather_kernels.h"
 #include "backend/index_kernels.h"
-// the families of issue 13 part A: norm, loss, sort, embedding, random, creation
 #include "backend/norm_kernels.h"
 #include "backend/loss_kernels.h"
 #include "backend/sort_kernels.h"
 #include "backend/embedding_kernels.h"
 #include "backend/random_kernels.h"
 #include "backend/creation_kernels.h"
+#include "backend/conv_kernels.h"
+#include "backend/pool_kernels.h"
+#include "backend/linalg_kernels.h"
+#include "backend/rearrange_kernels.h"
+#include "backend/resize_kernels.h"
+#include "backend/optim_kernels.h"
 
 namespace ember::backend {
 
@@ -108,6 +113,8 @@ using ElementwiseFn = void (*)(const ElementwiseCall&);
 using CopyFn = void (*)(const Tensor& dst, const Tensor& src);
 /// dst[i] = value converted to dst's dtype (already checked to fit).
 using FillFn = void (*)(const Tensor& dst, Scalar value);
+/// Whether a and b (contiguous, one dtype and shape) hold equal values: Tensor::equal.
+using EqualFn = bool (*)(const Tensor& a, const Tensor& b);
 
 /// One device type's memory functions and kernels. Empty entries mean "not implemented here".
 struct Backend {
@@ -122,14 +129,20 @@ struct Backend {
   ScanKernels scan;
   GatherKernels gather;
   IndexKernels index;
-  // src/ops: norm.cpp, loss.cpp (class-index losses), sort.cpp, dropout.cpp (embedding),
-  // random.cpp, creation.cpp
+  // one sub-table per family, declared in backend/<family>_kernels.h
   NormKernels norm;
   LossKernels loss;
   SortKernels sort;
   EmbeddingKernels embedding;
   RandomKernels random;
   CreationKernels creation;
+  ConvKernels conv;
+  PoolKernels pool;
+  LinalgKernels linalg;
+  RearrangeKernels rearrange;
+  ResizeKernels resize;
+  OptimKernels optim;       // the optimizers' fused updates
+  EqualFn equal = nullptr;  // Tensor::equal (the copy family)
 
   ElementwiseFn& operator[](ElementwiseKernel k) { return elementwise[size_t(k)]; }
 };

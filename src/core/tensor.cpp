@@ -30,8 +30,13 @@ void Tensor::check_data_ptr(Dtype requested) const {
   EMBER_CHECK(requested == dtype(), "data_ptr", "expected a pointer type matching the tensor's ",
               "dtype ", dtype(), " but got ", requested);
   // data_ptr<T>() is host access; a backend reaches device memory through TensorImpl::data().
-  EMBER_CHECK(is_cpu(), "data_ptr", "host access to the elements of a tensor on ", device(),
-              " (copy it with .cpu() first)");
+  if (!is_cpu()) [[unlikely]]
+    host_access_error();
+}
+
+void Tensor::host_access_error() const {
+  fail("data_ptr", "host access to the elements of a tensor on ", device(),
+       " (copy it with .cpu() first)");
 }
 
 Scalar Tensor::item() const {

@@ -1,13 +1,13 @@
 // Convolution front ends: conv1d/conv2d, conv_transpose1d/2d and their backward kernels. Each
 // checks its arguments with PyTorch's messages, then normalises to one 2-D problem — batched,
 // contiguous, float32 or float64 (float16/bfloat16 run in float), conv1d as a height-1 conv2d —
-// for the kernels in backend/cpu/conv.cpp.
+// for the kernels of the operands' device (backend/conv_kernels.h).
 #include <array>
 #include <string>
 #include <vector>
 
 #include "autograd/function.h"
-#include "backend/cpu/conv.h"
+#include "backend/family_kernel.h"
 #include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/nn/functional/conv.h"
@@ -28,6 +28,12 @@ std::vector<int64_t> expand_param(const IntOrList& v, int dims, const char* op, 
 
 Dtype compute_dtype(Dtype t) { return t == kFloat64 ? kFloat64 : kFloat32; }
 
+// Kernel `entry` of the device of `t` (the problem's operands share it: the op's scope checked).
+template <class Fn>
+Fn conv_kernel(const char* op, const Tensor& t, Fn backend::ConvKernels::*entry) {
+  return backend::kernel(op, t.device(), &backend::Backend::conv, entry);
+}
+
 // Sizes as PyTorch prints them in "(8 x 8)".
 std::string per_channel(const std::vector<int64_t>& v) {
   std::string s = "(";
@@ -38,7 +44,7 @@ std::string per_channel(const std::vector<int64_t>& v) {
 // A conv or conv_transpose call reduced to the kernel's terms.
 struct ConvProblem {
   Tensor input, weight, bias;  // (N, C, H, W), (O, C / g, kH, kW) or transposed, (O); contiguous
-  cpu::Conv2dParams p;
+  backend::Conv2dParams p;
   int64_t out_h = 0, out_w = 0;
   bool batched = true;
   int dims = 2;
@@ -211,17 +217,17 @@ Tensor weight_from_2d(const ConvProblem& c, const Tensor& gw) {
   return (c.dims == 1 ? gw.squeeze(2) : gw).to(c.dtype);
 }
 
-Tensor run_conv(const ConvProblem& c) {
-  Tensor out = empty({c.input.size(0), c.weight.size(0), c.out_h, c.out_w},
-                     {.dtype = c.input.dtype()});
-  cpu::conv2d(c.input, c.weight, c.bias, out, c.p);
+Tensor run_conv(const char* op, const ConvProblem& c) {
+  Tensor out = empty({c.input.size(0), c.weight.size(0), c.out_h, c.out_w}, c.input.options());
+  conv_kernel(op, c.input, &backend::ConvKernels::conv2d)(c.input, c.weight, c.bias, out, c.p);
   return from_2d(c, out);
 }
 
-Tensor run_transpose(const ConvProblem& c) {
+Tensor run_transpose(const char* op, const ConvProblem& c) {
   Tensor out = empty({c.input.size(0), c.weight.size(1) * c.p.groups, c.out_h, c.out_w},
-                     {.dtype = c.input.dtype()});
-  cpu::conv2d_adjoint(c.input, c.weight, c.bias, out, c.p);
+                     c.input.options());
+  conv_kernel(op, c.input, &backend::ConvKernels::conv2d_adjoint)(c.input, c.weight, c.bias, out,
+                                                                  c.p);
   return from_2d(c, out);
 }
 
@@ -239,10 +245,10 @@ std::tuple<Tensor, Tensor, Tensor> conv_backward(const char* op, int dims, const
                                                  const ConvFuncOptions& o) {
   const ConvProblem c = conv_problem(op, dims, input, weight, o);
   const Tensor g = grad_2d(op, c, grad_out, c.weight.size(0));
-  Tensor gi = empty(c.input.sizes(), {.dtype = c.input.dtype()});
-  cpu::conv2d_adjoint(g, c.weight, {}, gi, c.p);
-  Tensor gw = empty(c.weight.sizes(), {.dtype = c.input.dtype()});
-  cpu::conv2d_weight_grad(g, c.input, gw, c.p);
+  Tensor gi = empty(c.input.sizes(), c.input.options());
+  conv_kernel(op, g, &backend::ConvKernels::conv2d_adjoint)(g, c.weight, {}, gi, c.p);
+  Tensor gw = empty(c.weight.sizes(), c.input.options());
+  conv_kernel(op, g, &backend::ConvKernels::conv2d_weight_grad)(g, c.input, gw, c.p);
   Tensor gb = o.bias.defined() ? g.sum({0, 2, 3}).to(c.dtype) : Tensor();
   return {from_2d(c, gi), weight_from_2d(c, gw), gb};
 }
@@ -255,10 +261,10 @@ std::tuple<Tensor, Tensor, Tensor> transpose_backward(const char* op, int dims,
                                                       const ConvTransposeFuncOptions& options) {
   const ConvProblem c = transpose_problem(op, dims, input, weight, options);
   const Tensor g = grad_2d(op, c, grad_output, c.weight.size(1) * c.p.groups);
-  Tensor gi = empty(c.input.sizes(), {.dtype = c.input.dtype()});
-  cpu::conv2d(g, c.weight, {}, gi, c.p);
-  Tensor gw = empty(c.weight.sizes(), {.dtype = c.input.dtype()});
-  cpu::conv2d_weight_grad(c.input, g, gw, c.p);
+  Tensor gi = empty(c.input.sizes(), c.input.options());
+  conv_kernel(op, g, &backend::ConvKernels::conv2d)(g, c.weight, {}, gi, c.p);
+  Tensor gw = empty(c.weight.sizes(), c.input.options());
+  conv_kernel(op, g, &backend::ConvKernels::conv2d_weight_grad)(c.input, g, gw, c.p);
   Tensor gb = options.bias.defined() ? g.sum({0, 2, 3}).to(c.dtype) : Tensor();
   return {from_2d(c, gi), weight_from_2d(c, gw), gb};
 }
@@ -285,7 +291,8 @@ Tensor window_2d(const Tensor& t, std::array<int64_t, 2> start, std::array<int64
 
 // conv2d's weight gradient (O, C / g, kH, kW) from `input` (N, C, ...) framed so that the
 // forward reads it with no padding, and `grad` (N, O, Ho, Wo).
-Tensor weight_grad_composite(const Tensor& input, const Tensor& grad, const cpu::Conv2dParams& p) {
+Tensor weight_grad_composite(const Tensor& input, const Tensor& grad,
+                             const backend::Conv2dParams& p) {
   const int64_t n = input.size(0), c = input.size(1), g = p.groups;
   const int64_t h = input.size(2), w = input.size(3);
   // (C / g, g * N, H, W): group k's input channels see that group's copy of the batch.
@@ -299,7 +306,7 @@ Tensor weight_grad_composite(const Tensor& input, const Tensor& grad, const cpu:
 }
 
 // How many input elements per spatial dim the windows of `out` outputs read.
-std::array<int64_t, 2> frame_size(const cpu::Conv2dParams& p, const Tensor& weight_2d,
+std::array<int64_t, 2> frame_size(const backend::Conv2dParams& p, const Tensor& weight_2d,
                                   int64_t out_h, int64_t out_w) {
   return {(out_h - 1) * p.stride[0] + p.dilation[0] * (weight_2d.size(2) - 1) + 1,
           (out_w - 1) * p.stride[1] + p.dilation[1] * (weight_2d.size(3) - 1) + 1};
@@ -307,7 +314,7 @@ std::array<int64_t, 2> frame_size(const cpu::Conv2dParams& p, const Tensor& weig
 
 // The problem's stride, dilation and groups with no padding, as conv or conv_transpose options.
 template <class Options>
-Options unpadded(const cpu::Conv2dParams& p) {
+Options unpadded(const backend::Conv2dParams& p) {
   Options o;
   o.stride = std::vector<int64_t>{p.stride[0], p.stride[1]};
   o.dilation = std::vector<int64_t>{p.dilation[0], p.dilation[1]};
@@ -326,7 +333,7 @@ std::tuple<Tensor, Tensor, Tensor> conv_backward_composite(const char* op, int d
   const ConvProblem c = conv_problem(op, dims, input, weight, o);
   const Tensor g = grad_2d(op, c, grad_out, c.weight.size(0));
   const Tensor &x = c.input, &w = c.weight;
-  const cpu::Conv2dParams& p = c.p;
+  const backend::Conv2dParams& p = c.p;
   const Tensor full = conv_transpose2d(g, w, unpadded<ConvTransposeFuncOptions>(p));
   const Tensor gi = window_2d(full, {p.padding[0], p.padding[1]}, {x.size(2), x.size(3)});
   const Tensor x_frame = window_2d(x, {-p.padding[0], -p.padding[1]},
@@ -340,7 +347,7 @@ std::tuple<Tensor, Tensor, Tensor> transpose_backward_composite(
   const ConvProblem c = transpose_problem(op, dims, input, weight, options);
   const Tensor g = grad_2d(op, c, grad_output, c.weight.size(1) * c.p.groups);
   const Tensor &x = c.input, &w = c.weight;
-  const cpu::Conv2dParams& p = c.p;
+  const backend::Conv2dParams& p = c.p;
   const Tensor g_frame = window_2d(g, {-p.padding[0], -p.padding[1]},
                                    frame_size(p, w, x.size(2), x.size(3)));
   const Tensor gi = conv2d(g_frame, w, unpadded<ConvFuncOptions>(p));
@@ -389,7 +396,7 @@ Tensor conv_autograd(const char* op, int dims, const Tensor& input, const Tensor
                      const ConvFuncOptions& o) {
   return record_convolution(
       op, dims, input, weight, o,
-      [&] { return run_conv(conv_problem(op, dims, input, weight, o)); }, conv_backward,
+      [&] { return run_conv(op, conv_problem(op, dims, input, weight, o)); }, conv_backward,
       conv_backward_composite);
 }
 
@@ -397,7 +404,7 @@ Tensor transpose_autograd(const char* op, int dims, const Tensor& input, const T
                           const ConvTransposeFuncOptions& o) {
   return record_convolution(
       op, dims, input, weight, o,
-      [&] { return run_transpose(transpose_problem(op, dims, input, weight, o)); },
+      [&] { return run_transpose(op, transpose_problem(op, dims, input, weight, o)); },
       transpose_backward, transpose_backward_composite);
 }
 
@@ -440,18 +447,21 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
 std::tuple<Tensor, Tensor, Tensor> conv1d_backward(const Tensor& grad_output, const Tensor& input,
                                                    const Tensor& weight,
                                                    const ConvFuncOptions& options) {
+  OpScope scope("conv1d_backward", {&grad_output, &input, &weight, &options.bias});
   return conv_backward("conv1d_backward", 1, grad_output, input, weight, options);
 }
 
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad_output, const Tensor& input,
                                                    const Tensor& weight,
                                                    const ConvFuncOptions& options) {
+  OpScope scope("conv2d_backward", {&grad_output, &input, &weight, &options.bias});
   return conv_backward("conv2d_backward", 2, grad_output, input, weight, options);
 }
 
 std::tuple<Tensor, Tensor, Tensor> conv_transpose2d_backward(
     const Tensor& grad_output, const Tensor& input, const Tensor& weight,
     const ConvTransposeFuncOptions& options) {
+  OpScope scope("conv_transpose2d_backward", {&grad_output, &input, &weight, &options.bias});
   return transpose_backward("conv_transpose2d_backward", 2, grad_output, input, weight, options);
 }
 

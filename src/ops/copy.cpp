@@ -197,28 +197,22 @@ Tensor Tensor::to(Device device, Dtype dtype, bool /*non_blocking*/, bool copy) 
   return out;
 }
 
+// Compared on this tensor's device (the other one is brought there, as before the seam both
+// went to the CPU).
 bool Tensor::equal(const Tensor& other) const {
   if (sizes() != other.sizes()) return false;
   const Dtype common = promote_types(dtype(), other.dtype());
-  const Tensor a = to(common).contiguous().cpu(), b = other.to(common).contiguous().cpu();
-  return dispatch(common, "equal", [&]<class T>() {
-    const T* x = a.data_ptr<T>();
-    const T* y = b.data_ptr<T>();
-    for (int64_t i = 0; i < a.numel(); ++i)
-      if (!(convert<double>(x[i]) == convert<double>(y[i]))) return false;
-    return true;
-  });
+  const Tensor a = to(common).contiguous(), b = other.to(device(), common).contiguous();
+  return backend::kernel("equal", a.device(), &backend::Backend::equal)(a, b);
 }
 
+// The copy kernel converts (on the tensor's device, then to the CPU), so the host only copies
+// bytes out.
 template <class T>
 std::vector<T> Tensor::tolist() const {
-  const Tensor c = cpu().contiguous();
-  std::vector<T> out(size_t(c.numel()));
-  dispatch(c.dtype(), "tolist", [&]<class S>() {
-    const S* p = static_cast<const S*>(c.data_ptr());
-    for (size_t i = 0; i < out.size(); ++i) out[i] = convert<T>(p[i]);
-  });
-  return out;
+  const Tensor c = detach().to(dtype_of<T>()).cpu().contiguous();
+  const T* p = c.data_ptr<T>();
+  return std::vector<T>(p, p + c.numel());
 }
 
 template std::vector<bool> Tensor::tolist<bool>() const;

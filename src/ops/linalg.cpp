@@ -4,7 +4,7 @@
 #include "ember/linalg.h"
 
 #include "autograd/function.h"
-#include "backend/cpu/blas.h"
+#include "backend/family_kernel.h"
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ember/shape.h"
@@ -73,16 +73,18 @@ Tensor expand_self(const char* op, const Tensor& self, IntArrayRef sizes) {
 
 // out = beta * self + alpha * (a @ b) for matrices (2-D) or batches (3-D); `self` is already
 // expanded to out's shape, or undefined for a plain product.
-Tensor product(const Tensor& a, const Tensor& b, IntArrayRef out_sizes, const Tensor& self = {},
-               const AddmmOptions& o = {}) {
+Tensor product(const char* op, const Tensor& a, const Tensor& b, IntArrayRef out_sizes,
+               const Tensor& self = {}, const AddmmOptions& o = {}) {
   Tensor out = empty(out_sizes, a.options());
   const bool use_self = self.defined() && o.beta.to_double() != 0;  // beta == 0 ignores self
   if (use_self) out.copy_(self);
   const Scalar beta = use_self ? o.beta : Scalar(0);
+  const auto gemm = backend::kernel(op, a.device(), &backend::Backend::linalg,
+                                    &backend::LinalgKernels::gemm);
   if (out.dim() == 3)
-    cpu::gemm(a, b, out, o.alpha, beta);
+    gemm(a, b, out, o.alpha, beta);
   else
-    cpu::gemm(a.unsqueeze(0), b.unsqueeze(0), out.unsqueeze(0), o.alpha, beta);
+    gemm(a.unsqueeze(0), b.unsqueeze(0), out.unsqueeze(0), o.alpha, beta);
   return out;
 }
 
@@ -126,7 +128,7 @@ Tensor dot_impl(const char* op, const char* node, const Tensor& a, const Tensor&
   check_dot(op, a, b);
   Recorder rec(op, {&a, &b});
   // (1, K) @ (K, 1) -> (1, 1), viewed as a 0-d tensor.
-  Tensor out = product(a.unsqueeze(0), b.unsqueeze(1), {1, 1}).view(IntArrayRef{});
+  Tensor out = product(op, a.unsqueeze(0), b.unsqueeze(1), {1, 1}).view(IntArrayRef{});
   if (rec)
     rec.record(node, {out}, {if_needed_by(b, a), if_needed_by(a, b)},
                [](const Grads& g, const Saved& s) {
@@ -156,7 +158,7 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
   check_mm_shapes("mm", self.size(0), self.size(1), mat2.size(0), mat2.size(1));
   check_same_dtype("mm", self, mat2);
   Recorder rec("mm", {&self, &mat2});
-  Tensor out = product(self, mat2, {self.size(0), mat2.size(1)});  // (M, N)
+  Tensor out = product("mm", self, mat2, {self.size(0), mat2.size(1)});  // (M, N)
   if (rec)
     rec.record("MmBackward0", {out}, {if_needed_by(mat2, self), if_needed_by(self, mat2)},
                [](const Grads& g, const Saved& s) {
@@ -177,7 +179,7 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
               "] but got: [", mat2.size(0), ", ", mat2.size(1), "].");
   check_same_dtype("bmm", self, mat2);
   Recorder rec("bmm", {&self, &mat2});
-  Tensor out = product(self, mat2, {B, self.size(1), mat2.size(2)});  // (B, M, N)
+  Tensor out = product("bmm", self, mat2, {B, self.size(1), mat2.size(2)});  // (B, M, N)
   if (rec)
     rec.record("BmmBackward0", {out}, {if_needed_by(mat2, self), if_needed_by(self, mat2)},
                [](const Grads& g, const Saved& s) {
@@ -192,7 +194,7 @@ Tensor mv(const Tensor& self, const Tensor& vec) {
   check_same_dtype("mv", self, vec);
   Recorder rec("mv", {&self, &vec});
   // (M, K) @ (K, 1) -> (M, 1), viewed as (M).
-  Tensor out = product(self, vec.unsqueeze(1), {self.size(0), 1}).view({self.size(0)});
+  Tensor out = product("mv", self, vec.unsqueeze(1), {self.size(0), 1}).view({self.size(0)});
   if (rec)
     rec.record("MvBackward0", {out}, {if_needed_by(vec, self), if_needed_by(self, vec)},
                [](const Grads& g, const Saved& s) {
@@ -221,7 +223,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, AddmmOp
   check_scales("addmm", self.dtype(), options);
   const DimVector sizes{mat1.size(0), mat2.size(1)};  // (M, N)
   Recorder rec("addmm", {&self, &mat1, &mat2});
-  Tensor out = product(mat1, mat2, sizes, expand_self("addmm", self, sizes), options);
+  Tensor out = product("addmm", mat1, mat2, sizes, expand_self("addmm", self, sizes), options);
   if (rec)
     rec.record("AddmmBackward0", {out}, {if_needed_by(mat2, mat1), if_needed_by(mat1, mat2)},
                [o = options, need_self = self.requires_grad()](const Grads& g, const Saved& s) {
@@ -240,7 +242,7 @@ Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, AddmmOpti
   const int64_t M = mat.size(0);
   const Tensor s = expand_self("addmv", self, {M}).unsqueeze(1);  // (M, 1)
   Recorder rec("addmv", {&self, &mat, &vec});
-  Tensor out = product(mat, vec.unsqueeze(1), {M, 1}, s, options).view({M});
+  Tensor out = product("addmv", mat, vec.unsqueeze(1), {M, 1}, s, options).view({M});
   if (rec)
     rec.record("AddmvBackward0", {out}, {if_needed_by(vec, mat), if_needed_by(mat, vec)},
                [o = options, need_self = self.requires_grad()](const Grads& g, const Saved& s) {
@@ -261,7 +263,8 @@ Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
   check_scales("baddbmm", self.dtype(), options);
   const DimVector sizes{batch1.size(0), batch1.size(1), batch2.size(2)};  // (B, M, N)
   Recorder rec("baddbmm", {&self, &batch1, &batch2});
-  Tensor out = product(batch1, batch2, sizes, expand_self("baddbmm", self, sizes), options);
+  Tensor out =
+      product("baddbmm", batch1, batch2, sizes, expand_self("baddbmm", self, sizes), options);
   if (rec)
     rec.record("BaddbmmBackward0", {out},
                {if_needed_by(batch2, batch1), if_needed_by(batch1, batch2)},
@@ -291,7 +294,7 @@ Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
   const Tensor b = batch2.reshape({B * K, N});                     // (B*K, N)
   const DimVector sizes{M, N};
   Recorder rec("addbmm", {&self, &batch1, &batch2});
-  Tensor out = product(a, b, sizes, expand_self("addbmm", self, sizes), options);
+  Tensor out = product("addbmm", a, b, sizes, expand_self("addbmm", self, sizes), options);
   if (rec)
     rec.record("AddbmmBackward0", {out},
                {if_needed_by(batch2, batch1), if_needed_by(batch1, batch2)},
@@ -385,9 +388,9 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
       const Tensor x = input.reshape({rows, in});  // (rows, in)
       if (bias.defined()) {
         check_same_dtype("linear", bias, "self", weight, "mat2");
-        out = product(x, weight.t(), sizes, expand_self("linear", bias, sizes));
+        out = product("linear", x, weight.t(), sizes, expand_self("linear", bias, sizes));
       } else {
-        out = product(x, weight.t(), sizes);
+        out = product("linear", x, weight.t(), sizes);
       }
       if (rec)
         rec.record(bias.defined() ? "AddmmBackward0" : "MmBackward0", {out},

@@ -1,11 +1,12 @@
 // Pooling front ends: max_pool1d/2d (optionally with indices), avg_pool1d/2d, adaptive
 // avg/max pools and the backward kernels. Each checks its arguments with PyTorch's messages and
-// output-size rules (ceil_mode included), then runs the kernel in backend/cpu/pool.cpp on
-// contiguous planes (P, H, W). The 1-D pools are the 2-D ones on a height-1 view.
+// output-size rules (ceil_mode included), then runs its device's kernel (backend/pool_kernels.h)
+// on contiguous planes (P, H, W). The 1-D pools are the 2-D ones on a height-1 view.
 #include <string>
 #include <vector>
 
-#include "backend/cpu/pool.h"
+#include "backend/family_kernel.h"
+#include "core/op_entry.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
 #include "ember/nn/functional/conv.h"
@@ -13,6 +14,12 @@
 
 namespace ember::nn::functional {
 namespace {
+
+// Kernel `entry` of the device of `t` (a pool's operands share it: the op's scope checked).
+template <class Fn>
+Fn pool_kernel(const char* op, const Tensor& t, Fn backend::PoolKernels::*entry) {
+  return backend::kernel(op, t.device(), &backend::Backend::pool, entry);
+}
 
 // Python's floor division, for output sizes whose numerator can be negative.
 int64_t div_floor(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
@@ -37,7 +44,7 @@ std::vector<int64_t> expand(const IntOrList& v, int dims, const char* op, const 
 // A pooling call in the kernel's terms: planes (P, H, W) and the output's shape.
 struct PoolProblem {
   Tensor planes;                 // (P, H, W) contiguous
-  cpu::Pool2dParams p;
+  backend::Pool2dParams p;
   std::vector<int64_t> out_shape;  // the caller's leading dims + spatial output dims
   int64_t out_h = 1, out_w = 1;
 };
@@ -126,9 +133,11 @@ std::tuple<Tensor, Tensor> max_pool(const char* op, int dims, const Tensor& inpu
   PoolProblem pp = window_problem(op, input, dims, kernel, o.stride, o.padding, o.dilation,
                                   o.ceil_mode);
   const int64_t P = pp.planes.size(0);
-  Tensor out = empty({P, pp.out_h, pp.out_w}, {.dtype = input.dtype()});
-  Tensor idx = with_indices ? empty({P, pp.out_h, pp.out_w}, {.dtype = kInt64}) : Tensor();
-  cpu::max_pool2d(pp.planes, out, idx, pp.p);
+  Tensor out = empty({P, pp.out_h, pp.out_w}, input.options());
+  Tensor idx = with_indices
+                   ? empty({P, pp.out_h, pp.out_w}, {.dtype = kInt64, .device = input.device()})
+                   : Tensor();
+  pool_kernel(op, input, &backend::PoolKernels::max_pool2d)(pp.planes, out, idx, pp.p);
   return {out.view(pp.out_shape), with_indices ? idx.view(pp.out_shape) : Tensor()};
 }
 
@@ -136,8 +145,10 @@ Tensor avg_pool(const char* op, int dims, const Tensor& input, const IntOrList& 
                 const AvgPoolFuncOptions& o) {
   EMBER_CHECK(!o.divisor_override || *o.divisor_override != 0, op, "divisor must be not zero");
   PoolProblem pp = window_problem(op, input, dims, kernel, o.stride, o.padding, 1, o.ceil_mode);
-  Tensor out = empty({pp.planes.size(0), pp.out_h, pp.out_w}, {.dtype = input.dtype()});
-  cpu::avg_pool2d(pp.planes, out, pp.p, o.count_include_pad, o.divisor_override.value_or(0));
+  Tensor out = empty({pp.planes.size(0), pp.out_h, pp.out_w}, input.options());
+  pool_kernel(op, input, &backend::PoolKernels::avg_pool2d)(pp.planes, out, pp.p,
+                                                             o.count_include_pad,
+                                                             o.divisor_override.value_or(0));
   return out.view(pp.out_shape);
 }
 
@@ -179,16 +190,18 @@ std::tuple<Tensor, Tensor> adaptive_max(const char* op, int dims, const Tensor& 
                                         const IntOrList& output_size, bool with_indices) {
   const AdaptiveProblem ap = adaptive_problem(op, input, dims, output_size);
   const int64_t P = ap.planes.size(0);
-  Tensor out = empty({P, ap.out_h, ap.out_w}, {.dtype = input.dtype()});
-  Tensor idx = with_indices ? empty({P, ap.out_h, ap.out_w}, {.dtype = kInt64}) : Tensor();
-  cpu::adaptive_max_pool2d(ap.planes, out, idx);
+  Tensor out = empty({P, ap.out_h, ap.out_w}, input.options());
+  Tensor idx = with_indices
+                   ? empty({P, ap.out_h, ap.out_w}, {.dtype = kInt64, .device = input.device()})
+                   : Tensor();
+  pool_kernel(op, input, &backend::PoolKernels::adaptive_max_pool2d)(ap.planes, out, idx);
   return {out.view(ap.out_shape), with_indices ? idx.view(ap.out_shape) : Tensor()};
 }
 
 Tensor adaptive_avg(const char* op, int dims, const Tensor& input, const IntOrList& output_size) {
   const AdaptiveProblem ap = adaptive_problem(op, input, dims, output_size);
-  Tensor out = empty({ap.planes.size(0), ap.out_h, ap.out_w}, {.dtype = input.dtype()});
-  cpu::adaptive_avg_pool2d(ap.planes, out);
+  Tensor out = empty({ap.planes.size(0), ap.out_h, ap.out_w}, input.options());
+  pool_kernel(op, input, &backend::PoolKernels::adaptive_avg_pool2d)(ap.planes, out);
   return out.view(ap.out_shape);
 }
 
@@ -220,8 +233,9 @@ Tensor max_grad(const char* node, const Tensor& grad, const Tensor& idx, const D
         for (int64_t d = 0; d < nd; ++d) (d < nd - dims ? P : plane) *= sizes[size_t(d)];
         for (int64_t d = nd - dims; d < nd; ++d) out_plane *= idx.size(d);
         const Tensor gp = g.reshape({P, 1, out_plane}).contiguous();
-        Tensor gi = empty({P, 1, plane}, {.dtype = g.dtype()});
-        cpu::max_pool_backward(gp, idx.reshape({P, 1, out_plane}).contiguous(), gi);
+        Tensor gi = empty({P, 1, plane}, g.options());
+        pool_kernel(node, g, &backend::PoolKernels::max_pool_backward)(
+            gp, idx.reshape({P, 1, out_plane}).contiguous(), gi);
         return gi.view(sizes);
       },
       [idx, dims, out = DimVector(idx.sizes())](const Tensor& gg) {
@@ -267,13 +281,13 @@ Tensor avg_grad(const Tensor& grad, const DimVector& sizes, Dtype dtype, int dim
       "AvgPool2DBackwardBackward0", grad,
       [&](const Tensor& g) {
         const char* op = "avg_pool2d_backward";
-        const Tensor like = empty(sizes, {.dtype = dtype});
+        const Tensor like = empty(sizes, {.dtype = dtype, .device = g.device()});
         PoolProblem pp = window_problem(op, like, dims, kernel, o.stride, o.padding, 1,
                                         o.ceil_mode);
         const Tensor gp = grad_planes(op, g, pp.out_shape, pp.out_h, pp.out_w);
-        Tensor gi = empty(pp.planes.sizes(), {.dtype = g.dtype()});
-        cpu::avg_pool2d_backward(gp, gi, pp.p, o.count_include_pad,
-                                 o.divisor_override.value_or(0));
+        Tensor gi = empty(pp.planes.sizes(), g.options());
+        pool_kernel(op, g, &backend::PoolKernels::avg_pool2d_backward)(
+            gp, gi, pp.p, o.count_include_pad, o.divisor_override.value_or(0));
         return gi.view(sizes);
       },
       [dims, kernel, o](const Tensor& gg) {
@@ -300,13 +314,13 @@ Tensor adaptive_avg_grad(const Tensor& grad, const DimVector& sizes, int dims) {
       [&](const Tensor& g) {
         const char* op = "adaptive_avg_pool2d_backward";
         const int64_t nd = g.dim();
-        const Tensor like = empty(sizes, {.dtype = g.dtype()});
+        const Tensor like = empty(sizes, g.options());
         const IntOrList os = dims == 2 ? IntOrList({g.size(nd - 2), g.size(nd - 1)})
                                        : IntOrList(g.size(nd - 1));
         const AdaptiveProblem ap = adaptive_problem(op, like, dims, os);
         const Tensor gp = grad_planes(op, g, ap.out_shape, ap.out_h, ap.out_w);
-        Tensor gi = empty(ap.planes.sizes(), {.dtype = g.dtype()});
-        cpu::adaptive_avg_pool2d_backward(gp, gi);
+        Tensor gi = empty(ap.planes.sizes(), g.options());
+        pool_kernel(op, g, &backend::PoolKernels::adaptive_avg_pool2d_backward)(gp, gi);
         return gi.view(sizes);
       },
       [dims, out = DimVector(grad.sizes())](const Tensor& gg) {
@@ -384,6 +398,7 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
 
 Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& indices) {
   const char* op = "max_pool2d_backward";
+  OpScope scope(op, {&grad_output, &input, &indices});
   check_input(op, input, 2);
   EMBER_CHECK(indices.dtype() == kInt64 && indices.dim() == input.dim(), op,
               "expected int64 indices with the input's rank, got ", indices.dtype(), " ",
@@ -394,31 +409,35 @@ Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& input, const
   const Tensor planes = to_planes(input, 2);
   EMBER_CHECK(g.size(0) == planes.size(0), op, "expected indices with the input's leading dims ",
               "(", input.sizes(), "), got ", indices.sizes());
-  Tensor gi = empty(planes.sizes(), {.dtype = grad_output.dtype()});
-  cpu::max_pool_backward(g, indices.reshape({-1, g.size(1), g.size(2)}).contiguous(), gi);
+  Tensor gi = empty(planes.sizes(), grad_output.options());
+  pool_kernel(op, g, &backend::PoolKernels::max_pool_backward)(
+      g, indices.reshape({-1, g.size(1), g.size(2)}).contiguous(), gi);
   return gi.view(input.sizes());
 }
 
 Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& input, IntOrList kernel_size,
                            const AvgPoolFuncOptions& o) {
   const char* op = "avg_pool2d_backward";
+  OpScope scope(op, {&grad_output, &input});
   PoolProblem pp = window_problem(op, input, 2, kernel_size, o.stride, o.padding, 1, o.ceil_mode);
   const Tensor g = grad_planes(op, grad_output, pp.out_shape, pp.out_h, pp.out_w);
-  Tensor gi = empty(pp.planes.sizes(), {.dtype = grad_output.dtype()});
-  cpu::avg_pool2d_backward(g, gi, pp.p, o.count_include_pad, o.divisor_override.value_or(0));
+  Tensor gi = empty(pp.planes.sizes(), grad_output.options());
+  pool_kernel(op, g, &backend::PoolKernels::avg_pool2d_backward)(
+      g, gi, pp.p, o.count_include_pad, o.divisor_override.value_or(0));
   return gi.view(input.sizes());
 }
 
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& input) {
   const char* op = "adaptive_avg_pool2d_backward";
+  OpScope scope(op, {&grad_output, &input});
   const int64_t nd = grad_output.dim();
   EMBER_CHECK(nd == input.dim() && nd >= 2, op, "expected grad_output with the input's rank, got ",
               grad_output.sizes(), " for input ", input.sizes());
   const AdaptiveProblem ap = adaptive_problem(
       op, input, 2, {grad_output.size(nd - 2), grad_output.size(nd - 1)});
   const Tensor g = grad_planes(op, grad_output, ap.out_shape, ap.out_h, ap.out_w);
-  Tensor gi = empty(ap.planes.sizes(), {.dtype = grad_output.dtype()});
-  cpu::adaptive_avg_pool2d_backward(g, gi);
+  Tensor gi = empty(ap.planes.sizes(), grad_output.options());
+  pool_kernel(op, g, &backend::PoolKernels::adaptive_avg_pool2d_backward)(g, gi);
   return gi.view(input.sizes());
 }
 

@@ -1,21 +1,17 @@
 // Rearranging and searching: flip, roll, tril/triu, diag, diag_embed, trace, repeat_interleave,
-// meshgrid, one_hot, searchsorted/bucketize and unique. Ops that only move elements dispatch on
-// the element size; the rest on the dtype.
+// meshgrid, one_hot, searchsorted/bucketize and unique: checks, shapes and autograd here, the
+// element work in each device's kernels (backend/rearrange_kernels.h).
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "autograd/function.h"
-#include "backend/cpu/loop.h"
-#include "backend/cpu/parallel.h"
-#include "core/convert.h"
-#include "core/dispatch.h"
+#include "backend/family_kernel.h"
+#include "core/op_entry.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
 #include "ember/promotion.h"
 #include "ember/shape.h"
 #include "ops/copy.h"
-#include "ops/raw_elements.h"
 #include "ops/view.h"
 
 namespace ember {
@@ -24,6 +20,14 @@ using autograd::Grads;
 using autograd::Recorder;
 using autograd::Saved;
 using autograd::TensorList;
+
+namespace {
+// Kernel `entry` of the device of `t`.
+template <class Fn>
+Fn rearrange_kernel(const char* op, const Tensor& t, Fn backend::RearrangeKernels::*entry) {
+  return backend::kernel(op, t.device(), &backend::Backend::rearrange, entry);
+}
+}  // namespace
 
 // ── flip / roll ────────────────────────────────────────────────────────────────────────────
 
@@ -42,24 +46,10 @@ Tensor flip(const Tensor& t, IntArrayRef dims) {
       return TensorList{g[0].flip(d)};
     });
   if (t.numel() == 0) return out;
-  // Read t through strides negated on the flipped dims, starting from their last element.
-  const int64_t e = t.element_size();
-  char* src = static_cast<char*>(t.data_ptr());
-  DimVector ss = cpu::byte_strides(t.strides(), e);
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (!flipped[size_t(d)]) continue;
-    src += (t.size(d) - 1) * ss[size_t(d)];
-    ss[size_t(d)] = -ss[size_t(d)];
-  }
-  const DimVector os = cpu::byte_strides(out.strides(), e);
-  const auto plan = cpu::plan_loop<2>(t.sizes(), {static_cast<char*>(out.data_ptr()), src},
-                                      {IntArrayRef(os), IntArrayRef(ss)});
-  by_size(e, [&]<class E>() {
-    cpu::run_loop(plan, [](std::array<char*, 2>& p, const std::array<int64_t, 2>& st, int64_t n) {
-      for (int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<E*>(p[0] + i * st[0]) = *reinterpret_cast<const E*>(p[1] + i * st[1]);
-    });
-  });
+  DimVector wrapped;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (flipped[size_t(d)]) wrapped.push_back(d);
+  rearrange_kernel("flip", t, &backend::RearrangeKernels::flip)(out, t, wrapped);
   return out;
 }
 
@@ -123,26 +113,8 @@ Tensor triangle(const Tensor& t, int64_t k, bool lower, const char* op) {
   EMBER_CHECK(t.dim() >= 2, op, "input tensor must have at least 2 dimensions, got ", t.dim());
   const Tensor s = t.contiguous();
   Tensor out = empty(t.sizes(), t.options());
-  const int64_t rows_per = t.size(-2), cols = t.size(-1);
   if (out.numel() == 0) return out;
-  const int64_t rows = out.numel() / cols;
-  by_size(t.element_size(), [&]<class E>() {
-    const E* src = static_cast<const E*>(s.data_ptr());
-    E* dst = static_cast<E*>(out.data_ptr());
-    parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / cols), [&](int64_t b, int64_t e) {
-      for (int64_t r = b; r < e; ++r) {
-        const int64_t i = r % rows_per;
-        // Kept columns: j - i <= k (lower) or j - i >= k (upper); zero bits elsewhere.
-        const int64_t lo = lower ? 0 : std::clamp<int64_t>(i + k, 0, cols);
-        const int64_t hi = lower ? std::clamp<int64_t>(i + k + 1, 0, cols) : cols;
-        const E* in = src + r * cols;
-        E* o = dst + r * cols;
-        std::fill(o, o + lo, E{});
-        std::copy(in + lo, in + hi, o + lo);
-        std::fill(o + hi, o + cols, E{});
-      }
-    });
-  });
+  rearrange_kernel(op, t, &backend::RearrangeKernels::triangle)(out, s, k, lower);
   return out;
 }
 
@@ -218,20 +190,8 @@ Tensor trace(const Tensor& t) {
   const bool integral = is_integral(t.dtype(), /*include_bool=*/true);
   Recorder rec("trace", {&t});
   if (rec.autocast()) return trace(rec.cast(0));
-  Tensor out = empty({}, {.dtype = integral ? kInt64 : t.dtype()});
-  const int64_t n = std::min(t.size(0), t.size(1)), step = t.stride(0) + t.stride(1);
-  dispatch<DtypeSet::Numeric>(t.dtype(), "trace", [&]<class T>() {
-    // PyTorch's CPU accumulation types: double for float, float for the half types.
-    using Acc = std::conditional_t<std::is_integral_v<T>, int64_t,
-                                   std::conditional_t<is_half_v<T>, float, double>>;
-    const T* v = t.data_ptr<T>();
-    Acc sum = 0;
-    for (int64_t i = 0; i < n; ++i) sum += convert<Acc>(v[i * step]);
-    if constexpr (std::is_integral_v<T>)
-      *out.data_ptr<int64_t>() = sum;
-    else
-      *out.data_ptr<T>() = convert<T>(sum);
-  });
+  Tensor out = empty({}, {.dtype = integral ? kInt64 : t.dtype(), .device = t.device()});
+  rearrange_kernel("trace", t, &backend::RearrangeKernels::trace)(out, t);
   if (rec)
     rec.record("TraceBackward0", {out}, {},
                [in = DimVector(t.sizes())](const Grads& g, const Saved&) {
@@ -246,21 +206,14 @@ Tensor trace(const Tensor& t) {
 // ── repeat_interleave / meshgrid / one_hot ─────────────────────────────────────────────────
 
 Tensor repeat_interleave(const Tensor& repeats) {
+  OpScope scope("repeat_interleave", {&repeats});
   EMBER_CHECK(repeats.dim() == 1, "repeat_interleave",
               "repeat_interleave only accept 1D vector as repeat, got ", repeats.dim(), "-D");
   EMBER_CHECK(repeats.dtype() == kInt64 || repeats.dtype() == kInt32, "repeat_interleave",
               "repeats has to be Long or Int tensor, got ", repeats.dtype());
   const Tensor r = repeats.to(kInt64).contiguous();
-  const int64_t* rv = r.data_ptr<int64_t>();
-  int64_t total = 0;
-  for (int64_t i = 0; i < r.numel(); ++i) {
-    EMBER_CHECK(rv[i] >= 0, "repeat_interleave", "repeats can not be negative");
-    total += rv[i];
-  }
-  Tensor out = empty({total}, {.dtype = kInt64});
-  int64_t* o = out.data_ptr<int64_t>();
-  for (int64_t i = 0; i < r.numel(); ++i) o = std::fill_n(o, rv[i], i);
-  return out;
+  return rearrange_kernel("repeat_interleave", r,
+                          &backend::RearrangeKernels::repeat_interleave)(r);
 }
 
 Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<int64_t> dim) {
@@ -278,7 +231,7 @@ Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<i
 
 Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t> dim) {
   EMBER_CHECK(repeats >= 0, "repeat_interleave", "repeats can not be negative");
-  return repeat_interleave(t, full({}, repeats, {.dtype = kInt64}), dim);
+  return repeat_interleave(t, full({}, repeats, {.dtype = kInt64, .device = t.device()}), dim);
 }
 
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, const std::string& indexing) {
@@ -309,26 +262,17 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, const std::stri
 }
 
 Tensor one_hot(const Tensor& t, int64_t num_classes) {
+  OpScope scope("one_hot", {&t});
   EMBER_CHECK(t.dtype() == kInt64, "one_hot", "one_hot is only applicable to index tensor.");
   const Tensor s = t.contiguous();
-  const int64_t n = s.numel();
-  const int64_t* v = s.data_ptr<int64_t>();
-  DimVector shape(t.sizes());
-  if (n == 0) {
+  if (s.numel() == 0) {
     EMBER_CHECK(num_classes > 0, "one_hot",
                 "Can not infer total number of classes from empty tensor.");
+    DimVector shape(t.sizes());
     shape.push_back(num_classes);
-    return empty(shape, {.dtype = kInt64});
+    return empty(shape, {.dtype = kInt64, .device = t.device()});
   }
-  const auto [lo, hi] = std::minmax_element(v, v + n);
-  EMBER_CHECK(*lo >= 0, "one_hot", "Class values must be non-negative.");
-  if (num_classes == -1) num_classes = *hi + 1;
-  EMBER_CHECK(*hi < num_classes, "one_hot", "Class values must be smaller than num_classes.");
-  shape.push_back(num_classes);
-  Tensor out = zeros(shape, {.dtype = kInt64});
-  int64_t* o = out.data_ptr<int64_t>();
-  for (int64_t i = 0; i < n; ++i) o[i * num_classes + v[i]] = 1;
-  return out;
+  return rearrange_kernel("one_hot", s, &backend::RearrangeKernels::one_hot)(s, num_classes);
 }
 
 // ── searchsorted / bucketize ───────────────────────────────────────────────────────────────
@@ -342,6 +286,7 @@ Tensor searchsorted(const Tensor& seq, const Tensor& values, SearchsortedOptions
                 "side and right can't be set to opposites, got side of left while right was True");
     right = *o.side == "right";
   }
+  OpScope scope("searchsorted", {&seq, &values, &o.sorter});
   EMBER_CHECK(seq.dim() >= 1, "searchsorted",
               "boundaries tensor should have positive dimension, but got 0 dimension");
   bool batch_ok = seq.dim() == 1 || seq.dim() == values.dim();
@@ -362,38 +307,15 @@ Tensor searchsorted(const Tensor& seq, const Tensor& values, SearchsortedOptions
   }
   const Dtype common = result_type(seq, values);
   const Tensor bd = seq.to(common).contiguous(), vals = values.to(common).contiguous();
-  Tensor out = empty(values.sizes(), {.dtype = kInt64});
-  const int64_t m = seq.size(-1), per_row = seq.dim() == 1 ? 0 : values.size(-1);
-  int64_t* ov = out.data_ptr<int64_t>();
-  const int64_t* sv = sorter.defined() ? sorter.data_ptr<int64_t>() : nullptr;
-  dispatch<DtypeSet::Numeric>(common, "searchsorted", [&]<class T>() {
-    using C = compute_t<T>;
-    const T* b = bd.data_ptr<T>();
-    const T* v = vals.data_ptr<T>();
-    parallel_for(0, vals.numel(), 2048, [&](int64_t lo_i, int64_t hi_i) {
-      for (int64_t i = lo_i; i < hi_i; ++i) {
-        const int64_t row = per_row ? (i / per_row) * m : 0;
-        const C x = C(v[i]);
-        // First position whose boundary is >= x (left) or > x (right); written with negated
-        // comparisons so NaN boundaries and values land where PyTorch puts them.
-        int64_t lo = 0, hi = m;
-        while (lo < hi) {
-          const int64_t mid = lo + (hi - lo) / 2;
-          const C y = C(b[row + (sv ? sv[row + mid] : mid)]);
-          if (right ? !(y > x) : !(y >= x))
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-        ov[i] = lo;
-      }
-    });
-  });
+  Tensor out = empty(values.sizes(), {.dtype = kInt64, .device = values.device()});
+  rearrange_kernel("searchsorted", bd, &backend::RearrangeKernels::searchsorted)(out, bd, vals,
+                                                                                sorter, right);
   return o.out_int32 ? out.to(kInt32) : out;
 }
 
 Tensor searchsorted(const Tensor& seq, Scalar value, SearchsortedOptions o) {
-  return searchsorted(seq, full({}, value, {.dtype = result_type(seq, value)}), o);
+  const Tensor v = full({}, value, {.dtype = result_type(seq, value), .device = seq.device()});
+  return searchsorted(seq, v, o);
 }
 
 Tensor bucketize(const Tensor& input, const Tensor& boundaries, bool out_int32, bool right) {
@@ -408,82 +330,27 @@ namespace {
 
 UniqueResult unique_elements(const Tensor& t, const UniqueOptions& o) {
   const Tensor s = t.contiguous();
-  const int64_t n = s.numel();
-  UniqueResult r;
-  dispatch(t.dtype(), "unique", [&]<class T>() {
-    using C = compute_t<T>;
-    const T* v = s.data_ptr<T>();
-    std::vector<std::pair<C, int64_t>> items(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) items[size_t(i)] = {C(v[i]), i};
-    std::stable_sort(items.begin(), items.end(),
-                     [](const auto& a, const auto& b) { return lt_nan_last(a.first, b.first); });
-    // Groups of equal values (every NaN is its own group, as NaN != NaN).
-    std::vector<int64_t> starts;
-    for (int64_t k = 0; k < n; ++k)
-      if (k == 0 || !(items[size_t(k)].first == items[size_t(k) - 1].first)) starts.push_back(k);
-    const int64_t groups = int64_t(starts.size());
-    r.output = empty({groups}, t.options());
-    T* out = r.output.data_ptr<T>();
-    for (int64_t g = 0; g < groups; ++g) out[g] = v[items[size_t(starts[size_t(g)])].second];
-    if (o.return_inverse) {
-      r.inverse_indices = empty(t.sizes(), {.dtype = kInt64});
-      int64_t* inv = r.inverse_indices.data_ptr<int64_t>();
-      for (int64_t g = 0, k = 0; k < n; ++k) {
-        if (g + 1 < groups && k == starts[size_t(g) + 1]) ++g;
-        inv[items[size_t(k)].second] = g;
-      }
-    }
-    if (o.return_counts) {
-      r.counts = empty({groups}, {.dtype = kInt64});
-      int64_t* c = r.counts.data_ptr<int64_t>();
-      for (int64_t g = 0; g < groups; ++g)
-        c[g] = (g + 1 < groups ? starts[size_t(g) + 1] : n) - starts[size_t(g)];
-    }
-  });
-  return r;
+  return rearrange_kernel("unique", s, &backend::RearrangeKernels::unique)(s, o.return_inverse,
+                                                                          o.return_counts);
 }
 
 // Unique slices along dim, ordered lexicographically (PyTorch's _unique_dim).
 UniqueResult unique_slices(const Tensor& t, int64_t dim, const UniqueOptions& o) {
   dim = wrap_dim(dim, t.dim(), "unique");
   const Tensor x = t.movedim(dim, 0).contiguous();
-  const int64_t n = x.size(0), row = n == 0 ? 0 : x.numel() / n;
-  std::vector<int64_t> order(static_cast<size_t>(n)), firsts, counts;
-  std::vector<int64_t> inverse(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), 0);
-  dispatch(t.dtype(), "unique", [&]<class T>() {
-    using C = compute_t<T>;
-    const T* v = x.data_ptr<T>();
-    auto cmp = [&](int64_t a, int64_t b) {  // -1, 0, 1 like a lexicographic compare
-      for (int64_t i = 0; i < row; ++i) {
-        const C p = C(v[a * row + i]), q = C(v[b * row + i]);
-        if (p < q) return -1;
-        if (q < p) return 1;
-      }
-      return 0;
-    };
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int64_t a, int64_t b) { return cmp(a, b) < 0; });
-    for (int64_t k = 0; k < n; ++k) {
-      if (k == 0 || cmp(order[size_t(k) - 1], order[size_t(k)]) != 0) {
-        firsts.push_back(order[size_t(k)]);
-        counts.push_back(0);
-      }
-      ++counts.back();
-      inverse[size_t(order[size_t(k)])] = int64_t(firsts.size()) - 1;
-    }
-  });
+  const backend::UniqueRows rows =
+      rearrange_kernel("unique", x, &backend::RearrangeKernels::unique_rows)(x);
   UniqueResult r;
-  const Tensor picks = from_vector(firsts, std::vector<int64_t>{int64_t(firsts.size())});
-  r.output = index_select(x, 0, picks).movedim(0, dim).contiguous();
-  if (o.return_inverse) r.inverse_indices = from_vector(inverse);
-  if (o.return_counts) r.counts = from_vector(counts);
+  r.output = index_select(x, 0, rows.first).movedim(0, dim).contiguous();
+  if (o.return_inverse) r.inverse_indices = rows.inverse;
+  if (o.return_counts) r.counts = rows.counts;
   return r;
 }
 
 }  // namespace
 
 UniqueResult unique(const Tensor& t, UniqueOptions options) {
+  OpScope scope("unique", {&t});
   return options.dim ? unique_slices(t, *options.dim, options) : unique_elements(t, options);
 }
 

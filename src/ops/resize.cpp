@@ -1,14 +1,13 @@
 // interpolate (nearest, nearest-exact, linear, bilinear) and pad (constant, reflect, replicate,
-// circular) with their backward kernels. Both reduce to per-axis index maps computed once —
-// with PyTorch's own float arithmetic for source indices and weights (UpSample.h) and its
-// reflect/replicate formulas (negative padding crops) — then one loop over the output planes.
+// circular) with their backward functions: PyTorch's argument handling and size checks here,
+// each call reduced to planes for its device's kernels (backend/resize_kernels.h). Constant
+// padding is a fill and a copy.
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "backend/cpu/parallel.h"
-#include "core/dispatch.h"
+#include "backend/family_kernel.h"
 #include "ember/creation.h"
 #include "ember/nn/functional/conv.h"
 #include "ops/nn_grad.h"
@@ -17,15 +16,14 @@ namespace ember::nn::functional {
 namespace {
 
 // ── interpolate ─────────────────────────────────────────────────────────────
-enum class Mode { Nearest, NearestExact, Linear };
+using Mode = backend::ResizeMode;
+using Resize = backend::ResizeParams;
 
-struct Resize {
-  Mode mode = Mode::Nearest;
-  bool align_corners = false;
-  int dims = 2;                          // spatial dims: 1 (N, C, L) or 2 (N, C, H, W)
-  int64_t in[2] = {1, 1}, out[2] = {1, 1};  // (H, W); H == 1 for 1-D
-  std::optional<double> scale[2];        // the user's scale factors, passed to the kernel
-};
+// Kernel `entry` of the device of `t`.
+template <class Fn>
+Fn resize_kernel(const char* op, const Tensor& t, Fn backend::ResizeKernels::*entry) {
+  return backend::kernel(op, t.device(), &backend::Backend::resize, entry);
+}
 
 // PyTorch's F.interpolate argument handling, then upsample_*'s size checks.
 Resize resize_problem(const char* op, IntArrayRef sizes, const InterpolateFuncOptions& o) {
@@ -98,216 +96,43 @@ Resize resize_problem(const char* op, IntArrayRef sizes, const InterpolateFuncOp
   return r;
 }
 
-// compute_scales_value: 1/scale when the user gave one, else in/out, in the op's math type.
-template <class A>
-A scale_value(const std::optional<double>& s, int64_t in, int64_t out) {
-  return s && *s > 0 ? A(1.0 / *s) : A(in) / A(out);
-}
-
-// Source index (and weights) of every output position along one axis.
-struct Axis {
-  std::vector<int64_t> i0, i1;
-  std::vector<double> w0, w1;  // for Linear; values of the math type A, stored widened
-};
-
-template <class A>
-Axis axis_map(Mode mode, bool align_corners, int64_t in, int64_t out,
-              const std::optional<double>& s) {
-  Axis a;
-  a.i0.resize(size_t(out)), a.i1.resize(size_t(out)), a.w0.resize(size_t(out));
-  a.w1.resize(size_t(out));
-  for (int64_t o = 0; o < out; ++o) {
-    if (mode == Mode::Nearest) {  // nearest_idx, with its exact shortcuts for x1 and x2
-      const float sc = scale_value<float>(s, in, out);
-      a.i0[o] = out == in ? o
-                : out == 2 * in ? o >> 1
-                                : std::min(int64_t(std::floor(float(o) * sc)), in - 1);
-    } else if (mode == Mode::NearestExact) {
-      const float sc = scale_value<float>(s, in, out);
-      a.i0[o] = std::min(int64_t(std::floor(float((double(o) + 0.5) * sc))), in - 1);
-    } else if (out == in) {  // compute_source_index_and_lambda: a plain copy
-      a.i0[o] = a.i1[o] = o, a.w0[o] = 1, a.w1[o] = 0;
-    } else {
-      const A ratio = align_corners ? (out > 1 ? A(in - 1) / A(out - 1) : A(0))
-                                    : scale_value<A>(s, in, out);
-      A real = align_corners ? ratio * A(o) : ratio * (A(o) + A(0.5)) - A(0.5);
-      if (!align_corners && real < A(0)) real = A(0);
-      const int64_t i0 = int64_t(real);
-      const A l1 = std::min(std::max(real - A(i0), A(0)), A(1));
-      a.i0[o] = i0, a.i1[o] = i0 + (i0 < in - 1 ? 1 : 0);
-      a.w1[o] = double(l1), a.w0[o] = double(A(1) - l1);
-    }
-  }
-  return a;
-}
-
-// Runs f(plane_in, plane_out) over (P, H, W) planes in parallel.
-template <class F>
-void for_planes(int64_t P, int64_t work, const F& f) {
-  parallel_for(0, P, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work, 1)),
-               [&](int64_t p0, int64_t p1) {
-                 for (int64_t p = p0; p < p1; ++p) f(p);
-               });
-}
-
-template <class T>
-void resize_forward(const Resize& r, const T* in, T* out, int64_t P) {
-  using A = compute_t<T>;
-  const Axis ah = axis_map<A>(r.mode, r.align_corners, r.in[0], r.out[0], r.scale[0]);
-  const Axis aw = axis_map<A>(r.mode, r.align_corners, r.in[1], r.out[1], r.scale[1]);
-  const int64_t W = r.in[1], in_plane = r.in[0] * W, out_plane = r.out[0] * r.out[1];
-  for_planes(P, out_plane, [&](int64_t p) {
-    const T* src = in + p * in_plane;
-    T* dst = out + p * out_plane;
-    for (int64_t oh = 0; oh < r.out[0]; ++oh) {
-      const T* r0 = src + ah.i0[oh] * W;
-      if (r.mode != Mode::Linear) {
-        for (int64_t ow = 0; ow < r.out[1]; ++ow) dst[ow] = r0[aw.i0[ow]];
-      } else {
-        const T* r1 = src + ah.i1[oh] * W;
-        const A h0 = A(ah.w0[oh]), h1 = A(ah.w1[oh]);
-        for (int64_t ow = 0; ow < r.out[1]; ++ow) {
-          const A w0 = A(aw.w0[ow]), w1 = A(aw.w1[ow]);
-          // Width first, then height, as PyTorch's separable Interpolate<2>; 1-D has one level.
-          const A t0 = A(r0[aw.i0[ow]]) * w0 + A(r0[aw.i1[ow]]) * w1;
-          dst[ow] = r.dims == 1 ? T(t0) : T(t0 * h0 + (A(r1[aw.i0[ow]]) * w0 + A(r1[aw.i1[ow]]) * w1) * h1);
-        }
-      }
-      dst += r.out[1];
-    }
-  });
-}
-
-template <class T>
-void resize_backward(const Resize& r, const T* grad, T* gi, int64_t P) {
-  using A = compute_t<T>;
-  const Axis ah = axis_map<A>(r.mode, r.align_corners, r.in[0], r.out[0], r.scale[0]);
-  const Axis aw = axis_map<A>(r.mode, r.align_corners, r.in[1], r.out[1], r.scale[1]);
-  const int64_t W = r.in[1], in_plane = r.in[0] * W, out_plane = r.out[0] * r.out[1];
-  for_planes(P, out_plane, [&](int64_t p) {
-    const T* g = grad + p * out_plane;
-    T* dst = gi + p * in_plane;
-    std::fill_n(dst, in_plane, T(0));
-    auto add = [&](int64_t i, A v) { dst[i] = T(A(dst[i]) + v); };
-    for (int64_t oh = 0; oh < r.out[0]; ++oh, g += r.out[1]) {
-      const int64_t b0 = ah.i0[oh] * W, b1 = ah.i1[oh] * W;
-      if (r.mode != Mode::Linear) {
-        for (int64_t ow = 0; ow < r.out[1]; ++ow) add(b0 + aw.i0[ow], A(g[ow]));
-        continue;
-      }
-      const A h0 = r.dims == 1 ? A(1) : A(ah.w0[oh]), h1 = A(ah.w1[oh]);
-      for (int64_t ow = 0; ow < r.out[1]; ++ow) {
-        const A v = A(g[ow]), w0 = A(aw.w0[ow]), w1 = A(aw.w1[ow]);
-        add(b0 + aw.i0[ow], h0 * w0 * v);
-        add(b0 + aw.i1[ow], h0 * w1 * v);
-        if (r.dims == 2) {
-          add(b1 + aw.i0[ow], h1 * w0 * v);
-          add(b1 + aw.i1[ow], h1 * w1 * v);
-        }
-      }
-    }
-  });
-}
-
 // ── pad ──────────────────────────────────────────────────────────────────────
-enum class PadMode { Reflect, Replicate, Circular };
-
-// Input index of each output index along one padded axis (PyTorch's reflection_pad /
-// replication_pad formulas, which also cover negative, cropping, pads).
-std::vector<int64_t> pad_map(PadMode m, int64_t in, int64_t l, int64_t r) {
-  const int64_t out = in + l + r, i_start = std::max<int64_t>(0, -l), o_start = std::max<int64_t>(0, l);
-  std::vector<int64_t> map(size_t(std::max<int64_t>(out, 0)));
-  for (int64_t j = 0; j < out; ++j) {
-    int64_t ip;
-    if (m == PadMode::Circular) {  // wraps within what negative pads leave of the input
-      const int64_t n = in - i_start - std::max<int64_t>(0, -r);
-      ip = i_start + ((j - o_start) % n + n) % n;
-    } else if (m == PadMode::Reflect) {
-      ip = j < l ? 2 * l - j : j < in + l ? j : 2 * (in + l - 1) - j;
-      ip = ip - o_start + i_start;
-    } else {
-      ip = j < l ? l : j < in + l ? j : in + l - 1;
-      ip = ip - o_start + i_start;
-    }
-    map[size_t(j)] = ip;
-  }
-  return map;
-}
+using backend::PadMode;
 
 // A non-constant pad of the last k = pad.size() / 2 dims, as planes (P, D, H, W) with the
 // unpadded dims of size 1.
 struct PadProblem {
-  PadMode mode = PadMode::Reflect;
-  int64_t P = 1, in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
-  std::vector<int64_t> map[3];
+  backend::PadParams p;
   std::vector<int64_t> out_sizes;
 };
 
 PadProblem pad_problem(const char* op, IntArrayRef sizes, IntArrayRef pad, const std::string& m) {
   PadProblem pp;
-  pp.mode = m == "reflect" ? PadMode::Reflect : m == "replicate" ? PadMode::Replicate
-                                                                 : PadMode::Circular;
+  pp.p.mode = m == "reflect" ? PadMode::Reflect : m == "replicate" ? PadMode::Replicate
+                                                                   : PadMode::Circular;
   const int64_t nd = int64_t(sizes.size()), k = int64_t(pad.size()) / 2;
   EMBER_CHECK(k >= 1 && k <= 3 && (nd == k + 1 || nd == k + 2), op, "Only 2D, 3D, 4D, 5D padding with non-constant ",
               "padding are supported for now");
   pp.out_sizes = sizes.vec();
-  for (int64_t d = 0; d < nd - k; ++d) pp.P *= sizes[d];
+  for (int64_t d = 0; d < nd - k; ++d) pp.p.planes *= sizes[d];
   for (int64_t i = 0; i < k; ++i) {
     const int64_t dim = nd - 1 - i, in = sizes[dim], l = pad[2 * i], r = pad[2 * i + 1];
     const int64_t out = in + l + r;
-    if (pp.mode == PadMode::Reflect)
+    if (pp.p.mode == PadMode::Reflect)
       EMBER_CHECK(l < in && r < in, op, "Argument #4: Padding size should be less than the ",
                   "corresponding input dimension, but got: padding (", l, ", ", r,
                   ") at dimension ", dim, " of input ", sizes);
-    if (pp.mode == PadMode::Circular) {
+    if (pp.p.mode == PadMode::Circular) {
       EMBER_CHECK(l <= in && r <= in, op, "Padding value causes wrapping around more than once.");
       EMBER_CHECK(out >= 0 && in + std::min<int64_t>(l, 0) + std::min<int64_t>(r, 0) > 0, op,
                   "Negative padding value is resulting in an empty dimension.");
     }
     EMBER_CHECK(in > 0 && out >= 1, op, "input (", sizes, ") is too small at dimension ", dim,
                 ": calculated output size ", out, " (padding ", l, ", ", r, ")");
-    pp.in[2 - i] = in, pp.out[2 - i] = out, pp.out_sizes[size_t(dim)] = out;
-    pp.map[2 - i] = pad_map(pp.mode, in, l, r);
+    pp.p.in[2 - i] = in, pp.p.out[2 - i] = out, pp.out_sizes[size_t(dim)] = out;
+    pp.p.left[2 - i] = l, pp.p.right[2 - i] = r;
   }
-  for (int i = 0; i < 3; ++i)
-    if (pp.map[i].empty()) pp.map[i] = {0};
   return pp;
-}
-
-template <class T>
-void pad_gather(const PadProblem& pp, const T* in, T* out) {
-  const int64_t rows = pp.P * pp.out[0] * pp.out[1], Wo = pp.out[2];
-  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(Wo, 1)),
-               [&](int64_t r0, int64_t r1) {
-                 for (int64_t r = r0; r < r1; ++r) {
-                   const int64_t oh = r % pp.out[1], od = r / pp.out[1] % pp.out[0];
-                   const int64_t p = r / (pp.out[1] * pp.out[0]);
-                   const T* src =
-                       in + ((p * pp.in[0] + pp.map[0][od]) * pp.in[1] + pp.map[1][oh]) * pp.in[2];
-                   T* dst = out + r * Wo;
-                   for (int64_t ow = 0; ow < Wo; ++ow) dst[ow] = src[pp.map[2][ow]];
-                 }
-               });
-}
-
-// The adjoint: each output element adds into the input element it came from; per plane, so
-// threads never share an element.
-template <class T>
-void pad_scatter(const PadProblem& pp, const T* grad, T* gi) {
-  using A = compute_t<T>;
-  const int64_t in_plane = pp.in[0] * pp.in[1] * pp.in[2];
-  const int64_t out_plane = pp.out[0] * pp.out[1] * pp.out[2];
-  for_planes(pp.P, out_plane, [&](int64_t p) {
-    T* dst = gi + p * in_plane;
-    std::fill_n(dst, in_plane, T(0));
-    const T* g = grad + p * out_plane;
-    for (int64_t od = 0; od < pp.out[0]; ++od)
-      for (int64_t oh = 0; oh < pp.out[1]; ++oh, g += pp.out[2]) {
-        T* row = dst + (pp.map[0][od] * pp.in[1] + pp.map[1][oh]) * pp.in[2];
-        for (int64_t ow = 0; ow < pp.out[2]; ++ow)
-          row[pp.map[2][ow]] = T(A(row[pp.map[2][ow]]) + A(g[ow]));
-      }
-  });
 }
 
 void check_pad_list(const char* op, int64_t nd, IntArrayRef pad) {
@@ -399,10 +224,9 @@ Tensor interpolate_kernel(const Tensor& input, const InterpolateFuncOptions& opt
   std::vector<int64_t> shape = {input.size(0), input.size(1)};
   if (r.dims == 2) shape.push_back(r.out[0]);
   shape.push_back(r.out[1]);
-  Tensor out = empty(shape, {.dtype = input.dtype()});
-  dispatch<DtypeSet::Floating>(input.dtype(), "interpolate", [&]<class T>() {
-    resize_forward<T>(r, static_cast<const T*>(x.data_ptr()), static_cast<T*>(out.data_ptr()), P);
-  });
+  Tensor out = empty(shape, input.options());
+  resize_kernel("interpolate", x, &backend::ResizeKernels::interpolate)(
+      out.view({P, r.out[0], r.out[1]}), x.view({P, r.in[0], r.in[1]}), r);
   return out;
 }
 }  // namespace
@@ -417,11 +241,10 @@ Tensor interpolate_backward(const Tensor& grad_output, IntArrayRef input_sizes,
   EMBER_CHECK(grad_output.sizes() == IntArrayRef(want), op, "expected grad_output of size ",
               IntArrayRef(want), ", got ", grad_output.sizes());
   const Tensor g = grad_output.contiguous();
-  Tensor gi = empty(input_sizes, {.dtype = grad_output.dtype()});
-  dispatch<DtypeSet::Floating>(g.dtype(), op, [&]<class T>() {
-    resize_backward<T>(r, static_cast<const T*>(g.data_ptr()), static_cast<T*>(gi.data_ptr()),
-                       input_sizes[0] * input_sizes[1]);
-  });
+  Tensor gi = empty(input_sizes, grad_output.options());
+  const int64_t P = input_sizes[0] * input_sizes[1];
+  resize_kernel(op, g, &backend::ResizeKernels::interpolate_backward)(
+      gi.view({P, r.in[0], r.in[1]}), g.view({P, r.out[0], r.out[1]}), r);
   return gi;
 }
 
@@ -491,18 +314,15 @@ Tensor pad_kernel(const Tensor& input, IntArrayRef pad, const PadFuncOptions& op
     for (int64_t v : pad) any_positive |= v > 0;
     const auto sizes = constant_out_sizes(op, input.sizes(), pad, !any_positive);
     if (!any_positive) return constant_views(input, input, pad).first.clone();
-    Tensor out = full(sizes, options.value.value_or(0.0),
-                      {.dtype = input.dtype()});
+    Tensor out = full(sizes, options.value.value_or(0.0), input.options());
     auto [src, dst] = constant_views(input, out, pad);
     dst.copy_(src);
     return out;
   }
   const PadProblem pp = pad_problem(op, input.sizes(), pad, options.mode);
   const Tensor x = input.contiguous();
-  Tensor out = empty(pp.out_sizes, {.dtype = input.dtype()});
-  dispatch(input.dtype(), op, [&]<class T>() {
-    pad_gather<T>(pp, static_cast<const T*>(x.data_ptr()), static_cast<T*>(out.data_ptr()));
-  });
+  Tensor out = empty(pp.out_sizes, input.options());
+  resize_kernel(op, x, &backend::ResizeKernels::pad)(out, x, pp.p);
   return out;
 }
 }  // namespace
@@ -519,7 +339,7 @@ Tensor pad_backward(const Tensor& grad_output, IntArrayRef input_sizes, IntArray
       want[want.size() - 1 - i] += pad[2 * i] + pad[2 * i + 1];
     EMBER_CHECK(grad_output.sizes() == IntArrayRef(want), op, "expected grad_output of size ",
                 IntArrayRef(want), ", got ", grad_output.sizes());
-    Tensor gi = zeros(input_sizes, {.dtype = grad_output.dtype()});
+    Tensor gi = zeros(input_sizes, grad_output.options());
     auto [gi_part, g_part] = constant_views(gi, grad_output, pad);
     gi_part.copy_(g_part);
     return gi;
@@ -528,10 +348,8 @@ Tensor pad_backward(const Tensor& grad_output, IntArrayRef input_sizes, IntArray
   EMBER_CHECK(grad_output.sizes() == IntArrayRef(pp.out_sizes), op, "expected grad_output of size ",
               IntArrayRef(pp.out_sizes), ", got ", grad_output.sizes());
   const Tensor g = grad_output.contiguous();
-  Tensor gi = empty(input_sizes, {.dtype = grad_output.dtype()});
-  dispatch<DtypeSet::Floating>(g.dtype(), op, [&]<class T>() {
-    pad_scatter<T>(pp, static_cast<const T*>(g.data_ptr()), static_cast<T*>(gi.data_ptr()));
-  });
+  Tensor gi = empty(input_sizes, grad_output.options());
+  resize_kernel(op, g, &backend::ResizeKernels::pad_backward)(gi, g, pp.p);
   return gi;
 }
 

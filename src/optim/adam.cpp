@@ -1,8 +1,7 @@
-// The Adam family's updates, fused: each reads param, grad and the moment buffers once and
-// writes them once, with the per-step scalars (bias corrections, step sizes) computed in double
-// beforehand exactly as PyTorch's _single_tensor_* functions compute them, and the elementwise
-// arithmetic in PyTorch's operation order (mul_ then add_ with alpha, addcmul, addcdiv), so
-// trajectories match PyTorch's to rounding.
+// The Adam family (Adam, AdamW, Adamax, NAdam, RAdam): options, state and each step's scalars
+// (bias corrections, step sizes) computed in double exactly as PyTorch's _single_tensor_*
+// functions compute them; the fused updates are each device's OptimKernels (on the CPU,
+// backend/cpu/optim_adam.cpp).
 #include <cmath>
 
 #include "ember/creation.h"
@@ -11,12 +10,6 @@
 #include "optim/group_options.h"
 
 namespace ember::optim {
-
-using detail::load;
-using detail::store;
-using cpu::sqrt;
-using cpu::abs;
-using cpu::vmax;
 
 namespace {
 
@@ -70,39 +63,6 @@ Moments moments(const char* op, Dict& st, const Tensor& p, const char* second_ke
   return m;
 }
 
-// ── Adam / AdamW ─────────────────────────────────────────────────────────
-template <class T>
-struct AdamStep {
-  T beta1, beta2, one_minus_beta1, one_minus_beta2;
-  T l2;             // Adam: grad += l2 * p
-  T decay;          // AdamW: p *= decay (= 1 - lr * weight_decay) before the moments
-  T bc2_sqrt, eps;  // denom = sqrt(v) / bc2_sqrt + eps
-  T neg_step_size;  // -lr / (1 - beta1^step)
-  bool maximize, decoupled;
-};
-
-template <class T>
-void adam_kernel(T* p, const T* g, T* m, T* v, T* vmax_buf, int64_t n, const AdamStep<T>& s) {
-  detail::fused_for<T>(n, [&]<class V>(int64_t i) {
-    V pi = load<V>(p + i);
-    V gi = load<V>(g + i);
-    if (s.maximize) gi = -gi;
-    if (s.decoupled) pi = pi * s.decay;
-    if (s.l2 != T(0)) gi = gi + s.l2 * pi;
-    const V mi = load<V>(m + i) * s.beta1 + s.one_minus_beta1 * gi;
-    const V vi = load<V>(v + i) * s.beta2 + s.one_minus_beta2 * gi * gi;
-    store(m + i, mi);
-    store(v + i, vi);
-    V denom_of = vi;
-    if (vmax_buf) {  // amsgrad: normalise by the largest second moment seen so far
-      denom_of = vmax(load<V>(vmax_buf + i), vi);
-      store(vmax_buf + i, denom_of);
-    }
-    const V denom = sqrt(denom_of) / s.bc2_sqrt + s.eps;
-    store(p + i, pi + s.neg_step_size * (mi / denom));
-  });
-}
-
 Dict resolve_adam(const char* op, const AdamWOptions& g, const AdamWOptions& d, bool adamw) {
   detail::GroupOptionsBuilder b(op);
   const double lr = b.add("lr", g.lr, d.lr, {1e-3});
@@ -141,15 +101,13 @@ void adam_update(Optimizer& opt, ParamGroup& group, bool decoupled) {
     const double bias_correction1 = 1 - std::pow(beta1, step);
     const double bias_correction2 = 1 - std::pow(beta2, step);
     const double step_size = lr / bias_correction1;
-    detail::dispatch_float(op, p.dtype(), [&]<class T>() {
-      const AdamStep<T> s{T(beta1), T(beta2), T(1 - beta1), T(1 - beta2),
-                          T(decoupled ? 0.0 : wd), T(1 - lr * wd),
-                          T(std::sqrt(bias_correction2)), T(eps), T(-step_size),
-                          maximize, decoupled};
-      adam_kernel<T>(p.data_ptr<T>(), grad.data_ptr<T>(), st.first.data_ptr<T>(),
-                     st.second.data_ptr<T>(), amsgrad ? st.extra.data_ptr<T>() : nullptr,
-                     p.numel(), s);
-    });
+    const Tensor max_sq = amsgrad ? st.extra : Tensor();
+    detail::update_kernel(op, {&p, &grad, &st.first, &st.second, &max_sq},
+                          &backend::OptimKernels::adam)(
+        p, grad, st.first, st.second, max_sq,
+        {.beta1 = beta1, .beta2 = beta2, .l2 = decoupled ? 0.0 : wd, .decay = 1 - lr * wd,
+         .bc2_sqrt = std::sqrt(bias_correction2), .eps = eps, .neg_step_size = -step_size,
+         .maximize = maximize, .decoupled = decoupled});
     detail::mark_updated(p);
   }
 }
@@ -157,72 +115,6 @@ void adam_update(Optimizer& opt, ParamGroup& group, bool decoupled) {
 AdamWOptions as_adamw(const AdamOptions& o) {
   return {o.lr, o.betas, o.eps, o.weight_decay, o.amsgrad, o.maximize};
 }
-
-// ── Adamax ───────────────────────────────────────────────────────────────
-template <class T>
-void adamax_kernel(T* p, const T* g, T* m, T* u, int64_t n, double beta1_d, double beta2_d, T l2, T eps,
-                   T neg_clr, bool maximize) {
-  // 1 - beta in double, then rounded once, as PyTorch passes alpha=1 - beta1 to add_.
-  const T beta1 = T(beta1_d), beta2 = T(beta2_d), one_minus_beta1 = T(1 - beta1_d);
-  detail::fused_for<T>(n, [&]<class V>(int64_t i) {
-    const V pi = load<V>(p + i);
-    V gi = load<V>(g + i);
-    if (maximize) gi = -gi;
-    if (l2 != T(0)) gi = gi + l2 * pi;
-    const V mi = load<V>(m + i) * beta1 + one_minus_beta1 * gi;
-    // exp_inf = max(beta2 * exp_inf, |g| + eps), NaN-propagating like torch.amax
-    const V ui = vmax(load<V>(u + i) * beta2, abs(gi) + eps);
-    store(m + i, mi);
-    store(u + i, ui);
-    store(p + i, pi + neg_clr * (mi / ui));
-  });
-}
-
-// ── NAdam ────────────────────────────────────────────────────────────────
-template <class T>
-void nadam_kernel(T* p, const T* g, T* m, T* v, int64_t n, double beta1_d, double beta2_d, T l2, T eps,
-                  T bias_correction2, T grad_coef, T avg_coef) {
-  const T beta1 = T(beta1_d), beta2 = T(beta2_d);
-  const T one_minus_beta1 = T(1 - beta1_d), one_minus_beta2 = T(1 - beta2_d);
-  detail::fused_for<T>(n, [&]<class V>(int64_t i) {
-    V pi = load<V>(p + i);
-    V gi = load<V>(g + i);
-    if (l2 != T(0)) gi = gi + l2 * pi;
-    const V mi = load<V>(m + i) * beta1 + one_minus_beta1 * gi;
-    const V vi = load<V>(v + i) * beta2 + one_minus_beta2 * gi * gi;
-    store(m + i, mi);
-    store(v + i, vi);
-    const V denom = sqrt(vi / bias_correction2) + eps;
-    pi = pi + grad_coef * (gi / denom);  // two addcdiv_ calls in PyTorch, in this order
-    store(p + i, pi + avg_coef * (mi / denom));
-  });
-}
-
-// ── RAdam ────────────────────────────────────────────────────────────────
-template <class T>
-void radam_kernel(T* p, const T* g, T* m, T* v, int64_t n, double beta1_d, double beta2_d, T l2, T eps,
-                  T bias_correction1, T lr, bool rectify, T bc2_sqrt, T rect) {
-  const T beta1 = T(beta1_d), beta2 = T(beta2_d);
-  const T one_minus_beta1 = T(1 - beta1_d), one_minus_beta2 = T(1 - beta2_d);
-  detail::fused_for<T>(n, [&]<class V>(int64_t i) {
-    const V pi = load<V>(p + i);
-    V gi = load<V>(g + i);
-    if (l2 != T(0)) gi = gi + l2 * pi;
-    const V mi = load<V>(m + i) * beta1 + one_minus_beta1 * gi;
-    const V vi = load<V>(v + i) * beta2 + one_minus_beta2 * gi * gi;
-    store(m + i, mi);
-    store(v + i, vi);
-    const V corrected = mi / bias_correction1;
-    if (rectify) {
-      // PyTorch: sqrt(bc2) / (sqrt(v) + eps) is a scalar over a tensor: reciprocal, then times.
-      const V adaptive = (V(T(1)) / (sqrt(vi) + eps)) * bc2_sqrt;
-      store(p + i, pi - corrected * lr * adaptive * rect);
-    } else {
-      store(p + i, pi - corrected * lr);
-    }
-  });
-}
-
 }  // namespace
 
 Dict resolve_options(const AdamOptions& g, const AdamOptions& d) {
@@ -284,11 +176,11 @@ void Adamax::update(ParamGroup& group) {
     Moments st = moments(name(), state(p), p, "exp_inf", nullptr);
     const double step = detail::increment_step(st.step);
     const double clr = lr / (1 - std::pow(beta1, step));
-    detail::dispatch_float(name(), p.dtype(), [&]<class T>() {
-      adamax_kernel<T>(p.data_ptr<T>(), grad.data_ptr<T>(), st.first.data_ptr<T>(),
-                       st.second.data_ptr<T>(), p.numel(), beta1, beta2, T(wd), T(eps),
-                       T(-clr), maximize);
-    });
+    detail::update_kernel(name(), {&p, &grad, &st.first, &st.second},
+                          &backend::OptimKernels::adamax)(
+        p, grad, st.first, st.second,
+        {.beta1 = beta1, .beta2 = beta2, .l2 = wd, .eps = eps, .neg_clr = -clr,
+         .maximize = maximize});
     detail::mark_updated(p);
   }
 }
@@ -310,20 +202,25 @@ void NAdam::update(ParamGroup& group) {
     const double mu = beta1 * (1. - 0.5 * std::pow(0.96, step * momentum_decay));
     const double mu_next = beta1 * (1. - 0.5 * std::pow(0.96, (step + 1) * momentum_decay));
     double mu_product, mu_product_next;
-    detail::dispatch_float(name(), st.extra.dtype(), [&]<class M>() {
+    // A host scalar (created on the CPU, as PyTorch does), float32 or float64 (checked above).
+    const auto advance = [&]<class M>() {
       M* prod = st.extra.data_ptr<M>();
       *prod = *prod * M(mu);
       mu_product = *prod;
       mu_product_next = double((*prod * M(mu)) * M(mu_next));
-    });
+    };
+    if (st.extra.dtype() == kFloat64)
+      advance.template operator()<double>();
+    else
+      advance.template operator()<float>();
     st.extra.impl()->storage()->bump_version();
     const double grad_coef = -lr * (1. - mu) / (1. - mu_product);
     const double avg_coef = -lr * mu_next / (1. - mu_product_next);
-    detail::dispatch_float(name(), p.dtype(), [&]<class T>() {
-      nadam_kernel<T>(p.data_ptr<T>(), grad.data_ptr<T>(), st.first.data_ptr<T>(),
-                      st.second.data_ptr<T>(), p.numel(), beta1, beta2, T(wd), T(eps),
-                      T(bias_correction2), T(grad_coef), T(avg_coef));
-    });
+    detail::update_kernel(name(), {&p, &grad, &st.first, &st.second},
+                          &backend::OptimKernels::nadam)(
+        p, grad, st.first, st.second,
+        {.beta1 = beta1, .beta2 = beta2, .l2 = wd, .eps = eps,
+         .bias_correction2 = bias_correction2, .grad_coef = grad_coef, .avg_coef = avg_coef});
     detail::mark_updated(p);
   }
 }
@@ -348,12 +245,12 @@ void RAdam::update(ParamGroup& group) {
         rectify ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
                             ((rho_inf - 4) * (rho_inf - 2) * rho_t))
                 : 0.0;
-    detail::dispatch_float(name(), p.dtype(), [&]<class T>() {
-      radam_kernel<T>(p.data_ptr<T>(), grad.data_ptr<T>(), st.first.data_ptr<T>(),
-                      st.second.data_ptr<T>(), p.numel(), beta1, beta2, T(wd), T(eps),
-                      T(bias_correction1), T(lr), rectify, T(std::sqrt(bias_correction2)),
-                      T(rect));
-    });
+    detail::update_kernel(name(), {&p, &grad, &st.first, &st.second},
+                          &backend::OptimKernels::radam)(
+        p, grad, st.first, st.second,
+        {.beta1 = beta1, .beta2 = beta2, .l2 = wd, .eps = eps,
+         .bias_correction1 = bias_correction1, .lr = lr, .rectify = rectify,
+         .bc2_sqrt = std::sqrt(bias_correction2), .rect = rect});
     detail::mark_updated(p);
   }
 }

@@ -1,4 +1,6 @@
-// RMSprop's and Adagrad's fused updates, in PyTorch's _single_tensor_* operation order:
+// RMSprop and Adagrad: options, state and each step's scalars; the fused updates are each
+// device's OptimKernels (on the CPU, backend/cpu/optim_rmsprop.cpp), in PyTorch's
+// _single_tensor_* operation order:
 //   RMSprop: sq = alpha*sq + (1-alpha)*g*g; avg = sqrt(sq [- ga*ga]) + eps;
 //            momentum ? (buf = momentum*buf + g/avg; p -= lr*buf) : p -= lr * g/avg
 //   Adagrad: sum += g*g; p -= clr * g / (sqrt(sum) + eps), clr = lr / (1 + (step-1)*lr_decay)
@@ -11,55 +13,8 @@
 
 namespace ember::optim {
 
-using cpu::sqrt;
-using detail::load;
-using detail::store;
 
 namespace {
-
-template <class T>
-void rmsprop_kernel(T* p, const T* g, T* sq, T* ga, T* buf, int64_t n, T lr, double alpha_d, T eps,
-                    T l2, T momentum, bool maximize) {
-  // 1 - alpha in double, rounded once, as PyTorch computes it in Python.
-  const T alpha = T(alpha_d), one_minus_alpha = T(1 - alpha_d);
-  detail::fused_for<T>(n, [&]<class V>(int64_t i) {
-    const V pi = load<V>(p + i);
-    V gi = load<V>(g + i);
-    if (maximize) gi = -gi;
-    if (l2 != T(0)) gi = gi + l2 * pi;
-    const V si = load<V>(sq + i) * alpha + one_minus_alpha * gi * gi;
-    store(sq + i, si);
-    V avg;
-    if (ga) {  // centered: subtract the squared mean gradient (addcmul with value -1)
-      const V gai = load<V>(ga + i) * alpha + one_minus_alpha * gi;
-      store(ga + i, gai);
-      avg = sqrt(si + T(-1) * gai * gai);
-    } else {
-      avg = sqrt(si);
-    }
-    avg = avg + eps;
-    if (buf) {
-      const V bi = load<V>(buf + i) * momentum + gi / avg;
-      store(buf + i, bi);
-      store(p + i, pi + (-lr) * bi);
-    } else {
-      store(p + i, pi + (-lr) * (gi / avg));
-    }
-  });
-}
-
-template <class T>
-void adagrad_kernel(T* p, const T* g, T* sum, int64_t n, T neg_clr, T l2, T eps, bool maximize) {
-  detail::fused_for<T>(n, [&]<class V>(int64_t i) {
-    const V pi = load<V>(p + i);
-    V gi = load<V>(g + i);
-    if (maximize) gi = -gi;
-    if (l2 != T(0)) gi = gi + l2 * pi;
-    const V si = load<V>(sum + i) + gi * gi;
-    store(sum + i, si);
-    store(p + i, pi + neg_clr * (gi / (sqrt(si) + eps)));
-  });
-}
 
 Tensor buffer(const char* op, Dict& st, const char* key, const Tensor& p) {
   Tensor t = st.at(Value(key)).to_tensor();
@@ -108,12 +63,10 @@ void RMSprop::update(ParamGroup& group) {
     Tensor sq = buffer(name(), st, "square_avg", p);
     Tensor buf = momentum > 0 ? buffer(name(), st, "momentum_buffer", p) : Tensor();
     Tensor ga = centered ? buffer(name(), st, "grad_avg", p) : Tensor();
-    detail::dispatch_float(name(), p.dtype(), [&]<class T>() {
-      rmsprop_kernel<T>(p.data_ptr<T>(), grad.data_ptr<T>(), sq.data_ptr<T>(),
-                        ga.defined() ? ga.data_ptr<T>() : nullptr,
-                        buf.defined() ? buf.data_ptr<T>() : nullptr, p.numel(), T(lr), alpha,
-                        T(eps), T(wd), T(momentum), maximize);
-    });
+    detail::update_kernel(name(), {&p, &grad, &sq, &ga, &buf}, &backend::OptimKernels::rmsprop)(
+        p, grad, sq, ga, buf,
+        {.lr = lr, .alpha = alpha, .eps = eps, .l2 = wd, .momentum = momentum,
+         .maximize = maximize});
     detail::mark_updated(p);
   }
 }
@@ -174,10 +127,8 @@ void Adagrad::update(ParamGroup& group) {
     const double step = detail::increment_step(step_t);
     const double clr = lr / (1 + (step - 1) * lr_decay);
     Tensor sum = buffer(name(), st, "sum", p);
-    detail::dispatch_float(name(), p.dtype(), [&]<class T>() {
-      adagrad_kernel<T>(p.data_ptr<T>(), grad.data_ptr<T>(), sum.data_ptr<T>(), p.numel(),
-                        T(-clr), T(wd), T(eps), maximize);
-    });
+    detail::update_kernel(name(), {&p, &grad, &sum}, &backend::OptimKernels::adagrad)(
+        p, grad, sum, {.neg_clr = -clr, .l2 = wd, .eps = eps, .maximize = maximize});
     detail::mark_updated(p);
   }
 }

@@ -1,7 +1,5 @@
-// SGD's update, fused: one pass reads param, grad and the momentum buffer and writes param and
-// buffer. The arithmetic follows PyTorch's _single_tensor_sgd step by step:
-//   d = ±grad + wd * p;  buf = first ? d : momentum * buf + (1 - dampening) * d
-//   d = nesterov ? d + momentum * buf : buf;  p -= lr * d
+// SGD: its options and its step's front end; the fused update (PyTorch's _single_tensor_sgd) is
+// each device's OptimKernels::sgd (backend/cpu/optim_sgd.cpp on the CPU).
 #include "ember/optim/sgd.h"
 
 #include "core/op_entry.h"
@@ -28,28 +26,6 @@ Dict resolve_options(const SGDOptions& g, const SGDOptions& d) {
   return b.finish();
 }
 
-namespace {
-
-template <class T>
-void sgd_kernel(T* p, const T* g, T* buf, int64_t n, T lr, T wd, T momentum, double dampening,
-                bool nesterov, bool maximize, bool first) {
-  const T one_minus_damp = T(1 - dampening);  // rounded once, as PyTorch's alpha=1 - dampening
-  detail::fused_for<T>(n, [&]<class V>(int64_t i) {
-    V pi = detail::load<V>(p + i);
-    V d = detail::load<V>(g + i);
-    if (maximize) d = -d;
-    if (wd != T(0)) d = d + wd * pi;
-    if (buf) {
-      V b = first ? d : detail::load<V>(buf + i) * momentum + one_minus_damp * d;
-      detail::store(buf + i, b);
-      d = nesterov ? d + momentum * b : b;
-    }
-    detail::store(p + i, pi + (-lr) * d);
-  });
-}
-
-}  // namespace
-
 void SGD::update(ParamGroup& group) {
   const double lr = group.lr(), momentum = group.get("momentum"),
                dampening = group.get("dampening"), wd = group.get("weight_decay");
@@ -68,10 +44,10 @@ void SGD::update(ParamGroup& group) {
     Tensor buf = slot.is_tensor() ? slot.to_tensor() : Tensor();
     if (buf.defined()) detail::check_state(name(), buf, p, "momentum_buffer");
     OpScope scope("sgd_update", {&p, &grad, &buf});
-    detail::dispatch_float(name(), p.dtype(), [&]<class T>() {
-      sgd_kernel<T>(p.data_ptr<T>(), grad.data_ptr<T>(), buf.defined() ? buf.data_ptr<T>() : nullptr,
-                    p.numel(), T(lr), T(wd), T(momentum), dampening, nesterov, maximize, first);
-    });
+    detail::update_kernel(name(), {&p, &grad, &buf}, &backend::OptimKernels::sgd)(
+        p, grad, buf,
+        {.lr = lr, .weight_decay = wd, .momentum = momentum, .dampening = dampening,
+         .nesterov = nesterov, .maximize = maximize, .first = first});
     detail::mark_updated(p);
   }
 }

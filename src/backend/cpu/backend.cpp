@@ -16,6 +16,7 @@ const Backend& cpu_backend() {
     cpu::add_loss_kernels(b);
     b.copy = &cpu::copy_kernel;
     b.fill = &cpu::fill_kernel;
+    b.equal = &cpu::equal_kernel;
     cpu::add_reduce_kernels(b);
     cpu::add_softmax_kernels(b);
     cpu::add_scan_kernels(b);
@@ -27,6 +28,12 @@ const Backend& cpu_backend() {
     cpu::add_embedding_kernels(b);
     cpu::add_random_kernels(b);
     cpu::add_creation_kernels(b);
+    cpu::add_conv_kernels(b);
+    cpu::add_pool_kernels(b);
+    cpu::add_linalg_kernels(b);
+    cpu::add_rearrange_kernels(b);
+    cpu::add_resize_kernels(b);
+    cpu::add_optim_kernels(b);
     return b;
   }();
   return table;

@@ -16,6 +16,7 @@
 
 #include "backend/cpu/cpu_features.h"
 #include "backend/cpu/half_convert.h"
+#include "backend/cpu/kernels.h"
 #include "backend/cpu/parallel.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
@@ -379,5 +380,7 @@ std::string reduced_gemm_path(Dtype dtype) {
   return std::string("convert to float32 (") + (cpu_features().f16c ? "F16C" : "scalar") +
          ") + sgemm" + small;
 }
+
+void add_linalg_kernels(backend::Backend& b) { b.linalg = {.gemm = &gemm}; }
 
 }  // namespace ember::cpu

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "backend/cpu/kernels.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "core/dispatch.h"
@@ -821,6 +822,12 @@ void conv2d_weight_grad(const Tensor& grad, const Tensor& input, const Tensor& g
       fail("conv2d_backward", "the kernel takes float32 or float64, got ", grad.dtype());
     }
   });
+}
+
+void add_conv_kernels(backend::Backend& b) {
+  b.conv = {.conv2d = &conv2d,
+            .conv2d_adjoint = &conv2d_adjoint,
+            .conv2d_weight_grad = &conv2d_weight_grad};
 }
 
 }  // namespace ember::cpu

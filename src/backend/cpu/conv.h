@@ -5,16 +5,12 @@
 
 #include <cstdint>
 
+#include "backend/conv_kernels.h"
 #include "ember/tensor.h"
 
 namespace ember::cpu {
 
-struct Conv2dParams {
-  int64_t stride[2] = {1, 1};    // (H, W)
-  int64_t padding[2] = {0, 0};
-  int64_t dilation[2] = {1, 1};
-  int64_t groups = 1;
-};
+using backend::Conv2dParams;
 
 /// out (N, O, Ho, Wo) = conv(input (N, C, H, W), weight (O, C / g, kH, kW)) + bias (O).
 /// bias may be undefined.

@@ -82,4 +82,14 @@ void fill_kernel(const Tensor& dst, Scalar value) {
   });
 }
 
+bool equal_kernel(const Tensor& a, const Tensor& b) {
+  return dispatch(a.dtype(), "equal", [&]<class T>() {
+    const T* x = a.data_ptr<T>();
+    const T* y = b.data_ptr<T>();
+    for (int64_t i = 0; i < a.numel(); ++i)
+      if (!(convert<double>(x[i]) == convert<double>(y[i]))) return false;
+    return true;
+  });
+}
+
 }  // namespace ember::cpu

@@ -10,5 +10,7 @@ namespace ember::cpu {
 void copy_kernel(const Tensor& dst, const Tensor& src);
 /// dst[i] = value converted to dst's dtype.
 void fill_kernel(const Tensor& dst, Scalar value);
+/// Whether a and b (contiguous, one dtype and shape) hold equal values (NaN equals nothing).
+bool equal_kernel(const Tensor& a, const Tensor& b);
 
 }  // namespace ember::cpu

@@ -16,12 +16,17 @@ void add_softmax_kernels(backend::Backend& b);
 void add_scan_kernels(backend::Backend& b);
 void add_gather_kernels(backend::Backend& b);
 void add_index_kernels(backend::Backend& b);
-// norm.cpp, class_loss.cpp, sort.cpp, embedding.cpp, random.cpp, creation.cpp
 void add_norm_kernels(backend::Backend& b);
 void add_class_loss_kernels(backend::Backend& b);
 void add_sort_kernels(backend::Backend& b);
 void add_embedding_kernels(backend::Backend& b);
 void add_random_kernels(backend::Backend& b);
 void add_creation_kernels(backend::Backend& b);
+void add_conv_kernels(backend::Backend& b);
+void add_pool_kernels(backend::Backend& b);
+void add_linalg_kernels(backend::Backend& b);
+void add_rearrange_kernels(backend::Backend& b);
+void add_resize_kernels(backend::Backend& b);
+void add_optim_kernels(backend::Backend& b);
 
 }  // namespace ember::cpu

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "backend/cpu/kernels.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "core/dispatch.h"
@@ -384,6 +385,16 @@ void adaptive_avg_pool2d_backward(const Tensor& grad, const Tensor& grad_input) 
       }
     });
   });
+}
+
+void add_pool_kernels(backend::Backend& b) {
+  b.pool = {.max_pool2d = &max_pool2d,
+            .avg_pool2d = &avg_pool2d,
+            .adaptive_max_pool2d = &adaptive_max_pool2d,
+            .adaptive_avg_pool2d = &adaptive_avg_pool2d,
+            .max_pool_backward = &max_pool_backward,
+            .avg_pool2d_backward = &avg_pool2d_backward,
+            .adaptive_avg_pool2d_backward = &adaptive_avg_pool2d_backward};
 }
 
 }  // namespace ember::cpu

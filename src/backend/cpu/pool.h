@@ -6,16 +6,12 @@
 
 #include <cstdint>
 
+#include "backend/pool_kernels.h"
 #include "ember/tensor.h"
 
 namespace ember::cpu {
 
-struct Pool2dParams {
-  int64_t kernel[2] = {1, 1};  // (H, W)
-  int64_t stride[2] = {1, 1};
-  int64_t padding[2] = {0, 0};
-  int64_t dilation[2] = {1, 1};
-};
+using backend::Pool2dParams;
 
 /// out (P, Ho, Wo) = window max of input (P, H, W); indices (P, Ho, Wo) int64, flat in H*W, may
 /// be undefined. A NaN in a window wins (the last one), as in PyTorch.
