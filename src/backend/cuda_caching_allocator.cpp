@@ -267,6 +267,11 @@ void CachingAllocator::empty_cache() {
   release_cached_segments();
 }
 
+bool CachingAllocator::owns(const void* ptr) const {
+  std::lock_guard lock(mutex_);
+  return active_.count(const_cast<void*>(ptr)) != 0;
+}
+
 // Only wholly free segments can go back: a segment is one cudaMalloc, freed as a whole.
 void CachingAllocator::release_cached_segments() {
   ++stats_.num_sync_all_streams;  // PyTorch synchronises pending events here; none are kept yet

@@ -100,6 +100,8 @@ class CachingAllocator {
   void free(void* ptr);
   /// Returns every wholly free segment to the source (torch.cuda.empty_cache).
   void empty_cache();
+  /// Whether `ptr` is a block this allocator handed out and that is not freed yet.
+  bool owns(const void* ptr) const;
 
   DeviceStats stats() const;
   void reset_peak_stats();
