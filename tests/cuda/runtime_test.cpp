@@ -16,12 +16,15 @@
 namespace ember {
 namespace {
 
-TEST(Cuda, TheCudaBackendIsInstalledWithMemoryOnly) {
+TEST(Cuda, TheCudaBackendIsInstalledWithMemoryAndElementwiseKernels) {
   const backend::Backend* b = backend::backend_for(kCUDA);
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(std::string(b->name), "cuda");
   EXPECT_NE(b->allocate, nullptr);
   EXPECT_NE(b->free, nullptr);
+  EXPECT_NE(b->elementwise[size_t(backend::ElementwiseKernel::add)], nullptr);
+  EXPECT_NE(b->elementwise[size_t(backend::ElementwiseKernel::exp)], nullptr);
+  EXPECT_EQ(b->elementwise[size_t(backend::ElementwiseKernel::floor)], nullptr);  // not yet
   EXPECT_EQ(b->copy, nullptr);  // a converting, strided copy is a kernel: the CUDA issue's
 }
 
@@ -77,7 +80,7 @@ TEST(Cuda, BytesMakeTheRoundTrip) {
   cuda::synchronize();
   const Tensor back = second.cpu();
   EXPECT_EQ(back.tolist<float>(), host.tolist<float>());
-  EXPECT_ERROR(on_gpu.exp(), "[exp] no kernel for cuda:0: the cuda backend does not implement");
+  EXPECT_ERROR(on_gpu.floor(), "[floor] no kernel for cuda:0: the cuda backend does not implement");
   EXPECT_ERROR(empty({1}, {.device = Device(kCUDA, cuda::device_count())}), "invalid device");
 }
 

@@ -8,6 +8,10 @@
 #include "ember/device.h"
 #include "ember/error.h"
 
+namespace ember::backend {
+struct Backend;
+}
+
 namespace ember::cuda {
 
 /// `[op] CUDA error: <cudart's message> (<its name>) <context...>` for a failed runtime call.
@@ -44,5 +48,8 @@ cudaStream_t current_stream_handle(int index);
 
 /// The caching allocator of device `index` (created on first use, never destroyed).
 CachingAllocator& device_allocator(int index);
+
+/// Fills `b`'s elementwise entries with the CUDA kernels (elementwise.cpp).
+void install_elementwise_kernels(backend::Backend& b);
 
 }  // namespace ember::cuda
