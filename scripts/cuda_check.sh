@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The GPU check in one go, for a machine with an NVIDIA GPU and the CUDA toolkit: builds ember with
 # -DEMBER_CUDA=ON (device code for sm_90, the H200, unless CUDA_ARCH says otherwise) in its own
-# build directory, then runs the `cuda` CTest label (tests/cuda) and the caching allocator's unit
-# test. On a machine without a GPU the cuda tests report themselves skipped ("no CUDA device").
+# build directory, then runs the `cuda` CTest label (tests/cuda) and the host-side unit tests of
+# the caching allocator and the elementwise launch plan. On a machine without a GPU the cuda
+# tests report themselves skipped ("no CUDA device").
 # Usage: scripts/cuda_check.sh [build-dir]      (default: build-cuda; CUDA_ARCH=90 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,7 @@ cmake -S . -B "$build" -G Ninja -DEMBER_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arc
   -DEMBER_BUILD_EXAMPLES=OFF "${launcher[@]}" >/dev/null
 
 # Only the library and the test programs the check runs, not the whole suite.
-targets=(ember backend_cuda_caching_allocator_test)
+targets=(ember backend_cuda_caching_allocator_test backend_cuda_elementwise_plan_test)
 for source in tests/cuda/*_test.cpp; do
   name=$(basename "$source" .cpp)
   targets+=("cuda_$name")
@@ -30,4 +31,4 @@ done
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 
 ctest --test-dir "$build" -L cuda --output-on-failure -j"$jobs" --timeout 300
-ctest --test-dir "$build" -R '^CudaCachingAllocator\.' --output-on-failure -j"$jobs"
+ctest --test-dir "$build" -R '^(CudaCachingAllocator|CudaElementwisePlan)\.' --output-on-failure -j"$jobs"

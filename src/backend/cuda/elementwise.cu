@@ -117,11 +117,7 @@ __global__ void map_kernel(F f, const __grid_constant__ Launch l) {
 
 template <class S, int NIn, class F>
 int go(F f, const Launch& l, cudaStream_t stream) {
-  constexpr int kThreads = 256;
-  const int64_t blocks = (l.numel + kThreads - 1) / kThreads;
-  // Enough blocks to fill the device many times over; the grid-stride loop does the rest.
-  const unsigned grid = unsigned(blocks < 65536 ? blocks : 65536);
-  map_kernel<S, NIn><<<grid, kThreads, 0, stream>>>(f, l);
+  map_kernel<S, NIn><<<l.blocks, l.threads, 0, stream>>>(f, l);
   return int(cudaGetLastError());
 }
 

@@ -28,6 +28,8 @@ struct Launch {
   Type type;
   int32_t ndim;  // 0: a single element
   int64_t numel;
+  uint32_t blocks;   // grid size; the kernel strides over the grid for numel beyond it
+  uint32_t threads;  // per block
   int64_t shape[kMaxDims];                  // outermost first
   int64_t strides[kMaxOperands][kMaxDims];  // bytes
   char* base[kMaxOperands];
