@@ -26,6 +26,33 @@ TEST(NoCuda, CudaInACpuOnlyBuild) {
   EXPECT_TRUE(t.cpu().is_same(t));
 }
 
+// torch.cuda's functions exist in a CPU-only build: they report no device, have no cache to
+// empty, and everything that needs a device names the missing build option.
+TEST(NoCuda, TheDeviceApiReportsNoDevice) {
+  EXPECT_ERROR(cuda::current_device(), "[cuda.current_device] ember was built without CUDA");
+  EXPECT_ERROR(cuda::set_device(0), "[cuda.set_device] ember was built without CUDA");
+  EXPECT_ERROR(cuda::get_device_name(), "[cuda.get_device_name] ember was built without CUDA");
+  EXPECT_ERROR(cuda::synchronize(Device("cuda:1")), "[cuda.synchronize] ember was built without");
+  EXPECT_ERROR(cuda::Stream(), "[cuda.Stream] ember was built without CUDA");
+  EXPECT_ERROR(cuda::Stream::default_stream(), "[cuda.default_stream] ember was built without");
+  EXPECT_ERROR(cuda::current_stream(), "[cuda.current_stream] ember was built without CUDA");
+  cuda::Event event(/*enable_timing=*/true);  // holds nothing until recorded
+  EXPECT_FALSE(event.is_created());
+  EXPECT_ERROR(event.record(), "[cuda.Event.record] ember was built without CUDA");
+  EXPECT_ERROR(event.synchronize(), "[cuda.Event.synchronize] ember was built without CUDA");
+  EXPECT_ERROR(event.elapsed_time(event), "[cuda.Event.elapsed_time] ember was built without");
+  cuda::Event moved(std::move(event));
+  EXPECT_FALSE(moved.is_created());
+  EXPECT_ERROR(cuda::memory_allocated(), "[cuda.memory_allocated] ember was built without CUDA");
+  EXPECT_ERROR(cuda::max_memory_allocated(), "[cuda.max_memory_allocated] ember was built");
+  EXPECT_ERROR(cuda::memory_reserved(), "[cuda.memory_reserved] ember was built without CUDA");
+  EXPECT_ERROR(cuda::max_memory_reserved(), "[cuda.max_memory_reserved] ember was built");
+  EXPECT_ERROR(cuda::reset_peak_memory_stats(), "[cuda.reset_peak_memory_stats] ember was built");
+  EXPECT_ERROR(cuda::memory_stats(Device("cuda:0")), "[cuda.memory_stats] ember was built");
+  EXPECT_ERROR(cuda::memory_summary(), "[cuda.memory_summary] ember was built without CUDA");
+  EXPECT_NO_THROW(cuda::empty_cache());  // nothing is cached without a device
+}
+
 TEST(NoCuda, TheMessageSaysHowToBuildCudaIn) {
   EXPECT_ERROR(zeros({2}, {.device = kCUDA}), "[cuda] ember was built without CUDA support; "
                                               "rebuild with -DEMBER_CUDA=ON");

@@ -1,71 +1,53 @@
 // The CUDA build's side of the core's entry points (backend/cuda_api.h, ember/cuda.h) through the
-// CUDA runtime API: device count, memory and copies — what the core calls today. Kernels come
-// with the CUDA issue: the kCUDA backend installed here has memory functions only, so every op on
-// a CUDA tensor is `[op] no kernel for cuda:0: the cuda backend does not implement this op`.
+// CUDA runtime API: devices, memory through the caching allocator (memory.cpp) and copies. The
+// kCUDA backend installed here has memory functions and the elementwise kernels of
+// elementwise.cpp; any other op on a CUDA tensor is `[op] no kernel for cuda:0: the cuda backend
+// does not implement this op` until its kernels come.
 //
 // Every failing runtime call is an ember::Error naming the op, the device and cudart's own words
-// ("[cuda.allocate] CUDA error: out of memory (cudaErrorMemoryAllocation) allocating ..."). A
-// machine without a driver or a GPU has no CUDA devices, as in PyTorch: device_count() is 0 and
-// is_available() false, and anything that would touch a device throws.
-#include <cuda_runtime_api.h>
-
+// ("[cuda.allocate] CUDA error: ..."). A machine without a driver or a GPU has no CUDA devices,
+// as in PyTorch: device_count() is 0 and is_available() false, and anything that would touch a
+// device throws.
 #include <cstdio>
 
 #include "backend/backend.h"
+#include "backend/cuda/runtime.h"
 #include "backend/cuda_api.h"
 #include "ember/cuda.h"
-#include "ember/error.h"
 
 namespace ember::cuda {
 namespace {
-
-/// `[op] CUDA error: <cudart's message> (<its name>) <context...>` for a failed runtime call.
-template <class... Context>
-void check(cudaError_t status, const char* op, const Context&... context) {
-  if (status == cudaSuccess) [[likely]]
-    return;
-  (void)cudaGetLastError();  // a failed call leaves its error for the next query; this one is told
-  fail(op, "CUDA error: ", cudaGetErrorString(status), " (", cudaGetErrorName(status), ")",
-       context...);
-}
 
 /// The runtime's answers that mean "this machine has no usable CUDA device" rather than a fault.
 bool means_no_device(cudaError_t status) {
   return status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver;
 }
 
-/// Makes `device` (an index; -1 for the current one) current for one call, as PyTorch's device
-/// guard does, and restores the caller's current device afterwards.
-class DeviceGuard {
- public:
-  DeviceGuard(Device device, const char* op) {
-    int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (means_no_device(status)) {
-      (void)cudaGetLastError();
-      fail(op, "cannot use ", device, ": no CUDA device is available (CUDA error: ",
-           cudaGetErrorString(status), ")");
-    }
-    check(status, op, " counting devices");
-    EMBER_CHECK(device.index() < count, op, "invalid device ", device, ": this machine has ", count,
-                " CUDA device", count == 1 ? "" : "s");
-    check(cudaGetDevice(&previous_), op, " asking for the current device");
-    if (!device.has_index() || device.index() == previous_) return;
-    check(cudaSetDevice(device.index()), op, " selecting ", device);
-    restore_ = true;
-  }
-  ~DeviceGuard() {
-    if (restore_) (void)cudaSetDevice(previous_);
-  }
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
- private:
-  int previous_ = 0;
-  bool restore_ = false;
-};
-
 }  // namespace
+
+int resolve_device(Device device, const char* op) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (means_no_device(status)) {
+    (void)cudaGetLastError();
+    fail(op, "cannot use ", device, ": no CUDA device is available (CUDA error: ",
+         cudaGetErrorString(status), ")");
+  }
+  check(status, op, " counting devices");
+  int index = device.index();
+  if (index < 0) check(cudaGetDevice(&index), op, " asking for the current device");
+  EMBER_CHECK(index < count, op, "invalid device ", device, ": this machine has ", count,
+              " CUDA device", count == 1 ? "" : "s");
+  return index;
+}
+
+DeviceGuard::DeviceGuard(int index, const char* op) {
+  int current = 0;
+  check(cudaGetDevice(&current), op, " asking for the current device");
+  if (current == index) return;
+  check(cudaSetDevice(index), op, " selecting cuda:", index);
+  previous_ = current;
+}
 
 int device_count() {
   int count = 0;
@@ -80,66 +62,91 @@ int device_count() {
 
 bool is_available() { return device_count() > 0; }
 
-void synchronize() {
-  DeviceGuard guard(Device(kCUDA), "cuda.synchronize");
-  check(cudaDeviceSynchronize(), "cuda.synchronize");
+int current_device() { return resolve_device(Device(kCUDA), "cuda.current_device"); }
+
+void set_device(int index) {
+  const int checked = resolve_device(Device(kCUDA, index), "cuda.set_device");
+  check(cudaSetDevice(checked), "cuda.set_device", " selecting cuda:", checked);
+}
+
+std::string get_device_name(int index) {
+  const int checked = resolve_device(Device(kCUDA, index), "cuda.get_device_name");
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, checked), "cuda.get_device_name", " on cuda:", checked);
+  return prop.name;
+}
+
+void synchronize(Device device) {
+  const int index = resolve_device(device, "cuda.synchronize");
+  DeviceGuard guard(index, "cuda.synchronize");
+  check(cudaDeviceSynchronize(), "cuda.synchronize", " on cuda:", index);
 }
 
 void* allocate(Device device, size_t nbytes) {
   if (nbytes == 0) return nullptr;  // as the CPU allocator: no block for an empty storage
-  DeviceGuard guard(device, "cuda.allocate");
-  void* data = nullptr;
-  check(cudaMalloc(&data, nbytes), "cuda.allocate", " allocating ", nbytes, " bytes on ", device);
-  return data;
+  const int index = resolve_device(device, "cuda.allocate");
+  const auto stream = reinterpret_cast<StreamId>(current_stream_handle(index));
+  return device_allocator(index).allocate(nbytes, stream);
 }
 
-// Called from a storage's destructor, which must not throw: a failure is reported on stderr. At
-// process exit the runtime may already be gone (cudaErrorCudartUnloading), which frees everything.
-void free(Device device, void* data, size_t nbytes) {
+// Called from a storage's destructor, which must not throw: a failure is reported on stderr.
+// A storage made for "cuda" (no index) was allocated on the device current then; the current one
+// is tried first, then the others.
+void free(Device device, void* data, size_t) {
   if (!data) return;
   try {
-    DeviceGuard guard(device, "cuda.free");
-    const cudaError_t status = cudaFree(data);
-    if (status == cudaErrorCudartUnloading) return;
-    check(status, "cuda.free", " freeing ", nbytes, " bytes on ", device);
+    if (device.has_index()) return device_allocator(device.index()).free(data);
+    const int current = resolve_device(device, "cuda.free");
+    if (device_allocator(current).owns(data)) return device_allocator(current).free(data);
+    for (int i = 0, n = device_count(); i < n; ++i)
+      if (device_allocator(i).owns(data)) return device_allocator(i).free(data);
+    fail("cuda.free", "no device's caching allocator allocated ", data);
   } catch (const Error& e) {
     std::fprintf(stderr, "ember: %s\n", e.what());
   }
 }
 
+// On the current stream of the CUDA side, then waited for: the copy is synchronous for the
+// caller, and ordered after the work queued on that stream (which the default-stream cudaMemcpy
+// is not, for a non-blocking stream).
 void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
   if (nbytes == 0) return;
   const char* op = "cuda.copy";
-  if (dst_device.is_cuda() && src_device.is_cuda() && !(dst_device == src_device)) {
-    // Between two GPUs: cudaMemcpyPeer takes both indices (stages through the host if no P2P).
-    int dst_index = dst_device.index(), src_index = src_device.index();
-    if (dst_index < 0 || src_index < 0) {
-      int current = 0;
-      check(cudaGetDevice(&current), op, " asking for the current device");
-      if (dst_index < 0) dst_index = current;
-      if (src_index < 0) src_index = current;
-    }
-    check(cudaMemcpyPeer(dst, dst_index, src, src_index, nbytes), op, " copying ", nbytes,
-          " bytes from ", src_device, " to ", dst_device);
-    return;
-  }
   EMBER_CHECK(src_device.is_cuda() || dst_device.is_cuda(), op,
               "expected a CUDA device on one side, got ", src_device, " and ", dst_device);
-  const cudaMemcpyKind kind = !src_device.is_cuda()   ? cudaMemcpyHostToDevice
-                              : !dst_device.is_cuda() ? cudaMemcpyDeviceToHost
-                                                      : cudaMemcpyDeviceToDevice;
-  DeviceGuard guard(dst_device.is_cuda() ? dst_device : src_device, op);
-  check(cudaMemcpy(dst, src, nbytes, kind), op, " copying ", nbytes, " bytes from ", src_device,
-        " to ", dst_device);
+  const int dst_index = dst_device.is_cuda() ? resolve_device(dst_device, op) : -1;
+  const int src_index = src_device.is_cuda() ? resolve_device(src_device, op) : -1;
+  const int index = dst_index >= 0 ? dst_index : src_index;
+  DeviceGuard guard(index, op);
+  const cudaStream_t stream = current_stream_handle(index);
+  if (dst_index >= 0 && src_index >= 0 && dst_index != src_index) {
+    // Between two GPUs: cudaMemcpyPeer takes both indices (stages through the host if no P2P).
+    check(cudaMemcpyPeerAsync(dst, dst_index, src, src_index, nbytes, stream), op, " copying ",
+          nbytes, " bytes from ", src_device, " to ", dst_device);
+  } else {
+    const cudaMemcpyKind kind = src_index < 0   ? cudaMemcpyHostToDevice
+                                : dst_index < 0 ? cudaMemcpyDeviceToHost
+                                                : cudaMemcpyDeviceToDevice;
+    check(cudaMemcpyAsync(dst, src, nbytes, kind, stream), op, " copying ", nbytes, " bytes from ",
+          src_device, " to ", dst_device);
+  }
+  check(cudaStreamSynchronize(stream), op, " waiting for the copy from ", src_device, " to ",
+        dst_device);
 }
 
 namespace {
 
-// The kCUDA backend: memory only. Its copy and fill entries stay empty, since the table's copy
-// converts dtypes and walks any strides (a kernel, not a cudaMemcpy); cross-device copies reach
-// copy_bytes directly from the copy front end.
-constinit const backend::Backend kCudaBackend{
-    .name = "cuda", .allocate = &allocate, .free = &free};
+// The kCUDA backend: memory and the first elementwise kernels. Its copy and fill entries stay
+// empty, since the table's copy converts dtypes and walks any strides (a kernel, not a
+// cudaMemcpy); cross-device copies reach copy_bytes directly from the copy front end.
+const backend::Backend kCudaBackend = [] {
+  backend::Backend b;
+  b.name = "cuda";
+  b.allocate = &allocate;
+  b.free = &free;
+  install_elementwise_kernels(b);
+  return b;
+}();
 
 // Installed when the library loads (this file is always linked: the allocator calls into it).
 // Nothing here talks to the driver, so a machine without one loads ember as any other.

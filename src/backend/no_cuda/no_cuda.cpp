@@ -1,5 +1,5 @@
-// Linked into CPU-only builds in place of the CUDA backend: CUDA is reported absent and anything
-// that would need it throws one clear error.
+// Linked into CPU-only builds in place of the CUDA backend: CUDA is reported absent, there is no
+// cache to empty, and anything else that would need a device throws one clear error.
 #include "backend/cuda_api.h"
 #include "ember/cuda.h"
 #include "ember/error.h"
@@ -18,8 +18,40 @@ void* allocate(Device, size_t) { no_cuda("cuda"); }
 void free(Device, void*, size_t) { no_cuda("cuda"); }
 void copy_bytes(void*, Device, const void*, Device, size_t) { no_cuda("to"); }
 
-}  // namespace ember::cuda
+int current_device() { no_cuda("cuda.current_device"); }
+void set_device(int) { no_cuda("cuda.set_device"); }
+std::string get_device_name(int) { no_cuda("cuda.get_device_name"); }
+void synchronize(Device) { no_cuda("cuda.synchronize"); }
 
-namespace ember::cuda {
-void synchronize() { no_cuda("cuda.synchronize"); }
+Stream::Stream(Device) : device_(-1), handle_(nullptr) { no_cuda("cuda.Stream"); }
+Stream Stream::default_stream(Device) { no_cuda("cuda.default_stream"); }
+Stream current_stream(Device) { no_cuda("cuda.current_stream"); }
+bool Stream::query() const { no_cuda("cuda.Stream.query"); }
+void Stream::synchronize() const { no_cuda("cuda.Stream.synchronize"); }
+void Stream::wait_event(const Event&) const { no_cuda("cuda.Stream.wait_event"); }
+void Stream::wait_stream(const Stream&) const { no_cuda("cuda.Stream.wait_stream"); }
+StreamGuard::StreamGuard(const Stream& stream) : previous_stream_(stream), previous_device_(-1) {
+  no_cuda("cuda.StreamGuard");
+}
+StreamGuard::~StreamGuard() = default;
+
+// An Event can be made (it holds no CUDA object until recorded); using it needs a device.
+Event::~Event() = default;
+void Event::record() { no_cuda("cuda.Event.record"); }
+void Event::record(const Stream&) { no_cuda("cuda.Event.record"); }
+bool Event::query() const { no_cuda("cuda.Event.query"); }
+void Event::synchronize() const { no_cuda("cuda.Event.synchronize"); }
+void Event::wait(const Stream&) const { no_cuda("cuda.Event.wait"); }
+float Event::elapsed_time(const Event&) const { no_cuda("cuda.Event.elapsed_time"); }
+
+int64_t memory_allocated(Device) { no_cuda("cuda.memory_allocated"); }
+int64_t max_memory_allocated(Device) { no_cuda("cuda.max_memory_allocated"); }
+int64_t memory_reserved(Device) { no_cuda("cuda.memory_reserved"); }
+int64_t max_memory_reserved(Device) { no_cuda("cuda.max_memory_reserved"); }
+void reset_peak_memory_stats(Device) { no_cuda("cuda.reset_peak_memory_stats"); }
+void reset_accumulated_memory_stats(Device) { no_cuda("cuda.reset_accumulated_memory_stats"); }
+void empty_cache() {}
+std::map<std::string, int64_t> memory_stats(Device) { no_cuda("cuda.memory_stats"); }
+std::string memory_summary(Device, bool) { no_cuda("cuda.memory_summary"); }
+
 }  // namespace ember::cuda

@@ -1,0 +1,42 @@
+// What the host side (elementwise.cpp) hands the CUDA elementwise kernels (elementwise.cu): one
+// plain struct, so nvcc compiles no ember header. The layout is the shared strided loop's plan
+// (src/backend/cpu/loop.h): size-1 dims dropped, dims contiguous in every operand merged, strides
+// in bytes (0 for a broadcast dim), operand 0 the output.
+#pragma once
+
+#include <cstdint>
+
+namespace ember::cuda::kernels {
+
+inline constexpr int kMaxDims = 12;
+inline constexpr int kMaxOperands = 3;  // the output and up to two inputs
+
+/// The kernels there are; each has a functor in elementwise.cu.
+enum class Op : int32_t {
+  // unary
+  neg, abs, sqrt, rsqrt, square, reciprocal, exp, log, sin, cos, tanh, sigmoid, relu,
+  // binary (add/sub read alpha)
+  add, sub, mul, true_div, maximum, minimum,
+};
+inline constexpr int kFirstBinary = int(Op::add);
+
+/// Storage types; float16/bfloat16 compute in float32, as PyTorch's kernels do.
+enum class Type : int32_t { float32, float64, float16, bfloat16 };
+
+struct Launch {
+  Op op;
+  Type type;
+  int32_t ndim;  // 0: a single element
+  int64_t numel;
+  uint32_t blocks;   // grid size; the kernel strides over the grid for numel beyond it
+  uint32_t threads;  // per block
+  int64_t shape[kMaxDims];                  // outermost first
+  int64_t strides[kMaxOperands][kMaxDims];  // bytes
+  char* base[kMaxOperands];
+  double alpha;  // add/sub: out = a ± alpha * b
+};
+
+/// Queues the kernel on `stream` (a cudaStream_t); returns the launch's cudaError_t.
+int launch_elementwise(const Launch& launch, void* stream);
+
+}  // namespace ember::cuda::kernels

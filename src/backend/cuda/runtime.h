@@ -1,0 +1,55 @@
+// What the CUDA build's files share (runtime.cpp, memory.cpp, stream.cpp): turning a failed
+// runtime call into an ember::Error, choosing a device for one call, and the current stream.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "backend/cuda_caching_allocator.h"
+#include "ember/device.h"
+#include "ember/error.h"
+
+namespace ember::backend {
+struct Backend;
+}
+
+namespace ember::cuda {
+
+/// `[op] CUDA error: <cudart's message> (<its name>) <context...>` for a failed runtime call.
+template <class... Context>
+void check(cudaError_t status, const char* op, const Context&... context) {
+  if (status == cudaSuccess) [[likely]]
+    return;
+  (void)cudaGetLastError();  // a failed call leaves its error for the next query; this one is told
+  fail(op, "CUDA error: ", cudaGetErrorString(status), " (", cudaGetErrorName(status), ")",
+       context...);
+}
+
+/// The index `device` names (the current device when it names none), checked against the
+/// machine: `[op] cannot use cuda: no CUDA device is available (...)`, or `invalid device`.
+int resolve_device(Device device, const char* op);
+
+/// Makes device `index` current for one call, as PyTorch's device guard does, and restores the
+/// caller's current device afterwards.
+class DeviceGuard {
+ public:
+  DeviceGuard(int index, const char* op);
+  ~DeviceGuard() {
+    if (previous_ >= 0) (void)cudaSetDevice(previous_);
+  }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = -1;  // the device to restore; -1 when nothing changed
+};
+
+/// This thread's current stream on device `index` (the default stream until a StreamGuard).
+cudaStream_t current_stream_handle(int index);
+
+/// The caching allocator of device `index` (created on first use, never destroyed).
+CachingAllocator& device_allocator(int index);
+
+/// Fills `b`'s elementwise entries with the CUDA kernels (elementwise.cpp).
+void install_elementwise_kernels(backend::Backend& b);
+
+}  // namespace ember::cuda

@@ -1,0 +1,22 @@
+// The host half of a CUDA elementwise launch, apart from the CUDA build so that every build
+// compiles and tests it: an ElementwiseCall becomes a kernels::Launch (layout planned by the
+// CPU's strided-loop planner, byte strides, kernel type, alpha, grid size). No device is touched.
+#pragma once
+
+#include "backend/backend.h"
+#include "backend/cuda/elementwise_launch.h"
+
+namespace ember::cuda {
+
+/// Threads per block of the elementwise kernels, and the most blocks one launch asks for (the
+/// grid-stride loop covers the rest: 65536 x 256 threads fill any current device many times).
+inline constexpr uint32_t kElementwiseThreads = 256;
+inline constexpr uint32_t kElementwiseMaxBlocks = 65536;
+
+/// The launch of kernel `op` over `call`'s output and its first `inputs` operands (1 or 2).
+/// Throws `[op] the cuda backend has no <dtype> kernel yet` for a non-floating compute dtype and
+/// `[op] ... at most 12 dimensions ...` for a layout that does not merge to that many.
+kernels::Launch plan_elementwise_launch(kernels::Op op, int inputs,
+                                        const backend::ElementwiseCall& call);
+
+}  // namespace ember::cuda
