@@ -117,17 +117,9 @@ void map_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t
 template <class Out, class In, int NIn, class F>
 void map_kernel(const Tensor& out, const std::array<const Tensor*, NIn>& in, const F& f) {
   constexpr int N = NIn + 1;
-  std::array<char*, N> base;
-  std::array<DimVector, N> strides;
-  base[0] = static_cast<char*>(out.data_ptr());
-  strides[0] = byte_strides(out.strides(), sizeof(Out));
-  for (int k = 0; k < NIn; ++k) {
-    base[k + 1] = static_cast<char*>(in[k]->data_ptr());
-    strides[k + 1] = byte_strides(in[k]->strides(), sizeof(In));
-  }
-  std::array<IntArrayRef, N> stride_refs;
-  for (int k = 0; k < N; ++k) stride_refs[k] = strides[k];
-  const auto plan = plan_loop<N>(out.sizes(), base, stride_refs);
+  std::array<const Tensor*, N> ops{&out};
+  std::copy(in.begin(), in.end(), ops.begin() + 1);
+  const auto plan = plan_tensors<N>(out.sizes(), ops);
   // A functor may throw (integer division by zero), but an exception must not leave an OpenMP
   // region: the first one is kept, the remaining rows are skipped, and it is rethrown here.
   std::atomic<bool> failed = false;

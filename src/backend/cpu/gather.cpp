@@ -33,15 +33,7 @@ void for_each_lines(IntArrayRef shape, int64_t dim, const std::array<const Tenso
                     const F& f) {
   DimVector lines(shape);
   lines[size_t(dim)] = 1;
-  std::array<char*, N> base;
-  std::array<DimVector, N> strides;
-  std::array<IntArrayRef, N> refs;
-  for (int k = 0; k < N; ++k) {
-    base[k] = static_cast<char*>(ops[k]->data_ptr());
-    strides[k] = byte_strides(ops[k]->strides(), ops[k]->element_size());
-    refs[k] = strides[k];
-  }
-  const auto plan = plan_loop<N>(lines, base, refs);
+  const auto plan = plan_tensors<N>(lines, ops);
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, shape[size_t(dim)]));
   run_loop(
       plan,

@@ -18,23 +18,21 @@ int get_num_threads();
 /// started from a worker would spin against the training threads.
 void set_num_threads_in_this_thread(int n);
 
+namespace detail {
+using RangeFn = void (*)(const void* f, int64_t begin, int64_t end);
+/// parallel_for's body, compiled once (parallel.cpp): calls fn(f, b, e) on the chunks.
+void parallel_run(int64_t begin, int64_t end, int64_t grain, RangeFn fn, const void* f);
+}  // namespace detail
+
+/// Calls f(b, e) on chunks of [begin, end). Note [One parallel region]: the OpenMP region and the
+/// decision to thread are compiled once, in parallel.cpp, and reach f through one indirect call
+/// per chunk, so a kernel's body is compiled once rather than twice (serial and outlined for
+/// OpenMP) and no kernel instantiates a region of its own.
 template <class F>
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
-  const int64_t n = end - begin;
-  if (n <= 0) return;
-  const int threads = get_num_threads();
-  if (n <= grain || threads <= 1 || omp_in_parallel()) {
-    f(begin, end);
-    return;
-  }
-  const int64_t chunks = std::min<int64_t>(threads, (n + grain - 1) / grain);
-#pragma omp parallel num_threads(int(chunks))
-  {
-    const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const int64_t per = (n + nt - 1) / nt;
-    const int64_t b = begin + t * per, e = std::min(end, b + per);
-    if (b < e) f(b, e);
-  }
+  detail::parallel_run(
+      begin, end, grain,
+      [](const void* fn, int64_t b, int64_t e) { (*static_cast<const F*>(fn))(b, e); }, &f);
 }
 
 }  // namespace ember

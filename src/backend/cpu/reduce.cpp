@@ -1,6 +1,7 @@
 // CPU kernels of the reductions (src/ops/reduce.cpp): the layout planning of the engine
 // (backend/cpu/reduce_engine.h), var/std, and the family's table. The other kernels are in
-// reduce_sum.cpp, reduce_prod.cpp, reduce_extremum.cpp, reduce_norm.cpp, reduce_index.cpp.
+// reduce_sum.cpp, reduce_prod.cpp, reduce_extremum.cpp, reduce_aminmax.cpp, reduce_norm.cpp,
+// reduce_index.cpp.
 //
 // Note [Reduction layouts]
 // The input is viewed as (kept dims..., reduced dims...), reduced dims ordered by memory stride.
@@ -95,6 +96,7 @@ void add_reduce_kernels(backend::Backend& b) {
   add_sum_kernels(b.reduce);
   add_prod_kernels(b.reduce);
   add_extremum_kernels(b.reduce);
+  add_aminmax_kernels(b.reduce);
   add_norm_kernels(b.reduce);
   b.reduce.var = &var_kernel;
   add_reduce_index_kernels(b.reduce);

@@ -1,7 +1,8 @@
 // The CPU reduction engine (Note [Reduction layouts] in backend/cpu/reduce.cpp): the plan of an
 // input's layout and the walk that reduces it with a reducer (backend/cpu/reduce.h), shared by
 // the reduction kernel files (reduce_sum.cpp, reduce_prod.cpp, reduce_extremum.cpp,
-// reduce_norm.cpp, reduce.cpp), each of which adds its entries of backend::ReduceKernels.
+// reduce_aminmax.cpp, reduce_norm.cpp, reduce.cpp), each of which adds its entries of
+// backend::ReduceKernels.
 #pragma once
 
 #include <limits>
@@ -15,7 +16,8 @@ namespace ember::cpu {
 
 void add_sum_kernels(backend::ReduceKernels& k);        // sum, nansum, mean
 void add_prod_kernels(backend::ReduceKernels& k);       // prod
-void add_extremum_kernels(backend::ReduceKernels& k);   // amax, amin, aminmax
+void add_extremum_kernels(backend::ReduceKernels& k);   // amax, amin
+void add_aminmax_kernels(backend::ReduceKernels& k);    // aminmax
 void add_norm_kernels(backend::ReduceKernels& k);       // norm
 void add_reduce_index_kernels(backend::ReduceKernels& k);  // max_dim, min_dim
 

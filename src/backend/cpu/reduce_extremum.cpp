@@ -1,5 +1,5 @@
-// CPU kernels of amax and amin (and any/all, over bools) and aminmax, which finds both in one
-// pass. NaN propagates, as in PyTorch.
+// CPU kernels of amax and amin (and any/all, over bools); NaN propagates, as in PyTorch.
+// aminmax is reduce_aminmax.cpp.
 #include <cmath>
 
 #include "backend/cpu/reduce_engine.h"
@@ -7,69 +7,9 @@
 namespace ember::cpu {
 namespace {
 
-// (min, max) in one pass: lo/hi lanes that propagate NaN like amin/amax.
-template <class T>
-struct MinMax {
-  T lo, hi;
-};
-struct MinMaxReducer {
-  template <class A> A init() const {
-    using T = decltype(A::lo);
-    return {MinReducer{}.init<T>(), MaxReducer{}.init<T>()};
-  }
-  template <class A> A combine(A a, A b) const {
-    return {vmin(a.lo, b.lo), vmax(a.hi, b.hi)};
-  }
-  template <class A> A finish(A a) const { return a; }
-  template <class A, class In> A lift(In x) const {
-    const auto c = convert<decltype(A::lo)>(x);
-    return {c, c};
-  }
-  // SIMD leaf for float/double: two vector lanes (lo, hi) per element read.
-  template <class In> auto leaf(const In* p, int64_t n) const {
-    using T = compute_t<In>;
-    MinMax<T> acc = init<MinMax<T>>();
-    int64_t i = 0;
-    if constexpr (simd_type_v<In>) {
-      constexpr int W = Vec<T>::size;
-      if (n >= 2 * W) {
-        Vec<T> lo0 = Vec<T>::load(p), hi0 = lo0, lo1 = Vec<T>::load(p + W), hi1 = lo1;
-        for (i = 2 * W; i + 2 * W <= n; i += 2 * W) {
-          const Vec<T> a = Vec<T>::load(p + i), b = Vec<T>::load(p + i + W);
-          lo0 = vmin(lo0, a);
-          hi0 = vmax(hi0, a);
-          lo1 = vmin(lo1, b);
-          hi1 = vmax(hi1, b);
-        }
-        const Vec<T> lo = vmin(lo0, lo1), hi = vmax(hi0, hi1);
-        for (int k = 0; k < W; ++k) acc = combine(acc, MinMax<T>{lo[k], hi[k]});
-      }
-    }
-    for (; i < n; ++i) acc = combine(acc, lift<MinMax<T>>(p[i]));
-    return acc;
-  }
-};
-
-
 template <class R>
 void extremum_kernel(const backend::ReduceCall& c) {
   reduce_with<DtypeSet::All, false>(c, R{});
-}
-
-void aminmax_kernel(const char* op, const Tensor& lo, const Tensor& hi, const Tensor& in,
-                    IntArrayRef dims) {
-  const int64_t M = lo.numel();
-  dispatch(in.dtype(), op, [&]<class T>() {
-    using A = MinMax<compute_t<T>>;
-    const auto acc = std::make_unique<A[]>(size_t(M));
-    run_reduction<A, A, T>(acc.get(), plan_layout(in, dims), MinMaxReducer{});
-    T* l = lo.data_ptr<T>();
-    T* h = hi.data_ptr<T>();
-    for (int64_t m = 0; m < M; ++m) {
-      l[m] = convert<T>(acc[m].lo);
-      h[m] = convert<T>(acc[m].hi);
-    }
-  });
 }
 
 }  // namespace
@@ -77,7 +17,6 @@ void aminmax_kernel(const char* op, const Tensor& lo, const Tensor& hi, const Te
 void add_extremum_kernels(backend::ReduceKernels& k) {
   k.amax = &extremum_kernel<MaxReducer>;
   k.amin = &extremum_kernel<MinReducer>;
-  k.aminmax = &aminmax_kernel;
 }
 
 }  // namespace ember::cpu
