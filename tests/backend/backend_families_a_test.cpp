@@ -24,7 +24,7 @@ namespace F = nn::functional;
 using test::FakeDevice;
 using test::kFakeDevice;
 
-const std::string kMissing = "no kernel for cuda:0: the fake backend does not implement this op";
+using test::kMissing;
 
 // (2, 3) float32 on the fake device: the norms' and losses' input.
 Tensor fake_matrix() { return FakeDevice::tensor<float>({1, 2, 3, 4, 5, 6}).view({2, 3}); }

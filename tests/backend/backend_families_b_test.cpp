@@ -18,7 +18,7 @@ namespace {
 using test::FakeDevice;
 using test::kFakeDevice;
 
-const std::string kMissing = "no kernel for cuda:0: the fake backend does not implement this op";
+using test::kMissing;
 
 // ── gather family ─────────────────────────────────────────────────────────────────────────
 

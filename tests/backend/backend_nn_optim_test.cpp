@@ -24,7 +24,7 @@ namespace F = nn::functional;
 using test::FakeDevice;
 using test::kFakeDevice;
 
-const std::string kMissing = "no kernel for cuda:0: the fake backend does not implement this op";
+using test::kMissing;
 
 // ── convolution ───────────────────────────────────────────────────────────────────────────
 

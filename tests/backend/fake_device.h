@@ -16,6 +16,9 @@
 namespace ember::test {
 
 inline const Device kFakeDevice(kCUDA, 0);
+/// What an op says when the fake backend has no entry for it.
+inline const std::string kMissing =
+    "no kernel for cuda:0: the fake backend does not implement this op";
 
 class FakeDevice {
  public:
