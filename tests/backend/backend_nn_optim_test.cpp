@@ -204,10 +204,20 @@ TEST(BackendCopy, EqualWithoutItsKernelIsRefusedByName) {
 
 // ── optimizers ────────────────────────────────────────────────────────────────────────────
 
-// The state buffers start as zeros (or Adagrad's initial value): the fake device can fill.
+// The state buffers start as zeros (or Adagrad's initial value): the fake device can zero and
+// fill.
 void fake_fill(const Tensor& dst, Scalar value) {
   for (int64_t j = 0; j < dst.numel(); ++j) FakeDevice::data<float>(dst)[j] = value.to<float>();
 }
+void fake_zero(const Tensor& dst) { fake_fill(dst, 0); }
+
+// A fake device whose only kernels make the optimizers' state.
+struct FakeStateDevice : FakeDevice {
+  FakeStateDevice() {
+    table.fill = &fake_fill;
+    table.creation.zero = &fake_zero;
+  }
+};
 
 // A parameter on the fake device with a gradient there (or on `grad_device`).
 Tensor fake_param(Device grad_device = kFakeDevice) {
@@ -226,8 +236,7 @@ void step(const Options& options, Device grad_device = kFakeDevice) {
 }
 
 TEST(BackendOptim, UpdatesWithoutTheirKernelsAreRefusedByName) {
-  FakeDevice fake;
-  fake.table.fill = &fake_fill;
+  FakeStateDevice fake;
   EXPECT_ERROR((step<optim::SGD>(optim::SGDOptions{.lr = 0.1, .momentum = 0.9})),
                "[optim.SGD] " + kMissing);
   EXPECT_ERROR((step<optim::Adam>(optim::AdamOptions{})), "[optim.Adam] " + kMissing);
@@ -242,8 +251,7 @@ TEST(BackendOptim, UpdatesWithoutTheirKernelsAreRefusedByName) {
 }
 
 TEST(BackendOptim, AGradientOnAnotherDeviceIsRefusedByName) {
-  FakeDevice fake;
-  fake.table.fill = &fake_fill;
+  FakeStateDevice fake;
   EXPECT_ERROR((step<optim::AdamW>(optim::AdamWOptions{}, kCPU)),
                "[optim.AdamW] expected all tensors on one device, got cuda:0 and cpu");
   EXPECT_ERROR((step<optim::Adagrad>(optim::AdagradOptions{}, kCPU)),
