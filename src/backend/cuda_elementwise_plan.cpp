@@ -21,33 +21,6 @@ kernels::Type kernel_type(const backend::ElementwiseCall& call) {
   }
 }
 
-// N operands: the output and N - 1 inputs, all in the compute dtype.
-template <int N>
-void plan_layout(const backend::ElementwiseCall& call, kernels::Launch& l) {
-  const int64_t item = itemsize(call.compute);
-  std::array<char*, N> base{};
-  std::array<DimVector, N> bytes;
-  for (int k = 0; k < N; ++k) {
-    const Tensor& t = k == 0 ? call.out : call.in[size_t(k - 1)];
-    base[size_t(k)] = static_cast<char*>(t.data_ptr());
-    bytes[size_t(k)] = cpu::byte_strides(t.strides(), item);
-  }
-  std::array<IntArrayRef, N> strides;
-  for (int k = 0; k < N; ++k) strides[size_t(k)] = bytes[size_t(k)];
-  const cpu::LoopPlan<N> plan = cpu::plan_loop<N>(call.out.sizes(), base, strides);
-  const int ndim = int(plan.shape.size());
-  EMBER_CHECK(ndim <= kernels::kMaxDims, call.op, "the cuda backend's elementwise kernels take at "
-              "most ", kernels::kMaxDims, " dimensions that cannot be merged, got ", ndim,
-              " (shape ", call.out.sizes(), ")");
-  l.ndim = ndim;
-  l.numel = plan.numel;
-  for (int d = 0; d < ndim; ++d) {
-    l.shape[d] = plan.shape[size_t(d)];
-    for (int k = 0; k < N; ++k) l.strides[k][d] = plan.strides[size_t(k)][size_t(d)];
-  }
-  for (int k = 0; k < N; ++k) l.base[k] = plan.base[size_t(k)];
-}
-
 }  // namespace
 
 kernels::Launch plan_elementwise_launch(kernels::Op op, int inputs,
@@ -58,13 +31,42 @@ kernels::Launch plan_elementwise_launch(kernels::Op op, int inputs,
   EMBER_CHECK(inputs >= 1 && inputs < kernels::kMaxOperands && size_t(inputs) <= call.in.size(),
               call.op, "an elementwise launch takes 1 or 2 inputs, got ", inputs, " of ",
               call.in.size());
-  if (inputs == 1) plan_layout<2>(call, l);
-  else plan_layout<3>(call, l);
+  // The operands are in the compute dtype (promoted by the front end), so their own strides are it.
+  if (inputs == 1) static_cast<kernels::Strided&>(l) = plan_strided<2>(call.op, {&call.out, &call.in[0]});
+  else static_cast<kernels::Strided&>(l) = plan_strided<3>(call.op, {&call.out, &call.in[0], &call.in[1]});
   l.alpha = call.args.scalar[0] ? call.args.scalar[0]->to_double() : 1.0;
-  l.threads = kElementwiseThreads;
-  const int64_t blocks = (l.numel + kElementwiseThreads - 1) / kElementwiseThreads;
+  return l;
+}
+
+template <int N>
+kernels::Strided plan_strided(const char* op, const std::array<const Tensor*, N>& tensors,
+                              uint32_t threads) {
+  static_assert(N <= kernels::kMaxOperands);
+  const Tensor& out = *tensors[0];
+  const cpu::LoopPlan<N> plan = cpu::plan_tensors<N>(out.sizes(), tensors);
+  const int ndim = int(plan.shape.size());
+  EMBER_CHECK(ndim <= kernels::kMaxDims, op, "the cuda backend's elementwise kernels take at most ",
+              kernels::kMaxDims, " dimensions that cannot be merged, got ", ndim, " (shape ",
+              out.sizes(), ")");
+  kernels::Strided l{};
+  l.ndim = ndim;
+  l.numel = plan.numel;
+  for (int d = 0; d < ndim; ++d) {
+    l.shape[d] = plan.shape[size_t(d)];
+    for (int k = 0; k < N; ++k) l.strides[k][d] = plan.strides[size_t(k)][size_t(d)];
+  }
+  for (int k = 0; k < N; ++k) l.base[k] = plan.base[size_t(k)];
+  l.threads = threads;
+  const int64_t blocks = (l.numel + threads - 1) / threads;
   l.blocks = uint32_t(std::clamp<int64_t>(blocks, 1, kElementwiseMaxBlocks));
   return l;
 }
+
+template kernels::Strided plan_strided<1>(const char*, const std::array<const Tensor*, 1>&,
+                                          uint32_t);
+template kernels::Strided plan_strided<2>(const char*, const std::array<const Tensor*, 2>&,
+                                          uint32_t);
+template kernels::Strided plan_strided<3>(const char*, const std::array<const Tensor*, 3>&,
+                                          uint32_t);
 
 }  // namespace ember::cuda

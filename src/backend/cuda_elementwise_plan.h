@@ -3,6 +3,8 @@
 // CPU's strided-loop planner, byte strides, kernel type, alpha, grid size). No device is touched.
 #pragma once
 
+#include <array>
+
 #include "backend/backend.h"
 #include "backend/cuda/elementwise_launch.h"
 
@@ -12,6 +14,14 @@ namespace ember::cuda {
 /// grid-stride loop covers the rest: 65536 x 256 threads fill any current device many times).
 inline constexpr uint32_t kElementwiseThreads = 256;
 inline constexpr uint32_t kElementwiseMaxBlocks = 65536;
+
+/// The strided layout of N tensors (operand 0 the output; each with its own dtype's byte
+/// strides) over the output's shape, with the grid for `threads` per block: the CPU loop
+/// planner's merged dims. `[op] ... at most 12 dimensions ...` when they do not merge to that
+/// many. Every strided launch (elementwise, copy, fill) is planned here.
+template <int N>
+kernels::Strided plan_strided(const char* op, const std::array<const Tensor*, N>& tensors,
+                              uint32_t threads = kElementwiseThreads);
 
 /// The launch of kernel `op` over `call`'s output and its first `inputs` operands (1 or 2).
 /// Throws `[op] the cuda backend has no <dtype> kernel yet` for a non-floating compute dtype and

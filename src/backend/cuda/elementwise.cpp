@@ -18,10 +18,8 @@ template <Op K, int NIn>
 void run(const ElementwiseCall& call) {
   const kernels::Launch l = plan_elementwise_launch(K, NIn, call);
   if (l.numel == 0) return;
-  const int device = resolve_device(call.out.device(), call.op);
-  DeviceGuard guard(device, call.op);
-  check(cudaError_t(kernels::launch_elementwise(l, current_stream_handle(device))), call.op,
-        " launching its kernel on cuda:", device);
+  launch_on(call.out.device(), call.op,
+            [&](cudaStream_t s) { return kernels::launch_elementwise(l, s); });
 }
 
 }  // namespace

@@ -1,12 +1,11 @@
 // The CUDA elementwise kernels: one grid-stride kernel per (storage type, functor) over the
-// strided layout of elementwise_launch.h, float16/bfloat16 loaded into float32 and rounded once
-// on the store (PyTorch's opmath). A single merged dimension (contiguous or broadcast operands:
-// the common case) indexes directly; otherwise each element's offsets come from its coordinates.
+// strided layout of elementwise_launch.h (offsets by strided.cuh), float16/bfloat16 loaded into
+// float32 and rounded once on the store (PyTorch's opmath).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include "backend/cuda/elementwise_launch.h"
+#include "backend/cuda/strided.cuh"
 
 namespace ember::cuda::kernels {
 namespace {
@@ -93,17 +92,8 @@ __global__ void map_kernel(F f, const __grid_constant__ Launch l) {
   const C alpha = C(l.alpha);
   const int64_t step = int64_t(blockDim.x) * gridDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < l.numel; i += step) {
-    int64_t off[NIn + 1] = {};
-    if (l.ndim == 1) {
-      for (int k = 0; k <= NIn; ++k) off[k] = i * l.strides[k][0];
-    } else {
-      int64_t rest = i;
-      for (int d = l.ndim - 1; d >= 0; --d) {
-        const int64_t coord = rest % l.shape[d];
-        rest /= l.shape[d];
-        for (int k = 0; k <= NIn; ++k) off[k] += coord * l.strides[k][d];
-      }
-    }
+    int64_t off[NIn + 1];
+    strided_offsets(l, i, off);
     const auto in = [&](int k) { return C(*reinterpret_cast<const S*>(l.base[k + 1] + off[k + 1])); };
     C r;
     if constexpr (NIn == 1) {
@@ -156,6 +146,7 @@ int launch_elementwise(const Launch& l, void* stream) {
     case Type::float64: return launch_typed<double>(l, s);
     case Type::float16: return launch_typed<__half>(l, s);
     case Type::bfloat16: return launch_typed<__nv_bfloat16>(l, s);
+    default: break;  // the plan only asks for the floating types
   }
   return int(cudaErrorInvalidValue);
 }

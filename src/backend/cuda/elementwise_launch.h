@@ -20,12 +20,14 @@ enum class Op : int32_t {
 };
 inline constexpr int kFirstBinary = int(Op::add);
 
-/// Storage types; float16/bfloat16 compute in float32, as PyTorch's kernels do.
-enum class Type : int32_t { float32, float64, float16, bfloat16 };
+/// Storage types; float16/bfloat16 compute in float32, as PyTorch's kernels do. The elementwise
+/// kernels take the four floating ones; copies convert between all of them.
+enum class Type : int32_t { float32, float64, float16, bfloat16, int32, int64, boolean };
 
-struct Launch {
-  Op op;
-  Type type;
+/// The strided layout a grid-stride kernel walks over up to kMaxOperands operands (operand 0 the
+/// output), shared by the elementwise, copy and fill launches: one indexing scheme for all
+/// (strided.cuh turns an element's index into each operand's byte offset).
+struct Strided {
   int32_t ndim;  // 0: a single element
   int64_t numel;
   uint32_t blocks;   // grid size; the kernel strides over the grid for numel beyond it
@@ -33,6 +35,11 @@ struct Launch {
   int64_t shape[kMaxDims];                  // outermost first
   int64_t strides[kMaxOperands][kMaxDims];  // bytes
   char* base[kMaxOperands];
+};
+
+struct Launch : Strided {
+  Op op;
+  Type type;
   double alpha;  // add/sub: out = a ± alpha * b
 };
 

@@ -1,8 +1,8 @@
 // The CUDA build's side of the core's entry points (backend/cuda_api.h, ember/cuda.h) through the
 // CUDA runtime API: devices, memory through the caching allocator (memory.cpp) and copies. The
-// kCUDA backend installed here has memory functions and the elementwise kernels of
-// elementwise.cpp; any other op on a CUDA tensor is `[op] no kernel for cuda:0: the cuda backend
-// does not implement this op` until its kernels come.
+// kCUDA backend installed here has memory functions and the kernels of the families' files
+// (elementwise, copy/fill, ...); any other op on a CUDA tensor is `[op] no kernel for cuda:0: the
+// cuda backend does not implement this op` until its kernels come.
 //
 // Every failing runtime call is an ember::Error naming the op, the device and cudart's own words
 // ("[cuda.allocate] CUDA error: ..."). A machine without a driver or a GPU has no CUDA devices,
@@ -136,15 +136,19 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
 
 namespace {
 
-// The kCUDA backend: memory and the first elementwise kernels. Its copy and fill entries stay
-// empty, since the table's copy converts dtypes and walks any strides (a kernel, not a
-// cudaMemcpy); cross-device copies reach copy_bytes directly from the copy front end.
+// The kCUDA backend: memory, and the kernels of each family's file. Cross-device copies reach
+// copy_bytes directly from the copy front end; the table's copy (copy.cpp) converts dtypes and
+// walks any strides within one device.
 const backend::Backend kCudaBackend = [] {
   backend::Backend b;
   b.name = "cuda";
   b.allocate = &allocate;
   b.free = &free;
   install_elementwise_kernels(b);
+  install_copy_kernels(b);
+  install_reduce_kernels(b);
+  install_softmax_kernels(b);
+  install_linalg_kernels(b);
   return b;
 }();
 

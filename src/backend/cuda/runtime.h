@@ -46,10 +46,24 @@ class DeviceGuard {
 /// This thread's current stream on device `index` (the default stream until a StreamGuard).
 cudaStream_t current_stream_handle(int index);
 
+/// Queues one launch on the current stream of `device` (the device made current meanwhile):
+/// `launch(cudaStream_t)` returns the cudaError_t of its launch, as an int or cudaError_t.
+template <class Launch>
+void launch_on(Device device, const char* op, Launch&& launch) {
+  const int index = resolve_device(device, op);
+  DeviceGuard guard(index, op);
+  check(cudaError_t(launch(current_stream_handle(index))), op, " launching its kernel on cuda:",
+        index);
+}
+
 /// The caching allocator of device `index` (created on first use, never destroyed).
 CachingAllocator& device_allocator(int index);
 
-/// Fills `b`'s elementwise entries with the CUDA kernels (elementwise.cpp).
+/// Fill `b`'s entries of one family with the CUDA kernels (elementwise.cpp, copy.cpp, ...).
 void install_elementwise_kernels(backend::Backend& b);
+void install_copy_kernels(backend::Backend& b);
+void install_reduce_kernels(backend::Backend& b);
+void install_softmax_kernels(backend::Backend& b);
+void install_linalg_kernels(backend::Backend& b);
 
 }  // namespace ember::cuda

@@ -1,0 +1,38 @@
+// The host side of the CUDA reductions: the kCUDA backend's sum, mean, amax and amin entries.
+// Each plans a kernels::ReduceLaunch (cuda_reduce_plan.cpp, tested in every build) and queues
+// reduce.cu's kernels on the current stream of the input's device.
+#include "backend/backend.h"
+#include "backend/cuda/runtime.h"
+#include "backend/cuda_reduce_plan.h"
+#include "ember/creation.h"
+
+namespace ember::cuda {
+namespace {
+
+using kernels::ReduceOp;
+
+template <ReduceOp Op>
+void run(const backend::ReduceCall& call) {
+  kernels::ReduceLaunch l = plan_reduce_launch(Op, call);
+  if (l.outputs == 0) return;
+  // A split reduction's partial sums. Freed once queued: the caching allocator hands the block
+  // out again only to work on this same stream, which runs after these kernels.
+  Tensor partial;
+  if (const int64_t bytes = reduce_partial_bytes(l)) {
+    partial = empty({bytes}, {.dtype = kUInt8, .device = call.in.device()});
+    l.partial = partial.data_ptr();
+  }
+  launch_on(call.in.device(), call.op,
+            [&](cudaStream_t s) { return kernels::launch_reduce(l, s); });
+}
+
+}  // namespace
+
+void install_reduce_kernels(backend::Backend& b) {
+  b.reduce.sum = &run<ReduceOp::sum>;
+  b.reduce.mean = &run<ReduceOp::mean>;
+  b.reduce.amax = &run<ReduceOp::amax>;
+  b.reduce.amin = &run<ReduceOp::amin>;
+}
+
+}  // namespace ember::cuda

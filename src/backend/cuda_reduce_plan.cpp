@@ -1,0 +1,100 @@
+// See cuda_reduce_plan.h.
+#include "backend/cuda_reduce_plan.h"
+
+#include <algorithm>
+
+namespace ember::cuda {
+namespace {
+
+kernels::Type reduce_type(const backend::ReduceCall& call) {
+  EMBER_CHECK(call.out.dtype() == call.in.dtype(), call.op, "the cuda backend reduces into the "
+              "input's dtype, got ", call.in.dtype(), " into ", call.out.dtype());
+  switch (call.in.dtype()) {
+    case kFloat32: return kernels::Type::float32;
+    case kFloat64: return kernels::Type::float64;
+    case kFloat16: return kernels::Type::float16;
+    case kBFloat16: return kernels::Type::bfloat16;
+    default: fail(call.op, "the cuda backend has no ", dtype_name(call.in.dtype()), " kernel yet (",
+                  call.op, " on ", call.in.device(), " takes float32, float64, float16 or "
+                  "bfloat16)");
+  }
+}
+
+// The dims `pick` of `in` in order, size-1 ones dropped and each merged into its predecessor
+// when the two are contiguous in the input (then one index walks both); byte strides.
+struct Space {
+  int ndim = 0;
+  int64_t numel = 1;
+  int64_t shape[kernels::kMaxDims];
+  int64_t strides[kernels::kMaxDims];
+};
+
+template <class Pick>
+Space plan_space(const backend::ReduceCall& call, Pick pick, const char* which) {
+  Space s;
+  const int64_t item = call.in.element_size();
+  DimVector shape, strides;
+  for (int64_t d = 0; d < call.in.dim(); ++d) {
+    if (!pick(d)) continue;
+    const int64_t size = call.in.sizes()[d], stride = call.in.strides()[d] * item;
+    s.numel *= size;
+    if (size == 1) continue;
+    if (!shape.empty() && strides.back() == stride * size) {
+      shape.back() *= size;
+      strides.back() = stride;
+    } else {
+      shape.push_back(size);
+      strides.push_back(stride);
+    }
+  }
+  EMBER_CHECK(int64_t(shape.size()) <= kernels::kMaxDims, call.op, "the cuda backend's ",
+              "reductions take at most ", kernels::kMaxDims, " ", which,
+              " dimensions that cannot be merged, got ", shape.size(), " (shape ",
+              call.in.sizes(), ", dims ", call.dims, ")");
+  s.ndim = int(shape.size());
+  std::copy(shape.begin(), shape.end(), s.shape);
+  std::copy(strides.begin(), strides.end(), s.strides);
+  return s;
+}
+
+}  // namespace
+
+kernels::ReduceLaunch plan_reduce_launch(kernels::ReduceOp op, const backend::ReduceCall& call) {
+  kernels::ReduceLaunch l{};
+  l.op = op;
+  l.type = reduce_type(call);
+  const auto reduced = [&](int64_t d) {
+    return std::find(call.dims.begin(), call.dims.end(), d) != call.dims.end();
+  };
+  const Space kept = plan_space(call, [&](int64_t d) { return !reduced(d); }, "kept");
+  const Space red = plan_space(call, reduced, "reduced");
+  l.outputs = kept.numel;
+  l.reduced = red.numel;
+  l.kept_ndim = kept.ndim;
+  l.reduced_ndim = red.ndim;
+  std::copy(kept.shape, kept.shape + kept.ndim, l.kept_shape);
+  std::copy(kept.strides, kept.strides + kept.ndim, l.kept_strides);
+  std::copy(red.shape, red.shape + red.ndim, l.reduced_shape);
+  std::copy(red.strides, red.strides + red.ndim, l.reduced_strides);
+  l.in = static_cast<const char*>(call.in.data_ptr());
+  l.out = static_cast<char*>(call.out.data_ptr());
+  l.divisor = call.arg;
+  l.threads = kReduceThreads;
+  l.blocks = uint32_t(std::clamp<int64_t>(l.outputs, 1, 65536));
+  // Few outputs over many elements: split each output's elements over more blocks.
+  int64_t splits = 1;
+  if (l.outputs < kReduceTargetBlocks && l.reduced > kReduceMinChunk)
+    splits = std::min((kReduceTargetBlocks + l.outputs - 1) / l.outputs,
+                      (l.reduced + kReduceMinChunk - 1) / kReduceMinChunk);
+  l.chunk = (l.reduced + splits - 1) / splits;
+  l.splits = uint32_t(l.chunk ? (l.reduced + l.chunk - 1) / l.chunk : 1);
+  return l;
+}
+
+int64_t reduce_partial_bytes(const kernels::ReduceLaunch& l) {
+  if (l.splits <= 1) return 0;
+  const int64_t acc = l.type == kernels::Type::float64 ? 8 : 4;
+  return l.outputs * int64_t(l.splits) * acc;
+}
+
+}  // namespace ember::cuda

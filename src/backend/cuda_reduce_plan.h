@@ -1,0 +1,29 @@
+// The host half of the CUDA reductions, apart from the CUDA build so that every build compiles
+// and tests it: a ReduceCall becomes a kernels::ReduceLaunch (the kept and the reduced index
+// spaces with merged dims, the accumulator, how many blocks share one output). No device is
+// touched; the partial buffer for split reductions is the caller's.
+#pragma once
+
+#include <cstdint>
+
+#include "backend/cuda/reduce_launch.h"
+#include "backend/reduce_kernels.h"
+
+namespace ember::cuda {
+
+inline constexpr uint32_t kReduceThreads = 256;
+/// Blocks a reduction aims for when it has few outputs (an H200 has 132 SMs): a sum over 16M
+/// elements into one value splits into this many chunks, combined by a second kernel.
+inline constexpr int64_t kReduceTargetBlocks = 1024;
+/// The fewest elements one split's block reduces (8 per thread), so small reductions do not
+/// split.
+inline constexpr int64_t kReduceMinChunk = 8 * kReduceThreads;
+
+/// The launch of `op` over `call` (its input in float32/float64/float16/bfloat16, the output of
+/// the same dtype): `[op] the cuda backend has no <dtype> kernel yet` otherwise.
+kernels::ReduceLaunch plan_reduce_launch(kernels::ReduceOp op, const backend::ReduceCall& call);
+
+/// Bytes of the partial buffer a split launch needs (0 when it has one split).
+int64_t reduce_partial_bytes(const kernels::ReduceLaunch& launch);
+
+}  // namespace ember::cuda

@@ -1,0 +1,17 @@
+// The host half of the CUDA softmax kernels, apart from the CUDA build so that every build
+// compiles and tests it: the (outer, dim, inner) view of a softmax call and its grid.
+#pragma once
+
+#include "backend/cuda/softmax_launch.h"
+#include "ember/tensor.h"
+
+namespace ember::cuda {
+
+inline constexpr uint32_t kSoftmaxThreads = 256;
+
+/// The launch of softmax (log: log_softmax) of x (contiguous, float32/float64) along `dim`
+/// (wrapped; 0 for a 0-d x) into y: `[op] the cuda backend has no <dtype> kernel yet` otherwise.
+kernels::SoftmaxLaunch plan_softmax_launch(const char* op, const Tensor& y, const Tensor& x,
+                                           int64_t dim, bool log);
+
+}  // namespace ember::cuda
