@@ -2,7 +2,8 @@
 # The GPU check in one go, for a machine with an NVIDIA GPU and the CUDA toolkit: builds ember with
 # -DEMBER_CUDA=ON (device code for sm_90, the H200, unless CUDA_ARCH says otherwise) in its own
 # build directory, then runs the `cuda` CTest label (tests/cuda) and the host-side unit tests of
-# the caching allocator and the elementwise launch plan. On a machine without a GPU the cuda
+# the caching allocator, the launch plans (elementwise, copy/fill, reduce/softmax, gemm) and the
+# NCCL watchdog. On a machine without a GPU the cuda
 # tests report themselves skipped ("no CUDA device").
 # Usage: scripts/cuda_check.sh [build-dir]      (default: build-cuda; CUDA_ARCH=90 by default)
 set -euo pipefail
@@ -22,13 +23,16 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -
 cmake -S . -B "$build" -G Ninja -DEMBER_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arch" \
   -DEMBER_BUILD_EXAMPLES=OFF "${launcher[@]}" >/dev/null
 
-# Only the library and the test programs the check runs, not the whole suite.
-targets=(ember backend_cuda_caching_allocator_test backend_cuda_elementwise_plan_test)
-for source in tests/cuda/*_test.cpp; do
-  name=$(basename "$source" .cpp)
-  targets+=("cuda_$name")
+# Only the library and the test programs the check runs, not the whole suite: every device test
+# (tests/cuda), every host-side plan of the CUDA backend (tests/backend/cuda_*) and the NCCL
+# watchdog's decisions.
+targets=(ember distributed_nccl_watchdog_test)
+for source in tests/cuda/*_test.cpp tests/backend/cuda_*_test.cpp; do
+  dir=$(basename "$(dirname "$source")")
+  targets+=("${dir}_$(basename "$source" .cpp)")
 done
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 
 ctest --test-dir "$build" -L cuda --output-on-failure -j"$jobs" --timeout 300
-ctest --test-dir "$build" -R '^(CudaCachingAllocator|CudaElementwisePlan)\.' --output-on-failure -j"$jobs"
+ctest --test-dir "$build" -R '^(CudaCachingAllocator|Cuda[A-Za-z]*Plan|NcclWatchdog)\.' \
+  --output-on-failure -j"$jobs"
