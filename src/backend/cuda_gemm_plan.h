@@ -43,8 +43,9 @@ struct GemmArgs {
 };
 GemmArgs plan_gemm(const Tensor& a, const Tensor& b, const Tensor& c);
 
-/// The checks cuBLAS's int arguments need (sizes, leading dimensions; batch strides are 64-bit): `[gemm] ... exceeds the int range` otherwise, and
-/// `[gemm] the cuda backend has no <dtype> kernel yet` for a dtype cuBLAS is not asked for.
+/// The checks cuBLAS's int arguments need (sizes, leading dimensions; batch strides are 64-bit):
+/// `[gemm] ... exceeds the int range` otherwise, and `[gemm] the cuda backend has no <dtype>
+/// kernel yet` for a dtype cuBLAS is not asked for.
 void check_gemm_call(const Tensor& a, const Tensor& b, const Tensor& c);
 
 }  // namespace ember::cuda

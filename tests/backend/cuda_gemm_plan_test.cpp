@@ -99,7 +99,8 @@ TEST(CudaGemmPlan, ErrorsNameTheProblem) {
   const Tensor i = ones({1, 2, 2}, {.dtype = kInt64});
   EXPECT_ERROR(check_gemm_call(i, i, i), "[gemm] the cuda backend has no int64 kernel yet");
   const Tensor f = ones({1, 2, 2}), d = ones({1, 2, 2}, {.dtype = kFloat64});
-  EXPECT_ERROR(check_gemm_call(f, d, f), "[gemm] expected one dtype, got torch.float32, torch.float64");
+  EXPECT_ERROR(check_gemm_call(f, d, f),
+               "[gemm] expected one dtype, got torch.float32, torch.float64");
   const Tensor strided = values({1, 6, 8}, 1).slice(1, 0, 6, 2).slice(2, 0, 8, 2);
   EXPECT_ERROR(plan_gemm(strided, ones({1, 4, 2}, {.dtype = kFloat64}),
                          empty({1, 3, 2}, {.dtype = kFloat64})),

@@ -140,7 +140,8 @@ TEST(CudaReducePlan, OtherDtypesAreErrors) {
   EXPECT_ERROR(plan(ReduceOp::sum, empty({}, {.dtype = kInt64}), i, {0}),
                "[sum] the cuda backend has no int64 kernel yet");
   EXPECT_ERROR(plan(ReduceOp::sum, empty({}, {.dtype = kFloat64}), ones({4}), {0}),
-               "[sum] the cuda backend reduces into the input's dtype, got torch.float32 into torch.float64");
+               "[sum] the cuda backend reduces into the input's dtype, got torch.float32 into "
+               "torch.float64");
 }
 
 TEST(CudaSoftmaxPlan, LinesAreOuterTimesInnerWithTheDimBetween) {

@@ -38,8 +38,9 @@ TEST_P(CudaGemm, MatmulThroughCublasMatchesTheCpu) {
         "mm of strided slices");
   check(matmul(a, b.select(0, 0)), matmul(ag, bg.select(0, 0)), "matmul with a broadcast b");
   const Tensor bias = values({17}, 0.5, dtype);
-  check(addmm(bias, a.select(0, 3), b.select(0, 1), 0.5, 2),
-        addmm(bias.to(gpu), ag.select(0, 3), bg.select(0, 1), 0.5, 2), "addmm");
+  const AddmmOptions scaled{.beta = 0.5, .alpha = 2};
+  check(addmm(bias, a.select(0, 3), b.select(0, 1), scaled),
+        addmm(bias.to(gpu), ag.select(0, 3), bg.select(0, 1), scaled), "addmm");
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, CudaGemm,

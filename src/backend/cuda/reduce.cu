@@ -74,7 +74,8 @@ int go(R r, const ReduceLaunch& l, cudaStream_t stream) {
   reduce_kernel<S, Acc><<<dim3(l.blocks, l.splits), l.threads, 0, stream>>>(r, l);
   if (l.splits > 1) {
     const int64_t blocks = (l.outputs + l.threads - 1) / l.threads;
-    combine_kernel<S, Acc><<<unsigned(blocks < 65536 ? blocks : 65536), l.threads, 0, stream>>>(r, l);
+    const unsigned grid = unsigned(blocks < 65536 ? blocks : 65536);
+    combine_kernel<S, Acc><<<grid, l.threads, 0, stream>>>(r, l);
   }
   return int(cudaGetLastError());
 }

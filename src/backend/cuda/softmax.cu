@@ -36,9 +36,11 @@ __global__ void softmax_kernel(const __grid_constant__ SoftmaxLaunch l) {
     s = line_sum;
     if (l.log) {
       const T shift = m + log(s);
-      for (int64_t j = threadIdx.x; j < l.dim; j += blockDim.x) y[j * l.inner] = x[j * l.inner] - shift;
+      for (int64_t j = threadIdx.x; j < l.dim; j += blockDim.x)
+        y[j * l.inner] = x[j * l.inner] - shift;
     } else {
-      for (int64_t j = threadIdx.x; j < l.dim; j += blockDim.x) y[j * l.inner] = exp(x[j * l.inner] - m) / s;
+      for (int64_t j = threadIdx.x; j < l.dim; j += blockDim.x)
+        y[j * l.inner] = exp(x[j * l.inner] - m) / s;
     }
     __syncthreads();  // line_max/line_sum are rewritten for the next line
   }
