@@ -1,0 +1,99 @@
+// The NCCL communicator (src/backend/cuda/nccl_communicator.cpp) on real devices: bootstrap
+// through a store, all_reduce (SUM, AVG, MAX), broadcast, all_gather and reduce_scatter with one
+// rank per GPU, ranks as threads of this process. One rank on one GPU always; every GPU of the
+// machine when it has more. Skips with "no CUDA device" on a machine without one.
+#include "backend/cuda/nccl_communicator.h"
+
+#include <ember/ember.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "test_support.h"
+
+namespace ember {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Runs body(rank, communicator) on `size` threads, rank r on cuda:r, after building the
+// communicators together (ncclCommInitRank waits for every rank).
+void on_ranks(int size, const std::function<void(int, cuda::NcclCommunicator&)>& body) {
+  auto store = std::make_shared<dist::HashStore>();
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(static_cast<size_t>(size));
+  for (int r = 0; r < size; ++r)
+    threads.emplace_back([&, r] {
+      try {
+        cuda::NcclCommunicator comm(*store, r, size, Device(kCUDA, r), 60s);
+        body(r, comm);
+        cuda::synchronize(Device(kCUDA, r));
+      } catch (const std::exception& e) {
+        errors[size_t(r)] = e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < size; ++r) EXPECT_EQ(errors[size_t(r)], "") << "rank " << r;
+}
+
+void check_collectives(int size) {
+  on_ranks(size, [size](int r, cuda::NcclCommunicator& comm) {
+    const Device dev(kCUDA, r);
+    // all_reduce: rank r holds (r + 1) * [0, 1, ..., 9].
+    const Tensor base = arange(10, {.dtype = kFloat32});
+    const int64_t total = int64_t(size) * (size + 1) / 2;
+    Tensor t = (base * double(r + 1)).to(dev);
+    comm.all_reduce(t, dist::ReduceOp::SUM);
+    EXPECT_TRUE(t.cpu().equal(base * double(total))) << "SUM on rank " << r;
+    Tensor avg = (base * double(r + 1)).to(dev);
+    comm.all_reduce(avg, dist::ReduceOp::AVG);
+    EXPECT_TRUE(allclose(avg.cpu(), base * (double(total) / size), 1e-6, 1e-6)) << "AVG";
+    Tensor mx = full({4}, r, {.dtype = kInt64, .device = dev});
+    comm.all_reduce(mx, dist::ReduceOp::MAX);
+    EXPECT_TRUE(mx.cpu().equal(full({4}, size - 1, {.dtype = kInt64}))) << "MAX";
+    // broadcast from the last rank, in bfloat16.
+    Tensor b = full({3, 5}, r + 0.5, {.dtype = kBFloat16, .device = dev});
+    comm.broadcast(b, size - 1);
+    EXPECT_TRUE(b.cpu().equal(full({3, 5}, size - 0.5, {.dtype = kBFloat16}))) << "broadcast";
+    // all_gather: rank r contributes [r, r, r].
+    const Tensor gathered = empty({size * 3}, {.dtype = kFloat64, .device = dev});
+    comm.all_gather(gathered, full({3}, r, {.dtype = kFloat64, .device = dev}));
+    const Tensor ranks = arange(size, {.dtype = kFloat64}).unsqueeze(1).expand({size, 3});
+    EXPECT_TRUE(gathered.cpu().equal(ranks.reshape({size * 3}))) << "all_gather";
+    // reduce_scatter: every rank holds [0, 1, ..., 2 size - 1]; rank r gets size * [2r, 2r + 1].
+    const Tensor in = arange(2 * size, {.dtype = kFloat32}).to(dev);
+    const Tensor out = empty({2}, {.dtype = kFloat32, .device = dev});
+    comm.reduce_scatter(out, in, dist::ReduceOp::SUM);
+    EXPECT_TRUE(out.cpu().equal(arange(2 * r, 2 * r + 2, {.dtype = kFloat32}) * double(size)))
+        << "reduce_scatter";
+  });
+}
+
+TEST(CudaNccl, CollectivesOnOneRank) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  check_collectives(1);
+}
+
+TEST(CudaNccl, CollectivesOnEveryGpu) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  if (cuda::device_count() < 2) GTEST_SKIP() << "one CUDA device: the one-rank test covers it";
+  check_collectives(cuda::device_count());
+}
+
+TEST(CudaNccl, WrongDevicesAndSizesAreErrors) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  on_ranks(1, [](int, cuda::NcclCommunicator& comm) {
+    Tensor host = ones({4});
+    EXPECT_ERROR(comm.all_reduce(host, dist::ReduceOp::SUM),
+                 "[all_reduce] rank 0: expected a tensor on cuda:0, got cpu");
+    const Tensor in = ones({4}, {.device = Device("cuda:0")});
+    EXPECT_ERROR(comm.all_gather(empty({3}, {.device = Device("cuda:0")}), in),
+                 "[all_gather] rank 0: expected a contiguous output of 1 x 4");
+  });
+}
+
+}  // namespace
+}  // namespace ember
