@@ -59,6 +59,10 @@ Space plan_space(const backend::ReduceCall& call, Pick pick, const char* which) 
 
 }  // namespace
 
+uint32_t block_threads(int64_t n, uint32_t most) {
+  return uint32_t(std::clamp<int64_t>((n + 31) / 32 * 32, 32, most));
+}
+
 kernels::ReduceLaunch plan_reduce_launch(kernels::ReduceOp op, const backend::ReduceCall& call) {
   kernels::ReduceLaunch l{};
   l.op = op;
@@ -79,7 +83,6 @@ kernels::ReduceLaunch plan_reduce_launch(kernels::ReduceOp op, const backend::Re
   l.in = static_cast<const char*>(call.in.data_ptr());
   l.out = static_cast<char*>(call.out.data_ptr());
   l.divisor = call.arg;
-  l.threads = kReduceThreads;
   l.blocks = uint32_t(std::clamp<int64_t>(l.outputs, 1, 65536));
   // Few outputs over many elements: split each output's elements over more blocks.
   int64_t splits = 1;
@@ -88,6 +91,7 @@ kernels::ReduceLaunch plan_reduce_launch(kernels::ReduceOp op, const backend::Re
                       (l.reduced + kReduceMinChunk - 1) / kReduceMinChunk);
   l.chunk = (l.reduced + splits - 1) / splits;
   l.splits = uint32_t(l.chunk ? (l.reduced + l.chunk - 1) / l.chunk : 1);
+  l.threads = block_threads(l.chunk, kReduceThreads);
   return l;
 }
 

@@ -11,6 +11,7 @@
 
 namespace ember::cuda {
 
+/// The most threads of a reduction block (block_threads picks fewer for short lines).
 inline constexpr uint32_t kReduceThreads = 256;
 /// Blocks a reduction aims for when it has few outputs (an H200 has 132 SMs): a sum over 16M
 /// elements into one value splits into this many chunks, combined by a second kernel.
@@ -18,6 +19,10 @@ inline constexpr int64_t kReduceTargetBlocks = 1024;
 /// The fewest elements one split's block reduces (8 per thread), so small reductions do not
 /// split.
 inline constexpr int64_t kReduceMinChunk = 8 * kReduceThreads;
+
+/// Threads of a block that combines `n` values: n rounded up to a whole warp (32), at most
+/// `most`, so short lines (a softmax over 10 classes, a row sum) do not leave warps idle.
+uint32_t block_threads(int64_t n, uint32_t most);
 
 /// The launch of `op` over `call` (its input in float32/float64/float16/bfloat16, the output of
 /// the same dtype): `[op] the cuda backend has no <dtype> kernel yet` otherwise.

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "backend/cuda_reduce_plan.h"
+
 namespace ember::cuda {
 
 kernels::SoftmaxLaunch plan_softmax_launch(const char* op, const Tensor& y, const Tensor& x,
@@ -26,7 +28,7 @@ kernels::SoftmaxLaunch plan_softmax_launch(const char* op, const Tensor& y, cons
   l.lines = l.dim == 0 ? 0 : l.outer * l.inner;  // an empty dim has nothing to write
   l.x = static_cast<const char*>(x.data_ptr());
   l.y = static_cast<char*>(y.data_ptr());
-  l.threads = kSoftmaxThreads;
+  l.threads = block_threads(l.dim, kSoftmaxThreads);
   l.blocks = uint32_t(std::clamp<int64_t>(l.lines, 1, 65536));
   return l;
 }

@@ -7,6 +7,7 @@
 
 namespace ember::cuda {
 
+/// The most threads of a softmax block (one block per line; block_threads picks fewer).
 inline constexpr uint32_t kSoftmaxThreads = 256;
 
 /// The launch of softmax (log: log_softmax) of x (contiguous, float32/float64) along `dim`

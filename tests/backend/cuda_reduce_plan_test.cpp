@@ -66,6 +66,7 @@ TEST(CudaReducePlan, KeptAndReducedDimsMergeWhereTheInputIsContiguous) {
   EXPECT_EQ(l.reduced_strides[0], 4);
   EXPECT_EQ(l.splits, 1u);
   EXPECT_EQ(l.blocks, 2u);
+  EXPECT_EQ(l.threads, 64u);  // 60 values a block: two warps
   // Kept dims 0 and 2 around a reduced one stay apart in the input: two kept dims.
   const kernels::ReduceLaunch m = plan(ReduceOp::amax, empty({2, 4}), in, {1, 3});
   EXPECT_EQ(m.kept_ndim, 2);
@@ -81,6 +82,7 @@ TEST(CudaReducePlan, FewOutputsOverManyElementsSplitAcrossBlocks) {
   EXPECT_EQ(l.splits, uint32_t(kReduceTargetBlocks));
   EXPECT_EQ(l.chunk * l.splits, int64_t(1) << 24);
   EXPECT_EQ(reduce_partial_bytes(l), kReduceTargetBlocks * 4);  // float accumulators
+  EXPECT_EQ(l.threads, kReduceThreads);
   const kernels::ReduceLaunch small = plan(ReduceOp::sum, empty({}), empty({100}), {0});
   EXPECT_EQ(small.splits, 1u);
   EXPECT_EQ(reduce_partial_bytes(small), 0);
@@ -130,6 +132,7 @@ TEST(CudaReducePlan, ZeroDimensionalAndEmptyInputs) {
   EXPECT_EQ(l.outputs, 1);
   EXPECT_EQ(l.reduced, 1);
   EXPECT_EQ(l.kept_ndim + l.reduced_ndim, 0);
+  EXPECT_EQ(l.threads, 32u);  // never fewer than a warp
   const kernels::ReduceLaunch e = plan(ReduceOp::mean, empty({3}), empty({3, 0}), {1});
   EXPECT_EQ(e.reduced, 0);
   EXPECT_EQ(e.splits, 1u);
@@ -154,6 +157,9 @@ TEST(CudaSoftmaxPlan, LinesAreOuterTimesInnerWithTheDimBetween) {
   EXPECT_EQ(l.inner, 5);
   EXPECT_EQ(l.lines, 30);
   EXPECT_EQ(l.blocks, 30u);
+  EXPECT_EQ(l.threads, 32u);  // one warp for 4 values
+  EXPECT_EQ(plan_softmax_launch("softmax", empty({2, 1000}), ones({2, 1000}), 1, false).threads,
+            kSoftmaxThreads);
   const Tensor xd = ones({7}, {.dtype = kFloat64}), yd = empty({7}, {.dtype = kFloat64});
   const kernels::SoftmaxLaunch last = plan_softmax_launch("log_softmax", yd, xd, 0, true);
   EXPECT_EQ(last.type, kernels::Type::float64);
