@@ -16,7 +16,7 @@
 namespace ember {
 namespace {
 
-TEST(Cuda, TheCudaBackendIsInstalledWithMemoryAndElementwiseKernels) {
+TEST(Cuda, TheCudaBackendIsInstalledWithMemoryAndItsKernels) {
   const backend::Backend* b = backend::backend_for(kCUDA);
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(std::string(b->name), "cuda");
@@ -25,7 +25,15 @@ TEST(Cuda, TheCudaBackendIsInstalledWithMemoryAndElementwiseKernels) {
   EXPECT_NE(b->elementwise[size_t(backend::ElementwiseKernel::add)], nullptr);
   EXPECT_NE(b->elementwise[size_t(backend::ElementwiseKernel::exp)], nullptr);
   EXPECT_EQ(b->elementwise[size_t(backend::ElementwiseKernel::floor)], nullptr);  // not yet
-  EXPECT_EQ(b->copy, nullptr);  // a converting, strided copy is a kernel: the CUDA issue's
+  // The copy family (converting, strided copies; fills; zeros), reductions, softmax and gemm.
+  EXPECT_NE(b->copy, nullptr);
+  EXPECT_NE(b->fill, nullptr);
+  EXPECT_NE(b->creation.zero, nullptr);
+  EXPECT_NE(b->reduce.sum, nullptr);
+  EXPECT_NE(b->reduce.amax, nullptr);
+  EXPECT_EQ(b->reduce.prod, nullptr);  // not yet
+  EXPECT_NE(b->softmax.log_softmax, nullptr);
+  EXPECT_NE(b->linalg.gemm, nullptr);
 }
 
 TEST(Cuda, WithoutADeviceEachRequestIsAClearError) {
