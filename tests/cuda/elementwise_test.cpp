@@ -53,8 +53,8 @@ Tensor positive_values(Dtype dtype) {
 }
 
 // A result on the host. The output follows its operands' layout (Note [Output layout]), so a
-// transposed one comes back through its contiguous transpose: the backend has no strided copy
-// kernel yet, and copies across devices move contiguous bytes.
+// transposed one comes back through its contiguous transpose, which copies across devices move
+// as they are (the device's strided copy, tests/cuda/copy_test.cpp, is not needed here).
 Tensor to_host(const Tensor& t) {
   if (t.is_contiguous()) return t.cpu();
   EXPECT_TRUE(t.t().is_contiguous()) << "a layout this test does not expect";
