@@ -83,6 +83,22 @@ void for_chunks(int64_t N, int64_t floats_per_image, const F& body) {
     run(0, N);
 }
 
+
+// out = kernel(in, weight, bias) where in and out are (N, ...) with one image of out per image
+// of in: conv2d and its adjoint.
+using ImageKernel = void (*)(const Tensor& in, const Tensor& weight, const Tensor& bias,
+                             const Tensor& out, const Conv2dParams& p);
+
+void image_chunks(ImageKernel kernel, const Tensor& in, const Tensor& weight, const Tensor& bias,
+                  const Tensor& out, const Conv2dParams& p) {
+  const Tensor wf = widened(weight), bf = widened(bias);
+  for_chunks(in.size(0), per_image(in) + per_image(out), [&](int64_t n0, int64_t n1) {
+    const Tensor of = float_images(out, n0, n1);
+    kernel(widened_images(in, n0, n1), wf, bf, of, p);
+    round_into(of.data_ptr<float>(), out, n0 * per_image(out), of.numel());
+  });
+}
+
 }  // namespace
 
 bool is_reduced_conv(const Tensor& t) {
@@ -91,22 +107,12 @@ bool is_reduced_conv(const Tensor& t) {
 
 void conv2d_reduced(const Tensor& input, const Tensor& weight, const Tensor& bias,
                     const Tensor& out, const Conv2dParams& p) {
-  const Tensor wf = widened(weight), bf = widened(bias);
-  for_chunks(input.size(0), per_image(input) + per_image(out), [&](int64_t n0, int64_t n1) {
-    const Tensor of = float_images(out, n0, n1);
-    conv2d(widened_images(input, n0, n1), wf, bf, of, p);
-    round_into(of.data_ptr<float>(), out, n0 * per_image(out), of.numel());
-  });
+  image_chunks(&conv2d, input, weight, bias, out, p);
 }
 
 void conv2d_adjoint_reduced(const Tensor& grad, const Tensor& weight, const Tensor& bias,
                             const Tensor& out, const Conv2dParams& p) {
-  const Tensor wf = widened(weight), bf = widened(bias);
-  for_chunks(grad.size(0), per_image(grad) + per_image(out), [&](int64_t n0, int64_t n1) {
-    const Tensor of = float_images(out, n0, n1);
-    conv2d_adjoint(widened_images(grad, n0, n1), wf, bf, of, p);
-    round_into(of.data_ptr<float>(), out, n0 * per_image(out), of.numel());
-  });
+  image_chunks(&conv2d_adjoint, grad, weight, bias, out, p);
 }
 
 void conv2d_weight_grad_reduced(const Tensor& grad, const Tensor& input,
