@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include <ember/allocator.h>
+#include <ember/amp/autocast.h>
 #include <ember/ember.h>
 #include <ember/nn/utils.h>
 #include <ember/optim.h>
@@ -45,6 +46,28 @@ void BM_train_step(benchmark::State& state) {
   state.counters["peak_MB"] = double(a.peak_allocated_bytes) / 1e6;
 }
 BENCHMARK(BM_train_step)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+// The same step with the forward and the loss under CPU autocast (--amp bf16 / fp16 in the
+// training program; no GradScaler: the reference's bfloat16 loop has none).
+void BM_train_step_amp(benchmark::State& state) {
+  manual_seed(0);
+  Step s;
+  const Dtype dt = state.range(0) == 16 ? kFloat16 : kBFloat16;
+  for (auto _ : state) {
+    s.optimizer.zero_grad();
+    Tensor loss;
+    {
+      amp::autocast region(kCPU, dt);
+      loss = F::cross_entropy(s.model->forward(s.x), s.y);
+    }
+    loss.backward();
+    nn::utils::clip_grad_norm_(s.params, 1.0);
+    s.optimizer.step();
+  }
+  state.SetItemsProcessed(state.iterations() * 128);
+  state.SetLabel(dt == kFloat16 ? "float16" : "bfloat16");
+}
+BENCHMARK(BM_train_step_amp)->Arg(0)->Arg(16)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
 void BM_forward(benchmark::State& state) {
   manual_seed(0);

@@ -1,6 +1,6 @@
 // The convolution family's kernels (src/ops/conv.cpp): the front end checks the arguments,
-// normalises every conv/conv_transpose (1-D as height-1 2-D, batched, contiguous NCHW, float32
-// or float64) and allocates the outputs on the operands' device; a kernel only computes.
+// normalises every conv/conv_transpose (1-D as height-1 2-D, batched, contiguous NCHW, in the
+// operands' floating dtype) and allocates the outputs on the operands' device; a kernel computes.
 #pragma once
 
 #include <cstdint>

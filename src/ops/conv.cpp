@@ -1,7 +1,8 @@
 // Convolution front ends: conv1d/conv2d, conv_transpose1d/2d and their backward kernels. Each
 // checks its arguments with PyTorch's messages, then normalises to one 2-D problem — batched,
-// contiguous, float32 or float64 (float16/bfloat16 run in float), conv1d as a height-1 conv2d —
-// for the kernels of the operands' device (backend/conv_kernels.h).
+// contiguous, in the operands' dtype (the CPU kernels widen float16/bfloat16 to float32 as they
+// go: no float32 copies here), conv1d as a height-1 conv2d — for the kernels of the operands'
+// device (backend/conv_kernels.h).
 #include <array>
 #include <string>
 #include <vector>
@@ -26,8 +27,6 @@ std::vector<int64_t> expand_param(const IntOrList& v, int dims, const char* op, 
   return x.size() == 1 ? std::vector<int64_t>(size_t(dims), x[0]) : x;
 }
 
-Dtype compute_dtype(Dtype t) { return t == kFloat64 ? kFloat64 : kFloat32; }
-
 // Kernel `entry` of the device of `t` (the problem's operands share it: the op's scope checked).
 template <class Fn>
 Fn conv_kernel(const char* op, const Tensor& t, Fn backend::ConvKernels::*entry) {
@@ -48,7 +47,6 @@ struct ConvProblem {
   int64_t out_h = 0, out_w = 0;
   bool batched = true;
   int dims = 2;
-  Dtype dtype = kFloat32;  // the caller's dtype; the problem's is compute_dtype(dtype)
 };
 
 // Adds the missing batch dim and turns a 1-D problem into a height-1 2-D one.
@@ -89,10 +87,9 @@ void check_bias(const char* op, const Tensor& bias, const Tensor& weight, int64_
 }
 
 void finish(ConvProblem& c, const Tensor& input, const Tensor& weight, const Tensor& bias) {
-  const Dtype ct = compute_dtype(input.dtype());
-  c.input = to_2d(input, c.dims, !c.batched).to(ct).contiguous();
-  c.weight = to_2d(weight, c.dims, false).to(ct).contiguous();
-  if (bias.defined()) c.bias = bias.to(ct).contiguous();
+  c.input = to_2d(input, c.dims, !c.batched).contiguous();
+  c.weight = to_2d(weight, c.dims, false).contiguous();
+  if (bias.defined()) c.bias = bias.contiguous();
   if (c.dims == 1) {  // height 1: stride, padding, dilation 1/0/1 in H
     c.p.stride[1] = c.p.stride[0], c.p.padding[1] = c.p.padding[0];
     c.p.dilation[1] = c.p.dilation[0];
@@ -104,7 +101,7 @@ ConvProblem conv_problem(const char* op, int dims, const Tensor& input, const Te
                          const ConvFuncOptions& o) {
   check_common(op, dims, input, weight, o.bias, o.groups);
   ConvProblem c;
-  c.dims = dims, c.batched = input.dim() == dims + 2, c.dtype = input.dtype();
+  c.dims = dims, c.batched = input.dim() == dims + 2;
   c.p.groups = o.groups;
   const auto stride = expand_param(o.stride, dims, op, "stride");
   const auto dilation = expand_param(o.dilation, dims, op, "dilation");
@@ -158,7 +155,7 @@ ConvProblem transpose_problem(const char* op, int dims, const Tensor& input, con
                               const ConvTransposeFuncOptions& o) {
   check_common(op, dims, input, weight, o.bias, o.groups);
   ConvProblem c;
-  c.dims = dims, c.batched = input.dim() == dims + 2, c.dtype = input.dtype();
+  c.dims = dims, c.batched = input.dim() == dims + 2;
   c.p.groups = o.groups;
   const auto stride = expand_param(o.stride, dims, op, "stride");
   const auto dilation = expand_param(o.dilation, dims, op, "dilation");
@@ -204,17 +201,16 @@ ConvProblem transpose_problem(const char* op, int dims, const Tensor& input, con
   return c;
 }
 
-// Back to the caller's view: drop the height-1 dim of a 1-D problem and the added batch dim,
-// and round to the caller's dtype.
+// Back to the caller's view: drop the height-1 dim of a 1-D problem and the added batch dim.
 Tensor from_2d(const ConvProblem& c, Tensor t) {
   if (c.dims == 1) t = t.squeeze(2);
   if (!c.batched) t = t.squeeze(0);
-  return t.dtype() == c.dtype ? t : t.to(c.dtype);
+  return t;
 }
 
-// The caller's shape and dtype for a weight gradient computed in the problem's terms.
+// The caller's shape for a weight gradient computed in the problem's terms.
 Tensor weight_from_2d(const ConvProblem& c, const Tensor& gw) {
-  return (c.dims == 1 ? gw.squeeze(2) : gw).to(c.dtype);
+  return c.dims == 1 ? gw.squeeze(2) : gw;
 }
 
 Tensor run_conv(const char* op, const ConvProblem& c) {
@@ -240,17 +236,31 @@ Tensor grad_2d(const char* op, const ConvProblem& c, const Tensor& grad, int64_t
   return g;
 }
 
+// Which of (input, weight) the backward must differentiate: PyTorch's output_mask. A network's
+// first layer needs no grad_input (its input is data), a frozen layer no grad_weight; the
+// gradient not needed is returned undefined.
+struct Needed {
+  bool input = true, weight = true;
+};
+
 std::tuple<Tensor, Tensor, Tensor> conv_backward(const char* op, int dims, const Tensor& grad_out,
                                                  const Tensor& input, const Tensor& weight,
-                                                 const ConvFuncOptions& o) {
+                                                 const ConvFuncOptions& o, Needed needed) {
   const ConvProblem c = conv_problem(op, dims, input, weight, o);
   const Tensor g = grad_2d(op, c, grad_out, c.weight.size(0));
-  Tensor gi = empty(c.input.sizes(), c.input.options());
-  conv_kernel(op, g, &backend::ConvKernels::conv2d_adjoint)(g, c.weight, {}, gi, c.p);
-  Tensor gw = empty(c.weight.sizes(), c.input.options());
-  conv_kernel(op, g, &backend::ConvKernels::conv2d_weight_grad)(g, c.input, gw, c.p);
-  Tensor gb = o.bias.defined() ? g.sum({0, 2, 3}).to(c.dtype) : Tensor();
-  return {from_2d(c, gi), weight_from_2d(c, gw), gb};
+  Tensor gi, gw;
+  if (needed.input) {
+    gi = empty(c.input.sizes(), c.input.options());
+    conv_kernel(op, g, &backend::ConvKernels::conv2d_adjoint)(g, c.weight, {}, gi, c.p);
+    gi = from_2d(c, gi);
+  }
+  if (needed.weight) {
+    gw = empty(c.weight.sizes(), c.input.options());
+    conv_kernel(op, g, &backend::ConvKernels::conv2d_weight_grad)(g, c.input, gw, c.p);
+    gw = weight_from_2d(c, gw);
+  }
+  Tensor gb = o.bias.defined() ? g.sum({0, 2, 3}) : Tensor();
+  return {gi, gw, gb};
 }
 
 // y = adjoint(x, w): grad_x is the forward conv of grad_y with w; grad_w is the weight gradient
@@ -258,15 +268,23 @@ std::tuple<Tensor, Tensor, Tensor> conv_backward(const char* op, int dims, const
 std::tuple<Tensor, Tensor, Tensor> transpose_backward(const char* op, int dims,
                                                       const Tensor& grad_output,
                                                       const Tensor& input, const Tensor& weight,
-                                                      const ConvTransposeFuncOptions& options) {
+                                                      const ConvTransposeFuncOptions& options,
+                                                      Needed needed) {
   const ConvProblem c = transpose_problem(op, dims, input, weight, options);
   const Tensor g = grad_2d(op, c, grad_output, c.weight.size(1) * c.p.groups);
-  Tensor gi = empty(c.input.sizes(), c.input.options());
-  conv_kernel(op, g, &backend::ConvKernels::conv2d)(g, c.weight, {}, gi, c.p);
-  Tensor gw = empty(c.weight.sizes(), c.input.options());
-  conv_kernel(op, g, &backend::ConvKernels::conv2d_weight_grad)(c.input, g, gw, c.p);
-  Tensor gb = options.bias.defined() ? g.sum({0, 2, 3}).to(c.dtype) : Tensor();
-  return {from_2d(c, gi), weight_from_2d(c, gw), gb};
+  Tensor gi, gw;
+  if (needed.input) {
+    gi = empty(c.input.sizes(), c.input.options());
+    conv_kernel(op, g, &backend::ConvKernels::conv2d)(g, c.weight, {}, gi, c.p);
+    gi = from_2d(c, gi);
+  }
+  if (needed.weight) {
+    gw = empty(c.weight.sizes(), c.input.options());
+    conv_kernel(op, g, &backend::ConvKernels::conv2d_weight_grad)(c.input, g, gw, c.p);
+    gw = weight_from_2d(c, gw);
+  }
+  Tensor gb = options.bias.defined() ? g.sum({0, 2, 3}) : Tensor();
+  return {gi, gw, gb};
 }
 
 // Note [Convolution double backward]
@@ -327,31 +345,39 @@ std::tuple<Tensor, Tensor, Tensor> conv_backward_composite(const char* op, int d
                                                            const Tensor& grad_out,
                                                            const Tensor& input,
                                                            const Tensor& weight,
-                                                           const ConvFuncOptions& o) {
+                                                           const ConvFuncOptions& o,
+                                                           Needed needed) {
   // The problem's tensors come from differentiable reshapes and conversions, so they carry the
   // graph of input, weight and grad_out.
   const ConvProblem c = conv_problem(op, dims, input, weight, o);
   const Tensor g = grad_2d(op, c, grad_out, c.weight.size(0));
   const Tensor &x = c.input, &w = c.weight;
   const backend::Conv2dParams& p = c.p;
-  const Tensor full = conv_transpose2d(g, w, unpadded<ConvTransposeFuncOptions>(p));
-  const Tensor gi = window_2d(full, {p.padding[0], p.padding[1]}, {x.size(2), x.size(3)});
-  const Tensor x_frame = window_2d(x, {-p.padding[0], -p.padding[1]},
-                                   frame_size(p, w, c.out_h, c.out_w));
-  return {from_2d(c, gi), weight_from_2d(c, weight_grad_composite(x_frame, g, p)), Tensor()};
+  Tensor gi, gw;
+  if (needed.input) {
+    const Tensor full = conv_transpose2d(g, w, unpadded<ConvTransposeFuncOptions>(p));
+    gi = from_2d(c, window_2d(full, {p.padding[0], p.padding[1]}, {x.size(2), x.size(3)}));
+  }
+  if (needed.weight) {
+    const Tensor x_frame = window_2d(x, {-p.padding[0], -p.padding[1]},
+                                     frame_size(p, w, c.out_h, c.out_w));
+    gw = weight_from_2d(c, weight_grad_composite(x_frame, g, p));
+  }
+  return {gi, gw, Tensor()};
 }
 
 std::tuple<Tensor, Tensor, Tensor> transpose_backward_composite(
     const char* op, int dims, const Tensor& grad_output, const Tensor& input,
-    const Tensor& weight, const ConvTransposeFuncOptions& options) {
+    const Tensor& weight, const ConvTransposeFuncOptions& options, Needed needed) {
   const ConvProblem c = transpose_problem(op, dims, input, weight, options);
   const Tensor g = grad_2d(op, c, grad_output, c.weight.size(1) * c.p.groups);
   const Tensor &x = c.input, &w = c.weight;
   const backend::Conv2dParams& p = c.p;
   const Tensor g_frame = window_2d(g, {-p.padding[0], -p.padding[1]},
                                    frame_size(p, w, x.size(2), x.size(3)));
-  const Tensor gi = conv2d(g_frame, w, unpadded<ConvFuncOptions>(p));
-  return {from_2d(c, gi), weight_from_2d(c, weight_grad_composite(g_frame, x, p)), Tensor()};
+  return {needed.input ? from_2d(c, conv2d(g_frame, w, unpadded<ConvFuncOptions>(p))) : Tensor(),
+          needed.weight ? weight_from_2d(c, weight_grad_composite(g_frame, x, p)) : Tensor(),
+          Tensor()};
 }
 
 // Autograd: every convolution is PyTorch's ConvolutionBackward0 over (input, weight, bias).
@@ -382,10 +408,11 @@ Tensor record_convolution(const char* op, int dims, const Tensor& input, const T
   Tensor out = forward();
   if (rec)
     rec.record("ConvolutionBackward0", {out}, {input, weight},
-               [op, dims, o = without_bias(o), has_bias = o.bias.defined(), backward, composite](
+               [op, dims, o = without_bias(o), has_bias = o.bias.defined(), backward, composite,
+                needed = Needed{input.requires_grad(), weight.requires_grad()}](
                    const autograd::Grads& g, const autograd::Saved& s) {
                  auto [gi, gw, gb] = (is_grad_enabled() ? composite : backward)(
-                     op, dims, g[0], s[0], s[1], o);
+                     op, dims, g[0], s[0], s[1], o, needed);
                  const bool batched = s[0].dim() == dims + 2;
                  return autograd::TensorList{gi, gw, has_bias ? bias_grad(g[0], batched) : Tensor()};
                });
@@ -448,21 +475,22 @@ std::tuple<Tensor, Tensor, Tensor> conv1d_backward(const Tensor& grad_output, co
                                                    const Tensor& weight,
                                                    const ConvFuncOptions& options) {
   OpScope scope("conv1d_backward", {&grad_output, &input, &weight, &options.bias});
-  return conv_backward("conv1d_backward", 1, grad_output, input, weight, options);
+  return conv_backward("conv1d_backward", 1, grad_output, input, weight, options, {});
 }
 
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad_output, const Tensor& input,
                                                    const Tensor& weight,
                                                    const ConvFuncOptions& options) {
   OpScope scope("conv2d_backward", {&grad_output, &input, &weight, &options.bias});
-  return conv_backward("conv2d_backward", 2, grad_output, input, weight, options);
+  return conv_backward("conv2d_backward", 2, grad_output, input, weight, options, {});
 }
 
 std::tuple<Tensor, Tensor, Tensor> conv_transpose2d_backward(
     const Tensor& grad_output, const Tensor& input, const Tensor& weight,
     const ConvTransposeFuncOptions& options) {
   OpScope scope("conv_transpose2d_backward", {&grad_output, &input, &weight, &options.bias});
-  return transpose_backward("conv_transpose2d_backward", 2, grad_output, input, weight, options);
+  return transpose_backward("conv_transpose2d_backward", 2, grad_output, input, weight, options,
+                            {});
 }
 
 }  // namespace ember::nn::functional

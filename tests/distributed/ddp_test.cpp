@@ -1,12 +1,14 @@
 // DistributedDataParallel on 2 real processes over loopback: the same parameters as one process
 // on the whole batch after 20 AdamW steps (plain, with small buckets and bucket views, and with
-// no_sync accumulation), buckets launched in order from backward's hooks before backward ends,
-// no_sync keeping gradients local, find_unused_parameters both ways, the buffer broadcast, the
-// rank-0 broadcast and shape check at construction, and the "module." prefix of state dicts.
+// no_sync accumulation), GradScaler skipping an inf step on every rank, buckets launched in order
+// from backward's hooks before backward ends, no_sync keeping gradients local,
+// find_unused_parameters both ways, the buffer broadcast, the rank-0 broadcast and shape check
+// at construction, and the "module." prefix of state dicts.
 #include "ember/nn/parallel/distributed.h"
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <mutex>
 
 #include "distributed/dist_test_support.h"
@@ -93,6 +95,39 @@ void train_ddp(int rank, const DistributedDataParallelOptions& options, const Ru
 
 TEST(DistributedDataParallel, TwoRanksOfBatch64EqualOneProcessOfBatch128After20AdamWSteps) {
   auto exits = on_ranks(2, [](int rank) { train_ddp(rank, {}, {}); });
+  EXPECT_EQ(test::failures(exits), "");
+}
+
+// GradScaler with DDP: the inf check runs on the all-reduced gradients, so an inf on one rank
+// reaches every rank; all skip that step and back off alike, and the clean steps equal one
+// process's AdamW on the whole batch (a power-of-two scale is exact, and step unscales it).
+TEST(DistributedDataParallel, GradScalerSkipsTheSameStepOnEveryRank) {
+  auto exits = on_ranks(2, [](int rank) {
+    const auto expected = single_process_reference({.steps = 4});
+    auto model = mlp(/*seed=*/100 + rank);
+    auto ddp = DistributedDataParallel(model, {});
+    optim::AdamW opt(ddp->parameters(), {.lr = 1e-2});
+    amp::GradScaler scaler({.init_scale = 1024.0});
+    const Batch b = rows(full_batch(), 64 * rank, 64);
+    for (int step = 0; step < 5; ++step) {
+      opt.zero_grad();
+      const bool inf = step == 2 && rank == 1;
+      const Tensor x = inf ? b.x * std::numeric_limits<double>::infinity() : b.x;
+      const auto before = flat_parameters(model->parameters());
+      scaler.scale(nn::functional::cross_entropy(ddp(x), b.y)).backward();
+      const bool stepped = scaler.step(opt);
+      scaler.update();
+      require(stepped == (step != 2), "rank " + std::to_string(rank) + " step " +
+                                          std::to_string(step) + ": stepped = " +
+                                          std::to_string(stepped));
+      if (step == 2) {
+        require(flat_parameters(model->parameters()) == before, "the skipped step moved nothing");
+        require(scaler.get_scale() == 512.0, "the scale backs off on every rank");
+      }
+    }
+    require_near(flat_parameters(model->parameters()), expected, 2e-5,
+                 "rank " + std::to_string(rank) + "'s parameters after 4 clean steps");
+  });
   EXPECT_EQ(test::failures(exits), "");
 }
 

@@ -260,6 +260,36 @@ TEST(Conv, TransposeIsTheInputGradient) {
   EXPECT_LE((t1.narrow(2, 0, 9) - gx).abs().max().item<double>(), 1e-5);
 }
 
+// A convolution whose input needs no gradient (a network's first layer, fed data) computes no
+// grad_input, as PyTorch's output_mask skips it: its backward allocates nothing the size of the
+// input, and grad_weight is the same as when grad_input is computed.
+TEST(Conv, BackwardSkipsGradientsNotNeeded) {
+  manual_seed(4);
+  const Tensor x = randn({16, 64, 16, 16});  // 1 MiB, 8x the output
+  const Tensor w = randn({8, 64, 1, 1}).requires_grad_();
+  auto backward_peak = [&](const Tensor& input) {
+    const Tensor loss = F::conv2d(input, w).sum();
+    const size_t before = cpu::allocator_stats().allocated_bytes;
+    cpu::reset_peak_allocated_bytes();
+    loss.backward();
+    return cpu::allocator_stats().peak_allocated_bytes - before;
+  };
+  const size_t input_bytes = size_t(x.numel()) * 4;
+  EXPECT_LT(backward_peak(x), input_bytes / 2);
+  const Tensor gw = w.grad().clone();
+  w.grad().zero_();
+  const Tensor xg = x.detach().requires_grad_();
+  EXPECT_GE(backward_peak(xg), input_bytes);
+  EXPECT_TRUE(xg.grad().defined());
+  EXPECT_TRUE(w.grad().equal(gw));
+  // A frozen weight: grad_input only, also through the differentiable (create_graph) form.
+  const Tensor wf = w.detach();
+  const Tensor y = F::conv2d(xg, wf);
+  const Tensor gi = autograd::grad({y.sum()}, {xg}, {.create_graph = true})[0];
+  const Tensor want = std::get<0>(F::conv2d_backward(ones(y.sizes().vec()), x, wf, {}));
+  EXPECT_LE((gi - want).abs().max().item<double>(), 1e-4);
+}
+
 TEST(Conv, OptionSpellings) {
   const Tensor x = ones({1, 2, 5, 5}), w = ones({3, 2, 3, 3}), b = zeros({3});
   EXPECT_EQ(F::conv2d(x, w, {.bias = b, .stride = 1, .padding = 1, .dilation = 1, .groups = 1})

@@ -83,12 +83,6 @@ void sync_blas_threads() {
   if (openblas_get_num_threads() != n) openblas_set_num_threads(n);
 }
 
-// True when whole images go to threads (see the Note); false: images in turn, threaded BLAS.
-bool split_images(int64_t N) {
-  const int64_t t = get_num_threads();
-  return t > 1 && !omp_in_parallel() && (N % t == 0 || N >= 4 * t);
-}
-
 // Runs body(n0, n1, scratch) over runs of images, one scratch buffer of `scratch` elements per
 // run (from the caching allocator: a fresh malloc would page-fault on every call).
 template <class T, class F>
@@ -778,10 +772,17 @@ const T* ptr_or_null(const Tensor& t) {
 
 }  // namespace
 
+// True when whole images go to threads (see the Note); false: images in turn, threaded BLAS.
+bool split_images(int64_t N) {
+  const int64_t t = get_num_threads();
+  return t > 1 && !omp_in_parallel() && (N % t == 0 || N >= 4 * t);
+}
+
 void conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& out,
             const Conv2dParams& p) {
   const Geometry g = geometry(input, weight, out, p);
   if (out.numel() == 0) return;
+  if (is_reduced_conv(input)) return conv2d_reduced(input, weight, bias, out, p);
   dispatch<DtypeSet::Floating>(input.dtype(), "conv2d", [&]<class T>() {
     if constexpr (simd_type_v<T>)
       conv_forward<T>(g, static_cast<const T*>(input.data_ptr()),
@@ -796,6 +797,7 @@ void conv2d_adjoint(const Tensor& grad, const Tensor& weight, const Tensor& bias
                     const Conv2dParams& p) {
   const Geometry g = geometry(out, weight, grad, p);
   if (out.numel() == 0) return;
+  if (is_reduced_conv(grad)) return conv2d_adjoint_reduced(grad, weight, bias, out, p);
   dispatch<DtypeSet::Floating>(grad.dtype(), "conv_transpose2d", [&]<class T>() {
     if constexpr (simd_type_v<T>)
       conv_adjoint<T>(g, static_cast<const T*>(grad.data_ptr()),
@@ -810,6 +812,7 @@ void conv2d_weight_grad(const Tensor& grad, const Tensor& input, const Tensor& g
                         const Conv2dParams& p) {
   const Geometry g = geometry(input, grad_weight, grad, p);
   if (grad_weight.numel() == 0) return;
+  if (is_reduced_conv(grad)) return conv2d_weight_grad_reduced(grad, input, grad_weight, p);
   dispatch<DtypeSet::Floating>(grad.dtype(), "conv2d_backward", [&]<class T>() {
     if constexpr (simd_type_v<T>) {
       T* gw = static_cast<T*>(grad_weight.data_ptr());

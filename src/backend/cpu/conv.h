@@ -1,6 +1,7 @@
-// CPU convolution kernels on normalised operands: contiguous NCHW float32/float64 tensors of one
-// dtype, sizes already checked, the output allocated by the caller. conv1d is conv2d with H == 1.
-// See Note [Convolution algorithms] in conv.cpp for how the kernel is chosen.
+// CPU convolution kernels on normalised operands: contiguous NCHW tensors of one floating dtype,
+// sizes already checked, the output allocated by the caller. conv1d is conv2d with H == 1.
+// See Note [Convolution algorithms] in conv.cpp for how the kernel is chosen; float16/bfloat16
+// go through the float32 kernels chunk by chunk (Note [Reduced-precision convolution]).
 #pragma once
 
 #include <cstdint>
@@ -27,5 +28,18 @@ void conv2d_adjoint(const Tensor& grad, const Tensor& weight, const Tensor& bias
 /// sum over n of grad (N, O, Ho, Wo) correlated with input (N, C, H, W).
 void conv2d_weight_grad(const Tensor& grad, const Tensor& input, const Tensor& grad_weight,
                         const Conv2dParams& p);
+
+// ── float16/bfloat16 (conv_reduced.cpp), called by the three kernels above ──────────────────
+bool is_reduced_conv(const Tensor& t);
+void conv2d_reduced(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                    const Tensor& out, const Conv2dParams& p);
+void conv2d_adjoint_reduced(const Tensor& grad, const Tensor& weight, const Tensor& bias,
+                            const Tensor& out, const Conv2dParams& p);
+void conv2d_weight_grad_reduced(const Tensor& grad, const Tensor& input,
+                                const Tensor& grad_weight, const Conv2dParams& p);
+
+/// True when the float32 kernels give runs of whole images to threads (the rest of the time
+/// they thread inside each image): the reduced-precision driver splits the batch the same way.
+bool split_images(int64_t N);
 
 }  // namespace ember::cpu

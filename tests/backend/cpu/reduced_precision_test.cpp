@@ -4,11 +4,14 @@
 // Tolerances: a product accumulated in float32 and rounded once to the output dtype is within
 // half an output ulp of the exact result (relative 2^-9 for bfloat16, 2^-12 for float16) plus
 // float32's accumulation error, bounded by K * 2^-24 * (|a| @ |b|). The checks use twice both.
+#include <ember/allocator.h>
+#include <ember/amp/autocast.h>
 #include <ember/creation.h>
 #include <ember/generator.h>
 #include <ember/linalg.h>
 #include <ember/nn/functional/conv.h>
 #include <ember/reduce.h>
+#include <ember/threads.h>
 
 #include <cmath>
 #include <vector>
@@ -151,6 +154,97 @@ TEST_P(ReducedGemm, ReductionsAgainstFloat64) {
   expect_within(x.var(1), x64.var(1), (x64 * x64).mean(1) * 2.0, n, dt, "var(1)");
   expect_within(x.cumsum(1), x64.cumsum(1), x64.abs().cumsum(1), n, dt, "cumsum(1)");
   EXPECT_TRUE(x.amax(1).to(kFloat64).equal(x64.amax(1))) << "amax(1)";
+}
+
+// Convolutions (Note [Reduced-precision convolution]): forward, grad_input, grad_weight and
+// grad_bias against float64 from the same rounded operands, over the CPU's kernels (direct,
+// flat, im2col + GEMM, pointwise, depthwise), stride/padding/dilation/groups, a channels-last
+// input, and a batch of several chunks. Each output is a sum of K products, so the product
+// bound applies with that K, the scale being the same computation on magnitudes.
+struct ConvCase {
+  std::vector<int64_t> x, w;  // (N, C, H, W), (O, C / groups, kH, kW)
+  int64_t stride, padding, dilation, groups;
+  bool channels_last;
+};
+
+TEST_P(ReducedGemm, ConvAndGradientsAgainstFloat64) {
+  namespace F = nn::functional;
+  const Dtype dt = GetParam();
+  manual_seed(5);
+  const std::vector<ConvCase> cases = {
+      {{3, 2, 9, 9}, {4, 2, 2, 2}, 1, 0, 1, 1, false},       // direct (K = 8)
+      {{2, 3, 9, 9}, {4, 3, 3, 3}, 1, 1, 1, 1, true},        // flat, channels-last input
+      {{2, 8, 11, 11}, {6, 8, 3, 3}, 2, 1, 1, 1, false},     // im2col + GEMM, stride 2
+      {{2, 8, 12, 12}, {6, 4, 3, 3}, 1, 2, 2, 2, false},     // dilation 2, 2 groups
+      {{4, 16, 7, 7}, {8, 16, 1, 1}, 1, 0, 1, 1, true},      // pointwise
+      {{2, 6, 10, 10}, {6, 1, 3, 3}, 2, 1, 1, 6, false},     // depthwise, stride 2
+      {{12, 4, 64, 64}, {8, 4, 3, 3}, 1, 1, 1, 1, false}};   // several chunks of images
+  for (const ConvCase& c : cases) {
+    const std::string what = std::string(dtype_name(dt)) + " x" + ::testing::PrintToString(c.x) +
+                             " w" + ::testing::PrintToString(c.w);
+    const Tensor x = c.channels_last
+                         ? rounded_randn({c.x[0], c.x[2], c.x[3], c.x[1]}, dt).permute({0, 3, 1, 2})
+                         : rounded_randn(c.x, dt);
+    const Tensor w = rounded_randn(c.w, dt), b = rounded_randn({c.w[0]}, dt);
+    const Tensor x64 = x.to(kFloat64), w64 = w.to(kFloat64), b64 = b.to(kFloat64);
+    auto options = [&](const Tensor& bias) {
+      return F::ConvFuncOptions{.bias = bias, .stride = c.stride, .padding = c.padding,
+                                .dilation = c.dilation, .groups = c.groups};
+    };
+    const Tensor y = F::conv2d(x, w, options(b));
+    const int64_t K = c.w[1] * c.w[2] * c.w[3];
+    expect_within(y, F::conv2d(x64, w64, options(b64)),
+                  F::conv2d(x64.abs(), w64.abs(), options(b64.abs())), K + 1, dt, what);
+    const Tensor g = rounded_randn(y.sizes().vec(), dt), g64 = g.to(kFloat64);
+    const auto [gi, gw, gb] = F::conv2d_backward(g, x, w, options(b));
+    const auto [ri, rw, rb] = F::conv2d_backward(g64, x64, w64, options(b64));
+    const auto [si, sw, sb] = F::conv2d_backward(g64.abs(), x64.abs(), w64.abs(), options(b64));
+    const int64_t positions = y.size(0) * y.size(2) * y.size(3);
+    expect_within(gi, ri, si, c.w[0] / c.groups * c.w[2] * c.w[3], dt, what + " grad_input");
+    expect_within(gw, rw, sw, positions, dt, what + " grad_weight");
+    expect_within(gb, rb, sb, positions, dt, what + " grad_bias");
+  }
+  // conv_transpose2d: its forward is conv2d's adjoint, its grad_input conv2d.
+  const Tensor x = rounded_randn({2, 4, 5, 5}, dt), w = rounded_randn({4, 3, 3, 3}, dt);
+  const Tensor x64 = x.to(kFloat64), w64 = w.to(kFloat64);
+  const F::ConvTransposeFuncOptions o{.stride = 2, .padding = 1};
+  const Tensor y = F::conv_transpose2d(x, w, o);
+  expect_within(y, F::conv_transpose2d(x64, w64, o), F::conv_transpose2d(x64.abs(), w64.abs(), o),
+                36, dt, "conv_transpose2d");
+  const Tensor g = rounded_randn(y.sizes().vec(), dt), g64 = g.to(kFloat64);
+  const auto [gi, gw, gb] = F::conv_transpose2d_backward(g, x, w, o);
+  const auto [ri, rw, rb] = F::conv_transpose2d_backward(g64, x64, w64, o);
+  const auto [si, sw, sb] = F::conv_transpose2d_backward(g64.abs(), x64.abs(), w64.abs(), o);
+  expect_within(gi, ri, si, 27, dt, "conv_transpose2d grad_input");
+  expect_within(gw, rw, sw, 2 * 25, dt, "conv_transpose2d grad_weight");
+}
+
+// Under autocast a convolution allocates no float32 copy of its operands or result: its peak
+// stays below the 16-bit cast input and output plus one float32 copy of the input (converting
+// around a float32 kernel, as the front end used to, needs two: the input and the output).
+TEST_P(ReducedGemm, AutocastConvAllocatesNoFloat32Copies) {
+  const Dtype dt = GetParam();
+  const Tensor x = randn({64, 16, 32, 32}), w = randn({16, 16, 3, 3});
+  const int threads = get_num_threads();
+  set_num_threads(1);  // one chunk buffer at a time
+  size_t peak = 0;
+  Tensor y;
+  {
+    amp::autocast region(kCPU, dt);
+    const size_t before = cpu::allocator_stats().allocated_bytes;
+    cpu::reset_peak_allocated_bytes();
+    y = nn::functional::conv2d(x, w, {.padding = 1});
+    peak = cpu::allocator_stats().peak_allocated_bytes - before;
+  }
+  set_num_threads(threads);
+  ASSERT_EQ(y.dtype(), dt);
+  const size_t half_bytes = size_t(x.numel() + y.numel()) * 2, float_copy = size_t(x.numel()) * 4;
+  EXPECT_GE(peak, half_bytes) << "the allocator did not see the op's own allocations";
+  EXPECT_LT(peak, half_bytes + float_copy);
+  const Tensor x64 = x.to(dt).to(kFloat64), w64 = w.to(dt).to(kFloat64);
+  expect_within(y, nn::functional::conv2d(x64, w64, {.padding = 1}),
+                nn::functional::conv2d(x64.abs(), w64.abs(), {.padding = 1}), 144, dt,
+                "autocast conv2d");
 }
 
 INSTANTIATE_TEST_SUITE_P(HalfTypes, ReducedGemm, ::testing::Values(kBFloat16, kFloat16),
