@@ -91,8 +91,9 @@ inline constexpr auto gelu_fn = []<class T>() {
   return [](auto x) {
     using V = decltype(x);
     const V z = x * V(T(0.7071067811865476));
-    // float (and half, computed in float): the fast erf (erf_float.h); SLEEF's is 4x slower.
-    if constexpr (std::is_same_v<T, float>) return V(0.5f) * x * cpu::erf1p_float(z);
+    // float (and half, computed in float): the fast erf; SLEEF's is 4x slower. 1 + erf(z) as
+    // PyTorch computes it (its golden values carry the cancellation where erf(z) nears -1).
+    if constexpr (std::is_same_v<T, float>) return V(0.5f) * x * (V(1.0f) + cpu::erf_float(z));
     else return V(T(0.5)) * x * (V(1) + cpu::erf(z));
   };
 };

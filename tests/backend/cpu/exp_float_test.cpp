@@ -93,25 +93,5 @@ TEST(ErfFloat, WithinOneUlpOfTheDoubleErf) {
   EXPECT_LE(worst, 1.0 + kSlack);  // measured 0.979
 }
 
-// 1 + erf(a) as gelu takes it: a few dozen ulp where the result is over 1e-2, where computing
-// erf first and adding 1 loses up to 55, and far less than that way where the result is small.
-TEST(ErfFloat, OnePlusErfKeepsItsAccuracyWhereErfNearsMinusOne) {
-  double worst[2] = {0, 0}, worst_via_erf[2] = {0, 0};  // results over 1e-2, over 1e-8
-  sweep(-9.0f, 5.0f, kStep, [](auto x) { return erf1p_float(x); }, [&](float x, float v, float s) {
-    ASSERT_EQ(std::memcmp(&v, &s, 4), 0) << "vector and scalar differ at " << x;
-    const double e = std::erfc(-double(x));
-    const double err = std::fabs(double(v) - e) / ulp_of(e);
-    const double via_erf = std::fabs(double(1.0f + erf_float(x)) - e) / ulp_of(e);
-    for (int band = 0; band < 2; ++band)
-      if (e > (band == 0 ? 1e-2 : 1e-8)) {
-        worst[band] = std::max(worst[band], err);
-        worst_via_erf[band] = std::max(worst_via_erf[band], via_erf);
-      }
-  });
-  EXPECT_LE(worst[0], 32.0 + 8 * kSlack);  // measured 23.6 (via erf_float: 55)
-  EXPECT_LT(worst[0], worst_via_erf[0]);
-  EXPECT_LT(worst[1] * 100, worst_via_erf[1]);  // measured 1.1e3 against 1.7e7
-}
-
 }  // namespace
 }  // namespace ember::cpu
