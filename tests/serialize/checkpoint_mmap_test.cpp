@@ -177,5 +177,35 @@ TEST(CheckpointMmap, CopyingLoadOfManyRecordsChecksEach) {
   EXPECT_ERROR(load(path, kCopy), "record 'archive/data/4' is truncated or corrupt: CRC error");
 }
 
+// Records of odd byte counts (the copy's whole 64- and 16-byte blocks, then a tail of 1..15
+// bytes), in a checkpoint under and over the 8 MiB at which the copy streams its stores: every
+// byte arrives, and a flip in the tail of the last record, past its last whole block, is refused.
+TEST(CheckpointMmap, CopyingLoadOfOddSizedRecords) {
+  ScratchDir dir;
+  for (const int64_t big : {int64_t(0), int64_t(9) << 20}) {
+    StateDict sd;
+    for (int64_t n : {1, 15, 17, 63, 65, 255, 257, 4099})
+      sd.insert("u" + std::to_string(n), randint(0, 256, {n}, {.dtype = kUInt8}));
+    if (big) sd.insert("big", randint(0, 256, {big + 7}, {.dtype = kUInt8}));
+    sd.insert("last", randint(0, 256, {1000003}, {.dtype = kUInt8}));
+    const std::string path = dir / ("odd" + std::to_string(big) + ".pt");
+    save(sd, path, {.sync = false});
+    const Value v = load(path, kCopy);
+    for (const auto& [key, t] : sd) EXPECT_TRUE(v[key].to_tensor().equal(t)) << key;
+
+    std::string bytes = file_bytes(path);
+    // The last record's data ends where its zip entry's data ends: find its last byte by
+    // content, 2 bytes before the end of the 1000003-byte record.
+    const auto* last = static_cast<const char*>(sd.at("last").data_ptr());
+    const size_t start = bytes.find(std::string(last, 64));
+    ASSERT_NE(start, std::string::npos);
+    const size_t at = start + 1000003 - 2;
+    bytes[at] = char(bytes[at] ^ 0x08);
+    std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), long(bytes.size()));
+    SCOPED_TRACE("big " + std::to_string(big));
+    EXPECT_ERROR(load(path, kCopy), "CRC error");
+  }
+}
+
 }  // namespace
 }  // namespace ember::test

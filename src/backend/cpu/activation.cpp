@@ -17,7 +17,7 @@ constexpr auto kFloating = DtypeSet::Floating;
 inline constexpr auto sigmoid_fn = []<class T>() {
   return [](auto x) {
     using V = decltype(x);
-    return V(1) / (V(1) + cpu::exp(-x));
+    return V(1) / (V(1) + exp_fast(-x));
   };
 };
 
@@ -91,7 +91,8 @@ inline constexpr auto gelu_fn = []<class T>() {
   return [](auto x) {
     using V = decltype(x);
     const V z = x * V(T(0.7071067811865476));
-    // float (and half, computed in float): the fast erf; SLEEF's is 4x slower.
+    // float (and half, computed in float): the fast erf; SLEEF's is 4x slower. 1 + erf(z) as
+    // PyTorch computes it (its golden values carry the cancellation where erf(z) nears -1).
     if constexpr (std::is_same_v<T, float>) return V(0.5f) * x * (V(1.0f) + cpu::erf_float(z));
     else return V(T(0.5)) * x * (V(1) + cpu::erf(z));
   };
@@ -100,7 +101,7 @@ inline constexpr auto gelu_fn = []<class T>() {
 inline constexpr auto silu_fn = []<class T>() {
   return [](auto x) {
     using V = decltype(x);
-    return x / (V(1) + cpu::exp(-x));
+    return x / (V(1) + exp_fast(-x));
   };
 };
 

@@ -9,6 +9,12 @@
 #include <atomic>
 #include <exception>
 
+#include <unistd.h>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 #include "backend/backend.h"
 #include "backend/cpu/loop.h"
 #include "backend/cpu/vec.h"
@@ -43,33 +49,85 @@ constexpr bool vectorizable(std::index_sequence<K...>) {
   return VectorizableWith<F, C, decltype(K, std::declval<VecOrScalar<C>>())...>;
 }
 
+// Note [Streaming stores]: an output bigger than the last-level cache is written with
+// non-temporal stores. A normal store first reads its line into the cache (for c = a + b a
+// third more memory traffic) and evicts lines that are still wanted, for an output that cannot
+// stay in the cache anyway; measured on a Zen 3 VM, 16M-float a + b ran ~20% faster streamed.
+// Smaller outputs keep normal stores: the next op usually reads them from the cache. Only long
+// dense runs stream (a fence per run, full lines): from the first vector-aligned element, with
+// the misaligned head computed as one zero-padded vector like the tail (Note [Padded tail]), so
+// every element takes the same arithmetic and the result does not depend on the path.
+inline int64_t stream_store_min_bytes() {
+  static const int64_t bytes = [] {
+    const int64_t mib = int64_t(1) << 20;
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);  // 0 or -1 where the OS does not say
+    return l3 > 0 ? std::clamp<int64_t>(l3, mib, 32 * mib) : 8 * mib;
+  }();
+  return bytes;
+}
+/// A non-temporal store of v to p, aligned to kVecBytes: the line goes to memory without being
+/// read first and without evicting the cache. stream_fence() orders them before later stores.
+template <class C>
+inline void stream_store(Vec<C> v, C* p) {
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<C, float>) _mm512_stream_ps(p, __m512(v.v));
+  else _mm512_stream_pd(p, __m512d(v.v));
+#elif defined(__AVX__)
+  if constexpr (std::is_same_v<C, float>) _mm256_stream_ps(p, __m256(v.v));
+  else _mm256_stream_pd(p, __m256d(v.v));
+#elif defined(__SSE2__)
+  if constexpr (std::is_same_v<C, float>) _mm_stream_ps(p, __m128(v.v));
+  else _mm_stream_pd(p, __m128d(v.v));
+#else
+  v.store(p);
+#endif
+}
+inline void stream_fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+/// The shortest run that streams: below it the fence and the padded head cost more than the
+/// bandwidth saved.
+inline constexpr int64_t kStreamMinRunBytes = int64_t(16) << 10;
+
 // map_row's SIMD path: a run whose operands are contiguous or broadcast, all in C. A separate
 // template, instantiated only for vectorisable functors (clang checks the non-dependent parts of
 // a generic lambda's discarded branches, so they cannot sit behind an `if constexpr` there).
 template <class C, int NIn, class F>
 void map_row_simd(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t, NIn + 1>& s,
-                  int64_t n, bool dense) {
+                  int64_t n, bool dense, bool stream) {
   C* o = reinterpret_cast<C*>(p[0]);
   int64_t i = 0;
   [&]<size_t... K>(std::index_sequence<K...>) {
     constexpr int W = Vec<C>::size;
     const auto in = [&](size_t k) { return reinterpret_cast<const C*>(p[k + 1]); };
+    // Elements [j, j + m) (m < W) through one zero-padded vector.
+    const auto partial = [&](int64_t j, int64_t m) {
+      C buf[NIn][W] = {};
+      for (size_t k = 0; k < size_t(NIn); ++k)
+        for (int64_t t = 0; t < m; ++t) buf[k][t] = in(k)[s[k + 1] == 0 ? 0 : j + t];
+      C res[W];
+      Vec<C>(f(Vec<C>::load(buf[K])...)).store(res);
+      std::copy(res, res + m, o + j);
+    };
     if (dense) {
-      for (; i + W <= n; i += W) Vec<C>(f(Vec<C>::load(in(K) + i)...)).store(o + i);
+      const auto at = [&](int64_t j) { return Vec<C>(f(Vec<C>::load(in(K) + j)...)); };
+      const auto addr = reinterpret_cast<uintptr_t>(o);
+      if (stream && n * int64_t(sizeof(C)) >= kStreamMinRunBytes && addr % sizeof(C) == 0) {
+        const int64_t head = int64_t((kVecBytes - addr % kVecBytes) % kVecBytes / sizeof(C));
+        if (head > 0) partial(0, head);
+        for (i = head; i + W <= n; i += W) stream_store(at(i), o + i);
+        stream_fence();
+      }
+      for (; i + W <= n; i += W) at(i).store(o + i);
     } else {
       const auto lane = [&](size_t k, int64_t j) {
         return s[k + 1] == 0 ? Vec<C>(in(k)[0]) : Vec<C>::load(in(k) + j);
       };
       for (; i + W <= n; i += W) Vec<C>(f(lane(K, i)...)).store(o + i);
     }
-    if (i < n) {
-      C buf[NIn][W] = {};
-      for (size_t k = 0; k < size_t(NIn); ++k)
-        for (int64_t j = 0; j < n - i; ++j) buf[k][j] = in(k)[s[k + 1] == 0 ? 0 : i + j];
-      C res[W];
-      Vec<C>(f(Vec<C>::load(buf[K])...)).store(res);
-      std::copy(res, res + (n - i), o + i);
-    }
+    if (i < n) partial(i, n - i);
   }(std::make_index_sequence<NIn>());
 }
 
@@ -81,7 +139,7 @@ void map_row_simd(const F& f, std::array<char*, NIn + 1>& p, const std::array<in
 // thread's chunk happens to end.
 template <class Out, class In, int NIn, class F>
 void map_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t, NIn + 1>& s,
-             int64_t n) {
+             int64_t n, bool stream) {
   using C = compute_t<In>;
   constexpr int N = NIn + 1;
   bool dense = s[0] == sizeof(Out), bcast_ok = dense;
@@ -92,7 +150,7 @@ void map_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t
   constexpr bool vectorize = std::is_same_v<In, C> && std::is_same_v<Out, C> &&
                              vectorizable<F, C>(std::make_index_sequence<NIn>());
   if constexpr (vectorize) {
-    if (bcast_ok) return map_row_simd<C, NIn>(f, p, s, n, dense);
+    if (bcast_ok) return map_row_simd<C, NIn>(f, p, s, n, dense, stream);
   }
   Out* o = reinterpret_cast<Out*>(p[0]);
   [&]<size_t... K>(std::index_sequence<K...>) {
@@ -120,6 +178,7 @@ void map_kernel(const Tensor& out, const std::array<const Tensor*, NIn>& in, con
   std::array<const Tensor*, N> ops{&out};
   std::copy(in.begin(), in.end(), ops.begin() + 1);
   const auto plan = plan_tensors<N>(out.sizes(), ops);
+  const bool stream = out.nbytes() >= detail::stream_store_min_bytes();
   // A functor may throw (integer division by zero), but an exception must not leave an OpenMP
   // region: the first one is kept, the remaining rows are skipped, and it is rethrown here.
   std::atomic<bool> failed = false;
@@ -127,7 +186,7 @@ void map_kernel(const Tensor& out, const std::array<const Tensor*, NIn>& in, con
   run_loop(plan, [&](std::array<char*, N>& p, const std::array<int64_t, N>& s, int64_t n) {
     if (failed.load(std::memory_order_relaxed)) return;
     try {
-      detail::map_row<Out, In, NIn>(f, p, s, n);
+      detail::map_row<Out, In, NIn>(f, p, s, n, stream);
     } catch (...) {
       if (!failed.exchange(true)) error = std::current_exception();
     }

@@ -5,29 +5,9 @@
 // The scalar overload runs the same steps, so SIMD bodies, tails and strided runs agree.
 #pragma once
 
-#include <cmath>
-
-#if defined(__AVX512F__) || defined(__FMA__)
-#include <immintrin.h>
-#endif
-
-#include "backend/cpu/vec.h"
+#include "backend/cpu/exp_float.h"
 
 namespace ember::cpu {
-
-// Fused multiply-add (one rounding, as the approximation's error bound assumes).
-inline float fma_f(float a, float b, float c) { return std::fma(a, b, c); }
-inline Vec<float> fma_f(Vec<float> a, Vec<float> b, Vec<float> c) {
-#if defined(__AVX512F__)
-  return Vec<float>(vfloat_t(_mm512_fmadd_ps(__m512(a.v), __m512(b.v), __m512(c.v))));
-#elif defined(__AVX__) && defined(__FMA__)
-  return Vec<float>(vfloat_t(_mm256_fmadd_ps(__m256(a.v), __m256(b.v), __m256(c.v))));
-#elif defined(__FMA__)
-  return Vec<float>(vfloat_t(_mm_fmadd_ps(__m128(a.v), __m128(b.v), __m128(c.v))));
-#else
-  return a * b + c;
-#endif
-}
 
 template <class V>  // float or Vec<float>
 inline V erf_float(V a) {
@@ -40,7 +20,7 @@ inline V erf_float(V a) {
   r = fma_f(r, t, V(-6.34846687e-1f));
   r = fma_f(r, t, V(-1.28717512e-1f));
   r = fma_f(r, t, -t);
-  V big = V(1.0f) - cpu::exp(r);
+  V big = V(1.0f) - exp_float(r);
   big = select(lt(a, V(0.0f)), -big, big);
   // |a| <= 0.927734375 (and NaN): erf = a + a * q(a^2)
   V q = fma_f(V(-5.96761703e-4f), s, V(4.99119423e-3f));

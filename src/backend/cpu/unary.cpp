@@ -20,7 +20,7 @@ constexpr auto kFloating = DtypeSet::Floating;
   inline constexpr auto name##_fn = []<class T>() { return [](auto x) { return expr; }; };
 EMBER_UNARY_FN(sqrt, cpu::sqrt(x))
 EMBER_UNARY_FN(rsqrt, decltype(x)(1) / cpu::sqrt(x))
-EMBER_UNARY_FN(exp, cpu::exp(x))
+EMBER_UNARY_FN(exp, exp_fast(x))  // float: inline (exp_float.h)
 EMBER_UNARY_FN(exp2, cpu::exp2(x))
 EMBER_UNARY_FN(expm1, cpu::expm1(x))
 EMBER_UNARY_FN(log, cpu::log(x))
