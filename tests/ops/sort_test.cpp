@@ -169,3 +169,24 @@ TEST(Unique, Golden) {
   EXPECT_GOLDEN(unique(ud.t(), {.dim = 1}).output, "unique/dim1_values");
   EXPECT_EQ(unique(zeros({0})).output.numel(), 0);
 }
+
+// The kernel sorts every dtype as one of three key types (int64, float, double), converting the
+// narrower ones; each dtype must find the same groups as int64 does.
+TEST(Unique, EveryDtypeGroupsAsInt64) {
+  const Tensor flat = tensor({3, 1, 4, 1, 5, 0, 4, 3});
+  const Tensor rows = tensor({{1, 2}, {0, 5}, {1, 2}, {0, 4}, {0, 5}});
+  auto [u, inv, cnt] = unique(flat, {.return_inverse = true, .return_counts = true});
+  auto [ru, rinv, rcnt] = unique(rows, {.return_inverse = true, .return_counts = true, .dim = 0});
+  for (Dtype d : {kUInt8, kInt8, kInt16, kInt32, kFloat16, kBFloat16, kFloat32, kFloat64}) {
+    SCOPED_TRACE(d);
+    auto [du, dinv, dcnt] = unique(flat.to(d), {.return_inverse = true, .return_counts = true});
+    EXPECT_TRUE(du.equal(u.to(d)));
+    EXPECT_TRUE(dinv.equal(inv));
+    EXPECT_TRUE(dcnt.equal(cnt));
+    auto [dru, drinv, drcnt] =
+        unique(rows.to(d), {.return_inverse = true, .return_counts = true, .dim = 0});
+    EXPECT_TRUE(dru.equal(ru.to(d)));
+    EXPECT_TRUE(drinv.equal(rinv));
+    EXPECT_TRUE(drcnt.equal(rcnt));
+  }
+}
