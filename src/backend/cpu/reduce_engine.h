@@ -65,12 +65,13 @@ Layout plan_layout(const Tensor& self, IntArrayRef dims);
 std::optional<int64_t> collapse(const int64_t* sizes, const int64_t* strides, int64_t n);
 
 // Note [One reduction walk]
-// A reduction's walk (which layout, the outputs in parallel, the pairwise trees over outer runs
-// and over row blocks, the split of a tree for the threads) is compiled once, in reduce_walk.cpp,
-// for all dtypes and reducers, over byte pointers and accumulators it only copies. It reaches the
-// reducer through a table of typed entries (ReduceFns), each of which does a whole leaf: a chunk
-// of outputs that are one run each, a group of runs, a row block; so the reducer stays inlined
-// where the elements are read and the walk costs one indirect call per leaf. Before, every
+// A reduction's walk (which layout, the outputs in parallel, the pairwise tree over row blocks,
+// the split of a tree into subtrees for the threads and their combination) is compiled once, in
+// reduce_walk.cpp, for all dtypes and reducers, over byte pointers and accumulators it only
+// copies. It reaches the reducer through a table of typed entries (ReduceFns), each of which does
+// a whole piece of work: a chunk of outputs that are one run each, one output's (sub)tree over its
+// runs or over its elements, a row block; so the reducer stays inlined where the elements are
+// read and the walk costs one indirect call per piece. Before, every
 // dtype x reducer instantiated the walk and inlined the recursive row-block walk several levels
 // deep: more than half of each reduce_*.cpp's object code and compile time.
 
@@ -89,10 +90,11 @@ struct ReduceFns {
   size_t acc_size;
   /// out[m] = finish(reduce_run(output m's run)) for m in [m0, m1), when each output is one run.
   void (*outputs)(const ReduceJob& j, int64_t m0, int64_t m1);
-  /// *acc = runs o0 .. o0 + n - 1 (outer-reduced index) of the output at p, combined in order.
-  void (*runs)(const ReduceJob& j, const char* p, int64_t o0, int64_t n, void* acc);
-  /// *acc = reduce_leaf(p, n): a leaf of one output's run.
-  void (*leaf)(const ReduceJob& j, const char* p, int64_t n, void* acc);
+  /// *acc = the pairwise tree (leaves of `leaf` runs, combined in order) over runs o0 .. o0 + n - 1
+  /// (outer-reduced index) of the output at p: a subtree of Note [Deterministic parallel sums].
+  void (*runs)(const ReduceJob& j, const char* p, int64_t o0, int64_t n, int64_t leaf, void* acc);
+  /// *acc = reduce_run's subtree over elements [b, b + n) of the run at p.
+  void (*elements)(const ReduceJob& j, const char* p, int64_t b, int64_t n, void* acc);
   /// a = combine(a, b).
   void (*combine)(const ReduceJob& j, void* a, const void* b);
   /// out[m] = finish(acc).
@@ -143,18 +145,25 @@ struct TypedReduce {
     for (int64_t m = m0; m < m1; ++m)
       out[m] = convert<Out>(r.finish(reduce_run<Acc>(base + offset_of(x, m, 0, nkept), L, r)));
   }
-  static void runs(const ReduceJob& j, const char* p, int64_t o0, int64_t n, void* acc) {
+  static void runs(const ReduceJob& j, const char* p, int64_t o0, int64_t n, int64_t leaf,
+                   void* acc) {
     const R& r = red(j);
     const Layout& l = *j.l;
     auto run = [&](int64_t o) {
       return reduce_run<Acc>(in(p) + offset_of(l.x, o, l.nkept, l.nouter), l.run, r);
     };
-    Acc a = run(o0);
-    for (int64_t o = o0 + 1; o < o0 + n; ++o) a = r.combine(a, run(o));
-    *static_cast<Acc*>(acc) = a;
+    auto group = [&](int64_t g0, int64_t count) {
+      Acc a = run(g0);
+      for (int64_t o = g0 + 1; o < g0 + count; ++o) a = r.combine(a, run(o));
+      return a;
+    };
+    *static_cast<Acc*>(acc) = tree_reduce<Acc>(o0, n, leaf, 1, group, r);
   }
-  static void leaf(const ReduceJob& j, const char* p, int64_t n, void* acc) {
-    *static_cast<Acc*>(acc) = reduce_leaf<Acc>(in(p), n, red(j));
+  static void elements(const ReduceJob& j, const char* p, int64_t b, int64_t n, void* acc) {
+    const R& r = red(j);
+    *static_cast<Acc*>(acc) = tree_reduce<Acc>(b, n, kRunLeaf, 64, [&](int64_t b0, int64_t c) {
+      return reduce_leaf<Acc>(in(p) + b0, c, r);
+    }, r);
   }
   static void combine(const ReduceJob& j, void* a, const void* b) {
     Acc* x = static_cast<Acc*>(a);
@@ -189,7 +198,7 @@ struct TypedReduce {
     else
       return decltype(&rows)(nullptr);
   }
-  static constexpr ReduceFns fns{sizeof(Acc), &outputs,   &runs,        &leaf,
+  static constexpr ReduceFns fns{sizeof(Acc), &outputs,   &runs,        &elements,
                                  &combine,    &store,     own_rows(),   &row_block,
                                  &row_combine, &row_store};
 };

@@ -1,6 +1,6 @@
 // The reduction engine's walk (Note [One reduction walk] in backend/cpu/reduce_engine.h): which
-// layout, the outputs in parallel, the pairwise trees over outer runs and over row blocks, and a
-// tree's split for the threads, compiled once for every dtype and reducer.
+// layout, the outputs in parallel, the pairwise tree over row blocks, and a tree's split into
+// subtrees for the threads, compiled once for every dtype and reducer.
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -14,22 +14,6 @@ namespace {
 struct alignas(16) AccSlot {
   unsigned char bytes[kMaxAccBytes];
 };
-
-/// tree_reduce (backend/cpu/reduce.h) over untyped accumulators: *acc = leaf(begin, count, acc)
-/// for nodes of at most `leaf` items, combined pairwise, in the same order.
-template <class Leaf>
-void tree(const ReduceJob& j, const ReduceFns& fns, int64_t begin, int64_t n, int64_t leaf,
-          int64_t align, const Leaf& f, void* acc) {
-  if (n <= leaf) {
-    f(begin, n, acc);
-    return;
-  }
-  const int64_t half = split_point(n, align);
-  tree(j, fns, begin, half, leaf, align, f, acc);
-  AccSlot right;
-  tree(j, fns, begin + half, n - half, leaf, align, f, right.bytes);
-  fns.combine(j, acc, right.bytes);
-}
 
 void tree_nodes(int64_t begin, int64_t n, int depth, int64_t leaf, int64_t align,
                 std::vector<int64_t>& out) {
@@ -57,21 +41,22 @@ void tree_combine(const ReduceJob& j, const ReduceFns& fns, int64_t n, int depth
   fns.combine(j, acc, right.bytes);
 }
 
-/// tree() over [0, n) on all threads, bit-identical to it (Note [Deterministic parallel sums]).
-/// `cost` is the work per item (elements read), which sets how deep the tree is cut.
-template <class Leaf>
+/// subtree(0, n) on all threads, bit-identical to it (Note [Deterministic parallel sums]):
+/// subtree(begin, count, acc) reduces a node of the tree (leaves of `leaf` items split at
+/// split_point(.., align)). `cost` is the work per item (elements read), which sets how deep the
+/// tree is cut.
+template <class Subtree>
 void tree_parallel(const ReduceJob& j, const ReduceFns& fns, int64_t n, int64_t leaf, int64_t align,
-                   int64_t cost, const Leaf& f, void* acc) {
+                   int64_t cost, const Subtree& subtree, void* acc) {
   int depth = 0;
   while (depth < 6 && (n >> depth) > leaf && (n >> depth) * cost >= 2 * kGrainSize) ++depth;
-  if (depth == 0 || get_num_threads() == 1) return tree(j, fns, 0, n, leaf, align, f, acc);
+  if (depth == 0 || get_num_threads() == 1) return subtree(0, n, acc);
   std::vector<int64_t> nodes;
   tree_nodes(0, n, depth, leaf, align, nodes);
   const int64_t count = int64_t(nodes.size() / 2);
   const auto values = std::make_unique<AccSlot[]>(size_t(count));
   parallel_for(0, count, 1, [&](int64_t a, int64_t b) {
-    for (int64_t i = a; i < b; ++i)
-      tree(j, fns, nodes[2 * i], nodes[2 * i + 1], leaf, align, f, values[i].bytes);
+    for (int64_t i = a; i < b; ++i) subtree(nodes[2 * i], nodes[2 * i + 1], values[i].bytes);
   });
   size_t next = 0;
   tree_combine(j, fns, n, depth, leaf, align, values.get(), next, acc);
@@ -155,9 +140,6 @@ void walk_reduction(const ReduceFns& fns, void* out, const Layout& l, const void
   int64_t outer = 1;
   for (int64_t d = l.nkept; d < l.nkept + l.nouter; ++d) outer *= x.sizes()[d];
   auto output = [&](int64_t m) { return j.base + offset_of(x, m, 0, l.nkept) * j.itemsize; };
-  auto runs = [&](const char* p) {
-    return [&j, &fns, p](int64_t o0, int64_t n, void* acc) { fns.runs(j, p, o0, n, acc); };
-  };
   // Runs of a few elements are grouped into leaves of about 64 elements (one call each).
   const int64_t leaf = std::max<int64_t>(1, 64 / std::max<int64_t>(L, 1));
   const int threads = get_num_threads();
@@ -170,7 +152,7 @@ void walk_reduction(const ReduceFns& fns, void* out, const Layout& l, const void
     parallel_for(0, M, grain, [&](int64_t m0, int64_t m1) {
       for (int64_t m = m0; m < m1; ++m) {
         AccSlot acc;
-        tree(j, fns, 0, outer, leaf, 1, runs(output(m)), acc.bytes);
+        fns.runs(j, output(m), 0, outer, leaf, acc.bytes);
         fns.store(j, m, acc.bytes);
       }
     });
@@ -182,10 +164,11 @@ void walk_reduction(const ReduceFns& fns, void* out, const Layout& l, const void
     AccSlot acc;
     if (outer == 1) {
       // reduce_run's tree over leaves of kRunLeaf elements.
-      auto leaves = [&](int64_t b, int64_t c, void* a) { fns.leaf(j, p + b * j.itemsize, c, a); };
-      tree_parallel(j, fns, L, kRunLeaf, 64, 1, leaves, acc.bytes);
+      auto elements = [&](int64_t b, int64_t c, void* a) { fns.elements(j, p, b, c, a); };
+      tree_parallel(j, fns, L, kRunLeaf, 64, 1, elements, acc.bytes);
     } else {
-      tree_parallel(j, fns, outer, leaf, 1, L, runs(p), acc.bytes);
+      auto runs = [&](int64_t o0, int64_t c, void* a) { fns.runs(j, p, o0, c, leaf, a); };
+      tree_parallel(j, fns, outer, leaf, 1, L, runs, acc.bytes);
     }
     fns.store(j, m, acc.bytes);
   }
