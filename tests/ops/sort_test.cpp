@@ -170,6 +170,31 @@ TEST(Unique, Golden) {
   EXPECT_EQ(unique(zeros({0})).output.numel(), 0);
 }
 
+// sort and topk compare every dtype as one of three key types (int64, float, double), converting
+// the narrower ones; with many ties, every dtype must make int64's choices among equal values.
+TEST(Sort, EveryDtypeBreaksTiesAsInt64) {
+  const Tensor x = remainder(arange(0, 600) * 7, 13).view({3, 200});  // values 0..12, ties
+  for (bool stable : {false, true})
+    for (bool descending : {false, true}) {
+      const auto [v, i] = sort(x, 1, descending, stable);
+      for (Dtype d : {kUInt8, kInt8, kInt16, kInt32, kFloat16, kBFloat16, kFloat32, kFloat64}) {
+        SCOPED_TRACE(d);
+        const auto [dv, di] = sort(x.to(d), 1, descending, stable);
+        EXPECT_TRUE(dv.equal(v.to(d)));
+        EXPECT_TRUE(di.equal(i));
+      }
+    }
+  for (int64_t k : {3, 150}) {  // partial_sort, then nth_element + sort
+    const auto [v, i] = topk(x, k, 1);
+    for (Dtype d : {kUInt8, kInt8, kInt16, kInt32, kFloat16, kBFloat16, kFloat32, kFloat64}) {
+      SCOPED_TRACE(d);
+      const auto [dv, di] = topk(x.to(d), k, 1);
+      EXPECT_TRUE(dv.equal(v.to(d)));
+      EXPECT_TRUE(di.equal(i));
+    }
+  }
+}
+
 // The kernel sorts every dtype as one of three key types (int64, float, double), converting the
 // narrower ones; each dtype must find the same groups as int64 does.
 TEST(Unique, EveryDtypeGroupsAsInt64) {

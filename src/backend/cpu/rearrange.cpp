@@ -132,14 +132,9 @@ void searchsorted(const Tensor& out, const Tensor& bd, const Tensor& vals, const
   });
 }
 
-// unique sorts values as a key type with the same order and equality as the dtype's compute
-// type: int64 for integers and bool, float for float and the half types, double. So the sorts,
-// the bulk of this file's code, are compiled three times instead of once per dtype.
-template <class T>
-using unique_key_t = std::conditional_t<std::is_integral_v<T>, int64_t, compute_t<T>>;
-
 // Sorts (value, position) pairs stably (NaN last) and returns where each group of equal values
-// starts (every NaN is its own group, as NaN != NaN).
+// starts (every NaN is its own group, as NaN != NaN). The values are order_key_t, so the sorts
+// are compiled for three key types rather than every dtype.
 template <class K>
 std::vector<int64_t> sorted_groups(std::vector<std::pair<K, int64_t>>& items) {
   std::stable_sort(items.begin(), items.end(),
@@ -154,7 +149,7 @@ UniqueResult unique(const Tensor& s, bool return_inverse, bool return_counts) {
   const int64_t n = s.numel();
   UniqueResult r;
   dispatch(s.dtype(), "unique", [&]<class T>() {
-    using K = unique_key_t<T>;
+    using K = order_key_t<T>;
     const T* v = s.data_ptr<T>();
     std::vector<std::pair<K, int64_t>> items(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) items[size_t(i)] = {K(v[i]), i};
@@ -212,7 +207,7 @@ backend::UniqueRows unique_rows(const Tensor& x) {
   const int64_t n = x.size(0), row = n == 0 ? 0 : x.numel() / n;
   std::vector<int64_t> firsts, counts, inverse(static_cast<size_t>(n));
   dispatch(x.dtype(), "unique", [&]<class T>() {
-    using K = unique_key_t<T>;
+    using K = order_key_t<T>;
     const T* v = x.data_ptr<T>();
     if constexpr (std::is_same_v<K, T>) {
       group_rows(v, n, row, firsts, counts, inverse);
