@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -170,7 +171,7 @@ TEST(Unique, Golden) {
   EXPECT_EQ(unique(zeros({0})).output.numel(), 0);
 }
 
-// sort and topk compare every dtype as one of three key types (int64, float, double), converting
+// sort, topk and the selections compare every dtype as one of three key types (int64, float, double), converting
 // the narrower ones; with many ties, every dtype must make int64's choices among equal values.
 TEST(Sort, EveryDtypeBreaksTiesAsInt64) {
   const Tensor x = remainder(arange(0, 600) * 7, 13).view({3, 200});  // values 0..12, ties
@@ -184,15 +185,25 @@ TEST(Sort, EveryDtypeBreaksTiesAsInt64) {
         EXPECT_TRUE(di.equal(i));
       }
     }
-  for (int64_t k : {3, 150}) {  // partial_sort, then nth_element + sort
-    const auto [v, i] = topk(x, k, 1);
+  using Pick = std::function<std::tuple<Tensor, Tensor>(const Tensor&)>;
+  const std::vector<std::pair<const char*, Pick>> picks = {
+      {"topk 3", [](const Tensor& t) { return topk(t, 3, 1); }},  // partial_sort
+      {"topk 150", [](const Tensor& t) { return topk(t, 150, 1); }},  // nth_element + sort
+      {"kthvalue", [](const Tensor& t) { return kthvalue(t, 77, 1); }},
+      {"median", [](const Tensor& t) { return median(t, 1); }},
+      {"mode", [](const Tensor& t) { return mode(t, 1); }},
+  };
+  for (const auto& [name, pick] : picks) {
+    const auto [v, i] = pick(x);
     for (Dtype d : {kUInt8, kInt8, kInt16, kInt32, kFloat16, kBFloat16, kFloat32, kFloat64}) {
-      SCOPED_TRACE(d);
-      const auto [dv, di] = topk(x.to(d), k, 1);
+      SCOPED_TRACE(std::string(name) + " " + std::string(dtype_name(d)));
+      const auto [dv, di] = pick(x.to(d));
       EXPECT_TRUE(dv.equal(v.to(d)));
       EXPECT_TRUE(di.equal(i));
     }
   }
+  EXPECT_TRUE(median(x.to(kInt16)).equal(median(x).to(kInt16)));
+  EXPECT_TRUE(median(x.to(kBFloat16)).equal(median(x).to(kBFloat16)));
 }
 
 // The kernel sorts every dtype as one of three key types (int64, float, double), converting the
