@@ -33,6 +33,15 @@ bool is_nan(T v) {
     return std::isnan(float(v));
 }
 
+/// A key with the same order and equality as element type T's values: int64 for integers and
+/// bool, double for double, float for float and the half types. Sorting kernels compare keys so
+/// that their sorts are compiled for three types, not once per dtype; widening keeps every
+/// comparison's result, hence the same comparisons and swaps.
+template <class T>
+using order_key_t =
+    std::conditional_t<std::is_integral_v<T>, int64_t,
+                       std::conditional_t<std::is_same_v<T, double>, double, float>>;
+
 /// PyTorch's sort orders, with NaN as the largest value: ascending with NaN last, descending
 /// with NaN first.
 template <class C>

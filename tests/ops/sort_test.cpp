@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -168,4 +169,60 @@ TEST(Unique, Golden) {
   EXPECT_GOLDEN(dcnt, "unique/dim0_counts");
   EXPECT_GOLDEN(unique(ud.t(), {.dim = 1}).output, "unique/dim1_values");
   EXPECT_EQ(unique(zeros({0})).output.numel(), 0);
+}
+
+// sort, topk and the selections compare every dtype as one of three key types (int64, float, double), converting
+// the narrower ones; with many ties, every dtype must make int64's choices among equal values.
+TEST(Sort, EveryDtypeBreaksTiesAsInt64) {
+  const Tensor x = remainder(arange(0, 600) * 7, 13).view({3, 200});  // values 0..12, ties
+  for (bool stable : {false, true})
+    for (bool descending : {false, true}) {
+      const auto [v, i] = sort(x, 1, descending, stable);
+      for (Dtype d : {kUInt8, kInt8, kInt16, kInt32, kFloat16, kBFloat16, kFloat32, kFloat64}) {
+        SCOPED_TRACE(d);
+        const auto [dv, di] = sort(x.to(d), 1, descending, stable);
+        EXPECT_TRUE(dv.equal(v.to(d)));
+        EXPECT_TRUE(di.equal(i));
+      }
+    }
+  using Pick = std::function<std::tuple<Tensor, Tensor>(const Tensor&)>;
+  const std::vector<std::pair<const char*, Pick>> picks = {
+      {"topk 3", [](const Tensor& t) { return topk(t, 3, 1); }},  // partial_sort
+      {"topk 150", [](const Tensor& t) { return topk(t, 150, 1); }},  // nth_element + sort
+      {"kthvalue", [](const Tensor& t) { return kthvalue(t, 77, 1); }},
+      {"median", [](const Tensor& t) { return median(t, 1); }},
+      {"mode", [](const Tensor& t) { return mode(t, 1); }},
+  };
+  for (const auto& [name, pick] : picks) {
+    const auto [v, i] = pick(x);
+    for (Dtype d : {kUInt8, kInt8, kInt16, kInt32, kFloat16, kBFloat16, kFloat32, kFloat64}) {
+      SCOPED_TRACE(std::string(name) + " " + std::string(dtype_name(d)));
+      const auto [dv, di] = pick(x.to(d));
+      EXPECT_TRUE(dv.equal(v.to(d)));
+      EXPECT_TRUE(di.equal(i));
+    }
+  }
+  EXPECT_TRUE(median(x.to(kInt16)).equal(median(x).to(kInt16)));
+  EXPECT_TRUE(median(x.to(kBFloat16)).equal(median(x).to(kBFloat16)));
+}
+
+// The kernel sorts every dtype as one of three key types (int64, float, double), converting the
+// narrower ones; each dtype must find the same groups as int64 does.
+TEST(Unique, EveryDtypeGroupsAsInt64) {
+  const Tensor flat = tensor({3, 1, 4, 1, 5, 0, 4, 3});
+  const Tensor rows = tensor({{1, 2}, {0, 5}, {1, 2}, {0, 4}, {0, 5}});
+  auto [u, inv, cnt] = unique(flat, {.return_inverse = true, .return_counts = true});
+  auto [ru, rinv, rcnt] = unique(rows, {.return_inverse = true, .return_counts = true, .dim = 0});
+  for (Dtype d : {kUInt8, kInt8, kInt16, kInt32, kFloat16, kBFloat16, kFloat32, kFloat64}) {
+    SCOPED_TRACE(d);
+    auto [du, dinv, dcnt] = unique(flat.to(d), {.return_inverse = true, .return_counts = true});
+    EXPECT_TRUE(du.equal(u.to(d)));
+    EXPECT_TRUE(dinv.equal(inv));
+    EXPECT_TRUE(dcnt.equal(cnt));
+    auto [dru, drinv, drcnt] =
+        unique(rows.to(d), {.return_inverse = true, .return_counts = true, .dim = 0});
+    EXPECT_TRUE(dru.equal(ru.to(d)));
+    EXPECT_TRUE(drinv.equal(rinv));
+    EXPECT_TRUE(drcnt.equal(rcnt));
+  }
 }

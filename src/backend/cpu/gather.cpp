@@ -104,6 +104,15 @@ T reduce_identity(Reduce r) {
   }
 }
 
+// self[..., index[j], ...] = src[..., j, ...] along dim: moves bytes, so one kernel per element
+// size serves scatter and scatter_reduce's identity fill.
+void scatter_lines(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                   const char* name) {
+  by_size(self.element_size(), [&]<class E>() {
+    line_kernel<E>(self, dim, index, src, name, [](E& a, E b) { a = b; });
+  });
+}
+
 }  // namespace
 
 void gather(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
@@ -113,9 +122,7 @@ void gather(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& in
 }
 
 void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  by_size(self.element_size(), [&]<class E>() {
-    line_kernel<E>(self, dim, index, src, "scatter", [](E& a, E b) { a = b; });
-  });
+  scatter_lines(self, dim, index, src, "scatter");
 }
 
 void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
@@ -137,13 +144,15 @@ void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const 
     using C = compute_t<T>;
     if (!include_self) {  // the written positions start from the identity instead of self
       const Tensor fill = full({}, reduce_identity<T>(r), {.dtype = t.dtype()}).expand(i.sizes());
-      line_kernel<T>(s, dim, i, fill, "scatter_reduce", [](T& a, T b) { a = b; });
+      scatter_lines(s, dim, i, fill, "scatter_reduce");
     }
     auto run = [&](auto op) { line_kernel<T>(s, dim, i, x, "scatter_reduce", op); };
+    // One closure for the sums and mean's count, so their kernel is compiled once per dtype.
+    const auto add = [](T& a, T b) { a = T(C(a) + C(b)); };
     switch (r) {
       case Reduce::Sum:
       case Reduce::Mean:
-        run([](T& a, T b) { a = T(C(a) + C(b)); });
+        run(add);
         break;
       case Reduce::Prod:
         run([](T& a, T b) { a = T(C(a) * C(b)); });
@@ -161,7 +170,7 @@ void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const 
     Tensor count = include_self ? ones(s.sizes(), {.dtype = t.dtype()})
                                 : zeros(s.sizes(), {.dtype = t.dtype()});
     const Tensor one = ones({}, {.dtype = t.dtype()}).expand(i.sizes());
-    line_kernel<T>(count, dim, i, one, "scatter_reduce", [](T& a, T b) { a = T(C(a) + C(b)); });
+    line_kernel<T>(count, dim, i, one, "scatter_reduce", add);
     count.masked_fill_(count.eq(0), 1);
     if (is_floating_point(t.dtype()))
       s.div_(count);

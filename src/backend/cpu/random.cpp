@@ -45,15 +45,10 @@ struct LockedState {
   std::lock_guard<std::mutex> lock;
 };
 
-// Calls visit(T&) on every element in TensorIterator's order for a lone output.
-template <class T, class F>
-void for_each_element(const Tensor& t, const char* op, F&& visit) {
-  T* data = t.data_ptr<T>();
-  const int64_t n = t.numel();
-  if (t.is_contiguous()) {
-    for (int64_t i = 0; i < n; ++i) visit(data[i]);
-    return;
-  }
+// The dims of a lone output in TensorIterator's order (falling stride, size-1 dims dropped),
+// checking that no two elements share memory. Not a template: every kernel's element walk shares
+// it, so the sort is compiled once rather than once per dtype and kernel.
+std::vector<int64_t> element_order(const Tensor& t, const char* op) {
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < t.dim(); ++d) {
     if (t.size(d) == 1) continue;
@@ -63,6 +58,19 @@ void for_each_element(const Tensor& t, const char* op, F&& visit) {
   }
   std::stable_sort(dims.begin(), dims.end(),
                    [&](int64_t a, int64_t b) { return t.stride(a) > t.stride(b); });
+  return dims;
+}
+
+// Calls visit(T&) on every element in TensorIterator's order for a lone output.
+template <class T, class F>
+void for_each_element(const Tensor& t, const char* op, F&& visit) {
+  T* data = t.data_ptr<T>();
+  const int64_t n = t.numel();
+  if (t.is_contiguous()) {
+    for (int64_t i = 0; i < n; ++i) visit(data[i]);
+    return;
+  }
+  const std::vector<int64_t> dims = element_order(t, op);
   const size_t nd = dims.size();
   std::vector<int64_t> index(nd, 0);
   int64_t offset = 0;

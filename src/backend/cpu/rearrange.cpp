@@ -132,20 +132,28 @@ void searchsorted(const Tensor& out, const Tensor& bd, const Tensor& vals, const
   });
 }
 
+// Sorts (value, position) pairs stably (NaN last) and returns where each group of equal values
+// starts (every NaN is its own group, as NaN != NaN). The values are order_key_t, so the sorts
+// are compiled for three key types rather than every dtype.
+template <class K>
+std::vector<int64_t> sorted_groups(std::vector<std::pair<K, int64_t>>& items) {
+  std::stable_sort(items.begin(), items.end(),
+                   [](const auto& a, const auto& b) { return lt_nan_last(a.first, b.first); });
+  std::vector<int64_t> starts;
+  for (size_t k = 0; k < items.size(); ++k)
+    if (k == 0 || !(items[k].first == items[k - 1].first)) starts.push_back(int64_t(k));
+  return starts;
+}
+
 UniqueResult unique(const Tensor& s, bool return_inverse, bool return_counts) {
   const int64_t n = s.numel();
   UniqueResult r;
   dispatch(s.dtype(), "unique", [&]<class T>() {
-    using C = compute_t<T>;
+    using K = order_key_t<T>;
     const T* v = s.data_ptr<T>();
-    std::vector<std::pair<C, int64_t>> items(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) items[size_t(i)] = {C(v[i]), i};
-    std::stable_sort(items.begin(), items.end(),
-                     [](const auto& a, const auto& b) { return lt_nan_last(a.first, b.first); });
-    // Groups of equal values (every NaN is its own group, as NaN != NaN).
-    std::vector<int64_t> starts;
-    for (int64_t k = 0; k < n; ++k)
-      if (k == 0 || !(items[size_t(k)].first == items[size_t(k) - 1].first)) starts.push_back(k);
+    std::vector<std::pair<K, int64_t>> items(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) items[size_t(i)] = {K(v[i]), i};
+    const std::vector<int64_t> starts = sorted_groups(items);
     const int64_t groups = int64_t(starts.size());
     r.output = empty({groups}, s.options());
     T* out = r.output.data_ptr<T>();
@@ -168,32 +176,46 @@ UniqueResult unique(const Tensor& s, bool return_inverse, bool return_counts) {
   return r;
 }
 
+// The rows of an (n, row) matrix of keys, sorted lexicographically (stably: first rows first),
+// grouped into distinct rows: the first row of each group, its size and each row's group.
+template <class K>
+void group_rows(const K* v, int64_t n, int64_t row, std::vector<int64_t>& firsts,
+                std::vector<int64_t>& counts, std::vector<int64_t>& inverse) {
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  auto cmp = [&](int64_t a, int64_t b) {  // -1, 0, 1 like a lexicographic compare
+    for (int64_t i = 0; i < row; ++i) {
+      const K p = v[a * row + i], q = v[b * row + i];
+      if (p < q) return -1;
+      if (q < p) return 1;
+    }
+    return 0;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return cmp(a, b) < 0; });
+  for (int64_t k = 0; k < n; ++k) {
+    if (k == 0 || cmp(order[size_t(k) - 1], order[size_t(k)]) != 0) {
+      firsts.push_back(order[size_t(k)]);
+      counts.push_back(0);
+    }
+    ++counts.back();
+    inverse[size_t(order[size_t(k)])] = int64_t(firsts.size()) - 1;
+  }
+}
+
 // PyTorch's _unique_dim: rows compared lexicographically, a stable sort keeps first rows first.
 backend::UniqueRows unique_rows(const Tensor& x) {
   const int64_t n = x.size(0), row = n == 0 ? 0 : x.numel() / n;
-  std::vector<int64_t> order(static_cast<size_t>(n)), firsts, counts;
-  std::vector<int64_t> inverse(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), 0);
+  std::vector<int64_t> firsts, counts, inverse(static_cast<size_t>(n));
   dispatch(x.dtype(), "unique", [&]<class T>() {
-    using C = compute_t<T>;
+    using K = order_key_t<T>;
     const T* v = x.data_ptr<T>();
-    auto cmp = [&](int64_t a, int64_t b) {  // -1, 0, 1 like a lexicographic compare
-      for (int64_t i = 0; i < row; ++i) {
-        const C p = C(v[a * row + i]), q = C(v[b * row + i]);
-        if (p < q) return -1;
-        if (q < p) return 1;
-      }
-      return 0;
-    };
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int64_t a, int64_t b) { return cmp(a, b) < 0; });
-    for (int64_t k = 0; k < n; ++k) {
-      if (k == 0 || cmp(order[size_t(k) - 1], order[size_t(k)]) != 0) {
-        firsts.push_back(order[size_t(k)]);
-        counts.push_back(0);
-      }
-      ++counts.back();
-      inverse[size_t(order[size_t(k)])] = int64_t(firsts.size()) - 1;
+    if constexpr (std::is_same_v<K, T>) {
+      group_rows(v, n, row, firsts, counts, inverse);
+    } else {
+      // The rows as keys (a copy: unique over a dim is not a hot path).
+      std::vector<K> keys(static_cast<size_t>(n * row));
+      for (size_t i = 0; i < keys.size(); ++i) keys[i] = K(v[i]);
+      group_rows(keys.data(), n, row, firsts, counts, inverse);
     }
   });
   return {.first = from_vector(firsts, std::vector<int64_t>{int64_t(firsts.size())}),

@@ -12,7 +12,9 @@
 // recursively; parallel code evaluates the nodes at a depth chosen from n alone (never from the
 // thread count) on whichever threads, then combines them in tree order. So results are the same
 // bits for any number of threads, and rounding error grows with log n, not n (PyTorch's cascade
-// sum has the accuracy but its results change with the thread count).
+// sum has the accuracy but its results change with the thread count). The walks over outputs,
+// outer runs and row blocks are compiled once, in reduce_walk.cpp (Note [One reduction walk] in
+// reduce_engine.h); the templates here are the typed leaves they call.
 #pragma once
 
 #include <algorithm>
@@ -44,48 +46,6 @@ Acc tree_reduce(int64_t begin, int64_t n, int64_t leaf, int64_t align, const Lea
   const int64_t half = split_point(n, align);
   const Acc a = tree_reduce<Acc>(begin, half, leaf, align, f, r);
   return r.combine(a, tree_reduce<Acc>(begin + half, n - half, leaf, align, f, r));
-}
-
-namespace detail {
-inline void tree_nodes(int64_t begin, int64_t n, int depth, int64_t leaf, int64_t align,
-                       std::vector<int64_t>& out) {
-  if (depth == 0 || n <= leaf) {
-    out.push_back(begin);
-    out.push_back(n);
-    return;
-  }
-  const int64_t half = split_point(n, align);
-  tree_nodes(begin, half, depth - 1, leaf, align, out);
-  tree_nodes(begin + half, n - half, depth - 1, leaf, align, out);
-}
-template <class Acc, class R>
-Acc tree_combine(int64_t n, int depth, int64_t leaf, int64_t align, const Acc* values,
-                 size_t& next, const R& r) {
-  if (depth == 0 || n <= leaf) return values[next++];
-  const int64_t half = split_point(n, align);
-  const Acc a = tree_combine(half, depth - 1, leaf, align, values, next, r);
-  return r.combine(a, tree_combine(n - half, depth - 1, leaf, align, values, next, r));
-}
-}  // namespace detail
-
-/// tree_reduce over [0, n) on all threads, bit-identical to the serial walk. `cost` is the work
-/// per item (elements read), which sets how deep the tree is cut (at most 64 nodes).
-template <class Acc, class Leaf, class R>
-Acc tree_reduce_parallel(int64_t n, int64_t leaf, int64_t align, int64_t cost, const Leaf& f,
-                         const R& r) {
-  int depth = 0;
-  while (depth < 6 && (n >> depth) > leaf && (n >> depth) * cost >= 2 * kGrainSize) ++depth;
-  if (depth == 0 || get_num_threads() == 1) return tree_reduce<Acc>(0, n, leaf, align, f, r);
-  std::vector<int64_t> nodes;
-  detail::tree_nodes(0, n, depth, leaf, align, nodes);
-  const int64_t count = int64_t(nodes.size() / 2);
-  const auto values = std::make_unique<Acc[]>(size_t(count));
-  parallel_for(0, count, 1, [&](int64_t a, int64_t b) {
-    for (int64_t i = a; i < b; ++i)
-      values[i] = tree_reduce<Acc>(nodes[2 * i], nodes[2 * i + 1], leaf, align, f, r);
-  });
-  size_t next = 0;
-  return detail::tree_combine(n, depth, leaf, align, values.get(), next, r);
 }
 
 // ── reducer hooks ───────────────────────────────────────────────────────
@@ -145,14 +105,6 @@ Acc reduce_run(const In* p, int64_t n, const R& r) {
   }, r);
 }
 
-/// reduce_run on all threads, bit-identical to it.
-template <class Acc, class In, class R>
-Acc reduce_run_parallel(const In* p, int64_t n, const R& r) {
-  return tree_reduce_parallel<Acc>(n, kRunLeaf, 64, 1, [&](int64_t b, int64_t c) {
-    return reduce_leaf<Acc>(p + b, c, r);
-  }, r);
-}
-
 // ── rows (nothing contiguous reduced: sum over dim 0) ──────────────────
 /// acc[j] = combine(acc[j], pre(row[j])) for j < J.
 template <class Acc, class In, class R>
@@ -175,48 +127,6 @@ void combine_row(Acc* a, const Acc* b, int64_t J, const R& r) {
     for (; j + W <= J; j += W) r.combine(Vec<Acc>::load(a + j), Vec<Acc>::load(b + j)).store(a + j);
   }
   for (; j < J; ++j) a[j] = r.combine(a[j], b[j]);
-}
-
-/// Column reduction: out[j] = finish(combine over k < K of pre(x[k * row_stride + j])).
-/// Blocks of 128 rows are accumulated row by row and the blocks combined pairwise (the tree of
-/// Note [Deterministic parallel sums] over rows), so the error grows with log K.
-template <class Out, class Acc, class In, class R>
-void reduce_rows(Out* out, const In* x, int64_t K, int64_t J, int64_t row_stride, const R& r) {
-  if constexpr (requires { r.rows(out, x, K, J, row_stride); }) {
-    r.rows(out, x, K, J, row_stride);
-    return;
-  }
-  constexpr int64_t kBlock = 128;
-  int levels = 1;
-  for (int64_t k = K; k > kBlock; k = k - k / 2) ++levels;
-  // Threads take disjoint column ranges (at least 64 columns each) so no merging is needed; a
-  // column's result does not depend on which range it falls in.
-  const int64_t grain = std::max<int64_t>(64, kGrainSize / std::max<int64_t>(K, 1));
-  parallel_for(0, J, grain, [&](int64_t j0, int64_t j1) {
-    // Column tiles of 1024 keep a tile's buffers (levels x 4 KiB of float) in L1/L2.
-    constexpr int64_t kTile = 1024;
-    // Not std::vector: its bool specialisation has no contiguous bool storage.
-    const auto buf = std::make_unique<Acc[]>(size_t(levels * kTile));
-    for (int64_t t0 = j0; t0 < j1; t0 += kTile) {
-      const int64_t w = std::min(kTile, j1 - t0);
-      // Level l holds the partial result of a node at depth l.
-      auto node = [&](auto&& self, int64_t k0, int64_t n, int level) -> void {
-        Acc* dst = buf.get() + level * kTile;
-        if (n <= kBlock) {
-          std::fill(dst, dst + w, r.template init<Acc>());
-          for (int64_t k = k0; k < k0 + n; ++k) accumulate_row(dst, x + k * row_stride + t0, w, r);
-          return;
-        }
-        const int64_t half = split_point(n, 1);
-        self(self, k0, half, level + 1);
-        std::copy(dst + kTile, dst + kTile + w, dst);
-        self(self, k0 + half, n - half, level + 1);
-        combine_row(dst, dst + kTile, w, r);
-      };
-      node(node, 0, K, 0);
-      for (int64_t j = 0; j < w; ++j) out[t0 + j] = convert<Out>(r.finish(buf[j]));
-    }
-  });
 }
 
 // ── moments (var/std and their _mean) ──────────────────────────────────

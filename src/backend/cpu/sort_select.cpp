@@ -54,12 +54,34 @@ void quick_select(std::vector<C>& v, std::vector<int64_t>& idx, int64_t k) {
   }
 }
 
+// The position of the lower median of one line's keys v (idx is scratch of v's size), ties broken
+// by position: the first NaN unless ignore_nan, which leaves NaNs out.
+template <class C>
+int64_t median_pick(const std::vector<C>& v, std::vector<int64_t>& idx, bool ignore_nan) {
+  const int64_t n = int64_t(v.size());
+  int64_t nans = 0, first_nan = -1;
+  for (int64_t j = 0; j < n; ++j) {
+    if (!is_nan(v[size_t(j)])) continue;
+    if (first_nan < 0) first_nan = j;
+    ++nans;
+  }
+  if (nans && !ignore_nan) return first_nan;
+  std::iota(idx.begin(), idx.end(), 0);
+  const auto nth = idx.begin() + (n - nans - 1) / 2;
+  // PyTorch's comparators, so all-NaN rows of nanmedian report the same index.
+  std::nth_element(idx.begin(), nth, idx.end(), [&](int64_t i, int64_t j) {
+    const C a = v[size_t(i)], c = v[size_t(j)];
+    return a < c || (a == c && i < j) || (ignore_nan && is_nan(c) && !is_nan(a));
+  });
+  return *nth;
+}
+
 void kthvalue_kernel(const Tensor& values, const Tensor& indices, const Tensor& s, int64_t k,
                      int64_t dim) {
   const Lines l = lines_of(s, dim);
   const int64_t n = l.n;
   dispatch<DtypeSet::Numeric>(s.dtype(), "kthvalue", [&]<class T>() {
-    using C = compute_t<T>;
+    using C = order_key_t<T>;
     const T* in = s.data_ptr<T>();
     T* ov = values.data_ptr<T>();
     int64_t* oi = indices.data_ptr<int64_t>();
@@ -85,34 +107,17 @@ void median_kernel(const char* op, const Tensor& values, const Tensor& indices, 
   const Lines l = lines_of(s, dim);
   const int64_t n = l.n;
   dispatch<DtypeSet::Numeric>(s.dtype(), op, [&]<class T>() {
-    using C = compute_t<T>;
+    using C = order_key_t<T>;
     const T* in = s.data_ptr<T>();
     T* ov = values.data_ptr<T>();
     int64_t* oi = indices.data_ptr<int64_t>();
     for_lines(l.count(), n * 4, [&](int64_t b, int64_t e) {
+      std::vector<C> v(size_t(l.n));
       std::vector<int64_t> idx(size_t(l.n));
       for (int64_t r = b; r < e; ++r) {
         const int64_t base = l.base(r, l.n);
-        auto at = [&](int64_t j) { return C(in[base + j * l.inner]); };
-        int64_t nans = 0, first_nan = -1;
-        for (int64_t j = 0; j < l.n; ++j) {
-          if (!is_nan(at(j))) continue;
-          if (first_nan < 0) first_nan = j;
-          ++nans;
-        }
-        int64_t pick;
-        if (nans && !ignore_nan) {
-          pick = first_nan;
-        } else {
-          std::iota(idx.begin(), idx.end(), 0);
-          const auto nth = idx.begin() + (l.n - nans - 1) / 2;
-          // PyTorch's comparators, so all-NaN rows of nanmedian report the same index.
-          std::nth_element(idx.begin(), nth, idx.end(), [&](int64_t i, int64_t j) {
-            const C a = at(i), c = at(j);
-            return a < c || (a == c && i < j) || (ignore_nan && is_nan(c) && !is_nan(a));
-          });
-          pick = *nth;
-        }
+        for (int64_t j = 0; j < l.n; ++j) v[size_t(j)] = C(in[base + j * l.inner]);
+        const int64_t pick = median_pick(v, idx, ignore_nan);
         oi[r] = pick;
         ov[r] = in[base + pick * l.inner];
       }
@@ -122,7 +127,7 @@ void median_kernel(const char* op, const Tensor& values, const Tensor& indices, 
 
 void median_all_kernel(const char* op, const Tensor& out, const Tensor& s, bool ignore_nan) {
   dispatch<DtypeSet::Numeric>(s.dtype(), op, [&]<class T>() {
-    using C = compute_t<T>;
+    using C = order_key_t<T>;
     const T* in = s.data_ptr<T>();
     std::vector<C> v;
     v.reserve(size_t(s.numel()));
@@ -152,7 +157,7 @@ void mode_kernel(const Tensor& values, const Tensor& indices, const Tensor& s, i
   const Lines l = lines_of(s, dim);
   const int64_t n = l.n;
   dispatch(s.dtype(), "mode", [&]<class T>() {
-    using C = compute_t<T>;
+    using C = order_key_t<T>;
     const T* in = s.data_ptr<T>();
     T* ov = values.data_ptr<T>();
     int64_t* oi = indices.data_ptr<int64_t>();
