@@ -6,9 +6,10 @@
 #include <cstdint>
 
 #include "backend/conv_kernels.h"
+#include "backend/cpu/level.h"
 #include "ember/tensor.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 
 using backend::Conv2dParams;
 
@@ -28,4 +29,4 @@ void conv2d_adjoint(const Tensor& grad, const Tensor& weight, const Tensor& bias
 void conv2d_weight_grad(const Tensor& grad, const Tensor& input, const Tensor& grad_weight,
                         const Conv2dParams& p);
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -10,13 +10,14 @@
 #include <exception>
 
 #include "backend/backend.h"
+#include "backend/cpu/level.h"
 #include "backend/cpu/loop.h"
 #include "backend/cpu/vec.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
 #include "ember/tensor.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 
 namespace detail {
 
@@ -158,4 +159,4 @@ void elementwise_entry(const backend::ElementwiseCall& c) {
   run_elementwise<S, N, R>(c, Make);
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -11,9 +11,10 @@
 #include <immintrin.h>
 #endif
 
+#include "backend/cpu/level.h"
 #include "backend/cpu/vec.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 
 // Fused multiply-add (one rounding, as the approximation's error bound assumes).
 inline float fma_f(float a, float b, float c) { return std::fma(a, b, c); }
@@ -52,4 +53,4 @@ inline V erf_float(V a) {
   return select(gt(t, V(0.927734375f)), big, small);
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS
