@@ -25,8 +25,17 @@ nm -p -C --defined-only "$out" | paste -d '\t' "$renames.raw" - |
   awk -F '\t' -v ns="ember::cpu::$level::" -v sfx=".$level" '{
     split($1, m, " "); type = m[2]; name = m[3]
     demangled = substr($2, index($2, " " type " ") + 3)
-    if (type == "W" && index(demangled, ns) == 0) print name, name sfx
-  }' > "$renames" || exit 1
+    if (type == "W" && index(demangled, ns) != 0) next
+    if (type != "W") next
+    print name, name sfx
+    # A constructor or destructor sits in the COMDAT group of its C5/D5 name, which is no
+    # symbol nm lists: rename the group too, or the linker may keep the group of another level
+    # and leave the renamed C1/C2/D1/D2 of this object pointing into a discarded one.
+    if (match(name, /[CD][12]E/)) {
+      group = substr(name, 1, RSTART) "5" substr(name, RSTART + 2)
+      print group, group sfx
+    }
+  }' | sort -u > "$renames" || exit 1
 if [ -s "$renames" ]; then
   objcopy --redefine-syms="$renames" "$out" || exit 1
 fi
