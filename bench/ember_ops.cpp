@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-#include "backend/cpu/conv.h"
+#include "backend/family_kernel.h"
 #include "cases.h"
 
 namespace {
@@ -131,9 +131,11 @@ std::map<std::string, std::function<double()>> make_cases() {
     m[name + "weight"] = [=] {
       Tensor g = randn({128, cout, hw, hw}), x = randn({128, cin, hw, hw});
       Tensor gw = empty({cout, cin, 3, 3});
-      cpu::Conv2dParams p;
+      backend::Conv2dParams p;
       p.padding[0] = p.padding[1] = 1;
-      return median_seconds([&] { cpu::conv2d_weight_grad(g, x, gw, p); }, 15);
+      const auto weight_grad = backend::kernel("conv2d", g.device(), &backend::Backend::conv,
+                                               &backend::ConvKernels::conv2d_weight_grad);
+      return median_seconds([&] { weight_grad(g, x, gw, p); }, 15);
     };
   }
   m["add_1elem"] = [] {

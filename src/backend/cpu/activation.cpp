@@ -6,7 +6,7 @@
 #include "backend/cpu/erf_float.h"
 #include "backend/cpu/kernels.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 using backend::ElementwiseCall;
@@ -152,4 +152,4 @@ void add_activation_kernels(backend::Backend& b) {
   b[K::threshold_backward] = &threshold_backward;
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

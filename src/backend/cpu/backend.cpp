@@ -1,42 +1,21 @@
-// The CPU backend: every family's kernels in one table, built on first use (so ops that run
-// during static initialisation find it complete).
-#include "backend/cpu/copy.h"
+// The CPU backend's families that are compiled once: the part of the table that every CPU level
+// shares. The level's own kernels and the choice of level: dispatch.h.
 #include "backend/cpu/kernels.h"
 
-namespace ember::backend::detail {
+namespace ember::cpu {
 
-const Backend& cpu_backend() {
-  static const Backend table = [] {
-    Backend b;
-    b.name = "cpu";
-    cpu::add_unary_kernels(b);
-    cpu::add_binary_kernels(b);
-    cpu::add_compare_kernels(b);
-    cpu::add_activation_kernels(b);
-    cpu::add_loss_kernels(b);
-    b.copy = &cpu::copy_kernel;
-    b.fill = &cpu::fill_kernel;
-    b.equal = &cpu::equal_kernel;
-    cpu::add_reduce_kernels(b);
-    cpu::add_softmax_kernels(b);
-    cpu::add_scan_kernels(b);
-    cpu::add_gather_kernels(b);
-    cpu::add_index_kernels(b);
-    cpu::add_norm_kernels(b);
-    cpu::add_class_loss_kernels(b);
-    cpu::add_sort_kernels(b);
-    cpu::add_embedding_kernels(b);
-    cpu::add_random_kernels(b);
-    cpu::add_creation_kernels(b);
-    cpu::add_conv_kernels(b);
-    cpu::add_pool_kernels(b);
-    cpu::add_linalg_kernels(b);
-    cpu::add_rearrange_kernels(b);
-    cpu::add_resize_kernels(b);
-    cpu::add_optim_kernels(b);
-    return b;
-  }();
-  return table;
+void add_common_kernels(backend::Backend& b) {
+  add_scan_kernels(b);
+  add_gather_kernels(b);
+  add_index_kernels(b);
+  add_class_loss_kernels(b);
+  add_sort_kernels(b);
+  add_embedding_kernels(b);
+  add_random_kernels(b);
+  add_creation_kernels(b);
+  add_linalg_kernels(b);
+  add_rearrange_kernels(b);
+  add_resize_kernels(b);
 }
 
-}  // namespace ember::backend::detail
+}  // namespace ember::cpu

@@ -6,7 +6,7 @@
 #include "backend/cpu/elementwise.h"
 #include "backend/cpu/kernels.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 using backend::ElementwiseCall;
@@ -270,4 +270,4 @@ void add_binary_kernels(backend::Backend& b) {
   b[K::xlogy] = &elementwise_entry<kFloating, 2, xlogy_fn>;
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -5,7 +5,7 @@
 #include "backend/cpu/elementwise.h"
 #include "backend/cpu/kernels.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 using backend::ElementwiseCall;
@@ -108,4 +108,4 @@ void add_compare_kernels(backend::Backend& b) {
   b[K::masked_fill] = &masked_fill;
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -17,7 +17,7 @@
 #include "core/dispatch.h"
 #include "ember/creation.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 // Note [Convolution algorithms]
@@ -833,4 +833,4 @@ void add_conv_kernels(backend::Backend& b) {
             .conv2d_weight_grad = &conv2d_weight_grad};
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -7,9 +7,10 @@
 #include <cstdint>
 
 #include "backend/conv_kernels.h"
+#include "backend/cpu/level.h"
 #include "ember/tensor.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 
 using backend::Conv2dParams;
 
@@ -42,4 +43,4 @@ void conv2d_weight_grad_reduced(const Tensor& grad, const Tensor& input,
 /// they thread inside each image): the reduced-precision driver splits the batch the same way.
 bool split_images(int64_t N);
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -10,7 +10,7 @@
 #include "backend/cpu/parallel.h"
 #include "ember/creation.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 // Note [Reduced-precision convolution]
@@ -134,4 +134,4 @@ void conv2d_weight_grad_reduced(const Tensor& grad, const Tensor& input,
   round_into(all, grad_weight, 0, size);
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

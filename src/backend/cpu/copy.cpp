@@ -8,7 +8,7 @@
 #include "core/convert.h"
 #include "core/dispatch.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 
 namespace {
 
@@ -92,4 +92,4 @@ bool equal_kernel(const Tensor& a, const Tensor& b) {
   });
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

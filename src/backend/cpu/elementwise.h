@@ -16,13 +16,14 @@
 #endif
 
 #include "backend/backend.h"
+#include "backend/cpu/level.h"
 #include "backend/cpu/loop.h"
 #include "backend/cpu/vec.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
 #include "ember/tensor.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 
 namespace detail {
 
@@ -217,4 +218,4 @@ void elementwise_entry(const backend::ElementwiseCall& c) {
   run_elementwise<S, N, R>(c, Make);
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -6,8 +6,9 @@
 #pragma once
 
 #include "backend/cpu/exp_float.h"
+#include "backend/cpu/level.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 
 template <class V>  // float or Vec<float>
 inline V erf_float(V a) {
@@ -32,4 +33,4 @@ inline V erf_float(V a) {
   return select(gt(t, V(0.927734375f)), big, small);
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -14,9 +14,10 @@
 #include <immintrin.h>
 #endif
 
+#include "backend/cpu/level.h"
 #include "backend/cpu/vec.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 
 // Fused multiply-add (one rounding, as the approximations' error bounds assume) where the ISA
 // has it. Without FMA both overloads round twice (a * b + c; ISO C++ mode does not contract it):
@@ -102,4 +103,4 @@ inline V exp_fast(V x) {
   else return cpu::exp(x);
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

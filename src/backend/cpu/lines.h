@@ -5,10 +5,11 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "backend/cpu/level.h"
 #include "backend/cpu/parallel.h"
 #include "ember/tensor.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 
 struct Lines {
   int64_t outer = 1, n = 1, inner = 1;
@@ -34,4 +35,4 @@ void for_lines(int64_t count, int64_t work, const F& f) {
   parallel_for(0, count, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, work)), f);
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

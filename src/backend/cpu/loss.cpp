@@ -2,7 +2,7 @@
 #include "backend/cpu/elementwise.h"
 #include "backend/cpu/kernels.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 using backend::ElementwiseCall;
@@ -73,4 +73,4 @@ void add_loss_kernels(backend::Backend& b) {
       &elementwise_entry<kFloating, 3, bce_logits_weighted_fn>;
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -11,7 +11,7 @@
 #include "backend/cpu/vec.h"
 #include "core/dispatch.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 // Note [Chunked moments]
@@ -454,4 +454,4 @@ void add_norm_kernels(backend::Backend& b) {
   b.norm.group_norm = &group_norm_kernel;
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -7,7 +7,7 @@
 
 #include "backend/cpu/optim_loop.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 // Adam's two moments, shared by Adam/AdamW, NAdam and RAdam in PyTorch's operation order:
@@ -146,4 +146,4 @@ void radam_update(const Tensor& param, const Tensor& grad, const Tensor& exp_avg
   });
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

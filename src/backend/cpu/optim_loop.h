@@ -6,13 +6,14 @@
 
 #include <cstdint>
 
+#include "backend/cpu/level.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "backend/optim_kernels.h"
 #include "ember/error.h"
 #include "ember/tensor.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 
 template <class V, class T>
 inline V load(const T* p) {
@@ -71,4 +72,4 @@ void rmsprop_update(const Tensor& param, const Tensor& grad, const Tensor& squar
 void adagrad_update(const Tensor& param, const Tensor& grad, const Tensor& sum,
                     const backend::AdagradStep& s);
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -5,7 +5,7 @@
 //   Adagrad: sum += g*g; p -= clr * g / (sqrt(sum) + eps), clr = lr / (1 + (step-1)*lr_decay)
 #include "backend/cpu/optim_loop.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 template <class T>
@@ -72,4 +72,4 @@ void adagrad_update(const Tensor& param, const Tensor& grad, const Tensor& sum,
   });
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

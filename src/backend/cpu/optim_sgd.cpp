@@ -6,7 +6,7 @@
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/optim_loop.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 template <class T>
@@ -47,4 +47,4 @@ void add_optim_kernels(backend::Backend& b) {
              .adagrad = &adagrad_update};
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

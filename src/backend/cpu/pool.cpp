@@ -13,7 +13,7 @@
 #include "backend/cpu/vec.h"
 #include "core/dispatch.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 struct Planes {
@@ -397,4 +397,4 @@ void add_pool_kernels(backend::Backend& b) {
             .adaptive_avg_pool2d_backward = &adaptive_avg_pool2d_backward};
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -6,10 +6,11 @@
 
 #include <cstdint>
 
+#include "backend/cpu/level.h"
 #include "backend/pool_kernels.h"
 #include "ember/tensor.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 
 using backend::Pool2dParams;
 
@@ -30,4 +31,4 @@ void avg_pool2d_backward(const Tensor& grad, const Tensor& grad_input, const Poo
                          bool count_include_pad, int64_t divisor);
 void adaptive_avg_pool2d_backward(const Tensor& grad, const Tensor& grad_input);
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -20,7 +20,7 @@
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/reduce_engine.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 
 Layout plan_layout(const Tensor& self, IntArrayRef dims) {
   DimVector order, reduced(dims);
@@ -102,4 +102,4 @@ void add_reduce_kernels(backend::Backend& b) {
   add_reduce_index_kernels(b.reduce);
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

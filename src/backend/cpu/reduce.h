@@ -24,12 +24,13 @@
 #include <memory>
 #include <vector>
 
+#include "backend/cpu/level.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 
 // ── the tree (Note [Deterministic parallel sums]) ──────────────────────
 /// Where a node of n items splits: about the middle, rounded up to a multiple of `align` so that
@@ -211,4 +212,4 @@ void moments_rows(Moments* out, const In* x, int64_t K, int64_t J, int64_t row_s
   });
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -4,7 +4,7 @@
 
 #include "backend/cpu/reduce_engine.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 // (min, max) in one pass: lo/hi lanes that propagate NaN like amin/amax.
@@ -70,4 +70,4 @@ void aminmax_kernel(const char* op, const Tensor& lo, const Tensor& hi, const Te
 
 void add_aminmax_kernels(backend::ReduceKernels& k) { k.aminmax = &aminmax_kernel; }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

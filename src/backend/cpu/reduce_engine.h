@@ -8,11 +8,12 @@
 #include <limits>
 #include <optional>
 
+#include "backend/cpu/level.h"
 #include "backend/cpu/reduce.h"
 #include "backend/reduce_kernels.h"
 #include "core/dispatch.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 
 void add_sum_kernels(backend::ReduceKernels& k);        // sum, nansum, mean
 void add_prod_kernels(backend::ReduceKernels& k);       // prod
@@ -233,4 +234,4 @@ void reduce_with(const backend::ReduceCall& c, const R& r) {
   });
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -4,7 +4,7 @@
 
 #include "backend/cpu/reduce_engine.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 template <class R>
@@ -19,4 +19,4 @@ void add_extremum_kernels(backend::ReduceKernels& k) {
   k.amin = &extremum_kernel<MinReducer>;
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -6,7 +6,7 @@
 #include "core/convert.h"
 #include "core/dispatch.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 template <bool Max>
@@ -43,4 +43,4 @@ void add_reduce_index_kernels(backend::ReduceKernels& k) {
   k.min_dim = &arg_reduce_kernel<false>;
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

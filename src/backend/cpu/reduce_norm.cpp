@@ -4,7 +4,7 @@
 
 #include "backend/cpu/reduce_engine.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 // |x|^p summed; finish takes the p-th root. p = 1 and 2 get exact fast paths.
@@ -49,4 +49,4 @@ void norm_kernel(const backend::ReduceCall& c) {
 
 void add_norm_kernels(backend::ReduceKernels& k) { k.norm = &norm_kernel; }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

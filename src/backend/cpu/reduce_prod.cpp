@@ -3,7 +3,7 @@
 
 #include "backend/cpu/reduce_engine.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 struct ProdReducer {
@@ -20,4 +20,4 @@ void prod_kernel(const backend::ReduceCall& c) {
 
 void add_prod_kernels(backend::ReduceKernels& k) { k.prod = &prod_kernel; }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -4,7 +4,7 @@
 
 #include "backend/cpu/reduce_engine.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 template <class T> Vec<T> nan_to_zero(Vec<T> x) {
@@ -37,4 +37,4 @@ void add_sum_kernels(backend::ReduceKernels& k) {
   k.mean = &mean_kernel;
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

@@ -7,7 +7,7 @@
 
 #include "backend/cpu/reduce_engine.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 /// Room for one accumulator of any reducer.
@@ -174,4 +174,4 @@ void walk_reduction(const ReduceFns& fns, void* out, const Layout& l, const void
   }
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

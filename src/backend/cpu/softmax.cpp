@@ -10,7 +10,7 @@
 #include "backend/cpu/vec.h"
 #include "core/dispatch.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 // One contiguous row of D values (inner == 1): the hot case (attention, classifier logits).
@@ -135,4 +135,4 @@ void add_softmax_kernels(backend::Backend& b) {
   b.softmax.log_softmax = &softmax_kernel<true>;
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

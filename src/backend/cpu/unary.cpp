@@ -7,7 +7,7 @@
 #include "backend/cpu/erf_float.h"
 #include "backend/cpu/kernels.h"
 
-namespace ember::cpu {
+namespace EMBER_CPU_NS {
 namespace {
 
 using backend::ElementwiseCall;
@@ -173,4 +173,4 @@ void add_unary_kernels(backend::Backend& b) {
   b[K::nan_to_num] = &nan_to_num;
 }
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS

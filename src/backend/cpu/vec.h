@@ -12,7 +12,9 @@
 #include <cstring>
 #include <type_traits>
 
-namespace ember::cpu {
+#include "backend/cpu/level.h"
+
+namespace EMBER_CPU_NS {
 
 #if defined(__AVX512F__)
 inline constexpr int kVecBytes = 64;
@@ -190,4 +192,4 @@ using std::abs, std::ceil, std::floor, std::nearbyint, std::trunc, std::acos, st
     std::erfc, std::exp, std::exp2, std::expm1, std::log, std::log10, std::log1p, std::log2,
     std::pow, std::sin, std::sinh, std::sqrt, std::tan, std::tanh;
 
-}  // namespace ember::cpu
+}  // namespace EMBER_CPU_NS
