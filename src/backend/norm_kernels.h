@@ -16,7 +16,10 @@ namespace ember::backend {
 constexpr int64_t kNormPlanarMin = 32;
 
 /// In every entry: x is contiguous in the compute dtype; weight and bias are contiguous in it
-/// too, or undefined (1 and 0); the outputs are new, contiguous, in the compute dtype.
+/// too, or undefined (1 and 0); the outputs are new, contiguous, in the compute dtype. Except:
+/// batch_norm's three entries and layer_norm also take x (and grad_out) in bfloat16/float16,
+/// computing in float32 (the compute dtype of weight, bias and the statistics), and write y
+/// (grad_input) in x's dtype — no float32 copy of the activations.
 struct NormKernels {
   /// Per-channel mean and biased variance of x (N, C, *), into float64 (C) tensors.
   void (*batch_norm_stats)(const Tensor& x, const Tensor& mean, const Tensor& var) = nullptr;

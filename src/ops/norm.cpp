@@ -26,6 +26,11 @@ using backend::NormKernels;
 // The compute (and statistics) dtype: PyTorch's opmath type.
 Dtype opmath(Dtype t) { return t == kFloat64 ? kFloat64 : kFloat32; }
 
+// The dtype the norm kernels read the activations in and write their outputs in: a bfloat16 or
+// float16 input's own (the kernels widen it run by run, Note [Reduced-precision norms] in
+// backend/cpu/norm.cpp, so no float32 copy of it is made), else the compute dtype.
+Dtype activation_dtype(Dtype t) { return t == kBFloat16 || t == kFloat16 ? t : opmath(t); }
+
 // A tensor converted to `dtype` and made contiguous (no copy when it already is both).
 Tensor prepare(const Tensor& t, Dtype dtype) { return t.to(dtype).contiguous(); }
 
@@ -97,8 +102,8 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const
   const auto stats_kernel =
       backend::kernel(op, dev, &Backend::norm, &NormKernels::batch_norm_stats);
   const auto kernel = backend::kernel(op, dev, &Backend::norm, &NormKernels::batch_norm);
-  const Tensor x = prepare(input, cd);
-  Tensor y = empty(x.sizes(), {.dtype = cd, .device = dev});
+  const Tensor x = prepare(input, activation_dtype(input.dtype()));
+  Tensor y = empty(x.sizes(), {.dtype = x.dtype(), .device = dev});
   Tensor save_mean = empty({C}, {.dtype = cd, .device = dev});
   Tensor save_invstd = empty({C}, {.dtype = cd, .device = dev});
   Tensor mean, var;  // float64 (C): the batch's statistics or the running ones
@@ -199,10 +204,10 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_forward(const Tensor& input,
   EMBER_CHECK(input.is_floating_point(), op, "not implemented for dtype ", input.dtype());
   const auto kernel = backend::kernel(op, input.device(), &Backend::norm, &NormKernels::layer_norm);
   const Dtype cd = opmath(input.dtype());
-  const Tensor x = prepare(input, cd);
+  const Tensor x = prepare(input, activation_dtype(input.dtype()));
   const Tensor w = weight.defined() ? prepare(weight, cd) : Tensor();
   const Tensor b = bias.defined() ? prepare(bias, cd) : Tensor();
-  Tensor y = empty(x.sizes(), {.dtype = cd, .device = x.device()});
+  Tensor y = empty(x.sizes(), {.dtype = x.dtype(), .device = x.device()});
   const DimVector ss = stat_shape(input, int64_t(normalized_shape.size()));
   Tensor mean = empty(ss, {.dtype = cd, .device = x.device()});
   Tensor rstd = empty(ss, {.dtype = cd, .device = x.device()});
@@ -346,8 +351,8 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
   const Dtype cd = opmath(input.dtype());
   const int64_t C = input.size(1);
   const int64_t N = input.size(0), S = input.numel() / std::max<int64_t>(1, N * C);
-  if (!is_grad_enabled() && S >= backend::kNormPlanarMin && input.dtype() == cd &&
-      grad_out.dtype() == cd) {
+  // bfloat16/float16 input and grad_out go to the kernel as they are (activation_dtype).
+  if (!is_grad_enabled() && S >= backend::kNormPlanarMin && grad_out.dtype() == input.dtype()) {
     // Note [Fused batch norm backward]
     const Device dev = input.device();
     const auto kernel = backend::kernel("batch_norm_backward", dev, &Backend::norm,
@@ -355,7 +360,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
     const Tensor x = input.contiguous(), dy = grad_out.contiguous();
     const Tensor mean = prepare(save_mean, cd), invstd = prepare(save_invstd, cd);
     const Tensor w = weight.defined() ? prepare(weight, cd) : Tensor();
-    Tensor gi = mask[0] ? empty(input.sizes(), {.dtype = cd, .device = dev}) : Tensor();
+    Tensor gi = mask[0] ? empty(input.sizes(), {.dtype = input.dtype(), .device = dev}) : Tensor();
     Tensor gw = mask[1] && weight.defined() ? empty({C}, {.dtype = cd, .device = dev}) : Tensor();
     Tensor gb = mask[2] && weight.defined() ? empty({C}, {.dtype = cd, .device = dev}) : Tensor();
     kernel(gi, gw, gb, x, dy, mean, invstd, w, training);

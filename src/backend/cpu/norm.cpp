@@ -2,13 +2,16 @@
 // (Note [Chunked moments]), one for the affine normalisation, SIMD through Vec and parallel over
 // channels, rows or groups; batch_norm's backward in two sweeps (Note [Fused batch norm backward]).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "backend/cpu/half_convert.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
+#include "core/convert.h"
 #include "core/dispatch.h"
 
 namespace EMBER_CPU_NS {
@@ -33,6 +36,44 @@ struct Moments {
   void merge(const Moments& o) { merge(o.n, o.mean, o.m2); }
   double var() const { return n > 0 ? m2 / n : std::numeric_limits<double>::quiet_NaN(); }
 };
+
+// Note [Reduced-precision norms]
+// bfloat16/float16 activations (x, dy) are read and their outputs (y, dx) written directly, so
+// the op allocates no float32 copy of them: each contiguous run of at most kChunk elements is
+// widened into a float32 buffer on the stack (it stays in L1), the float32 code runs on the
+// buffer, and the result is narrowed as it is stored. Runs start at multiples of kChunk (a
+// multiple of every Vec width), so the float32 arithmetic and its order — the chunks of
+// accumulate(), the SIMD body and scalar tail of every sweep — are those of the float32 kernel
+// on a widened copy: results are bit-identical to widen → float32 kernel → narrow.
+template <class U>
+using compute_t = std::conditional_t<is_half_v<U>, float, U>;
+
+// Elements handled per run: kChunk for the narrow types, the whole span for float32/float64.
+template <class U>
+inline constexpr int64_t kRun = is_half_v<U> ? kChunk : std::numeric_limits<int64_t>::max();
+
+// p[0, n) as compute_t<U>: p itself, or p widened into buf (at least n elements).
+template <class U>
+const compute_t<U>* widened(const U* p, int64_t n, compute_t<U>* buf) {
+  if constexpr (is_half_v<U>) {
+    to_float(p, buf, n);
+    return buf;
+  } else {
+    return p;
+  }
+}
+// Where a run's output is computed: dst itself, or buf, which stored() then narrows into dst.
+template <class U>
+compute_t<U>* out_run(U* dst, compute_t<U>* buf) {
+  if constexpr (is_half_v<U>) return buf; else return dst;
+}
+template <class U>
+void stored(const compute_t<U>* run, U* dst, int64_t n) {
+  if constexpr (is_half_v<U>) from_float(run, dst, n);
+}
+// A stack buffer for one run (empty for float32/float64, which need none).
+template <class U>
+using RunBuffer = std::array<compute_t<U>, is_half_v<U> ? size_t(kChunk) : 1>;
 
 template <class T>
 T vsum(const T* x, int64_t n) {
@@ -75,6 +116,14 @@ void accumulate(const T* x, int64_t n, Moments& m) {
   }
 }
 
+// Adds x[0, n) of any storage type to m, run by run (Note [Reduced-precision norms]).
+template <class U>
+void accumulate_any(const U* x, int64_t n, Moments& m) {
+  alignas(64) RunBuffer<U> buf;
+  for (int64_t s = 0; s < n; s += std::min(n, kRun<U>))
+    accumulate(widened(x + s, std::min(kRun<U>, n - s), buf.data()), std::min(kRun<U>, n - s), m);
+}
+
 // Sum of squares of x[0, n), chunks flushed to double (rms_norm).
 template <class T>
 double sum_squares(const T* x, int64_t n) {
@@ -103,6 +152,18 @@ void affine(const T* x, T* y, int64_t n, T a, T b) {
   int64_t i = 0;
   for (; i + W <= n; i += W) (Vec<T>::load(x + i) * Vec<T>(a) + Vec<T>(b)).store(y + i);
   for (; i < n; ++i) y[i] = x[i] * a + b;
+}
+
+// y[i] = x[i] * a + b for x, y of any storage type, run by run.
+template <class U, class T>
+void affine_any(const U* x, U* y, int64_t n, T a, T b) {
+  alignas(64) RunBuffer<U> buf;
+  for (int64_t s = 0; s < n; s += std::min(n, kRun<U>)) {
+    const int64_t len = std::min(kRun<U>, n - s);
+    T* out = out_run(y + s, buf.data());
+    affine(widened(x + s, len, buf.data()), out, len, a, b);
+    stored<U>(out, y + s, len);
+  }
 }
 
 // y[i] = x[i] * a[i] + b[i].
@@ -146,13 +207,14 @@ T* ptr_or_null(const Tensor& t) {
 // the columns, SIMD across them, in blocks of rows that stay in L1.
 constexpr int64_t kPlanarMin = backend::kNormPlanarMin;
 
-template <class T>
-std::vector<Moments> channel_moments(const T* x, int64_t N, int64_t C, int64_t S) {
+template <class U>
+std::vector<Moments> channel_moments(const U* x, int64_t N, int64_t C, int64_t S) {
+  using T = compute_t<U>;
   std::vector<Moments> out(static_cast<size_t>(C));
   if (S >= kPlanarMin) {
     std::vector<Moments> planes(static_cast<size_t>(N * C));
     parallel_for(0, N * C, std::max<int64_t>(1, kGrainSize / S), [&](int64_t a, int64_t b) {
-      for (int64_t p = a; p < b; ++p) accumulate(x + p * S, S, planes[size_t(p)]);
+      for (int64_t p = a; p < b; ++p) accumulate_any(x + p * S, S, planes[size_t(p)]);
     });
     for (int64_t n = 0; n < N; ++n)
       for (int64_t c = 0; c < C; ++c) out[size_t(c)].merge(planes[size_t(n * C + c)]);
@@ -165,7 +227,7 @@ std::vector<Moments> channel_moments(const T* x, int64_t N, int64_t C, int64_t S
   const int64_t blocks = (K + kCols - 1) / kCols;
   parallel_for(0, blocks, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, N * kCols)),
                [&](int64_t ba, int64_t bb) {
-    alignas(64) T s1[kCols], d1[kCols], d2[kCols];
+    alignas(64) T s1[kCols], d1[kCols], d2[kCols], wide[kCols];
     for (int64_t blk = ba; blk < bb; ++blk) {
       const int64_t k0 = blk * kCols, nk = std::min(kCols, K - k0);
       const int64_t nv = nk / W * W;  // SIMD part of the block; the rest is scalar
@@ -175,14 +237,14 @@ std::vector<Moments> channel_moments(const T* x, int64_t N, int64_t C, int64_t S
         std::fill(d1, d1 + kCols, T(0));
         std::fill(d2, d2 + kCols, T(0));
         for (int64_t r = r0; r < r0 + nr; ++r) {
-          const T* row = x + r * K + k0;
+          const T* row = widened(x + r * K + k0, nk, wide);
           int64_t j = 0;
           for (; j < nv; j += W) (Vec<T>::load(s1 + j) + Vec<T>::load(row + j)).store(s1 + j);
           for (; j < nk; ++j) s1[j] += row[j];
         }
         for (int64_t j = 0; j < nk; ++j) s1[j] /= T(nr);  // the chunk's column means
         for (int64_t r = r0; r < r0 + nr; ++r) {
-          const T* row = x + r * K + k0;
+          const T* row = widened(x + r * K + k0, nk, wide);
           int64_t j = 0;
           for (; j < nv; j += W) {
             const Vec<T> d = Vec<T>::load(row + j) - Vec<T>::load(s1 + j);
@@ -208,13 +270,13 @@ std::vector<Moments> channel_moments(const T* x, int64_t N, int64_t C, int64_t S
 }
 
 // y = x * scale[c] + shift[c] for x viewed as (N, C, S) (Note [Batch norm layouts]).
-template <class T>
-void channel_affine(const T* x, T* y, int64_t N, int64_t C, int64_t S, const T* scale,
+template <class U, class T>
+void channel_affine(const U* x, U* y, int64_t N, int64_t C, int64_t S, const T* scale,
                     const T* shift) {
   if (S >= kPlanarMin) {
     parallel_for(0, N * C, std::max<int64_t>(1, kGrainSize / S), [&](int64_t a, int64_t b) {
       for (int64_t p = a; p < b; ++p)
-        affine(x + p * S, y + p * S, S, scale[p % C], shift[p % C]);
+        affine_any(x + p * S, y + p * S, S, scale[p % C], shift[p % C]);
     });
     return;
   }
@@ -226,22 +288,37 @@ void channel_affine(const T* x, T* y, int64_t N, int64_t C, int64_t S, const T* 
   }
   parallel_for(0, N, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(K, 1)),
                [&](int64_t r0, int64_t r1) {
+                 alignas(64) RunBuffer<U> buf;
                  for (int64_t r = r0; r < r1; ++r)
-                   affine(x + r * K, y + r * K, K, a.data(), b.data());
+                   for (int64_t s = 0; s < K; s += std::min(K, kRun<U>)) {
+                     const int64_t len = std::min(kRun<U>, K - s);
+                     T* out = out_run(y + r * K + s, buf.data());
+                     affine(widened(x + r * K + s, len, buf.data()), out, len, a.data() + s,
+                            b.data() + s);
+                     stored<U>(out, y + r * K + s, len);
+                   }
                });
 }
 
-// Σ dy and Σ dy (x - mean) over one contiguous plane, in SIMD registers of T.
+// The SIMD body of Σ dy and Σ dy (x - mean) over x[0, n), added to a and b; returns where the
+// scalar tail starts. Out of line, as is the tail, so that the float32 and the bfloat16/float16
+// sweeps run the same machine code: inlined into each, the compiler may contract a * b + c into
+// an FMA in one and not the other, which changes the last bit (Note [Reduced-precision norms]).
 template <class T>
-std::pair<double, double> plane_grad_sums(const T* x, const T* dy, int64_t n, T mean) {
+[[gnu::noinline]] int64_t grad_sums_body(const T* x, const T* dy, int64_t n, T mean, Vec<T>& a,
+                                         Vec<T>& b) {
   constexpr int W = Vec<T>::size;
-  Vec<T> a(T(0)), b(T(0));
   int64_t i = 0;
   for (; i + W <= n; i += W) {
     const Vec<T> g = Vec<T>::load(dy + i);
     a = a + g;
     b = b + g * (Vec<T>::load(x + i) - Vec<T>(mean));
   }
+  return i;
+}
+template <class T>
+[[gnu::noinline]] std::pair<double, double> grad_sums_tail(const T* x, const T* dy, int64_t i,
+                                                           int64_t n, T mean, Vec<T> a, Vec<T> b) {
   T sa = hsum(a), sb = hsum(b);
   for (; i < n; ++i) {
     sa += dy[i];
@@ -250,14 +327,33 @@ std::pair<double, double> plane_grad_sums(const T* x, const T* dy, int64_t n, T 
   return {double(sa), double(sb)};
 }
 
+// Σ dy and Σ dy (x - mean) over one contiguous plane, in SIMD registers of T. The runs' lengths
+// are multiples of the Vec width but for the last, whose scalar tail is added after the
+// horizontal sums, as in one sweep (Note [Reduced-precision norms]).
+template <class U, class T = compute_t<U>>
+std::pair<double, double> plane_grad_sums(const U* x, const U* dy, int64_t n, T mean) {
+  alignas(64) RunBuffer<U> xbuf, gbuf;
+  Vec<T> a(T(0)), b(T(0));
+  const T* xr = nullptr;
+  const T* gr = nullptr;
+  int64_t i = 0, len = 0;
+  for (int64_t s = 0; s < n; s += std::min(n, kRun<U>)) {
+    len = std::min(kRun<U>, n - s);
+    xr = widened(x + s, len, xbuf.data());
+    gr = widened(dy + s, len, gbuf.data());
+    i = grad_sums_body(xr, gr, len, mean, a, b);
+  }
+  return grad_sums_tail(xr, gr, i, len, mean, a, b);
+}
+
 // Note [Fused batch norm backward]
 // The composite formula below reads the activations about eight times; a CNN's step spends a
 // large share of its time there. For contiguous planes (Note [Batch norm layouts]) and no
 // create_graph, two sweeps do it: per-plane sums of dy and dy (x - mean), merged per channel in
 // double, then dx = (dy - (x - mean) k - Σdy / M) invstd w with k = Σdy(x - mean) invstd² / M —
 // PyTorch's CPU kernel's form.
-template <class T>
-void batch_norm_backward_planar(const T* x, const T* dy, T* gi, int64_t N, int64_t C, int64_t S,
+template <class U, class T = compute_t<U>>
+void batch_norm_backward_planar(const U* x, const U* dy, U* gi, int64_t N, int64_t C, int64_t S,
                                 const T* mean, const T* invstd, const T* w, bool training,
                                 T* gw, T* gb) {
   const int64_t P = N * C;
@@ -290,29 +386,35 @@ void batch_norm_backward_planar(const T* x, const T* dy, T* gi, int64_t N, int64
   }
   parallel_for(0, P, grain, [&](int64_t a, int64_t b) {
     constexpr int W = Vec<T>::size;
+    alignas(64) RunBuffer<U> xbuf, gbuf;
     for (int64_t p = a; p < b; ++p) {
       const size_t c = size_t(p % C);
-      const T* xp = x + p * S;
-      const T* gp = dy + p * S;
-      T* op = gi + p * S;
       const T m = mean[c], kc = k[c], gm = grad_mean[c], sc = scale[c];
-      int64_t i = 0;
-      for (; i + W <= S; i += W) {
-        const Vec<T> d = Vec<T>::load(xp + i) - Vec<T>(m);
-        ((Vec<T>::load(gp + i) - d * Vec<T>(kc) - Vec<T>(gm)) * Vec<T>(sc)).store(op + i);
+      for (int64_t s = 0; s < S; s += std::min(S, kRun<U>)) {
+        const int64_t len = std::min(kRun<U>, S - s), off = p * S + s;
+        const T* xp = widened(x + off, len, xbuf.data());
+        const T* gp = widened(dy + off, len, gbuf.data());
+        T* op = out_run(gi + off, gbuf.data());  // each element of gp is read before written
+        int64_t i = 0;
+        for (; i + W <= len; i += W) {
+          const Vec<T> d = Vec<T>::load(xp + i) - Vec<T>(m);
+          ((Vec<T>::load(gp + i) - d * Vec<T>(kc) - Vec<T>(gm)) * Vec<T>(sc)).store(op + i);
+        }
+        for (; i < len; ++i) op[i] = (gp[i] - (xp[i] - m) * kc - gm) * sc;
+        stored<U>(op, gi + off, len);
       }
-      for (; i < S; ++i) op[i] = (gp[i] - (xp[i] - m) * kc - gm) * sc;
     }
   });
 }
 
-// ── the entries (backend/norm_kernels.h); x, weight, bias and the outputs are float32/float64 ──
+// ── the entries (backend/norm_kernels.h): x, dy and y/dx in float32/float64, or bfloat16/float16
+// read and written directly (Note [Reduced-precision norms]); weight, bias, statistics in T ──
 
 void batch_norm_stats_kernel(const Tensor& x, const Tensor& mean, const Tensor& var) {
   const int64_t N = x.size(0), C = x.size(1), S = x.numel() / std::max<int64_t>(1, N * C);
-  dispatch<DtypeSet::Floating>(x.dtype(), "batch_norm", [&]<class T>() {
-    if constexpr (simd_type_v<T>) {
-      const std::vector<Moments> m = channel_moments(x.data_ptr<T>(), N, C, S);
+  dispatch<DtypeSet::Floating>(x.dtype(), "batch_norm", [&]<class U>() {
+    if constexpr (simd_type_v<U> || is_half_v<U>) {
+      const std::vector<Moments> m = channel_moments(x.data_ptr<U>(), N, C, S);
       double* mp = mean.data_ptr<double>();
       double* vp = var.data_ptr<double>();
       for (int64_t c = 0; c < C; ++c) {
@@ -327,8 +429,9 @@ void batch_norm_kernel(const Tensor& y, const Tensor& save_mean, const Tensor& s
                        const Tensor& x, const Tensor& weight, const Tensor& bias,
                        const Tensor& mean_t, const Tensor& var_t, double eps) {
   const int64_t N = x.size(0), C = x.size(1), S = x.numel() / std::max<int64_t>(1, N * C);
-  dispatch<DtypeSet::Floating>(x.dtype(), "batch_norm", [&]<class T>() {
-    if constexpr (simd_type_v<T>) {
+  dispatch<DtypeSet::Floating>(x.dtype(), "batch_norm", [&]<class U>() {
+    if constexpr (simd_type_v<U> || is_half_v<U>) {
+      using T = compute_t<U>;
       const double* mean = mean_t.data_ptr<double>();
       const double* var = var_t.data_ptr<double>();
       const T* wp = ptr_or_null<T>(weight);
@@ -344,7 +447,7 @@ void batch_norm_kernel(const Tensor& y, const Tensor& save_mean, const Tensor& s
         scale[size_t(c)] = T(a);
         shift[size_t(c)] = T((bp ? double(bp[c]) : 0.0) - mean[c] * a);
       }
-      channel_affine(x.data_ptr<T>(), y.data_ptr<T>(), N, C, S, scale.data(), shift.data());
+      channel_affine(x.data_ptr<U>(), y.data_ptr<U>(), N, C, S, scale.data(), shift.data());
     }
   });
 }
@@ -353,9 +456,10 @@ void batch_norm_backward_kernel(const Tensor& gi, const Tensor& gw, const Tensor
                                 const Tensor& x, const Tensor& dy, const Tensor& mean,
                                 const Tensor& invstd, const Tensor& w, bool training) {
   const int64_t N = x.size(0), C = x.size(1), S = x.numel() / std::max<int64_t>(1, N * C);
-  dispatch<DtypeSet::Floating>(x.dtype(), "batch_norm_backward", [&]<class T>() {
-    if constexpr (simd_type_v<T>)
-      batch_norm_backward_planar<T>(x.data_ptr<T>(), dy.data_ptr<T>(), ptr_or_null<T>(gi), N, C,
+  dispatch<DtypeSet::Floating>(x.dtype(), "batch_norm_backward", [&]<class U>() {
+    using T = compute_t<U>;
+    if constexpr (simd_type_v<U> || is_half_v<U>)
+      batch_norm_backward_planar<U>(x.data_ptr<U>(), dy.data_ptr<U>(), ptr_or_null<U>(gi), N, C,
                                     S, mean.data_ptr<T>(), invstd.data_ptr<T>(),
                                     ptr_or_null<T>(w), training, ptr_or_null<T>(gw),
                                     ptr_or_null<T>(gb));
@@ -364,23 +468,31 @@ void batch_norm_backward_kernel(const Tensor& gi, const Tensor& gw, const Tensor
 
 void layer_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
                        const Tensor& w, const Tensor& b, int64_t M, int64_t N, double eps) {
-  dispatch<DtypeSet::Floating>(x.dtype(), "layer_norm", [&]<class T>() {
-    if constexpr (simd_type_v<T>) {
-      const T* xp = x.data_ptr<T>();
-      T* yp = y.data_ptr<T>();
+  dispatch<DtypeSet::Floating>(x.dtype(), "layer_norm", [&]<class U>() {
+    if constexpr (simd_type_v<U> || is_half_v<U>) {
+      using T = compute_t<U>;
+      const U* xp = x.data_ptr<U>();
+      U* yp = y.data_ptr<U>();
       T* mp = mean.data_ptr<T>();
       T* rp = rstd.data_ptr<T>();
       const T* wp = ptr_or_null<T>(w);
       const T* bp = ptr_or_null<T>(b);
       parallel_for(0, M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(N, 1)),
                    [&](int64_t r0, int64_t r1) {
+                     alignas(64) RunBuffer<U> buf;
                      for (int64_t r = r0; r < r1; ++r) {
                        Moments m;
-                       accumulate(xp + r * N, N, m);
+                       accumulate_any(xp + r * N, N, m);
                        const T mu = T(m.mean), rs = T(1.0 / std::sqrt(m.var() + eps));
                        mp[r] = mu;
                        rp[r] = rs;
-                       normalize_row(xp + r * N, yp + r * N, N, mu, rs, wp, bp);
+                       for (int64_t s = 0; s < N; s += std::min(N, kRun<U>)) {
+                         const int64_t len = std::min(kRun<U>, N - s), off = r * N + s;
+                         T* out = out_run(yp + off, buf.data());
+                         normalize_row(widened(xp + off, len, buf.data()), out, len, mu, rs,
+                                       wp ? wp + s : wp, bp ? bp + s : bp);
+                         stored<U>(out, yp + off, len);
+                       }
                      }
                    });
     }
