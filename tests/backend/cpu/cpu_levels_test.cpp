@@ -186,21 +186,24 @@ TEST(CpuLevelChoice, HighestLevelTheCpuRuns) {
   EXPECT_STREQ(cpu::choose_cpu_level(nullptr, cpu::cpu_features()).name, best->name);
   EXPECT_STREQ(cpu::choose_cpu_level("", cpu::cpu_features()).name, best->name);
   // A CPU with nothing beyond x86-64 runs the baseline.
-  if (compiled_level("baseline"))
+  if (compiled_level("baseline")) {
     EXPECT_STREQ(cpu::choose_cpu_level(nullptr, cpu::CpuFeatures{}).name, "baseline");
+  }
   // Each compiled level states features consistent with its name.
   if (const CpuLevel* l = compiled_level("avx2")) {
     EXPECT_TRUE(l->needs.avx2 && l->needs.fma && l->needs.f16c);
     EXPECT_FALSE(l->needs.avx512f);
   }
-  if (const CpuLevel* l = compiled_level("avx512"))
+  if (const CpuLevel* l = compiled_level("avx512")) {
     EXPECT_TRUE(l->needs.avx512f && l->needs.avx512bw && l->needs.avx512dq && l->needs.avx512vl);
+  }
 }
 
 TEST(CpuLevelChoice, RequestIsHonouredOrRefused) {
   for (const CpuLevel* l : cpu::compiled_cpu_levels()) {
-    if (cpu::has_all(cpu::cpu_features(), l->needs))
+    if (cpu::has_all(cpu::cpu_features(), l->needs)) {
       EXPECT_EQ(&cpu::choose_cpu_level(l->name, cpu::cpu_features()), l);
+    }
   }
   // A level the CPU cannot run: names the level, what it needs and what the CPU has.
   const CpuLevel* top = cpu::compiled_cpu_levels().back();
