@@ -56,16 +56,16 @@ Tensor widened(const Tensor& t) {
 
 int64_t per_image(const Tensor& t) { return t.size(0) ? t.numel() / t.size(0) : 0; }
 
-// Images [n0, n1) of the (N, C, H, W) tensor t, widened into a fresh float32 tensor.
-Tensor widened_images(const Tensor& t, int64_t n0, int64_t n1) {
-  Tensor f = empty({n1 - n0, t.size(1), t.size(2), t.size(3)}, {.dtype = kFloat32});
-  widen(t, n0 * per_image(t), f.numel(), f.data_ptr<float>());
-  return f;
-}
-
-// A float32 buffer for images [n0, n1) of t.
+// A float32 buffer for images [n0, n1) of the (N, C, H, W) tensor t.
 Tensor float_images(const Tensor& t, int64_t n0, int64_t n1) {
   return empty({n1 - n0, t.size(1), t.size(2), t.size(3)}, {.dtype = kFloat32});
+}
+
+// Images [n0, n1) of t, widened into a fresh float32 tensor.
+Tensor widened_images(const Tensor& t, int64_t n0, int64_t n1) {
+  Tensor f = float_images(t, n0, n1);
+  widen(t, n0 * per_image(t), f.numel(), f.data_ptr<float>());
+  return f;
 }
 
 // Calls body(n0, n1) on chunks of at most kChunkFloats / floats_per_image images (at least one).
@@ -82,7 +82,6 @@ void for_chunks(int64_t N, int64_t floats_per_image, const F& body) {
   else
     run(0, N);
 }
-
 
 // out = kernel(in, weight, bias) where in and out are (N, ...) with one image of out per image
 // of in: conv2d and its adjoint.
