@@ -13,6 +13,10 @@ string(REPLACE "|" ";" objects "${OBJECTS}")
 set(offending "")
 set(in_level 0)
 foreach(object ${objects})
+  # With precompiled headers $<TARGET_OBJECTS> lists the level's cmake_pch.hxx.gch too: no code.
+  if(object MATCHES "\\.(gch|pch)$")
+    continue()
+  endif()
   execute_process(COMMAND ${NM} -p -C --defined-only ${object} OUTPUT_VARIABLE listing
                   RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
