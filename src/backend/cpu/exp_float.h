@@ -20,7 +20,7 @@
 namespace EMBER_CPU_NS {
 
 // Fused multiply-add (one rounding, as the approximations' error bounds assume) where the ISA
-// has it. Without FMA both overloads round twice (a * b + c; ISO C++ mode does not contract it):
+// has it. Without FMA both overloads round twice (a * b + c: nothing to contract it into):
 // std::fma would be a slow exact library call there, and the scalar path would no longer agree
 // with the vector one bit for bit.
 inline float fma_f(float a, float b, float c) {

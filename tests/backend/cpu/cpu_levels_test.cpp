@@ -2,9 +2,10 @@
 // at each level this machine supports gives the baseline level's results, and the choice of
 // level follows the CPU and EMBER_CPU_CAPABILITY, refusing what it cannot honour.
 //
-// Tolerances: the build compiles ISO C++ (no -ffp-contract=fast), so +, -, *, / are never fused
-// into FMAs and plain arithmetic, comparisons, selections and conversions are exact at every
-// level: those rows must match bit for bit. Rows that differ legitimately use `tol` as rtol and
+// Tolerances: plain arithmetic (one +, -, *, / per op), comparisons, selections and conversions
+// are exact at every level: those rows must match bit for bit. (g++ contracts a * b + c into an
+// FMA inside one expression wherever the level has FMA — its ISO-mode -ffp-contract=off default
+// is for C only — so the exact rows hold no multiply-add within one kernel.) Rows that differ legitimately use `tol` as rtol and
 // atol: SLEEF's vector math (exp, tanh, erf, ... at 4, 8 or 16 lanes, some with FMA; 1 ulp each
 // way, so 1e-6) and sums whose order follows the vector width (reductions, softmax, norms,
 // batch norm, avg pooling, the convolution's own loops: 1e-5 on O(1) results).
