@@ -27,9 +27,10 @@ namespace EMBER_CPU_NS {
 // u = t - k * 0.6875 on interval k (u is exact: Sterbenz). Eight intervals fit one AVX2 register
 // per coefficient, so picking a lane's coefficients is one vpermps each: 8 permutes and 7 FMAs
 // with no exp, division or branch. Measured error (tests/backend/cpu/gelu_float_test.cpp):
-// within 1.3 ulp of the result for x > 0, and for x < 0 within 0.5 ulp of x, where PyTorch 1.13
-// is within 1.4 ulp of x (its scalar and vectorized ATen kernels) or 4.7 (oneDNN's, which 1.13
-// uses for contiguous float tensors). The coefficients come from scripts/fit_normal_tail.py.
+// within 1.1 ulp of the result for x > 0 and 0.63 ulp of x for x < 0 (6 ulp of the result for
+// x in [-3, 0]), where PyTorch 1.13 is within 1.65 ulp of the result and 0.75 ulp of x (101 ulp of
+// the result) through ATen's kernels, 8.8 ulp of the result and 4.7 ulp of x through oneDNN's
+// (which 1.13 uses for contiguous float tensors). Coefficients: scripts/fit_normal_tail.py.
 namespace detail {
 
 inline constexpr float kGeluStep = 0.6875f, kGeluInvStep = 1.0f / 0.6875f;
