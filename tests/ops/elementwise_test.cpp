@@ -107,7 +107,8 @@ constexpr Tol kZeroTie{0, 0, false};
 // for x > 0 and 0.75 ulp of x for x < 0, where 1 + erf(x / sqrt 2) cancels (101 ulp of the result
 // at x = -2.99, -0.0 for x < -5.6); ember's float gelu is within 1.1 ulp of the result and 0.63 ulp
 // of x (tests/backend/cpu/gelu_float_test.cpp) and follows the tail much closer. Allowed: PyTorch's
-// own largest error in ulp of x, 1.4 (1.39, at x > 0); these cases differ by less than 0.5.
+// own largest error in ulp of x, 1.4 (1.39, at x > 0); these cases differ by less than 0.5. The
+// tanh rows, x * sigmoid(2y) in ember: 1.85 ulp of the result / 0.99 ulp of x (PyTorch 1.74 / 0.88).
 constexpr Tol kGelu{2, 0, true, 1.4};
 
 using OpFn = std::function<Tensor(Case&)>;

@@ -96,4 +96,13 @@ inline V gelu_float(V x) {
   return select(gt(x, V(0.0f)), fma_f(-tc, p, x), x * p);
 }
 
+/// gelu(x, approximate = "tanh") for float32: 0.5 x (1 + tanh(y)) is x * sigmoid(2 y), computed
+/// as x / (1 + exp(-2 y)), y = sqrt(2 / pi) (x + 0.044715 x^3): one exp and a division instead of
+/// SLEEF's tanh (4 times the exact gelu's time), and no cancellation where tanh(y) nears -1.
+template <class V>  // float or Vec<float>
+inline V gelu_tanh_float(V x) {
+  constexpr float kTwoK = -2 * 0.7978845608028654f, kTwoKC = kTwoK * 0.044715f;
+  return x / (V(1.0f) + exp_float(x * fma_f(V(kTwoKC), x * x, V(kTwoK))));
+}
+
 }  // namespace EMBER_CPU_NS
