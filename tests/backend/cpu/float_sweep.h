@@ -47,7 +47,8 @@ void sweep(float lo, float hi, uint32_t step, const F& f, const Check& check) {
     std::memcpy(&b, &to, 4);
     for (uint64_t u = a; u <= b; u += uint64_t(step) * W) {
       alignas(64) float xs[W], ys[W];
-      for (int k = 0; k < W; ++k) xs[k] = sign * from_bits(uint32_t(std::min<uint64_t>(u + uint64_t(k) * step, b)));
+      for (int k = 0; k < W; ++k)
+        xs[k] = sign * from_bits(uint32_t(std::min<uint64_t>(u + uint64_t(k) * step, b)));
       f(VF::load(xs)).store(ys);
       for (int k = 0; k < W; ++k) check(xs[k], ys[k], f(xs[k]));
     }
