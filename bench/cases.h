@@ -21,6 +21,7 @@ inline const std::vector<Case>& cases() {
       {"exp_16M", "GB/s", 8.0 * (1 << 24)},
       {"sigmoid_16M", "GB/s", 8.0 * (1 << 24)},
       {"gelu_16M", "GB/s", 8.0 * (1 << 24)},
+      {"gelu_tanh_16M", "GB/s", 8.0 * (1 << 24)},
       {"sum_4096x4096", "GB/s", 4.0 * 4096 * 4096},
       {"softmax_4096x4096", "GB/s", 8.0 * 4096 * 4096},
       {"matmul_256", "GFLOP/s", 2.0 * 256 * 256 * 256},

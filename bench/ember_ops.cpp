@@ -93,6 +93,10 @@ std::map<std::string, std::function<double()>> make_cases() {
     Tensor a = randn({n16});
     return median_seconds([&] { Tensor c = gelu(a); }, 15);
   };
+  m["gelu_tanh_16M"] = [=] {
+    Tensor a = randn({n16});
+    return median_seconds([&] { Tensor c = gelu(a, {"tanh"}); }, 15);
+  };
   m["sum_4096x4096"] = [] {
     Tensor a = randn({4096, 4096});
     return median_seconds([&] { Tensor c = a.sum(); }, 25);

@@ -59,6 +59,9 @@ def case(name):
     if name == "gelu_16M":
         a = torch.randn(N16)
         return median_seconds(lambda: F.gelu(a), 15)
+    if name == "gelu_tanh_16M":
+        a = torch.randn(N16)
+        return median_seconds(lambda: F.gelu(a, approximate="tanh"), 15)
     if name == "sum_4096x4096":
         a = torch.randn(4096, 4096)
         return median_seconds(lambda: a.sum(), 25)

@@ -87,11 +87,13 @@ class Case {
 // Allowed difference for floating results: `ulps` units in the last place of the result's dtype
 // (float16/bfloat16 results may differ by one when float32 math lands near a rounding boundary).
 // Inexact rows also accept any two subnormal results, and `abs_ulps` units of ulp(1.0): the error
-// of a difference like exp(x) - 1, whose terms are near 1.
+// of a difference like exp(x) - 1, whose terms are near 1. Unary rows may also accept `x_ulps` units
+// of ulp(x), x the input element: the error of x * p with p known to an absolute error.
 struct Tol {
   double ulps = 0;
   double abs_ulps = 0;
   bool zero_sign = true;  // whether +0.0 and -0.0 must match
+  double x_ulps = 0;
 };
 constexpr Tol kExact{0};
 constexpr Tol kMath{2};          // SLEEF/libm transcendentals: each within 1 ulp of the true value
@@ -100,6 +102,14 @@ constexpr Tol kExpMinus1{2, 2};  // elu's exp(x) - 1 (as PyTorch's kernel, not e
 // maximum/minimum of +0.0 and -0.0: PyTorch's SIMD body returns the second operand and its scalar
 // tail (all of a short tensor) the first; ember returns the second everywhere.
 constexpr Tol kZeroTie{0, 0, false};
+// Exact gelu, x * Phi(x), against float64 over every 61st float in [-12, 12]: PyTorch 1.13's
+// kernels behind these values (ATen's, scalar and vectorized) are within 1.65 ulp of the result
+// for x > 0 and 0.75 ulp of x for x < 0, where 1 + erf(x / sqrt 2) cancels (101 ulp of the result
+// at x = -2.99, -0.0 for x < -5.6); ember's float gelu is within 1.1 ulp of the result and 0.63 ulp
+// of x (tests/backend/cpu/gelu_float_test.cpp) and follows the tail much closer. Allowed: PyTorch's
+// own largest error in ulp of x, 1.4 (1.39, at x > 0); these cases differ by less than 0.5. The
+// tanh rows, x * sigmoid(2y) in ember: 1.85 ulp of the result / 0.99 ulp of x (PyTorch 1.74 / 0.88).
+constexpr Tol kGelu{2, 0, true, 1.4};
 
 using OpFn = std::function<Tensor(Case&)>;
 struct Row {
@@ -189,7 +199,7 @@ const std::map<std::string, Row>& table() {
     {"elu", {kExpMinus1, [](Case& c) {
        return elu(c.t(0), c.d("alpha", 1), c.d("scale", 1), c.d("input_scale", 1)); }}},
     {"selu", {kExpMinus1, [](Case& c) { return selu(c.t(0)); }}},
-    {"gelu", {kMath, [](Case& c) { return gelu(c.t(0), {c.str("approximate").value_or("none")}); }}},
+    {"gelu", {kGelu, [](Case& c) { return gelu(c.t(0), {c.str("approximate").value_or("none")}); }}},
     {"silu", {kMath, [](Case& c) { return silu(c.t(0)); }}},
     {"mish", {kMath, [](Case& c) { return mish(c.t(0)); }}},
     {"softplus", {kMath, [](Case& c) { return softplus(c.t(0), c.d("beta", 1), c.d("threshold", 20)); }}},
@@ -347,7 +357,8 @@ std::string test_name(const std::string& op) {
 }
 
 // Compares a result with the golden "out"; returns what differs, empty when nothing does.
-std::string compare(const Tensor& got, const json& out, Tol tol) {
+// `input`: the op's first input where tol.x_ulps is set (a unary op: one element per output).
+std::string compare(const Tensor& got, const json& out, Tol tol, const Tensor* input = nullptr) {
   std::ostringstream err;
   const Dtype dtype = dtype_named(out["dtype"]);
   if (got.dtype() != dtype) err << "dtype " << got.dtype() << ", PyTorch " << dtype << "; ";
@@ -366,12 +377,22 @@ std::string compare(const Tensor& got, const json& out, Tol tol) {
   const Tensor want = test::golden_tensor(out);
   if (!is_floating_point(dtype) || !got.is_floating_point())
     return err.str() + test::mismatches(got.tolist<int64_t>(), want.tolist<int64_t>(), 1);
-  const std::vector<double> v = got.tolist<double>();
+  const std::vector<double> v = got.tolist<double>(), want_v = want.tolist<double>();
+  // Elements within x_ulps ulp of their input are judged as PyTorch's own value (an unequal pair
+  // only, so the sign of a zero is still checked).
+  std::vector<double> judged = v;
+  if (input) {
+    const std::vector<double> x = input->tolist<double>();
+    for (size_t i = 0; i < judged.size() && i < x.size() && i < want_v.size(); ++i)
+      if (v[i] != want_v[i] &&
+          std::abs(v[i] - want_v[i]) <= tol.x_ulps * test::ulp(x[i], input->dtype()))
+        judged[i] = want_v[i];
+  }
   const bool half = dtype == kFloat16 || dtype == kBFloat16;
   const double allowed = tol.ulps == 0 ? 0 : std::max(tol.ulps, half ? 1.0 : 0.0);
   const double tiny = std::ldexp(1.0, dtype == kFloat64 ? -1022 : dtype == kFloat16 ? -14 : -126);
   const std::string bad = test::mismatches(
-      v, want.tolist<double>(),
+      judged, want_v,
       [&](double a, double e) {
         const bool close = std::abs(a - e) <= allowed * test::ulp(e, dtype) ||
                            std::abs(a - e) <= tol.abs_ulps * test::ulp(1, dtype) ||
@@ -422,7 +443,8 @@ TEST_P(Golden, MatchesPyTorch) {
       EXPECT_TRUE(got.data_ptr() == self.data_ptr() && got.strides() == self.strides())
           << describe(c) << ": result is not the input written in place";
     }
-    const std::string diff = compare(got, c["out"], row->second.tol);
+    const Tol tol = row->second.tol;
+    const std::string diff = compare(got, c["out"], tol, tol.x_ulps > 0 ? &inputs.t(0) : nullptr);
     EXPECT_TRUE(diff.empty()) << describe(c) << ": " << diff;
   }
   EXPECT_GT(n, 0);
