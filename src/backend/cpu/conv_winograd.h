@@ -1,0 +1,27 @@
+// Winograd F(2x2, 3x3) convolution for float32, 3x3 kernels, stride 1, dilation 1, one group:
+// conv.cpp's forward calls it for the shapes where it beats the direct kernels, and so does
+// grad_input, which conv.cpp turns into a forward convolution (adjoint_as_forward).
+// Note [Winograd convolution] in conv_winograd.cpp.
+#pragma once
+
+#include <cstdint>
+
+#include "backend/cpu/level.h"
+
+namespace EMBER_CPU_NS {
+
+/// A 3x3, stride-1, dilation-1, ungrouped convolution: input (N, C, H, W), weight (O, C, 3, 3),
+/// output (N, O, Ho, Wo) with padding (ph, pw) (Ho, Wo as the caller sized the output).
+struct WinogradShape {
+  int64_t N, C, H, W, O, Ho, Wo, ph, pw;
+};
+
+/// True where F(2x2, 3x3) measurably beats the direct kernels (thresholds from bench/ figures).
+/// Depends on the shape only, never on the thread count, so a shape always takes one path.
+bool winograd_wins(const WinogradShape& s);
+
+/// out = conv(in, w) + bias (bias may be null); every pointer contiguous.
+void conv_winograd(const WinogradShape& s, const float* in, const float* w, const float* bias,
+                   float* out);
+
+}  // namespace EMBER_CPU_NS
