@@ -227,11 +227,6 @@ void transform_output(const WinogradShape& s, const Plan& p, const float* m, con
 
 }  // namespace
 
-bool winograd_wins(const WinogradShape& s) {
-  // Below these the transforms cost more than the 2.25x fewer multiplies save.
-  return s.C >= 16 && s.O >= 8 && s.Ho >= 4 && s.Wo >= 4;
-}
-
 void conv_winograd(const WinogradShape& s, const float* in, const float* w, const float* bias,
                    float* out) {
   const Plan p = make_plan(s);

@@ -16,9 +16,12 @@ struct WinogradShape {
   int64_t N, C, H, W, O, Ho, Wo, ph, pw;
 };
 
-/// True where F(2x2, 3x3) measurably beats the direct kernels (thresholds from bench/ figures).
+/// True where F(2x2, 3x3) measurably beats the direct kernels (figures in conv_winograd.cpp).
 /// Depends on the shape only, never on the thread count, so a shape always takes one path.
-bool winograd_wins(const WinogradShape& s);
+/// Inline so that tests can ask which shapes take it.
+inline bool winograd_wins(const WinogradShape& s) {
+  return s.C >= 16 && s.O >= 8 && s.Ho >= 4 && s.Wo >= 4;
+}
 
 /// out = conv(in, w) + bias (bias may be null); every pointer contiguous.
 void conv_winograd(const WinogradShape& s, const float* in, const float* w, const float* bias,
