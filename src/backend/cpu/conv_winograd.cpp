@@ -19,8 +19,9 @@ namespace {
 // xi of the 4x4 transform are 16 independent products M[xi] (tiles, O) = V[xi] (tiles, C) @
 // U[xi] (C, O), the bulk of the work; the transforms add O(C + O) per tile.
 // - Tiles: tile (ty, tx) of an image reads padded rows 2ty..2ty+3 and columns 2tx..2tx+3. The
-//   padded image is stored as four quarter planes by row and column parity, (TH + 1, TW + 1)
-//   each, so element (i, j) of tile (ty, tx) is quarter (i%2, j%2) at (ty + i/2, tx + j/2): the
+//   padded image, (2 TH + 2, 2 TW + 2), is stored as two planes of its even and odd columns,
+//   (2 TH + 2, TW + 1) each, so element (i, j) of tile (ty, tx) is plane j%2 at (2ty + i,
+//   tx + j/2): the
 //   same element of VL consecutive tiles of a row is one vector load, and the input transform
 //   runs on whole vectors of tiles (a row's last vector spills into the next row's slots, which
 //   that row then overwrites; the last row's spill lands in one vector of slack).
@@ -40,20 +41,20 @@ constexpr int64_t kChunkBytes = int64_t(192) << 10;  // one chunk's V and M: hal
 
 struct Plan {
   int64_t TH, TW;    // tiles per image (rows, columns); a tile is 2x2 outputs
-  int64_t Hq, Wq;    // a quarter plane is (Hq, Wq) = (TH + 1, TW + 1)
-  int64_t quarter;   // elements of one quarter plane, plus slack for a vector read past its end
+  int64_t Hp, Wq;    // a column-parity plane is (Hp, Wq) = (2 TH + 2, TW + 1)
+  int64_t half;      // elements of one such plane, plus slack for a vector read past its end
   int64_t Op;        // output channels rounded up to whole vectors
   int64_t rows;      // tile rows per chunk (the last chunk of an image may have fewer)
   int64_t chunks;    // chunks per image
   int64_t ldv;       // V's row length: a chunk's tiles + one vector of spill
-  int64_t planes() const { return 4 * quarter; }
+  int64_t planes() const { return 2 * half; }
 };
 
 Plan make_plan(const WinogradShape& s) {
   Plan p{};
   p.TH = (s.Ho + 1) / 2, p.TW = (s.Wo + 1) / 2;
-  p.Hq = p.TH + 1, p.Wq = p.TW + 1;
-  p.quarter = p.Hq * p.Wq + VL;
+  p.Hp = 2 * p.TH + 2, p.Wq = p.TW + 1;
+  p.half = p.Hp * p.Wq + VL;
   p.Op = (s.O + VL - 1) / VL * VL;
   const int64_t row_bytes = 16 * p.TW * (s.C + p.Op) * int64_t(sizeof(float));
   const int64_t rows = std::clamp<int64_t>(kChunkBytes / row_bytes, 1, p.TH);
@@ -89,21 +90,21 @@ void transform_weight(const WinogradShape& s, const Plan& p, const float* w, con
   if (bias) std::copy_n(bias, s.O, u + 16 * s.C * p.Op);
 }
 
-// The quarter planes of one image (C, 4, quarter): quarter (rp, cp) at (ry, cx) holds the padded
-// input at row 2ry + rp, column 2cx + cp (zero in the padding and beyond the input).
-void quarter_planes(const WinogradShape& s, const Plan& p, const float* in, float* q) {
-  std::fill_n(q, s.C * p.planes(), 0.0f);
-  const int64_t rmax = std::min(s.H, 2 * p.Hq - s.ph), xmax = std::min(s.W, 2 * p.Wq - s.pw);
-  for (int64_t c = 0; c < s.C; ++c)
-    for (int64_t y = std::max<int64_t>(0, -s.ph); y < rmax; ++y) {
-      const int64_t r = y + s.ph;
-      const float* src = in + (c * s.H + y) * s.W;
-      float* row = q + c * p.planes() + (r % 2) * 2 * p.quarter + (r / 2) * p.Wq;
-      for (int64_t x = std::max<int64_t>(0, -s.pw); x < xmax; ++x) {
-        const int64_t col = x + s.pw;
-        row[(col % 2) * p.quarter + col / 2] = src[x];
-      }
-    }
+// The column-parity planes of one image (C, 2, half): plane cp at (r, k) holds the padded input
+// at row r, column 2k + cp. Each channel is padded into `padded` (Hp, 2 Wq), whose zeros
+// outside the image the caller wrote once, then split as one long stride-2 run: per-row loops
+// over 7-element rows had cost 10% of the convolution.
+void parity_planes(const WinogradShape& s, const Plan& p, const float* in, float* padded,
+                   float* q) {
+  const int64_t Wp = 2 * p.Wq, rows = std::min(s.H, p.Hp - s.ph), cols = std::min(s.W, Wp - s.pw);
+  const int64_t n = p.Hp * p.Wq;
+  for (int64_t c = 0; c < s.C; ++c) {
+    for (int64_t y = 0; y < rows; ++y)
+      std::copy_n(in + (c * s.H + y) * s.W, cols, padded + (y + s.ph) * Wp + s.pw);
+    float* even = q + c * p.planes();
+    float* odd = even + p.half;
+    for (int64_t k = 0; k < n; ++k) even[k] = padded[2 * k], odd[k] = padded[2 * k + 1];
+  }
 }
 
 // V (16, C, ldv) of tile rows [ty0, ty1): B^T d B for VL tiles of a row at a time.
@@ -115,11 +116,11 @@ void transform_input(const WinogradShape& s, const Plan& p, const float* q, int6
     float* vc = v + c * p.ldv;
     for (int64_t ty = ty0; ty < ty1; ++ty)
       for (int64_t tx = 0; tx < p.TW; tx += VL) {
-        const int64_t at = ty * p.Wq + tx;
+        const int64_t at = 2 * ty * p.Wq + tx;
         V d[4][4];
         for (int i = 0; i < 4; ++i)
           for (int j = 0; j < 4; ++j)
-            d[i][j] = V::load(qc + ((i % 2) * 2 + j % 2) * p.quarter + at + (i / 2) * p.Wq + j / 2);
+            d[i][j] = V::load(qc + (j % 2) * p.half + at + i * p.Wq + j / 2);
         V t[4][4];  // B^T d
         for (int j = 0; j < 4; ++j) {
           t[0][j] = d[0][j] - d[2][j];
@@ -236,18 +237,22 @@ void conv_winograd(const WinogradShape& s, const float* in, const float* w, cons
   const float* bias_p = u + 16 * s.C * p.Op;
   const int64_t in_image = s.C * s.H * s.W, out_image = s.O * s.Ho * s.Wo;
   const int64_t qsize = s.C * p.planes(), vsize = 16 * s.C * p.ldv;
-  const int64_t msize = 16 * p.rows * p.TW * p.Op;
-  // Items are (image, chunk) pairs; a thread builds an image's quarter planes once per run.
+  const int64_t msize = 16 * p.rows * p.TW * p.Op, psize = p.Hp * 2 * p.Wq;
+  // Items are (image, chunk) pairs; a thread builds an image's planes once per run.
   parallel_for(0, s.N * p.chunks, 1, [&](int64_t i0, int64_t i1) {
-    Tensor scratch = empty({qsize + vsize + msize}, {.dtype = kFloat32});
+    Tensor scratch = empty({qsize + vsize + msize + psize}, {.dtype = kFloat32});
     float* q = static_cast<float*>(scratch.data_ptr());
     float* v = q + qsize;
     float* m = v + vsize;
+    float* padded = m + msize;
+    std::fill_n(padded, psize, 0.0f);  // the padding; parity_planes writes the image only
+    for (int64_t c = 0; c < s.C; ++c)  // the slack after each plane, read by spilling lanes
+      for (int k = 0; k < 2; ++k) std::fill_n(q + c * p.planes() + k * p.half + p.half - VL, VL, 0.0f);
     int64_t planes_of = -1;
     for (int64_t i = i0; i < i1; ++i) {
       const int64_t n = i / p.chunks, ty0 = i % p.chunks * p.rows;
       const int64_t ty1 = std::min(ty0 + p.rows, p.TH);
-      if (n != planes_of) quarter_planes(s, p, in + n * in_image, q), planes_of = n;
+      if (n != planes_of) parity_planes(s, p, in + n * in_image, padded, q), planes_of = n;
       transform_input(s, p, q, ty0, ty1, v);
       products(s, p, v, u, (ty1 - ty0) * p.TW, m);
       transform_output(s, p, m, bias_p, ty0, ty1, out + n * out_image);
