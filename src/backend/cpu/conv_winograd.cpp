@@ -49,18 +49,18 @@ namespace {
 //   Hence C >= 16 and O >= 8; C = 10..12 was a tie within the noise of this machine.
 using V = Vec<float>;
 constexpr int VL = V::size;
-constexpr int kOV = 2;                           // vectors of output channels per register tile
-constexpr int kTT = kVecBytes == 64 ? 12 : 6;    // tiles per register tile (AVX2: 12 + 3 regs)
+constexpr int kOV = 2;                               // output channel vectors per register tile
+constexpr int kTT = kVecBytes == 64 ? 12 : 6;        // tiles per register tile (AVX2: 12 + 3 regs)
 constexpr int64_t kChunkBytes = int64_t(192) << 10;  // one chunk's V and M: half of a 512K L2
 
 struct Plan {
-  int64_t TH, TW;    // tiles per image (rows, columns); a tile is 2x2 outputs
-  int64_t Hp, Wq;    // a column-parity plane is (Hp, Wq) = (2 TH + 2, TW + 1)
-  int64_t half;      // elements of one such plane, plus slack for a vector read past its end
-  int64_t Op;        // output channels rounded up to whole vectors
-  int64_t rows;      // tile rows per chunk (the last chunk of an image may have fewer)
-  int64_t chunks;    // chunks per image
-  int64_t ldv;       // V's row length: a chunk's tiles + one vector of spill
+  int64_t TH, TW;  // tiles per image (rows, columns); a tile is 2x2 outputs
+  int64_t Hp, Wq;  // a column-parity plane is (Hp, Wq) = (2 TH + 2, TW + 1)
+  int64_t half;    // elements of one such plane, plus slack for a vector read past its end
+  int64_t Op;      // output channels rounded up to whole vectors
+  int64_t rows;    // tile rows per chunk (the last chunk of an image may have fewer)
+  int64_t chunks;  // chunks per image
+  int64_t ldv;     // V's row length: a chunk's tiles + one vector of spill
   int64_t planes() const { return 2 * half; }
 };
 
@@ -183,8 +183,8 @@ void product_tail(int64_t n, const float* v, int64_t ldv, const float* u, int64_
 }
 
 // M (16, tiles, Op) = V[xi]^T @ U[xi] for each transform point xi.
-void products(const WinogradShape& s, const Plan& p, const float* v, const float* u,
-              int64_t tiles, float* m) {
+void products(const WinogradShape& s, const Plan& p, const float* v, const float* u, int64_t tiles,
+              float* m) {
   for (int xi = 0; xi < 16; ++xi) {
     const float* vx = v + xi * s.C * p.ldv;
     const float* ux = u + xi * s.C * p.Op;
@@ -261,7 +261,8 @@ void conv_winograd(const WinogradShape& s, const float* in, const float* w, cons
     float* padded = m + msize;
     std::fill_n(padded, psize, 0.0f);  // the padding; parity_planes writes the image only
     for (int64_t c = 0; c < s.C; ++c)  // the slack after each plane, read by spilling lanes
-      for (int k = 0; k < 2; ++k) std::fill_n(q + c * p.planes() + k * p.half + p.half - VL, VL, 0.0f);
+      for (int k = 0; k < 2; ++k)
+        std::fill_n(q + c * p.planes() + k * p.half + p.half - VL, VL, 0.0f);
     int64_t planes_of = -1;
     for (int64_t i = i0; i < i1; ++i) {
       const int64_t n = i / p.chunks, ty0 = i % p.chunks * p.rows;
