@@ -46,7 +46,12 @@ namespace {
 //                                                        C = 32, O = 8 and wins)
 //     12 -> 8 @ 14 (64)      1.7 / 1.3     1.7 / 2.0    (grad_input: C = 8 loses)
 //     1 -> 32 @ 28 (16)      0.8 / 0.8     2.3 / 2.8    (C = 1 and O = 1: transforms dominate)
-//   Hence C >= 16 and O >= 8; C = 10..12 was a tie within the noise of this machine.
+//     32 -> 64 @ 14 (1)      0.22 / 0.23   0.16 / 0.16
+//     64 -> 64 @ 7 (1)       0.22 / 0.15   0.20 / 0.23  (16 tiles: the weight transform, C*O
+//     256 -> 256 @ 7 (1)     4.2 / 4.9     4.5 / 5.1     pairs, costs as much as the savings)
+//     256 -> 256 @ 7 (4)     17.2 / 17.5   12.4 / 11.0
+//   Hence C >= 16, O >= 8 and at least 32 tiles per call; C = 10..12 was a tie within the
+//   noise of this machine.
 using V = Vec<float>;
 constexpr int VL = V::size;
 constexpr int kOV = 2;                               // output channel vectors per register tile
@@ -82,26 +87,39 @@ Plan make_plan(const WinogradShape& s) {
 inline V splat(float x) { return V(x - V::V{}); }
 
 // U (16, C, Op) = G g G^T of every (o, c), zero for o >= O; then the bias padded to Op.
+// Vectors of VL output channels: a (9, VL) block of the weight is gathered (zero beyond O), then
+// transformed and stored as whole vectors, U written in 16 sequential streams. Scalar, with a
+// store per element to a new cache line, this had cost three times the products at batch 1.
 void transform_weight(const WinogradShape& s, const Plan& p, const float* w, const float* bias,
                       float* u) {
-  std::fill_n(u, 16 * s.C * p.Op + p.Op, 0.0f);
-  for (int64_t o = 0; o < s.O; ++o)
-    for (int64_t c = 0; c < s.C; ++c) {
-      const float* g = w + (o * s.C + c) * 9;
-      float gg[4][3];  // G g: rows g0, (g0 + g1 + g2) / 2, (g0 - g1 + g2) / 2, g2
+  for (int64_t c = 0; c < s.C; ++c)
+    for (int64_t o = 0; o < s.O; o += VL) {
+      const int lanes = int(std::min<int64_t>(VL, s.O - o));
+      alignas(64) float block[9][VL] = {};
+      for (int l = 0; l < lanes; ++l)
+        for (int k = 0; k < 9; ++k) block[k][l] = w[((o + l) * s.C + c) * 9 + k];
+      V g[9];
+      for (int k = 0; k < 9; ++k) g[k] = V::load(block[k]);
+      const V half(0.5f);
+      V gg[4][3];  // G g: rows g0, (g0 + g1 + g2) / 2, (g0 - g1 + g2) / 2, g2
       for (int j = 0; j < 3; ++j) {
         gg[0][j] = g[j];
-        gg[1][j] = 0.5f * (g[j] + g[3 + j] + g[6 + j]);
-        gg[2][j] = 0.5f * (g[j] - g[3 + j] + g[6 + j]);
+        gg[1][j] = half * (g[j] + g[3 + j] + g[6 + j]);
+        gg[2][j] = half * (g[j] - g[3 + j] + g[6 + j]);
         gg[3][j] = g[6 + j];
       }
-      for (int i = 0; i < 4; ++i) {
-        const float r[4] = {gg[i][0], 0.5f * (gg[i][0] + gg[i][1] + gg[i][2]),
-                            0.5f * (gg[i][0] - gg[i][1] + gg[i][2]), gg[i][2]};
-        for (int j = 0; j < 4; ++j) u[((i * 4 + j) * s.C + c) * p.Op + o] = r[j];
+      for (int i = 0; i < 4; ++i) {  // (G g) G^T
+        float* dst = u + (i * 4 * s.C + c) * p.Op + o;
+        const int64_t next = s.C * p.Op;  // the next transform point
+        gg[i][0].store(dst);
+        (half * (gg[i][0] + gg[i][1] + gg[i][2])).store(dst + next);
+        (half * (gg[i][0] - gg[i][1] + gg[i][2])).store(dst + 2 * next);
+        gg[i][2].store(dst + 3 * next);
       }
     }
-  if (bias) std::copy_n(bias, s.O, u + 16 * s.C * p.Op);
+  float* b = u + 16 * s.C * p.Op;
+  std::fill_n(b, p.Op, 0.0f);
+  if (bias) std::copy_n(bias, s.O, b);
 }
 
 // The column-parity planes of one image (C, 2, half): plane cp at (r, k) holds the padded input

@@ -20,7 +20,8 @@ struct WinogradShape {
 /// Depends on the shape only, never on the thread count, so a shape always takes one path.
 /// Inline so that tests can ask which shapes take it.
 inline bool winograd_wins(const WinogradShape& s) {
-  return s.C >= 16 && s.O >= 8 && s.Ho >= 4 && s.Wo >= 4;
+  const int64_t tiles = s.N * ((s.Ho + 1) / 2) * ((s.Wo + 1) / 2);  // the weight's transform
+  return s.C >= 16 && s.O >= 8 && s.Ho >= 4 && s.Wo >= 4 && tiles >= 32;  // pays off over these
 }
 
 /// out = conv(in, w) + bias (bias may be null); every pointer contiguous.

@@ -26,7 +26,7 @@ struct Case {
 
 const std::vector<Case> kCases = {
     {"odd_sizes_pad1", {3, 19, 13, 11}, 21, 1, 1},
-    {"one_image_pad0", {1, 17, 15, 9}, 18, 0, 0},
+    {"one_image_pad0", {1, 17, 15, 11}, 18, 0, 0},
     {"pad2", {3, 24, 7, 13}, 17, 2, 2},
     {"uneven_padding", {3, 20, 9, 12}, 16, 2, 0},
     {"several_chunks", {1, 16, 37, 29}, 24, 1, 1},  // 19 tile rows of 15: 4 chunks
@@ -69,14 +69,18 @@ Results run(const Case& c, const Tensor& x, const Tensor& w, const Tensor& b, co
 
 }  // namespace
 
-// The thresholds in winograd_wins: the cases above must take the Winograd path both ways, and
-// the reference CNN's first layer (1 -> 32) stays on the direct kernel.
+// The thresholds in winograd_wins: the cases above must take the Winograd path both ways; the
+// reference CNN's first layer (1 -> 32) and its grad_input (32 -> 1) stay on the direct kernel,
+// and so does one 7x7 image (16 tiles do not repay the weight's transform).
 TEST(ConvWinograd, CasesTakeTheWinogradPath) {
   for (const Case& c : kCases) {
     EXPECT_TRUE(cpu::winograd_wins(forward_shape(c))) << c.name;
     EXPECT_TRUE(cpu::winograd_wins(adjoint_shape(c))) << c.name << " grad_input";
   }
   EXPECT_FALSE(cpu::winograd_wins({64, 1, 28, 28, 32, 28, 28, 1, 1}));
+  EXPECT_FALSE(cpu::winograd_wins({64, 32, 28, 28, 1, 28, 28, 1, 1}));
+  EXPECT_FALSE(cpu::winograd_wins({1, 64, 7, 7, 64, 7, 7, 1, 1}));
+  EXPECT_TRUE(cpu::winograd_wins({2, 64, 7, 7, 64, 7, 7, 1, 1}));
 }
 
 // F(2x2, 3x3) adds a few rounding steps per tile over a direct sum of 9 C products: on these
