@@ -57,14 +57,25 @@ bool same_bits(const Tensor& a, const Tensor& b) {
          std::memcmp(a.data_ptr(), b.data_ptr(), size_t(a.numel()) * sizeof(float)) == 0;
 }
 
+// A case's input, weight, bias and output gradient (randn), in `dtype`.
+struct Inputs {
+  Tensor x, w, b, g;
+  Inputs to(Dtype dtype) const { return {x.to(dtype), w.to(dtype), b.to(dtype), g.to(dtype)}; }
+};
+
+Inputs random_inputs(const Case& c) {
+  const cpu::WinogradShape s = forward_shape(c);
+  return {randn(c.x), randn({c.O, c.x[1], 3, 3}), randn({c.O}), randn({s.N, s.O, s.Ho, s.Wo})};
+}
+
 struct Results {
   Tensor y, gx;
 };
 
-Results run(const Case& c, const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& g) {
-  const F::ConvFuncOptions o{.bias = b, .padding = {c.ph, c.pw}};
-  auto [gx, gw, gb] = F::conv2d_backward(g, x, w, o);
-  return {F::conv2d(x, w, o), gx};
+Results run(const Case& c, const Inputs& in) {
+  const F::ConvFuncOptions o{.bias = in.b, .padding = {c.ph, c.pw}};
+  auto [gx, gw, gb] = F::conv2d_backward(in.g, in.x, in.w, o);
+  return {F::conv2d(in.x, in.w, o), gx};
 }
 
 }  // namespace
@@ -91,11 +102,8 @@ TEST(ConvWinograd, MatchesTheDirectPathInFloat64) {
   manual_seed(21);
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
-    const Tensor x = randn(c.x), w = randn({c.O, c.x[1], 3, 3}), b = randn({c.O});
-    const cpu::WinogradShape s = forward_shape(c);
-    const Tensor g = randn({s.N, s.O, s.Ho, s.Wo});
-    const Results r = run(c, x, w, b, g);
-    const Results ref = run(c, x.to(kFloat64), w.to(kFloat64), b.to(kFloat64), g.to(kFloat64));
+    const Inputs in = random_inputs(c);
+    const Results r = run(c, in), ref = run(c, in.to(kFloat64));
     EXPECT_LE(relative_error(r.y, ref.y), 2e-6) << "forward";
     EXPECT_LE(relative_error(r.gx, ref.gx), 2e-6) << "grad_input";
   }
@@ -107,13 +115,11 @@ TEST(ConvWinograd, SameBitsWithOneAndTwoThreads) {
   manual_seed(22);
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
-    const Tensor x = randn(c.x), w = randn({c.O, c.x[1], 3, 3}), b = randn({c.O});
-    const cpu::WinogradShape s = forward_shape(c);
-    const Tensor g = randn({s.N, s.O, s.Ho, s.Wo});
+    const Inputs in = random_inputs(c);
     set_num_threads(1);
-    const Results one = run(c, x, w, b, g);
+    const Results one = run(c, in);
     set_num_threads(2);
-    const Results two = run(c, x, w, b, g);
+    const Results two = run(c, in);
     EXPECT_TRUE(same_bits(one.y, two.y)) << "forward";
     EXPECT_TRUE(same_bits(one.gx, two.gx)) << "grad_input";
   }
