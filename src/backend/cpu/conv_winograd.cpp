@@ -50,8 +50,10 @@ namespace {
 //     64 -> 64 @ 7 (1)       0.22 / 0.15   0.20 / 0.23  (16 tiles: the weight transform, C*O
 //     256 -> 256 @ 7 (1)     4.2 / 4.9     4.5 / 5.1     pairs, costs as much as the savings)
 //     256 -> 256 @ 7 (4)     17.2 / 17.5   12.4 / 11.0
-//   Hence C >= 16, O >= 8 and at least 32 tiles per call; C = 10..12 was a tie within the
-//   noise of this machine.
+//     64 -> 64 @ 224 (1)     113 / 122     75 / 65      (one tile row's V and M outgrow L2)
+//   Hence C >= 16, O >= 8 and at least 16 tiles per image (7x7 outputs), whatever the batch:
+//   one 7x7 image is a tie or up to 7% slower, accepted so that the batch size never decides
+//   (winograd_wins). C = 10..12 was a tie within the noise of this machine.
 using V = Vec<float>;
 constexpr int VL = V::size;
 constexpr int kOV = 2;                               // output channel vectors per register tile

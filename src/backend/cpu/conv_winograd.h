@@ -17,11 +17,12 @@ struct WinogradShape {
 };
 
 /// True where F(2x2, 3x3) measurably beats the direct kernels (figures in conv_winograd.cpp).
-/// Depends on the shape only, never on the thread count, so a shape always takes one path.
-/// Inline so that tests can ask which shapes take it.
+/// Depends on one image's shape only, never on the batch size, which float16/bfloat16 chunks
+/// of images (conv_reduced.cpp) make depend on the thread count: a shape always takes one path,
+/// and threads change no bits. Inline so that tests can ask which shapes take it.
 inline bool winograd_wins(const WinogradShape& s) {
-  const int64_t tiles = s.N * ((s.Ho + 1) / 2) * ((s.Wo + 1) / 2);  // the weight's transform
-  return s.C >= 16 && s.O >= 8 && s.Ho >= 4 && s.Wo >= 4 && tiles >= 32;  // pays off over these
+  const int64_t tiles = ((s.Ho + 1) / 2) * ((s.Wo + 1) / 2);  // 2x2 output tiles per image
+  return s.C >= 16 && s.O >= 8 && tiles >= 16;
 }
 
 /// out = conv(in, w) + bias (bias may be null); every pointer contiguous.

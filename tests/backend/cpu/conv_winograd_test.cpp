@@ -82,16 +82,20 @@ Results run(const Case& c, const Inputs& in) {
 
 // The thresholds in winograd_wins: the cases above must take the Winograd path both ways; the
 // reference CNN's first layer (1 -> 32) and its grad_input (32 -> 1) stay on the direct kernel,
-// and so does one 7x7 image (16 tiles do not repay the weight's transform).
+// and so do images of fewer than 16 tiles. The batch size never decides (bfloat16 chunks of
+// images depend on the thread count).
 TEST(ConvWinograd, CasesTakeTheWinogradPath) {
   for (const Case& c : kCases) {
     EXPECT_TRUE(cpu::winograd_wins(forward_shape(c))) << c.name;
     EXPECT_TRUE(cpu::winograd_wins(adjoint_shape(c))) << c.name << " grad_input";
   }
-  EXPECT_FALSE(cpu::winograd_wins({64, 1, 28, 28, 32, 28, 28, 1, 1}));
-  EXPECT_FALSE(cpu::winograd_wins({64, 32, 28, 28, 1, 28, 28, 1, 1}));
-  EXPECT_FALSE(cpu::winograd_wins({1, 64, 7, 7, 64, 7, 7, 1, 1}));
-  EXPECT_TRUE(cpu::winograd_wins({2, 64, 7, 7, 64, 7, 7, 1, 1}));
+  for (int64_t n : {1, 2, 64}) {
+    EXPECT_FALSE(cpu::winograd_wins({n, 1, 28, 28, 32, 28, 28, 1, 1}));
+    EXPECT_FALSE(cpu::winograd_wins({n, 32, 28, 28, 1, 28, 28, 1, 1}));
+    EXPECT_TRUE(cpu::winograd_wins({n, 32, 14, 14, 64, 14, 14, 1, 1}));
+    EXPECT_TRUE(cpu::winograd_wins({n, 64, 7, 7, 64, 7, 7, 1, 1}));
+    EXPECT_FALSE(cpu::winograd_wins({n, 64, 5, 5, 64, 5, 5, 1, 1}));
+  }
 }
 
 // F(2x2, 3x3) adds a few rounding steps per tile over a direct sum of 9 C products: on these
