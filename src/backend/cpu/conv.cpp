@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "backend/cpu/conv_winograd.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
@@ -33,6 +34,8 @@ namespace {
 //   1x1 convolutions with stride 1 and no padding skip im2col: the input already is col.
 // - Stride 1 with K > kDirectMaxK while a group's weights fit in L2: the flat kernels (Note [Flat
 //   direct convolution] forward and adjoint, Note [Flat weight gradient]) instead of GEMM.
+// - float32 3x3, stride 1, dilation 1, one group, where winograd_wins: Winograd F(2x2, 3x3)
+//   (Note [Winograd convolution] in conv_winograd.cpp); grad_input too, via adjoint_as_forward.
 // Threads: with at least as many images as threads (or a multiple), each thread takes a run of
 // whole images and calls single-threaded BLAS (OpenBLAS's OpenMP build goes serial inside a
 // parallel region); with fewer images the images run one after another on threaded BLAS.
@@ -562,6 +565,12 @@ void conv_forward(const Geometry& g, const T* in, const T* w, const T* bias, T* 
     return;
   }
   const bool flat = g.sh == 1 && g.sw == 1 && !g.pointwise() && g.Og * g.K() <= kFlatMaxWeights;
+  if constexpr (std::is_same_v<T, float>) {
+    const WinogradShape s{g.N, g.C, g.H, g.W, g.O, g.Ho, g.Wo, g.ph, g.pw};
+    if (g.G == 1 && g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 &&
+        winograd_wins(s))
+      return conv_winograd(s, in, w, bias, out);
+  }
   if (g.K() <= kDirectMaxK && g.kh * g.kw > 1) {
     conv_direct(g, in, w, bias, out);
   } else if (flat) {

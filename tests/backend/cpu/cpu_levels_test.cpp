@@ -123,6 +123,11 @@ const std::vector<Row>& rows() {
          Tensor x = input({4, 3, 17, 17}), w = input({8, 3, 3, 3}) / 5, b = input({8});
          return std::vector{F::conv2d(x, w, {.bias = b, .padding = 1})};
        }},
+      {"conv2d_winograd", 1e-5,  // 16 -> 12 channels: Winograd F(2x2, 3x3), conv_winograd.cpp
+       [] {
+         Tensor x = input({3, 16, 11, 9}), w = input({12, 16, 3, 3}) / 5, b = input({12});
+         return std::vector{F::conv2d(x, w, {.bias = b, .padding = 1})};
+       }},
       // the optimizers' fused update
       {"adam", 1e-6,
        [] {
