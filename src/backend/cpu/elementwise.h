@@ -16,6 +16,7 @@
 #endif
 
 #include "backend/backend.h"
+#include "backend/cpu/dispatch.h"
 #include "backend/cpu/level.h"
 #include "backend/cpu/loop.h"
 #include "backend/cpu/vec.h"
@@ -200,22 +201,34 @@ enum class Result { Compute, Bool };
 
 /// Runs `make`'s functor over an elementwise call with N operands: `make` is called with the
 /// compute type C (float for half types) and returns the functor (Note [Inner loops] in vec.h);
-/// dtypes outside S are `[op] not implemented for dtype ...`.
-template <DtypeSet S, int N, Result R = Result::Compute, class Make>
+/// dtypes outside S are `[op] not implemented for dtype ...`. `Id` is the kernel being run (see
+/// Note [Integer dtypes at the lowest level]).
+template <backend::ElementwiseKernel Id, DtypeSet S, int N, Result R = Result::Compute, class Make>
 void run_elementwise(const backend::ElementwiseCall& c, const Make& make) {
   dispatch<S>(c.compute, c.op, [&]<class T>() {
-    const auto f = make.template operator()<compute_t<T>>();
-    using Out = std::conditional_t<R == Result::Bool, bool, T>;
-    [&]<size_t... K>(std::index_sequence<K...>) {
-      map_kernel<Out, T, N>(c.out, std::array<const Tensor*, N>{&c.in[K]...}, f);
-    }(std::make_index_sequence<N>{});
+    if constexpr (kIntegersAtLowestLevel && std::is_integral_v<T>) {
+      lowest_level_kernels().elementwise[size_t(Id)](c);
+    } else {
+      const auto f = make.template operator()<compute_t<T>>();
+      using Out = std::conditional_t<R == Result::Bool, bool, T>;
+      [&]<size_t... K>(std::index_sequence<K...>) {
+        map_kernel<Out, T, N>(c.out, std::array<const Tensor*, N>{&c.in[K]...}, f);
+      }(std::make_index_sequence<N>{});
+    }
   });
 }
 
-/// A table entry for a functor without arguments: `t[K::exp] = &elementwise_entry<...>`.
-template <DtypeSet S, int N, auto Make, Result R = Result::Compute>
+/// The table entry of a functor without arguments.
+template <backend::ElementwiseKernel Id, DtypeSet S, int N, auto Make, Result R>
 void elementwise_entry(const backend::ElementwiseCall& c) {
-  run_elementwise<S, N, R>(c, Make);
+  run_elementwise<Id, S, N, R>(c, Make);
+}
+
+/// Puts the entry of kernel Id, a functor without arguments, into `b`: `set_entry<K::exp,
+/// kFloating, 1, exp_fn>(b)`.
+template <backend::ElementwiseKernel Id, DtypeSet S, int N, auto Make, Result R = Result::Compute>
+void set_entry(backend::Backend& b) {
+  b[Id] = &elementwise_entry<Id, S, N, Make, R>;
 }
 
 }  // namespace EMBER_CPU_NS
