@@ -13,6 +13,7 @@ using K = backend::ElementwiseKernel;
 constexpr auto kAll = DtypeSet::All;
 constexpr auto kIntegral = DtypeSet::Integral;
 constexpr auto kBool = Result::Bool;
+constexpr auto kEveryLevel = Integers::EveryLevel;  // selections: see Integers
 
 #define EMBER_COMPARE_FN(name, op) \
   inline constexpr auto name##_fn = []<class T>() { return [](T x, T y) { return x op y; }; };
@@ -59,7 +60,7 @@ inline constexpr auto where_fn = []<class T>() {
 
 void masked_fill(const ElementwiseCall& c) {
   const Scalar value = *c.args.scalar[0];
-  run_elementwise<K::masked_fill, kAll, 2>(c, [value]<class T>() {
+  run_elementwise<K::masked_fill, kAll, 2, Result::Compute, kEveryLevel>(c, [value]<class T>() {
     return [v = value.to<T>()](T x, T keep) { return keep != T(0) ? v : x; };
   });
 }
@@ -104,7 +105,7 @@ void add_compare_kernels(backend::Backend& b) {
   set_entry<K::bitwise_or, kIntegral, 2, or_fn>(b);
   set_entry<K::bitwise_xor, kIntegral, 2, xor_fn>(b);
   set_entry<K::bitwise_not, kIntegral, 1, bitwise_not_fn>(b);
-  set_entry<K::where, kAll, 3, where_fn>(b);
+  set_entry<K::where, kAll, 3, where_fn, Result::Compute, kEveryLevel>(b);
   b[K::masked_fill] = &masked_fill;
 }
 

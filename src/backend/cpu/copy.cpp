@@ -4,7 +4,6 @@
 
 #include <cstring>
 
-#include "backend/cpu/dispatch.h"
 #include "backend/cpu/loop.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
@@ -36,8 +35,8 @@ LoopPlan<2> copy_plan(const Tensor& dst, const Tensor& src, int64_t dsize, int64
 
 void copy_kernel(const Tensor& dst, const Tensor& src) {
   const int64_t dsize = dst.element_size(), ssize = src.element_size();
+  const auto plan = copy_plan(dst, src, dsize, ssize);
   if (dst.dtype() == src.dtype()) {
-    const auto plan = copy_plan(dst, src, dsize, ssize);
     run_loop(plan, [dsize](std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
       if (s[0] == dsize && s[1] == dsize) {
         std::memmove(p[0], p[1], size_t(n * dsize));
@@ -50,24 +49,17 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
   }
   dispatch(dst.dtype(), "copy_", [&]<class To>() {
     dispatch(src.dtype(), "copy_", [&]<class From>() {
-      if constexpr (kIntegersAtLowestLevel && std::is_integral_v<To> &&
-                    std::is_integral_v<From>) {
-        // Note [Integer dtypes at the lowest level] in level.h
-        lowest_level_kernels().copy(dst, src);
-      } else {
-        const auto plan = copy_plan(dst, src, dsize, ssize);
-        run_loop(plan, [](std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
-          if (s[0] == sizeof(To) && s[1] == sizeof(From)) {
-            auto* d = reinterpret_cast<To*>(p[0]);
-            const auto* q = reinterpret_cast<const From*>(p[1]);
-            for (int64_t i = 0; i < n; ++i) d[i] = convert<To>(q[i]);
-            return;
-          }
-          char *d = p[0], *q = p[1];
-          for (int64_t i = 0; i < n; ++i, d += s[0], q += s[1])
-            *reinterpret_cast<To*>(d) = convert<To>(*reinterpret_cast<const From*>(q));
-        });
-      }
+      run_loop(plan, [](std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
+        if (s[0] == sizeof(To) && s[1] == sizeof(From)) {
+          auto* d = reinterpret_cast<To*>(p[0]);
+          const auto* q = reinterpret_cast<const From*>(p[1]);
+          for (int64_t i = 0; i < n; ++i) d[i] = convert<To>(q[i]);
+          return;
+        }
+        char *d = p[0], *q = p[1];
+        for (int64_t i = 0; i < n; ++i, d += s[0], q += s[1])
+          *reinterpret_cast<To*>(d) = convert<To>(*reinterpret_cast<const From*>(q));
+      });
     });
   });
 }

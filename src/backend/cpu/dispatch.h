@@ -9,9 +9,9 @@
 // the loop planner and the OpenMP region included, is compiled once for the baseline. The process
 // picks one level on first use of the CPU backend, the highest the CPU runs, or the one that
 // EMBER_CPU_CAPABILITY names (as PyTorch's ATEN_CPU_CAPABILITY): then that level's functions
-// fill the CPU backend's table, and every op reaches them through it at no extra cost. Integer
-// and bool dtypes of the elementwise, reduction and cast kernels are compiled in the lowest level
-// only (Note [Integer dtypes at the lowest level] in level.h).
+// fill the CPU backend's table, and every op reaches them through it at no extra cost. The
+// elementwise kernels' integer and bool dtypes are compiled in the lowest level only (Note
+// [Integer dtypes at the lowest level] in elementwise.h).
 #pragma once
 
 #include <span>

@@ -54,19 +54,14 @@ void aminmax_kernel(const char* op, const Tensor& lo, const Tensor& hi, const Te
                     IntArrayRef dims) {
   const int64_t M = lo.numel();
   dispatch(in.dtype(), op, [&]<class T>() {
-    if constexpr (kIntegersAtLowestLevel && std::is_integral_v<T>) {
-      // Note [Integer dtypes at the lowest level] in level.h
-      lowest_level_kernels().reduce.aminmax(op, lo, hi, in, dims);
-    } else {
-      using A = MinMax<compute_t<T>>;
-      const auto acc = std::make_unique<A[]>(size_t(M));
-      run_reduction<A, A, T>(acc.get(), plan_layout(in, dims), MinMaxReducer{});
-      T* l = lo.data_ptr<T>();
-      T* h = hi.data_ptr<T>();
-      for (int64_t m = 0; m < M; ++m) {
-        l[m] = convert<T>(acc[m].lo);
-        h[m] = convert<T>(acc[m].hi);
-      }
+    using A = MinMax<compute_t<T>>;
+    const auto acc = std::make_unique<A[]>(size_t(M));
+    run_reduction<A, A, T>(acc.get(), plan_layout(in, dims), MinMaxReducer{});
+    T* l = lo.data_ptr<T>();
+    T* h = hi.data_ptr<T>();
+    for (int64_t m = 0; m < M; ++m) {
+      l[m] = convert<T>(acc[m].lo);
+      h[m] = convert<T>(acc[m].hi);
     }
   });
 }

@@ -8,7 +8,6 @@
 #include <limits>
 #include <optional>
 
-#include "backend/cpu/dispatch.h"
 #include "backend/cpu/level.h"
 #include "backend/cpu/reduce.h"
 #include "backend/reduce_kernels.h"
@@ -217,27 +216,21 @@ using acc_t = std::conditional_t<WidenInts && std::is_integral_v<T>, int64_t, co
 
 // out = the reduction of call.in by `r`: integer inputs accumulate in int64 when `WidenInts`.
 // The front end has made out's dtype the input's, or int64 for the widened integer sums (all/any
-// reduce bools to bool), so only those pairs are instantiated. `Kernel` is the entry being run: a
-// higher level passes integer and bool inputs to the lowest level's (Note [Integer dtypes at the
-// lowest level] in level.h).
-template <backend::ReduceFn backend::ReduceKernels::*Kernel, DtypeSet S, bool WidenInts, class R>
+// reduce bools to bool), so only those pairs are instantiated.
+template <DtypeSet S, bool WidenInts, class R>
 void reduce_with(const backend::ReduceCall& c, const R& r) {
+  const Layout layout = plan_layout(c.in, c.dims);
   const Dtype out_dtype = c.out.dtype();
   dispatch<S>(c.in.dtype(), c.op, [&]<class In>() {
-    if constexpr (kIntegersAtLowestLevel && std::is_integral_v<In>) {
-      (lowest_level_kernels().reduce.*Kernel)(c);
-    } else {
-      using Acc = acc_t<In, WidenInts>;
-      const Layout layout = plan_layout(c.in, c.dims);
-      dispatch(out_dtype, c.op, [&]<class Out>() {
-        if constexpr (std::is_same_v<Out, In> ||
-                      (std::is_integral_v<In> && std::is_same_v<Out, Acc>)) {
-          run_reduction<Out, Acc, In>(c.out.data_ptr<Out>(), layout, r);
-        } else {
-          fail(c.op, "unsupported output dtype ", out_dtype, " for input dtype ", c.in.dtype());
-        }
-      });
-    }
+    using Acc = acc_t<In, WidenInts>;
+    dispatch(out_dtype, c.op, [&]<class Out>() {
+      if constexpr (std::is_same_v<Out, In> ||
+                    (std::is_integral_v<In> && std::is_same_v<Out, Acc>)) {
+        run_reduction<Out, Acc, In>(c.out.data_ptr<Out>(), layout, r);
+      } else {
+        fail(c.op, "unsupported output dtype ", out_dtype, " for input dtype ", c.in.dtype());
+      }
+    });
   });
 }
 

@@ -7,16 +7,16 @@
 namespace EMBER_CPU_NS {
 namespace {
 
-template <backend::ReduceFn backend::ReduceKernels::*Kernel, class R>
+template <class R>
 void extremum_kernel(const backend::ReduceCall& c) {
-  reduce_with<Kernel, DtypeSet::All, false>(c, R{});
+  reduce_with<DtypeSet::All, false>(c, R{});
 }
 
 }  // namespace
 
 void add_extremum_kernels(backend::ReduceKernels& k) {
-  k.amax = &extremum_kernel<&backend::ReduceKernels::amax, MaxReducer>;
-  k.amin = &extremum_kernel<&backend::ReduceKernels::amin, MinReducer>;
+  k.amax = &extremum_kernel<MaxReducer>;
+  k.amin = &extremum_kernel<MinReducer>;
 }
 
 }  // namespace EMBER_CPU_NS

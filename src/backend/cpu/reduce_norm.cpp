@@ -36,14 +36,13 @@ struct AbsMinReducer : MinReducer {
 };
 
 
-constexpr auto kNorm = &backend::ReduceKernels::norm;
 void norm_kernel(const backend::ReduceCall& c) {
   if (std::isinf(c.arg)) {
-    if (c.arg > 0) reduce_with<kNorm, DtypeSet::Floating, false>(c, AbsMaxReducer{});
-    else reduce_with<kNorm, DtypeSet::Floating, false>(c, AbsMinReducer{});
+    if (c.arg > 0) reduce_with<DtypeSet::Floating, false>(c, AbsMaxReducer{});
+    else reduce_with<DtypeSet::Floating, false>(c, AbsMinReducer{});
     return;
   }
-  reduce_with<kNorm, DtypeSet::Floating, false>(c, NormReducer{c.arg});
+  reduce_with<DtypeSet::Floating, false>(c, NormReducer{c.arg});
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ struct ProdReducer {
   template <class A> A finish(A a) const { return a; }
 };
 void prod_kernel(const backend::ReduceCall& c) {
-  reduce_with<&backend::ReduceKernels::prod, DtypeSet::All, true>(c, ProdReducer{});
+  reduce_with<DtypeSet::All, true>(c, ProdReducer{});
 }
 
 }  // namespace

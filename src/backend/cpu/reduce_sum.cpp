@@ -7,8 +7,6 @@
 namespace EMBER_CPU_NS {
 namespace {
 
-using RK = backend::ReduceKernels;
-
 template <class T> Vec<T> nan_to_zero(Vec<T> x) {
   return select<T>(isnan_mask(x), Vec<T>(T(0)), x);
 }
@@ -22,20 +20,20 @@ struct MeanReducer : SumReducer {
   double divisor;
   template <class A> A finish(A a) const { return a / A(divisor); }
 };
-template <backend::ReduceFn RK::*Kernel, DtypeSet S, bool WidenInts, class R>
+template <DtypeSet S, bool WidenInts, class R>
 void reduce_kernel(const backend::ReduceCall& c) {
-  reduce_with<Kernel, S, WidenInts>(c, R{});
+  reduce_with<S, WidenInts>(c, R{});
 }
 
 void mean_kernel(const backend::ReduceCall& c) {
-  reduce_with<&RK::mean, DtypeSet::Floating, false>(c, MeanReducer{{}, c.arg});
+  reduce_with<DtypeSet::Floating, false>(c, MeanReducer{{}, c.arg});
 }
 
 }  // namespace
 
 void add_sum_kernels(backend::ReduceKernels& k) {
-  k.sum = &reduce_kernel<&RK::sum, DtypeSet::All, true, SumReducer>;
-  k.nansum = &reduce_kernel<&RK::nansum, DtypeSet::Floating, false, NanSumReducer>;
+  k.sum = &reduce_kernel<DtypeSet::All, true, SumReducer>;
+  k.nansum = &reduce_kernel<DtypeSet::Floating, false, NanSumReducer>;
   k.mean = &mean_kernel;
 }
 
