@@ -29,7 +29,7 @@ inline constexpr auto relu_fn = []<class T>() {
 
 void hardtanh(const ElementwiseCall& c) {
   const double lo = c.args.real[0], hi = c.args.real[1];
-  run_elementwise<kNumeric, 1>(c, [lo, hi]<class T>() {
+  run_elementwise<K::hardtanh, kNumeric, 1>(c, [lo, hi]<class T>() {
     return [l = T(lo), h = T(hi)](auto x) {
       using V = decltype(x);
       return vmin(V(h), vmax(V(l), x));
@@ -40,7 +40,7 @@ void hardtanh(const ElementwiseCall& c) {
 // PyTorch's threshold_backward(grad, self, threshold): nothing passes where self <= threshold.
 void threshold_backward(const ElementwiseCall& c) {
   const double threshold = c.args.real[0];
-  run_elementwise<kFloating, 2>(c, [threshold]<class T>() {
+  run_elementwise<K::threshold_backward, kFloating, 2>(c, [threshold]<class T>() {
     return [t = T(threshold)](auto g, auto x) {
       using V = decltype(g);
       return select(le(x, V(t)), V(0), g);
@@ -51,7 +51,7 @@ void threshold_backward(const ElementwiseCall& c) {
 void logit(const ElementwiseCall& c) {
   const double lo_bound = c.args.real[0], hi_bound = c.args.real[1];
   const bool clamp = c.args.flag;
-  run_elementwise<kFloating, 1>(c, [=]<class T>() {
+  run_elementwise<K::logit, kFloating, 1>(c, [=]<class T>() {
     return [lo = T(lo_bound), hi = T(hi_bound), clamp](T x) -> T {
       const T z = clamp ? (x < lo ? lo : x > hi ? hi : x) : x;
       return std::log(z / (T(1) - z));
@@ -61,7 +61,7 @@ void logit(const ElementwiseCall& c) {
 
 void leaky_relu(const ElementwiseCall& c) {
   const double negative_slope = c.args.real[0];
-  run_elementwise<kFloating, 1>(c, [negative_slope]<class T>() {
+  run_elementwise<K::leaky_relu, kFloating, 1>(c, [negative_slope]<class T>() {
     return [s = T(negative_slope)](auto x) {
       using V = decltype(x);
       return select(gt(x, V(0)), x, x * V(s));
@@ -71,7 +71,7 @@ void leaky_relu(const ElementwiseCall& c) {
 
 void elu(const ElementwiseCall& c) {
   const auto [alpha_scale, scale, input_scale] = c.args.real;
-  run_elementwise<kFloating, 1>(c, [=]<class T>() {
+  run_elementwise<K::elu, kFloating, 1>(c, [=]<class T>() {
     return [a = T(alpha_scale), s = T(scale), is = T(input_scale)](auto x) {
       using V = decltype(x);
       // exp - 1 rather than expm1, as PyTorch's kernel (elu(-0.0) is +0.0).
@@ -114,7 +114,7 @@ inline constexpr auto mish_fn = []<class T>() {
 
 void softplus(const ElementwiseCall& c) {
   const double beta = c.args.real[0], threshold = c.args.real[1];
-  run_elementwise<kFloating, 1>(c, [=]<class T>() {
+  run_elementwise<K::softplus, kFloating, 1>(c, [=]<class T>() {
     return [b = T(beta), th = T(threshold)](auto x) {
       using V = decltype(x);
       return select(gt(x * V(b), V(th)), x, cpu::log1p(cpu::exp(x * V(b))) / V(b));
@@ -139,19 +139,19 @@ inline constexpr auto hardswish_fn = []<class T>() {
 }  // namespace
 
 void add_activation_kernels(backend::Backend& b) {
-  b[K::sigmoid] = &elementwise_entry<kFloating, 1, sigmoid_fn>;
-  b[K::relu] = &elementwise_entry<kNumeric, 1, relu_fn>;
+  set_entry<K::sigmoid, kFloating, 1, sigmoid_fn>(b);
+  set_entry<K::relu, kNumeric, 1, relu_fn>(b);
   b[K::logit] = &logit;
   b[K::leaky_relu] = &leaky_relu;
   b[K::elu] = &elu;
-  b[K::gelu] = &elementwise_entry<kFloating, 1, gelu_fn>;
-  b[K::gelu_tanh] = &elementwise_entry<kFloating, 1, gelu_tanh_fn>;
-  b[K::silu] = &elementwise_entry<kFloating, 1, silu_fn>;
-  b[K::mish] = &elementwise_entry<kFloating, 1, mish_fn>;
+  set_entry<K::gelu, kFloating, 1, gelu_fn>(b);
+  set_entry<K::gelu_tanh, kFloating, 1, gelu_tanh_fn>(b);
+  set_entry<K::silu, kFloating, 1, silu_fn>(b);
+  set_entry<K::mish, kFloating, 1, mish_fn>(b);
   b[K::softplus] = &softplus;
   b[K::hardtanh] = &hardtanh;
-  b[K::hardsigmoid] = &elementwise_entry<kFloating, 1, hardsigmoid_fn>;
-  b[K::hardswish] = &elementwise_entry<kFloating, 1, hardswish_fn>;
+  set_entry<K::hardsigmoid, kFloating, 1, hardsigmoid_fn>(b);
+  set_entry<K::hardswish, kFloating, 1, hardswish_fn>(b);
   b[K::threshold_backward] = &threshold_backward;
 }
 

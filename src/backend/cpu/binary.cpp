@@ -220,7 +220,7 @@ inline constexpr auto xlogy_fn = []<class T>() {
 // paths (as PyTorch).
 void pow_scalar(const ElementwiseCall& c) {
   const double v = c.args.real[0];
-  const auto run = [&](auto make) { run_elementwise<kNumeric, 2>(c, make); };
+  const auto run = [&](auto make) { run_elementwise<K::pow_scalar, kNumeric, 2>(c, make); };
   if (v == 1) return run([]<class T>() { return [](auto x, auto) { return x; }; });
   if (v == 2) return run([]<class T>() { return [](auto x, auto) { return x * x; }; });
   if (v == 3) return run([]<class T>() { return [](auto x, auto) { return x * x * x; }; });
@@ -238,36 +238,36 @@ void pow_scalar(const ElementwiseCall& c) {
 
 void add_binary_kernels(backend::Backend& b) {
   b[K::add] = [](const ElementwiseCall& c) {
-    run_elementwise<kAll, 2>(c, add_fn(c.op, *c.args.scalar[0]));
+    run_elementwise<K::add, kAll, 2>(c, add_fn(c.op, *c.args.scalar[0]));
   };
   b[K::sub] = [](const ElementwiseCall& c) {
-    run_elementwise<kNumeric, 2>(c, sub_fn(c.op, *c.args.scalar[0]));
+    run_elementwise<K::sub, kNumeric, 2>(c, sub_fn(c.op, *c.args.scalar[0]));
   };
-  b[K::mul] = &elementwise_entry<kAll, 2, mul_fn>;
-  b[K::true_div] = &elementwise_entry<kNumeric, 2, true_div_fn>;
-  b[K::floor_div] = &elementwise_entry<kNumeric, 2, floor_div_fn>;
-  b[K::trunc_div] = &elementwise_entry<kNumeric, 2, trunc_div_fn>;
-  b[K::remainder] = &elementwise_entry<kNumeric, 2, remainder_fn>;
-  b[K::fmod] = &elementwise_entry<kNumeric, 2, fmod_fn>;
-  b[K::pow] = &elementwise_entry<kNumeric, 2, pow_fn>;
+  set_entry<K::mul, kAll, 2, mul_fn>(b);
+  set_entry<K::true_div, kNumeric, 2, true_div_fn>(b);
+  set_entry<K::floor_div, kNumeric, 2, floor_div_fn>(b);
+  set_entry<K::trunc_div, kNumeric, 2, trunc_div_fn>(b);
+  set_entry<K::remainder, kNumeric, 2, remainder_fn>(b);
+  set_entry<K::fmod, kNumeric, 2, fmod_fn>(b);
+  set_entry<K::pow, kNumeric, 2, pow_fn>(b);
   b[K::pow_scalar] = &pow_scalar;
-  b[K::atan2] = &elementwise_entry<kFloating, 2, atan2_fn>;
-  b[K::maximum] = &elementwise_entry<kAll, 2, maximum_fn>;
-  b[K::minimum] = &elementwise_entry<kAll, 2, minimum_fn>;
-  b[K::fmax] = &elementwise_entry<kAll, 2, fmax_fn>;
-  b[K::fmin] = &elementwise_entry<kAll, 2, fmin_fn>;
-  b[K::lerp] = &elementwise_entry<kFloating, 3, lerp_fn>;
+  set_entry<K::atan2, kFloating, 2, atan2_fn>(b);
+  set_entry<K::maximum, kAll, 2, maximum_fn>(b);
+  set_entry<K::minimum, kAll, 2, minimum_fn>(b);
+  set_entry<K::fmax, kAll, 2, fmax_fn>(b);
+  set_entry<K::fmin, kAll, 2, fmin_fn>(b);
+  set_entry<K::lerp, kFloating, 3, lerp_fn>(b);
   b[K::lerp_scalar] = [](const ElementwiseCall& c) {
-    run_elementwise<kFloating, 2>(c, lerp_scalar_fn(*c.args.scalar[0]));
+    run_elementwise<K::lerp_scalar, kFloating, 2>(c, lerp_scalar_fn(*c.args.scalar[0]));
   };
   b[K::addcmul] = [](const ElementwiseCall& c) {
-    run_elementwise<kNumeric, 3>(c, addcmul_fn(*c.args.scalar[0]));
+    run_elementwise<K::addcmul, kNumeric, 3>(c, addcmul_fn(*c.args.scalar[0]));
   };
   b[K::addcdiv] = [](const ElementwiseCall& c) {
-    run_elementwise<kNumeric, 3>(c, addcdiv_fn(*c.args.scalar[0]));
+    run_elementwise<K::addcdiv, kNumeric, 3>(c, addcdiv_fn(*c.args.scalar[0]));
   };
-  b[K::hypot] = &elementwise_entry<kFloating, 2, hypot_fn>;
-  b[K::xlogy] = &elementwise_entry<kFloating, 2, xlogy_fn>;
+  set_entry<K::hypot, kFloating, 2, hypot_fn>(b);
+  set_entry<K::xlogy, kFloating, 2, xlogy_fn>(b);
 }
 
 }  // namespace EMBER_CPU_NS

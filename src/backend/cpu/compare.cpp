@@ -13,6 +13,7 @@ using K = backend::ElementwiseKernel;
 constexpr auto kAll = DtypeSet::All;
 constexpr auto kIntegral = DtypeSet::Integral;
 constexpr auto kBool = Result::Bool;
+constexpr auto kEveryLevel = Integers::EveryLevel;  // selections: see Integers
 
 #define EMBER_COMPARE_FN(name, op) \
   inline constexpr auto name##_fn = []<class T>() { return [](T x, T y) { return x op y; }; };
@@ -59,7 +60,7 @@ inline constexpr auto where_fn = []<class T>() {
 
 void masked_fill(const ElementwiseCall& c) {
   const Scalar value = *c.args.scalar[0];
-  run_elementwise<kAll, 2>(c, [value]<class T>() {
+  run_elementwise<K::masked_fill, kAll, 2, Result::Compute, kEveryLevel>(c, [value]<class T>() {
     return [v = value.to<T>()](T x, T keep) { return keep != T(0) ? v : x; };
   });
 }
@@ -69,7 +70,7 @@ void masked_fill(const ElementwiseCall& c) {
 void isclose(const ElementwiseCall& c) {
   const double rtol = c.args.real[0], atol = c.args.real[1];
   const bool equal_nan = c.args.flag;
-  run_elementwise<kAll, 2, kBool>(c, [=]<class T>() {
+  run_elementwise<K::isclose, kAll, 2, kBool>(c, [=]<class T>() {
     using M = std::conditional_t<std::is_floating_point_v<T>, T, float>;
     const M r = M(rtol), at = M(atol);
     const bool exact = rtol == 0 && atol == 0;
@@ -86,25 +87,25 @@ void isclose(const ElementwiseCall& c) {
 }  // namespace
 
 void add_compare_kernels(backend::Backend& b) {
-  b[K::eq] = &elementwise_entry<kAll, 2, eq_fn, kBool>;
-  b[K::ne] = &elementwise_entry<kAll, 2, ne_fn, kBool>;
-  b[K::lt] = &elementwise_entry<kAll, 2, lt_fn, kBool>;
-  b[K::le] = &elementwise_entry<kAll, 2, le_fn, kBool>;
-  b[K::gt] = &elementwise_entry<kAll, 2, gt_fn, kBool>;
-  b[K::ge] = &elementwise_entry<kAll, 2, ge_fn, kBool>;
-  b[K::logical_and] = &elementwise_entry<kAll, 2, logical_and_fn, kBool>;
-  b[K::logical_or] = &elementwise_entry<kAll, 2, logical_or_fn, kBool>;
-  b[K::logical_xor] = &elementwise_entry<kAll, 2, logical_xor_fn, kBool>;
-  b[K::logical_not] = &elementwise_entry<kAll, 1, logical_not_fn, kBool>;
-  b[K::isnan] = &elementwise_entry<kAll, 1, isnan_fn, kBool>;
-  b[K::isinf] = &elementwise_entry<kAll, 1, isinf_fn, kBool>;
-  b[K::isfinite] = &elementwise_entry<kAll, 1, isfinite_fn, kBool>;
+  set_entry<K::eq, kAll, 2, eq_fn, kBool>(b);
+  set_entry<K::ne, kAll, 2, ne_fn, kBool>(b);
+  set_entry<K::lt, kAll, 2, lt_fn, kBool>(b);
+  set_entry<K::le, kAll, 2, le_fn, kBool>(b);
+  set_entry<K::gt, kAll, 2, gt_fn, kBool>(b);
+  set_entry<K::ge, kAll, 2, ge_fn, kBool>(b);
+  set_entry<K::logical_and, kAll, 2, logical_and_fn, kBool>(b);
+  set_entry<K::logical_or, kAll, 2, logical_or_fn, kBool>(b);
+  set_entry<K::logical_xor, kAll, 2, logical_xor_fn, kBool>(b);
+  set_entry<K::logical_not, kAll, 1, logical_not_fn, kBool>(b);
+  set_entry<K::isnan, kAll, 1, isnan_fn, kBool>(b);
+  set_entry<K::isinf, kAll, 1, isinf_fn, kBool>(b);
+  set_entry<K::isfinite, kAll, 1, isfinite_fn, kBool>(b);
   b[K::isclose] = &isclose;
-  b[K::bitwise_and] = &elementwise_entry<kIntegral, 2, and_fn>;
-  b[K::bitwise_or] = &elementwise_entry<kIntegral, 2, or_fn>;
-  b[K::bitwise_xor] = &elementwise_entry<kIntegral, 2, xor_fn>;
-  b[K::bitwise_not] = &elementwise_entry<kIntegral, 1, bitwise_not_fn>;
-  b[K::where] = &elementwise_entry<kAll, 3, where_fn>;
+  set_entry<K::bitwise_and, kIntegral, 2, and_fn>(b);
+  set_entry<K::bitwise_or, kIntegral, 2, or_fn>(b);
+  set_entry<K::bitwise_xor, kIntegral, 2, xor_fn>(b);
+  set_entry<K::bitwise_not, kIntegral, 1, bitwise_not_fn>(b);
+  set_entry<K::where, kAll, 3, where_fn, Result::Compute, kEveryLevel>(b);
   b[K::masked_fill] = &masked_fill;
 }
 

@@ -108,6 +108,11 @@ const backend::Backend& kernels_for(const CpuLevel& level) {
   return tables[i];
 }
 
+const backend::Backend& lowest_level_kernels() {
+  static const backend::Backend& table = kernels_for(*kCompiled[0]);
+  return table;
+}
+
 const backend::Backend* set_cpu_kernels(const backend::Backend* table) {
   return active.exchange(table);
 }

@@ -9,7 +9,9 @@
 // the loop planner and the OpenMP region included, is compiled once for the baseline. The process
 // picks one level on first use of the CPU backend, the highest the CPU runs, or the one that
 // EMBER_CPU_CAPABILITY names (as PyTorch's ATEN_CPU_CAPABILITY): then that level's functions
-// fill the CPU backend's table, and every op reaches them through it at no extra cost.
+// fill the CPU backend's table, and every op reaches them through it at no extra cost. The
+// elementwise kernels' integer and bool dtypes are compiled in the lowest level only (Note
+// [Integer dtypes at the lowest level] in elementwise.h).
 #pragma once
 
 #include <span>
@@ -44,6 +46,9 @@ const CpuLevel& cpu_level();
 /// every level the machine supports in one process.
 const backend::Backend& kernels_for(const CpuLevel& level);
 
+/// The lowest compiled level's table: the only one that compiles some kernels' integer dtypes
+/// (Note [Integer dtypes at the lowest level] in elementwise.h).
+const backend::Backend& lowest_level_kernels();
 /// Makes `table` the CPU backend (null: the chosen level's again); returns the previous one.
 /// For tests: ops in flight on other threads may see either table.
 const backend::Backend* set_cpu_kernels(const backend::Backend* table);

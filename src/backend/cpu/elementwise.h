@@ -16,6 +16,7 @@
 #endif
 
 #include "backend/backend.h"
+#include "backend/cpu/dispatch.h"
 #include "backend/cpu/level.h"
 #include "backend/cpu/loop.h"
 #include "backend/cpu/vec.h"
@@ -198,24 +199,60 @@ void map_kernel(const Tensor& out, const std::array<const Tensor*, NIn>& in, con
 /// What an elementwise kernel stores: the compute type, or bool (comparisons, predicates).
 enum class Result { Compute, Bool };
 
+// Note [Integer dtypes at the lowest level]: wider vectors pay for the floating dtypes (explicit
+// SIMD for float/double, F16C and wider conversions for half and bfloat16), hardly for integer
+// and bool arithmetic and comparisons, which no benchmark row uses: measured on a Zen 3 at 1
+// thread, add/eq on int16/int32/int64/uint8 ran within 10% of the AVX2 copy from the baseline
+// one. So only the lowest compiled level (EMBER_CPU_LEVEL_LOWEST, from CMakeLists.txt; the one
+// level of a native build) instantiates the elementwise kernels for integer and bool dtypes, and
+// a higher level hands such a call to the lowest level's entry of the same kernel
+// (lowest_level_kernels() in dispatch.h): one extra indirect call on an integer op, for about a
+// third of binary.cpp's and half of compare.cpp's code per level saved on every level but one.
+// Reductions and casts keep every dtype per level: amax on int32 ran 2.5x slower from the
+// baseline copy (SSE2 has no 32-bit min/max), int64 sums 1.2-1.7x.
+#if defined(EMBER_CPU_LEVEL) && !defined(EMBER_CPU_LEVEL_LOWEST)
+inline constexpr bool kIntegersAtLowestLevel = true;
+#else
+inline constexpr bool kIntegersAtLowestLevel = false;
+#endif
+
+/// Where an elementwise kernel's integer and bool dtypes are compiled (Note [Integer dtypes at
+/// the lowest level]). Selections keep them at every level: SSE2 has no 64-bit compare
+/// and no blend, and where() on int64 and bool ran 2.4x and 2x slower from the lowest level.
+enum class Integers { AtLowestLevel, EveryLevel };
+
 /// Runs `make`'s functor over an elementwise call with N operands: `make` is called with the
 /// compute type C (float for half types) and returns the functor (Note [Inner loops] in vec.h);
-/// dtypes outside S are `[op] not implemented for dtype ...`.
-template <DtypeSet S, int N, Result R = Result::Compute, class Make>
+/// dtypes outside S are `[op] not implemented for dtype ...`. `Id` is the kernel being run.
+template <backend::ElementwiseKernel Id, DtypeSet S, int N, Result R = Result::Compute,
+          Integers I = Integers::AtLowestLevel, class Make>
 void run_elementwise(const backend::ElementwiseCall& c, const Make& make) {
   dispatch<S>(c.compute, c.op, [&]<class T>() {
-    const auto f = make.template operator()<compute_t<T>>();
-    using Out = std::conditional_t<R == Result::Bool, bool, T>;
-    [&]<size_t... K>(std::index_sequence<K...>) {
-      map_kernel<Out, T, N>(c.out, std::array<const Tensor*, N>{&c.in[K]...}, f);
-    }(std::make_index_sequence<N>{});
+    if constexpr (kIntegersAtLowestLevel && I == Integers::AtLowestLevel &&
+                  std::is_integral_v<T>) {
+      lowest_level_kernels().elementwise[size_t(Id)](c);
+    } else {
+      const auto f = make.template operator()<compute_t<T>>();
+      using Out = std::conditional_t<R == Result::Bool, bool, T>;
+      [&]<size_t... K>(std::index_sequence<K...>) {
+        map_kernel<Out, T, N>(c.out, std::array<const Tensor*, N>{&c.in[K]...}, f);
+      }(std::make_index_sequence<N>{});
+    }
   });
 }
 
-/// A table entry for a functor without arguments: `t[K::exp] = &elementwise_entry<...>`.
-template <DtypeSet S, int N, auto Make, Result R = Result::Compute>
+/// The table entry of a functor without arguments.
+template <backend::ElementwiseKernel Id, DtypeSet S, int N, auto Make, Result R, Integers I>
 void elementwise_entry(const backend::ElementwiseCall& c) {
-  run_elementwise<S, N, R>(c, Make);
+  run_elementwise<Id, S, N, R, I>(c, Make);
+}
+
+/// Puts the entry of kernel Id, a functor without arguments, into `b`: `set_entry<K::exp,
+/// kFloating, 1, exp_fn>(b)`.
+template <backend::ElementwiseKernel Id, DtypeSet S, int N, auto Make, Result R = Result::Compute,
+          Integers I = Integers::AtLowestLevel>
+void set_entry(backend::Backend& b) {
+  b[Id] = &elementwise_entry<Id, S, N, Make, R, I>;
 }
 
 }  // namespace EMBER_CPU_NS

@@ -15,7 +15,7 @@ inline constexpr auto mse_fn = []<class T>() {
 
 void smooth_l1(const ElementwiseCall& c) {
   const double beta = c.args.real[0];
-  run_elementwise<kFloating, 2>(c, [beta]<class T>() {
+  run_elementwise<K::smooth_l1_loss, kFloating, 2>(c, [beta]<class T>() {
     return [bt = T(beta)](auto x, auto y) {
       using V = decltype(x);
       const V z = cpu::abs(x - y);
@@ -26,7 +26,7 @@ void smooth_l1(const ElementwiseCall& c) {
 
 void huber(const ElementwiseCall& c) {
   const double delta = c.args.real[0];
-  run_elementwise<kFloating, 2>(c, [delta]<class T>() {
+  run_elementwise<K::huber_loss, kFloating, 2>(c, [delta]<class T>() {
     return [d = T(delta)](auto x, auto y) {
       using V = decltype(x);
       const V z = cpu::abs(x - y);
@@ -64,13 +64,12 @@ inline constexpr auto bce_logits_weighted_fn = []<class T>() {
 }  // namespace
 
 void add_loss_kernels(backend::Backend& b) {
-  b[K::mse_loss] = &elementwise_entry<kFloating, 2, mse_fn>;
+  set_entry<K::mse_loss, kFloating, 2, mse_fn>(b);
   b[K::smooth_l1_loss] = &smooth_l1;
   b[K::huber_loss] = &huber;
-  b[K::binary_cross_entropy] = &elementwise_entry<kFloating, 2, bce_fn>;
-  b[K::binary_cross_entropy_with_logits] = &elementwise_entry<kFloating, 2, bce_logits_fn>;
-  b[K::binary_cross_entropy_with_logits_weighted] =
-      &elementwise_entry<kFloating, 3, bce_logits_weighted_fn>;
+  set_entry<K::binary_cross_entropy, kFloating, 2, bce_fn>(b);
+  set_entry<K::binary_cross_entropy_with_logits, kFloating, 2, bce_logits_fn>(b);
+  set_entry<K::binary_cross_entropy_with_logits_weighted, kFloating, 3, bce_logits_weighted_fn>(b);
 }
 
 }  // namespace EMBER_CPU_NS

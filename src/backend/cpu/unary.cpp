@@ -78,7 +78,7 @@ inline constexpr auto sign_fn = []<class T>() {
 void round_decimals(const ElementwiseCall& c) {
   const int64_t decimals = c.args.integer;
   const double scale = std::pow(10.0, double(std::abs(decimals)));
-  run_elementwise<kFloating, 1>(c, [scale, decimals]<class T>() {
+  run_elementwise<K::round_decimals, kFloating, 1>(c, [scale, decimals]<class T>() {
     const T s = T(scale);
     return [s, decimals](T x) -> T {
       return decimals > 0 ? std::nearbyint(x * s) / s : std::nearbyint(x / s) * s;
@@ -107,7 +107,7 @@ T bound(const char* op, Scalar s) {
 void clamp(const ElementwiseCall& c) {
   const std::optional<Scalar>& lo = c.args.scalar[0];
   const std::optional<Scalar>& hi = c.args.scalar[1];
-  run_elementwise<kNumeric, 1>(c, [op = c.op, &lo, &hi]<class T>() {
+  run_elementwise<K::clamp, kNumeric, 1>(c, [op = c.op, &lo, &hi]<class T>() {
     using L = std::numeric_limits<T>;
     T l = lo ? bound<T>(op, *lo) : L::has_infinity ? -L::infinity() : L::lowest();
     T h = hi ? bound<T>(op, *hi) : L::has_infinity ? L::infinity() : L::max();
@@ -128,7 +128,7 @@ inline constexpr auto clamp_tensor_fn = []<class T>() {
 
 void nan_to_num(const ElementwiseCall& c) {
   const auto [nan, posinf, neginf] = c.args.real;
-  run_elementwise<kFloating, 1>(c, [=]<class T>() {
+  run_elementwise<K::nan_to_num, kFloating, 1>(c, [=]<class T>() {
     const T n = T(nan), p = T(posinf), m = T(neginf);
     return [n, p, m](T x) -> T { return x != x ? n : x == INFINITY ? p : x == -INFINITY ? m : x; };
   });
@@ -137,39 +137,39 @@ void nan_to_num(const ElementwiseCall& c) {
 }  // namespace
 
 void add_unary_kernels(backend::Backend& b) {
-  b[K::neg] = &elementwise_entry<kNumeric, 1, neg_fn>;
-  b[K::abs] = &elementwise_entry<kNumeric, 1, abs_fn>;
-  b[K::sign] = &elementwise_entry<kAll, 1, sign_fn>;
-  b[K::sqrt] = &elementwise_entry<kFloating, 1, sqrt_fn>;
-  b[K::rsqrt] = &elementwise_entry<kFloating, 1, rsqrt_fn>;
-  b[K::square] = &elementwise_entry<kNumeric, 1, square_fn>;
-  b[K::exp] = &elementwise_entry<kFloating, 1, exp_fn>;
-  b[K::exp2] = &elementwise_entry<kFloating, 1, exp2_fn>;
-  b[K::expm1] = &elementwise_entry<kFloating, 1, expm1_fn>;
-  b[K::log] = &elementwise_entry<kFloating, 1, log_fn>;
-  b[K::log2] = &elementwise_entry<kFloating, 1, log2_fn>;
-  b[K::log10] = &elementwise_entry<kFloating, 1, log10_fn>;
-  b[K::log1p] = &elementwise_entry<kFloating, 1, log1p_fn>;
-  b[K::sin] = &elementwise_entry<kFloating, 1, sin_fn>;
-  b[K::cos] = &elementwise_entry<kFloating, 1, cos_fn>;
-  b[K::tan] = &elementwise_entry<kFloating, 1, tan_fn>;
-  b[K::asin] = &elementwise_entry<kFloating, 1, asin_fn>;
-  b[K::acos] = &elementwise_entry<kFloating, 1, acos_fn>;
-  b[K::atan] = &elementwise_entry<kFloating, 1, atan_fn>;
-  b[K::sinh] = &elementwise_entry<kFloating, 1, sinh_fn>;
-  b[K::cosh] = &elementwise_entry<kFloating, 1, cosh_fn>;
-  b[K::tanh] = &elementwise_entry<kFloating, 1, tanh_fn>;
-  b[K::erf] = &elementwise_entry<kFloating, 1, erf_fn>;
-  b[K::erfc] = &elementwise_entry<kFloating, 1, erfc_fn>;
-  b[K::reciprocal] = &elementwise_entry<kFloating, 1, reciprocal_fn>;
-  b[K::floor] = &elementwise_entry<kFloating, 1, floor_fn>;
-  b[K::ceil] = &elementwise_entry<kFloating, 1, ceil_fn>;
-  b[K::trunc] = &elementwise_entry<kFloating, 1, trunc_fn>;
-  b[K::round] = &elementwise_entry<kFloating, 1, round_fn>;
-  b[K::frac] = &elementwise_entry<kFloating, 1, frac_fn>;
+  set_entry<K::neg, kNumeric, 1, neg_fn>(b);
+  set_entry<K::abs, kNumeric, 1, abs_fn>(b);
+  set_entry<K::sign, kAll, 1, sign_fn>(b);
+  set_entry<K::sqrt, kFloating, 1, sqrt_fn>(b);
+  set_entry<K::rsqrt, kFloating, 1, rsqrt_fn>(b);
+  set_entry<K::square, kNumeric, 1, square_fn>(b);
+  set_entry<K::exp, kFloating, 1, exp_fn>(b);
+  set_entry<K::exp2, kFloating, 1, exp2_fn>(b);
+  set_entry<K::expm1, kFloating, 1, expm1_fn>(b);
+  set_entry<K::log, kFloating, 1, log_fn>(b);
+  set_entry<K::log2, kFloating, 1, log2_fn>(b);
+  set_entry<K::log10, kFloating, 1, log10_fn>(b);
+  set_entry<K::log1p, kFloating, 1, log1p_fn>(b);
+  set_entry<K::sin, kFloating, 1, sin_fn>(b);
+  set_entry<K::cos, kFloating, 1, cos_fn>(b);
+  set_entry<K::tan, kFloating, 1, tan_fn>(b);
+  set_entry<K::asin, kFloating, 1, asin_fn>(b);
+  set_entry<K::acos, kFloating, 1, acos_fn>(b);
+  set_entry<K::atan, kFloating, 1, atan_fn>(b);
+  set_entry<K::sinh, kFloating, 1, sinh_fn>(b);
+  set_entry<K::cosh, kFloating, 1, cosh_fn>(b);
+  set_entry<K::tanh, kFloating, 1, tanh_fn>(b);
+  set_entry<K::erf, kFloating, 1, erf_fn>(b);
+  set_entry<K::erfc, kFloating, 1, erfc_fn>(b);
+  set_entry<K::reciprocal, kFloating, 1, reciprocal_fn>(b);
+  set_entry<K::floor, kFloating, 1, floor_fn>(b);
+  set_entry<K::ceil, kFloating, 1, ceil_fn>(b);
+  set_entry<K::trunc, kFloating, 1, trunc_fn>(b);
+  set_entry<K::round, kFloating, 1, round_fn>(b);
+  set_entry<K::frac, kFloating, 1, frac_fn>(b);
   b[K::round_decimals] = &round_decimals;
   b[K::clamp] = &clamp;
-  b[K::clamp_tensor] = &elementwise_entry<kNumeric, 3, clamp_tensor_fn>;
+  set_entry<K::clamp_tensor, kNumeric, 3, clamp_tensor_fn>(b);
   b[K::nan_to_num] = &nan_to_num;
 }
 

@@ -79,6 +79,40 @@ const std::vector<Row>& rows() {
          Tensor a = input({30011}).to(kFloat64), b = input({30011}).to(kFloat64);
          return std::vector{a + b, a * b, a.exp(), sigmoid(a)};
        }},
+      // integer and bool dtypes, which a higher level hands to the lowest level's entry of the
+      // same kernel (Note [Integer dtypes at the lowest level] in backend/cpu/elementwise.h): a
+      // wrong kernel there gives another op's values
+      {"integer_dtypes", 0,
+       [] {
+         Tensor a = (input({1001, 37}) * 50).to(kInt32), b = (input({1001, 37}) * 50).to(kInt32);
+         Tensor nz = b.abs() + 1, big = a.to(kInt64), small = a.to(kInt8), mask = a > b;
+         return std::vector{a + b * 3,
+                            a - b,
+                            a * b,
+                            floor_divide(a, nz),
+                            remainder(a, nz),
+                            fmod(a, nz),
+                            a.pow(2),
+                            maximum(a, b),
+                            square(big),
+                            big.abs(),
+                            small.neg(),
+                            sign(a),
+                            a.clamp(-5, 5),
+                            relu(a.t()),
+                            a.eq(b),
+                            a.t() <= b.t(),
+                            where(mask, a, b),
+                            a.masked_fill(mask, 7),
+                            a.bitwise_and(b),
+                            bitwise_xor(a.to(kUInt8), b.to(kUInt8)),
+                            a.to(kInt16).bitwise_not(),
+                            logical_and(mask, a < 0),
+                            logical_xor(mask, b > 0),
+                            mask.logical_not(),
+                            isclose(a, b + 1),
+                            addcmul(big, big, big, 2)};
+       }},
       // copies and casts
       {"copy_cast", 0,
        [] {
@@ -177,6 +211,18 @@ TEST_P(CpuLevels, GiveTheBaselineResults) {
             << (got[k] - want[k]).abs().max().item<double>();
     }
   }
+}
+
+// An integer kernel's error comes back through the hand-over to the lowest level.
+TEST_P(CpuLevels, RaiseIntegerErrors) {
+  const CpuLevel* level = compiled_level(GetParam());
+  if (!level || !cpu::has_all(cpu::cpu_features(), level->needs))
+    GTEST_SKIP() << "this build or CPU has no " << GetParam() << " level";
+  const Tensor a = arange(5, kInt64), zero = zeros({5}, kInt64);
+  EXPECT_ERROR(run_at(*level, [&] { return std::vector{floor_divide(a, zero)}; }),
+               "ZeroDivisionError");
+  EXPECT_ERROR(run_at(*level, [&] { return std::vector{remainder(a.to(kInt16), zero)}; }),
+               "ZeroDivisionError");
 }
 
 INSTANTIATE_TEST_SUITE_P(Levels, CpuLevels, ::testing::Values("avx2", "avx512"),
