@@ -17,7 +17,7 @@ constexpr int64_t kNormPlanarMin = 32;
 
 /// In every entry: x is contiguous in the compute dtype; weight and bias are contiguous in it
 /// too, or undefined (1 and 0); the outputs are new, contiguous, in the compute dtype. Except:
-/// batch_norm's three entries and layer_norm also take x (and grad_out) in bfloat16/float16,
+/// batch_norm's three entries, layer_norm and its backward also take x (and grad_out) in bfloat16/float16,
 /// computing in float32 (the compute dtype of weight, bias and the statistics), and write y
 /// (grad_input) in x's dtype — no float32 copy of the activations.
 struct NormKernels {
@@ -39,6 +39,13 @@ struct NormKernels {
   void (*layer_norm)(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
                      const Tensor& weight, const Tensor& bias, int64_t M, int64_t N,
                      double eps) = nullptr;
+  /// layer_norm's gradients from its saved mean and rstd (M) for x and grad_out read as M rows
+  /// of N (Note [Fused row norm backward]); an undefined mean means rms_norm's (x not centred,
+  /// no bias); an undefined output is not computed.
+  void (*layer_norm_backward)(const Tensor& grad_input, const Tensor& grad_weight,
+                              const Tensor& grad_bias, const Tensor& x, const Tensor& grad_out,
+                              const Tensor& mean, const Tensor& rstd, const Tensor& weight,
+                              int64_t M, int64_t N) = nullptr;
   /// x read as M rows of N: y = x rstd weight with rstd = 1 / sqrt(mean(x²) + eps) per row.
   void (*rms_norm)(const Tensor& y, const Tensor& rstd, const Tensor& x, const Tensor& weight,
                    int64_t M, int64_t N, double eps) = nullptr;

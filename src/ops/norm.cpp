@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <sstream>
 #include <tuple>
@@ -228,9 +229,9 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, LayerNormFu
                    std::tie(mean, rstd) =
                        moments(s[0].to(mean.dtype()), dims_from(s[0].dim(), axis), eps);
                  auto [gi, gw, gb] = layer_norm_backward(g[0], s[0], shape, mean, rstd, s[1],
-                                                         {true, s[1].defined(), false});
-                 return TensorList{gi, gw,
-                                   has_bias ? sum_over(g[0], dims_before(axis)) : Tensor()};
+                                                         {true, s[1].defined(), has_bias});
+                 if (has_bias && !gb.defined()) gb = sum_over(g[0], dims_before(axis));
+                 return TensorList{gi, gw, has_bias ? gb : Tensor()};
                });
   return out;
 }
@@ -341,6 +342,41 @@ namespace {
 // x reshaped so that the statistic s (one per group of reduced elements) broadcasts against it.
 Tensor grad_like(const Tensor& g, const Tensor& like) { return g.to(like.dtype()); }
 
+// Whether the fused backward kernels may run: no graph is to be recorded through the gradients
+// (grad mode off, as in a backward pass without create_graph, or no operand requiring grad —
+// Note [Norm autograd]) and grad_out has input's dtype and shape.
+bool fusable(const Tensor& grad_out, const Tensor& input,
+             std::initializer_list<const Tensor*> more) {
+  if (grad_out.dtype() != input.dtype() || grad_out.sizes() != input.sizes()) return false;
+  if (!is_grad_enabled()) return true;
+  if (grad_out.requires_grad() || input.requires_grad()) return false;
+  return std::none_of(more.begin(), more.end(),
+                      [](const Tensor* t) { return t->defined() && t->requires_grad(); });
+}
+
+// layer_norm's gradients (mean defined) or rms_norm's (mean undefined; no bias) from the fused
+// kernel (Note [Fused row norm backward]): bfloat16/float16 input and grad_out are read as they
+// are and grad_input is written in their dtype; the parameters' gradients come in weight's.
+std::tuple<Tensor, Tensor, Tensor> fused_row_backward(const char* op, const Tensor& grad_out,
+                                                      const Tensor& input, IntArrayRef shape,
+                                                      const Tensor& mean, const Tensor& rstd,
+                                                      const Tensor& weight,
+                                                      std::array<bool, 3> mask) {
+  const Dtype cd = opmath(input.dtype());
+  const Device dev = input.device();
+  const auto kernel = backend::kernel(op, dev, &Backend::norm, &NormKernels::layer_norm_backward);
+  const int64_t N = prod(shape), M = N > 0 ? input.numel() / N : 0;
+  const Tensor x = input.contiguous(), dy = grad_out.contiguous();
+  const Tensor mu = mean.defined() ? prepare(mean, cd) : Tensor(), rs = prepare(rstd, cd);
+  const Tensor w = weight.defined() ? prepare(weight, cd) : Tensor();
+  const bool params = weight.defined();
+  Tensor gi = mask[0] ? empty(input.sizes(), {.dtype = input.dtype(), .device = dev}) : Tensor();
+  Tensor gw = params && mask[1] ? empty(shape, {.dtype = cd, .device = dev}) : Tensor();
+  Tensor gb = params && mask[2] ? empty(shape, {.dtype = cd, .device = dev}) : Tensor();
+  kernel(gi, gw, gb, x, dy, mu, rs, w, M, N);
+  return {gi, gw.defined() ? grad_like(gw, weight) : gw, gb.defined() ? grad_like(gb, weight) : gb};
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, const Tensor& input,
@@ -397,6 +433,9 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
                                                        const Tensor& mean, const Tensor& rstd,
                                                        const Tensor& weight,
                                                        std::array<bool, 3> mask) {
+  if (fusable(grad_out, input, {&mean, &rstd, &weight}))
+    return fused_row_backward("layer_norm_backward", grad_out, input, normalized_shape, mean,
+                              rstd, weight, mask);
   const Dtype cd = opmath(input.dtype());
   const int64_t nd = int64_t(normalized_shape.size()), axis = input.dim() - nd;
   DimVector inner, outer;

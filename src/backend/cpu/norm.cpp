@@ -300,50 +300,71 @@ void channel_affine(const U* x, U* y, int64_t N, int64_t C, int64_t S, const T* 
                });
 }
 
-// The SIMD body of Σ dy and Σ dy (x - mean) over x[0, n), added to a and b; returns where the
-// scalar tail starts. Out of line, as is the tail, so that the float32 and the bfloat16/float16
-// sweeps run the same machine code: inlined into each, the compiler may contract a * b + c into
-// an FMA in one and not the other, which changes the last bit (Note [Reduced-precision norms]).
+// The SIMD body of Σ g and Σ g (x - mean) over x[0, n) with g = dy w (w null: g = dy), added to
+// a and b; returns where the scalar tail starts. Out of line, as is the tail, so that the float32
+// and the bfloat16/float16 sweeps run the same machine code: inlined into each, the compiler may
+// contract a * b + c into an FMA in one and not the other, which changes the last bit
+// (Note [Reduced-precision norms]).
 template <class T>
-[[gnu::noinline]] int64_t grad_sums_body(const T* x, const T* dy, int64_t n, T mean, Vec<T>& a,
-                                         Vec<T>& b) {
+[[gnu::noinline]] int64_t grad_sums_body(const T* x, const T* dy, const T* w, int64_t n, T mean,
+                                         Vec<T>& a, Vec<T>& b) {
   constexpr int W = Vec<T>::size;
   int64_t i = 0;
   for (; i + W <= n; i += W) {
-    const Vec<T> g = Vec<T>::load(dy + i);
+    Vec<T> g = Vec<T>::load(dy + i);
+    if (w) g = g * Vec<T>::load(w + i);
     a = a + g;
     b = b + g * (Vec<T>::load(x + i) - Vec<T>(mean));
   }
   return i;
 }
 template <class T>
-[[gnu::noinline]] std::pair<double, double> grad_sums_tail(const T* x, const T* dy, int64_t i,
-                                                           int64_t n, T mean, Vec<T> a, Vec<T> b) {
+[[gnu::noinline]] std::pair<double, double> grad_sums_tail(const T* x, const T* dy, const T* w,
+                                                           int64_t i, int64_t n, T mean, Vec<T> a,
+                                                           Vec<T> b) {
   T sa = hsum(a), sb = hsum(b);
   for (; i < n; ++i) {
-    sa += dy[i];
-    sb += dy[i] * (x[i] - mean);
+    const T g = w ? dy[i] * w[i] : dy[i];
+    sa += g;
+    sb += g * (x[i] - mean);
   }
   return {double(sa), double(sb)};
 }
 
-// Σ dy and Σ dy (x - mean) over one contiguous plane, in SIMD registers of T. The runs' lengths
-// are multiples of the Vec width but for the last, whose scalar tail is added after the
-// horizontal sums, as in one sweep (Note [Reduced-precision norms]).
+// Σ g and Σ g (x - mean), g = dy w (w null: dy), over one contiguous plane or row, in SIMD
+// registers of T. The runs' lengths are multiples of the Vec width but for the last, whose scalar
+// tail is added after the horizontal sums, as in one sweep (Note [Reduced-precision norms]).
 template <class U, class T = compute_t<U>>
-std::pair<double, double> plane_grad_sums(const U* x, const U* dy, int64_t n, T mean) {
+std::pair<double, double> plane_grad_sums(const U* x, const U* dy, const T* w, int64_t n, T mean) {
   alignas(64) RunBuffer<U> xbuf, gbuf;
   Vec<T> a(T(0)), b(T(0));
   const T* xr = nullptr;
   const T* gr = nullptr;
+  const T* wr = nullptr;
   int64_t i = 0, len = 0;
   for (int64_t s = 0; s < n; s += std::min(n, kRun<U>)) {
     len = std::min(kRun<U>, n - s);
     xr = widened(x + s, len, xbuf.data());
     gr = widened(dy + s, len, gbuf.data());
-    i = grad_sums_body(xr, gr, len, mean, a, b);
+    wr = w ? w + s : w;
+    i = grad_sums_body(xr, gr, wr, len, mean, a, b);
   }
-  return grad_sums_tail(xr, gr, i, len, mean, a, b);
+  return grad_sums_tail(xr, gr, wr, i, len, mean, a, b);
+}
+
+// dx = (g - (x - mean) k - gm) sc over one run, g = dy w[i], or dy gs where w is null: the input
+// gradient of every norm given its per-row (per-channel, per-group) constants. dx may be dy.
+template <class T>
+[[gnu::noinline]] void grad_input_run(const T* x, const T* dy, const T* w, T gs, T* dx, int64_t n,
+                                      T mean, T k, T gm, T sc) {
+  constexpr int W = Vec<T>::size;
+  int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    const Vec<T> g = Vec<T>::load(dy + i) * (w ? Vec<T>::load(w + i) : Vec<T>(gs));
+    const Vec<T> d = Vec<T>::load(x + i) - Vec<T>(mean);
+    ((g - d * Vec<T>(k) - Vec<T>(gm)) * Vec<T>(sc)).store(dx + i);
+  }
+  for (; i < n; ++i) dx[i] = (dy[i] * (w ? w[i] : gs) - (x[i] - mean) * k - gm) * sc;
 }
 
 // Note [Fused batch norm backward]
@@ -363,7 +384,8 @@ void batch_norm_backward_planar(const U* x, const U* dy, U* gi, int64_t N, int64
     std::vector<std::pair<double, double>> planes(static_cast<size_t>(P));
     parallel_for(0, P, grain, [&](int64_t a, int64_t b) {
       for (int64_t p = a; p < b; ++p)
-        planes[size_t(p)] = plane_grad_sums(x + p * S, dy + p * S, S, mean[p % C]);
+        planes[size_t(p)] =
+            plane_grad_sums(x + p * S, dy + p * S, (const T*)nullptr, S, mean[p % C]);
     });
     for (int64_t p = 0; p < P; ++p) {
       sum_dy[size_t(p % C)] += planes[size_t(p)].first;
@@ -385,26 +407,94 @@ void batch_norm_backward_planar(const U* x, const U* dy, U* gi, int64_t N, int64
     scale[size_t(c)] = T(is * (w ? double(w[c]) : 1.0));
   }
   parallel_for(0, P, grain, [&](int64_t a, int64_t b) {
-    constexpr int W = Vec<T>::size;
     alignas(64) RunBuffer<U> xbuf, gbuf;
     for (int64_t p = a; p < b; ++p) {
       const size_t c = size_t(p % C);
-      const T m = mean[c], kc = k[c], gm = grad_mean[c], sc = scale[c];
       for (int64_t s = 0; s < S; s += std::min(S, kRun<U>)) {
         const int64_t len = std::min(kRun<U>, S - s), off = p * S + s;
         const T* xp = widened(x + off, len, xbuf.data());
         const T* gp = widened(dy + off, len, gbuf.data());
         T* op = out_run(gi + off, gbuf.data());  // each element of gp is read before written
-        int64_t i = 0;
-        for (; i + W <= len; i += W) {
-          const Vec<T> d = Vec<T>::load(xp + i) - Vec<T>(m);
-          ((Vec<T>::load(gp + i) - d * Vec<T>(kc) - Vec<T>(gm)) * Vec<T>(sc)).store(op + i);
-        }
-        for (; i < len; ++i) op[i] = (gp[i] - (xp[i] - m) * kc - gm) * sc;
+        grad_input_run(xp, gp, (const T*)nullptr, T(1), op, len, mean[c], k[c], grad_mean[c],
+                       scale[c]);
         stored<U>(op, gi + off, len);
       }
     }
   });
+}
+
+// gw[i] += dy[i] (x[i] - mean) rstd and gb[i] += dy[i] over one run (either null: skipped).
+template <class T>
+[[gnu::noinline]] void param_grads_run(const T* x, const T* dy, int64_t n, T mean, T rstd, T* gw,
+                                       T* gb) {
+  constexpr int W = Vec<T>::size;
+  int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    const Vec<T> g = Vec<T>::load(dy + i);
+    if (gw)
+      (Vec<T>::load(gw + i) + g * ((Vec<T>::load(x + i) - Vec<T>(mean)) * Vec<T>(rstd)))
+          .store(gw + i);
+    if (gb) (Vec<T>::load(gb + i) + g).store(gb + i);
+  }
+  for (; i < n; ++i) {
+    if (gw) gw[i] += dy[i] * ((x[i] - mean) * rstd);
+    if (gb) gb[i] += dy[i];
+  }
+}
+
+// Note [Fused row norm backward]
+// layer_norm's and rms_norm's backward for M rows of N, PyTorch's CPU kernel's plan: per row, one
+// sweep for Σ g and Σ g d (g = dy w, d = x - mean, with mean 0 and no Σ g term for rms_norm) and
+// one that writes dx = (g - d k - Σg / N) rstd, k = Σ g d rstd² / N, while adding dy d rstd and dy
+// to the weight's and bias's gradients. Those are summed over rows in per-block float32 (T)
+// accumulators — a fixed split of the rows, at most one block per thread — then over the blocks
+// in order. A row (a few KiB) stays in L1/L2 between its two sweeps, so the activations are read
+// about twice from memory instead of the composite formula's dozen passes and float32 copies.
+template <class U, class T = compute_t<U>>
+void row_norm_backward(const U* x, const U* dy, U* dx, int64_t M, int64_t N, const T* mean,
+                       const T* rstd, const T* w, T* gw, T* gb) {
+  const int64_t blocks = std::clamp<int64_t>(M * N / kGrainSize, 1, std::min<int64_t>(
+      std::max<int64_t>(M, 1), get_num_threads()));
+  const bool params = gw || gb;
+  // (blocks, 2, N): each block's gw and gb accumulators.
+  std::vector<T> acc(params ? size_t(blocks * 2 * N) : 0, T(0));
+  parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
+    alignas(64) RunBuffer<U> xbuf, gbuf;
+    for (int64_t blk = b0; blk < b1; ++blk) {
+      T* aw = gw ? acc.data() + blk * 2 * N : nullptr;
+      T* ab = gb ? acc.data() + blk * 2 * N + N : nullptr;
+      for (int64_t r = blk * M / blocks; r < (blk + 1) * M / blocks; ++r) {
+        const U* xr = x + r * N;
+        const U* gr = dy + r * N;
+        const T mu = mean ? mean[r] : T(0), rs = rstd[r];
+        T k = T(0), gm = T(0);
+        if (dx) {
+          const auto [sum_g, dot] = plane_grad_sums(xr, gr, w, N, mu);
+          k = T(dot * double(rs) * double(rs) / double(N));
+          gm = mean ? T(sum_g / double(N)) : T(0);
+        }
+        for (int64_t s = 0; s < N; s += std::min(N, kRun<U>)) {
+          const int64_t len = std::min(kRun<U>, N - s);
+          const T* xp = widened(xr + s, len, xbuf.data());
+          const T* gp = widened(gr + s, len, gbuf.data());
+          if (params) param_grads_run(xp, gp, len, mu, rs, aw ? aw + s : aw, ab ? ab + s : ab);
+          if (!dx) continue;
+          T* op = out_run(dx + r * N + s, gbuf.data());  // gp's elements are read before written
+          grad_input_run(xp, gp, w ? w + s : w, T(1), op, len, mu, k, gm, rs);
+          stored<U>(op, dx + r * N + s, len);
+        }
+      }
+    }
+  });
+  for (int64_t i = 0; params && i < N; ++i) {
+    T sw = T(0), sb = T(0);
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      sw += acc[size_t(blk * 2 * N + i)];
+      sb += acc[size_t(blk * 2 * N + N + i)];
+    }
+    if (gw) gw[i] = sw;
+    if (gb) gb[i] = sb;
+  }
 }
 
 // ── the entries (backend/norm_kernels.h): x, dy and y/dx in float32/float64, or bfloat16/float16
@@ -499,6 +589,18 @@ void layer_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, 
   });
 }
 
+void layer_norm_backward_kernel(const Tensor& gi, const Tensor& gw, const Tensor& gb,
+                                const Tensor& x, const Tensor& dy, const Tensor& mean,
+                                const Tensor& rstd, const Tensor& w, int64_t M, int64_t N) {
+  dispatch<DtypeSet::Floating>(x.dtype(), "layer_norm_backward", [&]<class U>() {
+    using T = compute_t<U>;
+    if constexpr (simd_type_v<U> || is_half_v<U>)
+      row_norm_backward<U>(x.data_ptr<U>(), dy.data_ptr<U>(), ptr_or_null<U>(gi), M, N,
+                           ptr_or_null<T>(mean), rstd.data_ptr<T>(), ptr_or_null<T>(w),
+                           ptr_or_null<T>(gw), ptr_or_null<T>(gb));
+  });
+}
+
 void rms_norm_kernel(const Tensor& y, const Tensor& rstd, const Tensor& x, const Tensor& w,
                      int64_t M, int64_t N, double e) {
   dispatch<DtypeSet::Floating>(x.dtype(), "rms_norm", [&]<class T>() {
@@ -562,6 +664,7 @@ void add_norm_kernels(backend::Backend& b) {
   b.norm.batch_norm = &batch_norm_kernel;
   b.norm.batch_norm_backward = &batch_norm_backward_kernel;
   b.norm.layer_norm = &layer_norm_kernel;
+  b.norm.layer_norm_backward = &layer_norm_backward_kernel;
   b.norm.rms_norm = &rms_norm_kernel;
   b.norm.group_norm = &group_norm_kernel;
 }
