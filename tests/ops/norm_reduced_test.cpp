@@ -1,7 +1,8 @@
-// batch_norm and layer_norm on bfloat16/float16 activations: the kernels read and write the narrow
-// type directly (Note [Reduced-precision norms] in src/backend/cpu/norm.cpp), computing in
-// float32 in the float32 kernels' order, so every result is bit-identical to the explicit
-// composition widen → float32 op → narrow; and the op allocates no float32 copy of its input.
+// batch_norm, layer_norm, rms_norm and group_norm on bfloat16/float16 activations: the kernels
+// read and write the narrow type directly (Note [Reduced-precision norms] in
+// src/backend/cpu/norm.cpp), computing in float32 in the float32 kernels' order, so every result
+// is bit-identical to the explicit composition widen → float32 op → narrow; the op allocates no
+// float32 copy of its input; and forward and backward match PyTorch 1.13 (golden/norm_reduced.json).
 #include <ember/allocator.h>
 #include <ember/amp/autocast.h>
 #include <ember/autograd.h>
@@ -13,6 +14,7 @@
 #include <string>
 #include <tuple>
 
+#include "golden_support.h"
 #include "ops/norm.h"
 #include "test_support.h"
 
@@ -108,6 +110,71 @@ TEST_P(NormReduced, LayerNormMatchesWidenComputeNarrow) {
   }
 }
 
+// The fused backward (Note [Fused row norm backward]) on the same rows, with and without the
+// affine: grad_input bit-identical to the float32 kernel's narrowed, the parameters' gradients
+// (float32 weight) bit-identical to it.
+TEST_P(NormReduced, LayerNormBackwardMatchesWidenComputeNarrow) {
+  const Dtype dt = GetParam();
+  manual_seed(8);
+  for (int64_t n : {6, 40, 2500}) {
+    const Tensor x = (randn({n, 4}) * 3.0 + 1.0).to(dt).t();  // (4, n), non-contiguous
+    const Tensor dy = randn({4, n}).to(dt);
+    const Tensor w = randn({n}), b = randn({n});
+    for (bool affine : {true, false}) {
+      const Tensor wa = affine ? w : Tensor(), ba = affine ? b : Tensor();
+      const std::string what = "row " + std::to_string(n) + (affine ? " affine" : "");
+      auto [y, mean, rstd] = F::layer_norm_forward(x, {n}, wa, ba, 1e-5);
+      auto [gi, gw, gb] = F::layer_norm_backward(dy, x, {n}, mean, rstd, wa);
+      auto [gi32, gw32, gb32] =
+          F::layer_norm_backward(dy.to(kFloat32), x.to(kFloat32), {n}, mean, rstd, wa);
+      expect_bits(gi, gi32.to(dt), what + " grad_input");
+      ASSERT_EQ(gw.defined(), affine) << what;
+      if (!affine) continue;
+      expect_bits(gw, gw32, what + " grad_weight");
+      expect_bits(gb, gb32, what + " grad_bias");
+    }
+  }
+}
+
+// Through autograd, create_graph keeps the composite formula: the input's gradient is itself
+// differentiable, and equals the fused kernel's within float32 rounding.
+TEST(NormFused, LayerNormDoubleBackwardKeepsTheComposite) {
+  manual_seed(9);
+  const Tensor x = randn({3, 10}).requires_grad_(true), w = randn({10}).requires_grad_(true);
+  const Tensor y = F::layer_norm(x, {10}, {.weight = w});
+  const Tensor dy = randn({3, 10});
+  const Tensor gx = autograd::grad({y}, {x}, {dy}, true, true)[0];
+  ASSERT_TRUE(gx.requires_grad());
+  ASSERT_TRUE(gx.grad_fn());
+  NoGradGuard no_grad;
+  auto [y2, mean, rstd] = F::layer_norm_forward(x, {10}, w, Tensor(), 1e-5);
+  const Tensor fused = std::get<0>(F::layer_norm_backward(dy, x, {10}, mean, rstd, w));
+  EXPECT_LT((fused - gx).abs().max().item<float>(), 1e-5f);
+}
+
+// A bfloat16/float16 layer_norm's backward allocates grad_input in the narrow type and (N)-sized
+// parameter gradients: no float32 copy of the activations (input, grad_out or grad_input).
+TEST_P(NormReduced, LayerNormBackwardAllocatesNoFloat32Copies) {
+  const Dtype dt = GetParam();
+  const int64_t M = 512, N = 768;
+  const Tensor x = randn({M, N}).to(dt).requires_grad_(true);
+  const Tensor w = randn({N}).requires_grad_(true), b = randn({N}).requires_grad_(true);
+  const Tensor dy = randn({M, N}).to(dt);
+  const Tensor y = F::layer_norm(x, {N}, {.weight = w, .bias = b});
+  const int threads = get_num_threads();
+  set_num_threads(1);
+  const size_t before = cpu::allocator_stats().allocated_bytes;
+  cpu::reset_peak_allocated_bytes();
+  y.backward(dy);
+  const size_t peak = cpu::allocator_stats().peak_allocated_bytes - before;
+  set_num_threads(threads);
+  ASSERT_EQ(x.grad().dtype(), dt);
+  ASSERT_EQ(w.grad().dtype(), kFloat32);
+  const size_t grad_bytes = size_t(M * N) * 2, float_copy = size_t(M * N) * 4;
+  EXPECT_GE(peak, grad_bytes) << "the allocator did not see the backward's own allocations";
+  EXPECT_LT(peak, grad_bytes + float_copy / 4);
+}
+
 // Under CPU autocast batch_norm of a narrow input stays narrow (PyTorch 1.13) and now allocates
 // only its output and the (C) statistics: no float32 copy of the activations (input or output).
 TEST_P(NormReduced, AutocastBatchNormAllocatesNoFloat32Copies) {
@@ -131,6 +198,52 @@ TEST_P(NormReduced, AutocastBatchNormAllocatesNoFloat32Copies) {
   const size_t out_bytes = size_t(y.numel()) * 2, float_copy = size_t(x.numel()) * 4;
   EXPECT_GE(peak, out_bytes) << "the allocator did not see the op's own allocations";
   EXPECT_LT(peak, out_bytes + float_copy / 4);
+}
+
+// ── against PyTorch 1.13 (tests/golden/gen_norm_reduced.py) ──
+
+// One golden case's op through autograd: forward on the case's inputs (weight and bias in the
+// input's dtype, leaves requiring grad), backward with its grad_out.
+void check_golden_case(const nlohmann::json& c) {
+  const std::string op = c["op"], what = op + " " + c["dtype"].get<std::string>() + " " +
+                                          c["name"].get<std::string>();
+  const auto leaf = [&](const char* k) {
+    return c.contains(k) ? test::golden_tensor(c[k]).requires_grad_(true) : Tensor();
+  };
+  const Tensor x = leaf("input"), w = leaf("weight"), b = leaf("bias");
+  const Tensor dy = test::golden_tensor(c["grad_out"]);
+  const nlohmann::json& a = c["args"];
+  Tensor y;
+  if (op == "layer_norm")
+    y = F::layer_norm(x, a["normalized_shape"].get<std::vector<int64_t>>(),
+                      {.weight = w, .bias = b, .eps = a["eps"]});
+  else if (op == "rms_norm")
+    y = F::rms_norm(x, a["normalized_shape"].get<std::vector<int64_t>>(),
+                    {.weight = w, .eps = a["eps"].get<double>()});
+  else
+    y = F::group_norm(x, a["num_groups"], {.weight = w, .bias = b, .eps = a["eps"]});
+  y.backward(dy);
+  // Both sides compute in float32 (PyTorch natively or on widened tensors) and round once, but
+  // in different orders: a result may land on the neighbouring narrow value, and the gradients'
+  // cancellations (dy w - mean - xhat mean) leave errors of a float32 ulp of their terms, which
+  // the narrow type's ulp at the tensor's largest magnitude bounds.
+  const Dtype dt = test::dtype_named(c["dtype"]);
+  const auto close = [&](const Tensor& got, const char* k) {
+    ASSERT_EQ(got.dtype(), dt) << what << " " << k;
+    const double top = test::golden_tensor(c[k]).to(kFloat64).abs().max().item<double>();
+    test::expect_golden_close(got, c[k], what + " " + k, 1.0 / (dt == kBFloat16 ? 128 : 1024),
+                              test::ulp(top, dt));
+  };
+  close(y, "out");
+  close(x.grad(), "grad_input");
+  if (w.defined()) close(w.grad(), "grad_weight");
+  if (b.defined()) close(b.grad(), "grad_bias");
+}
+
+TEST(NormReducedGolden, AgainstPyTorch) {
+  const nlohmann::json table = test::load_golden("norm_reduced.json");
+  ASSERT_GE(table["cases"].size(), 20u);
+  for (const nlohmann::json& c : table["cases"]) check_golden_case(c);
 }
 
 INSTANTIATE_TEST_SUITE_P(HalfTypes, NormReduced, ::testing::Values(kBFloat16, kFloat16),
