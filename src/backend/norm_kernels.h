@@ -17,7 +17,7 @@ constexpr int64_t kNormPlanarMin = 32;
 
 /// In every entry: x is contiguous in the compute dtype; weight and bias are contiguous in it
 /// too, or undefined (1 and 0); the outputs are new, contiguous, in the compute dtype. Except:
-/// batch_norm's three entries, layer_norm and its backward also take x (and grad_out) in bfloat16/float16,
+/// batch_norm's three entries, layer_norm, rms_norm and their backward also take x (and grad_out) in bfloat16/float16,
 /// computing in float32 (the compute dtype of weight, bias and the statistics), and write y
 /// (grad_input) in x's dtype — no float32 copy of the activations.
 struct NormKernels {

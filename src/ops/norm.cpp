@@ -247,9 +247,9 @@ std::tuple<Tensor, Tensor> rms_norm_forward(const Tensor& input, IntArrayRef nor
   const Dtype cd = opmath(input.dtype());
   const double e = eps.value_or(cd == kFloat64 ? std::numeric_limits<double>::epsilon()
                                                : double(std::numeric_limits<float>::epsilon()));
-  const Tensor x = prepare(input, cd);
+  const Tensor x = prepare(input, activation_dtype(input.dtype()));
   const Tensor w = weight.defined() ? prepare(weight, cd) : Tensor();
-  Tensor y = empty(x.sizes(), {.dtype = cd, .device = x.device()});
+  Tensor y = empty(x.sizes(), {.dtype = x.dtype(), .device = x.device()});
   Tensor rstd = empty(stat_shape(input, int64_t(normalized_shape.size())),
                       {.dtype = cd, .device = x.device()});
   kernel(y, rstd, x, w, M, N, e);
@@ -488,6 +488,12 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
                                              IntArrayRef normalized_shape, const Tensor& rstd,
                                              const Tensor& weight) {
   // y = x r w with r = (mean(x^2) + eps)^-1/2: dx = r (dyw - x r^2 mean(dyw x)).
+  if (fusable(grad_out, input, {&rstd, &weight})) {
+    auto [gi, gw, gb] = fused_row_backward("rms_norm_backward", grad_out, input,
+                                           normalized_shape, Tensor(), rstd, weight,
+                                           {true, true, false});
+    return {gi, gw};
+  }
   const Dtype cd = opmath(input.dtype());
   const int64_t nd = int64_t(normalized_shape.size()), axis = input.dim() - nd;
   DimVector inner, outer;

@@ -136,6 +136,28 @@ TEST_P(NormReduced, LayerNormBackwardMatchesWidenComputeNarrow) {
   }
 }
 
+// rms_norm's forward and fused backward on the same rows, with and without the weight.
+TEST_P(NormReduced, RmsNormMatchesWidenComputeNarrow) {
+  const Dtype dt = GetParam();
+  manual_seed(10);
+  for (int64_t n : {6, 40, 2500}) {
+    const Tensor x = (randn({n, 4}) * 3.0 + 1.0).to(dt).t();  // (4, n), non-contiguous
+    const Tensor dy = randn({4, n}).to(dt);
+    for (const Tensor& w : {randn({n}), Tensor()}) {
+      const std::string what = "row " + std::to_string(n) + (w.defined() ? " weight" : "");
+      auto [y, rstd] = F::rms_norm_forward(x, {n}, w, 1e-5);
+      auto [y32, rstd32] = F::rms_norm_forward(x.to(kFloat32), {n}, w, 1e-5);
+      expect_bits(y, y32.to(dt), what + " y");
+      expect_bits(rstd, rstd32, what + " rstd");
+      auto [gi, gw] = F::rms_norm_backward(dy, x, {n}, rstd, w);
+      auto [gi32, gw32] = F::rms_norm_backward(dy.to(kFloat32), x.to(kFloat32), {n}, rstd, w);
+      expect_bits(gi, gi32.to(dt), what + " grad_input");
+      ASSERT_EQ(gw.defined(), w.defined()) << what;
+      if (w.defined()) expect_bits(gw, gw32, what + " grad_weight");
+    }
+  }
+}
+
 // Through autograd, create_graph keeps the composite formula: the input's gradient is itself
 // differentiable, and equals the fused kernel's within float32 rounding.
 TEST(NormFused, LayerNormDoubleBackwardKeepsTheComposite) {

@@ -603,19 +603,33 @@ void layer_norm_backward_kernel(const Tensor& gi, const Tensor& gw, const Tensor
 
 void rms_norm_kernel(const Tensor& y, const Tensor& rstd, const Tensor& x, const Tensor& w,
                      int64_t M, int64_t N, double e) {
-  dispatch<DtypeSet::Floating>(x.dtype(), "rms_norm", [&]<class T>() {
-    if constexpr (simd_type_v<T>) {
-      const T* xp = x.data_ptr<T>();
-      T* yp = y.data_ptr<T>();
+  dispatch<DtypeSet::Floating>(x.dtype(), "rms_norm", [&]<class U>() {
+    if constexpr (simd_type_v<U> || is_half_v<U>) {
+      using T = compute_t<U>;
+      const U* xp = x.data_ptr<U>();
+      U* yp = y.data_ptr<U>();
       T* rp = rstd.data_ptr<T>();
       const T* wp = ptr_or_null<T>(w);
       parallel_for(0, M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(N, 1)),
                    [&](int64_t r0, int64_t r1) {
+                     alignas(64) RunBuffer<U> buf;
                      for (int64_t r = r0; r < r1; ++r) {
-                       const double ms = N > 0 ? sum_squares(xp + r * N, N) / double(N) : NAN;
+                       // Runs of kChunk are sum_squares's chunks: the same sum as in one call.
+                       double sq = 0;
+                       for (int64_t s = 0; s < N; s += std::min(N, kRun<U>)) {
+                         const int64_t len = std::min(kRun<U>, N - s);
+                         sq += sum_squares(widened(xp + r * N + s, len, buf.data()), len);
+                       }
+                       const double ms = N > 0 ? sq / double(N) : NAN;
                        const T rs = T(1.0 / std::sqrt(ms + e));
                        rp[r] = rs;
-                       normalize_row(xp + r * N, yp + r * N, N, T(0), rs, wp, (const T*)nullptr);
+                       for (int64_t s = 0; s < N; s += std::min(N, kRun<U>)) {
+                         const int64_t len = std::min(kRun<U>, N - s), off = r * N + s;
+                         T* out = out_run(yp + off, buf.data());
+                         normalize_row(widened(xp + off, len, buf.data()), out, len, T(0), rs,
+                                       wp ? wp + s : wp, (const T*)nullptr);
+                         stored<U>(out, yp + off, len);
+                       }
                      }
                    });
     }
