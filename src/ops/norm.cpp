@@ -300,10 +300,10 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_forward(const Tensor& input, int64
   EMBER_CHECK(input.is_floating_point(), op, "not implemented for dtype ", input.dtype());
   const auto kernel = backend::kernel(op, input.device(), &Backend::norm, &NormKernels::group_norm);
   const Dtype cd = opmath(input.dtype());
-  const Tensor x = prepare(input, cd);
+  const Tensor x = prepare(input, activation_dtype(input.dtype()));
   const Tensor w = weight.defined() ? prepare(weight, cd) : Tensor();
   const Tensor b = bias.defined() ? prepare(bias, cd) : Tensor();
-  Tensor y = empty(x.sizes(), {.dtype = cd, .device = x.device()});
+  Tensor y = empty(x.sizes(), {.dtype = x.dtype(), .device = x.device()});
   Tensor mean = empty({N, G}, {.dtype = cd, .device = x.device()});
   Tensor rstd = empty({N, G}, {.dtype = cd, .device = x.device()});
   kernel(y, mean, rstd, x, w, b, G, eps);
@@ -325,10 +325,9 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, GroupNormFuncOptions 
                    mean = mean.reshape({N, G}), rstd = rstd.reshape({N, G});
                  }
                  auto [gi, gw, gb] = group_norm_backward(g[0], s[0], G, mean, rstd, s[1],
-                                                         {true, s[1].defined(), false});
-                 return TensorList{gi, gw,
-                                   has_bias ? sum_over(g[0], dims_except(s[0].dim(), 1))
-                                            : Tensor()};
+                                                         {true, s[1].defined(), has_bias});
+                 if (has_bias && !gb.defined()) gb = sum_over(g[0], dims_except(s[0].dim(), 1));
+                 return TensorList{gi, gw, has_bias ? gb : Tensor()};
                });
   return out;
 }
@@ -339,7 +338,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, GroupNormFuncOptions 
 //   dx = invstd w (dy - mean(dy) - xhat mean(dy xhat)), the means over the reduced elements.
 namespace {
 
-// x reshaped so that the statistic s (one per group of reduced elements) broadcasts against it.
+// A gradient in the dtype of the tensor it is for.
 Tensor grad_like(const Tensor& g, const Tensor& like) { return g.to(like.dtype()); }
 
 // Whether the fused backward kernels may run: no graph is to be recorded through the gradients
@@ -353,6 +352,24 @@ bool fusable(const Tensor& grad_out, const Tensor& input,
   return std::none_of(more.begin(), more.end(),
                       [](const Tensor* t) { return t->defined() && t->requires_grad(); });
 }
+
+// The fused backward kernels' outputs: grad_input in input's dtype; the parameters' gradients,
+// shaped `shape`, in the compute dtype, where weight is defined and the mask asks for them.
+struct FusedGrads {
+  Tensor gi, gw, gb;
+  FusedGrads(const Tensor& input, const Tensor& weight, IntArrayRef shape,
+             std::array<bool, 3> mask) {
+    const TensorOptions o{.dtype = opmath(input.dtype()), .device = input.device()};
+    if (mask[0]) gi = empty(input.sizes(), {.dtype = input.dtype(), .device = input.device()});
+    if (mask[1] && weight.defined()) gw = empty(shape, o);
+    if (mask[2] && weight.defined()) gb = empty(shape, o);
+  }
+  // The gradients, the parameters' in weight's dtype.
+  std::tuple<Tensor, Tensor, Tensor> result(const Tensor& weight) const {
+    return {gi, gw.defined() ? grad_like(gw, weight) : gw,
+            gb.defined() ? grad_like(gb, weight) : gb};
+  }
+};
 
 // layer_norm's gradients (mean defined) or rms_norm's (mean undefined; no bias) from the fused
 // kernel (Note [Fused row norm backward]): bfloat16/float16 input and grad_out are read as they
@@ -369,12 +386,9 @@ std::tuple<Tensor, Tensor, Tensor> fused_row_backward(const char* op, const Tens
   const Tensor x = input.contiguous(), dy = grad_out.contiguous();
   const Tensor mu = mean.defined() ? prepare(mean, cd) : Tensor(), rs = prepare(rstd, cd);
   const Tensor w = weight.defined() ? prepare(weight, cd) : Tensor();
-  const bool params = weight.defined();
-  Tensor gi = mask[0] ? empty(input.sizes(), {.dtype = input.dtype(), .device = dev}) : Tensor();
-  Tensor gw = params && mask[1] ? empty(shape, {.dtype = cd, .device = dev}) : Tensor();
-  Tensor gb = params && mask[2] ? empty(shape, {.dtype = cd, .device = dev}) : Tensor();
-  kernel(gi, gw, gb, x, dy, mu, rs, w, M, N);
-  return {gi, gw.defined() ? grad_like(gw, weight) : gw, gb.defined() ? grad_like(gb, weight) : gb};
+  const FusedGrads g(input, weight, shape, mask);
+  kernel(g.gi, g.gw, g.gb, x, dy, mu, rs, w, M, N);
+  return g.result(weight);
 }
 
 }  // namespace
@@ -396,12 +410,9 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
     const Tensor x = input.contiguous(), dy = grad_out.contiguous();
     const Tensor mean = prepare(save_mean, cd), invstd = prepare(save_invstd, cd);
     const Tensor w = weight.defined() ? prepare(weight, cd) : Tensor();
-    Tensor gi = mask[0] ? empty(input.sizes(), {.dtype = input.dtype(), .device = dev}) : Tensor();
-    Tensor gw = mask[1] && weight.defined() ? empty({C}, {.dtype = cd, .device = dev}) : Tensor();
-    Tensor gb = mask[2] && weight.defined() ? empty({C}, {.dtype = cd, .device = dev}) : Tensor();
-    kernel(gi, gw, gb, x, dy, mean, invstd, w, training);
-    return {gi, gw.defined() ? gw.to(weight.dtype()) : gw,
-            gb.defined() ? gb.to(weight.dtype()) : gb};
+    const FusedGrads g(input, weight, {C}, mask);
+    kernel(g.gi, g.gw, g.gb, x, dy, mean, invstd, w, training);
+    return g.result(weight);
   }
   DimVector bshape(size_t(input.dim()), 1);  // (1, C, 1, ...)
   bshape[1] = C;
@@ -461,6 +472,16 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, c
                                                        std::array<bool, 3> mask) {
   const Dtype cd = opmath(input.dtype());
   const int64_t N = input.size(0), C = input.size(1);
+  if (fusable(grad_out, input, {&mean, &rstd, &weight})) {  // Note [Fused group norm backward]
+    const Device dev = input.device();
+    const auto kernel = backend::kernel("group_norm_backward", dev, &Backend::norm,
+                                        &NormKernels::group_norm_backward);
+    const Tensor w = weight.defined() ? prepare(weight, cd) : Tensor();
+    const FusedGrads g(input, weight, {C}, mask);
+    kernel(g.gi, g.gw, g.gb, input.contiguous(), grad_out.contiguous(), prepare(mean, cd),
+           prepare(rstd, cd), w, G);
+    return g.result(weight);
+  }
   const Tensor x = input.to(cd).reshape({N, G, -1}), dy = grad_out.to(cd).reshape({N, G, -1});
   const Tensor mu = mean.to(cd).view({N, G, 1}), rs = rstd.to(cd).view({N, G, 1});
   const Tensor xhat = (x - mu) * rs;  // (N, G, D * S)

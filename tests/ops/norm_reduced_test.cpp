@@ -2,7 +2,7 @@
 // read and write the narrow type directly (Note [Reduced-precision norms] in
 // src/backend/cpu/norm.cpp), computing in float32 in the float32 kernels' order, so every result
 // is bit-identical to the explicit composition widen → float32 op → narrow; the op allocates no
-// float32 copy of its input; and forward and backward match PyTorch 1.13 (golden/norm_reduced.json).
+// float32 copy of its input; forward and backward match PyTorch 1.13 (golden/norm_reduced.json).
 #include <ember/allocator.h>
 #include <ember/amp/autocast.h>
 #include <ember/autograd.h>
@@ -154,6 +154,37 @@ TEST_P(NormReduced, RmsNormMatchesWidenComputeNarrow) {
       expect_bits(gi, gi32.to(dt), what + " grad_input");
       ASSERT_EQ(gw.defined(), w.defined()) << what;
       if (w.defined()) expect_bits(gw, gw32, what + " grad_weight");
+    }
+  }
+}
+
+// group_norm's forward and fused backward (Note [Fused group norm backward]): planes of 1, 49
+// (Vec tails) and 2304 elements (more than one widened run), channels-last memory, with and
+// without the affine.
+TEST_P(NormReduced, GroupNormMatchesWidenComputeNarrow) {
+  const Dtype dt = GetParam();
+  manual_seed(11);
+  for (auto [H, W] : {std::pair<int64_t, int64_t>{1, 1}, {7, 7}, {48, 48}}) {
+    const int64_t C = 6, G = 3;
+    const Tensor x = nchw_input(dt, 2, C, H, W), dy = nchw_input(dt, 2, C, H, W);
+    const Tensor w = randn({C}), b = randn({C});
+    for (bool affine : {true, false}) {
+      const Tensor wa = affine ? w : Tensor(), ba = affine ? b : Tensor();
+      const std::string what = "HxW " + std::to_string(H) + "x" + std::to_string(W) +
+                               (affine ? " affine" : "");
+      auto [y, mean, rstd] = F::group_norm_forward(x, G, wa, ba, 1e-5);
+      auto [y32, mean32, rstd32] = F::group_norm_forward(x.to(kFloat32), G, wa, ba, 1e-5);
+      expect_bits(y, y32.to(dt), what + " y");
+      expect_bits(mean, mean32, what + " mean");
+      expect_bits(rstd, rstd32, what + " rstd");
+      auto [gi, gw, gb] = F::group_norm_backward(dy, x, G, mean, rstd, wa);
+      auto [gi32, gw32, gb32] =
+          F::group_norm_backward(dy.to(kFloat32), x.to(kFloat32), G, mean, rstd, wa);
+      expect_bits(gi, gi32.to(dt), what + " grad_input");
+      ASSERT_EQ(gw.defined(), affine) << what;
+      if (!affine) continue;
+      expect_bits(gw, gw32, what + " grad_weight");
+      expect_bits(gb, gb32, what + " grad_bias");
     }
   }
 }
