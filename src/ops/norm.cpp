@@ -1,6 +1,6 @@
 // Normalisation: batch_norm, layer_norm, group_norm, rms_norm. The fused forward sweeps and
-// batch_norm's fused backward are the backend's norm family (backend/norm_kernels.h); the other
-// backward formulas, plain functions of the saved statistics, are at the bottom of this file.
+// backward kernels are the backend's norm family (backend/norm_kernels.h); the backward formulas
+// as plain functions of the saved statistics, which create_graph needs, are at the bottom.
 #include "ops/norm.h"
 
 #include <algorithm>
@@ -133,9 +133,9 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const
 
 // Note [Norm autograd]
 // Each norm records PyTorch's native node over (input, weight, bias) and saves its statistics;
-// the backward formulas (norm_backward, at the bottom) are public ops over those statistics.
-// With create_graph the statistics are recomputed from the input with differentiable ops, so
-// that the double backward sees how they depend on it.
+// its backward (norm_backward, at the bottom) runs the fused kernel, or, with create_graph, the
+// formula in public ops over those statistics, recomputed from the input with differentiable
+// ops so that the double backward sees how they depend on it.
 namespace {
 using autograd::Grads;
 using autograd::Saved;
@@ -333,7 +333,8 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, GroupNormFuncOptions 
 }
 
 // ── backward ─────────────────────────────────────────────────────────────
-// Written with public ops over the saved statistics (xhat = (x - mean) * invstd):
+// The fused kernels where no graph is recorded through the gradients (fusable()), else written
+// with public ops over the saved statistics (xhat = (x - mean) * invstd):
 //   dbias = Σ dy, dweight = Σ dy xhat, and for the batch statistics
 //   dx = invstd w (dy - mean(dy) - xhat mean(dy xhat)), the means over the reduced elements.
 namespace {
