@@ -31,6 +31,19 @@ void expect_bits(const Tensor& got, const Tensor& want, const std::string& what)
                                << (got.to(kFloat64) - want.to(kFloat64)).abs().max().item<double>();
 }
 
+// A fused backward's (grad_input, grad_weight, grad_bias) against the float32 one's: grad_input
+// narrowed to dt, the parameters' (float32 weight) as they are; no parameter gradients without
+// the affine.
+using Grads3 = std::tuple<Tensor, Tensor, Tensor>;
+void expect_grads_bits(const Grads3& got, const Grads3& want32, Dtype dt, bool affine,
+                       const std::string& what) {
+  expect_bits(std::get<0>(got), std::get<0>(want32).to(dt), what + " grad_input");
+  ASSERT_EQ(std::get<1>(got).defined(), affine) << what;
+  if (!affine) return;
+  expect_bits(std::get<1>(got), std::get<1>(want32), what + " grad_weight");
+  expect_bits(std::get<2>(got), std::get<2>(want32), what + " grad_bias");
+}
+
 // A (N, C, H, W) input in dt whose memory is channels-last (so non-contiguous as NCHW), with a
 // large mean so the statistics' chunked sums matter.
 Tensor nchw_input(Dtype dt, int64_t N, int64_t C, int64_t H, int64_t W) {
@@ -65,12 +78,10 @@ TEST_P(NormReduced, BatchNormMatchesWidenComputeNarrow) {
       if (H * W < 32) continue;  // the fused backward takes planes of kNormPlanarMin or more
       const Tensor dy = randn({3, H, W, C}).to(dt).permute({0, 3, 1, 2});
       NoGradGuard no_grad;  // as inside a backward pass, where the fused kernel runs
-      auto [gi, gw, gb] = F::batch_norm_backward(dy, x, w, mean, invstd, training);
-      auto [gi32, gw32, gb32] = F::batch_norm_backward(dy.to(kFloat32), x.to(kFloat32), w,
-                                                       mean32, invstd32, training);
-      expect_bits(gi, gi32.to(dt), what + " grad_input");
-      expect_bits(gw, gw32, what + " grad_weight");
-      expect_bits(gb, gb32, what + " grad_bias");
+      expect_grads_bits(F::batch_norm_backward(dy, x, w, mean, invstd, training),
+                        F::batch_norm_backward(dy.to(kFloat32), x.to(kFloat32), w, mean32,
+                                               invstd32, training),
+                        dt, true, what);
     }
   }
 }
@@ -91,13 +102,15 @@ TEST_P(NormReduced, BatchNormAutogradDtypes) {
   EXPECT_LT(x.grad().to(kFloat32).sum({0, 2, 3}).abs().max().item<float>(), 0.05f);
 }
 
-// Rows of 6 (tail only), 40 and 2500 (more than one run), with and without the affine.
+// Rows of 6 (tail only), 40 and 2500 (more than one run), with and without the affine: the
+// forward and the fused backward (Note [Fused row norm backward]).
 TEST_P(NormReduced, LayerNormMatchesWidenComputeNarrow) {
   const Dtype dt = GetParam();
   manual_seed(7);
   for (int64_t n : {6, 40, 2500}) {
     const Tensor x = (randn({n, 4}) * 3.0 + 1.0).to(dt).t();  // (4, n), non-contiguous
     const Tensor w = randn({n}), b = randn({n});
+    const Tensor dy = randn({4, n}).to(dt);
     for (bool affine : {true, false}) {
       const Tensor wa = affine ? w : Tensor(), ba = affine ? b : Tensor();
       auto [y, mean, rstd] = F::layer_norm_forward(x, {n}, wa, ba, 1e-5);
@@ -106,32 +119,10 @@ TEST_P(NormReduced, LayerNormMatchesWidenComputeNarrow) {
       expect_bits(y, y32.to(dt), what + " y");
       expect_bits(mean, mean32, what + " mean");
       expect_bits(rstd, rstd32, what + " rstd");
-    }
-  }
-}
-
-// The fused backward (Note [Fused row norm backward]) on the same rows, with and without the
-// affine: grad_input bit-identical to the float32 kernel's narrowed, the parameters' gradients
-// (float32 weight) bit-identical to it.
-TEST_P(NormReduced, LayerNormBackwardMatchesWidenComputeNarrow) {
-  const Dtype dt = GetParam();
-  manual_seed(8);
-  for (int64_t n : {6, 40, 2500}) {
-    const Tensor x = (randn({n, 4}) * 3.0 + 1.0).to(dt).t();  // (4, n), non-contiguous
-    const Tensor dy = randn({4, n}).to(dt);
-    const Tensor w = randn({n}), b = randn({n});
-    for (bool affine : {true, false}) {
-      const Tensor wa = affine ? w : Tensor(), ba = affine ? b : Tensor();
-      const std::string what = "row " + std::to_string(n) + (affine ? " affine" : "");
-      auto [y, mean, rstd] = F::layer_norm_forward(x, {n}, wa, ba, 1e-5);
-      auto [gi, gw, gb] = F::layer_norm_backward(dy, x, {n}, mean, rstd, wa);
-      auto [gi32, gw32, gb32] =
-          F::layer_norm_backward(dy.to(kFloat32), x.to(kFloat32), {n}, mean, rstd, wa);
-      expect_bits(gi, gi32.to(dt), what + " grad_input");
-      ASSERT_EQ(gw.defined(), affine) << what;
-      if (!affine) continue;
-      expect_bits(gw, gw32, what + " grad_weight");
-      expect_bits(gb, gb32, what + " grad_bias");
+      expect_grads_bits(F::layer_norm_backward(dy, x, {n}, mean, rstd, wa),
+                        F::layer_norm_backward(dy.to(kFloat32), x.to(kFloat32), {n}, mean, rstd,
+                                               wa),
+                        dt, affine, what);
     }
   }
 }
@@ -177,14 +168,10 @@ TEST_P(NormReduced, GroupNormMatchesWidenComputeNarrow) {
       expect_bits(y, y32.to(dt), what + " y");
       expect_bits(mean, mean32, what + " mean");
       expect_bits(rstd, rstd32, what + " rstd");
-      auto [gi, gw, gb] = F::group_norm_backward(dy, x, G, mean, rstd, wa);
-      auto [gi32, gw32, gb32] =
-          F::group_norm_backward(dy.to(kFloat32), x.to(kFloat32), G, mean, rstd, wa);
-      expect_bits(gi, gi32.to(dt), what + " grad_input");
-      ASSERT_EQ(gw.defined(), affine) << what;
-      if (!affine) continue;
-      expect_bits(gw, gw32, what + " grad_weight");
-      expect_bits(gb, gb32, what + " grad_bias");
+      expect_grads_bits(F::group_norm_backward(dy, x, G, mean, rstd, wa),
+                        F::group_norm_backward(dy.to(kFloat32), x.to(kFloat32), G, mean, rstd,
+                                               wa),
+                        dt, affine, what);
     }
   }
 }
