@@ -1,6 +1,7 @@
 // CPU kernels of the normalisations (src/ops/norm.cpp): one sweep over memory for the statistics
 // (Note [Chunked moments]), one for the affine normalisation, SIMD through Vec and parallel over
-// channels, rows or groups; batch_norm's backward in two sweeps (Note [Fused batch norm backward]).
+// channels, rows or groups; the backward passes in two sweeps (Notes [Fused batch norm backward],
+// [Fused row norm backward], [Fused group norm backward]).
 #include <algorithm>
 #include <array>
 #include <cmath>
