@@ -1,8 +1,9 @@
 // The normalisation family's kernels (src/ops/norm.cpp): the fused forward sweeps of batch_norm,
-// layer_norm, group_norm and rms_norm and batch_norm's fused backward. The front end checks the
-// shapes, converts the operands to the compute dtype (float32, or float64 for float64: PyTorch's
-// opmath type) and makes them contiguous, allocates the outputs on the input's device, updates the
-// running statistics and records autograd; the other backward formulas are public ops.
+// layer_norm, group_norm and rms_norm and their fused backward. The front end checks the shapes,
+// converts the operands to the compute dtype (float32, or float64 for float64: PyTorch's opmath
+// type) and makes them contiguous, allocates the outputs on the input's device, updates the
+// running statistics and records autograd; with create_graph the backward formulas are public
+// ops (src/ops/norm.cpp), which stay differentiable.
 #pragma once
 
 #include <cstdint>
@@ -15,11 +16,11 @@ namespace ember::backend {
 /// contiguous run at a time (Note [Batch norm layouts]); batch_norm's fused backward takes them.
 constexpr int64_t kNormPlanarMin = 32;
 
-/// In every entry: x is contiguous in the compute dtype; weight and bias are contiguous in it
-/// too, or undefined (1 and 0); the outputs are new, contiguous, in the compute dtype. Except:
-/// batch_norm's three entries and layer_norm also take x (and grad_out) in bfloat16/float16,
-/// computing in float32 (the compute dtype of weight, bias and the statistics), and write y
-/// (grad_input) in x's dtype — no float32 copy of the activations.
+/// In every entry: x (and grad_out) is contiguous in the compute dtype, or in bfloat16/float16,
+/// computed in float32 (Note [Reduced-precision norms]); weight, bias and the statistics are
+/// contiguous in the compute dtype, weight and bias possibly undefined (1 and 0); the outputs are
+/// new and contiguous, y and grad_input in x's dtype (no float32 copy of the activations), the
+/// rest in the compute dtype.
 struct NormKernels {
   /// Per-channel mean and biased variance of x (N, C, *), into float64 (C) tensors.
   void (*batch_norm_stats)(const Tensor& x, const Tensor& mean, const Tensor& var) = nullptr;
@@ -39,6 +40,13 @@ struct NormKernels {
   void (*layer_norm)(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
                      const Tensor& weight, const Tensor& bias, int64_t M, int64_t N,
                      double eps) = nullptr;
+  /// layer_norm's gradients from its saved mean and rstd (M) for x and grad_out read as M rows
+  /// of N (Note [Fused row norm backward]); an undefined mean means rms_norm's (x not centred,
+  /// no bias); an undefined output is not computed.
+  void (*layer_norm_backward)(const Tensor& grad_input, const Tensor& grad_weight,
+                              const Tensor& grad_bias, const Tensor& x, const Tensor& grad_out,
+                              const Tensor& mean, const Tensor& rstd, const Tensor& weight,
+                              int64_t M, int64_t N) = nullptr;
   /// x read as M rows of N: y = x rstd weight with rstd = 1 / sqrt(mean(x²) + eps) per row.
   void (*rms_norm)(const Tensor& y, const Tensor& rstd, const Tensor& x, const Tensor& weight,
                    int64_t M, int64_t N, double eps) = nullptr;
@@ -46,6 +54,12 @@ struct NormKernels {
   /// bias[c] per channel; mean and rstd are (N, G).
   void (*group_norm)(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
                      const Tensor& weight, const Tensor& bias, int64_t G, double eps) = nullptr;
+  /// group_norm's gradients from its saved mean and rstd (N, G) (Note [Fused group norm
+  /// backward]); an undefined output is not computed.
+  void (*group_norm_backward)(const Tensor& grad_input, const Tensor& grad_weight,
+                              const Tensor& grad_bias, const Tensor& x, const Tensor& grad_out,
+                              const Tensor& mean, const Tensor& rstd, const Tensor& weight,
+                              int64_t G) = nullptr;
 };
 
 }  // namespace ember::backend

@@ -1,10 +1,11 @@
 // Normalisation: batch_norm, layer_norm, group_norm, rms_norm. The fused forward sweeps and
-// batch_norm's fused backward are the backend's norm family (backend/norm_kernels.h); the other
-// backward formulas, plain functions of the saved statistics, are at the bottom of this file.
+// backward kernels are the backend's norm family (backend/norm_kernels.h); the backward formulas
+// as plain functions of the saved statistics, which create_graph needs, are at the bottom.
 #include "ops/norm.h"
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <sstream>
 #include <tuple>
@@ -132,9 +133,9 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const
 
 // Note [Norm autograd]
 // Each norm records PyTorch's native node over (input, weight, bias) and saves its statistics;
-// the backward formulas (norm_backward, at the bottom) are public ops over those statistics.
-// With create_graph the statistics are recomputed from the input with differentiable ops, so
-// that the double backward sees how they depend on it.
+// its backward (norm_backward, at the bottom) runs the fused kernel, or, with create_graph, the
+// formula in public ops over those statistics, recomputed from the input with differentiable
+// ops so that the double backward sees how they depend on it.
 namespace {
 using autograd::Grads;
 using autograd::Saved;
@@ -228,9 +229,9 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, LayerNormFu
                    std::tie(mean, rstd) =
                        moments(s[0].to(mean.dtype()), dims_from(s[0].dim(), axis), eps);
                  auto [gi, gw, gb] = layer_norm_backward(g[0], s[0], shape, mean, rstd, s[1],
-                                                         {true, s[1].defined(), false});
-                 return TensorList{gi, gw,
-                                   has_bias ? sum_over(g[0], dims_before(axis)) : Tensor()};
+                                                         {true, s[1].defined(), has_bias});
+                 if (has_bias && !gb.defined()) gb = sum_over(g[0], dims_before(axis));
+                 return TensorList{gi, gw, has_bias ? gb : Tensor()};
                });
   return out;
 }
@@ -246,9 +247,9 @@ std::tuple<Tensor, Tensor> rms_norm_forward(const Tensor& input, IntArrayRef nor
   const Dtype cd = opmath(input.dtype());
   const double e = eps.value_or(cd == kFloat64 ? std::numeric_limits<double>::epsilon()
                                                : double(std::numeric_limits<float>::epsilon()));
-  const Tensor x = prepare(input, cd);
+  const Tensor x = prepare(input, activation_dtype(input.dtype()));
   const Tensor w = weight.defined() ? prepare(weight, cd) : Tensor();
-  Tensor y = empty(x.sizes(), {.dtype = cd, .device = x.device()});
+  Tensor y = empty(x.sizes(), {.dtype = x.dtype(), .device = x.device()});
   Tensor rstd = empty(stat_shape(input, int64_t(normalized_shape.size())),
                       {.dtype = cd, .device = x.device()});
   kernel(y, rstd, x, w, M, N, e);
@@ -299,10 +300,10 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_forward(const Tensor& input, int64
   EMBER_CHECK(input.is_floating_point(), op, "not implemented for dtype ", input.dtype());
   const auto kernel = backend::kernel(op, input.device(), &Backend::norm, &NormKernels::group_norm);
   const Dtype cd = opmath(input.dtype());
-  const Tensor x = prepare(input, cd);
+  const Tensor x = prepare(input, activation_dtype(input.dtype()));
   const Tensor w = weight.defined() ? prepare(weight, cd) : Tensor();
   const Tensor b = bias.defined() ? prepare(bias, cd) : Tensor();
-  Tensor y = empty(x.sizes(), {.dtype = cd, .device = x.device()});
+  Tensor y = empty(x.sizes(), {.dtype = x.dtype(), .device = x.device()});
   Tensor mean = empty({N, G}, {.dtype = cd, .device = x.device()});
   Tensor rstd = empty({N, G}, {.dtype = cd, .device = x.device()});
   kernel(y, mean, rstd, x, w, b, G, eps);
@@ -324,22 +325,72 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, GroupNormFuncOptions 
                    mean = mean.reshape({N, G}), rstd = rstd.reshape({N, G});
                  }
                  auto [gi, gw, gb] = group_norm_backward(g[0], s[0], G, mean, rstd, s[1],
-                                                         {true, s[1].defined(), false});
-                 return TensorList{gi, gw,
-                                   has_bias ? sum_over(g[0], dims_except(s[0].dim(), 1))
-                                            : Tensor()};
+                                                         {true, s[1].defined(), has_bias});
+                 if (has_bias && !gb.defined()) gb = sum_over(g[0], dims_except(s[0].dim(), 1));
+                 return TensorList{gi, gw, has_bias ? gb : Tensor()};
                });
   return out;
 }
 
 // ── backward ─────────────────────────────────────────────────────────────
-// Written with public ops over the saved statistics (xhat = (x - mean) * invstd):
+// The fused kernels where no graph is recorded through the gradients (fusable()), else written
+// with public ops over the saved statistics (xhat = (x - mean) * invstd):
 //   dbias = Σ dy, dweight = Σ dy xhat, and for the batch statistics
 //   dx = invstd w (dy - mean(dy) - xhat mean(dy xhat)), the means over the reduced elements.
 namespace {
 
-// x reshaped so that the statistic s (one per group of reduced elements) broadcasts against it.
+// A gradient in the dtype of the tensor it is for.
 Tensor grad_like(const Tensor& g, const Tensor& like) { return g.to(like.dtype()); }
+
+// Whether the fused backward kernels may run: no graph is to be recorded through the gradients
+// (grad mode off, as in a backward pass without create_graph, or no operand requiring grad —
+// Note [Norm autograd]) and grad_out has input's dtype and shape.
+bool fusable(const Tensor& grad_out, const Tensor& input,
+             std::initializer_list<const Tensor*> more) {
+  if (grad_out.dtype() != input.dtype() || grad_out.sizes() != input.sizes()) return false;
+  if (!is_grad_enabled()) return true;
+  if (grad_out.requires_grad() || input.requires_grad()) return false;
+  return std::none_of(more.begin(), more.end(),
+                      [](const Tensor* t) { return t->defined() && t->requires_grad(); });
+}
+
+// The fused backward kernels' outputs: grad_input in input's dtype; the parameters' gradients,
+// shaped `shape`, in the compute dtype, where weight is defined and the mask asks for them.
+struct FusedGrads {
+  Tensor gi, gw, gb;
+  FusedGrads(const Tensor& input, const Tensor& weight, IntArrayRef shape,
+             std::array<bool, 3> mask) {
+    const TensorOptions o{.dtype = opmath(input.dtype()), .device = input.device()};
+    if (mask[0]) gi = empty(input.sizes(), {.dtype = input.dtype(), .device = input.device()});
+    if (mask[1] && weight.defined()) gw = empty(shape, o);
+    if (mask[2] && weight.defined()) gb = empty(shape, o);
+  }
+  // The gradients, the parameters' in weight's dtype.
+  std::tuple<Tensor, Tensor, Tensor> result(const Tensor& weight) const {
+    return {gi, gw.defined() ? grad_like(gw, weight) : gw,
+            gb.defined() ? grad_like(gb, weight) : gb};
+  }
+};
+
+// layer_norm's gradients (mean defined) or rms_norm's (mean undefined; no bias) from the fused
+// kernel (Note [Fused row norm backward]): bfloat16/float16 input and grad_out are read as they
+// are and grad_input is written in their dtype; the parameters' gradients come in weight's.
+std::tuple<Tensor, Tensor, Tensor> fused_row_backward(const char* op, const Tensor& grad_out,
+                                                      const Tensor& input, IntArrayRef shape,
+                                                      const Tensor& mean, const Tensor& rstd,
+                                                      const Tensor& weight,
+                                                      std::array<bool, 3> mask) {
+  const Dtype cd = opmath(input.dtype());
+  const Device dev = input.device();
+  const auto kernel = backend::kernel(op, dev, &Backend::norm, &NormKernels::layer_norm_backward);
+  const int64_t N = prod(shape), M = N > 0 ? input.numel() / N : 0;
+  const Tensor x = input.contiguous(), dy = grad_out.contiguous();
+  const Tensor mu = mean.defined() ? prepare(mean, cd) : Tensor(), rs = prepare(rstd, cd);
+  const Tensor w = weight.defined() ? prepare(weight, cd) : Tensor();
+  const FusedGrads g(input, weight, shape, mask);
+  kernel(g.gi, g.gw, g.gb, x, dy, mu, rs, w, M, N);
+  return g.result(weight);
+}
 
 }  // namespace
 
@@ -360,12 +411,9 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
     const Tensor x = input.contiguous(), dy = grad_out.contiguous();
     const Tensor mean = prepare(save_mean, cd), invstd = prepare(save_invstd, cd);
     const Tensor w = weight.defined() ? prepare(weight, cd) : Tensor();
-    Tensor gi = mask[0] ? empty(input.sizes(), {.dtype = input.dtype(), .device = dev}) : Tensor();
-    Tensor gw = mask[1] && weight.defined() ? empty({C}, {.dtype = cd, .device = dev}) : Tensor();
-    Tensor gb = mask[2] && weight.defined() ? empty({C}, {.dtype = cd, .device = dev}) : Tensor();
-    kernel(gi, gw, gb, x, dy, mean, invstd, w, training);
-    return {gi, gw.defined() ? gw.to(weight.dtype()) : gw,
-            gb.defined() ? gb.to(weight.dtype()) : gb};
+    const FusedGrads g(input, weight, {C}, mask);
+    kernel(g.gi, g.gw, g.gb, x, dy, mean, invstd, w, training);
+    return g.result(weight);
   }
   DimVector bshape(size_t(input.dim()), 1);  // (1, C, 1, ...)
   bshape[1] = C;
@@ -397,6 +445,9 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
                                                        const Tensor& mean, const Tensor& rstd,
                                                        const Tensor& weight,
                                                        std::array<bool, 3> mask) {
+  if (fusable(grad_out, input, {&mean, &rstd, &weight}))
+    return fused_row_backward("layer_norm_backward", grad_out, input, normalized_shape, mean,
+                              rstd, weight, mask);
   const Dtype cd = opmath(input.dtype());
   const int64_t nd = int64_t(normalized_shape.size()), axis = input.dim() - nd;
   DimVector inner, outer;
@@ -422,6 +473,16 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, c
                                                        std::array<bool, 3> mask) {
   const Dtype cd = opmath(input.dtype());
   const int64_t N = input.size(0), C = input.size(1);
+  if (fusable(grad_out, input, {&mean, &rstd, &weight})) {  // Note [Fused group norm backward]
+    const Device dev = input.device();
+    const auto kernel = backend::kernel("group_norm_backward", dev, &Backend::norm,
+                                        &NormKernels::group_norm_backward);
+    const Tensor w = weight.defined() ? prepare(weight, cd) : Tensor();
+    const FusedGrads g(input, weight, {C}, mask);
+    kernel(g.gi, g.gw, g.gb, input.contiguous(), grad_out.contiguous(), prepare(mean, cd),
+           prepare(rstd, cd), w, G);
+    return g.result(weight);
+  }
   const Tensor x = input.to(cd).reshape({N, G, -1}), dy = grad_out.to(cd).reshape({N, G, -1});
   const Tensor mu = mean.to(cd).view({N, G, 1}), rs = rstd.to(cd).view({N, G, 1});
   const Tensor xhat = (x - mu) * rs;  // (N, G, D * S)
@@ -449,6 +510,12 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
                                              IntArrayRef normalized_shape, const Tensor& rstd,
                                              const Tensor& weight) {
   // y = x r w with r = (mean(x^2) + eps)^-1/2: dx = r (dyw - x r^2 mean(dyw x)).
+  if (fusable(grad_out, input, {&rstd, &weight})) {
+    auto [gi, gw, gb] = fused_row_backward("rms_norm_backward", grad_out, input,
+                                           normalized_shape, Tensor(), rstd, weight,
+                                           {true, true, false});
+    return {gi, gw};
+  }
   const Dtype cd = opmath(input.dtype());
   const int64_t nd = int64_t(normalized_shape.size()), axis = input.dim() - nd;
   DimVector inner, outer;

@@ -1,6 +1,7 @@
 // CPU kernels of the normalisations (src/ops/norm.cpp): one sweep over memory for the statistics
 // (Note [Chunked moments]), one for the affine normalisation, SIMD through Vec and parallel over
-// channels, rows or groups; batch_norm's backward in two sweeps (Note [Fused batch norm backward]).
+// channels, rows or groups; the backward passes in two sweeps (Notes [Fused batch norm backward],
+// [Fused row norm backward], [Fused group norm backward]).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -300,50 +301,79 @@ void channel_affine(const U* x, U* y, int64_t N, int64_t C, int64_t S, const T* 
                });
 }
 
-// The SIMD body of Σ dy and Σ dy (x - mean) over x[0, n), added to a and b; returns where the
-// scalar tail starts. Out of line, as is the tail, so that the float32 and the bfloat16/float16
-// sweeps run the same machine code: inlined into each, the compiler may contract a * b + c into
-// an FMA in one and not the other, which changes the last bit (Note [Reduced-precision norms]).
+// The SIMD body of Σ g and Σ g (x - mean) over x[0, n) with g = dy w (w null: g = dy), added to
+// a and b; returns where the scalar tail starts. Out of line, as is the tail, so that the float32
+// and the bfloat16/float16 sweeps run the same machine code: inlined into each, the compiler may
+// contract a * b + c into an FMA in one and not the other, which changes the last bit
+// (Note [Reduced-precision norms]).
 template <class T>
-[[gnu::noinline]] int64_t grad_sums_body(const T* x, const T* dy, int64_t n, T mean, Vec<T>& a,
-                                         Vec<T>& b) {
+[[gnu::noinline]] int64_t grad_sums_body(const T* x, const T* dy, const T* w, int64_t n, T mean,
+                                         Vec<T>& a, Vec<T>& b) {
   constexpr int W = Vec<T>::size;
   int64_t i = 0;
   for (; i + W <= n; i += W) {
-    const Vec<T> g = Vec<T>::load(dy + i);
+    Vec<T> g = Vec<T>::load(dy + i);
+    if (w) g = g * Vec<T>::load(w + i);
     a = a + g;
     b = b + g * (Vec<T>::load(x + i) - Vec<T>(mean));
   }
   return i;
 }
 template <class T>
-[[gnu::noinline]] std::pair<double, double> grad_sums_tail(const T* x, const T* dy, int64_t i,
-                                                           int64_t n, T mean, Vec<T> a, Vec<T> b) {
+[[gnu::noinline]] std::pair<double, double> grad_sums_tail(const T* x, const T* dy, const T* w,
+                                                           int64_t i, int64_t n, T mean, Vec<T> a,
+                                                           Vec<T> b) {
   T sa = hsum(a), sb = hsum(b);
   for (; i < n; ++i) {
-    sa += dy[i];
-    sb += dy[i] * (x[i] - mean);
+    const T g = w ? dy[i] * w[i] : dy[i];
+    sa += g;
+    sb += g * (x[i] - mean);
   }
   return {double(sa), double(sb)};
 }
 
-// Σ dy and Σ dy (x - mean) over one contiguous plane, in SIMD registers of T. The runs' lengths
-// are multiples of the Vec width but for the last, whose scalar tail is added after the
-// horizontal sums, as in one sweep (Note [Reduced-precision norms]).
+// Σ g and Σ g (x - mean), g = dy w (w null: dy), over x[0, n) in the compute type.
+template <class T>
+std::pair<double, double> run_grad_sums(const T* x, const T* dy, const T* w, int64_t n, T mean) {
+  Vec<T> a(T(0)), b(T(0));
+  const int64_t i = grad_sums_body(x, dy, w, n, mean, a, b);
+  return grad_sums_tail(x, dy, w, i, n, mean, a, b);
+}
+
+// Σ g and Σ g (x - mean), g = dy w (w null: dy), over one contiguous plane or row, in SIMD
+// registers of T. The runs' lengths are multiples of the Vec width but for the last, whose scalar
+// tail is added after the horizontal sums, as in one sweep (Note [Reduced-precision norms]).
 template <class U, class T = compute_t<U>>
-std::pair<double, double> plane_grad_sums(const U* x, const U* dy, int64_t n, T mean) {
+std::pair<double, double> plane_grad_sums(const U* x, const U* dy, const T* w, int64_t n, T mean) {
   alignas(64) RunBuffer<U> xbuf, gbuf;
   Vec<T> a(T(0)), b(T(0));
   const T* xr = nullptr;
   const T* gr = nullptr;
+  const T* wr = nullptr;
   int64_t i = 0, len = 0;
   for (int64_t s = 0; s < n; s += std::min(n, kRun<U>)) {
     len = std::min(kRun<U>, n - s);
     xr = widened(x + s, len, xbuf.data());
     gr = widened(dy + s, len, gbuf.data());
-    i = grad_sums_body(xr, gr, len, mean, a, b);
+    wr = w ? w + s : w;
+    i = grad_sums_body(xr, gr, wr, len, mean, a, b);
   }
-  return grad_sums_tail(xr, gr, i, len, mean, a, b);
+  return grad_sums_tail(xr, gr, wr, i, len, mean, a, b);
+}
+
+// dx = (g - (x - mean) k - gm) sc over one run, g = dy w[i], or dy gs where w is null: the input
+// gradient of every norm given its per-row (per-channel, per-group) constants. dx may be dy.
+template <class T>
+[[gnu::noinline]] void grad_input_run(const T* x, const T* dy, const T* w, T gs, T* dx, int64_t n,
+                                      T mean, T k, T gm, T sc) {
+  constexpr int W = Vec<T>::size;
+  int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    const Vec<T> g = Vec<T>::load(dy + i) * (w ? Vec<T>::load(w + i) : Vec<T>(gs));
+    const Vec<T> d = Vec<T>::load(x + i) - Vec<T>(mean);
+    ((g - d * Vec<T>(k) - Vec<T>(gm)) * Vec<T>(sc)).store(dx + i);
+  }
+  for (; i < n; ++i) dx[i] = (dy[i] * (w ? w[i] : gs) - (x[i] - mean) * k - gm) * sc;
 }
 
 // Note [Fused batch norm backward]
@@ -352,20 +382,55 @@ std::pair<double, double> plane_grad_sums(const U* x, const U* dy, int64_t n, T 
 // create_graph, two sweeps do it: per-plane sums of dy and dy (x - mean), merged per channel in
 // double, then dx = (dy - (x - mean) k - Σdy / M) invstd w with k = Σdy(x - mean) invstd² / M —
 // PyTorch's CPU kernel's form.
+// plane_grad_sums of each of the P contiguous planes of S elements, about plane p's mean(p).
+template <class U, class MeanOf, class T = compute_t<U>>
+std::vector<std::pair<double, double>> planes_grad_sums(const U* x, const U* dy, int64_t P,
+                                                        int64_t S, const MeanOf& mean_of) {
+  std::vector<std::pair<double, double>> planes(static_cast<size_t>(P));
+  parallel_for(0, P, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(S, 1)),
+               [&](int64_t a, int64_t b) {
+                 for (int64_t p = a; p < b; ++p)
+                   planes[size_t(p)] =
+                       plane_grad_sums(x + p * S, dy + p * S, (const T*)nullptr, S, mean_of(p));
+               });
+  return planes;
+}
+
+// The constants of grad_input_run for one plane.
+template <class T>
+struct PlaneGrad {
+  T mean, k, gm, sc, gs;
+};
+
+// grad_input_run over each of the P contiguous planes of S elements with constants(p).
+template <class U, class Constants, class T = compute_t<U>>
+void planes_grad_input(const U* x, const U* dy, U* gi, int64_t P, int64_t S,
+                       const Constants& constants) {
+  parallel_for(0, P, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(S, 1)),
+               [&](int64_t a, int64_t b) {
+    alignas(64) RunBuffer<U> xbuf, gbuf;
+    for (int64_t p = a; p < b; ++p) {
+      const PlaneGrad<T> q = constants(p);
+      for (int64_t s = 0; s < S; s += std::min(S, kRun<U>)) {
+        const int64_t len = std::min(kRun<U>, S - s), off = p * S + s;
+        const T* xp = widened(x + off, len, xbuf.data());
+        const T* gp = widened(dy + off, len, gbuf.data());
+        T* op = out_run(gi + off, gbuf.data());  // each element of gp is read before written
+        grad_input_run(xp, gp, (const T*)nullptr, q.gs, op, len, q.mean, q.k, q.gm, q.sc);
+        stored<U>(op, gi + off, len);
+      }
+    }
+  });
+}
+
 template <class U, class T = compute_t<U>>
 void batch_norm_backward_planar(const U* x, const U* dy, U* gi, int64_t N, int64_t C, int64_t S,
                                 const T* mean, const T* invstd, const T* w, bool training,
                                 T* gw, T* gb) {
-  const int64_t P = N * C;
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / S);
   std::vector<double> sum_dy(static_cast<size_t>(C)), dot(static_cast<size_t>(C));
   if (training || gw || gb) {
-    std::vector<std::pair<double, double>> planes(static_cast<size_t>(P));
-    parallel_for(0, P, grain, [&](int64_t a, int64_t b) {
-      for (int64_t p = a; p < b; ++p)
-        planes[size_t(p)] = plane_grad_sums(x + p * S, dy + p * S, S, mean[p % C]);
-    });
-    for (int64_t p = 0; p < P; ++p) {
+    const auto planes = planes_grad_sums(x, dy, N * C, S, [&](int64_t p) { return mean[p % C]; });
+    for (int64_t p = 0; p < N * C; ++p) {
       sum_dy[size_t(p % C)] += planes[size_t(p)].first;
       dot[size_t(p % C)] += planes[size_t(p)].second;
     }
@@ -376,35 +441,128 @@ void batch_norm_backward_planar(const U* x, const U* dy, U* gi, int64_t N, int64
   }
   if (!gi) return;
   const double M = double(N * S);
-  std::vector<T> k(static_cast<size_t>(C)), grad_mean(static_cast<size_t>(C)),
-      scale(static_cast<size_t>(C));
+  std::vector<PlaneGrad<T>> q(static_cast<size_t>(C));
   for (int64_t c = 0; c < C; ++c) {
     const double is = double(invstd[c]);
-    k[size_t(c)] = training ? T(dot[size_t(c)] * is * is / M) : T(0);
-    grad_mean[size_t(c)] = training ? T(sum_dy[size_t(c)] / M) : T(0);
-    scale[size_t(c)] = T(is * (w ? double(w[c]) : 1.0));
+    q[size_t(c)] = {mean[c], training ? T(dot[size_t(c)] * is * is / M) : T(0),
+                    training ? T(sum_dy[size_t(c)] / M) : T(0), T(is * (w ? double(w[c]) : 1.0)),
+                    T(1)};
   }
-  parallel_for(0, P, grain, [&](int64_t a, int64_t b) {
-    constexpr int W = Vec<T>::size;
+  planes_grad_input(x, dy, gi, N * C, S, [&](int64_t p) { return q[size_t(p % C)]; });
+}
+
+// Note [Fused group norm backward]
+// batch_norm's plan per (n, group) instead of per channel: per-plane sums of dy and dy (x - mean)
+// give the weight's and bias's gradients per channel (summed over n) and, weighted by w[c] and
+// summed over the group's channels, Σ g and Σ g (x - mean) for g = dy w; then
+// dx = (dy w[c] - (x - mean) k - Σg / (D S)) rstd with k = Σ g (x - mean) rstd² / (D S).
+template <class U, class T = compute_t<U>>
+void group_norm_backward_planes(const U* x, const U* dy, U* gi, int64_t N, int64_t C, int64_t S,
+                                int64_t G, const T* mean, const T* rstd, const T* w, T* gw,
+                                T* gb) {
+  const int64_t D = C / G;
+  const auto planes =
+      planes_grad_sums(x, dy, N * C, S, [&](int64_t p) { return mean[p / C * G + p % C / D]; });
+  std::vector<double> sum_dy(static_cast<size_t>(C)), dot(static_cast<size_t>(C));
+  std::vector<double> group_g(static_cast<size_t>(N * G)), group_dot(static_cast<size_t>(N * G));
+  for (int64_t p = 0; p < N * C; ++p) {
+    const int64_t c = p % C, ng = p / C * G + c / D;
+    const double wc = w ? double(w[c]) : 1.0;
+    sum_dy[size_t(c)] += planes[size_t(p)].first;
+    dot[size_t(c)] += planes[size_t(p)].second * double(rstd[ng]);
+    group_g[size_t(ng)] += wc * planes[size_t(p)].first;
+    group_dot[size_t(ng)] += wc * planes[size_t(p)].second;
+  }
+  for (int64_t c = 0; c < C; ++c) {
+    if (gw) gw[c] = T(dot[size_t(c)]);
+    if (gb) gb[c] = T(sum_dy[size_t(c)]);
+  }
+  if (!gi) return;
+  const double M = double(D * S);
+  planes_grad_input(x, dy, gi, N * C, S, [&](int64_t p) {
+    const int64_t c = p % C, ng = p / C * G + c / D;
+    const double rs = double(rstd[ng]);
+    return PlaneGrad<T>{mean[ng], T(group_dot[size_t(ng)] * rs * rs / M),
+                        T(group_g[size_t(ng)] / M), T(rs), w ? w[c] : T(1)};
+  });
+}
+
+// gw[i] += dy[i] (x[i] - mean) rstd and gb[i] += dy[i] over one run (either null: skipped).
+template <class T>
+[[gnu::noinline]] void param_grads_run(const T* x, const T* dy, int64_t n, T mean, T rstd, T* gw,
+                                       T* gb) {
+  constexpr int W = Vec<T>::size;
+  int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    const Vec<T> g = Vec<T>::load(dy + i);
+    if (gw)
+      (Vec<T>::load(gw + i) + g * ((Vec<T>::load(x + i) - Vec<T>(mean)) * Vec<T>(rstd)))
+          .store(gw + i);
+    if (gb) (Vec<T>::load(gb + i) + g).store(gb + i);
+  }
+  for (; i < n; ++i) {
+    if (gw) gw[i] += dy[i] * ((x[i] - mean) * rstd);
+    if (gb) gb[i] += dy[i];
+  }
+}
+
+// Note [Fused row norm backward]
+// layer_norm's and rms_norm's backward for M rows of N, PyTorch's CPU kernel's plan: per row, one
+// sweep for Σ g and Σ g d (g = dy w, d = x - mean, with mean 0 and no Σ g term for rms_norm) and
+// one that writes dx = (g - d k - Σg / N) rstd, k = Σ g d rstd² / N, while adding dy d rstd and dy
+// to the weight's and bias's gradients. Those are summed over rows in per-block float32 (T)
+// accumulators — a fixed split of the rows, at most one block per thread — then over the blocks
+// in order. A row (a few KiB) stays in L1/L2 between its two sweeps, so the activations are read
+// about twice from memory instead of the composite formula's dozen passes and float32 copies.
+template <class U, class T = compute_t<U>>
+void row_norm_backward(const U* x, const U* dy, U* dx, int64_t M, int64_t N, const T* mean,
+                       const T* rstd, const T* w, T* gw, T* gb) {
+  const int64_t blocks = std::clamp<int64_t>(M * N / kGrainSize, 1, std::min<int64_t>(
+      std::max<int64_t>(M, 1), get_num_threads()));
+  const bool params = gw || gb, one_run = N <= kRun<U>;
+  // (blocks, 2, N): each block's gw and gb accumulators.
+  std::vector<T> acc(params ? size_t(blocks * 2 * N) : 0, T(0));
+  parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
     alignas(64) RunBuffer<U> xbuf, gbuf;
-    for (int64_t p = a; p < b; ++p) {
-      const size_t c = size_t(p % C);
-      const T m = mean[c], kc = k[c], gm = grad_mean[c], sc = scale[c];
-      for (int64_t s = 0; s < S; s += std::min(S, kRun<U>)) {
-        const int64_t len = std::min(kRun<U>, S - s), off = p * S + s;
-        const T* xp = widened(x + off, len, xbuf.data());
-        const T* gp = widened(dy + off, len, gbuf.data());
-        T* op = out_run(gi + off, gbuf.data());  // each element of gp is read before written
-        int64_t i = 0;
-        for (; i + W <= len; i += W) {
-          const Vec<T> d = Vec<T>::load(xp + i) - Vec<T>(m);
-          ((Vec<T>::load(gp + i) - d * Vec<T>(kc) - Vec<T>(gm)) * Vec<T>(sc)).store(op + i);
+    for (int64_t blk = b0; blk < b1; ++blk) {
+      T* aw = gw ? acc.data() + blk * 2 * N : nullptr;
+      T* ab = gb ? acc.data() + blk * 2 * N + N : nullptr;
+      for (int64_t r = blk * M / blocks; r < (blk + 1) * M / blocks; ++r) {
+        const U* xr = x + r * N;
+        const U* gr = dy + r * N;
+        const T mu = mean ? mean[r] : T(0), rs = rstd[r];
+        // A row of one run is widened once, for both sweeps (the same sums as plane_grad_sums).
+        const T* x1 = one_run ? widened(xr, N, xbuf.data()) : nullptr;
+        const T* g1 = one_run ? widened(gr, N, gbuf.data()) : nullptr;
+        T k = T(0), gm = T(0);
+        if (dx) {
+          const auto [sum_g, dot] =
+              one_run ? run_grad_sums(x1, g1, w, N, mu) : plane_grad_sums(xr, gr, w, N, mu);
+          k = T(dot * double(rs) * double(rs) / double(N));
+          gm = mean ? T(sum_g / double(N)) : T(0);
         }
-        for (; i < len; ++i) op[i] = (gp[i] - (xp[i] - m) * kc - gm) * sc;
-        stored<U>(op, gi + off, len);
+        for (int64_t s = 0; s < N; s += std::min(N, kRun<U>)) {
+          const int64_t len = std::min(kRun<U>, N - s);
+          const T* xp = one_run ? x1 : widened(xr + s, len, xbuf.data());
+          const T* gp = one_run ? g1 : widened(gr + s, len, gbuf.data());
+          if (params) param_grads_run(xp, gp, len, mu, rs, aw ? aw + s : aw, ab ? ab + s : ab);
+          if (!dx) continue;
+          T* op = out_run(dx + r * N + s, gbuf.data());  // gp's elements are read before written
+          grad_input_run(xp, gp, w ? w + s : w, T(1), op, len, mu, k, gm, rs);
+          stored<U>(op, dx + r * N + s, len);
+        }
       }
     }
   });
+  for (int64_t i = 0; params && i < N; ++i) {
+    T sw = T(0), sb = T(0);
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      sw += acc[size_t(blk * 2 * N + i)];
+      sb += acc[size_t(blk * 2 * N + N + i)];
+    }
+    if (gw) gw[i] = sw;
+    if (gb) gb[i] = sb;
+  }
 }
 
 // ── the entries (backend/norm_kernels.h): x, dy and y/dx in float32/float64, or bfloat16/float16
@@ -499,21 +657,47 @@ void layer_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, 
   });
 }
 
+void layer_norm_backward_kernel(const Tensor& gi, const Tensor& gw, const Tensor& gb,
+                                const Tensor& x, const Tensor& dy, const Tensor& mean,
+                                const Tensor& rstd, const Tensor& w, int64_t M, int64_t N) {
+  dispatch<DtypeSet::Floating>(x.dtype(), "layer_norm_backward", [&]<class U>() {
+    using T = compute_t<U>;
+    if constexpr (simd_type_v<U> || is_half_v<U>)
+      row_norm_backward<U>(x.data_ptr<U>(), dy.data_ptr<U>(), ptr_or_null<U>(gi), M, N,
+                           ptr_or_null<T>(mean), rstd.data_ptr<T>(), ptr_or_null<T>(w),
+                           ptr_or_null<T>(gw), ptr_or_null<T>(gb));
+  });
+}
+
 void rms_norm_kernel(const Tensor& y, const Tensor& rstd, const Tensor& x, const Tensor& w,
                      int64_t M, int64_t N, double e) {
-  dispatch<DtypeSet::Floating>(x.dtype(), "rms_norm", [&]<class T>() {
-    if constexpr (simd_type_v<T>) {
-      const T* xp = x.data_ptr<T>();
-      T* yp = y.data_ptr<T>();
+  dispatch<DtypeSet::Floating>(x.dtype(), "rms_norm", [&]<class U>() {
+    if constexpr (simd_type_v<U> || is_half_v<U>) {
+      using T = compute_t<U>;
+      const U* xp = x.data_ptr<U>();
+      U* yp = y.data_ptr<U>();
       T* rp = rstd.data_ptr<T>();
       const T* wp = ptr_or_null<T>(w);
       parallel_for(0, M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(N, 1)),
                    [&](int64_t r0, int64_t r1) {
+                     alignas(64) RunBuffer<U> buf;
                      for (int64_t r = r0; r < r1; ++r) {
-                       const double ms = N > 0 ? sum_squares(xp + r * N, N) / double(N) : NAN;
+                       // Runs of kChunk are sum_squares's chunks: the same sum as in one call.
+                       double sq = 0;
+                       for (int64_t s = 0; s < N; s += std::min(N, kRun<U>)) {
+                         const int64_t len = std::min(kRun<U>, N - s);
+                         sq += sum_squares(widened(xp + r * N + s, len, buf.data()), len);
+                       }
+                       const double ms = N > 0 ? sq / double(N) : NAN;
                        const T rs = T(1.0 / std::sqrt(ms + e));
                        rp[r] = rs;
-                       normalize_row(xp + r * N, yp + r * N, N, T(0), rs, wp, (const T*)nullptr);
+                       for (int64_t s = 0; s < N; s += std::min(N, kRun<U>)) {
+                         const int64_t len = std::min(kRun<U>, N - s), off = r * N + s;
+                         T* out = out_run(yp + off, buf.data());
+                         normalize_row(widened(xp + off, len, buf.data()), out, len, T(0), rs,
+                                       wp ? wp + s : wp, (const T*)nullptr);
+                         stored<U>(out, yp + off, len);
+                       }
                      }
                    });
     }
@@ -524,10 +708,11 @@ void group_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, 
                        const Tensor& w, const Tensor& b, int64_t G, double eps) {
   const int64_t N = x.size(0), C = x.size(1);
   const int64_t S = N * C > 0 ? x.numel() / (N * C) : 0, D = C / G;  // D channels a group
-  dispatch<DtypeSet::Floating>(x.dtype(), "group_norm", [&]<class T>() {
-    if constexpr (simd_type_v<T>) {
-      const T* xp = x.data_ptr<T>();
-      T* yp = y.data_ptr<T>();
+  dispatch<DtypeSet::Floating>(x.dtype(), "group_norm", [&]<class U>() {
+    if constexpr (simd_type_v<U> || is_half_v<U>) {
+      using T = compute_t<U>;
+      const U* xp = x.data_ptr<U>();
+      U* yp = y.data_ptr<U>();
       T* mp = mean.data_ptr<T>();
       T* rp = rstd.data_ptr<T>();
       const T* wp = ptr_or_null<T>(w);
@@ -537,7 +722,7 @@ void group_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, 
                    [&](int64_t a, int64_t e) {
                      for (int64_t ng = a; ng < e; ++ng) {
                        Moments m;
-                       accumulate(xp + ng * len, len, m);
+                       accumulate_any(xp + ng * len, len, m);
                        const double rs = 1.0 / std::sqrt(m.var() + eps);
                        mp[ng] = T(m.mean);
                        rp[ng] = T(rs);
@@ -547,11 +732,24 @@ void group_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, 
                          const double sc = rs * (wp ? double(wp[c]) : 1.0);
                          const double sh = (bp ? double(bp[c]) : 0.0) - m.mean * sc;
                          const int64_t off = ng * len + d * S;
-                         affine(xp + off, yp + off, S, T(sc), T(sh));
+                         affine_any(xp + off, yp + off, S, T(sc), T(sh));
                        }
                      }
                    });
     }
+  });
+}
+
+void group_norm_backward_kernel(const Tensor& gi, const Tensor& gw, const Tensor& gb,
+                                const Tensor& x, const Tensor& dy, const Tensor& mean,
+                                const Tensor& rstd, const Tensor& w, int64_t G) {
+  const int64_t N = x.size(0), C = x.size(1), S = N * C > 0 ? x.numel() / (N * C) : 0;
+  dispatch<DtypeSet::Floating>(x.dtype(), "group_norm_backward", [&]<class U>() {
+    using T = compute_t<U>;
+    if constexpr (simd_type_v<U> || is_half_v<U>)
+      group_norm_backward_planes<U>(x.data_ptr<U>(), dy.data_ptr<U>(), ptr_or_null<U>(gi), N, C,
+                                    S, G, mean.data_ptr<T>(), rstd.data_ptr<T>(),
+                                    ptr_or_null<T>(w), ptr_or_null<T>(gw), ptr_or_null<T>(gb));
   });
 }
 
@@ -562,8 +760,10 @@ void add_norm_kernels(backend::Backend& b) {
   b.norm.batch_norm = &batch_norm_kernel;
   b.norm.batch_norm_backward = &batch_norm_backward_kernel;
   b.norm.layer_norm = &layer_norm_kernel;
+  b.norm.layer_norm_backward = &layer_norm_backward_kernel;
   b.norm.rms_norm = &rms_norm_kernel;
   b.norm.group_norm = &group_norm_kernel;
+  b.norm.group_norm_backward = &group_norm_backward_kernel;
 }
 
 }  // namespace EMBER_CPU_NS
