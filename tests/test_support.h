@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ember/error.h>
+#include <ember/threads.h>
 #include <gtest/gtest.h>
 
 #include <exception>
@@ -26,6 +27,12 @@ std::string message_of(F&& f) {
   }
   return "<no error thrown>";
 }
+
+/// Restores the thread count however the test exits.
+struct ThreadGuard {
+  int saved = get_num_threads();
+  ~ThreadGuard() { set_num_threads(saved); }
+};
 
 }  // namespace ember::test
 

@@ -468,11 +468,7 @@ TEST(GoldenFile, LoadedAndEveryRowHasCases) {
 }
 
 // ── threads ─────────────────────────────────────────────────────────────
-// Restores the thread count however the test exits.
-struct ThreadGuard {
-  int saved = get_num_threads();
-  ~ThreadGuard() { set_num_threads(saved); }
-};
+using test::ThreadGuard;
 
 // Empty when a and b hold the same bits, else the first element that differs.
 std::string bit_diff(const Tensor& a, const Tensor& b) {

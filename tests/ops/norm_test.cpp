@@ -4,6 +4,7 @@
 // large mean, float16 inputs, and the momentum=None contract.
 #include "ops/nn_golden.h"
 #include "ops/norm.h"
+#include "test_support.h"
 
 namespace {
 
@@ -158,6 +159,32 @@ TEST(Norm, EvalUsesRunningStats) {
   const Tensor y = F::batch_norm(x, rm, rv, {.eps = 0.0});
   EXPECT_TRUE(allclose(y, tensor({{0.0, 0.0}, {1.0, 2.0}})));
   EXPECT_TRUE(rm.equal(tensor({1.0, 2.0})));  // untouched in eval
+}
+
+// The fused row-norm backward sums the weight's and bias's gradients over blocks of rows; the
+// blocks follow the shape, not the thread count (Note [Fused row norm backward]), so 1 and 2
+// threads give the same bits, as ember's reductions do.
+TEST(Norm, RowNormGradientsDoNotDependOnTheThreadCount) {
+  ember::test::ThreadGuard guard;
+  manual_seed(5);
+  const Tensor x = randn({96, 37, 129}), dy = randn({96, 37, 129});
+  const Tensor w = randn({129}), b = randn({129});
+  const auto grads = [&](bool rms) {
+    const Tensor xi = x.detach().requires_grad_(), wi = w.detach().requires_grad_();
+    const Tensor bi = b.detach().requires_grad_();
+    const Tensor y = rms ? F::rms_norm(xi, {129}, {.weight = wi})
+                         : F::layer_norm(xi, {129}, {.weight = wi, .bias = bi});
+    y.backward(dy);
+    return rms ? std::vector{xi.grad(), wi.grad()} : std::vector{xi.grad(), wi.grad(), bi.grad()};
+  };
+  for (const bool rms : {false, true}) {
+    set_num_threads(1);
+    const std::vector<Tensor> one = grads(rms);
+    set_num_threads(2);
+    const std::vector<Tensor> two = grads(rms);
+    for (size_t i = 0; i < one.size(); ++i)
+      EXPECT_TRUE(one[i].equal(two[i])) << (rms ? "rms_norm" : "layer_norm") << " gradient " << i;
+  }
 }
 
 }  // namespace

@@ -265,11 +265,7 @@ TEST(GoldenFile, LoadedAndEveryRowHasCases) {
 }
 
 // ── threads ─────────────────────────────────────────────────────────────
-// Restores the thread count however the test exits.
-struct ThreadGuard {
-  int saved = get_num_threads();
-  ~ThreadGuard() { set_num_threads(saved); }
-};
+using test::ThreadGuard;
 
 bool same_bits(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) return false;

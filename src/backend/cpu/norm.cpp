@@ -511,14 +511,16 @@ template <class T>
 // sweep for Σ g and Σ g d (g = dy w, d = x - mean, with mean 0 and no Σ g term for rms_norm) and
 // one that writes dx = (g - d k - Σg / N) rstd, k = Σ g d rstd² / N, while adding dy d rstd and dy
 // to the weight's and bias's gradients. Those are summed over rows in per-block float32 (T)
-// accumulators — a fixed split of the rows, at most one block per thread — then over the blocks
-// in order. A row (a few KiB) stays in L1/L2 between its two sweeps, so the activations are read
+// accumulators — a split of the rows fixed by the shape alone, at most kMaxRowBlocks blocks, so
+// the sums do not depend on the thread count (Note [Deterministic parallel sums]) — then over the
+// blocks in order. A row (a few KiB) stays in L1/L2 between its two sweeps, so the activations are read
 // about twice from memory instead of the composite formula's dozen passes and float32 copies.
 template <class U, class T = compute_t<U>>
 void row_norm_backward(const U* x, const U* dy, U* dx, int64_t M, int64_t N, const T* mean,
                        const T* rstd, const T* w, T* gw, T* gb) {
-  const int64_t blocks = std::clamp<int64_t>(M * N / kGrainSize, 1, std::min<int64_t>(
-      std::max<int64_t>(M, 1), get_num_threads()));
+  constexpr int64_t kMaxRowBlocks = 64;  // room for up to 64 threads; 64 · 2N floats of sums
+  const int64_t blocks = std::clamp<int64_t>(M * N / kGrainSize, 1,
+                                             std::clamp<int64_t>(M, 1, kMaxRowBlocks));
   const bool params = gw || gb, one_run = N <= kRun<U>;
   // (blocks, 2, N): each block's gw and gb accumulators.
   std::vector<T> acc(params ? size_t(blocks * 2 * N) : 0, T(0));
