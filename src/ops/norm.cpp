@@ -403,7 +403,8 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
   const int64_t C = input.size(1);
   const int64_t N = input.size(0), S = input.numel() / std::max<int64_t>(1, N * C);
   // bfloat16/float16 input and grad_out go to the kernel as they are (activation_dtype).
-  if (!is_grad_enabled() && S >= backend::kNormPlanarMin && grad_out.dtype() == input.dtype()) {
+  if (S >= backend::kNormPlanarMin &&
+      fusable(grad_out, input, {&save_mean, &save_invstd, &weight})) {
     // Note [Fused batch norm backward]
     const Device dev = input.device();
     const auto kernel = backend::kernel("batch_norm_backward", dev, &Backend::norm,
