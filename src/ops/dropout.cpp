@@ -19,6 +19,7 @@
 #include "ember/reduce.h"
 #include "ember/shape.h"
 #include "ops/nn_grad.h"
+#include "ops/opmath.h"
 
 namespace ember::nn::functional {
 
@@ -187,7 +188,7 @@ Tensor embedding_backward(const Tensor& grad_out, const Tensor& indices, int64_t
   const int64_t D = grad_out.size(-1), n = idx.numel();
   const int64_t pad = padding_idx ? (*padding_idx < 0 ? *padding_idx + num_weights : *padding_idx)
                                   : -1;
-  const Dtype cd = grad_out.dtype() == kFloat64 ? kFloat64 : kFloat32;
+  const Dtype cd = opmath_dtype(grad_out.dtype());
   const Tensor g = grad_out.to(cd).contiguous().view({n, D});
   Tensor gw = zeros({num_weights, D}, {.dtype = cd, .device = grad_out.device()});
   kernel(op, gw, g, idx, pad, scale_grad_by_freq);

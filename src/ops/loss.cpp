@@ -19,6 +19,7 @@
 #include "ember/shape.h"
 #include "ops/elementwise.h"
 #include "ops/nn_grad.h"
+#include "ops/opmath.h"
 
 namespace ember::nn::functional {
 namespace {
@@ -48,7 +49,6 @@ const char* aten_name(Dtype t) {
   return names[int(t)];
 }
 
-Dtype opmath(Dtype t) { return t == kFloat64 ? kFloat64 : kFloat32; }
 
 using autograd::Grads;
 using autograd::Saved;
@@ -114,7 +114,7 @@ ClassRows class_rows(const char* op, const Tensor& input, const Tensor& target,
   p.S = 1;
   for (int64_t d = 2; d < nd; ++d) p.S *= input.size(d);
   p.in_shape = DimVector(input.sizes());
-  p.x = input.to(opmath(input.dtype())).contiguous().view({p.N, p.C, p.S});
+  p.x = input.to(opmath_dtype(input.dtype())).contiguous().view({p.N, p.C, p.S});
   p.targets = target.to(kInt64).contiguous();
   if (weight.defined()) p.w = weight.to(p.x.dtype()).contiguous();
   p.loss_shape = DimVector(target.sizes());

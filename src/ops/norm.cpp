@@ -17,6 +17,7 @@
 #include "ember/math.h"
 #include "ember/nn/functional/layers.h"
 #include "ember/reduce.h"
+#include "ops/opmath.h"
 
 namespace ember::nn::functional {
 namespace {
@@ -25,12 +26,11 @@ using backend::Backend;
 using backend::NormKernels;
 
 // The compute (and statistics) dtype: PyTorch's opmath type.
-Dtype opmath(Dtype t) { return t == kFloat64 ? kFloat64 : kFloat32; }
 
 // The dtype the norm kernels read the activations in and write their outputs in: a bfloat16 or
 // float16 input's own (the kernels widen it run by run, Note [Reduced-precision norms] in
 // backend/cpu/norm.cpp, so no float32 copy of it is made), else the compute dtype.
-Dtype activation_dtype(Dtype t) { return t == kBFloat16 || t == kFloat16 ? t : opmath(t); }
+Dtype activation_dtype(Dtype t) { return t == kBFloat16 || t == kFloat16 ? t : opmath_dtype(t); }
 
 // A tensor converted to `dtype` and made contiguous (no copy when it already is both).
 Tensor prepare(const Tensor& t, Dtype dtype) { return t.to(dtype).contiguous(); }
@@ -97,7 +97,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const
   EMBER_CHECK(!update || momentum.has_value(), op,
               "momentum is None: pass the cumulative moving average factor ",
               "1 / num_batches_tracked as momentum");
-  const Dtype cd = opmath(input.dtype());
+  const Dtype cd = opmath_dtype(input.dtype());
   EMBER_CHECK(input.is_floating_point(), op, "not implemented for dtype ", input.dtype());
   const Device dev = input.device();
   const auto stats_kernel =
@@ -204,7 +204,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_forward(const Tensor& input,
   const int64_t M = rows.first, N = rows.second;
   EMBER_CHECK(input.is_floating_point(), op, "not implemented for dtype ", input.dtype());
   const auto kernel = backend::kernel(op, input.device(), &Backend::norm, &NormKernels::layer_norm);
-  const Dtype cd = opmath(input.dtype());
+  const Dtype cd = opmath_dtype(input.dtype());
   const Tensor x = prepare(input, activation_dtype(input.dtype()));
   const Tensor w = weight.defined() ? prepare(weight, cd) : Tensor();
   const Tensor b = bias.defined() ? prepare(bias, cd) : Tensor();
@@ -244,7 +244,7 @@ std::tuple<Tensor, Tensor> rms_norm_forward(const Tensor& input, IntArrayRef nor
   const int64_t M = rows.first, N = rows.second;
   EMBER_CHECK(input.is_floating_point(), op, "not implemented for dtype ", input.dtype());
   const auto kernel = backend::kernel(op, input.device(), &Backend::norm, &NormKernels::rms_norm);
-  const Dtype cd = opmath(input.dtype());
+  const Dtype cd = opmath_dtype(input.dtype());
   const double e = eps.value_or(cd == kFloat64 ? std::numeric_limits<double>::epsilon()
                                                : double(std::numeric_limits<float>::epsilon()));
   const Tensor x = prepare(input, activation_dtype(input.dtype()));
@@ -299,7 +299,7 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_forward(const Tensor& input, int64
               " and input of shape ", input.sizes());
   EMBER_CHECK(input.is_floating_point(), op, "not implemented for dtype ", input.dtype());
   const auto kernel = backend::kernel(op, input.device(), &Backend::norm, &NormKernels::group_norm);
-  const Dtype cd = opmath(input.dtype());
+  const Dtype cd = opmath_dtype(input.dtype());
   const Tensor x = prepare(input, activation_dtype(input.dtype()));
   const Tensor w = weight.defined() ? prepare(weight, cd) : Tensor();
   const Tensor b = bias.defined() ? prepare(bias, cd) : Tensor();
@@ -360,7 +360,7 @@ struct FusedGrads {
   Tensor gi, gw, gb;
   FusedGrads(const Tensor& input, const Tensor& weight, IntArrayRef shape,
              std::array<bool, 3> mask) {
-    const TensorOptions o{.dtype = opmath(input.dtype()), .device = input.device()};
+    const TensorOptions o{.dtype = opmath_dtype(input.dtype()), .device = input.device()};
     if (mask[0]) gi = empty(input.sizes(), {.dtype = input.dtype(), .device = input.device()});
     if (mask[1] && weight.defined()) gw = empty(shape, o);
     if (mask[2] && weight.defined()) gb = empty(shape, o);
@@ -380,7 +380,7 @@ std::tuple<Tensor, Tensor, Tensor> fused_row_backward(const char* op, const Tens
                                                       const Tensor& mean, const Tensor& rstd,
                                                       const Tensor& weight,
                                                       std::array<bool, 3> mask) {
-  const Dtype cd = opmath(input.dtype());
+  const Dtype cd = opmath_dtype(input.dtype());
   const Device dev = input.device();
   const auto kernel = backend::kernel(op, dev, &Backend::norm, &NormKernels::layer_norm_backward);
   const int64_t N = prod(shape), M = N > 0 ? input.numel() / N : 0;
@@ -399,7 +399,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad_out, c
                                                        const Tensor& save_mean,
                                                        const Tensor& save_invstd, bool training,
                                                        std::array<bool, 3> mask) {
-  const Dtype cd = opmath(input.dtype());
+  const Dtype cd = opmath_dtype(input.dtype());
   const int64_t C = input.size(1);
   const int64_t N = input.size(0), S = input.numel() / std::max<int64_t>(1, N * C);
   // bfloat16/float16 input and grad_out go to the kernel as they are (activation_dtype).
@@ -449,7 +449,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad_out, c
   if (fusable(grad_out, input, {&mean, &rstd, &weight}))
     return fused_row_backward("layer_norm_backward", grad_out, input, normalized_shape, mean,
                               rstd, weight, mask);
-  const Dtype cd = opmath(input.dtype());
+  const Dtype cd = opmath_dtype(input.dtype());
   const int64_t nd = int64_t(normalized_shape.size()), axis = input.dim() - nd;
   DimVector inner, outer;
   for (int64_t d = 0; d < input.dim(); ++d) (d < axis ? outer : inner).push_back(d);
@@ -472,7 +472,7 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward(const Tensor& grad_out, c
                                                        int64_t G, const Tensor& mean,
                                                        const Tensor& rstd, const Tensor& weight,
                                                        std::array<bool, 3> mask) {
-  const Dtype cd = opmath(input.dtype());
+  const Dtype cd = opmath_dtype(input.dtype());
   const int64_t N = input.size(0), C = input.size(1);
   if (fusable(grad_out, input, {&mean, &rstd, &weight})) {  // Note [Fused group norm backward]
     const Device dev = input.device();
@@ -517,7 +517,7 @@ std::tuple<Tensor, Tensor> rms_norm_backward(const Tensor& grad_out, const Tenso
                                            {true, true, false});
     return {gi, gw};
   }
-  const Dtype cd = opmath(input.dtype());
+  const Dtype cd = opmath_dtype(input.dtype());
   const int64_t nd = int64_t(normalized_shape.size()), axis = input.dim() - nd;
   DimVector inner, outer;
   for (int64_t d = 0; d < input.dim(); ++d) (d < axis ? outer : inner).push_back(d);

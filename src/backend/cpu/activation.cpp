@@ -12,8 +12,6 @@ namespace {
 
 using backend::ElementwiseCall;
 using K = backend::ElementwiseKernel;
-constexpr auto kNumeric = DtypeSet::Numeric;
-constexpr auto kFloating = DtypeSet::Floating;
 
 inline constexpr auto sigmoid_fn = []<class T>() {
   return [](auto x) {

@@ -11,9 +11,6 @@ namespace {
 
 using backend::ElementwiseCall;
 using K = backend::ElementwiseKernel;
-constexpr auto kNumeric = DtypeSet::Numeric;
-constexpr auto kAll = DtypeSet::All;
-constexpr auto kFloating = DtypeSet::Floating;
 
 template <class T>
 constexpr bool is_int = std::is_integral_v<T> && !std::is_same_v<T, bool>;

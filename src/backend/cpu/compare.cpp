@@ -10,7 +10,6 @@ namespace {
 
 using backend::ElementwiseCall;
 using K = backend::ElementwiseKernel;
-constexpr auto kAll = DtypeSet::All;
 constexpr auto kIntegral = DtypeSet::Integral;
 constexpr auto kBool = Result::Bool;
 constexpr auto kEveryLevel = Integers::EveryLevel;  // selections: see Integers

@@ -196,6 +196,11 @@ void map_kernel(const Tensor& out, const std::array<const Tensor*, NIn>& in, con
   if (error) std::rethrow_exception(error);
 }
 
+// The dtype sets the kernel files register their entries for, by their short names.
+inline constexpr auto kAll = DtypeSet::All;
+inline constexpr auto kNumeric = DtypeSet::Numeric;
+inline constexpr auto kFloating = DtypeSet::Floating;
+
 /// What an elementwise kernel stores: the compute type, or bool (comparisons, predicates).
 enum class Result { Compute, Bool };
 

@@ -35,7 +35,8 @@ __attribute__((target("avx,f16c"))) void float_to_half_f16c(const float* src, Ha
 // dst[i] = Dst(src[i]) over [0, n) in parallel chunks, each chunk through `f16c_loop` when the
 // CPU has F16C, else element by element.
 template <class Src, class Dst>
-void convert(const Src* src, Dst* dst, int64_t n, void (*f16c_loop)(const Src*, Dst*, int64_t)) {
+void convert_in_parallel(const Src* src, Dst* dst, int64_t n,
+                         void (*f16c_loop)(const Src*, Dst*, int64_t)) {
   const bool f16c = cpu_features().f16c;
   parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
     if (f16c) {
@@ -49,11 +50,11 @@ void convert(const Src* src, Dst* dst, int64_t n, void (*f16c_loop)(const Src*, 
 }  // namespace
 
 void to_float(const Half* src, float* dst, int64_t n) {
-  convert(src, dst, n, half_to_float_f16c);
+  convert_in_parallel(src, dst, n, half_to_float_f16c);
 }
 
 void from_float(const float* src, Half* dst, int64_t n) {
-  convert(src, dst, n, float_to_half_f16c);
+  convert_in_parallel(src, dst, n, float_to_half_f16c);
 }
 
 void to_float(const BFloat16* src, float* dst, int64_t n) {

@@ -7,7 +7,6 @@ namespace {
 
 using backend::ElementwiseCall;
 using K = backend::ElementwiseKernel;
-constexpr auto kFloating = DtypeSet::Floating;
 
 inline constexpr auto mse_fn = []<class T>() {
   return [](auto x, auto y) { return (x - y) * (x - y); };

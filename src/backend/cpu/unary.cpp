@@ -12,9 +12,6 @@ namespace {
 
 using backend::ElementwiseCall;
 using K = backend::ElementwiseKernel;
-constexpr auto kAll = DtypeSet::All;
-constexpr auto kNumeric = DtypeSet::Numeric;
-constexpr auto kFloating = DtypeSet::Floating;
 
 #define EMBER_UNARY_FN(name, expr) \
   inline constexpr auto name##_fn = []<class T>() { return [](auto x) { return expr; }; };
