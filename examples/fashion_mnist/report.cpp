@@ -16,7 +16,7 @@
 namespace fashion_mnist {
 namespace {
 
-constexpr const char* kOp = "ember-report";
+constexpr const char* kReportOp = "ember-report";
 
 std::string escape(const std::string& s) {
   std::string out;
@@ -247,12 +247,12 @@ RunReport read_run_directory(const std::string& dir) {
   namespace fs = std::filesystem;
   const fs::path metrics = fs::path(dir) / "metrics.csv";
   std::ifstream in(metrics);
-  EMBER_CHECK(in.good(), kOp, "no metrics.csv in ", dir, " (expected a run directory written by "
+  EMBER_CHECK(in.good(), kReportOp, "no metrics.csv in ", dir, " (expected a run directory written by "
               "ember-train-fashion-mnist --output-dir)");
   RunReport r;
   std::string line;
   std::getline(in, line);
-  EMBER_CHECK(line.rfind("epoch,train_loss,val_loss,val_accuracy,lr", 0) == 0, kOp,
+  EMBER_CHECK(line.rfind("epoch,train_loss,val_loss,val_accuracy,lr", 0) == 0, kReportOp,
               metrics.string(), ": unexpected header '", line, "'");
   for (int64_t row = 2; std::getline(in, line); ++row) {
     if (line.empty()) continue;
@@ -260,7 +260,7 @@ RunReport read_run_directory(const std::string& dir) {
     const int n = std::sscanf(line.c_str(), "%ld,%lf,%lf,%lf,%lf,%lf,%lf", &m.epoch,
                               &m.train_loss, &m.val_loss, &m.accuracy, &m.lr, &m.seconds,
                               &m.images_per_second);
-    EMBER_CHECK(n == 7, kOp, metrics.string(), " line ", row, ": expected 7 numbers, got '",
+    EMBER_CHECK(n == 7, kReportOp, metrics.string(), " line ", row, ": expected 7 numbers, got '",
                 line, "'");
     r.history.push_back(m);
   }
@@ -275,7 +275,7 @@ RunReport read_run_directory(const std::string& dir) {
   try {
     s = nlohmann::ordered_json::parse(sin);
   } catch (const std::exception& e) {
-    ember::fail(kOp, summary_path.string(), " is not valid JSON: ", e.what());
+    ember::fail(kReportOp, summary_path.string(), " is not valid JSON: ", e.what());
   }
   r.config.emplace_back("model", s.value("model", "?"));
   for (const auto& [k, v] : s["config"].items())

@@ -13,6 +13,7 @@
 
 #include "backend/cpu/conv_winograd.h"
 #include "backend/cpu/kernels.h"
+#include "backend/cpu/optional_data.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "core/dispatch.h"
@@ -774,11 +775,6 @@ void conv_weight_grad(const Geometry& g, const T* grad, const T* in, T* gw) {
   }
 }
 
-template <class T>
-const T* ptr_or_null(const Tensor& t) {
-  return t.defined() ? static_cast<const T*>(t.data_ptr()) : nullptr;
-}
-
 }  // namespace
 
 // True when whole images go to threads (see the Note); false: images in turn, threaded BLAS.
@@ -795,7 +791,7 @@ void conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const
   dispatch<DtypeSet::Floating>(input.dtype(), "conv2d", [&]<class T>() {
     if constexpr (simd_type_v<T>)
       conv_forward<T>(g, static_cast<const T*>(input.data_ptr()),
-                      static_cast<const T*>(weight.data_ptr()), ptr_or_null<T>(bias),
+                      static_cast<const T*>(weight.data_ptr()), data_or_null<T>(bias),
                       static_cast<T*>(out.data_ptr()));
     else
       fail("conv2d", "the kernel takes float32 or float64, got ", input.dtype());
@@ -810,7 +806,7 @@ void conv2d_adjoint(const Tensor& grad, const Tensor& weight, const Tensor& bias
   dispatch<DtypeSet::Floating>(grad.dtype(), "conv_transpose2d", [&]<class T>() {
     if constexpr (simd_type_v<T>)
       conv_adjoint<T>(g, static_cast<const T*>(grad.data_ptr()),
-                      static_cast<const T*>(weight.data_ptr()), ptr_or_null<T>(bias),
+                      static_cast<const T*>(weight.data_ptr()), data_or_null<T>(bias),
                       static_cast<T*>(out.data_ptr()));
     else
       fail("conv_transpose2d", "the kernel takes float32 or float64, got ", grad.dtype());

@@ -10,6 +10,7 @@
 
 #include "backend/cpu/half_convert.h"
 #include "backend/cpu/kernels.h"
+#include "backend/cpu/optional_data.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "core/convert.h"
@@ -194,11 +195,6 @@ void normalize_row(const T* x, T* y, int64_t n, T mean, T rstd, const T* w, cons
     if (b) v = v + b[i];
     y[i] = v;
   }
-}
-
-template <class T>
-T* ptr_or_null(const Tensor& t) {
-  return t.defined() ? t.data_ptr<T>() : nullptr;
 }
 
 // Per-channel moments of x viewed as (N, C, S), contiguous.
@@ -594,8 +590,8 @@ void batch_norm_kernel(const Tensor& y, const Tensor& save_mean, const Tensor& s
       using T = compute_t<U>;
       const double* mean = mean_t.data_ptr<double>();
       const double* var = var_t.data_ptr<double>();
-      const T* wp = ptr_or_null<T>(weight);
-      const T* bp = ptr_or_null<T>(bias);
+      const T* wp = data_or_null<T>(weight);
+      const T* bp = data_or_null<T>(bias);
       std::vector<T> scale(static_cast<size_t>(C)), shift(static_cast<size_t>(C));
       T* sm = save_mean.data_ptr<T>();
       T* si = save_invstd.data_ptr<T>();
@@ -619,10 +615,10 @@ void batch_norm_backward_kernel(const Tensor& gi, const Tensor& gw, const Tensor
   dispatch<DtypeSet::Floating>(x.dtype(), "batch_norm_backward", [&]<class U>() {
     using T = compute_t<U>;
     if constexpr (simd_type_v<U> || is_half_v<U>)
-      batch_norm_backward_planar<U>(x.data_ptr<U>(), dy.data_ptr<U>(), ptr_or_null<U>(gi), N, C,
+      batch_norm_backward_planar<U>(x.data_ptr<U>(), dy.data_ptr<U>(), data_or_null<U>(gi), N, C,
                                     S, mean.data_ptr<T>(), invstd.data_ptr<T>(),
-                                    ptr_or_null<T>(w), training, ptr_or_null<T>(gw),
-                                    ptr_or_null<T>(gb));
+                                    data_or_null<T>(w), training, data_or_null<T>(gw),
+                                    data_or_null<T>(gb));
   });
 }
 
@@ -635,8 +631,8 @@ void layer_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, 
       U* yp = y.data_ptr<U>();
       T* mp = mean.data_ptr<T>();
       T* rp = rstd.data_ptr<T>();
-      const T* wp = ptr_or_null<T>(w);
-      const T* bp = ptr_or_null<T>(b);
+      const T* wp = data_or_null<T>(w);
+      const T* bp = data_or_null<T>(b);
       parallel_for(0, M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(N, 1)),
                    [&](int64_t r0, int64_t r1) {
                      alignas(64) RunBuffer<U> buf;
@@ -665,9 +661,9 @@ void layer_norm_backward_kernel(const Tensor& gi, const Tensor& gw, const Tensor
   dispatch<DtypeSet::Floating>(x.dtype(), "layer_norm_backward", [&]<class U>() {
     using T = compute_t<U>;
     if constexpr (simd_type_v<U> || is_half_v<U>)
-      row_norm_backward<U>(x.data_ptr<U>(), dy.data_ptr<U>(), ptr_or_null<U>(gi), M, N,
-                           ptr_or_null<T>(mean), rstd.data_ptr<T>(), ptr_or_null<T>(w),
-                           ptr_or_null<T>(gw), ptr_or_null<T>(gb));
+      row_norm_backward<U>(x.data_ptr<U>(), dy.data_ptr<U>(), data_or_null<U>(gi), M, N,
+                           data_or_null<T>(mean), rstd.data_ptr<T>(), data_or_null<T>(w),
+                           data_or_null<T>(gw), data_or_null<T>(gb));
   });
 }
 
@@ -679,7 +675,7 @@ void rms_norm_kernel(const Tensor& y, const Tensor& rstd, const Tensor& x, const
       const U* xp = x.data_ptr<U>();
       U* yp = y.data_ptr<U>();
       T* rp = rstd.data_ptr<T>();
-      const T* wp = ptr_or_null<T>(w);
+      const T* wp = data_or_null<T>(w);
       parallel_for(0, M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(N, 1)),
                    [&](int64_t r0, int64_t r1) {
                      alignas(64) RunBuffer<U> buf;
@@ -717,8 +713,8 @@ void group_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, 
       U* yp = y.data_ptr<U>();
       T* mp = mean.data_ptr<T>();
       T* rp = rstd.data_ptr<T>();
-      const T* wp = ptr_or_null<T>(w);
-      const T* bp = ptr_or_null<T>(b);
+      const T* wp = data_or_null<T>(w);
+      const T* bp = data_or_null<T>(b);
       const int64_t len = D * S;  // one (n, g) group is a contiguous run
       parallel_for(0, N * G, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1)),
                    [&](int64_t a, int64_t e) {
@@ -749,9 +745,9 @@ void group_norm_backward_kernel(const Tensor& gi, const Tensor& gw, const Tensor
   dispatch<DtypeSet::Floating>(x.dtype(), "group_norm_backward", [&]<class U>() {
     using T = compute_t<U>;
     if constexpr (simd_type_v<U> || is_half_v<U>)
-      group_norm_backward_planes<U>(x.data_ptr<U>(), dy.data_ptr<U>(), ptr_or_null<U>(gi), N, C,
+      group_norm_backward_planes<U>(x.data_ptr<U>(), dy.data_ptr<U>(), data_or_null<U>(gi), N, C,
                                     S, G, mean.data_ptr<T>(), rstd.data_ptr<T>(),
-                                    ptr_or_null<T>(w), ptr_or_null<T>(gw), ptr_or_null<T>(gb));
+                                    data_or_null<T>(w), data_or_null<T>(gw), data_or_null<T>(gb));
   });
 }
 

@@ -118,7 +118,7 @@ void adam_update(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
                  const backend::AdamStep& s) {
   dispatch_param("optim.Adam", param.dtype(), [&]<class T>() {
     adam_kernel<T>(param.data_ptr<T>(), grad.data_ptr<T>(), exp_avg.data_ptr<T>(),
-                   exp_avg_sq.data_ptr<T>(), ptr_or_null<T>(max_exp_avg_sq), param.numel(), s);
+                   exp_avg_sq.data_ptr<T>(), data_or_null<T>(max_exp_avg_sq), param.numel(), s);
   });
 }
 

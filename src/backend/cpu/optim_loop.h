@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "backend/cpu/level.h"
+#include "backend/cpu/optional_data.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "backend/optim_kernels.h"
@@ -47,12 +48,6 @@ void dispatch_param(const char* op, Dtype dtype, const F& f) {
   if (dtype == kFloat32) f.template operator()<float>();
   else if (dtype == kFloat64) f.template operator()<double>();
   else fail(op, "parameters must be float32 or float64, got ", dtype_name(dtype));
-}
-
-/// t's elements, or null for an undefined (absent) buffer.
-template <class T>
-T* ptr_or_null(const Tensor& t) {
-  return t.defined() ? t.data_ptr<T>() : nullptr;
 }
 
 void sgd_update(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,

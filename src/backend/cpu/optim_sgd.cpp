@@ -32,7 +32,7 @@ void sgd_kernel(T* p, const T* g, T* buf, int64_t n, const backend::SgdStep& s) 
 void sgd_update(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
                 const backend::SgdStep& s) {
   dispatch_param("optim.SGD", param.dtype(), [&]<class T>() {
-    sgd_kernel<T>(param.data_ptr<T>(), grad.data_ptr<T>(), ptr_or_null<T>(momentum_buffer),
+    sgd_kernel<T>(param.data_ptr<T>(), grad.data_ptr<T>(), data_or_null<T>(momentum_buffer),
                   param.numel(), s);
   });
 }
