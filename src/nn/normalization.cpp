@@ -18,7 +18,6 @@ std::string shape_tuple(const std::vector<int64_t>& s) {
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + (s.size() == 1 ? ",)" : ")");
 }
-const char* py_bool(bool b) { return b ? "True" : "False"; }
 }  // namespace
 
 BatchNormImplBase::BatchNormImplBase(int64_t num_features, BatchNormOptions options,
@@ -92,8 +91,8 @@ std::string BatchNormImplBase::extra_repr() const {
   std::ostringstream os;
   os << num_features << ", eps=" << detail::python_float(options.eps) << ", momentum="
      << (options.momentum ? detail::python_float(*options.momentum) : "None")
-     << ", affine=" << py_bool(options.affine)
-     << ", track_running_stats=" << py_bool(options.track_running_stats);
+     << ", affine=" << detail::python_bool(options.affine)
+     << ", track_running_stats=" << detail::python_bool(options.track_running_stats);
   return os.str();
 }
 
@@ -111,7 +110,7 @@ Tensor LayerNormImpl::forward(const Tensor& input) {
 
 std::string LayerNormImpl::extra_repr() const {
   return shape_tuple(normalized_shape) + ", eps=" + detail::python_float(options.eps) +
-         ", elementwise_affine=" + py_bool(options.elementwise_affine);
+         ", elementwise_affine=" + detail::python_bool(options.elementwise_affine);
 }
 
 GroupNormImpl::GroupNormImpl(int64_t num_groups, int64_t num_channels, GroupNormOptions options)
@@ -130,7 +129,7 @@ Tensor GroupNormImpl::forward(const Tensor& input) {
 
 std::string GroupNormImpl::extra_repr() const {
   return std::to_string(num_groups) + ", " + std::to_string(num_channels) +
-         ", eps=" + detail::python_float(options.eps) + ", affine=" + py_bool(options.affine);
+         ", eps=" + detail::python_float(options.eps) + ", affine=" + detail::python_bool(options.affine);
 }
 
 RMSNormImpl::RMSNormImpl(std::vector<int64_t> shape, RMSNormOptions options)
@@ -146,7 +145,7 @@ Tensor RMSNormImpl::forward(const Tensor& input) {
 std::string RMSNormImpl::extra_repr() const {
   return shape_tuple(normalized_shape) +
          ", eps=" + (options.eps ? detail::python_float(*options.eps) : "None") +
-         ", elementwise_affine=" + py_bool(options.elementwise_affine);
+         ", elementwise_affine=" + detail::python_bool(options.elementwise_affine);
 }
 
 }  // namespace ember::nn

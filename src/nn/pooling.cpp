@@ -13,10 +13,6 @@ std::string python_int_or_tuple(const functional::IntOrList& v) {
 }
 }  // namespace detail
 
-namespace {
-const char* py_bool(bool b) { return b ? "True" : "False"; }
-}  // namespace
-
 MaxPoolImplBase::MaxPoolImplBase(functional::IntOrList kernel_size, MaxPoolOptions options)
     : kernel_size(std::move(kernel_size)), options(std::move(options)) {
   EMBER_CHECK(!this->kernel_size.empty(), "MaxPool", "kernel_size must be given");
@@ -30,7 +26,7 @@ std::string MaxPoolImplBase::extra_repr() const {
          ", stride=" + python_int_or_tuple(options.stride) +
          ", padding=" + python_int_or_tuple(options.padding) +
          ", dilation=" + python_int_or_tuple(options.dilation) +
-         ", ceil_mode=" + py_bool(options.ceil_mode);
+         ", ceil_mode=" + detail::python_bool(options.ceil_mode);
 }
 
 Tensor MaxPool1dImpl::forward(const Tensor& input) {

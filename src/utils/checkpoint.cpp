@@ -26,7 +26,7 @@
 namespace ember::utils {
 namespace {
 
-constexpr const char* kOp = "checkpoint";
+constexpr const char* kCheckpointOp = "checkpoint";
 namespace graph = autograd::graph;
 
 struct Holder {
@@ -61,7 +61,7 @@ struct Frame {
       return {};
     };
     graph::UnpackHook unpack = [](const std::any&) -> Tensor {
-      fail(kOp,
+      fail(kCheckpointOp,
            "a tensor saved while recomputing a checkpoint was unpacked; the recomputed "
            "graph is not meant to be run");
     };
@@ -81,7 +81,7 @@ struct Frame {
       throw;
     }
     if (surrounding) default_generator().set_state(*surrounding);
-    EMBER_CHECK(next == holders.size(), kOp, "the recomputation of a checkpointed function saved ",
+    EMBER_CHECK(next == holders.size(), kCheckpointOp, "the recomputation of a checkpointed function saved ",
                 next, " tensors for backward but its forward saved ", holders.size(),
                 "; the function must compute the same graph each time it runs (no data-dependent "
                 "control flow between the forward and the backward)");
@@ -110,7 +110,7 @@ struct CheckpointWrapper {
 
 std::vector<Tensor> checkpoint(const CheckpointFunction& fn, const std::vector<Tensor>& inputs,
                                CheckpointOptions options) {
-  EMBER_CHECK(bool(fn), kOp, "the function to checkpoint is empty");
+  EMBER_CHECK(bool(fn), kCheckpointOp, "the function to checkpoint is empty");
   // Without a graph there is nothing to save, so nothing to recompute.
   if (!is_grad_enabled()) return fn(inputs);
 
@@ -132,7 +132,7 @@ std::vector<Tensor> checkpoint(const CheckpointFunction& fn, const std::vector<T
   graph::UnpackHook unpack = [](const std::any& packed) -> Tensor {
     const auto& p = std::any_cast<const Placeholder&>(packed);
     if (p.frame->filled == 0) p.frame->recompute();
-    EMBER_CHECK(p.holder->filled, kOp,
+    EMBER_CHECK(p.holder->filled, kCheckpointOp,
                 "Attempt to retrieve a tensor saved by autograd multiple times without checkpoint "
                 "recomputation being triggered in between, this is not currently supported.");
     p.holder->filled = false;

@@ -15,7 +15,7 @@
 namespace ember::dcp {
 namespace {
 
-constexpr const char* kOp = "dcp.load";
+constexpr const char* kLoadOp = "dcp.load";
 using detail::Item;
 
 std::string shape_text(const std::vector<int64_t>& s) {
@@ -33,12 +33,12 @@ class Loader {
   void fill(const std::string& fqn, Tensor dest, const std::vector<int64_t>& offsets,
             const std::vector<int64_t>& global, Dtype dtype) {
     const auto* entry = m_.find(fqn);
-    EMBER_CHECK(entry, kOp, "'", fqn, "' is not in the checkpoint at '", dir_, "'");
+    EMBER_CHECK(entry, kLoadOp, "'", fqn, "' is not in the checkpoint at '", dir_, "'");
     const auto* t = std::get_if<detail::TensorMeta>(entry);
-    EMBER_CHECK(t, kOp, "'", fqn, "' was saved as a non-tensor value, but the target is a tensor");
-    EMBER_CHECK(t->size == global, kOp, "'", fqn, "': the checkpoint has shape ",
+    EMBER_CHECK(t, kLoadOp, "'", fqn, "' was saved as a non-tensor value, but the target is a tensor");
+    EMBER_CHECK(t->size == global, kLoadOp, "'", fqn, "': the checkpoint has shape ",
                 shape_text(t->size), " but the target has shape ", shape_text(global));
-    EMBER_CHECK(t->dtype == dtype, kOp, "'", fqn, "': the checkpoint has dtype ",
+    EMBER_CHECK(t->dtype == dtype, kLoadOp, "'", fqn, "': the checkpoint has dtype ",
                 dtype_name(t->dtype), " but the target has dtype ", dtype_name(dtype));
     int64_t covered = 0;
     for (const detail::ChunkMeta& c : t->chunks) {
@@ -64,7 +64,7 @@ class Loader {
       dst.copy_(src);
       covered += n;
     }
-    EMBER_CHECK(covered >= dest.numel(), kOp, "'", fqn, "': the saved chunks cover ", covered,
+    EMBER_CHECK(covered >= dest.numel(), kLoadOp, "'", fqn, "': the saved chunks cover ", covered,
                 " of the ", dest.numel(), " elements this rank needs");
   }
 
@@ -78,10 +78,10 @@ class Loader {
 
   Value read_value(const std::string& fqn) {
     const auto* entry = m_.find(fqn);
-    EMBER_CHECK(entry, kOp, "'", fqn, "' is not in the checkpoint at '", dir_, "'");
+    EMBER_CHECK(entry, kLoadOp, "'", fqn, "' is not in the checkpoint at '", dir_, "'");
     if (std::holds_alternative<detail::TensorMeta>(*entry)) return read_full(fqn);
     const detail::StorageEntry* s = m_.storage(fqn, std::nullopt);
-    EMBER_CHECK(s, kOp, "'", fqn, "' has no storage entry in '", dir_, "/.metadata'");
+    EMBER_CHECK(s, kLoadOp, "'", fqn, "' has no storage entry in '", dir_, "/.metadata'");
     return read(*s);
   }
 
@@ -90,12 +90,12 @@ class Loader {
  private:
   Tensor read_chunk(const std::string& fqn, const detail::ChunkMeta& c) {
     const detail::StorageEntry* s = m_.storage(fqn, c.offsets);
-    EMBER_CHECK(s, kOp, "'", fqn, "': no storage entry for its chunk at ", shape_text(c.offsets));
+    EMBER_CHECK(s, kLoadOp, "'", fqn, "': no storage entry for its chunk at ", shape_text(c.offsets));
     Value v = read(*s);
-    EMBER_CHECK(v.is_tensor(), kOp, "'", fqn, "': ", s->relative_path, " holds a ", v.kind_name(),
+    EMBER_CHECK(v.is_tensor(), kLoadOp, "'", fqn, "': ", s->relative_path, " holds a ", v.kind_name(),
                 ", not a tensor");
     const Tensor& t = v.to_tensor();
-    EMBER_CHECK(std::vector<int64_t>(t.sizes().begin(), t.sizes().end()) == c.sizes, kOp, "'", fqn,
+    EMBER_CHECK(std::vector<int64_t>(t.sizes().begin(), t.sizes().end()) == c.sizes, kLoadOp, "'", fqn,
                 "': the chunk in ", s->relative_path, " has shape ", t.sizes(),
                 " but the metadata says ", shape_text(c.sizes));
     return t;
@@ -105,13 +105,13 @@ class Loader {
   Value read(const detail::StorageEntry& s) {
     const std::string& name = s.relative_path;
     EMBER_CHECK(!name.empty() && name.find('/') == std::string::npos && name != "." && name != "..",
-                kOp, "storage file '", name, "' in '", dir_,
+                kLoadOp, "storage file '", name, "' in '", dir_,
                 "/.metadata' is not a file name inside the checkpoint directory");
     const std::string path = dir_ + "/" + name;
     std::error_code ec;
     const auto size = std::filesystem::file_size(path, ec);
-    EMBER_CHECK(!ec, kOp, "'", path, "' is missing (", ec.message(), ")");
-    EMBER_CHECK(uint64_t(s.file_offset) + uint64_t(s.length) <= size, kOp, "'", path, "' has ",
+    EMBER_CHECK(!ec, kLoadOp, "'", path, "' is missing (", ec.message(), ")");
+    EMBER_CHECK(uint64_t(s.file_offset) + uint64_t(s.length) <= size, kLoadOp, "'", path, "' has ",
                 size, " bytes but the metadata needs bytes ", s.file_offset, "..",
                 s.file_offset + s.length);
     // Mapped, not copied: a tensor then views the file (tensors are copied into the targets).
@@ -124,9 +124,9 @@ class Loader {
 };
 
 detail::Metadata read_metadata_file(const std::string& dir) {
-  EMBER_CHECK(std::filesystem::is_directory(dir), kOp, "no checkpoint directory '", dir, "'");
+  EMBER_CHECK(std::filesystem::is_directory(dir), kLoadOp, "no checkpoint directory '", dir, "'");
   const std::string path = dir + "/" + detail::kMetadataFile;
-  EMBER_CHECK(std::filesystem::exists(path), kOp, "the checkpoint in '", dir,
+  EMBER_CHECK(std::filesystem::exists(path), kLoadOp, "the checkpoint in '", dir,
               "' is incomplete: it has no .metadata, which a save writes last (did the save "
               "fail or a rank die?)");
   std::ifstream in(path, std::ios::binary);
@@ -157,11 +157,11 @@ void insert_at(Dict& dict, const std::vector<detail::PathPart>& path, size_t fro
 }  // namespace
 
 void load(State& state, const std::string& dir, const LoadOptions& options) {
-  const detail::Ranks ranks(options.group, options.coordinator_rank, kOp);
+  const detail::Ranks ranks(options.group, options.coordinator_rank, kLoadOp);
   std::string error;
   std::exception_ptr failure;
   try {
-    std::vector<Item> items = detail::flatten(state, kOp);
+    std::vector<Item> items = detail::flatten(state, kLoadOp);
     Loader loader(dir, read_metadata_file(dir));
     NoGradGuard no_grad;
     for (Item& it : items) {
@@ -180,7 +180,7 @@ void load(State& state, const std::string& dir, const LoadOptions& options) {
             insert_at(it.slot->to_dict(), path, it.path.size(), loader.read_value(fqn));
             ++found;
           }
-        EMBER_CHECK(found > 0, kOp, "'", it.fqn, "' is not in the checkpoint at '", dir, "'");
+        EMBER_CHECK(found > 0, kLoadOp, "'", it.fqn, "' is not in the checkpoint at '", dir, "'");
       } else {
         *it.slot = loader.read_value(it.fqn);
       }

@@ -22,7 +22,7 @@
 namespace ember::dcp::detail {
 namespace {
 
-constexpr const char* kOp = "dcp.load";
+constexpr const char* kMetadataOp = "dcp.load";
 constexpr int kMaxDepth = 32;
 
 struct Obj;
@@ -87,7 +87,7 @@ class MetadataUnpickler : private serialize::PickleInput {
 
  private:
   [[noreturn]] void bad(const std::string& why) const override {
-    fail(kOp, "'", what_, "' at byte ", pos_, ": ", why);
+    fail(kMetadataOp, "'", what_, "' at byte ", pos_, ": ", why);
   }
   Ref pop() {
     if (stack_.empty() || stack_.back()->kind == Obj::Mark) bad("stack underflow");
@@ -394,7 +394,7 @@ class MetadataReader {
 
  private:
   [[noreturn]] void bad(const std::string& why) const {
-    fail(kOp, "'", what_, "' is not a distributed checkpoint's metadata: ", why);
+    fail(kMetadataOp, "'", what_, "' is not a distributed checkpoint's metadata: ", why);
   }
   const Ref& record(const Ref& o, const char* cls) const {
     if (o->kind != Obj::Instance || o->cls != cls || !o->state)

@@ -31,7 +31,7 @@
 namespace ember::dcp {
 namespace {
 
-constexpr const char* kOp = "dcp.save";
+constexpr const char* kSaveOp = "dcp.save";
 using detail::Item;
 using nlohmann::json;
 
@@ -51,7 +51,7 @@ Tensor trimmed(const Tensor& t) {
 class RankFile {
  public:
   RankFile(const std::string& dir, int rank, bool sync)
-      : name_("__" + std::to_string(rank) + "_0.distcp"), file_(dir + "/" + name_, kOp, sync) {}
+      : name_("__" + std::to_string(rank) + "_0.distcp"), file_(dir + "/" + name_, kSaveOp, sync) {}
 
   struct Range {
     std::string file;
@@ -135,7 +135,7 @@ detail::Metadata build_metadata(const std::vector<json>& reports, int coordinato
   std::vector<std::unordered_map<std::string, const json*>> by_fqn(reports.size());
   for (size_t r = 0; r < reports.size(); ++r) {
     for (const json& e : reports[r]) by_fqn[r].emplace(e["fqn"].get<std::string>(), &e);
-    EMBER_CHECK(reports[r].size() == reports[size_t(coordinator)].size(), kOp, "rank ", r,
+    EMBER_CHECK(reports[r].size() == reports[size_t(coordinator)].size(), kSaveOp, "rank ", r,
                 " saves ", reports[r].size(), " entries but rank ", coordinator, " saves ",
                 reports[size_t(coordinator)].size(), ": every rank must save the same keys");
   }
@@ -163,11 +163,11 @@ detail::Metadata build_metadata(const std::vector<json>& reports, int coordinato
     for (size_t r = 0; r < reports.size(); ++r) {
       const auto found = by_fqn[r].find(fqn);
       const json* mine = found == by_fqn[r].end() ? nullptr : found->second;
-      EMBER_CHECK(mine, kOp, "rank ", r, " has no entry '", fqn, "' but rank ", coordinator,
+      EMBER_CHECK(mine, kSaveOp, "rank ", r, " has no entry '", fqn, "' but rank ", coordinator,
                   " has: every rank must save the same keys");
       EMBER_CHECK((*mine)["kind"] == "tensor" && (*mine)["size"] == entry["size"] &&
                       (*mine)["dtype"] == entry["dtype"],
-                  kOp, "'", fqn, "': rank ", r, " saves a ", (*mine)["kind"].get<std::string>(),
+                  kSaveOp, "'", fqn, "': rank ", r, " saves a ", (*mine)["kind"].get<std::string>(),
                   " of shape ", (*mine)["size"].dump(), " but rank ", coordinator, " a tensor of ",
                   entry["size"].dump(), " (or the dtypes differ)");
       if (!mine->contains("chunk")) continue;
@@ -195,14 +195,14 @@ std::string attempt(F&& f) {
 }  // namespace
 
 void save(const State& state, const std::string& dir, const SaveOptions& options) {
-  const detail::Ranks ranks(options.group, options.coordinator_rank, kOp);
+  const detail::Ranks ranks(options.group, options.coordinator_rank, kSaveOp);
   State view = state;  // shares the tree and the tensors; flatten needs mutable slots
   std::vector<Item> items;
   const std::string metadata_path = dir + "/" + detail::kMetadataFile;
 
   // A rank whose state is malformed still joins the exchange, so that all ranks fail together.
   ranks.agree(attempt([&] {
-                items = detail::flatten(view, kOp);
+                items = detail::flatten(view, kSaveOp);
                 std::filesystem::create_directories(dir);
                 if (ranks.is_coordinator()) std::filesystem::remove(metadata_path);
               }),
@@ -218,7 +218,7 @@ void save(const State& state, const std::string& dir, const SaveOptions& options
   for (int r = 0; r < ranks.size(); ++r)
     if (reports[size_t(r)].rfind("ok", 0) != 0)
       failed += "\n  rank " + std::to_string(r) + ": " + reports[size_t(r)];
-  EMBER_CHECK(failed.empty(), kOp, "rank ", ranks.rank(), " of ", ranks.size(),
+  EMBER_CHECK(failed.empty(), kSaveOp, "rank ", ranks.rank(), " of ", ranks.size(),
               ": writing the shards of '", dir, "' failed on some ranks:", failed);
 
   std::string metadata_error;
@@ -227,7 +227,7 @@ void save(const State& state, const std::string& dir, const SaveOptions& options
       std::vector<json> parsed;
       for (const std::string& r : reports) parsed.push_back(json::parse(r.substr(2)));
       const std::string bytes = detail::write_metadata(build_metadata(parsed, ranks.coordinator()));
-      serialize::AtomicFile file(metadata_path, kOp);
+      serialize::AtomicFile file(metadata_path, kSaveOp);
       file.write(bytes.data(), bytes.size());
       file.commit();
     });

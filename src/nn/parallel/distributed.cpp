@@ -17,7 +17,7 @@
 namespace ember::nn::parallel {
 namespace {
 
-constexpr const char* kOp = "DistributedDataParallel";
+constexpr const char* kDdpOp = "DistributedDataParallel";
 
 // _build_params_for_reducer: each module's own parameters that require grad, in named_modules
 // order, each tensor once.
@@ -78,11 +78,11 @@ void verify_shapes_across_ranks(const std::vector<Tensor>& params,
     const auto shapes = decode_shapes(rank_code(r));
     for (size_t i = 0; i < std::min(shapes.size(), reference.size()); ++i)
       if (shapes[i] != reference[i])
-        fail(kOp, "DDP expects the same model on every rank, but rank ", r, "'s parameter ", i,
+        fail(kDdpOp, "DDP expects the same model on every rank, but rank ", r, "'s parameter ", i,
              " ('", names[i], "') has shape ", shape_text(shapes[i]), " while rank 0's has "
              "shape ", shape_text(reference[i]));
     if (shapes.size() != reference.size())
-      fail(kOp, "DDP expects the same model on every rank, but rank ", r, " has ",
+      fail(kDdpOp, "DDP expects the same model on every rank, but rank ", r, " has ",
            shapes.size(), " parameters that require grad and rank 0 has ", reference.size());
   }
 }
@@ -117,21 +117,21 @@ void broadcast_coalesced(const std::vector<Tensor>& tensors, int src,
 DistributedDataParallelImpl::DistributedDataParallelImpl(std::shared_ptr<Module> module,
                                                          DistributedDataParallelOptions options)
     : module_ptr_(std::move(module)), options_(std::move(options)) {
-  EMBER_CHECK(module_ptr_ != nullptr, kOp, "got an empty module");
-  EMBER_CHECK(dist::is_initialized(), kOp,
+  EMBER_CHECK(module_ptr_ != nullptr, kDdpOp, "got an empty module");
+  EMBER_CHECK(dist::is_initialized(), kDdpOp,
               "the default process group has not been initialized: call "
               "dist::init_process_group() first");
-  EMBER_CHECK(options_.bucket_cap_mb > 0, kOp, "bucket_cap_mb must be positive, got ",
+  EMBER_CHECK(options_.bucket_cap_mb > 0, kDdpOp, "bucket_cap_mb must be positive, got ",
               options_.bucket_cap_mb);
   register_module("module", module_ptr_);
   std::vector<Tensor> params;
   std::vector<std::string> names;
   collect_parameters(*module_ptr_, params, names);
-  EMBER_CHECK(!params.empty(), kOp,
+  EMBER_CHECK(!params.empty(), kDdpOp,
               "DistributedDataParallel is not needed when a module doesn't have any parameter "
               "that requires a gradient.");
   for (const Tensor& p : params)
-    EMBER_CHECK(p.device().is_cpu(), kOp, "parameter on ", p.device(),
+    EMBER_CHECK(p.device().is_cpu(), kDdpOp, "parameter on ", p.device(),
                 ": this build's process groups (gloo) reduce CPU tensors");
   verify_shapes_across_ranks(params, names, options_.process_group);
   buffers_ = module_ptr_->buffers();

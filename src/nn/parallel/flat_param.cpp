@@ -16,7 +16,7 @@
 namespace ember::nn::fsdp_detail {
 namespace {
 
-constexpr const char* kOp = "FullyShardedDataParallel";
+constexpr const char* kFlatParamOp = "FullyShardedDataParallel";
 
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> strides(shape.size(), 1);
@@ -46,21 +46,21 @@ FlatParamUnit::FlatParamUnit(std::string module_path, std::vector<Tensor> params
       rank_(dist::get_rank(group_)),
       ready_(params_.size(), false) {
   NoGradGuard no_grad;
-  EMBER_CHECK(!params_.empty(), kOp, unit_text(), " has no parameters");
+  EMBER_CHECK(!params_.empty(), kFlatParamOp, unit_text(), " has no parameters");
   const Dtype dtype = params_[0].dtype();
   const bool requires_grad = params_[0].requires_grad();
   std::vector<Tensor> pieces;
   for (size_t i = 0; i < params_.size(); ++i) {
     const Tensor& p = params_[i];
-    EMBER_CHECK(p.is_floating_point(), kOp, "parameter '", names_[i], "' is ", p.dtype(),
+    EMBER_CHECK(p.is_floating_point(), kFlatParamOp, "parameter '", names_[i], "' is ", p.dtype(),
                 ": integer parameters are unsupported (a flat parameter holds floating point)");
-    EMBER_CHECK(p.dtype() == dtype, kOp, "a flat parameter requires a uniform dtype, but in ",
+    EMBER_CHECK(p.dtype() == dtype, kFlatParamOp, "a flat parameter requires a uniform dtype, but in ",
                 unit_text(), " '", names_[0], "' is ", dtype, " and '", names_[i], "' is ",
                 p.dtype());
-    EMBER_CHECK(p.requires_grad() == requires_grad, kOp, "a flat parameter requires uniform "
+    EMBER_CHECK(p.requires_grad() == requires_grad, kFlatParamOp, "a flat parameter requires uniform "
                 "requires_grad, but in ", unit_text(), " '", names_[0], "' has ", requires_grad,
                 " and '", names_[i], "' has ", p.requires_grad());
-    EMBER_CHECK(p.device().is_cpu(), kOp, "parameter '", names_[i], "' is on ", p.device(),
+    EMBER_CHECK(p.device().is_cpu(), kFlatParamOp, "parameter '", names_[i], "' is on ", p.device(),
                 ": this build's process groups (gloo) reduce CPU tensors");
     shapes_.emplace_back(p.sizes().begin(), p.sizes().end());
     offsets_.push_back(numel_);
@@ -150,7 +150,7 @@ std::vector<Tensor> FlatParamUnit::gather_values() const { return gather_like_sh
 
 std::vector<Tensor> FlatParamUnit::gather_like_shard(const Tensor& local) const {
   NoGradGuard no_grad;
-  EMBER_CHECK(local.dim() == 1 && local.numel() == shard_numel_, kOp, unit_text(),
+  EMBER_CHECK(local.dim() == 1 && local.numel() == shard_numel_, kFlatParamOp, unit_text(),
               ": expected a tensor of the shard's ", shard_numel_, " elements, got ",
               shape_text(local.sizes()));
   Tensor flat = local.detach();
@@ -203,7 +203,7 @@ void FlatParamUnit::accumulate_unsharded() {
 
 void FlatParamUnit::launch_reduce() {
   NoGradGuard no_grad;
-  EMBER_CHECK(!reduce_in_flight_, kOp, unit_text(), ": a gradient reduction is already running");
+  EMBER_CHECK(!reduce_in_flight_, kFlatParamOp, unit_text(), ": a gradient reduction is already running");
   Tensor flat;
   if (accumulated_.defined()) {  // no_sync's steps, summed in the shard's precision
     accumulated_.add_(take_flat_gradients(shard_.dtype()));
@@ -244,7 +244,7 @@ Tensor FlatParamUnit::shard_of(const std::vector<Tensor>& values) const {
                                                                         : values[0].dtype()});
   for (size_t i = 0; i < params_.size(); ++i) {
     const std::vector<int64_t> got(values[i].sizes().begin(), values[i].sizes().end());
-    EMBER_CHECK(got == shapes_[i], kOp, "size mismatch for ", names_[i], ": ",
+    EMBER_CHECK(got == shapes_[i], kFlatParamOp, "size mismatch for ", names_[i], ": ",
                 shape_text(values[i].sizes()), " given, the parameter is ",
                 shape_text(shapes_[i]));
     flat.narrow(0, offsets_[i], values[i].numel()).copy_(values[i].reshape({-1}));
@@ -259,7 +259,7 @@ void FlatParamUnit::load_full(const std::vector<Tensor>& values) {
   Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = shard_.dtype()});
   for (size_t i = 0; i < params_.size(); ++i) {
     const std::vector<int64_t> got(values[i].sizes().begin(), values[i].sizes().end());
-    EMBER_CHECK(got == shapes_[i], kOp,
+    EMBER_CHECK(got == shapes_[i], kFlatParamOp,
                 "size mismatch for ", names_[i], ": copying a param with shape ",
                 shape_text(values[i].sizes()), " from checkpoint, the shape in current model is ",
                 shape_text(shapes_[i]));

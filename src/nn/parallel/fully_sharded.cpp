@@ -21,7 +21,7 @@
 namespace ember::nn {
 namespace {
 
-constexpr const char* kOp = "FullyShardedDataParallel";
+constexpr const char* kFsdpOp = "FullyShardedDataParallel";
 
 using ParamSet = std::unordered_set<const TensorImpl*>;
 
@@ -92,17 +92,17 @@ AutoWrapPolicy size_based_auto_wrap_policy(int64_t min_num_params) {
 FullyShardedDataParallelImpl::FullyShardedDataParallelImpl(
     std::shared_ptr<Module> module, FullyShardedDataParallelOptions options)
     : module_ptr_(std::move(module)), options_(std::move(options)) {
-  EMBER_CHECK(module_ptr_ != nullptr, kOp, "got an empty module");
-  EMBER_CHECK(dist::is_initialized(), kOp,
+  EMBER_CHECK(module_ptr_ != nullptr, kFsdpOp, "got an empty module");
+  EMBER_CHECK(dist::is_initialized(), kFsdpOp,
               "the default process group has not been initialized: call "
               "dist::init_process_group() first");
-  EMBER_CHECK(dynamic_cast<FullyShardedDataParallelImpl*>(module_ptr_.get()) == nullptr, kOp,
+  EMBER_CHECK(dynamic_cast<FullyShardedDataParallelImpl*>(module_ptr_.get()) == nullptr, kFsdpOp,
               "the module is already FullyShardedDataParallel");
   strategy_ = dist::get_world_size(options_.process_group) == 1 ? ShardingStrategy::NO_SHARD
                                                                  : options_.sharding_strategy;
   adopt_nested_instances();
   build_units();
-  EMBER_CHECK(!units_.empty() || !nested_.empty(), kOp, "the module has no parameters to shard");
+  EMBER_CHECK(!units_.empty() || !nested_.empty(), kFsdpOp, "the module has no parameters to shard");
   for (size_t i = 0; i < units_.size(); ++i)
     register_parameter(i + 1 == units_.size() && units_[i]->module_path().empty()
                            ? std::string("flat_param")
@@ -160,7 +160,7 @@ void FullyShardedDataParallelImpl::build_units() {
     const AutoWrapPolicy& policy = options_.auto_wrap;
     if (!policy || !policy(m, /*recurse=*/true, unowned_numel(m, owned))) return;
     for (const auto& [name, child] : m.named_children()) {
-      EMBER_CHECK(dynamic_cast<FullyShardedDataParallelImpl*>(child.get()) == nullptr, kOp,
+      EMBER_CHECK(dynamic_cast<FullyShardedDataParallelImpl*>(child.get()) == nullptr, kFsdpOp,
                   "Expected ", join_path(path, name), " to NOT be FullyShardedDataParallel if "
                   "using an auto_wrap policy");
       wrap(*child, join_path(path, name), false);
@@ -422,7 +422,7 @@ void FullyShardedDataParallelImpl::load_own_state(const StateDict& state_dict) {
   for (auto& u : units_) {
     std::vector<Tensor> values;
     for (const std::string& name : u->names()) {
-      EMBER_CHECK(state_dict.contains(name), kOp, "load_full_state_dict: missing key '", name,
+      EMBER_CHECK(state_dict.contains(name), kFsdpOp, "load_full_state_dict: missing key '", name,
                   "'");
       values.push_back(state_dict.at(name));
     }
@@ -433,7 +433,7 @@ void FullyShardedDataParallelImpl::load_own_state(const StateDict& state_dict) {
     if (!state_dict.contains(name)) continue;  // non-persistent buffers are not in a state dict
     const Tensor& value = state_dict.at(name);
     Tensor t = b.detach();
-    EMBER_CHECK(t.numel() == value.numel(), kOp, "load_full_state_dict: size mismatch for "
+    EMBER_CHECK(t.numel() == value.numel(), kFsdpOp, "load_full_state_dict: size mismatch for "
                 "buffer ", name, ": ", value.numel(), " elements in the dict, ", t.numel(),
                 " in the model");
     t.copy_(value.reshape(t.sizes()));
@@ -509,13 +509,13 @@ void FullyShardedDataParallelImpl::load_sharded_state_dict(const dcp::State& sta
       const std::string& name = u->names()[i];
       const std::vector<int64_t>& shape = u->shape(i);
       if (shape.empty()) {
-        EMBER_CHECK(tree.contains(name), kOp, "load_sharded_state_dict: missing key '", name, "'");
+        EMBER_CHECK(tree.contains(name), kFsdpOp, "load_sharded_state_dict: missing key '", name, "'");
         full.insert(name, tree.at(name).to_tensor());
         continue;
       }
       const dcp::ShardedTensor* chunk = find_sharded(name);
-      EMBER_CHECK(chunk != nullptr, kOp, "load_sharded_state_dict: missing key '", name, "'");
-      EMBER_CHECK(chunk->global_sizes == shape, kOp, "load_sharded_state_dict: size mismatch for ",
+      EMBER_CHECK(chunk != nullptr, kFsdpOp, "load_sharded_state_dict: missing key '", name, "'");
+      EMBER_CHECK(chunk->global_sizes == shape, kFsdpOp, "load_sharded_state_dict: size mismatch for ",
                   name, ": the sharded tensor is ", shape_text(chunk->global_sizes),
                   ", the parameter ", shape_text(shape));
       full.insert(name, gather_dim0(*chunk, shape, options_.process_group));
@@ -642,7 +642,7 @@ dcp::State FullyShardedDataParallelImpl::sharded_optim_state_dict(optim::Optimiz
   Dict tree;
   for (const auto& [prefix, u] : all) {
     const Dict& state = optimizer.state(u->shard());
-    EMBER_CHECK(!state.empty() || !u->shard().requires_grad(), kOp, "sharded_optim_state_dict: the "
+    EMBER_CHECK(!state.empty() || !u->shard().requires_grad(), kFsdpOp, "sharded_optim_state_dict: the "
                 "optimizer has no state for unit '", join_path(prefix, u->module_path()),
                 "' yet (take a step first)");
     for (const auto& [k, v] : state) {
@@ -683,11 +683,11 @@ void FullyShardedDataParallelImpl::load_sharded_optim_state_dict(optim::Optimize
           const dcp::ShardedTensor* chunk = nullptr;
           for (const auto& [n, c] : state.sharded)
             if (n == name) chunk = &c;
-          EMBER_CHECK(chunk != nullptr, kOp, "load_sharded_optim_state_dict: missing key '",
+          EMBER_CHECK(chunk != nullptr, kFsdpOp, "load_sharded_optim_state_dict: missing key '",
                       name, "'");
           std::vector<int64_t> shape = u->shape(i);
           if (shape.empty()) shape = {1};
-          EMBER_CHECK(chunk->global_sizes == shape, kOp, "load_sharded_optim_state_dict: size "
+          EMBER_CHECK(chunk->global_sizes == shape, kFsdpOp, "load_sharded_optim_state_dict: size "
                       "mismatch for ", name, ": the sharded tensor is ",
                       shape_text(chunk->global_sizes), ", the parameter ", shape_text(shape));
           values.push_back(gather_dim0(*chunk, shape, options_.process_group).view(
@@ -697,7 +697,7 @@ void FullyShardedDataParallelImpl::load_sharded_optim_state_dict(optim::Optimize
         v.to_tensor().detach().copy_(u->shard_of(values));
       } else {
         const std::string name = optim_key(prefix, u->names()[0], key);
-        EMBER_CHECK(tree.contains(name), kOp, "load_sharded_optim_state_dict: missing key '",
+        EMBER_CHECK(tree.contains(name), kFsdpOp, "load_sharded_optim_state_dict: missing key '",
                     name, "'");
         const Value& saved = tree.at(name);
         if (v.is_tensor() && saved.is_tensor()) {
@@ -770,7 +770,7 @@ void FullyShardedDataParallelImpl::load_full_optim_state_dict(optim::Optimizer& 
       std::string prefix;
       for (const auto& [pre, u] : all)
         if (u->shard().impl() == p.impl()) unit = u, prefix = pre;
-      EMBER_CHECK(unit != nullptr, kOp, "load_full_optim_state_dict: the optimizer's parameter ",
+      EMBER_CHECK(unit != nullptr, kFsdpOp, "load_full_optim_state_dict: the optimizer's parameter ",
                   index, " is not one of this FSDP's flat parameters");
       const std::string first = join_path(prefix, unit->names()[0]);
       if (by_name.contains(first)) {
@@ -785,7 +785,7 @@ void FullyShardedDataParallelImpl::load_full_optim_state_dict(optim::Optimizer& 
             std::vector<Tensor> values;
             for (const std::string& name : unit->names()) {
               const std::string key = join_path(prefix, name);
-              EMBER_CHECK(by_name.contains(key) && by_name.at(key).to_dict().contains(k), kOp,
+              EMBER_CHECK(by_name.contains(key) && by_name.at(key).to_dict().contains(k), kFsdpOp,
                           "load_full_optim_state_dict: missing state '", k.to_string(),
                           "' of '", key, "'");
               values.push_back(by_name.at(key).to_dict().at(k).to_tensor());
@@ -802,7 +802,7 @@ void FullyShardedDataParallelImpl::load_full_optim_state_dict(optim::Optimizer& 
   // The groups' options from the dict, their parameters as this optimizer numbers them.
   const List& saved_groups = full.to_dict().at("param_groups").to_list();
   const List& own_groups = own.to_dict().at("param_groups").to_list();
-  EMBER_CHECK(saved_groups.size() == own_groups.size(), kOp, "load_full_optim_state_dict: the "
+  EMBER_CHECK(saved_groups.size() == own_groups.size(), kFsdpOp, "load_full_optim_state_dict: the "
               "dict has ", saved_groups.size(), " parameter groups, the optimizer ",
               own_groups.size());
   List groups;

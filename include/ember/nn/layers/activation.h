@@ -17,6 +17,7 @@ namespace detail {
 std::string python_float(double v);  // Python's repr of a float: 0.1, 1.0, 1e-05
 std::string python_tuple(const std::vector<int64_t>& v);  // (3, 3), (3,)
 std::string python_tuple(const std::vector<double>& v);   // (2.0, 1.5)
+inline const char* python_bool(bool b) { return b ? "True" : "False"; }
 }  // namespace detail
 /// ReLU: relu elementwise.
 class ReLUImpl : public Module {
