@@ -247,7 +247,8 @@ RunReport read_run_directory(const std::string& dir) {
   namespace fs = std::filesystem;
   const fs::path metrics = fs::path(dir) / "metrics.csv";
   std::ifstream in(metrics);
-  EMBER_CHECK(in.good(), kReportOp, "no metrics.csv in ", dir, " (expected a run directory written by "
+  EMBER_CHECK(in.good(), kReportOp, "no metrics.csv in ", dir,
+              " (expected a run directory written by "
               "ember-train-fashion-mnist --output-dir)");
   RunReport r;
   std::string line;

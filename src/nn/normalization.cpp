@@ -89,8 +89,8 @@ void BatchNormImplBase::synchronize_over(const dist::ProcessGroup& group) {
 
 std::string BatchNormImplBase::extra_repr() const {
   std::ostringstream os;
-  os << num_features << ", eps=" << detail::python_float(options.eps) << ", momentum="
-     << (options.momentum ? detail::python_float(*options.momentum) : "None")
+  os << num_features << ", eps=" << detail::python_float(options.eps)
+     << ", momentum=" << (options.momentum ? detail::python_float(*options.momentum) : "None")
      << ", affine=" << detail::python_bool(options.affine)
      << ", track_running_stats=" << detail::python_bool(options.track_running_stats);
   return os.str();
@@ -129,7 +129,8 @@ Tensor GroupNormImpl::forward(const Tensor& input) {
 
 std::string GroupNormImpl::extra_repr() const {
   return std::to_string(num_groups) + ", " + std::to_string(num_channels) +
-         ", eps=" + detail::python_float(options.eps) + ", affine=" + detail::python_bool(options.affine);
+         ", eps=" + detail::python_float(options.eps) +
+         ", affine=" + detail::python_bool(options.affine);
 }
 
 RMSNormImpl::RMSNormImpl(std::vector<int64_t> shape, RMSNormOptions options)

@@ -49,7 +49,6 @@ const char* aten_name(Dtype t) {
   return names[int(t)];
 }
 
-
 using autograd::Grads;
 using autograd::Saved;
 using autograd::TensorList;

@@ -22,7 +22,7 @@
 namespace ember::serialize {
 namespace {
 
-constexpr const char* kUnpicklerOp = "load";
+constexpr const char* kLoad = "load";
 constexpr size_t kMaxDepth = 512;  // nesting of containers (the Value printers recurse)
 constexpr int64_t kMaxDims = 64;
 
@@ -100,7 +100,7 @@ class Unpickler : private PickleInput {
 
  private:
   [[noreturn]] void bad(const std::string& what) const override {
-    fail(kUnpicklerOp, "data.pkl at byte ", pos_, ": ", what);
+    fail(kLoad, "data.pkl at byte ", pos_, ": ", what);
   }
 
   Item pop() {
@@ -195,16 +195,16 @@ void Unpickler::append_items(std::vector<Item> items) {
 
 int64_t int_arg(const Item& it, const char* what, const char* fn) {
   if (it.tag != Item::kValue || !it.value.is_int())
-    fail(kUnpicklerOp, fn, ": ", what, " must be an int, got a ", it.describe());
+    fail(kLoad, fn, ": ", what, " must be an int, got a ", it.describe());
   return it.value.to_int();
 }
 
 std::vector<int64_t> int_tuple_arg(const Item& it, const char* what, const char* fn) {
   if (it.tag != Item::kValue || !it.value.is_tuple())
-    fail(kUnpicklerOp, fn, ": ", what, " must be a tuple, got a ", it.describe());
+    fail(kLoad, fn, ": ", what, " must be a tuple, got a ", it.describe());
   std::vector<int64_t> out;
   for (const Value& v : it.value.to_tuple().items) {
-    if (!v.is_int()) fail(kUnpicklerOp, fn, ": ", what, " holds a ", v.kind_name(), ", not an int");
+    if (!v.is_int()) fail(kLoad, fn, ": ", what, " holds a ", v.kind_name(), ", not an int");
     out.push_back(v.to_int());
   }
   return out;
@@ -215,9 +215,9 @@ std::vector<int64_t> int_tuple_arg(const Item& it, const char* what, const char*
 Value Unpickler::rebuild_tensor(std::vector<Item>& a, bool v2) {
   const char* fn = v2 ? "_rebuild_tensor_v2" : "_rebuild_tensor";
   if (v2 ? (a.size() != 6 && a.size() != 7) : a.size() != 4)
-    fail(kUnpicklerOp, fn, ": expected ", v2 ? "6 or 7" : "4", " arguments, got ", a.size());
+    fail(kLoad, fn, ": expected ", v2 ? "6 or 7" : "4", " arguments, got ", a.size());
   if (a[0].tag != Item::kStorageItem)
-    fail(kUnpicklerOp, fn, ": the first argument must be a storage, got a ", a[0].describe());
+    fail(kLoad, fn, ": the first argument must be a storage, got a ", a[0].describe());
   const Storage& storage = a[0].storage;
   const Dtype dtype = a[0].dtype;
   const int64_t offset = int_arg(a[1], "storage_offset", fn);
@@ -226,33 +226,33 @@ Value Unpickler::rebuild_tensor(std::vector<Item>& a, bool v2) {
   bool requires_grad = false;
   if (v2) {
     if (a[4].tag != Item::kValue || !a[4].value.is_bool())
-      fail(kUnpicklerOp, fn, ": requires_grad must be a bool, got a ", a[4].describe());
+      fail(kLoad, fn, ": requires_grad must be a bool, got a ", a[4].describe());
     requires_grad = a[4].value.to_bool();
   }
   if (sizes.size() != strides.size())
-    fail(kUnpicklerOp, fn, ": size has ", sizes.size(), " dims but stride has ", strides.size());
-  if (int64_t(sizes.size()) > kMaxDims) fail(kUnpicklerOp, fn, ": ", sizes.size(), " dims is too many");
+    fail(kLoad, fn, ": size has ", sizes.size(), " dims but stride has ", strides.size());
+  if (int64_t(sizes.size()) > kMaxDims) fail(kLoad, fn, ": ", sizes.size(), " dims is too many");
   // The view must lie inside the storage: offset + sum((size - 1) * stride) < numel.
   const int64_t storage_numel = int64_t(storage->nbytes() / size_t(itemsize(dtype)));
   int64_t numel = 1, last = offset;
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (sizes[d] < 0 || strides[d] < 0)
-      fail(kUnpicklerOp, fn, ": negative size or stride (size ", sizes[d], ", stride ", strides[d], ")");
-    if (__builtin_mul_overflow(numel, sizes[d], &numel)) fail(kUnpicklerOp, fn, ": numel overflows");
+      fail(kLoad, fn, ": negative size or stride (size ", sizes[d], ", stride ", strides[d], ")");
+    if (__builtin_mul_overflow(numel, sizes[d], &numel)) fail(kLoad, fn, ": numel overflows");
   }
   for (size_t d = 0; d < sizes.size() && numel > 0; ++d) {
     int64_t reach;
     if (__builtin_mul_overflow(sizes[d] - 1, strides[d], &reach) ||
         __builtin_add_overflow(last, reach, &last))
-      fail(kUnpicklerOp, fn, ": the view's extent overflows");
+      fail(kLoad, fn, ": the view's extent overflows");
   }
   if (offset < 0 || (numel > 0 ? last >= storage_numel : offset > storage_numel))
-    fail(kUnpicklerOp, fn, ": a view with offset ", offset, ", size ", IntArrayRef(sizes), " and stride ",
+    fail(kLoad, fn, ": a view with offset ", offset, ", size ", IntArrayRef(sizes), " and stride ",
          IntArrayRef(strides), " reaches outside its storage of ", storage_numel, " elements");
   Tensor t(make_intrusive<TensorImpl>(storage, dtype, sizes, strides, offset));
   if (!(a[0].device == Device(kCPU))) t = t.to(a[0].device);
   if (requires_grad) {
-    if (!is_floating_point(dtype)) fail(kUnpicklerOp, fn, ": requires_grad on a ", dtype, " tensor");
+    if (!is_floating_point(dtype)) fail(kLoad, fn, ": requires_grad on a ", dtype, " tensor");
     t.requires_grad_(true);
   }
   return Value(std::move(t));
@@ -263,10 +263,10 @@ Item Unpickler::reduce(const GlobalInfo& g, Item args) {
   if (args.tag == Item::kRawTuple) a = *args.tuple;
   else if (args.tag == Item::kValue && args.value.is_tuple())
     for (const Value& v : args.value.to_tuple().items) a.push_back(Item::of(v));
-  else fail(kUnpicklerOp, "REDUCE of ", g.module, ".", g.name, ": arguments must be a tuple");
+  else fail(kLoad, "REDUCE of ", g.module, ".", g.name, ": arguments must be a tuple");
   switch (g.global) {
     case Global::OrderedDict: {
-      if (!a.empty()) fail(kUnpicklerOp, "collections.OrderedDict: expected no arguments");
+      if (!a.empty()) fail(kLoad, "collections.OrderedDict: expected no arguments");
       Dict d;
       d.set_ordered(true);
       return Item::of(container(Value(std::move(d))));
@@ -277,14 +277,14 @@ Item Unpickler::reduce(const GlobalInfo& g, Item args) {
       // _rebuild_parameter(data, requires_grad, backward_hooks): an nn.Parameter.
       if (a.size() != 3 || a[0].tag != Item::kValue || !a[0].value.is_tensor() ||
           a[1].tag != Item::kValue || !a[1].value.is_bool())
-        fail(kUnpicklerOp, "_rebuild_parameter: expected (tensor, bool, hooks)");
+        fail(kLoad, "_rebuild_parameter: expected (tensor, bool, hooks)");
       Tensor t = a[0].value.to_tensor();
       if (a[1].value.to_bool()) t.requires_grad_(true);
       return Item::of(Value(t));
     }
     case Global::Size: {
       // torch.Size((2, 3)) is a tuple of ints.
-      if (a.size() != 1) fail(kUnpicklerOp, "torch.Size: expected one tuple argument");
+      if (a.size() != 1) fail(kLoad, "torch.Size: expected one tuple argument");
       Tuple t;
       for (int64_t s : int_tuple_arg(a[0], "the sizes", "torch.Size")) t.items.push_back(s);
       return Item::of(container(Value(std::move(t))));
@@ -292,7 +292,7 @@ Item Unpickler::reduce(const GlobalInfo& g, Item args) {
     case Global::Device: {
       // torch.device('cuda', 0) or torch.device('cuda:0'): kept as its string.
       if (a.empty() || a.size() > 2 || a[0].tag != Item::kValue || !a[0].value.is_string())
-        fail(kUnpicklerOp, "torch.device: expected (type[, index])");
+        fail(kLoad, "torch.device: expected (type[, index])");
       std::string s = a[0].value.to_string();
       if (a.size() == 2) s += ":" + std::to_string(int_arg(a[1], "index", "torch.device"));
       return Item::of(Value(Device(s).str()));
@@ -302,7 +302,7 @@ Item Unpickler::reduce(const GlobalInfo& g, Item args) {
       if (a.size() != 2 || a[0].tag != Item::kValue || !a[0].value.is_string() ||
           a[1].tag != Item::kValue || !a[1].value.is_string() ||
           (a[1].value.to_string() != "latin1" && a[1].value.to_string() != "latin-1"))
-        fail(kUnpicklerOp, "_codecs.encode: expected (str, 'latin1')");
+        fail(kLoad, "_codecs.encode: expected (str, 'latin1')");
       const std::string& s = a[0].value.to_string();
       std::string out;
       for (size_t i = 0; i < s.size(); ++i) {
@@ -310,14 +310,14 @@ Item Unpickler::reduce(const GlobalInfo& g, Item args) {
         if (c < 0x80) out.push_back(char(c));
         else if ((c == 0xC2 || c == 0xC3) && i + 1 < s.size())
           out.push_back(char(((c & 0x03) << 6) | (uint8_t(s[++i]) & 0x3F)));
-        else fail(kUnpicklerOp, "_codecs.encode: a code point above 255 is not latin1");
+        else fail(kLoad, "_codecs.encode: a code point above 255 is not latin1");
       }
       return Item::of(Value(std::move(out)));
     }
     case Global::Storage:
-      fail(kUnpicklerOp, "REDUCE of ", g.module, ".", g.name, " is not allowed (storages are persistent ids)");
+      fail(kLoad, "REDUCE of ", g.module, ".", g.name, " is not allowed (storages are persistent ids)");
   }
-  fail(kUnpicklerOp, "unreachable");
+  fail(kLoad, "unreachable");
 }
 
 // BINPERSID ('storage', torch.<T>Storage, key, location, numel): a storage record.
@@ -447,7 +447,7 @@ Value Unpickler::run() {
         for (const GlobalInfo& g : kGlobals)
           if (module == g.module && name == g.name) found = &g;
         if (!found || (options_.weights_only && !found->weights_only))
-          fail(kUnpicklerOp, "data.pkl uses the global ", module, ".", name, ", which ",
+          fail(kLoad, "data.pkl uses the global ", module, ".", name, ", which ",
                found ? "weights_only=true does not allow" : "is not allowed in a checkpoint",
                " (ember never runs code from a file)");
         Item it;
@@ -531,12 +531,12 @@ void Unpickler::check_tree(const Value& root) const {
     if (!c.is_list() && !c.is_tuple() && !c.is_dict()) continue;
     const auto it = height.find(id(c));
     if (it != height.end()) {
-      if (it->second == 0) fail(kUnpicklerOp, "data.pkl builds a container that contains itself");
-      if (path.size() + it->second > kMaxDepth) fail(kUnpicklerOp, "data.pkl nests deeper than ", kMaxDepth);
+      if (it->second == 0) fail(kLoad, "data.pkl builds a container that contains itself");
+      if (path.size() + it->second > kMaxDepth) fail(kLoad, "data.pkl nests deeper than ", kMaxDepth);
       f.height = std::max(f.height, it->second);
       continue;
     }
-    if (path.size() >= kMaxDepth) fail(kUnpicklerOp, "data.pkl nests containers deeper than ", kMaxDepth);
+    if (path.size() >= kMaxDepth) fail(kLoad, "data.pkl nests containers deeper than ", kMaxDepth);
     height[id(c)] = 0;
     path.push_back({&c, 0, 0});
   }

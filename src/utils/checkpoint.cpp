@@ -81,8 +81,9 @@ struct Frame {
       throw;
     }
     if (surrounding) default_generator().set_state(*surrounding);
-    EMBER_CHECK(next == holders.size(), kCheckpointOp, "the recomputation of a checkpointed function saved ",
-                next, " tensors for backward but its forward saved ", holders.size(),
+    EMBER_CHECK(next == holders.size(), kCheckpointOp,
+                "the recomputation of a checkpointed function saved ", next,
+                " tensors for backward but its forward saved ", holders.size(),
                 "; the function must compute the same graph each time it runs (no data-dependent "
                 "control flow between the forward and the backward)");
   }

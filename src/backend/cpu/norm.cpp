@@ -615,10 +615,9 @@ void batch_norm_backward_kernel(const Tensor& gi, const Tensor& gw, const Tensor
   dispatch<DtypeSet::Floating>(x.dtype(), "batch_norm_backward", [&]<class U>() {
     using T = compute_t<U>;
     if constexpr (simd_type_v<U> || is_half_v<U>)
-      batch_norm_backward_planar<U>(x.data_ptr<U>(), dy.data_ptr<U>(), data_or_null<U>(gi), N, C,
-                                    S, mean.data_ptr<T>(), invstd.data_ptr<T>(),
-                                    data_or_null<T>(w), training, data_or_null<T>(gw),
-                                    data_or_null<T>(gb));
+      batch_norm_backward_planar<U>(x.data_ptr<U>(), dy.data_ptr<U>(), data_or_null<U>(gi), N, C, S,
+                                    mean.data_ptr<T>(), invstd.data_ptr<T>(), data_or_null<T>(w),
+                                    training, data_or_null<T>(gw), data_or_null<T>(gb));
   });
 }
 
@@ -745,9 +744,9 @@ void group_norm_backward_kernel(const Tensor& gi, const Tensor& gw, const Tensor
   dispatch<DtypeSet::Floating>(x.dtype(), "group_norm_backward", [&]<class U>() {
     using T = compute_t<U>;
     if constexpr (simd_type_v<U> || is_half_v<U>)
-      group_norm_backward_planes<U>(x.data_ptr<U>(), dy.data_ptr<U>(), data_or_null<U>(gi), N, C,
-                                    S, G, mean.data_ptr<T>(), rstd.data_ptr<T>(),
-                                    data_or_null<T>(w), data_or_null<T>(gw), data_or_null<T>(gb));
+      group_norm_backward_planes<U>(x.data_ptr<U>(), dy.data_ptr<U>(), data_or_null<U>(gi), N, C, S,
+                                    G, mean.data_ptr<T>(), rstd.data_ptr<T>(), data_or_null<T>(w),
+                                    data_or_null<T>(gw), data_or_null<T>(gb));
   });
 }
 

@@ -61,7 +61,8 @@ void rmsprop_update(const Tensor& param, const Tensor& grad, const Tensor& squar
                     const backend::RMSpropStep& s) {
   dispatch_param("optim.RMSprop", param.dtype(), [&]<class T>() {
     rmsprop_kernel<T>(param.data_ptr<T>(), grad.data_ptr<T>(), square_avg.data_ptr<T>(),
-                      data_or_null<T>(grad_avg), data_or_null<T>(momentum_buffer), param.numel(), s);
+                      data_or_null<T>(grad_avg), data_or_null<T>(momentum_buffer), param.numel(),
+                      s);
   });
 }
 

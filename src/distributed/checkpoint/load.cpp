@@ -35,7 +35,8 @@ class Loader {
     const auto* entry = m_.find(fqn);
     EMBER_CHECK(entry, kLoadOp, "'", fqn, "' is not in the checkpoint at '", dir_, "'");
     const auto* t = std::get_if<detail::TensorMeta>(entry);
-    EMBER_CHECK(t, kLoadOp, "'", fqn, "' was saved as a non-tensor value, but the target is a tensor");
+    EMBER_CHECK(t, kLoadOp, "'", fqn,
+                "' was saved as a non-tensor value, but the target is a tensor");
     EMBER_CHECK(t->size == global, kLoadOp, "'", fqn, "': the checkpoint has shape ",
                 shape_text(t->size), " but the target has shape ", shape_text(global));
     EMBER_CHECK(t->dtype == dtype, kLoadOp, "'", fqn, "': the checkpoint has dtype ",
@@ -90,13 +91,14 @@ class Loader {
  private:
   Tensor read_chunk(const std::string& fqn, const detail::ChunkMeta& c) {
     const detail::StorageEntry* s = m_.storage(fqn, c.offsets);
-    EMBER_CHECK(s, kLoadOp, "'", fqn, "': no storage entry for its chunk at ", shape_text(c.offsets));
+    EMBER_CHECK(s, kLoadOp, "'", fqn, "': no storage entry for its chunk at ",
+                shape_text(c.offsets));
     Value v = read(*s);
-    EMBER_CHECK(v.is_tensor(), kLoadOp, "'", fqn, "': ", s->relative_path, " holds a ", v.kind_name(),
-                ", not a tensor");
+    EMBER_CHECK(v.is_tensor(), kLoadOp, "'", fqn, "': ", s->relative_path, " holds a ",
+                v.kind_name(), ", not a tensor");
     const Tensor& t = v.to_tensor();
-    EMBER_CHECK(std::vector<int64_t>(t.sizes().begin(), t.sizes().end()) == c.sizes, kLoadOp, "'", fqn,
-                "': the chunk in ", s->relative_path, " has shape ", t.sizes(),
+    EMBER_CHECK(std::vector<int64_t>(t.sizes().begin(), t.sizes().end()) == c.sizes, kLoadOp, "'",
+                fqn, "': the chunk in ", s->relative_path, " has shape ", t.sizes(),
                 " but the metadata says ", shape_text(c.sizes));
     return t;
   }

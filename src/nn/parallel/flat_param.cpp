@@ -54,12 +54,14 @@ FlatParamUnit::FlatParamUnit(std::string module_path, std::vector<Tensor> params
     const Tensor& p = params_[i];
     EMBER_CHECK(p.is_floating_point(), kFlatParamOp, "parameter '", names_[i], "' is ", p.dtype(),
                 ": integer parameters are unsupported (a flat parameter holds floating point)");
-    EMBER_CHECK(p.dtype() == dtype, kFlatParamOp, "a flat parameter requires a uniform dtype, but in ",
-                unit_text(), " '", names_[0], "' is ", dtype, " and '", names_[i], "' is ",
-                p.dtype());
-    EMBER_CHECK(p.requires_grad() == requires_grad, kFlatParamOp, "a flat parameter requires uniform "
-                "requires_grad, but in ", unit_text(), " '", names_[0], "' has ", requires_grad,
-                " and '", names_[i], "' has ", p.requires_grad());
+    EMBER_CHECK(p.dtype() == dtype, kFlatParamOp,
+                "a flat parameter requires a uniform dtype, but in ", unit_text(), " '", names_[0],
+                "' is ", dtype, " and '", names_[i], "' is ", p.dtype());
+    EMBER_CHECK(p.requires_grad() == requires_grad, kFlatParamOp,
+                "a flat parameter requires uniform "
+                "requires_grad, but in ",
+                unit_text(), " '", names_[0], "' has ", requires_grad, " and '", names_[i],
+                "' has ", p.requires_grad());
     EMBER_CHECK(p.device().is_cpu(), kFlatParamOp, "parameter '", names_[i], "' is on ", p.device(),
                 ": this build's process groups (gloo) reduce CPU tensors");
     shapes_.emplace_back(p.sizes().begin(), p.sizes().end());
@@ -203,7 +205,8 @@ void FlatParamUnit::accumulate_unsharded() {
 
 void FlatParamUnit::launch_reduce() {
   NoGradGuard no_grad;
-  EMBER_CHECK(!reduce_in_flight_, kFlatParamOp, unit_text(), ": a gradient reduction is already running");
+  EMBER_CHECK(!reduce_in_flight_, kFlatParamOp, unit_text(),
+              ": a gradient reduction is already running");
   Tensor flat;
   if (accumulated_.defined()) {  // no_sync's steps, summed in the shard's precision
     accumulated_.add_(take_flat_gradients(shard_.dtype()));
@@ -245,8 +248,7 @@ Tensor FlatParamUnit::shard_of(const std::vector<Tensor>& values) const {
   for (size_t i = 0; i < params_.size(); ++i) {
     const std::vector<int64_t> got(values[i].sizes().begin(), values[i].sizes().end());
     EMBER_CHECK(got == shapes_[i], kFlatParamOp, "size mismatch for ", names_[i], ": ",
-                shape_text(values[i].sizes()), " given, the parameter is ",
-                shape_text(shapes_[i]));
+                shape_text(values[i].sizes()), " given, the parameter is ", shape_text(shapes_[i]));
     flat.narrow(0, offsets_[i], values[i].numel()).copy_(values[i].reshape({-1}));
   }
   return sharded_ ? flat.narrow(0, rank_ * shard_numel_, shard_numel_).clone() : flat;
@@ -259,10 +261,9 @@ void FlatParamUnit::load_full(const std::vector<Tensor>& values) {
   Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = shard_.dtype()});
   for (size_t i = 0; i < params_.size(); ++i) {
     const std::vector<int64_t> got(values[i].sizes().begin(), values[i].sizes().end());
-    EMBER_CHECK(got == shapes_[i], kFlatParamOp,
-                "size mismatch for ", names_[i], ": copying a param with shape ",
-                shape_text(values[i].sizes()), " from checkpoint, the shape in current model is ",
-                shape_text(shapes_[i]));
+    EMBER_CHECK(got == shapes_[i], kFlatParamOp, "size mismatch for ", names_[i],
+                ": copying a param with shape ", shape_text(values[i].sizes()),
+                " from checkpoint, the shape in current model is ", shape_text(shapes_[i]));
     flat.narrow(0, offsets_[i], values[i].numel()).copy_(values[i].reshape({-1}));
   }
   if (sharded_) shard_.detach().copy_(flat.narrow(0, rank_ * shard_numel_, shard_numel_));

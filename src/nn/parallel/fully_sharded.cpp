@@ -102,7 +102,8 @@ FullyShardedDataParallelImpl::FullyShardedDataParallelImpl(
                                                                  : options_.sharding_strategy;
   adopt_nested_instances();
   build_units();
-  EMBER_CHECK(!units_.empty() || !nested_.empty(), kFsdpOp, "the module has no parameters to shard");
+  EMBER_CHECK(!units_.empty() || !nested_.empty(), kFsdpOp,
+              "the module has no parameters to shard");
   for (size_t i = 0; i < units_.size(); ++i)
     register_parameter(i + 1 == units_.size() && units_[i]->module_path().empty()
                            ? std::string("flat_param")
@@ -161,7 +162,8 @@ void FullyShardedDataParallelImpl::build_units() {
     if (!policy || !policy(m, /*recurse=*/true, unowned_numel(m, owned))) return;
     for (const auto& [name, child] : m.named_children()) {
       EMBER_CHECK(dynamic_cast<FullyShardedDataParallelImpl*>(child.get()) == nullptr, kFsdpOp,
-                  "Expected ", join_path(path, name), " to NOT be FullyShardedDataParallel if "
+                  "Expected ", join_path(path, name),
+                  " to NOT be FullyShardedDataParallel if "
                   "using an auto_wrap policy");
       wrap(*child, join_path(path, name), false);
     }
@@ -433,9 +435,10 @@ void FullyShardedDataParallelImpl::load_own_state(const StateDict& state_dict) {
     if (!state_dict.contains(name)) continue;  // non-persistent buffers are not in a state dict
     const Tensor& value = state_dict.at(name);
     Tensor t = b.detach();
-    EMBER_CHECK(t.numel() == value.numel(), kFsdpOp, "load_full_state_dict: size mismatch for "
-                "buffer ", name, ": ", value.numel(), " elements in the dict, ", t.numel(),
-                " in the model");
+    EMBER_CHECK(t.numel() == value.numel(), kFsdpOp,
+                "load_full_state_dict: size mismatch for "
+                "buffer ",
+                name, ": ", value.numel(), " elements in the dict, ", t.numel(), " in the model");
     t.copy_(value.reshape(t.sizes()));
   }
 }
@@ -509,15 +512,16 @@ void FullyShardedDataParallelImpl::load_sharded_state_dict(const dcp::State& sta
       const std::string& name = u->names()[i];
       const std::vector<int64_t>& shape = u->shape(i);
       if (shape.empty()) {
-        EMBER_CHECK(tree.contains(name), kFsdpOp, "load_sharded_state_dict: missing key '", name, "'");
+        EMBER_CHECK(tree.contains(name), kFsdpOp, "load_sharded_state_dict: missing key '", name,
+                    "'");
         full.insert(name, tree.at(name).to_tensor());
         continue;
       }
       const dcp::ShardedTensor* chunk = find_sharded(name);
       EMBER_CHECK(chunk != nullptr, kFsdpOp, "load_sharded_state_dict: missing key '", name, "'");
-      EMBER_CHECK(chunk->global_sizes == shape, kFsdpOp, "load_sharded_state_dict: size mismatch for ",
-                  name, ": the sharded tensor is ", shape_text(chunk->global_sizes),
-                  ", the parameter ", shape_text(shape));
+      EMBER_CHECK(chunk->global_sizes == shape, kFsdpOp,
+                  "load_sharded_state_dict: size mismatch for ", name, ": the sharded tensor is ",
+                  shape_text(chunk->global_sizes), ", the parameter ", shape_text(shape));
       full.insert(name, gather_dim0(*chunk, shape, options_.process_group));
     }
   for (const auto& [name, b] : module_ptr_->named_buffers())
@@ -642,9 +646,10 @@ dcp::State FullyShardedDataParallelImpl::sharded_optim_state_dict(optim::Optimiz
   Dict tree;
   for (const auto& [prefix, u] : all) {
     const Dict& state = optimizer.state(u->shard());
-    EMBER_CHECK(!state.empty() || !u->shard().requires_grad(), kFsdpOp, "sharded_optim_state_dict: the "
-                "optimizer has no state for unit '", join_path(prefix, u->module_path()),
-                "' yet (take a step first)");
+    EMBER_CHECK(!state.empty() || !u->shard().requires_grad(), kFsdpOp,
+                "sharded_optim_state_dict: the "
+                "optimizer has no state for unit '",
+                join_path(prefix, u->module_path()), "' yet (take a step first)");
     for (const auto& [k, v] : state) {
       const std::string key = k.to_string();
       if (v.is_tensor() && v.to_tensor().dim() == 1 && v.to_tensor().numel() == u->shard_numel()) {
@@ -687,9 +692,11 @@ void FullyShardedDataParallelImpl::load_sharded_optim_state_dict(optim::Optimize
                       name, "'");
           std::vector<int64_t> shape = u->shape(i);
           if (shape.empty()) shape = {1};
-          EMBER_CHECK(chunk->global_sizes == shape, kFsdpOp, "load_sharded_optim_state_dict: size "
-                      "mismatch for ", name, ": the sharded tensor is ",
-                      shape_text(chunk->global_sizes), ", the parameter ", shape_text(shape));
+          EMBER_CHECK(chunk->global_sizes == shape, kFsdpOp,
+                      "load_sharded_optim_state_dict: size "
+                      "mismatch for ",
+                      name, ": the sharded tensor is ", shape_text(chunk->global_sizes),
+                      ", the parameter ", shape_text(shape));
           values.push_back(gather_dim0(*chunk, shape, options_.process_group).view(
               u->shape(i)));
         }
@@ -770,8 +777,9 @@ void FullyShardedDataParallelImpl::load_full_optim_state_dict(optim::Optimizer& 
       std::string prefix;
       for (const auto& [pre, u] : all)
         if (u->shard().impl() == p.impl()) unit = u, prefix = pre;
-      EMBER_CHECK(unit != nullptr, kFsdpOp, "load_full_optim_state_dict: the optimizer's parameter ",
-                  index, " is not one of this FSDP's flat parameters");
+      EMBER_CHECK(unit != nullptr, kFsdpOp,
+                  "load_full_optim_state_dict: the optimizer's parameter ", index,
+                  " is not one of this FSDP's flat parameters");
       const std::string first = join_path(prefix, unit->names()[0]);
       if (by_name.contains(first)) {
         Dict flat_state;
@@ -786,8 +794,8 @@ void FullyShardedDataParallelImpl::load_full_optim_state_dict(optim::Optimizer& 
             for (const std::string& name : unit->names()) {
               const std::string key = join_path(prefix, name);
               EMBER_CHECK(by_name.contains(key) && by_name.at(key).to_dict().contains(k), kFsdpOp,
-                          "load_full_optim_state_dict: missing state '", k.to_string(),
-                          "' of '", key, "'");
+                          "load_full_optim_state_dict: missing state '", k.to_string(), "' of '",
+                          key, "'");
               values.push_back(by_name.at(key).to_dict().at(k).to_tensor());
             }
             flat_state.insert(k, unit->shard_of(values));
@@ -802,9 +810,10 @@ void FullyShardedDataParallelImpl::load_full_optim_state_dict(optim::Optimizer& 
   // The groups' options from the dict, their parameters as this optimizer numbers them.
   const List& saved_groups = full.to_dict().at("param_groups").to_list();
   const List& own_groups = own.to_dict().at("param_groups").to_list();
-  EMBER_CHECK(saved_groups.size() == own_groups.size(), kFsdpOp, "load_full_optim_state_dict: the "
-              "dict has ", saved_groups.size(), " parameter groups, the optimizer ",
-              own_groups.size());
+  EMBER_CHECK(saved_groups.size() == own_groups.size(), kFsdpOp,
+              "load_full_optim_state_dict: the "
+              "dict has ",
+              saved_groups.size(), " parameter groups, the optimizer ", own_groups.size());
   List groups;
   for (size_t g = 0; g < own_groups.size(); ++g) {
     Dict group = saved_groups[g].to_dict();
