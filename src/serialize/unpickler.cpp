@@ -315,7 +315,8 @@ Item Unpickler::reduce(const GlobalInfo& g, Item args) {
       return Item::of(Value(std::move(out)));
     }
     case Global::Storage:
-      fail(kLoad, "REDUCE of ", g.module, ".", g.name, " is not allowed (storages are persistent ids)");
+      fail(kLoad, "REDUCE of ", g.module, ".", g.name,
+           " is not allowed (storages are persistent ids)");
   }
   fail(kLoad, "unreachable");
 }
@@ -532,7 +533,8 @@ void Unpickler::check_tree(const Value& root) const {
     const auto it = height.find(id(c));
     if (it != height.end()) {
       if (it->second == 0) fail(kLoad, "data.pkl builds a container that contains itself");
-      if (path.size() + it->second > kMaxDepth) fail(kLoad, "data.pkl nests deeper than ", kMaxDepth);
+      if (path.size() + it->second > kMaxDepth)
+        fail(kLoad, "data.pkl nests deeper than ", kMaxDepth);
       f.height = std::max(f.height, it->second);
       continue;
     }
