@@ -25,11 +25,9 @@ namespace {
 using backend::Backend;
 using backend::NormKernels;
 
-// The compute (and statistics) dtype: PyTorch's opmath type.
-
 // The dtype the norm kernels read the activations in and write their outputs in: a bfloat16 or
 // float16 input's own (the kernels widen it run by run, Note [Reduced-precision norms] in
-// backend/cpu/norm.cpp, so no float32 copy of it is made), else the compute dtype.
+// backend/cpu/norm.cpp, so no float32 copy of it is made), else the compute dtype (opmath_dtype).
 Dtype activation_dtype(Dtype t) { return t == kBFloat16 || t == kFloat16 ? t : opmath_dtype(t); }
 
 // A tensor converted to `dtype` and made contiguous (no copy when it already is both).
