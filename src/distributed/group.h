@@ -107,6 +107,7 @@ struct ProcessGroup::Impl {
   void connect_mesh();
   std::string describe_failure(const std::string& what, const CollectiveCall& call) const;
   std::vector<int> departed_peers() const;
+  std::string describe_departures(const std::vector<int>& gone) const;
   std::string check_usable(const std::string& op, int64_t seq);
 };
 

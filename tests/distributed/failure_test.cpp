@@ -118,6 +118,38 @@ TEST_P(Failures, AStoppedRankIsATimeoutNamingIt) {
   std::cout << "rank 0 timed out " << delay(e, stopped_at) << " ms after the SIGSTOP (timeout 2 s)\n";
 }
 
+// A rank blocked on a live peer when another rank dies is not woken by the death (Gloo reports
+// only the sockets of the op in progress): its timeout names the rank that left, from the store.
+// Rank 2 waits for a recv from rank 0, which lives but never sends, after rank 1 was SIGKILLed.
+TEST(GlooFailures, ATimeoutNamesTheRankThatLeftMeanwhile) {
+  TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
+  test::Children children(3, [&](int rank) {
+    ::setenv("EMBER_SHM", "0", 1);
+    test::join(rank, 3, store.port(), 2s);
+    TCPStore client("127.0.0.1", store.port(), {.timeout = 10s});
+    Tensor t = ones({4});
+    all_reduce(t);  // every pair is connected
+    client.set("looping/" + std::to_string(rank), "");
+    if (rank != 2) {
+      std::this_thread::sleep_for(20s);  // until the test kills it
+      return 1;
+    }
+    client.get("killed");
+    std::cout << test::message_of([&] { recv(t, 0); }) << std::endl;
+    return 0;
+  });
+  wait_until_looping(store, 3);
+  children.signal(1, SIGKILL);
+  store.set("killed", "");
+  EXPECT_TRUE(children.exits_within(2, 10s));
+  children.signal(0, SIGKILL);
+  const auto exits = children.wait(10s);
+  EXPECT_TRUE(exits[2].ok()) << exits[2].describe();
+  EXPECT_TRUE(has(exits[2].output, "] rank 2: rank 1 closed the connection (peer died?); timed "
+                                   "out after 2 s waiting for rank 0 — gloo: "))
+      << exits[2].output;
+}
+
 TEST(Rendezvous, ARankThatNeverArrivesIsNamed) {
   TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
   const auto exits = test::run_ranks(2, [&](int rank) {
