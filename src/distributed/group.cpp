@@ -211,10 +211,11 @@ std::string ProcessGroup::Impl::describe_failure(const std::string& what,
     const std::string waited = "timed out after " + detail::format_duration(config.timeout) +
                                " waiting for rank" + (peers.size() > 1 ? "s " : " ") +
                                join_ranks(peers);
-    // A death can leave this rank blocked on a survivor rather than on the dead rank's socket
-    // (measured: about 1 run in 80 of a 3-rank ring with one rank SIGKILLed, Gloo's pending send
-    // to the live rank 0 was woken neither by rank 1's death nor by rank 0's exit); the timeout
-    // then says nothing of the death, and the store knows who left.
+    // A death can leave this rank blocked on another peer, where only the timeout ends the wait:
+    // Gloo does not wake a send that is partly written when its pair fails (signalException
+    // skips unbound buffers queued in tx_; still so upstream), which ended 1 run in 80 of a
+    // 3-rank ring with a rank SIGKILLed, even after the other survivor exited. The timeout says
+    // nothing of the death; the store knows who left.
     if (const auto gone = departed_peers(); !gone.empty())
       return describe_departures(gone) + "; " + waited + gloo;
     return waited + (peers.size() > 1 ? " (one of them is hung, stopped or far behind)" : "") +
