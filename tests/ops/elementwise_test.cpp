@@ -538,6 +538,47 @@ TEST(Threads, OneAndTwoThreadsGiveTheSameBits) {
   }
 }
 
+// float16 and bfloat16 are computed as float in blocks (Note [Half types in float blocks] in
+// backend/cpu/elementwise.h): every result is the float op on the widened values, rounded once,
+// whatever the layout — contiguous over several blocks and a tail, broadcast, transposed, sliced,
+// in place on a transposed output, three inputs, and a bool result.
+TEST(HalfTypes, ComputeAsTheirFloatValuesRoundedOnce) {
+  manual_seed(3);
+  constexpr int64_t n = 3 * 512 + 7;
+  for (const Dtype h : {kFloat16, kBFloat16}) {
+    const Tensor x = randn({n}).to(h), y = rand({n}).add(0.5).to(h), z = randn({n}).to(h);
+    const Tensor m = randn({40, 70}).to(h), k = randn({70, 40}).to(h);
+    const Tensor s = full({}, 1.5).to(h);
+    const auto f = [](const Tensor& t) { return t.to(kFloat32); };
+    const std::vector<std::tuple<const char*, Tensor, Tensor>> cases = {
+        {"add", add(x, y, 0.5), add(f(x), f(y), 0.5).to(h)},
+        {"mul_broadcast", mul(x, s), mul(f(x), f(s)).to(h)},
+        {"div_transposed", div(m, k.t()), div(f(m), f(k).t().contiguous()).to(h)},
+        {"sub_sliced", sub(x.slice(0, 0, n - 1, 3), y.slice(0, 1, n, 3)),
+         sub(f(x).slice(0, 0, n - 1, 3).contiguous(), f(y).slice(0, 1, n, 3).contiguous()).to(h)},
+        {"addcmul", addcmul(x, y, z, 0.25), addcmul(f(x), f(y), f(z), 0.25).to(h)},
+        {"exp", exp(x), exp(f(x)).to(h)},
+        {"gt", gt(x, z), gt(f(x), f(z))},
+        {"gt_transposed", gt(m, k.t()), gt(f(m), f(k).t().contiguous())},
+        {"mul_in_place_transposed",
+         [&] {
+           Tensor out = k.clone();
+           out.t().mul_(m);
+           return out;
+         }(),
+         [&] {
+           Tensor out = f(k).clone();
+           out.t().mul_(f(m).contiguous());
+           return out.to(h);
+         }()},
+    };
+    for (const auto& [name, got, want] : cases) {
+      EXPECT_EQ(got.dtype(), want.dtype()) << name << " " << h;
+      EXPECT_EQ(bit_diff(got, want), "") << name << " " << h;
+    }
+  }
+}
+
 // An error raised inside a parallel kernel reaches the caller as an ember::Error.
 TEST(Threads, ErrorInsideAParallelKernel) {
   ThreadGuard guard;

@@ -133,15 +133,15 @@ void map_row_simd(const F& f, std::array<char*, NIn + 1>& p, const std::array<in
   }(std::make_index_sequence<NIn>());
 }
 
-// One 1-D run of map_kernel: out = p[0], inputs p[1..NIn], byte strides s, n elements.
-// Row kinds: every input contiguous (the hot case), contiguous or broadcast (a scalar or a bias
-// row, stride 0), or anything else (plain strided loop). Note [Padded tail]: with a SIMD functor
-// the last partial vector of a contiguous or broadcast run is computed as one zero-padded vector,
-// so every element of such a run takes the same code path and a result never depends on where a
-// thread's chunk happens to end.
+// One 1-D run of map_kernel for a dtype computed as itself: out = p[0], inputs p[1..NIn], byte
+// strides s, n elements. Row kinds: every input contiguous (the hot case), contiguous or broadcast
+// (a scalar or a bias row, stride 0), or anything else (plain strided loop). Note [Padded tail]:
+// with a SIMD functor the last partial vector of a contiguous or broadcast run is computed as one
+// zero-padded vector, so every element of such a run takes the same code path and a result never
+// depends on where a thread's chunk happens to end.
 template <class Out, class In, int NIn, class F>
-void map_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t, NIn + 1>& s,
-             int64_t n, bool stream) {
+void map_row_direct(const F& f, std::array<char*, NIn + 1>& p,
+                    const std::array<int64_t, NIn + 1>& s, int64_t n, bool stream) {
   using C = compute_t<In>;
   constexpr int N = NIn + 1;
   bool dense = s[0] == sizeof(Out), bcast_ok = dense;
@@ -168,6 +168,115 @@ void map_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t
       *reinterpret_cast<Out*>(p[0] + i * s[0]) =
           convert<Out>(f(load_as<In, C>(p[K + 1] + i * s[K + 1])...));
   }(std::make_index_sequence<NIn>());
+}
+
+// Note [Half types in float blocks]: a float16 or bfloat16 run is widened to float a block at a
+// time, computed by the float dtype's own instantiation of the same functor (the functor of a
+// half dtype is made for its compute type, float, so it is the very type the float dtype runs)
+// and narrowed back. Every half op gets the float SIMD loop, and the two half types add no
+// per-functor code to a level (they were a fifth to a quarter of binary.cpp's and unary.cpp's
+// compiler time).
+// Widening is exact and narrowing rounds to nearest even as the scalar conversions do, so only
+// the float arithmetic decides the result, exactly as for float tensors.
+inline constexpr int64_t kHalfBlock = 512;
+
+template <class H>
+void widen_block(const char* src, int64_t stride, float* dst, int64_t m) {
+  int64_t i = 0;
+  if (stride == int64_t(sizeof(H))) {
+    const H* h = reinterpret_cast<const H*>(src);
+#if defined(__F16C__) && defined(__AVX__)
+    if constexpr (std::is_same_v<H, Half>) {
+      for (; i + 8 <= m; i += 8)
+        _mm256_storeu_ps(dst + i,
+                         _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i))));
+    }
+#endif
+    for (; i < m; ++i) dst[i] = float(h[i]);
+    return;
+  }
+  for (; i < m; ++i) dst[i] = float(*reinterpret_cast<const H*>(src + i * stride));
+}
+
+template <class H>
+void narrow_block(const float* src, char* dst, int64_t stride, int64_t m) {
+  int64_t i = 0;
+  if (stride == int64_t(sizeof(H))) {
+    H* h = reinterpret_cast<H*>(dst);
+#if defined(__F16C__) && defined(__AVX__)
+    if constexpr (std::is_same_v<H, Half>) {
+      for (; i + 8 <= m; i += 8)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(h + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+    }
+#endif
+    for (; i < m; ++i) h[i] = H(src[i]);
+    return;
+  }
+  for (; i < m; ++i) *reinterpret_cast<H*>(dst + i * stride) = H(src[i]);
+}
+
+// The row of a float computation, out of line and with the functor passed untyped: the float
+// dtype's rows and the half types' blocks (Note [Half types in float blocks]) share this one copy
+// of the SIMD loop, and the block loop around it is compiled once per half type and arity, not
+// per functor (inlined, the block loops made binary.cpp's code a fifth larger, not smaller).
+template <int NIn>
+using FloatRow = void (*)(const void* f, std::array<char*, NIn + 1>& p,
+                          const std::array<int64_t, NIn + 1>& s, int64_t n, bool stream);
+
+template <class Out, int NIn, class F>
+[[gnu::noinline]] void map_float_row(const void* f, std::array<char*, NIn + 1>& p,
+                                     const std::array<int64_t, NIn + 1>& s, int64_t n,
+                                     bool stream) {
+  map_row_direct<Out, float, NIn>(*static_cast<const F*>(f), p, s, n, stream);
+}
+
+// map_row for a half type In (Note [Half types in float blocks]); Out is In or bool, and `row`
+// is map_float_row for Out's float counterpart.
+template <class Out, class In, int NIn>
+[[gnu::noinline]] void map_row_in_float_blocks(FloatRow<NIn> row, const void* f,
+                                               const std::array<char*, NIn + 1>& p,
+                                               const std::array<int64_t, NIn + 1>& s, int64_t n) {
+  constexpr bool kBoolOut = std::is_same_v<Out, bool>;
+  alignas(kVecBytes) float in[NIn > 0 ? NIn : 1][kHalfBlock];
+  alignas(kVecBytes) float out[kBoolOut ? 1 : kHalfBlock];
+  std::array<char*, NIn + 1> q;
+  std::array<int64_t, NIn + 1> t;
+  for (int k = 0; k < NIn; ++k) t[k + 1] = s[k + 1] == 0 ? 0 : int64_t(sizeof(float));
+  // A broadcast operand (stride 0) is widened once and stays a broadcast.
+  for (int k = 0; k < NIn; ++k)
+    if (s[k + 1] == 0) widen_block<In>(p[k + 1], 0, in[k], 1);
+  for (int64_t j = 0; j < n; j += kHalfBlock) {
+    const int64_t m = std::min(kHalfBlock, n - j);
+    for (int k = 0; k < NIn; ++k) {
+      if (s[k + 1] != 0) widen_block<In>(p[k + 1] + j * s[k + 1], s[k + 1], in[k], m);
+      q[k + 1] = reinterpret_cast<char*>(in[k]);
+    }
+    if constexpr (kBoolOut) {  // bool results are written in place, as the float dtype's are
+      q[0] = p[0] + j * s[0];
+      t[0] = s[0];
+      row(f, q, t, m, /*stream=*/false);
+    } else {
+      q[0] = reinterpret_cast<char*>(out);
+      t[0] = sizeof(float);
+      row(f, q, t, m, /*stream=*/false);
+      narrow_block<Out>(out, p[0] + j * s[0], s[0], m);
+    }
+  }
+}
+
+// One 1-D run of map_kernel: out = p[0], inputs p[1..NIn], byte strides s, n elements.
+template <class Out, class In, int NIn, class F>
+void map_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t, NIn + 1>& s,
+             int64_t n, bool stream) {
+  if constexpr (is_half_v<In>) {
+    using OutFloat = std::conditional_t<std::is_same_v<Out, bool>, bool, float>;
+    map_row_in_float_blocks<Out, In, NIn>(&map_float_row<OutFloat, NIn, F>, &f, p, s, n);
+  } else if constexpr (std::is_same_v<In, float>) {
+    map_float_row<Out, NIn, F>(&f, p, s, n, stream);
+  } else {
+    map_row_direct<Out, In, NIn>(f, p, s, n, stream);
+  }
 }
 
 }  // namespace detail
