@@ -538,10 +538,10 @@ TEST(Threads, OneAndTwoThreadsGiveTheSameBits) {
   }
 }
 
-// float16 and bfloat16 are computed as float in blocks (Note [Half types in float blocks] in
-// backend/cpu/elementwise.h): every result is the float op on the widened values, rounded once,
-// whatever the layout — contiguous over several blocks and a tail, broadcast, transposed, sliced,
-// in place on a transposed output, three inputs, and a bool result.
+// float16 and bfloat16 are computed in float (float16 in blocks: Note [float16 in float blocks]
+// in backend/cpu/elementwise.h): every result is the float op on the widened values, rounded
+// once, whatever the layout — contiguous over several blocks and a tail, broadcast, transposed,
+// sliced, in place on a transposed output, three inputs, and a bool result.
 TEST(HalfTypes, ComputeAsTheirFloatValuesRoundedOnce) {
   manual_seed(3);
   constexpr int64_t n = 3 * 512 + 7;
