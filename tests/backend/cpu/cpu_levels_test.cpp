@@ -79,6 +79,22 @@ const std::vector<Row>& rows() {
          Tensor a = input({30011}).to(kFloat64), b = input({30011}).to(kFloat64);
          return std::vector{a + b, a * b, a.exp(), sigmoid(a)};
        }},
+      // float16 through float blocks (Note [float16 in float blocks] in elementwise.h): F16C's
+      // conversions where the level has them, the scalar ones at baseline, both exact widening
+      // and round-to-nearest-even narrowing; the math functions may move by one float16 ulp
+      {"float16_exact", 0,
+       [] {
+         Tensor a = input({1001, 37}).to(kFloat16), b = input({1001, 37}).to(kFloat16);
+         Tensor row = input({37}).to(kFloat16);
+         return std::vector{(a + b).to(kFloat32), (a * row).to(kFloat32),
+                            (a / (b.abs() + 1)).to(kFloat32), (a.t() - b.t()).to(kFloat32),
+                            (a > b).to(kFloat32)};
+       }},
+      {"float16_transcendental", 1e-3,
+       [] {
+         Tensor a = input({100003}).to(kFloat16);
+         return std::vector{a.exp().to(kFloat32), a.tanh().to(kFloat32), gelu(a).to(kFloat32)};
+       }},
       // integer and bool dtypes, which a higher level hands to the lowest level's entry of the
       // same kernel (Note [Integer dtypes at the lowest level] in backend/cpu/elementwise.h): a
       // wrong kernel there gives another op's values
