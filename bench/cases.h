@@ -22,6 +22,11 @@ inline const std::vector<Case>& cases() {
       {"sigmoid_16M", "GB/s", 8.0 * (1 << 24)},
       {"gelu_16M", "GB/s", 8.0 * (1 << 24)},
       {"gelu_tanh_16M", "GB/s", 8.0 * (1 << 24)},
+      // The reduced-precision elementwise paths (Note [float16 in float blocks]): half the bytes.
+      {"add_16M_f16", "GB/s", 6.0 * (1 << 24)},
+      {"gelu_16M_f16", "GB/s", 4.0 * (1 << 24)},
+      {"add_16M_bf16", "GB/s", 6.0 * (1 << 24)},
+      {"gelu_16M_bf16", "GB/s", 4.0 * (1 << 24)},
       {"sum_4096x4096", "GB/s", 4.0 * 4096 * 4096},
       {"softmax_4096x4096", "GB/s", 8.0 * 4096 * 4096},
       {"matmul_256", "GFLOP/s", 2.0 * 256 * 256 * 256},

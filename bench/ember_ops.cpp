@@ -97,6 +97,16 @@ std::map<std::string, std::function<double()>> make_cases() {
     Tensor a = randn({n16});
     return median_seconds([&] { Tensor c = gelu(a, {"tanh"}); }, 15);
   };
+  for (const auto& [suffix, dtype] : {std::pair{"f16", kFloat16}, std::pair{"bf16", kBFloat16}}) {
+    m[std::string("add_16M_") + suffix] = [=, dtype = dtype] {
+      Tensor a = rand({n16}).to(dtype), b = rand({n16}).to(dtype);
+      return median_seconds([&] { Tensor c = a + b; }, 15);
+    };
+    m[std::string("gelu_16M_") + suffix] = [=, dtype = dtype] {
+      Tensor a = randn({n16}).to(dtype);
+      return median_seconds([&] { Tensor c = gelu(a); }, 15);
+    };
+  }
   m["sum_4096x4096"] = [] {
     Tensor a = randn({4096, 4096});
     return median_seconds([&] { Tensor c = a.sum(); }, 25);

@@ -62,6 +62,15 @@ def case(name):
     if name == "gelu_tanh_16M":
         a = torch.randn(N16)
         return median_seconds(lambda: F.gelu(a, approximate="tanh"), 15)
+    for suffix, dtype in (("f16", torch.float16), ("bf16", torch.bfloat16)):
+        if name == "add_16M_" + suffix:
+            a, b = torch.rand(N16).to(dtype), torch.rand(N16).to(dtype)
+            return median_seconds(lambda: a + b, 15)
+        if name == "gelu_16M_" + suffix:
+            if dtype == torch.float16:
+                return float("nan")  # PyTorch 1.13's CPU gelu has no float16 kernel
+            a = torch.randn(N16).to(dtype)
+            return median_seconds(lambda: F.gelu(a), 15)
     if name == "sum_4096x4096":
         a = torch.randn(4096, 4096)
         return median_seconds(lambda: a.sum(), 25)
