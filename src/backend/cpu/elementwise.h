@@ -17,6 +17,7 @@
 
 #include "backend/backend.h"
 #include "backend/cpu/dispatch.h"
+#include "backend/cpu/half_convert.h"
 #include "backend/cpu/level.h"
 #include "backend/cpu/loop.h"
 #include "backend/cpu/vec.h"
@@ -171,7 +172,7 @@ void map_row_direct(const F& f, std::array<char*, NIn + 1>& p,
 }
 
 // Note [float16 in float blocks]: a float16 run is widened to float a block at a time (with
-// F16C where the level has it), computed by the float dtype's own instantiation of the same
+// F16C where the CPU has it), computed by the float dtype's own instantiation of the same
 // functor (a half dtype's functor is made for its compute type, float, so it is the very type
 // the float dtype runs) and narrowed back, instead of a scalar loop of software conversions:
 // 4M elements at 1 thread on a Zen 3, add 31 -> 3.6 ms, exp 50 -> 9.6, gelu 75 -> 10.4.
@@ -182,34 +183,18 @@ void map_row_direct(const F& f, std::array<char*, NIn + 1>& p,
 // faster; a fused SIMD bfloat16 row would have both.
 inline constexpr int64_t kHalfBlock = 512;
 
+// A block's operand in float: contiguous runs through the bulk conversion (half_convert.h: F16C
+// where the CPU has it), strided ones element by element.
 inline void widen_half_block(const char* src, int64_t stride, float* dst, int64_t m) {
-  int64_t i = 0;
-  if (stride == int64_t(sizeof(Half))) {
-    const Half* h = reinterpret_cast<const Half*>(src);
-#if defined(__F16C__) && defined(__AVX__)
-    for (; i + 8 <= m; i += 8)
-      _mm256_storeu_ps(dst + i,
-                       _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i))));
-#endif
-    for (; i < m; ++i) dst[i] = float(h[i]);
-    return;
-  }
-  for (; i < m; ++i) dst[i] = float(*reinterpret_cast<const Half*>(src + i * stride));
+  if (stride == int64_t(sizeof(Half)))
+    return ::ember::cpu::to_float(reinterpret_cast<const Half*>(src), dst, m);
+  for (int64_t i = 0; i < m; ++i) dst[i] = float(*reinterpret_cast<const Half*>(src + i * stride));
 }
 
 inline void narrow_half_block(const float* src, char* dst, int64_t stride, int64_t m) {
-  int64_t i = 0;
-  if (stride == int64_t(sizeof(Half))) {
-    Half* h = reinterpret_cast<Half*>(dst);
-#if defined(__F16C__) && defined(__AVX__)
-    for (; i + 8 <= m; i += 8)
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(h + i),
-                       _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
-#endif
-    for (; i < m; ++i) h[i] = Half(src[i]);
-    return;
-  }
-  for (; i < m; ++i) *reinterpret_cast<Half*>(dst + i * stride) = Half(src[i]);
+  if (stride == int64_t(sizeof(Half)))
+    return ::ember::cpu::from_float(src, reinterpret_cast<Half*>(dst), m);
+  for (int64_t i = 0; i < m; ++i) *reinterpret_cast<Half*>(dst + i * stride) = Half(src[i]);
 }
 
 // The row of a float computation, out of line and with the functor passed untyped: the float
@@ -238,7 +223,7 @@ template <class Out, int NIn>
                                                     const std::array<int64_t, NIn + 1>& s,
                                                     int64_t n) {
   constexpr bool kBoolOut = std::is_same_v<Out, bool>;
-  alignas(kVecBytes) float in[NIn > 0 ? NIn : 1][kHalfBlock];
+  alignas(kVecBytes) float in[NIn][kHalfBlock];
   alignas(kVecBytes) float out[kBoolOut ? 1 : kHalfBlock];
   std::array<char*, NIn + 1> q;
   std::array<int64_t, NIn + 1> t;

@@ -79,9 +79,7 @@ void verify_shapes_across_ranks(const std::vector<Tensor>& params,
     for (size_t i = 0; i < std::min(shapes.size(), reference.size()); ++i)
       if (shapes[i] != reference[i])
         fail(kDdpOp, "DDP expects the same model on every rank, but rank ", r, "'s parameter ", i,
-             " ('", names[i], "') has shape ", shape_text(shapes[i]),
-             " while rank 0's has "
-             "shape ",
+             " ('", names[i], "') has shape ", shape_text(shapes[i]), " while rank 0's has shape ",
              shape_text(reference[i]));
     if (shapes.size() != reference.size())
       fail(kDdpOp, "DDP expects the same model on every rank, but rank ", r, " has ", shapes.size(),

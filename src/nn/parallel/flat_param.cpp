@@ -58,10 +58,9 @@ FlatParamUnit::FlatParamUnit(std::string module_path, std::vector<Tensor> params
                 "a flat parameter requires a uniform dtype, but in ", unit_text(), " '", names_[0],
                 "' is ", dtype, " and '", names_[i], "' is ", p.dtype());
     EMBER_CHECK(p.requires_grad() == requires_grad, kFlatParamOp,
-                "a flat parameter requires uniform "
-                "requires_grad, but in ",
-                unit_text(), " '", names_[0], "' has ", requires_grad, " and '", names_[i],
-                "' has ", p.requires_grad());
+                "a flat parameter requires uniform requires_grad, but in ", unit_text(), " '",
+                names_[0], "' has ", requires_grad, " and '", names_[i], "' has ",
+                p.requires_grad());
     EMBER_CHECK(p.device().is_cpu(), kFlatParamOp, "parameter '", names_[i], "' is on ", p.device(),
                 ": this build's process groups (gloo) reduce CPU tensors");
     shapes_.emplace_back(p.sizes().begin(), p.sizes().end());

@@ -163,8 +163,7 @@ void FullyShardedDataParallelImpl::build_units() {
     for (const auto& [name, child] : m.named_children()) {
       EMBER_CHECK(dynamic_cast<FullyShardedDataParallelImpl*>(child.get()) == nullptr, kFsdpOp,
                   "Expected ", join_path(path, name),
-                  " to NOT be FullyShardedDataParallel if "
-                  "using an auto_wrap policy");
+                  " to NOT be FullyShardedDataParallel if using an auto_wrap policy");
       wrap(*child, join_path(path, name), false);
     }
     if (!only_children && policy(m, /*recurse=*/false, unowned_numel(m, owned))) make_unit(m, path);
@@ -436,9 +435,8 @@ void FullyShardedDataParallelImpl::load_own_state(const StateDict& state_dict) {
     const Tensor& value = state_dict.at(name);
     Tensor t = b.detach();
     EMBER_CHECK(t.numel() == value.numel(), kFsdpOp,
-                "load_full_state_dict: size mismatch for "
-                "buffer ",
-                name, ": ", value.numel(), " elements in the dict, ", t.numel(), " in the model");
+                "load_full_state_dict: size mismatch for buffer ", name, ": ", value.numel(),
+                " elements in the dict, ", t.numel(), " in the model");
     t.copy_(value.reshape(t.sizes()));
   }
 }
@@ -647,8 +645,7 @@ dcp::State FullyShardedDataParallelImpl::sharded_optim_state_dict(optim::Optimiz
   for (const auto& [prefix, u] : all) {
     const Dict& state = optimizer.state(u->shard());
     EMBER_CHECK(!state.empty() || !u->shard().requires_grad(), kFsdpOp,
-                "sharded_optim_state_dict: the "
-                "optimizer has no state for unit '",
+                "sharded_optim_state_dict: the optimizer has no state for unit '",
                 join_path(prefix, u->module_path()), "' yet (take a step first)");
     for (const auto& [k, v] : state) {
       const std::string key = k.to_string();
@@ -693,9 +690,8 @@ void FullyShardedDataParallelImpl::load_sharded_optim_state_dict(optim::Optimize
           std::vector<int64_t> shape = u->shape(i);
           if (shape.empty()) shape = {1};
           EMBER_CHECK(chunk->global_sizes == shape, kFsdpOp,
-                      "load_sharded_optim_state_dict: size "
-                      "mismatch for ",
-                      name, ": the sharded tensor is ", shape_text(chunk->global_sizes),
+                      "load_sharded_optim_state_dict: size mismatch for ", name,
+                      ": the sharded tensor is ", shape_text(chunk->global_sizes),
                       ", the parameter ", shape_text(shape));
           values.push_back(gather_dim0(*chunk, shape, options_.process_group).view(
               u->shape(i)));
@@ -811,9 +807,8 @@ void FullyShardedDataParallelImpl::load_full_optim_state_dict(optim::Optimizer& 
   const List& saved_groups = full.to_dict().at("param_groups").to_list();
   const List& own_groups = own.to_dict().at("param_groups").to_list();
   EMBER_CHECK(saved_groups.size() == own_groups.size(), kFsdpOp,
-              "load_full_optim_state_dict: the "
-              "dict has ",
-              saved_groups.size(), " parameter groups, the optimizer ", own_groups.size());
+              "load_full_optim_state_dict: the dict has ", saved_groups.size(),
+              " parameter groups, the optimizer ", own_groups.size());
   List groups;
   for (size_t g = 0; g < own_groups.size(); ++g) {
     Dict group = saved_groups[g].to_dict();

@@ -79,9 +79,9 @@ const std::vector<Row>& rows() {
          Tensor a = input({30011}).to(kFloat64), b = input({30011}).to(kFloat64);
          return std::vector{a + b, a * b, a.exp(), sigmoid(a)};
        }},
-      // float16 through float blocks (Note [float16 in float blocks] in elementwise.h): F16C's
-      // conversions where the level has them, the scalar ones at baseline, both exact widening
-      // and round-to-nearest-even narrowing; the math functions may move by one float16 ulp
+      // float16 through float blocks (Note [float16 in float blocks] in elementwise.h): each
+      // level's float loop between the same conversions; plain arithmetic bit for bit, the math
+      // functions within one float16 ulp
       {"float16_exact", 0,
        [] {
          Tensor a = input({1001, 37}).to(kFloat16), b = input({1001, 37}).to(kFloat16);
