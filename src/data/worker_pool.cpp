@@ -30,19 +30,19 @@ Generator& worker_generator() {
 
 namespace detail {
 
-namespace {
-struct Result {
-  std::shared_ptr<void> batch;
-  std::string error;  // non-empty: the worker threw
-  int64_t worker = 0;
-};
-struct Task {
-  uint64_t epoch;
-  int64_t index;
-};
-}  // namespace
-
+// (Result and Task are members, not in an anonymous namespace: a type with external linkage may
+// not hold one that has internal linkage, which GCC warns about in the unity build.)
 struct WorkerPool::State {
+  struct Result {
+    std::shared_ptr<void> batch;
+    std::string error;  // non-empty: the worker threw
+    int64_t worker = 0;
+  };
+  struct Task {
+    uint64_t epoch;
+    int64_t index;
+  };
+
   BatchFn fn;
   WorkerPoolOptions options;
   uint64_t base_seed;
@@ -171,7 +171,7 @@ std::shared_ptr<void> WorkerPool::next() {
     s.result_cv.wait(lock, has_it);
   }
   auto node = s.ready.extract(want);
-  Result r = std::move(node.mapped());
+  State::Result r = std::move(node.mapped());
   ++s.delivered;
   if (s.dispatched < n) {
     s.dispatch_locked();
