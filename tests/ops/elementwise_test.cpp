@@ -579,6 +579,59 @@ TEST(HalfTypes, ComputeAsTheirFloatValuesRoundedOnce) {
   }
 }
 
+// bfloat16 runs that are contiguous or broadcast convert in registers (Note [bfloat16 in
+// registers] in backend/cpu/elementwise.h): every result must be the float op rounded once by
+// BFloat16's own conversion — ties to even both ways, sums that round up into Inf, NaN made
+// 0x7FC0 (also from an input NaN with payload), -0 — at lengths around the vector width and from
+// a misaligned start, with a broadcast operand, and through the math path (exp, gelu).
+TEST(HalfTypes, BFloat16RoundsOnceInRegisters) {
+  // Pairs of bfloat16 bit patterns whose float sum is a special case.
+  const std::vector<std::pair<uint16_t, uint16_t>> specials = {
+      {0x3f80, 0x3b80},  // 1 + 2^-8: a tie, to even: down to 1
+      {0x3f81, 0x3b80},  // (1 + 2^-7) + 2^-8: a tie, to even: up
+      {0x7f7f, 0x7f7f},  // the largest finite, doubled: +Inf
+      {0x7fc0, 0x3f80},  // NaN + 1
+      {0x7f81, 0x0000},  // a signalling NaN with a payload
+      {0x8000, 0x8000},  // -0 + -0
+      {0x8001, 0x0001},  // subnormals cancelling
+      {0x4040, 0xbfc0},  // 3 - 1.5
+  };
+  std::vector<BFloat16> a, b;
+  for (int r = 0; r < 9; ++r)
+    for (const auto& [x, y] : specials) {
+      a.push_back(BFloat16::from_bits(x));
+      b.push_back(BFloat16::from_bits(y));
+    }
+  const Tensor ta = from_vector(a), tb = from_vector(b);
+  for (const int64_t start : {0, 1, 3})
+    for (const int64_t len : {1, 7, 8, 9, 15, 16, 17, 33, 64}) {
+      const Tensor x = ta.slice(0, start, start + len), y = tb.slice(0, start, start + len);
+      const Tensor s = x.select(0, 0);  // a broadcast scalar operand
+      std::vector<BFloat16> want_add, want_mul_s, want_exp, want_gelu;
+      for (int64_t i = 0; i < len; ++i) {
+        const float u = float(a[size_t(start + i)]), v = float(b[size_t(start + i)]);
+        want_add.push_back(BFloat16(u + v));
+        want_mul_s.push_back(BFloat16(u * float(a[size_t(start)])));
+        want_exp.push_back(BFloat16(exp(full({}, u)).item<float>()));
+        want_gelu.push_back(BFloat16(gelu(full({}, u)).item<float>()));
+      }
+      const std::string at = " start " + std::to_string(start) + " len " + std::to_string(len);
+      EXPECT_EQ(bit_diff(add(x, y), from_vector(want_add)), "") << "add" << at;
+      EXPECT_EQ(bit_diff(mul(x, s), from_vector(want_mul_s)), "") << "mul" << at;
+      EXPECT_EQ(bit_diff(exp(x), from_vector(want_exp)), "") << "exp" << at;
+      EXPECT_EQ(bit_diff(gelu(x), from_vector(want_gelu)), "") << "gelu" << at;
+    }
+  // The specials themselves, bit for bit.
+  const Tensor sum = add(ta, tb);
+  const auto* bits = static_cast<const uint16_t*>(sum.data_ptr());
+  EXPECT_EQ(bits[0], 0x3f80);  // tie to even: down
+  EXPECT_EQ(bits[1], 0x3f82);  // tie to even: up
+  EXPECT_EQ(bits[2], 0x7f80);  // +Inf
+  EXPECT_EQ(bits[3], 0x7fc0);  // NaN
+  EXPECT_EQ(bits[4], 0x7fc0);  // NaN, payload dropped
+  EXPECT_EQ(bits[5], 0x8000);  // -0 + -0
+}
+
 // An error raised inside a parallel kernel reaches the caller as an ember::Error.
 TEST(Threads, ErrorInsideAParallelKernel) {
   ThreadGuard guard;

@@ -1,9 +1,11 @@
-// Strided copy with dtype conversion, and fill. Same-dtype contiguous runs use memcpy; other
-// runs are simple loops the compiler vectorises for the contiguous case.
+// Strided copy with dtype conversion, and fill. Same-dtype contiguous runs use memcpy, float16 <->
+// float32 the bulk conversions; other runs are simple loops the compiler vectorises for the
+// contiguous case.
 #include "backend/cpu/copy.h"
 
 #include <cstring>
 
+#include "backend/cpu/half_convert.h"
 #include "backend/cpu/loop.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
@@ -53,6 +55,12 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
         if (s[0] == sizeof(To) && s[1] == sizeof(From)) {
           auto* d = reinterpret_cast<To*>(p[0]);
           const auto* q = reinterpret_cast<const From*>(p[1]);
+          // float16 <-> float32 through F16C where the CPU has it (half_convert.h): element by
+          // element, each conversion is a software rounding.
+          if constexpr (std::is_same_v<To, Half> && std::is_same_v<From, float>)
+            return ::ember::cpu::from_float(q, d, n);
+          if constexpr (std::is_same_v<To, float> && std::is_same_v<From, Half>)
+            return ::ember::cpu::to_float(q, d, n);
           for (int64_t i = 0; i < n; ++i) d[i] = convert<To>(q[i]);
           return;
         }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstring>
 #include <exception>
 
 #include <unistd.h>
@@ -177,10 +178,10 @@ void map_row_direct(const F& f, std::array<char*, NIn + 1>& p,
 // the float dtype runs) and narrowed back, instead of a scalar loop of software conversions:
 // 4M elements at 1 thread on a Zen 3, add 31 -> 3.6 ms, exp 50 -> 9.6, gelu 75 -> 10.4.
 // Widening is exact and narrowing rounds to nearest even as the scalar conversion does, so the
-// float arithmetic alone decides the result, as for float tensors. bfloat16 keeps its fused
-// loop: its conversions are a shift and an integer rounding that GCC vectorises with the
-// functor, and through blocks add ran 1.5x slower (3.0 -> 4.5 ms), though exp and gelu ran 3-4x
-// faster; a fused SIMD bfloat16 row would have both.
+// float arithmetic alone decides the result, as for float tensors. bfloat16 does not take
+// blocks: through them add ran 1.5x slower (3.0 -> 4.5 ms) than its fused loop, which GCC
+// vectorises with the conversions; it converts in registers instead (Note [bfloat16 in
+// registers]).
 inline constexpr int64_t kHalfBlock = 512;
 
 // A block's operand in float: contiguous runs through the bulk conversion (half_convert.h: F16C
@@ -250,6 +251,69 @@ template <class Out, int NIn>
   }
 }
 
+// Note [bfloat16 in registers]: a bfloat16 run whose operands are contiguous or broadcast is
+// widened a vector at a time in registers (a bfloat16 is the top half of a float: zero-extend,
+// shift), computed by the functor's Vec<float> path and narrowed in registers with the scalar
+// conversion's rounding (to nearest even; any NaN to 0x7FC0), so the result is the float op on
+// the widened values rounded once, as from the fused scalar loop it replaces on such runs. That
+// loop vectorised the cheap functors with their conversions but ran exp, gelu and the other
+// math functions one element at a time. Strided runs keep it. The last partial vector is
+// zero-padded like the float row's (Note [Padded tail]).
+typedef uint16_t vbf16_t __attribute__((vector_size(kVecBytes / 2)));
+typedef uint32_t vuint32_t __attribute__((vector_size(kVecBytes)));
+
+inline Vec<float> widen_bf16(const BFloat16* p) {
+  vbf16_t h;
+  std::memcpy(&h, p, sizeof(h));
+  const vuint32_t bits = __builtin_convertvector(h, vuint32_t) << 16;
+  Vec<float> r;
+  std::memcpy(&r.v, &bits, sizeof(bits));
+  return r;
+}
+
+inline void narrow_bf16(Vec<float> v, BFloat16* p) {
+  vuint32_t u;
+  std::memcpy(&u, &v.v, sizeof(u));
+  const auto nan = (u & 0x7fffffffu) > 0x7f800000u;
+  const vuint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+  const vbf16_t h = __builtin_convertvector(nan ? vuint32_t{} + 0x7fc0u : rounded, vbf16_t);
+  std::memcpy(static_cast<void*>(p), &h, sizeof(h));
+}
+
+template <int NIn, class F>
+void map_bf16_row_simd(const F& f, const std::array<char*, NIn + 1>& p,
+                       const std::array<int64_t, NIn + 1>& s, int64_t n) {
+  constexpr int W = Vec<float>::size;
+  auto* o = reinterpret_cast<BFloat16*>(p[0]);
+  const auto in = [&](size_t k) { return reinterpret_cast<const BFloat16*>(p[k + 1]); };
+  [&]<size_t... K>(std::index_sequence<K...>) {
+    const auto lane = [&](size_t k, int64_t j) {
+      return s[k + 1] == 0 ? Vec<float>(float(in(k)[0])) : widen_bf16(in(k) + j);
+    };
+    int64_t i = 0;
+    for (; i + W <= n; i += W) narrow_bf16(Vec<float>(f(lane(K, i)...)), o + i);
+    if (i < n) {
+      const int64_t m = n - i;
+      BFloat16 buf[NIn][W] = {};
+      BFloat16 res[W];
+      for (size_t k = 0; k < size_t(NIn); ++k)
+        for (int64_t t = 0; t < m; ++t) buf[k][t] = in(k)[s[k + 1] == 0 ? 0 : i + t];
+      narrow_bf16(Vec<float>(f(widen_bf16(buf[K])...)), res);
+      std::copy(res, res + m, o + i);
+    }
+  }(std::make_index_sequence<NIn>());
+}
+
+// map_row for bfloat16 in and out (Note [bfloat16 in registers]).
+template <int NIn, class F>
+void map_bf16_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t, NIn + 1>& s,
+                  int64_t n, bool stream) {
+  bool simd = s[0] == int64_t(sizeof(BFloat16));
+  for (int k = 1; k <= NIn; ++k) simd &= s[k] == int64_t(sizeof(BFloat16)) || s[k] == 0;
+  if (simd) return map_bf16_row_simd<NIn>(f, p, s, n);
+  map_row_direct<BFloat16, BFloat16, NIn>(f, p, s, n, stream);
+}
+
 // One 1-D run of map_kernel: out = p[0], inputs p[1..NIn], byte strides s, n elements.
 template <class Out, class In, int NIn, class F>
 void map_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t, NIn + 1>& s,
@@ -259,6 +323,12 @@ void map_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t
     map_half_row_in_float_blocks<Out, NIn>(&map_float_row<OutFloat, NIn, F>, &f, p, s, n);
   } else if constexpr (std::is_same_v<In, float>) {
     map_float_row<Out, NIn, F>(&f, p, s, n, stream);
+  } else if constexpr (std::is_same_v<In, BFloat16> && std::is_same_v<Out, BFloat16>) {
+    // (Nested: vectorizable<> instantiates the functor's body, which only a float functor has.)
+    if constexpr (vectorizable<F, float>(std::make_index_sequence<NIn>()))
+      map_bf16_row<NIn>(f, p, s, n, stream);
+    else
+      map_row_direct<Out, In, NIn>(f, p, s, n, stream);
   } else {
     map_row_direct<Out, In, NIn>(f, p, s, n, stream);
   }

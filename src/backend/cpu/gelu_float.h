@@ -60,7 +60,7 @@ alignas(32) inline constexpr float kNormalTail[][8] = {
 inline float lookup8(const float (&row)[8], int32_t k) { return row[k]; }
 inline Vec<float> lookup8(const float (&row)[8], vint32_t k) {
 #if defined(__AVX512F__)
-  const __m512 table = _mm512_castps256_ps512(_mm256_load_ps(row));  // upper half unused
+  const __m512 table = _mm512_maskz_loadu_ps(0x00ff, row);  // the upper half zero, unused
   return Vec<float>(vfloat_t(_mm512_permutexvar_ps(__m512i(k), table)));
 #elif defined(__AVX2__)
   return Vec<float>(vfloat_t(_mm256_permutevar8x32_ps(_mm256_load_ps(row), __m256i(k))));

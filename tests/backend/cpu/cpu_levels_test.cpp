@@ -55,6 +55,10 @@ struct Row {
 
 Tensor input(std::vector<int64_t> shape) { return randn(shape); }
 
+std::vector<Tensor> half_transcendental(Dtype h) {
+  Tensor a = input({100003}).to(h);
+  return std::vector{a.exp().to(kFloat32), a.tanh().to(kFloat32), gelu(a).to(kFloat32)};
+}
 const std::vector<Row>& rows() {
   static const std::vector<Row> r = {
       // elementwise: exact arithmetic, broadcast and strided operands, odd lengths (tails)
@@ -79,22 +83,23 @@ const std::vector<Row>& rows() {
          Tensor a = input({30011}).to(kFloat64), b = input({30011}).to(kFloat64);
          return std::vector{a + b, a * b, a.exp(), sigmoid(a)};
        }},
-      // float16 through float blocks (Note [float16 in float blocks] in elementwise.h): each
-      // level's float loop between the same conversions; plain arithmetic bit for bit, the math
-      // functions within one float16 ulp
-      {"float16_exact", 0,
+      // float16 through float blocks (Note [float16 in float blocks] in elementwise.h) and
+      // bfloat16 converted in registers (Note [bfloat16 in registers]): each level's float loop
+      // between the same conversions; plain arithmetic bit for bit, the math functions within one
+      // ulp of the type (float16 2^-10, bfloat16 2^-7)
+      {"half_types_exact", 0,
        [] {
-         Tensor a = input({1001, 37}).to(kFloat16), b = input({1001, 37}).to(kFloat16);
-         Tensor row = input({37}).to(kFloat16);
-         return std::vector{(a + b).to(kFloat32), (a * row).to(kFloat32),
-                            (a / (b.abs() + 1)).to(kFloat32), (a.t() - b.t()).to(kFloat32),
-                            (a > b).to(kFloat32)};
+         std::vector<Tensor> out;
+         for (const Dtype h : {kFloat16, kBFloat16}) {
+           Tensor a = input({1001, 37}).to(h), b = input({1001, 37}).to(h);
+           Tensor row = input({37}).to(h);
+           for (const Tensor& r : {a + b, a * row, a / (b.abs() + 1), a.t() - b.t(), a > b})
+             out.push_back(r.to(kFloat32));
+         }
+         return out;
        }},
-      {"float16_transcendental", 1e-3,
-       [] {
-         Tensor a = input({100003}).to(kFloat16);
-         return std::vector{a.exp().to(kFloat32), a.tanh().to(kFloat32), gelu(a).to(kFloat32)};
-       }},
+      {"float16_transcendental", 1e-3, [] { return half_transcendental(kFloat16); }},
+      {"bfloat16_transcendental", 8e-3, [] { return half_transcendental(kBFloat16); }},
       // integer and bool dtypes, which a higher level hands to the lowest level's entry of the
       // same kernel (Note [Integer dtypes at the lowest level] in backend/cpu/elementwise.h): a
       // wrong kernel there gives another op's values
