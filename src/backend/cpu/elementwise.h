@@ -263,35 +263,52 @@ typedef uint16_t vbf16_t __attribute__((vector_size(kVecBytes / 2)));
 typedef uint32_t vuint32_t __attribute__((vector_size(kVecBytes)));
 
 inline Vec<float> widen_bf16(const BFloat16* p) {
+  // (GCC widens the generic form below in halves: two extends, an extract and an insert. AVX-512
+  // keeps it: its intrinsics' undefined pass-through makes GCC 12 warn -Wmaybe-uninitialized.)
+#if defined(__AVX2__) && !defined(__AVX512F__)
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return Vec<float>(vfloat_t(_mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16))));
+#else
   vbf16_t h;
   std::memcpy(&h, p, sizeof(h));
   const vuint32_t bits = __builtin_convertvector(h, vuint32_t) << 16;
   Vec<float> r;
   std::memcpy(&r.v, &bits, sizeof(bits));
   return r;
+#endif
 }
 
 inline void narrow_bf16(Vec<float> v, BFloat16* p) {
   vuint32_t u;
   std::memcpy(&u, &v.v, sizeof(u));
-  const auto nan = (u & 0x7fffffffu) > 0x7f800000u;
+  const vint32_t nan = vint32_t(u & 0x7fffffffu) > 0x7f800000;  // (signed: one compare)
   const vuint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-  const vbf16_t h = __builtin_convertvector(nan ? vuint32_t{} + 0x7fc0u : rounded, vbf16_t);
+  const vuint32_t bits = nan ? vuint32_t{} + 0x7fc0u : rounded;
+#if defined(__AVX2__) && !defined(__AVX512F__)  // (values fit 16 bits: pack, then join the lanes)
+  const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(__m256i(bits), __m256i(bits)), 0xd8);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(packed));
+#else
+  const vbf16_t h = __builtin_convertvector(bits, vbf16_t);
   std::memcpy(static_cast<void*>(p), &h, sizeof(h));
+#endif
 }
 
 template <int NIn, class F>
 void map_bf16_row_simd(const F& f, const std::array<char*, NIn + 1>& p,
-                       const std::array<int64_t, NIn + 1>& s, int64_t n) {
+                       const std::array<int64_t, NIn + 1>& s, int64_t n, bool dense) {
   constexpr int W = Vec<float>::size;
   auto* o = reinterpret_cast<BFloat16*>(p[0]);
   const auto in = [&](size_t k) { return reinterpret_cast<const BFloat16*>(p[k + 1]); };
   [&]<size_t... K>(std::index_sequence<K...>) {
-    const auto lane = [&](size_t k, int64_t j) {
-      return s[k + 1] == 0 ? Vec<float>(float(in(k)[0])) : widen_bf16(in(k) + j);
-    };
     int64_t i = 0;
-    for (; i + W <= n; i += W) narrow_bf16(Vec<float>(f(lane(K, i)...)), o + i);
+    if (dense) {
+      for (; i + W <= n; i += W) narrow_bf16(Vec<float>(f(widen_bf16(in(K) + i)...)), o + i);
+    } else {
+      const auto lane = [&](size_t k, int64_t j) {
+        return s[k + 1] == 0 ? Vec<float>(float(in(k)[0])) : widen_bf16(in(k) + j);
+      };
+      for (; i + W <= n; i += W) narrow_bf16(Vec<float>(f(lane(K, i)...)), o + i);
+    }
     if (i < n) {
       const int64_t m = n - i;
       BFloat16 buf[NIn][W] = {};
@@ -308,9 +325,12 @@ void map_bf16_row_simd(const F& f, const std::array<char*, NIn + 1>& p,
 template <int NIn, class F>
 void map_bf16_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t, NIn + 1>& s,
                   int64_t n, bool stream) {
-  bool simd = s[0] == int64_t(sizeof(BFloat16));
-  for (int k = 1; k <= NIn; ++k) simd &= s[k] == int64_t(sizeof(BFloat16)) || s[k] == 0;
-  if (simd) return map_bf16_row_simd<NIn>(f, p, s, n);
+  bool simd = s[0] == int64_t(sizeof(BFloat16)), dense = simd;
+  for (int k = 1; k <= NIn; ++k) {
+    dense &= s[k] == int64_t(sizeof(BFloat16));
+    simd &= s[k] == int64_t(sizeof(BFloat16)) || s[k] == 0;
+  }
+  if (simd) return map_bf16_row_simd<NIn>(f, p, s, n, dense);
   map_row_direct<BFloat16, BFloat16, NIn>(f, p, s, n, stream);
 }
 

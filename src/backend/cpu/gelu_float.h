@@ -60,8 +60,10 @@ alignas(32) inline constexpr float kNormalTail[][8] = {
 inline float lookup8(const float (&row)[8], int32_t k) { return row[k]; }
 inline Vec<float> lookup8(const float (&row)[8], vint32_t k) {
 #if defined(__AVX512F__)
+  // Both zero-masked: the plain forms' undefined pass-through (and a cast that leaves the upper
+  // half undefined) make GCC 12 warn -Wmaybe-uninitialized once gelu is inlined into a loop.
   const __m512 table = _mm512_maskz_loadu_ps(0x00ff, row);  // the upper half zero, unused
-  return Vec<float>(vfloat_t(_mm512_permutexvar_ps(__m512i(k), table)));
+  return Vec<float>(vfloat_t(_mm512_maskz_permutexvar_ps(0xffff, __m512i(k), table)));
 #elif defined(__AVX2__)
   return Vec<float>(vfloat_t(_mm256_permutevar8x32_ps(_mm256_load_ps(row), __m256i(k))));
 #else
