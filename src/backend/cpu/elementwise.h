@@ -346,7 +346,8 @@ void map_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t
   } else if constexpr (std::is_same_v<In, float>) {
     map_float_row<Out, NIn, F>(&f, p, s, n, stream);
   } else if constexpr (std::is_same_v<In, BFloat16> && std::is_same_v<Out, BFloat16>) {
-    // (Nested: vectorizable<> instantiates the functor's body, which only a float functor has.)
+    // (A nested test: vectorizable<F, float> instantiates F's body on Vec<float>, which must
+    // happen only for bfloat16's functor, a float one; bool's, say, does not compile there.)
     if constexpr (vectorizable<F, float>(std::make_index_sequence<NIn>()))
       map_bf16_row<NIn>(f, p, s, n, stream);
     else
