@@ -95,52 +95,113 @@ inline void stream_fence() {
 /// bandwidth saved.
 inline constexpr int64_t kStreamMinRunBytes = int64_t(16) << 10;
 
-// map_row's SIMD path: a run whose operands are contiguous or broadcast, all in C. A separate
-// template, instantiated only for vectorisable functors (clang checks the non-dependent parts of
-// a generic lambda's discarded branches, so they cannot sit behind an `if constexpr` there).
-template <class C, int NIn, class F>
+// Note [bfloat16 in registers]: a bfloat16 run whose operands are contiguous or broadcast is
+// widened a vector at a time in registers (a bfloat16 is the top half of a float: zero-extend,
+// shift), computed by the functor's Vec<float> path and narrowed in registers with the scalar
+// conversion's rounding (to nearest even; any NaN to 0x7FC0), so the result is the float op on
+// the widened values rounded once, as from the fused scalar loop it replaces on such runs. That
+// loop vectorised the cheap functors with their conversions but ran exp, gelu and the other
+// math functions one element at a time: 16M elements, 2 threads, Zen 3, gelu 105 -> 26 ms
+// (PyTorch 1.13: 105), add 7.5 ms as before. It is map_row_simd with bfloat16 storage (below),
+// so the last partial vector is zero-padded as the float row's (Note [Padded tail]); strided
+// runs keep the fused scalar loop.
+typedef uint16_t vbf16_t __attribute__((vector_size(kVecBytes / 2)));
+typedef uint32_t vuint32_t __attribute__((vector_size(kVecBytes)));
+
+inline Vec<float> widen_bf16(const BFloat16* p) {
+  // (GCC widens the generic form below in halves: two extends, an extract and an insert. AVX-512
+  // keeps it: its intrinsics' undefined pass-through makes GCC 12 warn -Wmaybe-uninitialized.)
+#if defined(__AVX2__) && !defined(__AVX512F__)
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return Vec<float>(vfloat_t(_mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16))));
+#else
+  vbf16_t h;
+  std::memcpy(&h, p, sizeof(h));
+  const vuint32_t bits = __builtin_convertvector(h, vuint32_t) << 16;
+  Vec<float> r;
+  std::memcpy(&r.v, &bits, sizeof(bits));
+  return r;
+#endif
+}
+
+inline void narrow_bf16(Vec<float> v, BFloat16* p) {
+  vuint32_t u;
+  std::memcpy(&u, &v.v, sizeof(u));
+  const vint32_t nan = vint32_t(u & 0x7fffffffu) > 0x7f800000;  // (signed: one compare)
+  const vuint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+  const vuint32_t bits = nan ? vuint32_t{} + 0x7fc0u : rounded;
+#if defined(__AVX2__) && !defined(__AVX512F__)  // (values fit 16 bits: pack, then join the lanes)
+  const __m256i packed =
+      _mm256_permute4x64_epi64(_mm256_packus_epi32(__m256i(bits), __m256i(bits)), 0xd8);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(packed));
+#else
+  const vbf16_t h = __builtin_convertvector(bits, vbf16_t);
+  std::memcpy(static_cast<void*>(p), &h, sizeof(h));
+#endif
+}
+
+// A vector of C = compute_t<S> from storage S, and back (S: float, double or bfloat16).
+template <class S>
+inline Vec<compute_t<S>> load_vec(const S* p) {
+  if constexpr (std::is_same_v<S, BFloat16>) return widen_bf16(p);
+  else return Vec<S>::load(p);
+}
+template <class S>
+inline void store_vec(Vec<compute_t<S>> v, S* p) {
+  if constexpr (std::is_same_v<S, BFloat16>) narrow_bf16(v, p);
+  else v.store(p);
+}
+
+// map_row's SIMD path: a run whose operands are contiguous or broadcast, all stored as S and
+// computed as C = compute_t<S>. A separate template, instantiated only for vectorisable functors
+// (clang checks the non-dependent parts of a generic lambda's discarded branches, so they cannot
+// sit behind an `if constexpr` there).
+template <class S, int NIn, class F>
 void map_row_simd(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t, NIn + 1>& s,
                   int64_t n, bool dense, bool stream) {
-  C* o = reinterpret_cast<C*>(p[0]);
+  using C = compute_t<S>;
+  S* o = reinterpret_cast<S*>(p[0]);
   int64_t i = 0;
   [&]<size_t... K>(std::index_sequence<K...>) {
     constexpr int W = Vec<C>::size;
-    const auto in = [&](size_t k) { return reinterpret_cast<const C*>(p[k + 1]); };
+    const auto in = [&](size_t k) { return reinterpret_cast<const S*>(p[k + 1]); };
     // Elements [j, j + m) (m < W) through one zero-padded vector.
     const auto partial = [&](int64_t j, int64_t m) {
-      C buf[NIn][W] = {};
+      S buf[NIn][W] = {};
       for (size_t k = 0; k < size_t(NIn); ++k)
         for (int64_t t = 0; t < m; ++t) buf[k][t] = in(k)[s[k + 1] == 0 ? 0 : j + t];
-      C res[W];
-      Vec<C>(f(Vec<C>::load(buf[K])...)).store(res);
+      S res[W];
+      store_vec(Vec<C>(f(load_vec(buf[K])...)), res);
       std::copy(res, res + m, o + j);
     };
     if (dense) {
-      const auto at = [&](int64_t j) { return Vec<C>(f(Vec<C>::load(in(K) + j)...)); };
-      const auto addr = reinterpret_cast<uintptr_t>(o);
-      if (stream && n * int64_t(sizeof(C)) >= kStreamMinRunBytes && addr % sizeof(C) == 0) {
-        const int64_t head = int64_t((kVecBytes - addr % kVecBytes) % kVecBytes / sizeof(C));
-        if (head > 0) partial(0, head);
-        for (i = head; i + W <= n; i += W) stream_store(at(i), o + i);
-        stream_fence();
+      const auto at = [&](int64_t j) { return Vec<C>(f(load_vec(in(K) + j)...)); };
+      if constexpr (std::is_same_v<S, C>) {  // (streaming stores are float/double vectors)
+        const auto addr = reinterpret_cast<uintptr_t>(o);
+        if (stream && n * int64_t(sizeof(C)) >= kStreamMinRunBytes && addr % sizeof(C) == 0) {
+          const int64_t head = int64_t((kVecBytes - addr % kVecBytes) % kVecBytes / sizeof(C));
+          if (head > 0) partial(0, head);
+          for (i = head; i + W <= n; i += W) stream_store(at(i), o + i);
+          stream_fence();
+        }
       }
-      for (; i + W <= n; i += W) at(i).store(o + i);
+      for (; i + W <= n; i += W) store_vec(at(i), o + i);
     } else {
       const auto lane = [&](size_t k, int64_t j) {
-        return s[k + 1] == 0 ? Vec<C>(in(k)[0]) : Vec<C>::load(in(k) + j);
+        return s[k + 1] == 0 ? Vec<C>(C(in(k)[0])) : load_vec(in(k) + j);
       };
-      for (; i + W <= n; i += W) Vec<C>(f(lane(K, i)...)).store(o + i);
+      for (; i + W <= n; i += W) store_vec(Vec<C>(f(lane(K, i)...)), o + i);
     }
     if (i < n) partial(i, n - i);
   }(std::make_index_sequence<NIn>());
 }
 
-// One 1-D run of map_kernel for a dtype computed as itself: out = p[0], inputs p[1..NIn], byte
-// strides s, n elements. Row kinds: every input contiguous (the hot case), contiguous or broadcast
-// (a scalar or a bias row, stride 0), or anything else (plain strided loop). Note [Padded tail]:
-// with a SIMD functor the last partial vector of a contiguous or broadcast run is computed as one
-// zero-padded vector, so every element of such a run takes the same code path and a result never
-// depends on where a thread's chunk happens to end.
+// One 1-D run of map_kernel for every dtype but float16 (which takes float blocks): out = p[0],
+// inputs p[1..NIn], byte strides s, n elements. Row kinds: every input contiguous (the hot
+// case), contiguous or broadcast (a scalar or a bias row, stride 0), or anything else (plain
+// strided loop). Note [Padded tail]: with a SIMD functor the last partial vector of a contiguous
+// or broadcast run is computed as one zero-padded vector, so every element of such a run takes
+// the same code path and a result never depends on where a thread's chunk happens to end.
 template <class Out, class In, int NIn, class F>
 void map_row_direct(const F& f, std::array<char*, NIn + 1>& p,
                     const std::array<int64_t, NIn + 1>& s, int64_t n, bool stream) {
@@ -151,10 +212,12 @@ void map_row_direct(const F& f, std::array<char*, NIn + 1>& p,
     dense &= s[k] == sizeof(In);
     bcast_ok &= s[k] == sizeof(In) || s[k] == 0;
   }
-  constexpr bool vectorize = std::is_same_v<In, C> && std::is_same_v<Out, C> &&
+  // float and double, and bfloat16 in registers (Note [bfloat16 in registers])
+  constexpr bool vectorize = (std::is_same_v<In, C> || std::is_same_v<In, BFloat16>) &&
+                             std::is_same_v<Out, In> &&
                              vectorizable<F, C>(std::make_index_sequence<NIn>());
   if constexpr (vectorize) {
-    if (bcast_ok) return map_row_simd<C, NIn>(f, p, s, n, dense, stream);
+    if (bcast_ok) return map_row_simd<In, NIn>(f, p, s, n, dense, stream);
   }
   Out* o = reinterpret_cast<Out*>(p[0]);
   [&]<size_t... K>(std::index_sequence<K...>) {
@@ -251,91 +314,6 @@ template <class Out, int NIn>
   }
 }
 
-// Note [bfloat16 in registers]: a bfloat16 run whose operands are contiguous or broadcast is
-// widened a vector at a time in registers (a bfloat16 is the top half of a float: zero-extend,
-// shift), computed by the functor's Vec<float> path and narrowed in registers with the scalar
-// conversion's rounding (to nearest even; any NaN to 0x7FC0), so the result is the float op on
-// the widened values rounded once, as from the fused scalar loop it replaces on such runs. That
-// loop vectorised the cheap functors with their conversions but ran exp, gelu and the other
-// math functions one element at a time: 16M elements, 2 threads, Zen 3, gelu 105 -> 26 ms
-// (PyTorch 1.13: 105), add 7.5 ms as before. Strided runs keep it. The last partial vector is
-// zero-padded like the float row's (Note [Padded tail]).
-typedef uint16_t vbf16_t __attribute__((vector_size(kVecBytes / 2)));
-typedef uint32_t vuint32_t __attribute__((vector_size(kVecBytes)));
-
-inline Vec<float> widen_bf16(const BFloat16* p) {
-  // (GCC widens the generic form below in halves: two extends, an extract and an insert. AVX-512
-  // keeps it: its intrinsics' undefined pass-through makes GCC 12 warn -Wmaybe-uninitialized.)
-#if defined(__AVX2__) && !defined(__AVX512F__)
-  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  return Vec<float>(vfloat_t(_mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16))));
-#else
-  vbf16_t h;
-  std::memcpy(&h, p, sizeof(h));
-  const vuint32_t bits = __builtin_convertvector(h, vuint32_t) << 16;
-  Vec<float> r;
-  std::memcpy(&r.v, &bits, sizeof(bits));
-  return r;
-#endif
-}
-
-inline void narrow_bf16(Vec<float> v, BFloat16* p) {
-  vuint32_t u;
-  std::memcpy(&u, &v.v, sizeof(u));
-  const vint32_t nan = vint32_t(u & 0x7fffffffu) > 0x7f800000;  // (signed: one compare)
-  const vuint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-  const vuint32_t bits = nan ? vuint32_t{} + 0x7fc0u : rounded;
-#if defined(__AVX2__) && !defined(__AVX512F__)  // (values fit 16 bits: pack, then join the lanes)
-  const __m256i packed =
-      _mm256_permute4x64_epi64(_mm256_packus_epi32(__m256i(bits), __m256i(bits)), 0xd8);
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(packed));
-#else
-  const vbf16_t h = __builtin_convertvector(bits, vbf16_t);
-  std::memcpy(static_cast<void*>(p), &h, sizeof(h));
-#endif
-}
-
-template <int NIn, class F>
-void map_bf16_row_simd(const F& f, const std::array<char*, NIn + 1>& p,
-                       const std::array<int64_t, NIn + 1>& s, int64_t n, bool dense) {
-  constexpr int W = Vec<float>::size;
-  auto* o = reinterpret_cast<BFloat16*>(p[0]);
-  const auto in = [&](size_t k) { return reinterpret_cast<const BFloat16*>(p[k + 1]); };
-  [&]<size_t... K>(std::index_sequence<K...>) {
-    int64_t i = 0;
-    if (dense) {
-      for (; i + W <= n; i += W) narrow_bf16(Vec<float>(f(widen_bf16(in(K) + i)...)), o + i);
-    } else {
-      const auto lane = [&](size_t k, int64_t j) {
-        return s[k + 1] == 0 ? Vec<float>(float(in(k)[0])) : widen_bf16(in(k) + j);
-      };
-      for (; i + W <= n; i += W) narrow_bf16(Vec<float>(f(lane(K, i)...)), o + i);
-    }
-    if (i < n) {
-      const int64_t m = n - i;
-      BFloat16 buf[NIn][W] = {};
-      BFloat16 res[W];
-      for (size_t k = 0; k < size_t(NIn); ++k)
-        for (int64_t t = 0; t < m; ++t) buf[k][t] = in(k)[s[k + 1] == 0 ? 0 : i + t];
-      narrow_bf16(Vec<float>(f(widen_bf16(buf[K])...)), res);
-      std::copy(res, res + m, o + i);
-    }
-  }(std::make_index_sequence<NIn>());
-}
-
-// map_row for bfloat16 in and out (Note [bfloat16 in registers]).
-template <int NIn, class F>
-void map_bf16_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t, NIn + 1>& s,
-                  int64_t n, bool stream) {
-  bool simd = s[0] == int64_t(sizeof(BFloat16)), dense = simd;
-  for (int k = 1; k <= NIn; ++k) {
-    dense &= s[k] == int64_t(sizeof(BFloat16));
-    simd &= s[k] == int64_t(sizeof(BFloat16)) || s[k] == 0;
-  }
-  if (simd) return map_bf16_row_simd<NIn>(f, p, s, n, dense);
-  map_row_direct<BFloat16, BFloat16, NIn>(f, p, s, n, stream);
-}
-
 // One 1-D run of map_kernel: out = p[0], inputs p[1..NIn], byte strides s, n elements.
 template <class Out, class In, int NIn, class F>
 void map_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t, NIn + 1>& s,
@@ -345,13 +323,6 @@ void map_row(const F& f, std::array<char*, NIn + 1>& p, const std::array<int64_t
     map_half_row_in_float_blocks<Out, NIn>(&map_float_row<OutFloat, NIn, F>, &f, p, s, n);
   } else if constexpr (std::is_same_v<In, float>) {
     map_float_row<Out, NIn, F>(&f, p, s, n, stream);
-  } else if constexpr (std::is_same_v<In, BFloat16> && std::is_same_v<Out, BFloat16>) {
-    // (A nested test: vectorizable<F, float> instantiates F's body on Vec<float>, which must
-    // happen only for bfloat16's functor, a float one; bool's, say, does not compile there.)
-    if constexpr (vectorizable<F, float>(std::make_index_sequence<NIn>()))
-      map_bf16_row<NIn>(f, p, s, n, stream);
-    else
-      map_row_direct<Out, In, NIn>(f, p, s, n, stream);
   } else {
     map_row_direct<Out, In, NIn>(f, p, s, n, stream);
   }
