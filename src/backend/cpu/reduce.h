@@ -65,36 +65,62 @@ inline Acc lift(const R& r, In x) {
 /// SIMD-strided sum stays at a few ulps (each of the 64 float lanes adds 64 values).
 inline constexpr int64_t kRunLeaf = 4096;
 
-/// Reduces up to kRunLeaf contiguous values: eight independent SIMD accumulators (enough to
-/// cover the add latency), then single vectors; the accumulators and then the lanes are combined
-/// pairwise, and the scalar tail is reduced on its own, so no partial result is ever added to
-/// one much larger than itself.
+/// Bytes of accumulators in reduce_leaf: its slots are the same at every CPU level.
+inline constexpr int kLeafSlotBytes = 256;
+
+/// Reduces up to kRunLeaf contiguous values. Note [Sums independent of the CPU level]: element i
+/// goes to slot i % S (S = 256 bytes of accumulators: 64 floats, 32 doubles), each slot adds its
+/// elements in order, then slot s is combined with slot s + w for w = S/2, S/4, ..., 1. SIMD
+/// vectors hold consecutive slots (SSE2 sixteen, AVX2 eight, AVX-512 four: enough independent
+/// adds to cover their latency), and the last partial vector is built lane by lane, so the
+/// arithmetic, and so the result, is the same bits at every level, as it is for any thread count
+/// (Note [Deterministic parallel sums]). A slot adds at most 64 of a leaf's 4096 floats. Runs
+/// shorter than S use eight slots the same way (rows of a few dozen elements stay vectorised).
 template <class Acc, class In, class R>
 Acc reduce_leaf(const In* p, int64_t n, const R& r) {
   if constexpr (requires { r.leaf(p, n); }) return r.leaf(p, n);
-  Acc acc = r.template init<Acc>();
-  int64_t i = 0;
   if constexpr (simd_type_v<Acc> && std::is_same_v<In, Acc>) {
     constexpr int W = Vec<Acc>::size;
-    if (n >= W) {
-      Vec<Acc> a[8];
-      for (auto& v : a) v = Vec<Acc>(acc);
-      for (; i + 8 * W <= n; i += 8 * W)
-        for (int k = 0; k < 8; ++k) a[k] = r.combine(a[k], r.pre(Vec<Acc>::load(p + i + k * W)));
-      for (int k = 0; i + W <= n; i += W, ++k) a[k] = r.combine(a[k], r.pre(Vec<Acc>::load(p + i)));
-      const Vec<Acc> v = r.combine(r.combine(r.combine(a[0], a[1]), r.combine(a[2], a[3])),
-                                   r.combine(r.combine(a[4], a[5]), r.combine(a[6], a[7])));
-      Acc lanes[W];
-      v.store(lanes);
-      for (int w = W / 2; w >= 1; w /= 2)
-        for (int k = 0; k < w; ++k) lanes[k] = r.combine(lanes[k], lanes[k + w]);
-      if (i == n) return lanes[0];
-      Acc tail = r.template init<Acc>();
-      for (; i < n; ++i) tail = r.combine(tail, lift<Acc>(r, p[i]));
-      return r.combine(lanes[0], tail);
+    constexpr int S = kLeafSlotBytes / int(sizeof(Acc)), A = S / W;
+    static_assert(A >= 1 && A * W == S);
+    if (n < 8) {  // a few elements: in order
+      Acc acc = r.template init<Acc>();
+      for (int64_t i = 0; i < n; ++i) acc = r.combine(acc, lift<Acc>(r, p[i]));
+      return acc;
     }
+    if (n < S) {  // a short run: slot i % 8 (vectorised by the compiler at every level)
+      Acc s[8];
+      for (auto& v : s) v = r.template init<Acc>();
+      int64_t i = 0;
+      for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; ++k) s[k] = r.combine(s[k], lift<Acc>(r, p[i + k]));
+      for (int k = 0; i < n; ++i, ++k) s[k] = r.combine(s[k], lift<Acc>(r, p[i]));
+      return r.combine(r.combine(r.combine(s[0], s[4]), r.combine(s[2], s[6])),
+                       r.combine(r.combine(s[1], s[5]), r.combine(s[3], s[7])));
+    }
+    Vec<Acc> a[A];
+    for (auto& v : a) v = Vec<Acc>(r.template init<Acc>());
+    int64_t i = 0;
+    for (; i + S <= n; i += S)
+      for (int k = 0; k < A; ++k) a[k] = r.combine(a[k], r.pre(Vec<Acc>::load(p + i + k * W)));
+    int k = 0;
+    for (; i + W <= n; i += W, ++k) a[k] = r.combine(a[k], r.pre(Vec<Acc>::load(p + i)));
+    if (i < n) {  // the tail's slots, in a vector whose other lanes are the identity
+      Acc last[W];
+      for (int w = 0; w < W; ++w)
+        last[w] = i + w < n ? lift<Acc>(r, p[i + w]) : r.template init<Acc>();
+      a[k] = r.combine(a[k], Vec<Acc>::load(last));
+    }
+    for (int v = A / 2; v >= 1; v /= 2)  // slot s with slot s + v * W
+      for (int j = 0; j < v; ++j) a[j] = r.combine(a[j], a[j + v]);
+    Acc lanes[W];
+    a[0].store(lanes);
+    for (int w = W / 2; w >= 1; w /= 2)
+      for (int j = 0; j < w; ++j) lanes[j] = r.combine(lanes[j], lanes[j + w]);
+    return lanes[0];
   }
-  for (; i < n; ++i) acc = r.combine(acc, lift<Acc>(r, p[i]));
+  Acc acc = r.template init<Acc>();
+  for (int64_t i = 0; i < n; ++i) acc = r.combine(acc, lift<Acc>(r, p[i]));
   return acc;
 }
 
