@@ -246,6 +246,26 @@ TEST_P(CpuLevels, GiveTheBaselineResults) {
   }
 }
 
+// The FMA levels run one float exp (exp_float.h): avx512 scales by 2^n with vscalefps, avx2 by
+// two exponent factors, both rounding once, so their exp and sigmoid agree bit for bit, subnormal
+// and overflowing results included (every float was checked when vscalefps went in).
+TEST(CpuLevelsExp, Avx512ScalesAsAvx2) {
+  const CpuLevel* avx2 = compiled_level("avx2");
+  const CpuLevel* avx512 = compiled_level("avx512");
+  if (!avx2 || !avx512 || !cpu::has_all(cpu::cpu_features(), avx512->needs))
+    GTEST_SKIP() << "this build or CPU has no avx2 and avx512 levels";
+  Tensor x = linspace(-110, 95, 1 << 20);  // exp: 0, subnormal, normal, inf
+  x = cat({x, x * 1e-3, -x * 1e-3 + 7e-3});
+  auto run = [&] {
+    return std::vector{x.exp(), x.sigmoid(), x.slice(0, 0, std::nullopt, 3).exp()};
+  };
+  const std::vector<Tensor> want = run_at(*avx2, run), got = run_at(*avx512, run);
+  for (size_t k = 0; k < got.size(); ++k)
+    EXPECT_TRUE(got[k].equal(want[k]))
+        << "output " << k << ": " << (got[k] != want[k]).sum().item<int64_t>()
+        << " elements differ";
+}
+
 // An integer kernel's error comes back through the hand-over to the lowest level.
 TEST_P(CpuLevels, RaiseIntegerErrors) {
   const CpuLevel* level = compiled_level(GetParam());
