@@ -44,33 +44,16 @@ __attribute__((target("pclmul,sse4.1"))) inline __m128i fold(__m128i x, __m128i 
   return _mm_xor_si128(_mm_xor_si128(lo, hi), next);
 }
 
-// What the folding does with each 16-byte block besides folding it: nothing (crc32), or store it
-// to the same position of a destination (crc32_copy), through the cache or streamed past it.
-enum class Put { None, Store, Stream };
-
-// Loads the block at q and puts it `delta` bytes further (dst - src, as an integer: no pointer
-// is formed when there is no destination).
-template <Put M>
-__attribute__((target("pclmul,sse4.1"))) inline __m128i take(const unsigned char* q,
-                                                              uintptr_t delta) {
-  const __m128i v = load(q);
-  auto* d = reinterpret_cast<__m128i*>(reinterpret_cast<uintptr_t>(q) + delta);
-  if constexpr (M == Put::Store) _mm_storeu_si128(d, v);
-  if constexpr (M == Put::Stream) _mm_stream_si128(d, v);
-  return v;
-}
-
 // Folds four 128-bit lanes into one, then the remaining whole blocks, and hands the last one to
 // zlib.
-template <Put M>
 __attribute__((target("pclmul,sse4.1"))) uint32_t finish(__m128i x0, __m128i x1, __m128i x2,
-                                                           __m128i x3, const unsigned char*& p,
-                                                           size_t& n, uintptr_t delta) {
+                                                         __m128i x3, const unsigned char*& p,
+                                                         size_t& n) {
   const __m128i k3k4 = _mm_set_epi64x(0x0ccaa009e, 0x1751997d0);  // x^(128-32), x^(128+32) mod P
   __m128i x = fold(x0, k3k4, x1);
   x = fold(x, k3k4, x2);
   x = fold(x, k3k4, x3);
-  for (; n >= 16; p += 16, n -= 16) x = fold(x, k3k4, take<M>(p, delta));
+  for (; n >= 16; p += 16, n -= 16) x = fold(x, k3k4, load(p));
   alignas(16) unsigned char rest[16];
   _mm_store_si128(reinterpret_cast<__m128i*>(rest), x);
   // The raw CRC of `rest` is the raw CRC of all folded bytes; zlib's crc32(~0u, ...) is the
@@ -80,23 +63,20 @@ __attribute__((target("pclmul,sse4.1"))) uint32_t finish(__m128i x0, __m128i x1,
 
 // Folds the whole 16-byte blocks of p (n >= 64), returns the zlib-style CRC so far and leaves the
 // rest (n % 16 bytes) to the caller. See Note [CRC folding].
-template <Put M>
 __attribute__((target("pclmul,sse4.1"))) uint32_t fold_crc32(uint32_t crc, const unsigned char* p,
-                                                               size_t& n, uintptr_t delta = 0) {
+                                                             size_t& n) {
   const __m128i k1k2 = _mm_set_epi64x(0x1c6e41596, 0x154442bd4);  // x^(512-32), x^(512+32) mod P
-  __m128i x0 = _mm_xor_si128(take<M>(p, delta), _mm_cvtsi32_si128(int(~crc)));
-  __m128i x1 = take<M>(p + 16, delta), x2 = take<M>(p + 32, delta), x3 = take<M>(p + 48, delta);
+  __m128i x0 = _mm_xor_si128(load(p), _mm_cvtsi32_si128(int(~crc)));
+  __m128i x1 = load(p + 16), x2 = load(p + 32), x3 = load(p + 48);
   p += 64;
   n -= 64;
   for (; n >= 64; p += 64, n -= 64) {
-    x0 = fold(x0, k1k2, take<M>(p, delta));
-    x1 = fold(x1, k1k2, take<M>(p + 16, delta));
-    x2 = fold(x2, k1k2, take<M>(p + 32, delta));
-    x3 = fold(x3, k1k2, take<M>(p + 48, delta));
+    x0 = fold(x0, k1k2, load(p));
+    x1 = fold(x1, k1k2, load(p + 16));
+    x2 = fold(x2, k1k2, load(p + 32));
+    x3 = fold(x3, k1k2, load(p + 48));
   }
-  const uint32_t c = finish<M>(x0, x1, x2, x3, p, n, delta);
-  if constexpr (M == Put::Stream) _mm_sfence();  // the streamed blocks before any later store
-  return c;
+  return finish(x0, x1, x2, x3, p, n);
 }
 
 // The same four lanes, two to a 256-bit register (the fold distance and constants are the same).
@@ -124,8 +104,8 @@ __attribute__((target("vpclmulqdq,avx2,pclmul,sse4.1"))) uint32_t wide_fold_crc3
     y0 = fold256(y0, k1k2, load256(p));
     y1 = fold256(y1, k1k2, load256(p + 32));
   }
-  return finish<Put::None>(_mm256_castsi256_si128(y0), _mm256_extracti128_si256(y0, 1),
-                           _mm256_castsi256_si128(y1), _mm256_extracti128_si256(y1, 1), p, n, 0);
+  return finish(_mm256_castsi256_si128(y0), _mm256_extracti128_si256(y0, 1),
+                _mm256_castsi256_si128(y1), _mm256_extracti128_si256(y1, 1), p, n);
 }
 
 
@@ -148,8 +128,7 @@ uint32_t crc32_with(uint32_t crc, const void* data, size_t size, bool wide) {
 #if defined(__x86_64__)
   if (size >= kFoldMin && has_pclmul()) {
     size_t rest = size;
-    crc = wide && has_vpclmul() ? wide_fold_crc32(crc, p, rest)
-                                : fold_crc32<Put::None>(crc, p, rest);
+    crc = wide && has_vpclmul() ? wide_fold_crc32(crc, p, rest) : fold_crc32(crc, p, rest);
     p += size - rest;
     size = rest;
   }
@@ -159,26 +138,6 @@ uint32_t crc32_with(uint32_t crc, const void* data, size_t size, bool wide) {
 
 uint32_t crc32(uint32_t crc, const void* data, size_t size) {
   return crc32_with(crc, data, size, true);
-}
-
-uint32_t crc32_copy(uint32_t crc, void* dst, const void* src, size_t size, bool stream) {
-  auto* p = static_cast<const unsigned char*>(src);
-  auto* d = static_cast<unsigned char*>(dst);
-#if defined(__x86_64__)
-  if (size >= kFoldMin && has_pclmul()) {
-    const uintptr_t delta = reinterpret_cast<uintptr_t>(d) - reinterpret_cast<uintptr_t>(p);
-    size_t rest = size;
-    crc = stream && reinterpret_cast<uintptr_t>(d) % 16 == 0
-              ? fold_crc32<Put::Stream>(crc, p, rest, delta)
-              : fold_crc32<Put::Store>(crc, p, rest, delta);
-    p += size - rest;
-    d += size - rest;
-    size = rest;
-  }
-#endif
-  (void)stream;
-  if (size > 0) std::memcpy(d, p, size);
-  return zlib_crc32(crc, p, size);
 }
 
 }  // namespace ember::serialize

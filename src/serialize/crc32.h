@@ -12,11 +12,6 @@ namespace ember::serialize {
 
 /// The CRC-32 of `size` bytes continuing from `crc` (0 to start), exactly zlib's crc32(crc, p, n).
 uint32_t crc32(uint32_t crc, const void* data, size_t size);
-/// Copies `size` bytes from `src` to `dst` (not overlapping) and returns crc32(crc, src, size),
-/// in one pass: each 16-byte block is folded into the CRC from the register it was copied
-/// through. With `stream`, `dst` is written with non-temporal stores (Note [Checked copy] in
-/// zip_archive.cpp), for copies bigger than the cache.
-uint32_t crc32_copy(uint32_t crc, void* dst, const void* src, size_t size, bool stream);
 /// crc32 with the 256-bit (VPCLMULQDQ) folding allowed or not, so tests cover both paths.
 uint32_t crc32_with(uint32_t crc, const void* data, size_t size, bool wide);
 

@@ -23,6 +23,18 @@
 namespace ember::serialize {
 namespace {
 
+// Reads n bytes at `offset` of fd, fewer only where the file ends; -1 (errno set) on an error.
+int64_t read_at(int fd, char* out, uint64_t n, uint64_t offset) {
+  uint64_t done = 0;
+  while (done < n) {
+    const ssize_t got = ::pread(fd, out + done, n - done, off_t(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return -1;
+    if (got == 0) break;
+    done += uint64_t(got);
+  }
+  return int64_t(done);
+}
 
 std::string zip_message(zip* z) { return zip_error_strerror(zip_get_error(z)); }
 
@@ -70,19 +82,13 @@ struct ZipReader::Source {
       case ZIP_SOURCE_READ: {
         const uint64_t want = std::min<uint64_t>(len, size - s.pos);  // seek keeps pos <= size
         if (s.first_read == kUnset) s.first_read = s.pos;
-        uint64_t n = 0;
-        while (n < want) {
-          const ssize_t got =
-              ::pread(s.fd, static_cast<char*>(data) + n, want - n, off_t(s.base + s.pos + n));
-          if (got < 0 && errno == EINTR) continue;
-          if (got < 0) {
-            zip_error_set(&s.error, ZIP_ER_READ, errno);
-            return -1;
-          }
-          if (got == 0) break;  // the file shrank under us: libzip reports a short read
-          n += uint64_t(got);
+        // (a file that shrank under us reads short: libzip reports that)
+        const int64_t n = read_at(s.fd, static_cast<char*>(data), want, s.base + s.pos);
+        if (n < 0) {
+          zip_error_set(&s.error, ZIP_ER_READ, errno);
+          return -1;
         }
-        s.pos += n;
+        s.pos += uint64_t(n);
         return zip_int64_t(n);
       }
       case ZIP_SOURCE_STAT: {
@@ -246,17 +252,16 @@ Storage ZipReader::view(const std::string& name, uint64_t alignment) const {
   return map_->storage(base_ + offset, st.size);
 }
 
-// Note [Checked copy]: a stored record is copied out of the file's mapping by crc32_copy, which
-// folds each 16-byte block into the CRC from the register it is copied through, so the data
-// crosses memory once and the CRC costs no pass of its own (before, pread copied 256 KiB pieces
-// and the CRC read each again from L2: a third slower than torch.load, which copies without
-// checking). A load of 8 MiB or more streams its stores past the cache (the tensors could not
-// stay there anyway, and a normal store reads each line first). The records' bytes are cut into
-// parts of at most 8 MiB, which the threads share (a checkpoint of many 4 MiB tensors loads on
-// every core, a single big record too); each part's CRC is joined with zlib's crc32_combine in
-// order and compared with the central directory's, as libzip does. Below 8 MiB in all, one
-// thread: a team's start-up costs more than it saves. stored_offset() has checked that every
-// record lies inside the mapped file.
+// Note [Checked copy]: a stored record is read with pread into its tensor in 256 KiB pieces, each
+// CRC-checked right after, while it is still in L2, so the data crosses memory once. Not copied
+// out of the file's mapping: a fresh mapping costs a fault, or on a shadow-paging VM an exit to
+// the hypervisor, for every page it touches (100 MiB from a new mapping: 41-48 ms on a Zen 5
+// guest, where pread takes 9-10), and the kernel's copy from the page cache touches no new pages.
+// The records' bytes are cut into parts of at most 8 MiB, which the threads share (a checkpoint
+// of many 4 MiB tensors loads on every core, a single big record too); each part's CRC is joined
+// with zlib's crc32_combine in order and compared with the central directory's, as libzip does.
+// Below 8 MiB in all, one thread: a team's start-up costs more than it saves. stored_offset() has
+// checked that every record lies inside the file.
 void ZipReader::read_all(const std::vector<RecordRead>& reads) const {
   constexpr int64_t kPerPart = int64_t(8) << 20;
   struct Part {
@@ -284,11 +289,17 @@ void ZipReader::read_all(const std::vector<RecordRead>& reads) const {
       parts.push_back({r, base_ + offset, b, std::min(size, b + kPerPart)});
     total += reads[r].size;
   }
-  const bool stream = total >= uint64_t(kPerPart);
+  constexpr int64_t kPiece = int64_t(256) << 10;
   auto read_part = [&](Part& p) {
     char* dst = static_cast<char*>(reads[p.read].out) + p.begin;
-    const char* src = map_->data() + p.file_offset + uint64_t(p.begin);
-    p.crc = crc32_copy(0, dst, src, size_t(p.end - p.begin), stream);
+    for (int64_t b = p.begin; b < p.end; b += kPiece, dst += kPiece) {
+      const auto n = uint64_t(std::min(kPiece, p.end - b));
+      const int64_t got = read_at(fd_, dst, n, p.file_offset + uint64_t(b));
+      if (got != int64_t(n))
+        fail("load", "cannot read record '", reads[p.read].name, "' of '", path_,
+             "': ", got < 0 ? std::strerror(errno) : "the file ended early");
+      p.crc = crc32(p.crc, dst, n);
+    }
   };
   if (total < uint64_t(kPerPart)) {
     for (Part& p : parts) read_part(p);

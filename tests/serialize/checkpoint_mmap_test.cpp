@@ -177,9 +177,10 @@ TEST(CheckpointMmap, CopyingLoadOfManyRecordsChecksEach) {
   EXPECT_ERROR(load(path, kCopy), "record 'archive/data/4' is truncated or corrupt: CRC error");
 }
 
-// Records of odd byte counts (the copy's whole 64- and 16-byte blocks, then a tail of 1..15
-// bytes), in a checkpoint under and over the 8 MiB at which the copy streams its stores: every
-// byte arrives, and a flip in the tail of the last record, past its last whole block, is refused.
+// Records of odd byte counts (the CRC's whole 64- and 16-byte blocks, then a tail of 1..15 bytes;
+// 256 KiB pieces and a short last one), in a checkpoint under and over the 8 MiB from which the
+// threads share the reading: every byte arrives, and a flip in the tail of the last record, past
+// its last whole block, is refused.
 TEST(CheckpointMmap, CopyingLoadOfOddSizedRecords) {
   ScratchDir dir;
   for (const int64_t big : {int64_t(0), int64_t(9) << 20}) {

@@ -48,33 +48,6 @@ TEST(SerializeCrc32, ChainsLikeZlib) {
               zlib_crc(0x12345678u, bytes.data(), bytes.size()));
 }
 
-// crc32_copy: the bytes arrive and the CRC is zlib's, for every length around the block sizes,
-// source and destination offsets that differ (the streamed stores need a 16-byte aligned
-// destination; the others fall back to plain stores), streamed or not, and chained.
-TEST(SerializeCrc32, CopyMatchesZlibAndCopiesEveryByte) {
-  const auto bytes = random_bytes(4096 + 64);
-  for (const bool stream : {false, true})
-    for (size_t src_off = 0; src_off < 16; src_off += 5)
-      for (size_t dst_off : {size_t(0), size_t(3), size_t(16)})
-        for (size_t n = 0; n <= 1100; n += (n < 300 ? 1 : 7)) {
-          std::vector<unsigned char> out(n + 64, 0xEE);
-          const uint32_t got = ember::serialize::crc32_copy(0x9abcdef0u, out.data() + dst_off,
-                                                            bytes.data() + src_off, n, stream);
-          ASSERT_EQ(got, zlib_crc(0x9abcdef0u, bytes.data() + src_off, n))
-              << "src " << src_off << " dst " << dst_off << " n " << n << " stream " << stream;
-          ASSERT_TRUE(std::equal(out.begin() + long(dst_off), out.begin() + long(dst_off + n),
-                                 bytes.begin() + long(src_off)))
-              << "src " << src_off << " dst " << dst_off << " n " << n;
-          ASSERT_EQ(out[dst_off + n], 0xEE) << "wrote past the end, n " << n;
-          if (dst_off > 0) ASSERT_EQ(out[dst_off - 1], 0xEE) << "wrote before the start";
-        }
-  const auto big = random_bytes(3 << 20);
-  std::vector<unsigned char> out(big.size());
-  EXPECT_EQ(ember::serialize::crc32_copy(0, out.data(), big.data(), big.size(), true),
-            zlib_crc(0, big.data(), big.size()));
-  EXPECT_TRUE(out == big);
-}
-
 TEST(SerializeCrc32, DetectsOneFlippedBit) {
   auto bytes = random_bytes(100000);
   const uint32_t before = ember::serialize::crc32(0, bytes.data(), bytes.size());
