@@ -474,6 +474,9 @@ void flat_block(const Geometry& g, const FlatLayout& L, const T* buf, const int6
     const int64_t y = p / L.Wp, x = p - y * L.Wp, row_end = std::min(p1, (y + 1) * L.Wp);
     if (x < g.Wo) {
       const size_t n = size_t(std::min(row_end - p, g.Wo - x));
+      // (n <= p1 - p0: said to GCC, which otherwise warns that copy_short's longer cases would
+      // read past tmp)
+      if (n > size_t(R * VL)) __builtin_unreachable();
       for (int b = 0; b < B; ++b)
         copy_short(out + ((o + b) * g.Ho + y) * g.Wo + x, tmp + b * R * VL + (p - p0),
                    sizeof(T) * n);
