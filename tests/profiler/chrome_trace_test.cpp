@@ -138,9 +138,11 @@ TEST(ChromeTrace, HasPyTorchsEventsWithTheirKeysAndParents) {
     const size_t nth = seen[name]++;
     ASSERT_LT(nth, our_parents[name].size()) << "missing in ember's trace";
     EXPECT_EQ(our_parents[name][nth], parent);
-    for (const json* e : ours)
-      if ((*e)["name"] == name)
+    for (const json* e : ours) {
+      if ((*e)["name"] == name) {
         for (const auto& key : g["keys"]) EXPECT_TRUE(e->contains(key)) << key;
+      }
+    }
     ++compared;
   }
   EXPECT_EQ(compared, 10);  // my_block, mul, sum, 3 x 2 node ranges, and MulBackward0's mul

@@ -285,8 +285,11 @@ TEST(Profiler, OpsThroughTheOpEntryScopeAreEventsInsideTheirRanges) {
   for (int64_t child : block->children) children += events[size_t(child)].cpu_time_total_ns;
   EXPECT_EQ(block->self_cpu_time_total_ns, block->cpu_time_total_ns - children);
   // Every op event closes inside its parent.
-  for (const Event& e : events)
-    if (e.parent >= 0) EXPECT_TRUE(contains(events[size_t(e.parent)], e)) << e.name;
+  for (const Event& e : events) {
+    if (e.parent >= 0) {
+      EXPECT_TRUE(contains(events[size_t(e.parent)], e)) << e.name;
+    }
+  }
   const std::string table = prof.key_averages({.group_by_input_shape = true}).table();
   EXPECT_NE(table.find("[[2, 3], [3]]"), std::string::npos) << table;
 }

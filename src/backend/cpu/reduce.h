@@ -75,7 +75,8 @@ inline constexpr int kLeafSlotBytes = 256;
 /// adds to cover their latency), and the last partial vector is built lane by lane, so the
 /// arithmetic, and so the result, is the same bits at every level, as it is for any thread count
 /// (Note [Deterministic parallel sums]). A slot adds at most 64 of a leaf's 4096 floats. Runs
-/// shorter than S use eight slots the same way (rows of a few dozen elements stay vectorised).
+/// shorter than S use eight slots the same way (rows of a few dozen elements stay vectorised),
+/// runs under 8 add in order.
 template <class Acc, class In, class R>
 Acc reduce_leaf(const In* p, int64_t n, const R& r) {
   if constexpr (requires { r.leaf(p, n); }) return r.leaf(p, n);
@@ -83,12 +84,29 @@ Acc reduce_leaf(const In* p, int64_t n, const R& r) {
     constexpr int W = Vec<Acc>::size;
     constexpr int S = kLeafSlotBytes / int(sizeof(Acc)), A = S / W;
     static_assert(A >= 1 && A * W == S);
-    if (n < 8) {  // a few elements: in order
-      Acc acc = r.template init<Acc>();
-      for (int64_t i = 0; i < n; ++i) acc = r.combine(acc, lift<Acc>(r, p[i]));
-      return acc;
+    if (n >= S) {
+      Vec<Acc> a[A];
+      for (auto& v : a) v = Vec<Acc>(r.template init<Acc>());
+      int64_t i = 0;
+      for (; i + S <= n; i += S)
+        for (int k = 0; k < A; ++k) a[k] = r.combine(a[k], r.pre(Vec<Acc>::load(p + i + k * W)));
+      int k = 0;
+      for (; i + W <= n; i += W, ++k) a[k] = r.combine(a[k], r.pre(Vec<Acc>::load(p + i)));
+      if (i < n) {  // the tail's slots, in a vector whose other lanes are the identity
+        Acc last[W];
+        for (int w = 0; w < W; ++w)
+          last[w] = i + w < n ? lift<Acc>(r, p[i + w]) : r.template init<Acc>();
+        a[k] = r.combine(a[k], Vec<Acc>::load(last));
+      }
+      for (int v = A / 2; v >= 1; v /= 2)  // slot s with slot s + v * W
+        for (int j = 0; j < v; ++j) a[j] = r.combine(a[j], a[j + v]);
+      Acc lanes[W];
+      a[0].store(lanes);
+      for (int w = W / 2; w >= 1; w /= 2)
+        for (int j = 0; j < w; ++j) lanes[j] = r.combine(lanes[j], lanes[j + w]);
+      return lanes[0];
     }
-    if (n < S) {  // a short run: slot i % 8 (vectorised by the compiler at every level)
+    if (n >= 8) {  // a short run: slot i % 8 (vectorised by the compiler at every level)
       Acc s[8];
       for (auto& v : s) v = r.template init<Acc>();
       int64_t i = 0;
@@ -98,28 +116,8 @@ Acc reduce_leaf(const In* p, int64_t n, const R& r) {
       return r.combine(r.combine(r.combine(s[0], s[4]), r.combine(s[2], s[6])),
                        r.combine(r.combine(s[1], s[5]), r.combine(s[3], s[7])));
     }
-    Vec<Acc> a[A];
-    for (auto& v : a) v = Vec<Acc>(r.template init<Acc>());
-    int64_t i = 0;
-    for (; i + S <= n; i += S)
-      for (int k = 0; k < A; ++k) a[k] = r.combine(a[k], r.pre(Vec<Acc>::load(p + i + k * W)));
-    int k = 0;
-    for (; i + W <= n; i += W, ++k) a[k] = r.combine(a[k], r.pre(Vec<Acc>::load(p + i)));
-    if (i < n) {  // the tail's slots, in a vector whose other lanes are the identity
-      Acc last[W];
-      for (int w = 0; w < W; ++w)
-        last[w] = i + w < n ? lift<Acc>(r, p[i + w]) : r.template init<Acc>();
-      a[k] = r.combine(a[k], Vec<Acc>::load(last));
-    }
-    for (int v = A / 2; v >= 1; v /= 2)  // slot s with slot s + v * W
-      for (int j = 0; j < v; ++j) a[j] = r.combine(a[j], a[j + v]);
-    Acc lanes[W];
-    a[0].store(lanes);
-    for (int w = W / 2; w >= 1; w /= 2)
-      for (int j = 0; j < w; ++j) lanes[j] = r.combine(lanes[j], lanes[j + w]);
-    return lanes[0];
   }
-  Acc acc = r.template init<Acc>();
+  Acc acc = r.template init<Acc>();  // a few elements, or no SIMD type: in order
   for (int64_t i = 0; i < n; ++i) acc = r.combine(acc, lift<Acc>(r, p[i]));
   return acc;
 }
