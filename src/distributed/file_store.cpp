@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/read_at.h"
 #include "distributed/store_detail.h"
 #include "ember/distributed/store.h"
 #include "ember/error.h"
@@ -42,14 +43,9 @@ struct FileStore::State {
     EMBER_CHECK(end >= 0, "FileStore", "cannot read '", path, "': ", std::strerror(errno));
     if (end == replayed) return;
     std::string bytes(static_cast<size_t>(end - replayed), '\0');
-    size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = ::pread(fd, bytes.data() + done, bytes.size() - done, replayed + done);
-      if (n < 0 && errno == EINTR) continue;
-      EMBER_CHECK(n > 0, "FileStore", "cannot read '", path, "': ",
-                  n == 0 ? "file truncated" : std::strerror(errno));
-      done += static_cast<size_t>(n);
-    }
+    const int64_t n = read_at(fd, bytes.data(), bytes.size(), uint64_t(replayed));
+    EMBER_CHECK(n == int64_t(bytes.size()), "FileStore", "cannot read '", path,
+                "': ", n < 0 ? std::strerror(errno) : "file truncated");
     size_t at = 0;
     auto take_string = [&](std::string& out) {
       uint32_t length;

@@ -17,24 +17,12 @@
 #include <vector>
 
 #include "backend/cpu/parallel.h"
+#include "core/read_at.h"
 #include "ember/error.h"
 #include "serialize/crc32.h"
 
 namespace ember::serialize {
 namespace {
-
-// Reads n bytes at `offset` of fd, fewer only where the file ends; -1 (errno set) on an error.
-int64_t read_at(int fd, char* out, uint64_t n, uint64_t offset) {
-  uint64_t done = 0;
-  while (done < n) {
-    const ssize_t got = ::pread(fd, out + done, n - done, off_t(offset + done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return -1;
-    if (got == 0) break;
-    done += uint64_t(got);
-  }
-  return int64_t(done);
-}
 
 std::string zip_message(zip* z) { return zip_error_strerror(zip_get_error(z)); }
 

@@ -105,9 +105,6 @@ inline constexpr int64_t kStreamMinRunBytes = int64_t(16) << 10;
 // (PyTorch 1.13: 105), add 7.5 ms as before. It is map_row_simd with bfloat16 storage (below),
 // so the last partial vector is zero-padded as the float row's (Note [Padded tail]); strided
 // runs keep the fused scalar loop.
-typedef uint16_t vbf16_t __attribute__((vector_size(kVecBytes / 2)));
-typedef uint32_t vuint32_t __attribute__((vector_size(kVecBytes)));
-
 inline Vec<float> widen_bf16(const BFloat16* p) {
   // (GCC widens the generic form below in halves: two extends, an extract and an insert. AVX-512
   // keeps it: its intrinsics' undefined pass-through makes GCC 12 warn -Wmaybe-uninitialized.)

@@ -29,6 +29,8 @@ typedef float vfloat_t __attribute__((vector_size(kVecBytes)));
 typedef double vdouble_t __attribute__((vector_size(kVecBytes)));
 typedef int32_t vint32_t __attribute__((vector_size(kVecBytes)));
 typedef int64_t vint64_t __attribute__((vector_size(kVecBytes)));
+typedef uint32_t vuint32_t __attribute__((vector_size(kVecBytes)));
+typedef uint16_t vbf16_t __attribute__((vector_size(kVecBytes / 2)));  // a float vector's bfloat16s
 template <class T> struct VecTypes;
 template <> struct VecTypes<float> { using V = vfloat_t; using Mask = vint32_t; };
 template <> struct VecTypes<double> { using V = vdouble_t; using Mask = vint64_t; };
