@@ -11,10 +11,12 @@ malloc tuned against page faults, the same thread count. Both sides unset OPENBL
 OPENBLAS_L2_SIZE.
 
   bench/compare.py --build build-bench [--rounds 5] [--threads 2] [--cases add_16M,sum_4096x4096]
-                   [--baseline /tmp/ember_ops.before]
+                   [--baseline /tmp/ember_ops.before] [--isa avx2]
 
 --baseline runs another ember_ops binary (a copy kept from before a change) as one more side of
 the same interleaved rounds, and adds the column ember/before.
+
+--isa avx2 runs every side at its AVX2 code paths on a machine with AVX-512 (see isa_env).
 """
 import argparse
 import math
@@ -29,6 +31,17 @@ TORCH_ENV = {
     "GLIBC_TUNABLES": "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296:"
                       "glibc.malloc.top_pad=268435456",
 }
+
+
+def isa_env(isa):
+    """The environment that holds every side to `isa`'s code paths: "native" (each side's best
+    for this CPU) or "avx2", what an AVX2-only CPU (Zen 3, Haswell) runs, on a machine with
+    AVX-512: ember's CPU level, ATen's kernels, oneDNN's JIT and OpenBLAS's core. The memory
+    system and the cores stay this machine's, so it compares code paths, not CPUs."""
+    if isa == "native":
+        return {}
+    return {"EMBER_CPU_CAPABILITY": "avx2", "ATEN_CPU_CAPABILITY": "avx2",
+            "DNNL_MAX_CPU_ISA": "AVX2", "OPENBLAS_CORETYPE": "Haswell"}
 
 
 def case_table():
@@ -69,20 +82,23 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--cases", default="", help="comma-separated subset of cases")
     ap.add_argument("--baseline", default="", help="an earlier ember_ops binary to compare with")
+    ap.add_argument("--isa", choices=["native", "avx2"], default="native")
     args = ap.parse_args()
+    isa = isa_env(args.isa)
 
     table = case_table()
     if args.cases:
         wanted = set(args.cases.split(","))
         table = [row for row in table if row[0] in wanted]
     t = str(args.threads)
-    sides = [Side("ember", [os.path.join(args.build, "bench", "ember_ops"), t])]
-    sides.append(Side("pytorch", ["/usr/bin/python3", os.path.join(HERE, "torch_ops.py"), t], TORCH_ENV))
+    torch_env = {**TORCH_ENV, **isa}
+    sides = [Side("ember", [os.path.join(args.build, "bench", "ember_ops"), t], isa)]
+    sides.append(Side("pytorch", ["/usr/bin/python3", os.path.join(HERE, "torch_ops.py"), t], torch_env))
     libtorch = os.path.join(args.build, "bench", "libtorch_ops")
     if os.path.exists(libtorch):
-        sides.append(Side("libtorch", [libtorch, t], TORCH_ENV))
+        sides.append(Side("libtorch", [libtorch, t], torch_env))
     if args.baseline:
-        sides.append(Side("before", [args.baseline, t]))
+        sides.append(Side("before", [args.baseline, t], isa))
     mine = ("ember", "before")
 
     results = {(s.name, n): [] for s in sides for n, _, _ in table}

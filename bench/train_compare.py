@@ -15,7 +15,7 @@ limit, is left out then): PyTorch 1.13's CPU bfloat16 path is slow on CPUs witho
 
   bench/train_compare.py --build build [--epochs 2] [--rounds 1] [--threads 2] [--seeds N]
                          [--limit N] [--val-limit N]
-                         [--amp none|bf16]
+                         [--amp none|bf16] [--isa native|avx2]
 """
 import argparse
 import csv
@@ -29,13 +29,15 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 TRAIN_IMAGES = 60000  # per epoch; --limit changes it
 sys.path.insert(0, HERE)
-from compare import TORCH_ENV  # noqa: E402
+from compare import TORCH_ENV, isa_env  # noqa: E402
+ISA_ENV = {}  # --isa: every side's environment (compare.isa_env)
 
 
 def run(argv, extra_env=None):
     """Runs argv; returns (stdout, peak RSS in MiB) of that process alone."""
     env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
     env.update(extra_env or {})
+    env.update(ISA_ENV)
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=env)
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -98,6 +100,8 @@ def main():
     ap.add_argument("--seeds", type=int, default=0,
                     help="accuracy mode: train every side with seeds 0..N-1")
     ap.add_argument("--amp", choices=["none", "bf16"], default="none")
+    ap.add_argument("--isa", choices=["native", "avx2"], default="native",
+                    help="avx2: every side at its AVX2 code paths (compare.isa_env)")
     ap.add_argument("--limit", type=int, default=0,
                     help="train on the first N images per epoch (0: all 60,000)")
     ap.add_argument("--val-limit", type=int, default=0,
@@ -105,6 +109,7 @@ def main():
     args = ap.parse_args()
     global TRAIN_IMAGES
     TRAIN_IMAGES = args.limit or 60000
+    ISA_ENV.update(isa_env(args.isa))
     limits = ["--limit", str(args.limit), "--val-limit", str(args.val_limit)]
     e, t = str(args.epochs), str(args.threads)
     sides = {

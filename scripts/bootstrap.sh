@@ -11,6 +11,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   libopenblas-openmp-dev   # GEMM; the OpenMP build shares libgomp's pool with ember's kernels
+  libdnnl2                 # oneDNN: bfloat16 GEMM on CPUs with AVX512-BF16 (opened at first use)
   libsleef-dev             # vectorised transcendentals
   zlib1g-dev               # gzipped datasets
   libzip-dev               # PyTorch's .pt zip container

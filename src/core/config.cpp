@@ -1,9 +1,11 @@
-// ember::config(): the build's facts (compile definitions set in CMakeLists.txt) and the CPU
-// dispatch's state (backend/cpu/dispatch.h), in the layout of torch.__config__.show().
+// ember::config(): the build's facts (compile definitions set in CMakeLists.txt), the CPU
+// dispatch's state (backend/cpu/dispatch.h) and the reduced-precision GEMM paths
+// (backend/cpu/blas.h), in the layout of torch.__config__.show().
 #include "ember/config.h"
 
 #include <string>
 
+#include "backend/cpu/blas.h"
 #include "backend/cpu/dispatch.h"
 #include "ember/error.h"
 #include "ember/threads.h"
@@ -21,6 +23,8 @@ std::string config() {
   s += "\n  - CPU level in use: ";
   try {
     s += cpu::cpu_level().name;
+    s += "\n  - bfloat16 GEMM: " + cpu::reduced_gemm_path(kBFloat16);
+    s += "\n  - float16 GEMM: " + cpu::reduced_gemm_path(kFloat16);
   } catch (const Error& e) {
     s += std::string("none: ") + e.what();
   }

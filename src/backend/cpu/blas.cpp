@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backend/cpu/cpu_features.h"
+#include "backend/cpu/dispatch.h"
 #include "backend/cpu/half_convert.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/parallel.h"
@@ -189,27 +190,96 @@ void int_gemm(const Tensor& a, const Tensor& b, const Tensor& c, Scalar alpha, S
 }
 
 // Note [Reduced-precision GEMM]
-// float16 and bfloat16 products accumulate in float32 and round to the output dtype once. Two
-// paths, chosen at run time (reduced_gemm_path says which one runs):
-//  - sbgemm: bfloat16 when the loaded OpenBLAS exports cblas_sbgemm (built with BUILD_BFLOAT16)
-//    and the CPU has AVX512-BF16 or AMX-BF16. The bfloat16 operands go to BLAS as they are, with
-//    the layouts of Note [BLAS layouts]: no conversion pass; the float32 result is rounded once.
-//    Without those instructions OpenBLAS's sbgemm is generic C code, slower than the other path.
+// float16 and bfloat16 products accumulate in float32 and round to the output dtype once. Three
+// paths, chosen once at run time (reduced_gemm_path says which one runs):
+//  - oneDNN: bfloat16 on a CPU with AVX512-BF16 or AMX-BF16, at the avx512 level, when
+//    libdnnl.so loads. Its dnnl_gemm_bf16bf16f32 (a JIT kernel of vdpbf16ps, what PyTorch's
+//    CPU matmul reaches through oneDNN) takes the bfloat16 operands as they are, with the layouts
+//    of Note [BLAS layouts]: no conversion pass. The library (39 MB) is opened at the first such
+//    product, not linked: a program that never multiplies bfloat16 matrices does not pay its
+//    load time (~15 ms). Like every vdpbf16ps kernel it reads subnormal bfloat16 inputs as zero.
+//  - sbgemm: the same, through OpenBLAS's cblas_sbgemm, when oneDNN is missing and the loaded
+//    OpenBLAS exports it (built with BUILD_BFLOAT16: Debian 12's 0.3.21 is not, its cblas.h
+//    declares the function but the library has no such symbol).
 //  - convert: each operand is converted to float32 once (F16C for float16 where present, in its
 //    own memory order so a transposed operand stays a BLAS transpose, a broadcast batch once),
-//    then sgemm. Debian 12's OpenBLAS 0.3.21 is built without BUILD_BFLOAT16 (its cblas.h
-//    declares cblas_sbgemm but the library has no such symbol), so this is the path there.
-using SbgemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint,
-                          blasint, float, const bfloat16*, blasint, const bfloat16*, blasint,
-                          float, float*, blasint);
+//    then sgemm. float16 always, and bfloat16 on CPUs without bfloat16 dot products (where both
+//    libraries' kernels emulate them, slower than this) or below the avx512 level.
+// Each bfloat16 path is a row-major c (M, N) float32 = alpha * op(a) @ op(b) + beta * c.
+using Bf16GemmFn = void (*)(Layout la, Layout lb, int64_t M, int64_t N, int64_t K, float alpha,
+                            const bfloat16* a, const bfloat16* b, float beta, float* c);
 
-SbgemmFn sbgemm() {
-  static const SbgemmFn fn = [] {
-    const CpuFeatures& f = cpu_features();
-    void* sym = dlsym(RTLD_DEFAULT, "cblas_sbgemm");
-    return choose_reduced_gemm_path(kBFloat16, f, sym != nullptr) == ReducedGemmPath::kSbgemm
-               ? reinterpret_cast<SbgemmFn>(sym)
-               : nullptr;
+// A symbol of a library opened on first use; null where the library or the symbol is missing.
+template <class Fn>
+Fn find_symbol(std::initializer_list<const char*> libraries, const char* name) {
+  for (const char* library : libraries) {
+    void* handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) continue;
+    if (void* sym = dlsym(handle, name)) return reinterpret_cast<Fn>(sym);  // open for good
+    dlclose(handle);
+  }
+  return nullptr;
+}
+
+// oneDNN exports this C function from libdnnl.so (1.x to 3.x, the same signature; its own tests
+// and Intel's TensorFlow extension declare it, as here: dnnl.h does not). Its status 0 is success.
+using DnnlGemmBf16 = int (*)(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha,
+                             const uint16_t* a, int64_t lda, const uint16_t* b, int64_t ldb,
+                             float beta, float* c, int64_t ldc);
+using CblasSbgemm = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint,
+                             blasint, float, const bfloat16*, blasint, const bfloat16*, blasint,
+                             float, float*, blasint);
+
+DnnlGemmBf16 dnnl_gemm() {
+  static const DnnlGemmBf16 fn =
+      find_symbol<DnnlGemmBf16>({"libdnnl.so.3", "libdnnl.so.2"}, "dnnl_gemm_bf16bf16f32");
+  return fn;
+}
+
+CblasSbgemm cblas_sbgemm_symbol() {
+  static const CblasSbgemm fn = reinterpret_cast<CblasSbgemm>(dlsym(RTLD_DEFAULT, "cblas_sbgemm"));
+  return fn;
+}
+
+// Below this many multiply-adds oneDNN's gemm is faster on one thread than on two (Zen 5, square
+// products: 64^3 4.2 vs 10.7 us, 128^3 17 vs 25 us, 192^3 47 vs 40 us), so it gets one.
+constexpr double kThreadedBf16Macs = 4e6;
+
+void onednn_bf16_gemm(Layout la, Layout lb, int64_t M, int64_t N, int64_t K, float alpha,
+                      const bfloat16* a, const bfloat16* b, float beta, float* c) {
+  auto flag = [](const Layout& l) { return l.trans == CblasTrans ? 'T' : 'N'; };
+  // oneDNN's OpenMP build sizes its team from the calling thread's omp_get_max_threads().
+  const bool one_thread = double(M) * double(N) * double(K) < kThreadedBf16Macs;
+  const int team = omp_get_max_threads();
+  if (one_thread) omp_set_num_threads(1);
+  const int status =
+      dnnl_gemm()(flag(la), flag(lb), M, N, K, alpha, reinterpret_cast<const uint16_t*>(a), la.ld,
+                  reinterpret_cast<const uint16_t*>(b), lb.ld, beta, c, N);
+  if (one_thread) omp_set_num_threads(team);
+  EMBER_CHECK(status == 0, "matmul", "oneDNN's dnnl_gemm_bf16bf16f32 failed with status ",
+              int(status), " on bfloat16 ", M, "x", K, " @ ", K, "x", N);
+}
+
+void openblas_bf16_gemm(Layout la, Layout lb, int64_t M, int64_t N, int64_t K, float alpha,
+                        const bfloat16* a, const bfloat16* b, float beta, float* c) {
+  cblas_sbgemm_symbol()(CblasRowMajor, la.trans, lb.trans, blasint(M), blasint(N), blasint(K),
+                        alpha, a, la.ld, b, lb.ld, beta, c, blasint(N));
+}
+
+Bf16GemmFn bf16_gemm() {
+  static const Bf16GemmFn fn = [] {
+    // The level, not only the CPU: EMBER_CPU_CAPABILITY=avx2 asks for no AVX-512 code.
+    const Bf16GemmLibraries found{.onednn = dnnl_gemm() != nullptr,
+                                  .sbgemm = cblas_sbgemm_symbol() != nullptr};
+    switch (choose_reduced_gemm_path(kBFloat16, cpu_features(), cpu_level().needs, found)) {
+      case ReducedGemmPath::kOnednn:
+        return &onednn_bf16_gemm;
+      case ReducedGemmPath::kSbgemm:
+        return &openblas_bf16_gemm;
+      case ReducedGemmPath::kConvert:
+        break;
+    }
+    return Bf16GemmFn(nullptr);
   }();
   return fn;
 }
@@ -244,7 +314,8 @@ void store_rounded(const Tensor& cf, Tensor c) {  // cf contiguous float32, c of
     c.copy_(cf);
 }
 
-void sbgemm_batches(SbgemmFn fn, Tensor a, Tensor b, const Tensor& cf, float alpha, float beta) {
+void bf16_gemm_batches(Bf16GemmFn fn, Tensor a, Tensor b, const Tensor& cf, float alpha,
+                       float beta) {
   const int64_t batch = cf.size(0), M = cf.size(1), N = cf.size(2), K = a.size(2);
   Layout la = matrix_layout(a), lb = matrix_layout(b);
   if (!la.ok) a = a.contiguous(), la = matrix_layout(a);
@@ -254,9 +325,7 @@ void sbgemm_batches(SbgemmFn fn, Tensor a, Tensor b, const Tensor& cf, float alp
   float* pc = cf.data_ptr<float>();
   sync_blas_threads();
   for (int64_t i = 0; i < batch; ++i)
-    fn(CblasRowMajor, la.trans, lb.trans, blasint(M), blasint(N), blasint(K), alpha,
-       pa + i * a.stride(0), la.ld, pb + i * b.stride(0), lb.ld, beta, pc + i * M * N,
-       blasint(N));
+    fn(la, lb, M, N, K, alpha, pa + i * a.stride(0), pb + i * b.stride(0), beta, pc + i * M * N);
 }
 
 // Note [Small reduced-precision GEMM]
@@ -323,8 +392,8 @@ void reduced_gemm(const Tensor& a, const Tensor& b, const Tensor& c, float alpha
               "matrix dims must be below 2^31 for BLAS, got ", c.size(1), "x", a.size(2),
               " and ", a.size(2), "x", c.size(2));
   Tensor cf = beta == 0 ? empty(c.sizes(), {.dtype = kFloat32}) : c.to(kFloat32).contiguous();
-  if (std::is_same_v<T, BFloat16> && sbgemm()) {
-    sbgemm_batches(sbgemm(), a, b, cf, alpha, beta);
+  if (std::is_same_v<T, BFloat16> && bf16_gemm()) {
+    bf16_gemm_batches(bf16_gemm(), a, b, cf, alpha, beta);
   } else {
     blas_gemm<float>(to_float_matrices<T>(a), to_float_matrices<T>(b), cf, alpha, beta);
   }
@@ -365,17 +434,22 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& out, Scalar alpha, Sca
   });
 }
 
-ReducedGemmPath choose_reduced_gemm_path(Dtype dtype, const CpuFeatures& features,
-                                         bool have_sbgemm) {
-  if (dtype == kBFloat16 && have_sbgemm && (features.avx512_bf16 || features.amx_bf16))
-    return ReducedGemmPath::kSbgemm;
+ReducedGemmPath choose_reduced_gemm_path(Dtype dtype, const CpuFeatures& cpu,
+                                         const CpuFeatures& level, Bf16GemmLibraries found) {
+  const bool bf16_dot_products = (cpu.avx512_bf16 || cpu.amx_bf16) && level.avx512f;
+  if (dtype != kBFloat16 || !bf16_dot_products) return ReducedGemmPath::kConvert;
+  if (found.onednn) return ReducedGemmPath::kOnednn;
+  if (found.sbgemm) return ReducedGemmPath::kSbgemm;
   return ReducedGemmPath::kConvert;
 }
 
 std::string reduced_gemm_path(Dtype dtype) {
   const std::string small = "; up to " + std::to_string(kSmallReducedMacs) +
                             " multiply-adds: widened while packed, no BLAS";
-  if (dtype == kBFloat16 && sbgemm()) return "sbgemm (OpenBLAS, avx512_bf16/amx_bf16)" + small;
+  if (dtype == kBFloat16 && bf16_gemm() == &onednn_bf16_gemm)
+    return "oneDNN dnnl_gemm_bf16bf16f32 (avx512_bf16/amx_bf16)" + small;
+  if (dtype == kBFloat16 && bf16_gemm() == &openblas_bf16_gemm)
+    return "sbgemm (OpenBLAS, avx512_bf16/amx_bf16)" + small;
   if (dtype == kBFloat16) return "convert to float32 (16-bit shift) + sgemm" + small;
   return std::string("convert to float32 (") + (cpu_features().f16c ? "F16C" : "scalar") +
          ") + sgemm" + small;

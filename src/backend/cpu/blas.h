@@ -1,6 +1,7 @@
 // The CPU matrix-product kernel behind every linalg op: OpenBLAS sgemm/dgemm (sgemv/dgemv for
-// matrix-vector shapes) for float32/float64, the float path with conversions for float16 and
-// bfloat16, and a plain loop for integer dtypes.
+// matrix-vector shapes) for float32/float64; for float16 and bfloat16 the float path with
+// conversions, or oneDNN's bfloat16 GEMM where the CPU has bfloat16 dot products; a plain loop
+// for integer dtypes.
 #pragma once
 
 #include <string>
@@ -19,10 +20,16 @@ namespace ember::cpu {
 void gemm(const Tensor& a, const Tensor& b, const Tensor& c, Scalar alpha, Scalar beta);
 
 /// How float16/bfloat16 products run (Note [Reduced-precision GEMM] in blas.cpp).
-enum class ReducedGemmPath { kSbgemm, kConvert };
-/// The path for `dtype` on a CPU with `features`, given whether cblas_sbgemm is loadable.
-ReducedGemmPath choose_reduced_gemm_path(Dtype dtype, const CpuFeatures& features,
-                                         bool have_sbgemm);
+enum class ReducedGemmPath { kOnednn, kSbgemm, kConvert };
+/// Which bfloat16 GEMM libraries this process can load.
+struct Bf16GemmLibraries {
+  bool onednn = false;  // libdnnl.so's dnnl_gemm_bf16bf16f32
+  bool sbgemm = false;  // the loaded OpenBLAS's cblas_sbgemm
+};
+/// The path for `dtype` on a CPU with `cpu`'s features, running the CPU level that needs
+/// `level`, given the libraries found.
+ReducedGemmPath choose_reduced_gemm_path(Dtype dtype, const CpuFeatures& cpu,
+                                         const CpuFeatures& level, Bf16GemmLibraries found);
 /// The path this process uses for `dtype`, in words (for logs and benchmarks).
 std::string reduced_gemm_path(Dtype dtype);
 

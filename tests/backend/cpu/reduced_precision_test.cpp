@@ -18,6 +18,7 @@
 
 #include "backend/cpu/blas.h"
 #include "backend/cpu/cpu_features.h"
+#include "backend/cpu/dispatch.h"
 #include "backend/cpu/half_convert.h"
 #include "test_support.h"
 
@@ -46,7 +47,9 @@ TEST_P(ReducedGemm, MatmulLayoutsAgainstFloat64) {
   const Dtype dt = GetParam();
   manual_seed(0);
   struct Case { int64_t m, k, n; };
-  for (Case c : {Case{1, 7, 5}, Case{7, 13, 1}, Case{7, 13, 5}, Case{64, 300, 33}, Case{96, 256, 48}}) {
+  // The last is above the multiply-adds where a library path runs threaded (kThreadedBf16Macs).
+  for (Case c : {Case{1, 7, 5}, Case{7, 13, 1}, Case{7, 13, 5}, Case{64, 300, 33},
+                 Case{96, 256, 48}, Case{192, 170, 130}}) {
     const std::string what = std::string(dtype_name(dt)) + " " + std::to_string(c.m) + "x" +
                              std::to_string(c.k) + "x" + std::to_string(c.n);
     const Tensor a = rounded_randn({c.m, c.k}, dt), b = rounded_randn({c.k, c.n}, dt);
@@ -290,17 +293,34 @@ TEST(HalfConvert, BulkMatchesScalar) {
   }
 }
 
-TEST(ReducedGemmPath, ChoiceFollowsCpuAndLibrary) {
+TEST(ReducedGemmPath, ChoiceFollowsCpuLevelAndLibraries) {
   using cpu::ReducedGemmPath;
-  cpu::CpuFeatures none, bf16;
+  cpu::CpuFeatures none, bf16, amx, avx512, avx2;
   bf16.avx512f = bf16.avx512_bf16 = true;
-  cpu::CpuFeatures amx;
-  amx.amx_bf16 = true;
-  EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, bf16, true), ReducedGemmPath::kSbgemm);
-  EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, amx, true), ReducedGemmPath::kSbgemm);
-  EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, bf16, false), ReducedGemmPath::kConvert);
-  EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, none, true), ReducedGemmPath::kConvert);
-  EXPECT_EQ(cpu::choose_reduced_gemm_path(kFloat16, bf16, true), ReducedGemmPath::kConvert);
+  amx.avx512f = amx.amx_bf16 = true;
+  avx512.avx512f = true;
+  avx2.avx2 = true;
+  const cpu::Bf16GemmLibraries both{.onednn = true, .sbgemm = true},
+      openblas{.onednn = false, .sbgemm = true}, neither{};
+  EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, bf16, avx512, both), ReducedGemmPath::kOnednn);
+  EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, amx, avx512, both), ReducedGemmPath::kOnednn);
+  EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, bf16, avx512, openblas),
+            ReducedGemmPath::kSbgemm);
+  EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, bf16, avx512, neither),
+            ReducedGemmPath::kConvert);
+  // Below the avx512 level (EMBER_CPU_CAPABILITY=avx2 on this CPU), no AVX-512 library code.
+  EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, bf16, avx2, both), ReducedGemmPath::kConvert);
+  // Without bfloat16 dot products the libraries emulate them: converting is faster.
+  EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, avx512, avx512, both),
+            ReducedGemmPath::kConvert);
+  EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, none, none, both), ReducedGemmPath::kConvert);
+  EXPECT_EQ(cpu::choose_reduced_gemm_path(kFloat16, bf16, avx512, both), ReducedGemmPath::kConvert);
+  // Where the CPU runs bfloat16 dot products at the level in use, the oneDNN path is the one
+  // taken: scripts/bootstrap.sh installs libdnnl2, and the library is found by its soname.
+  if (cpu::cpu_features().avx512_bf16 && cpu::cpu_level().needs.avx512f) {
+    EXPECT_EQ(cpu::reduced_gemm_path(kBFloat16).rfind("oneDNN", 0), 0u)
+        << cpu::reduced_gemm_path(kBFloat16);
+  }
   // What this machine runs, in the test log.
   RecordProperty("cpu_features", cpu::cpu_features_string());
   RecordProperty("bf16_gemm", cpu::reduced_gemm_path(kBFloat16));
