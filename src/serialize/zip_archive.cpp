@@ -224,11 +224,16 @@ uint64_t ZipReader::stored_offset(int64_t i, zip_stat_t& st) const {
   const zip_int64_t got = zip_fread(f, head, n);
   const uint64_t offset = source_->first_read;
   zip_fclose(f);
-  // Trust the offset only if those bytes are the mapping's at that offset and the whole entry
-  // lies inside the file; anything else takes libzip's reading path (which reports the error).
+  // Trust the offset only if those bytes are the file's at that offset and the whole entry lies
+  // inside the file; anything else takes libzip's reading path (which reports the error). Read
+  // again, not compared with the mapping: touching a record's first page would fault it in (on
+  // a shadow-paging VM an exit to the hypervisor per record: the mmap load of 25 records went
+  // 2.9 -> 0.5 ms on a Zen 5 guest, the copying load 9.4 -> 8.2 ms).
   const uint64_t file = size_;
+  char again[sizeof(head)];
   if (got != zip_int64_t(n) || offset == Source::kUnset || offset > file ||
-      st.size > file - offset || std::memcmp(map_->data() + base_ + offset, head, n) != 0)
+      st.size > file - offset || read_at(fd_, again, n, base_ + offset) != int64_t(n) ||
+      std::memcmp(again, head, n) != 0)
     return kNotStored;
   return offset;
 }
