@@ -1,5 +1,6 @@
 // Convolution and pooling forward (and conv backward) at the reference CNN's sizes, batch 128:
-// conv 1 -> 32 at 28x28 (the direct kernel), 32 -> 64 at 14x14 (the flat kernels), max_pool2d(2).
+// conv 1 -> 32 at 28x28 and 32 -> 64 at 14x14 (the flat kernels, Winograd where it wins),
+// max_pool2d(2).
 // Times are per call (real time). Compare with PyTorch side by side, interleaved, e.g. through
 // bench/compare.py (conv cases) or by alternating this program with the same calls in Python:
 //   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE build/bench/conv_bench --benchmark_repetitions=5

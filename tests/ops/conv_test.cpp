@@ -140,11 +140,14 @@ struct PathCase {
 
 // Shapes chosen to reach each kernel path (see Note [Convolution algorithms]).
 const std::vector<PathCase> kPaths = {
-    {"direct_cin1", {8, 1, 28, 28}, {32, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}},
-    {"direct_cin1_one_image", {1, 1, 30, 45}, {13, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}},
+    // Stride 1 with a short reduction goes to the flat kernels, stride 2 to the direct one.
+    {"flat_cin1", {8, 1, 28, 28}, {32, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}},
+    {"flat_cin1_one_image", {1, 1, 30, 45}, {13, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}},
+    {"direct_cin1_one_image", {1, 1, 30, 45}, {13, 1, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, 1}},
     {"direct_cin1_stride2_5x5", {3, 1, 33, 40}, {6, 1, 5, 5}, {{2, 2}, {2, 2}, {1, 1}, 1}},
     {"direct_stride3_dilated", {2, 1, 31, 50}, {5, 1, 3, 3}, {{2, 3}, {1, 2}, {2, 2}, 1}},
-    {"direct_depthwise", {4, 16, 20, 21}, {16, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 16}},
+    {"flat_depthwise", {4, 16, 20, 21}, {16, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 16}},
+    {"direct_depthwise", {4, 16, 20, 21}, {16, 1, 3, 3}, {{2, 1}, {1, 1}, {1, 1}, 16}},
     {"direct_depthwise_one_image", {1, 6, 17, 35}, {12, 1, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, 6}},
     {"direct_few_outputs", {2, 9, 12, 12}, {2, 9, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}},  // flat
     {"direct_few_outputs_strided", {2, 9, 12, 12}, {2, 9, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, 1}},

@@ -81,7 +81,7 @@ Results run(const Case& c, const Inputs& in) {
 }  // namespace
 
 // The thresholds in winograd_wins: the cases above must take the Winograd path both ways; the
-// reference CNN's first layer (1 -> 32) and its grad_input (32 -> 1) stay on the direct kernel,
+// reference CNN's first layer (1 -> 32) and its grad_input (32 -> 1) stay on the flat kernels,
 // and so do images of fewer than 16 tiles. The batch size never decides (bfloat16 chunks of
 // images depend on the thread count).
 TEST(ConvWinograd, CasesTakeTheWinogradPath) {

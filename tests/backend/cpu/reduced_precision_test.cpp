@@ -175,13 +175,13 @@ TEST_P(ReducedGemm, ConvAndGradientsAgainstFloat64) {
   const Dtype dt = GetParam();
   manual_seed(5);
   const std::vector<ConvCase> cases = {
-      {{3, 2, 9, 9}, {4, 2, 2, 2}, 1, 0, 1, 1, false},       // direct (K = 8)
-      {{2, 3, 9, 9}, {4, 3, 3, 3}, 1, 1, 1, 1, true},        // flat, channels-last input
-      {{2, 8, 11, 11}, {6, 8, 3, 3}, 2, 1, 1, 1, false},     // im2col + GEMM, stride 2
-      {{2, 8, 12, 12}, {6, 4, 3, 3}, 1, 2, 2, 2, false},     // dilation 2, 2 groups
-      {{4, 16, 7, 7}, {8, 16, 1, 1}, 1, 0, 1, 1, true},      // pointwise
-      {{2, 6, 10, 10}, {6, 1, 3, 3}, 2, 1, 1, 6, false},     // depthwise, stride 2
-      {{12, 4, 64, 64}, {8, 4, 3, 3}, 1, 1, 1, 1, false}};   // several chunks of images
+      {{3, 2, 9, 9}, {4, 2, 2, 2}, 2, 0, 1, 1, false},      // direct (K = 8, stride 2)
+      {{2, 3, 9, 9}, {4, 3, 3, 3}, 1, 1, 1, 1, true},       // flat, channels-last input
+      {{2, 8, 11, 11}, {6, 8, 3, 3}, 2, 1, 1, 1, false},    // im2col + GEMM, stride 2
+      {{2, 8, 12, 12}, {6, 4, 3, 3}, 1, 2, 2, 2, false},    // dilation 2, 2 groups
+      {{4, 16, 7, 7}, {8, 16, 1, 1}, 1, 0, 1, 1, true},     // pointwise
+      {{2, 6, 10, 10}, {6, 1, 3, 3}, 2, 1, 1, 6, false},    // depthwise, stride 2
+      {{12, 4, 64, 64}, {8, 4, 3, 3}, 1, 1, 1, 1, false}};  // several chunks of images
   for (const ConvCase& c : cases) {
     const std::string what = std::string(dtype_name(dt)) + " x" + ::testing::PrintToString(c.x) +
                              " w" + ::testing::PrintToString(c.w);
