@@ -4,10 +4,10 @@
 // 128-bit block may be replaced by a polynomial congruent to it mod P at the same distance from
 // the end. Folding multiplies a block by x^(distance) mod P (the constants below, bit-reflected
 // and shifted as in Intel's "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ") and
-// adds it into the block that far ahead; four lanes fold 64 bytes per step, sixteen (in
-// 256- or 512-bit registers) 256 bytes. What remains is one
-// 16-byte block with the same raw CRC as everything before it, which zlib finishes together with
-// the tail. The caller's running CRC enters as the inversion XORed into the first four bytes.
+// adds it into the block that far ahead; four lanes fold 64 bytes per step, sixteen (in 256- or
+// 512-bit registers) 256 bytes. What remains is one 16-byte block with the same raw CRC as
+// everything before it, which zlib finishes together with the tail. The caller's running CRC
+// enters as the inversion XORed into the first four bytes.
 #include "serialize/crc32.h"
 
 #include <zlib.h>
