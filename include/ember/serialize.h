@@ -50,7 +50,7 @@ struct LoadOptions {
   /// the file] in src/serialize/mapped_file.h. false: every storage is copied, as torch.load.
   /// The mapping is paid for at the first touch of each page: on a virtual machine that
   /// shadow-pages, a hypervisor exit per page (100 MiB read through a new mapping: about 45 ms,
-  /// copied: about 10), so a program that will read every tensor there loads faster with false.
+  /// copied: about 8), so a program that will read every tensor there loads faster with false.
   bool mmap = true;
 };
 
