@@ -88,13 +88,20 @@ void for_each_element(const Tensor& t, const char* op, F&& visit) {
 
 // ── uniform ────────────────────────────────────────────────────────────────
 
+// PyTorch's uniform_real_distribution<T> before it is scaled: [0, 1) with T's digits.
+template <class T>
+compute_t<T> uniform_unit(State& s) {
+  using A = compute_t<T>;
+  constexpr uint64_t kScale = uint64_t(1) << kDigits<T>;
+  const uint64_t bits = std::is_same_v<T, double> ? s.draw64() : s.draw32();
+  return A(bits & (kScale - 1)) * (A(1) / A(kScale));
+}
+
 // PyTorch's uniform_real_distribution<T>(from, to), in T's compute type.
 template <class T>
 compute_t<T> uniform_real(State& s, T from, T to) {
   using A = compute_t<T>;
-  constexpr uint64_t kScale = uint64_t(1) << kDigits<T>;
-  const uint64_t bits = std::is_same_v<T, double> ? s.draw64() : s.draw32();
-  const A x = A(bits & (kScale - 1)) * (A(1) / A(kScale));
+  const A x = uniform_unit<T>(s);
   // to - from rounds to T first: c10's Half/BFloat16 arithmetic returns the narrow type.
   const A range = A(convert<T>(A(to) - A(from)));
   return std::fma(x, range, A(from));
@@ -287,9 +294,10 @@ void random_entry(const char* op, const Tensor& t, uint64_t range, int64_t base,
 void bernoulli_entry(const char* op, const Tensor& t, double p, Generator* gen) {
   LockedState ls(gen);
   dispatch(t.dtype(), op, [&]<class T>() {
-    // bernoulli_distribution<double>: a 53-bit uniform below p.
+    // bernoulli_distribution<double>: a 53-bit uniform below p. (Its uniform_real(0, 1) is
+    // x * 1 + 0, exactly x: without the fma, which the baseline-compiled library calls in libm.)
     for_each_element<T>(t, op, [&](T& v) {
-      v = convert<T>(uniform_real<double>(ls.state, 0.0, 1.0) < p ? 1.0 : 0.0);
+      v = convert<T>(uniform_unit<double>(ls.state) < p ? 1.0 : 0.0);
     });
   });
 }
