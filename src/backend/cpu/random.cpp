@@ -296,9 +296,8 @@ void bernoulli_entry(const char* op, const Tensor& t, double p, Generator* gen) 
   dispatch(t.dtype(), op, [&]<class T>() {
     // bernoulli_distribution<double>: a 53-bit uniform below p. (Its uniform_real(0, 1) is
     // x * 1 + 0, exactly x: without the fma, which the baseline-compiled library calls in libm.)
-    for_each_element<T>(t, op, [&](T& v) {
-      v = convert<T>(uniform_unit<double>(ls.state) < p ? 1.0 : 0.0);
-    });
+    for_each_element<T>(
+        t, op, [&](T& v) { v = convert<T>(uniform_unit<double>(ls.state) < p ? 1.0 : 0.0); });
   });
 }
 
