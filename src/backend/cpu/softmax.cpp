@@ -1,10 +1,12 @@
 // CPU kernels of softmax and log_softmax (src/ops/softmax.cpp): numerically stable (shifted by
-// the max), SIMD through SLEEF exp. A contiguous line (inner == 1) is the hot case; otherwise
-// each (D, inner) block is walked down its columns, SIMD across them.
+// the max), SIMD through exp_fast (exp_float.h's inline exp for float, within 1 ulp and the same
+// bits at every CPU level; SLEEF for double). A contiguous line (inner == 1) is the hot case;
+// otherwise each (D, inner) block is walked down its columns, SIMD across them.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "backend/cpu/exp_float.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/lines.h"
 #include "backend/cpu/vec.h"
@@ -20,9 +22,15 @@ void softmax_row(const T* x, T* y, int64_t D) {
   int64_t i = 0;
   T mx = -std::numeric_limits<T>::infinity();
   if (D >= W) {
-    Vec<T> vm = Vec<T>::load(x);
-    for (i = W; i + W <= D; i += W) vm = vmax(vm, Vec<T>::load(x + i));
-    for (int k = 0; k < W; ++k) mx = vmax(mx, vm[k]);
+    // Four running maxima: vmax's NaN checks make a single chain of them latency-bound. (Each
+    // starts from the first vector: max is idempotent.)
+    Vec<T> vm[4];
+    for (Vec<T>& m : vm) m = Vec<T>::load(x);
+    for (i = W; i + 4 * W <= D; i += 4 * W)
+      for (int k = 0; k < 4; ++k) vm[k] = vmax(vm[k], Vec<T>::load(x + i + k * W));
+    for (; i + W <= D; i += W) vm[0] = vmax(vm[0], Vec<T>::load(x + i));
+    const Vec<T> v = vmax(vmax(vm[0], vm[1]), vmax(vm[2], vm[3]));
+    for (int k = 0; k < W; ++k) mx = vmax(mx, v[k]);
   }
   for (; i < D; ++i) mx = vmax(mx, x[i]);
   // An all -inf row (fully masked) yields NaN like PyTorch; a +inf max also gives NaN.
@@ -31,7 +39,7 @@ void softmax_row(const T* x, T* y, int64_t D) {
   i = 0;
   Vec<T> vs(T(0));
   for (; i + W <= D; i += W) {
-    const Vec<T> e = exp(Vec<T>::load(x + i) - Vec<T>(shift));
+    const Vec<T> e = exp_fast(Vec<T>::load(x + i) - Vec<T>(shift));
     if constexpr (!Log) e.store(y + i);
     vs = vs + e;
   }
@@ -77,7 +85,7 @@ void softmax_columns(const T* x, T* y, int64_t D, int64_t inner) {
       T* out = y + d * inner + j0;
       int64_t j = 0;
       for (; j < wv; j += W) {
-        const Vec<T> e = exp(Vec<T>::load(row + j) - Vec<T>::load(mx + j));
+        const Vec<T> e = exp_fast(Vec<T>::load(row + j) - Vec<T>::load(mx + j));
         if constexpr (!Log) e.store(out + j);
         (Vec<T>::load(sum + j) + e).store(sum + j);
       }
