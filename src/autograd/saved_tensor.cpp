@@ -8,26 +8,29 @@
 
 namespace ember::autograd {
 
-namespace {
-struct HookPair {
+// A saved_tensors_hooks region's pair. Not in an anonymous namespace: SavedTensor::Hooked, a
+// member of a class with linkage, holds one.
+struct SavedTensorHookPair {
   graph::PackHook pack;
   graph::UnpackHook unpack;
 };
+
+namespace {
 // The calling thread's saved_tensors_hooks regions, innermost last.
-thread_local std::vector<std::shared_ptr<const HookPair>> hook_stack;
+thread_local std::vector<std::shared_ptr<const SavedTensorHookPair>> hook_stack;
 }  // namespace
 
 namespace graph {
 saved_tensors_hooks::saved_tensors_hooks(PackHook pack, UnpackHook unpack) {
   EMBER_CHECK(pack && unpack, "saved_tensors_hooks", "both a pack and an unpack hook are needed");
-  hook_stack.push_back(
-      std::make_shared<const HookPair>(HookPair{std::move(pack), std::move(unpack)}));
+  hook_stack.push_back(std::make_shared<const SavedTensorHookPair>(
+      SavedTensorHookPair{std::move(pack), std::move(unpack)}));
 }
 saved_tensors_hooks::~saved_tensors_hooks() { hook_stack.pop_back(); }
 }  // namespace graph
 
 struct SavedTensor::Hooked {
-  std::shared_ptr<const HookPair> hooks;
+  std::shared_ptr<const SavedTensorHookPair> hooks;
   std::any packed;
 };
 

@@ -100,7 +100,7 @@ std::string memory_summary_table(const DeviceStats& stats, int device, bool abbr
                 static_cast<long long>(stats.num_alloc_retries));
   lines.push_back(buf);
   lines.push_back(rule);
-  lines.push_back("        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  ");
+  lines.emplace_back("        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  ");
   for (const PooledStat& p : kPooledStats) {
     lines.push_back(thin);
     const StatArray& a = stats.*p.member;

@@ -2,6 +2,7 @@
 #include "ember/error.h"
 
 #include <cstring>
+#include <sstream>
 
 #include "core/backtrace.h"
 
@@ -19,6 +20,18 @@ Error::Error(const std::string& message)
     : std::runtime_error(with_stack(message)), message_size_(message.size()) {}
 
 namespace detail {
+
+void write_c_string(std::ostream& os, const void* value) { os << static_cast<const char*>(value); }
+
+std::string cat_message(const MessagePart* parts, size_t count) {
+  std::ostringstream os;
+  for (size_t i = 0; i < count; ++i) parts[i].write(os, parts[i].value);
+  return os.str();
+}
+
+void throw_error(const char* op, const MessagePart* parts, size_t count) {
+  throw_error(op, cat_message(parts, count));
+}
 
 void throw_error(const char* op, const std::string& message) {
   std::string text;

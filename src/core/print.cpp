@@ -137,14 +137,26 @@ struct Layout {
       const int64_t per_line =
           std::max<int64_t>(1, (kLineWidth - indent) / int64_t(cells.width + 2));
       for (size_t k = 0; k < idx.size(); ++k) {
-        if (k > 0) out += k % per_line == 0 ? ",\n" + std::string(indent + 1, ' ') : ", ";
-        out += idx[k] == kEllipsis ? " ..." : cells.text[next++];
+        if (k > 0 && k % per_line == 0) {
+          out += ",\n";
+          out.append(indent + 1, ' ');
+        } else if (k > 0) {
+          out += ", ";
+        }
+        if (idx[k] == kEllipsis)
+          out += " ...";
+        else
+          out += cells.text[next++];
       }
     } else {
-      const std::string sep = "," + std::string(dims_left - 1, '\n') + std::string(indent + 1, ' ');
+      std::string sep = ",";
+      sep.append(dims_left - 1, '\n').append(indent + 1, ' ');
       for (size_t k = 0; k < idx.size(); ++k) {
         if (k > 0) out += sep;
-        out += idx[k] == kEllipsis ? "..." : block(d + 1, indent + 1);
+        if (idx[k] == kEllipsis)
+          out += "...";
+        else
+          out += block(d + 1, indent + 1);
       }
     }
     return out + "]";
@@ -213,7 +225,7 @@ std::string repr(const Tensor& t) {
   }
   // Once autograd records graph nodes: a tensor with a grad_fn shows "grad_fn=<MulBackward0>"
   // here instead of requires_grad=True (PyTorch shows one or the other, grad_fn first).
-  if (t.requires_grad()) suffixes.push_back("requires_grad=True");
+  if (t.requires_grad()) suffixes.emplace_back("requires_grad=True");
   return add_suffixes(prefix + body, suffixes, indent);
 }
 

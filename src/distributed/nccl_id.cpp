@@ -19,14 +19,16 @@ std::string exchange_nccl_unique_id(Store& store, int rank, uint64_t comm_index,
     store.set(key, id);
     return id;
   }
-  std::string id;
-  try {
-    id = store.get(key);
-  } catch (const std::exception& e) {
-    fail("nccl", "rank ", rank, " is setting up an NCCL communicator and retrieving ncclUniqueId "
-         "from rank 0 via the store by key '", key, "', but store.get('", key, "') got error: ",
-         e.what());
-  }
+  std::string id = [&] {
+    try {
+      return store.get(key);
+    } catch (const std::exception& e) {
+      fail("nccl", "rank ", rank,
+           " is setting up an NCCL communicator and retrieving ncclUniqueId "
+           "from rank 0 via the store by key '",
+           key, "', but store.get('", key, "') got error: ", e.what());
+    }
+  }();
   EMBER_CHECK(id.size() == kNcclUniqueIdBytes, "nccl", "rank ", rank,
               ": invalid size for ncclUniqueId under key '", key, "': expected ",
               kNcclUniqueIdBytes, " bytes, got ", id.size());

@@ -13,13 +13,13 @@ namespace ember {
 namespace {
 
 constexpr int kNumLabels = 52;  // A-Z then a-z: the order of an implicit output
-constexpr int kEllipsis = -1;   // stands for "..." in a list of labels
+constexpr int kEllipsisLabel = -1;  // stands for "..." in a list of labels
 
 bool is_label(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
 int label_of(char c) { return c <= 'Z' ? c - 'A' : c - 'a' + 26; }
 char char_of(int label) { return label < 26 ? char('A' + label) : char('a' + label - 26); }
 
-// One side's subscripts: labels in order, kEllipsis where "..." stands.
+// One side's subscripts: labels in order, kEllipsisLabel where "..." stands.
 struct Term {
   std::vector<int> labels;
   bool has_ellipsis = false;
@@ -47,7 +47,7 @@ std::vector<Term> parse_terms(std::string_view eq, size_t begin, size_t end, boo
         EMBER_CHECK(i + 2 < end && eq[i + 1] == '.' && eq[i + 2] == '.', "einsum",
                     "einsum(): found '.' for output that is not part of any ellipsis");
       }
-      term.labels.push_back(kEllipsis);
+      term.labels.push_back(kEllipsisLabel);
       term.has_ellipsis = true;
       i += 2;
     } else {
@@ -149,7 +149,7 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& tensors) {
                   " and no ellipsis was given");
     }
     for (int l : term.labels)
-      if (l != kEllipsis) ++counts[size_t(l)];
+      if (l != kEllipsisLabel) ++counts[size_t(l)];
   }
 
   // Output labels: explicit after "->", else the ellipsis then labels seen once, in order.
@@ -158,7 +158,7 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& tensors) {
     const std::vector<Term> out = parse_terms(equation, arrow + 2, equation.size(), false);
     std::array<bool, kNumLabels> seen{};
     for (int l : out[0].labels) {
-      if (l != kEllipsis) {
+      if (l != kEllipsisLabel) {
         EMBER_CHECK(counts[size_t(l)] > 0, "einsum", "einsum(): output subscript ", char_of(l),
                     " does not appear in the equation for any input operand");
         EMBER_CHECK(!seen[size_t(l)], "einsum", "einsum(): output subscript ", char_of(l),
@@ -168,7 +168,7 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& tensors) {
       out_labels.push_back(l);
     }
   } else {
-    out_labels.push_back(kEllipsis);
+    out_labels.push_back(kEllipsisLabel);
     for (int l = 0; l < kNumLabels; ++l)
       if (counts[size_t(l)] == 1) out_labels.push_back(l);
   }
@@ -179,7 +179,7 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& tensors) {
   label_dim.fill(-1);
   int64_t ell_start = -1, total = 0;
   for (int l : out_labels) {
-    if (l == kEllipsis) {
+    if (l == kEllipsisLabel) {
       ell_start = total;
       total += ell_max;
     } else {
@@ -193,7 +193,7 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& tensors) {
     ell_start = total;
     total += ell_max;
   }
-  std::vector<int> global_label(size_t(total), kEllipsis);
+  std::vector<int> global_label(size_t(total), kEllipsisLabel);
   for (int l = 0; l < kNumLabels; ++l)
     if (label_dim[size_t(l)] >= 0) global_label[size_t(label_dim[size_t(l)])] = l;
 
@@ -205,7 +205,7 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& tensors) {
     Tensor t = tensors[i];
     std::vector<int64_t> dim_global;  // global dim of each of t's dims
     for (int l : terms[i].labels) {
-      if (l != kEllipsis) {
+      if (l != kEllipsisLabel) {
         dim_global.push_back(label_dim[size_t(l)]);
         continue;
       }
