@@ -4,6 +4,7 @@
 // with exact self times and memory attributed to the ranges that were open.
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 #include "ember/error.h"
 #include "profiler/recorder.h"

@@ -18,6 +18,7 @@
 #include <ember/nn/functional/layers.h>
 #include <ember/optim/adam.h>
 #include <ember/reduce.h>
+#include <ember/shape.h>
 
 #include <functional>
 #include <string>
