@@ -31,7 +31,7 @@ namespace detail {
 // different argument lists. It passes each argument as a MessagePart (its address and the one
 // function that streams its type), and throw_error builds the message in error.cpp; so a check
 // costs a few stores on its failure path, not an inlined std::ostringstream per argument list
-// (they were 4% of the library's machine code and of its compile time).
+// (they were 4% of the library's machine code).
 struct MessagePart {
   const void* value;
   void (*write)(std::ostream& os, const void* value);
