@@ -137,11 +137,12 @@ struct Layout {
       const int64_t per_line =
           std::max<int64_t>(1, (kLineWidth - indent) / int64_t(cells.width + 2));
       for (size_t k = 0; k < idx.size(); ++k) {
-        if (k > 0 && k % per_line == 0) {
-          out += ",\n";
-          out.append(indent + 1, ' ');
-        } else if (k > 0) {
-          out += ", ";
+        if (k > 0) {
+          out += ',';
+          if (k % per_line == 0)
+            out.append(1, '\n').append(indent + 1, ' ');
+          else
+            out += ' ';
         }
         if (idx[k] == kEllipsis)
           out += " ...";

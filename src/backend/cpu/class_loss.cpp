@@ -3,7 +3,6 @@
 // positions (Note [Fused cross entropy]).
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/parallel.h"
@@ -31,16 +30,10 @@ constexpr int64_t kBlock = 256;
 template <class T>
 T row_lse(const T* x, int64_t C) {
   constexpr int W = Vec<T>::size;
-  T mx = -std::numeric_limits<T>::infinity();
-  int64_t i = 0;
-  if (C >= W) {
-    Vec<T> vm = Vec<T>::load(x);
-    for (i = W; i + W <= C; i += W) vm = vmax(vm, Vec<T>::load(x + i));
-    for (int k = 0; k < W; ++k) mx = vmax(mx, vm[k]);
-  }
-  for (; i < C; ++i) mx = vmax(mx, x[i]);
+  const T mx = row_max(x, C);
   Vec<T> vs(T(0));
-  for (i = 0; i + W <= C; i += W) vs = vs + exp(Vec<T>::load(x + i) - Vec<T>(mx));
+  int64_t i = 0;
+  for (; i + W <= C; i += W) vs = vs + exp(Vec<T>::load(x + i) - Vec<T>(mx));
   T s = hsum(vs);
   for (; i < C; ++i) s += std::exp(x[i] - mx);
   return mx + std::log(s);

@@ -19,31 +19,16 @@ namespace {
 template <class T, bool Log>
 void softmax_row(const T* x, T* y, int64_t D) {
   constexpr int W = Vec<T>::size;
-  int64_t i = 0;
-  T mx = -std::numeric_limits<T>::infinity();
-  if (D >= W) {
-    // Four running maxima: vmax's NaN checks make a single chain of them latency-bound. (Each
-    // starts from the first vector: max is idempotent.)
-    Vec<T> vm[4];
-    for (Vec<T>& m : vm) m = Vec<T>::load(x);
-    for (i = W; i + 4 * W <= D; i += 4 * W)
-      for (int k = 0; k < 4; ++k) vm[k] = vmax(vm[k], Vec<T>::load(x + i + k * W));
-    for (; i + W <= D; i += W) vm[0] = vmax(vm[0], Vec<T>::load(x + i));
-    const Vec<T> v = vmax(vmax(vm[0], vm[1]), vmax(vm[2], vm[3]));
-    for (int k = 0; k < W; ++k) mx = vmax(mx, v[k]);
-  }
-  for (; i < D; ++i) mx = vmax(mx, x[i]);
   // An all -inf row (fully masked) yields NaN like PyTorch; a +inf max also gives NaN.
-  const T shift = mx;
-  T sum = 0;
-  i = 0;
+  const T shift = row_max(x, D);
+  int64_t i = 0;
   Vec<T> vs(T(0));
   for (; i + W <= D; i += W) {
     const Vec<T> e = exp_fast(Vec<T>::load(x + i) - Vec<T>(shift));
     if constexpr (!Log) e.store(y + i);
     vs = vs + e;
   }
-  for (int k = 0; k < W; ++k) sum += vs[k];
+  T sum = hsum(vs);
   for (; i < D; ++i) {
     const T e = std::exp(x[i] - shift);
     if constexpr (!Log) y[i] = e;

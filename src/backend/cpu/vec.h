@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "backend/cpu/level.h"
@@ -115,6 +116,27 @@ inline T hsum(Vec<T> v) {
   T s = 0;
   for (int k = 0; k < Vec<T>::size; ++k) s += v[k];
   return s;
+}
+
+// The max of x[0, n), NaN if any element is NaN (as vmax), -inf for n == 0. Four running maxima
+// over whole vectors: vmax's NaN checks make a single chain of them latency-bound. (Each starts
+// from the first vector: max is idempotent.)
+template <class T>
+inline T row_max(const T* x, int64_t n) {
+  constexpr int W = Vec<T>::size;
+  T mx = -std::numeric_limits<T>::infinity();
+  int64_t i = 0;
+  if (n >= W) {
+    Vec<T> vm[4];
+    for (Vec<T>& m : vm) m = Vec<T>::load(x);
+    for (i = W; i + 4 * W <= n; i += 4 * W)
+      for (int k = 0; k < 4; ++k) vm[k] = vmax(vm[k], Vec<T>::load(x + i + k * W));
+    for (; i + W <= n; i += W) vm[0] = vmax(vm[0], Vec<T>::load(x + i));
+    const Vec<T> v = vmax(vmax(vm[0], vm[1]), vmax(vm[2], vm[3]));
+    for (int k = 0; k < W; ++k) mx = vmax(mx, v[k]);
+  }
+  for (; i < n; ++i) mx = vmax(mx, x[i]);
+  return mx;
 }
 
 // ── math: SLEEF for vectors, libm for scalars ─────────────────────────────
