@@ -354,6 +354,51 @@ void expect_no_worse(const char* name, const Tensor& x, const json& rec) {
                             << ", exact " << ref;
 }
 
+// Note [Narrow integers through int64] (backend/cpu/reduce.h): bool, uint8, int8, int16 and int32
+// sums and products are widened to int64 in blocks of 4096 and reduced by the int64 code. Runs
+// and rows of 5003 cross a block's end; the references are plain int64 loops here, wrapping as
+// the kernels must (products overflow 2^64; a sum into its own narrow dtype wraps there).
+TEST(NarrowIntegers, SumsAndProductsAsInt64) {
+  const int64_t rows = 3, cols = 5003;
+  std::vector<int64_t> values(size_t(rows * cols));
+  uint64_t state = 12345;
+  for (int64_t& v : values) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    v = int64_t(state >> 33);
+  }
+  for (const Dtype dtype : {kBool, kUInt8, kInt8, kInt16, kInt32}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    const Tensor x = from_vector(values, std::vector<int64_t>{rows, cols}).to(dtype);
+    const std::vector<int64_t> v = x.to(kInt64).tolist<int64_t>();  // the narrow values
+    const auto at = [&](int64_t r, int64_t c) { return v[size_t(r * cols + c)]; };
+    int64_t total = 0;
+    std::vector<int64_t> row_sums(rows, 0), col_sums(cols, 0);
+    std::vector<uint64_t> row_prods(rows, 1);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        total += at(r, c);
+        row_sums[size_t(r)] += at(r, c);
+        col_sums[size_t(c)] += at(r, c);
+        row_prods[size_t(r)] *= uint64_t(at(r, c) | 1);  // odd factors: no zero product
+      }
+    EXPECT_EQ(x.sum().item<int64_t>(), total);
+    EXPECT_EQ(x.sum(1).tolist<int64_t>(), row_sums);      // each output one run
+    EXPECT_EQ(x.sum(0).tolist<int64_t>(), col_sums);      // rows of 5003 outputs
+    EXPECT_EQ(x.t().sum(1).tolist<int64_t>(), col_sums);  // the same, from a transposed view
+    std::vector<int64_t> odd_values = values;
+    for (int64_t& o : odd_values) o |= 1;
+    const Tensor odd = from_vector(odd_values, std::vector<int64_t>{rows, cols}).to(dtype);
+    if (dtype != kBool) {
+      std::vector<int64_t> want(rows);
+      for (int64_t r = 0; r < rows; ++r) want[size_t(r)] = int64_t(row_prods[size_t(r)]);
+      EXPECT_EQ(odd.prod(1).tolist<int64_t>(), want);
+      // into the input's own dtype: the int64 sum, wrapped to it
+      EXPECT_EQ(x.sum(1, false, dtype).to(kInt64).tolist<int64_t>(),
+                from_vector(row_sums).to(dtype).to(kInt64).tolist<int64_t>());
+    }
+  }
+}
+
 TEST(Accuracy, LongFloatSumsNoWorseThanPyTorch) {
   const json& acc = golden()["accuracy"];
   ASSERT_TRUE(acc.is_object());

@@ -70,7 +70,7 @@ bool is_dtype_name(const std::string& name) {
   return false;
 }
 
-class MetadataUnpickler : private serialize::PickleInput {
+class MetadataUnpickler final : private serialize::PickleInput {
  public:
   MetadataUnpickler(std::string_view data, const std::string& what)
       : PickleInput(data), what_(what) {}
