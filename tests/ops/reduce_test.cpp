@@ -354,10 +354,10 @@ void expect_no_worse(const char* name, const Tensor& x, const json& rec) {
                             << ", exact " << ref;
 }
 
-// Note [Narrow integers through int64] (backend/cpu/reduce.h): bool, uint8, int8, int16 and int32
-// sums and products are widened to int64 in blocks of 4096 and reduced by the int64 code. Runs
-// and rows of 5003 cross a block's end; the references are plain int64 loops here, wrapping as
-// the kernels must (products overflow 2^64; a sum into its own narrow dtype wraps there).
+// bool, uint8, int8, int16 and int32 sums and products accumulate in int64 (as PyTorch's do),
+// over each layout: runs of 5003 (two leaves of the pairwise tree), rows of 5003 outputs, a
+// transposed view. The references are plain int64 loops here, wrapping as the kernels must
+// (products overflow 2^64; a sum into its own narrow dtype wraps there).
 TEST(NarrowIntegers, SumsAndProductsAsInt64) {
   const int64_t rows = 3, cols = 5003;
   std::vector<int64_t> values(size_t(rows * cols));

@@ -19,7 +19,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -55,35 +54,10 @@ Acc tree_reduce(int64_t begin, int64_t n, int64_t leaf, int64_t align, const Lea
 //   lift<Acc>(x):   one input element as an accumulator (instead of pre(convert<Acc>(x)))
 //   leaf(p, n):     its own kernel for a leaf of a contiguous run
 //   rows(out, x, K, J, row_stride): its own column reduction
-template <class R, class Acc, class In>
-concept OwnLift = requires(const R& r, In x) {
-  r.template lift<Acc>(x);
-};
-
 template <class Acc, class R, class In>
 inline Acc lift(const R& r, In x) {
-  if constexpr (OwnLift<R, Acc, In>)
-    return r.template lift<Acc>(x);
+  if constexpr (requires { r.template lift<Acc>(x); }) return r.template lift<Acc>(x);
   else return r.pre(convert<Acc>(x));
-}
-
-// Note [Narrow integers through int64]: integer sums and products accumulate in int64 (as
-// PyTorch's do), and a bool, int8, uint8, int16 or int32 input is first widened to int64 a block
-// at a time, then reduced by the int64 input's own code: one copy of each reducer's integer loops
-// instead of one per input dtype. Integer addition and multiplication wrap modulo 2^64 whatever the
-// order, so the results are the same bits as accumulating the narrow values directly.
-template <class Acc, class In, class R>
-concept WidenedInput =
-    std::same_as<Acc, int64_t> && std::integral<In> && !std::same_as<In, int64_t> &&
-    !OwnLift<R, Acc, In>;
-
-/// Elements widened at a time (32 KiB of int64).
-inline constexpr int64_t kWidenBlock = 4096;
-
-/// out[i] = int64(p[i]) for i < n: once per input dtype, for every reducer.
-template <class In>
-[[gnu::noinline]] void widen_to_int64(const In* p, int64_t n, int64_t* out) {
-  for (int64_t i = 0; i < n; ++i) out[i] = int64_t(p[i]);
 }
 
 // ── contiguous runs ─────────────────────────────────────────────────────
@@ -104,7 +78,8 @@ inline constexpr int kLeafSlotBytes = 256;
 /// shorter than S use eight slots the same way (rows of a few dozen elements stay vectorised),
 /// runs under 8 add in order.
 template <class Acc, class In, class R>
-Acc reduce_leaf_direct(const In* p, int64_t n, const R& r) {
+Acc reduce_leaf(const In* p, int64_t n, const R& r) {
+  if constexpr (requires { r.leaf(p, n); }) return r.leaf(p, n);
   if constexpr (simd_type_v<Acc> && std::is_same_v<In, Acc>) {
     constexpr int W = Vec<Acc>::size;
     constexpr int S = kLeafSlotBytes / int(sizeof(Acc)), A = S / W;
@@ -147,26 +122,6 @@ Acc reduce_leaf_direct(const In* p, int64_t n, const R& r) {
   return acc;
 }
 
-/// reduce_leaf_direct, or the reducer's own leaf, or through int64 (Note [Narrow integers
-/// through int64]).
-template <class Acc, class In, class R>
-Acc reduce_leaf(const In* p, int64_t n, const R& r) {
-  if constexpr (requires { r.leaf(p, n); }) {
-    return r.leaf(p, n);
-  } else if constexpr (WidenedInput<Acc, In, R>) {
-    Acc acc = r.template init<Acc>();
-    int64_t wide[kWidenBlock];
-    for (int64_t i = 0; i < n; i += kWidenBlock) {
-      const int64_t m = std::min(kWidenBlock, n - i);
-      widen_to_int64(p + i, m, wide);
-      acc = r.combine(acc, reduce_leaf_direct<Acc>(static_cast<const int64_t*>(wide), m, r));
-    }
-    return acc;
-  } else {
-    return reduce_leaf_direct<Acc>(p, n, r);
-  }
-}
-
 /// Reduces n contiguous values: pairwise above kRunLeaf elements (error grows with log n).
 template <class Acc, class In, class R>
 Acc reduce_run(const In* p, int64_t n, const R& r) {
@@ -179,22 +134,13 @@ Acc reduce_run(const In* p, int64_t n, const R& r) {
 /// acc[j] = combine(acc[j], pre(row[j])) for j < J.
 template <class Acc, class In, class R>
 void accumulate_row(Acc* acc, const In* row, int64_t J, const R& r) {
-  if constexpr (WidenedInput<Acc, In, R>) {  // Note [Narrow integers through int64]
-    int64_t wide[kWidenBlock];
-    for (int64_t j = 0; j < J; j += kWidenBlock) {
-      const int64_t m = std::min(kWidenBlock, J - j);
-      widen_to_int64(row + j, m, wide);
-      accumulate_row(acc + j, static_cast<const int64_t*>(wide), m, r);
-    }
-  } else {
-    int64_t j = 0;
-    if constexpr (simd_type_v<Acc> && std::is_same_v<In, Acc>) {
-      constexpr int W = Vec<Acc>::size;
-      for (; j + W <= J; j += W)
-        r.combine(Vec<Acc>::load(acc + j), r.pre(Vec<Acc>::load(row + j))).store(acc + j);
-    }
-    for (; j < J; ++j) acc[j] = r.combine(acc[j], lift<Acc>(r, row[j]));
+  int64_t j = 0;
+  if constexpr (simd_type_v<Acc> && std::is_same_v<In, Acc>) {
+    constexpr int W = Vec<Acc>::size;
+    for (; j + W <= J; j += W)
+      r.combine(Vec<Acc>::load(acc + j), r.pre(Vec<Acc>::load(row + j))).store(acc + j);
   }
+  for (; j < J; ++j) acc[j] = r.combine(acc[j], lift<Acc>(r, row[j]));
 }
 
 /// a[j] = combine(a[j], b[j]) for j < J.
