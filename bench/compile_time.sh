@@ -14,18 +14,24 @@
 # first commit's, and the largest objects of each commit's last build.
 set -euo pipefail
 
+usage() {  # the comment above, without its '#'
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+}
+
 rounds=1
 jobs=2
 commits=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --rounds) rounds=$2; shift 2 ;;
-    --jobs) jobs=$2; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --rounds) rounds=${2:-}; shift $(($# > 1 ? 2 : 1)) ;;
+    --jobs) jobs=${2:-}; shift $(($# > 1 ? 2 : 1)) ;;
+    -h|--help) usage; exit 0 ;;
     *) commits+=("$1"); shift ;;
   esac
 done
-[ ${#commits[@]} -gt 0 ] || { echo "usage: $0 [--rounds N] [--jobs J] COMMIT [COMMIT...]" >&2; exit 2; }
+[ ${#commits[@]} -gt 0 ] || { usage >&2; exit 2; }
+[[ $rounds =~ ^[1-9][0-9]*$ && $jobs =~ ^[1-9][0-9]*$ ]] ||
+  { echo "compile_time.sh: --rounds and --jobs take a positive count" >&2; exit 2; }
 
 repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 work=$(mktemp -d /tmp/ember-compile-time.XXXXXX)
@@ -44,9 +50,7 @@ exec /usr/bin/time -f "%U %S $out" -a -o "$COMPILE_TIME_LOG" "$@"
 EOF
 chmod +x "$work/launcher.sh"
 
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores;" \
-     "$(grep -m1 '^flags' /proc/cpuinfo | grep -o -w -E 'avx2|fma|avx512[a-z0-9_]*|amx[a-z0-9_]*' |
-        sort -u | tr '\n' ' ')"
+"$(dirname "$0")/cpu_info.sh"
 echo "compiler: $(c++ --version | head -1); -j$jobs"
 
 for i in "${!commits[@]}"; do

@@ -14,7 +14,7 @@ rounds=${2:-2}
 steps=${3:-30}
 here=$(cd "$(dirname "$0")" && pwd)
 unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
-lscpu | grep -E "Model name|^CPU\(s\)|Flags" | cut -c1-200
+"$here/cpu_info.sh"
 uptime
 for round in $(seq "$rounds"); do
   echo "round $round"

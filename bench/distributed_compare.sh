@@ -8,7 +8,7 @@ set -euo pipefail
 build=${1:?usage: distributed_compare.sh BUILD_DIR [ROUNDS]}
 rounds=${2:-3}
 here=$(cd "$(dirname "$0")" && pwd)
-lscpu | grep -E "Model name|^CPU\(s\)|Flags" | cut -c1-200
+"$here/cpu_info.sh"
 uptime
 ember_run() {  # two ranks through env://, rank 0 hosting the store
   local port=$((29600 + RANDOM % 1000)) pids=()
