@@ -22,11 +22,15 @@ packages=(
   iproute2                 # ip netns: the two-host launcher test (tests/launcher/two_nodes.sh)
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist    # the main job's default data
+  python3-dev pybind11-dev # the Python package (python/), for Debian's /usr/bin/python3
+  libdlpack-dev            # the Python package's __dlpack__/from_dlpack (the ABI PyTorch 1.13 speaks)
+  python3-numpy            # the Python package's .numpy()/from_numpy, and its tests
+  python3-pytest           # the Python package's tests
 )
 for arg in "$@"; do
   case "$arg" in
-    --golden) packages+=(python3-torch python3-numpy) ;;
-    --bench) packages+=(python3-torch python3-numpy libtorch-dev libopenblas0-openmp hyperfine) ;;
+    --golden) packages+=(python3-torch) ;;
+    --bench) packages+=(python3-torch libtorch-dev libopenblas0-openmp hyperfine) ;;
     --render) packages+=(chromium fonts-dejavu-core) ;;
     *) echo "bootstrap.sh: unknown option '$arg' (expected --golden, --bench or --render)" >&2; exit 2 ;;
   esac

@@ -1,0 +1,3 @@
+"""torch.utils: hooks' handles and DLPack."""
+from . import hooks  # noqa: F401
+from . import dlpack  # noqa: F401

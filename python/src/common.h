@@ -1,0 +1,140 @@
+// What every binding file of the Python package shares: the Tensor type caster (a Python Tensor
+// is the pybind11 object of a TensorImpl, so one C++ tensor has one Python object while it is
+// alive: `x.grad is x.grad`), and conversions of Python arguments (numbers, dtypes, devices,
+// sizes, dims) with PyTorch's rules and errors.
+#pragma once
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ember/ember.h"
+
+PYBIND11_DECLARE_HOLDER_TYPE(T, ember::intrusive_ptr<T>, true)
+
+namespace ember::python {
+namespace py = pybind11;
+
+/// The ember.Tensor type object (set once the class is bound).
+PyTypeObject* tensor_type();
+inline bool is_tensor(py::handle h) { return PyObject_TypeCheck(h.ptr(), tensor_type()); }
+/// The Tensor of a Python object already known to be an ember.Tensor.
+Tensor unwrap(py::handle h);
+/// The Python object for a Tensor (the existing one when it has one); None when undefined.
+py::object wrap(Tensor t);
+
+// ── arguments ────────────────────────────────────────────────────────────────
+/// A Python bool, int or float (or a one-element tensor, or a NumPy scalar) as a Scalar.
+/// `op` and `arg` name the call in the TypeError.
+Scalar to_scalar(py::handle h, const char* op, const char* arg);
+bool is_scalar(py::handle h);
+/// An int (or an object with __index__), refusing bools and floats as PyTorch does.
+int64_t to_int(py::handle h, const char* op, const char* arg);
+/// Sizes given as *args (zeros(2, 3)) or as one sequence (zeros((2, 3)), zeros([2, 3])).
+std::vector<int64_t> to_sizes(py::args args, const char* op);
+/// One sequence of ints (a tuple, list, Size or 1-d integer tensor).
+std::vector<int64_t> to_int_list(py::handle h, const char* op, const char* arg);
+/// dim=None | int | sequence of ints.
+std::optional<std::vector<int64_t>> to_dims(py::handle h, const char* op);
+Dtype to_dtype(py::handle h, const char* op);
+std::optional<Dtype> to_optional_dtype(py::handle h, const char* op);
+Device to_device(py::handle h, const char* op);
+std::optional<Device> to_optional_device(py::handle h, const char* op);
+/// A tensor argument; numbers become 0-d tensors only where `allow_scalar`.
+Tensor to_tensor(py::handle h, const char* op, const char* arg);
+std::vector<Tensor> to_tensor_list(py::handle h, const char* op, const char* arg);
+
+// ── Python objects for ember's values ────────────────────────────────────────
+/// The ember.dtype singleton for a dtype (ember.float32 is the same object every time).
+py::object dtype_object(Dtype d);
+py::object device_object(Device d);
+/// ember.Size(sizes).
+py::object size_object(IntArrayRef sizes);
+py::object scalar_object(const Scalar& s);
+
+/// TypeError naming the op, what it accepts and what it got.
+[[noreturn]] void type_error(const char* op, const std::string& expected, py::handle got);
+
+/// Releases the GIL for the life of the scope when the work is large enough to be worth the
+/// switch (two atomic operations, ~80 ns): small ops keep it, so per-op overhead stays low.
+class LongOpGilRelease {
+ public:
+  explicit LongOpGilRelease(int64_t work) {
+    if (work >= kThreshold) state_ = PyEval_SaveThread();
+  }
+  ~LongOpGilRelease() {
+    if (state_) PyEval_RestoreThread(state_);
+  }
+  LongOpGilRelease(const LongOpGilRelease&) = delete;
+  LongOpGilRelease& operator=(const LongOpGilRelease&) = delete;
+  static constexpr int64_t kThreshold = 1 << 15;
+
+ private:
+  PyThreadState* state_ = nullptr;
+};
+
+// One init function per binding file (module.cpp calls them in order).
+void bind_types(py::module_& m);
+void bind_tensor(py::module_& m);
+void bind_factories(py::module_& m);
+void bind_indexing(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
+void bind_autograd(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
+void bind_numpy(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
+void bind_serialize(py::module_& m);
+void bind_errors(py::module_& m);
+
+}  // namespace ember::python
+
+// ember::Tensor <-> ember.Tensor objects.
+namespace pybind11::detail {
+template <>
+struct type_caster<ember::Tensor> {
+  PYBIND11_TYPE_CASTER(ember::Tensor, const_name("Tensor"));
+  bool load(handle src, bool) {
+    if (!ember::python::is_tensor(src)) return false;
+    value = ember::python::unwrap(src);
+    return true;
+  }
+  static handle cast(const ember::Tensor& t, return_value_policy, handle) {
+    return ember::python::wrap(t).release();
+  }
+};
+}  // namespace pybind11::detail
+
+namespace ember::python {
+/// Binds one function as both ember.NAME(input, ...) and Tensor.NAME(...): one pybind11
+/// function object, whose first argument is the tensor (named `input` as in PyTorch).
+struct Binder {
+  py::module_& m;
+  py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls;
+
+  template <class F, class... Extra>
+  void both(const char* name, F&& f, const Extra&... extra) {
+    py::cpp_function fn(std::forward<F>(f), py::name(name), py::arg("input"), extra...);
+    m.attr(name) = fn;
+    cls.attr(name) = py::reinterpret_steal<py::object>(PyInstanceMethod_New(fn.ptr()));
+  }
+  template <class F, class... Extra>
+  void method(const char* name, F&& f, const Extra&... extra) {
+    cls.def(name, std::forward<F>(f), extra...);
+  }
+  template <class F, class... Extra>
+  void function(const char* name, F&& f, const Extra&... extra) {
+    m.def(name, std::forward<F>(f), extra...);
+  }
+  /// The same pybind11 function under another name (PyTorch's aliases: absolute for abs, ...).
+  void alias(const char* name, const char* target, bool as_function = true) {
+    if (as_function && py::hasattr(m, target)) m.attr(name) = m.attr(target);
+    cls.attr(name) = cls.attr(target);
+  }
+};
+void bind_math_methods(Binder& b);
+void bind_reduce_methods(Binder& b);
+void bind_shape_methods(Binder& b);
+void bind_index_methods(Binder& b);
+/// Python's (values, indices) pairs: ember.return_types.NAME(values=..., indices=...).
+py::object return_pair(const char* name, const std::tuple<Tensor, Tensor>& values);
+}  // namespace ember::python
