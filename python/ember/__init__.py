@@ -28,9 +28,6 @@ class Size(tuple):
     def __add__(self, other):
         return Size(tuple.__add__(self, tuple(other)))
 
-    def __radd__(self, other):
-        return Size(tuple(other) + tuple(self))
-
     def numel(self):
         n = 1
         for s in self:
@@ -74,6 +71,18 @@ def set_rng_state(new_state):
     _C._set_rng_state(new_state)
 
 
+def can_cast(from_, to):
+    """Whether PyTorch's same-kind casting allows from_ -> to: no float to integer, nothing
+    but bool to bool."""
+    if from_.is_floating_point and not to.is_floating_point:
+        return False
+    if from_ is not bool_ and to is bool_:
+        return False
+    return True
+
+
+bool_ = globals()["bool"]
+from ._finfo import finfo, iinfo  # noqa: E402,F401
 from . import return_types  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401

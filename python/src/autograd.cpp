@@ -162,7 +162,7 @@ py::object function_apply(py::object cls, py::object ctx, py::args args) {
       py::object r = pycls.get().attr("backward")(*call_args);
       py::tuple rs = PyTuple_Check(r.ptr()) ? py::reinterpret_borrow<py::tuple>(r) : py::make_tuple(r);
       if (rs.size() < nargs || (rs.size() > nargs))
-        throw py::value_error("function " + name + " returned an incorrect number of gradients (expected " +
+        throw std::runtime_error("function " + name + " returned an incorrect number of gradients (expected " +
                               std::to_string(nargs) + ", got " + std::to_string(rs.size()) + ")");
       autograd::TensorList out;
       for (int pos : input_position) {

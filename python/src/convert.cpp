@@ -186,7 +186,7 @@ py::object device_object(Device d) { return py::cast(d); }
 py::object size_object(IntArrayRef sizes) {
   py::tuple t(sizes.size());
   for (size_t i = 0; i < sizes.size(); ++i) t[i] = py::int_(sizes[i]);
-  if (!g_size_type) return std::move(t);
+  if (!g_size_type) return t;
   return py::reinterpret_steal<py::object>(PyObject_CallOneArg(g_size_type, t.ptr()));
 }
 
@@ -276,6 +276,19 @@ void bind_types(py::module_& m) {
       throw py::type_error("only floating-point types are supported as the default type");
     set_default_dtype(t);
   });
+  m.def("promote_types", [](py::handle a, py::handle b) {
+    return dtype_object(promote_types(to_dtype(a, "promote_types"), to_dtype(b, "promote_types")));
+  }, py::arg("type1"), py::arg("type2"));
+  m.def("result_type", [](py::handle a, py::handle b) {
+    // Tensors and Python numbers in either place (PyTorch's category rules for scalars).
+    Tensor ta, tb;
+    std::vector<Operand> ops;
+    if (is_tensor(a)) ta = unwrap(a);
+    if (is_tensor(b)) tb = unwrap(b);
+    ops.push_back(ta.defined() ? Operand(ta) : Operand(to_scalar(a, "result_type", "tensor")));
+    ops.push_back(tb.defined() ? Operand(tb) : Operand(to_scalar(b, "result_type", "other")));
+    return dtype_object(result_type(ops));
+  }, py::arg("tensor"), py::arg("other"));
   m.def("is_floating_point", [](const Tensor& t) { return t.is_floating_point(); }, py::arg("input"));
   m.def("manual_seed", [](py::handle seed) {
     manual_seed(uint64_t(to_int(seed, "manual_seed", "seed")));

@@ -8,11 +8,17 @@
 namespace ember::python {
 namespace {
 
+// PyTorch raises IndexError for a bad index in t[...] and for a dim out of range anywhere, and
+// RuntimeError for the same words from other ops (gather's out-of-bounds index).
 bool is_index_error(std::string_view msg) {
+  if (msg.find("imension out of range") != std::string_view::npos) return true;
+  const bool from_indexing = msg.starts_with("[index]") || msg.starts_with("[select]") ||
+                             msg.starts_with("[index_put_]");
+  if (!from_indexing) return false;
   static constexpr std::string_view kIndexMessages[] = {
-      "out of bounds for dimension", "imension out of range", "too many indices",
-      "index out of range", "does not match the shape of the indexed tensor",
-      "invalid index of a 0-dim tensor"};
+      "out of bounds for dimension", "too many indices", "index out of range",
+      "does not match the shape of the indexed tensor", "invalid index of a 0-dim tensor",
+      "tensors used as indices must be", "could not be broadcast together"};
   for (std::string_view s : kIndexMessages)
     if (msg.find(s) != std::string_view::npos) return true;
   return false;

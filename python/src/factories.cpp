@@ -112,8 +112,8 @@ Tensor tensor_from_data(py::handle data, std::optional<Dtype> dtype, std::option
   if (py::hasattr(data, "__array_interface__") && !PyList_Check(data.ptr()) &&
       !PyTuple_Check(data.ptr())) {
     py::object from_numpy = py::module_::import("ember").attr("from_numpy");
-    py::object np = py::module_::import("numpy");
-    Tensor t = from_numpy(np.attr("ascontiguousarray")(data)).cast<Tensor>().clone();
+    py::object np = py::module_::import("numpy");  // a copy, C-ordered, 0-d kept 0-d
+    Tensor t = from_numpy(np.attr("array")(data, py::arg("copy") = true, py::arg("order") = "C")).cast<Tensor>();
     if (dtype) t = t.to(*dtype);
     if (device) t = t.to(*device);
     return requires_grad ? t.requires_grad_(true) : t;

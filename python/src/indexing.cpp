@@ -2,6 +2,8 @@
 // bounds), None, Ellipsis, bools, bool masks, integer tensors and sequences. The C++ index
 // (Tensor::index / index_put_) implements views, advanced indexing and its transposition rule;
 // this file only turns the Python index into its TensorIndex list.
+#include <utility>
+
 #include "common.h"
 
 namespace ember::python {
@@ -36,8 +38,14 @@ TensorIndex one_index(py::handle h) {
   if (o == Py_None) return TensorIndex(indexing::None);
   if (o == Py_Ellipsis) return TensorIndex(indexing::Ellipsis);
   if (is_tensor(h)) return TensorIndex(unwrap(h));
-  if (PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o))
+  if (PyUnicode_Check(o) || PyBytes_Check(o))
+    throw py::type_error("string indices are not supported: only integers, slices (`:`), "
+                         "ellipsis (`...`), None and long or byte tensors are valid indices");
+  if (PySequence_Check(o)) {
+    // A list of ints (or bools) is an advanced index; [] selects nothing (an int64 index).
+    if (PySequence_Size(o) == 0) return TensorIndex(empty({0}, {.dtype = kInt64}));
     return TensorIndex(tensor_from_data(h, std::nullopt, std::nullopt, false));
+  }
   if (PyIndex_Check(o)) return TensorIndex(to_int(h, "index", "index"));
   throw py::index_error("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                         "Variables are valid indices (got " + std::string(Py_TYPE(o)->tp_name) + ")");
@@ -71,11 +79,37 @@ std::vector<TensorIndex> to_indices(py::handle index) {
   if (sequence_as_tuple(index)) {
     py::sequence seq = py::reinterpret_borrow<py::sequence>(index);
     out.reserve(seq.size());
-    for (py::handle item : seq) out.push_back(one_index(item));
+    bool ellipsis = false;
+    for (py::handle item : seq) {
+      // NumPy's rule (PyTorch 1.13 accepted t[..., ...] by accident and failed on t[..., ..., 0]).
+      if (item.ptr() == Py_Ellipsis && std::exchange(ellipsis, true))
+        throw py::index_error("an index can only have a single ellipsis ('...')");
+      out.push_back(one_index(item));
+    }
   } else {
     out.push_back(one_index(index));
   }
   return out;
+}
+
+bool is_advanced(const TensorIndex& i) { return i.kind() == TensorIndex::Kind::Tensor; }
+
+// PyTorch's index_put_ takes the value's dtype as is through an advanced index (a single bool
+// mask with a one-element value excepted, which becomes a masked fill): another dtype is an
+// error there, while basic indexing copies and converts.
+void check_put_dtype(const Tensor& t, const std::vector<TensorIndex>& indices, const Tensor& v) {
+  if (v.dtype() == t.dtype()) return;
+  int advanced = 0;
+  bool mask = false;
+  for (const TensorIndex& i : indices)
+    if (is_advanced(i)) {
+      ++advanced;
+      mask = i.tensor().dtype() == kBool || i.tensor().dtype() == kUInt8;
+    }
+  if (advanced == 0 || (advanced == 1 && mask && v.numel() == 1)) return;
+  throw std::runtime_error(std::string("[index_put_] Index put requires the source and destination "
+                                       "dtypes match, got ") + dtype_name(t.dtype()) +
+                           " for the destination and " + dtype_name(v.dtype()) + " for the source.");
 }
 
 }  // namespace
@@ -92,19 +126,20 @@ void bind_indexing(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls) {
     }
     std::vector<TensorIndex> indices = to_indices(index);
     LongOpGilRelease gil(t.numel());
-    return t.index(indices);
+    Tensor out = t.index(indices);
+    // t[...] and t[()] are new views in PyTorch, not the same object.
+    return out.is_same(t) ? t.alias() : out;
   });
   cls.def("__setitem__", [](const Tensor& t, py::handle index, py::handle value) {
     std::vector<TensorIndex> indices = to_indices(index);
     if (is_tensor(value)) {
       Tensor v = unwrap(value);
+      check_put_dtype(t, indices, v);
       LongOpGilRelease gil(v.numel());
       t.index_put_(indices, v);
     } else if (is_scalar(value)) {
       t.index_put_(indices, to_scalar(value, "__setitem__", "value"));
-    } else if (PySequence_Check(value.ptr()) && !PyUnicode_Check(value.ptr())) {
-      t.index_put_(indices, tensor_from_data(value, t.dtype(), t.device(), false));
-    } else {
+    } else {  // a list is not a value, as in PyTorch: ember.tensor(list) is
       throw py::type_error("can't assign a " + std::string(Py_TYPE(value.ptr())->tp_name) +
                            " to a " + py::repr(dtype_object(t.dtype())).cast<std::string>() + " tensor");
     }

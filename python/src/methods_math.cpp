@@ -41,11 +41,8 @@ struct Binary {
   const char* name;
   Tensor (*tt)(const Tensor&, const Tensor&);
   Tensor (*ts)(const Tensor&, Scalar);
+  bool wrap_when_recorded = false;  // PyTorch's node names (see tensor.cpp's binary())
 };
-Tensor add2(const Tensor& a, const Tensor& b) { return ember::add(a, b); }
-Tensor add2s(const Tensor& a, Scalar b) { return ember::add(a, b); }
-Tensor sub2(const Tensor& a, const Tensor& b) { return ember::sub(a, b); }
-Tensor sub2s(const Tensor& a, Scalar b) { return ember::sub(a, b); }
 Tensor mul2(const Tensor& a, const Tensor& b) { return ember::mul(a, b); }
 Tensor mul2s(const Tensor& a, Scalar b) { return ember::mul(a, b); }
 Tensor fdiv(const Tensor& a, const Tensor& b) { return ember::floor_divide(a, b); }
@@ -76,7 +73,7 @@ Tensor bxor(const Tensor& a, const Tensor& b) { return a ^ b; }
 Tensor bxors(const Tensor& a, Scalar b) { return a ^ b; }
 
 constexpr Binary kBinary[] = {
-    {"mul", mul2, mul2s}, {"multiply", mul2, mul2s}, {"floor_divide", fdiv, fdivs},
+    {"mul", mul2, mul2s, true}, {"multiply", mul2, mul2s, true}, {"floor_divide", fdiv, fdivs},
     {"remainder", rem, rems}, {"fmod", fmod2, fmod2s}, {"pow", pow2, pow2s},
     {"atan2", ember::atan2, nullptr}, {"arctan2", ember::atan2, nullptr},
     {"maximum", ember::maximum, nullptr}, {"minimum", ember::minimum, nullptr},
@@ -89,6 +86,8 @@ constexpr Binary kBinary[] = {
     {"logical_xor", ember::logical_xor, nullptr}, {"bitwise_and", band, bands},
     {"bitwise_or", bor, bors}, {"bitwise_xor", bxor, bxors},
 };
+
+bool recorded(const Tensor& t) { return t.requires_grad() && is_grad_enabled(); }
 
 Tensor scalar_operand(const Scalar& s, const Tensor& like) {
   return full({}, s, {.dtype = result_type(s, like), .device = like.device()});
@@ -108,7 +107,8 @@ Tensor apply_binary(const Binary& op, py::handle input, py::handle other) {
   }
   Scalar s = to_scalar(other, op.name, "other");
   LongOpGilRelease gil(a.numel());
-  return op.ts ? op.ts(a, s) : op.tt(a, scalar_operand(s, a));
+  if (!op.ts || (op.wrap_when_recorded && recorded(a))) return op.tt(a, scalar_operand(s, a));
+  return op.ts(a, s);
 }
 
 // add/sub have alpha: a + alpha * b.
@@ -119,6 +119,10 @@ Tensor add_sub(bool subtract, const Tensor& a, py::handle other, py::handle alph
   if (is_tensor(other))
     return subtract ? ember::sub(a, unwrap(other), alpha) : ember::add(a, unwrap(other), alpha);
   Scalar s = to_scalar(other, op, "other");
+  if (recorded(a)) {
+    Tensor b = scalar_operand(s, a);
+    return subtract ? ember::sub(a, b, alpha) : ember::add(a, b, alpha);
+  }
   return subtract ? ember::sub(a, s, alpha) : ember::add(a, s, alpha);
 }
 
@@ -240,6 +244,10 @@ void bind_math_methods(Binder& b) {
       if (is_tensor(other))
         return subtract ? t.sub_(unwrap(other), alpha) : t.add_(unwrap(other), alpha);
       Scalar s = to_scalar(other, "add_", "other");
+      if (recorded(t)) {
+        Tensor b = scalar_operand(s, t);
+        return subtract ? t.sub_(b, alpha) : t.add_(b, alpha);
+      }
       return subtract ? t.sub_(s, alpha) : t.add_(s, alpha);
     }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   }
@@ -258,7 +266,9 @@ void bind_math_methods(Binder& b) {
     Tensor a = unwrap(input);
     LongOpGilRelease gil(a.numel());
     if (is_tensor(other)) return ember::div(a, unwrap(other), o);
-    return ember::div(a, to_scalar(other, "div", "other"), o);
+    Scalar s = to_scalar(other, "div", "other");
+    if (recorded(a)) return ember::div(a, scalar_operand(s, a), o);
+    return ember::div(a, s, o);
   };
   for (const char* name : {"div", "divide", "true_divide"}) {
     b.function(name, div_any, py::arg("input"), py::arg("other"), py::kw_only(),
@@ -286,7 +296,7 @@ void bind_math_methods(Binder& b) {
          py::arg("max"));
 
   b.function("where", [](const Tensor& cond, py::handle a, py::handle bb) -> py::object {
-    if (a.is_none() && bb.is_none()) return py::cast(nonzero_tuple(cond));
+    if (a.is_none() && bb.is_none()) return py::tuple(py::cast(nonzero_tuple(cond)));
     return wrap(where3(cond, a, bb));
   }, py::arg("condition"), py::arg("input") = py::none(), py::arg("other") = py::none());
   b.method("where", [](const Tensor& self, const Tensor& cond, py::handle other) {

@@ -5,8 +5,9 @@
 namespace ember::python {
 
 py::object return_pair(const char* name, const std::tuple<Tensor, Tensor>& values) {
-  static py::object types = py::module_::import("ember.return_types");
-  return types.attr(name)(wrap(std::get<0>(values)), wrap(std::get<1>(values)));
+  // Leaked on purpose: a static py::object would be released after the interpreter is gone.
+  static PyObject* types = py::module_::import("ember.return_types").release().ptr();
+  return py::handle(types).attr(name)(wrap(std::get<0>(values)), wrap(std::get<1>(values)));
 }
 
 namespace {
@@ -111,8 +112,7 @@ void bind_reduce_methods(Binder& b) {
     std::optional<int64_t> d;
     if (!dim.is_none()) d = one_dim(dim, "aminmax");
     auto [lo, hi] = ember::aminmax(t, d, keepdim);
-    static py::object types = py::module_::import("ember.return_types");
-    return types.attr("aminmax")(wrap(lo), wrap(hi));
+    return py::module_::import("ember.return_types").attr("aminmax")(wrap(lo), wrap(hi));
   }, py::kw_only(), py::arg("dim") = py::none(), py::arg("keepdim") = false);
   b.both("norm", [](const Tensor& t, py::handle p, py::handle dim, bool keepdim, py::handle dtype) {
     Scalar ps = 2;

@@ -59,9 +59,16 @@ py::object type_any(const Tensor& t, py::handle dtype) {
   return wrap(t.to(to_dtype(dtype, "type")));
 }
 
-std::vector<Tensor> split_any(const Tensor& t, py::handle size, int64_t dim) {
-  if (PyLong_Check(size.ptr())) return t.split(to_int(size, "split", "split_size"), dim);
-  return t.split(to_int_list(size, "split", "split_size_or_sections"), dim);
+// PyTorch returns the pieces of split/chunk/unbind as a tuple.
+py::tuple tuple_of(const std::vector<Tensor>& ts) {
+  py::tuple out(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) out[i] = wrap(ts[i]);
+  return out;
+}
+
+py::tuple split_any(const Tensor& t, py::handle size, int64_t dim) {
+  if (PyLong_Check(size.ptr())) return tuple_of(t.split(to_int(size, "split", "split_size"), dim));
+  return tuple_of(t.split(to_int_list(size, "split", "split_size_or_sections"), dim));
 }
 
 }  // namespace
@@ -156,11 +163,11 @@ void bind_shape_methods(Binder& b) {
   }, py::arg("dimension"), py::arg("size"), py::arg("step"));
   b.both("split", split_any, py::arg("split_size_or_sections"), py::arg("dim") = 0);
   b.both("split_with_sizes", [](const Tensor& t, py::handle sizes, int64_t dim) {
-    return t.split_with_sizes(to_int_list(sizes, "split_with_sizes", "split_sizes"), dim);
+    return tuple_of(t.split_with_sizes(to_int_list(sizes, "split_with_sizes", "split_sizes"), dim));
   }, py::arg("split_sizes"), py::arg("dim") = 0);
-  b.both("chunk", [](const Tensor& t, int64_t chunks, int64_t dim) { return t.chunk(chunks, dim); },
+  b.both("chunk", [](const Tensor& t, int64_t chunks, int64_t dim) { return tuple_of(t.chunk(chunks, dim)); },
          py::arg("chunks"), py::arg("dim") = 0);
-  b.both("unbind", [](const Tensor& t, int64_t dim) { return t.unbind(dim); }, py::arg("dim") = 0);
+  b.both("unbind", [](const Tensor& t, int64_t dim) { return tuple_of(t.unbind(dim)); }, py::arg("dim") = 0);
   b.both("tril", [](const Tensor& t, int64_t d) { return t.tril(d); }, py::arg("diagonal") = 0);
   b.both("triu", [](const Tensor& t, int64_t d) { return t.triu(d); }, py::arg("diagonal") = 0);
   b.method("tril_", [](const Tensor& t, int64_t d) { return t.copy_(t.tril(d)); }, py::arg("diagonal") = 0);

@@ -6,6 +6,13 @@
 namespace ember::python {
 namespace {
 
+// collections.OrderedDict, looked up once and kept for the life of the process (a static
+// py::object would be released after the interpreter is gone).
+py::handle ordered_dict_type() {
+  static PyObject* type = py::object(py::module_::import("collections").attr("OrderedDict")).release().ptr();
+  return type;
+}
+
 Value to_value(py::handle o, int depth) {
   if (depth > 200) throw py::value_error("save(): the object is nested more than 200 levels deep");
   PyObject* p = o.ptr();
@@ -17,8 +24,7 @@ Value to_value(py::handle o, int depth) {
   if (is_tensor(o)) return Value(unwrap(o));
   if (PyDict_Check(p)) {
     Dict d;
-    static py::object ordered_dict = py::module_::import("collections").attr("OrderedDict");
-    d.set_ordered(py::isinstance(o, ordered_dict));
+    d.set_ordered(py::isinstance(o, ordered_dict_type()));
     for (auto [k, v] : py::reinterpret_borrow<py::dict>(o)) d.insert(to_value(k, depth + 1), to_value(v, depth + 1));
     py::object meta = py::getattr(o, "_metadata", py::none());
     if (!meta.is_none()) d.set_metadata(to_value(meta, depth + 1));
@@ -49,18 +55,17 @@ py::object from_value(const Value& v) {
     case Value::Kind::List: {
       py::list out;
       for (const Value& item : v.to_list()) out.append(from_value(item));
-      return std::move(out);
+      return out;
     }
     case Value::Kind::Tuple: {
       const Tuple& t = v.to_tuple();
       py::tuple out(t.items.size());
       for (size_t i = 0; i < t.items.size(); ++i) out[i] = from_value(t.items[i]);
-      return std::move(out);
+      return out;
     }
     case Value::Kind::Dict: {
       const Dict& d = v.to_dict();
-      static py::object ordered_dict = py::module_::import("collections").attr("OrderedDict");
-      py::object out = d.ordered() ? ordered_dict() : py::dict();
+      py::object out = d.ordered() ? ordered_dict_type()() : py::dict();
       for (const auto& [k, val] : d) out[from_value(k)] = from_value(val);
       if (d.ordered() && !d.metadata().is_none()) out.attr("_metadata") = from_value(d.metadata());
       return out;

@@ -19,11 +19,22 @@ Tensor scalar_operand(const Scalar& s, const Tensor& t) {
   return full({}, s, {.dtype = result_type(s, t), .device = t.device()});
 }
 
+// x << n and x >> n as PyTorch computes them: x * 2**n and x / 2**n rounded toward negative
+// infinity for integers (an arithmetic shift); floats multiply and divide.
+Tensor shift(const Tensor& x, const Tensor& n, bool left) {
+  Tensor p = ember::pow(full({}, 2, {.dtype = n.dtype()}), n);
+  if (x.is_floating_point() || n.is_floating_point()) return left ? x * p : x / p;
+  return left ? x * p : ember::floor_divide(x, p);
+}
+
+bool recorded(const Tensor& t) { return t.requires_grad() && is_grad_enabled(); }
+
 // Operators take any Python object on the right: a tensor, a number, or something else, for
 // which they return NotImplemented so that Python tries the other operand (and raises
 // TypeError when neither knows the pair).
 template <class TensorFn, class ScalarFn>
-py::object binary(const Tensor& self, py::handle other, const char* op, TensorFn tf, ScalarFn sf) {
+py::object binary(const Tensor& self, py::handle other, const char* op, TensorFn tf, ScalarFn sf,
+                  bool wrap_when_recorded = false) {
   if (is_tensor(other)) {
     Tensor o = unwrap(other);
     LongOpGilRelease gil(self.numel() + o.numel());
@@ -31,6 +42,9 @@ py::object binary(const Tensor& self, py::handle other, const char* op, TensorFn
   }
   if (is_scalar(other)) {
     Scalar s = to_scalar(other, op, "other");
+    // Python's PyTorch wraps the number in a tensor, so a recorded x * 2 is MulBackward0 (the
+    // C++ scalar overloads are LibTorch's MulBackward1): same values, PyTorch's node names.
+    if (wrap_when_recorded && recorded(self)) return wrap(tf(self, scalar_operand(s, self)));
     LongOpGilRelease gil(self.numel());
     return wrap(sf(self, s));
   }
@@ -55,6 +69,29 @@ Tensor tensor_from_args(py::args args) {
         .cast<Tensor>();
   if (args.size() == 0) return ember::empty({0});
   return ember::empty(to_sizes(args, "Tensor"));
+}
+
+// Tensor.tolist(): nested Python lists of Python numbers, row-major.
+template <class T, class Make>
+py::object nested_list(const std::vector<T>& flat, IntArrayRef sizes, size_t dim, size_t& pos, Make make) {
+  if (dim == sizes.size()) return make(flat[pos++]);
+  py::list out(sizes[dim]);
+  for (int64_t i = 0; i < sizes[dim]; ++i) out[size_t(i)] = nested_list(flat, sizes, dim + 1, pos, make);
+  return out;
+}
+
+py::object to_list(const Tensor& t) {
+  Tensor c = t.detach().cpu();
+  size_t pos = 0;
+  if (c.is_floating_point())
+    return nested_list(c.to(kFloat64).contiguous().tolist<double>(), c.sizes(), 0, pos,
+                       [](double v) { return py::float_(v); });
+  if (c.dtype() == kBool) {
+    std::vector<uint8_t> v = c.to(kUInt8).contiguous().tolist<uint8_t>();
+    return nested_list(v, c.sizes(), 0, pos, [](uint8_t b) { return py::bool_(b != 0); });
+  }
+  return nested_list(c.to(kInt64).contiguous().tolist<int64_t>(), c.sizes(), 0, pos,
+                     [](int64_t v) { return py::int_(v); });
 }
 
 int64_t one_element(const Tensor& t, const char* what) {
@@ -111,7 +148,12 @@ void bind_tensor(py::module_& m) {
       .def("get_device", [](const Tensor& t) { return t.is_cpu() ? -1 : t.device().index(); });
 
   // ── to Python ──
-  cls.def("item", [](const Tensor& t) { return scalar_object(t.item()); })
+  cls.def("item", [](const Tensor& t) {
+        if (t.numel() != 1)
+          throw py::value_error("only one element tensors can be converted to Python scalars");
+        return scalar_object(t.item());
+      })
+      .def("tolist", &to_list)
       .def("__bool__", [](const Tensor& t) {
         if (t.numel() != 1)
           throw std::runtime_error("Boolean value of Tensor with more than one value is ambiguous");
@@ -147,20 +189,27 @@ void bind_tensor(py::module_& m) {
       });
 
   // ── operators ──
-#define EMBER_BINARY(pyname, expr_t, expr_s)                                             \
+#define EMBER_BINARY_NAMED(pyname, expr_t, expr_s, wrap_when_recorded)                  \
   cls.def(pyname, [](const Tensor& a, py::handle b) {                                    \
     return binary(a, b, pyname, [](const Tensor& x, const Tensor& y) { return expr_t; }, \
-                  [](const Tensor& x, const Scalar& y) { return expr_s; });             \
+                  [](const Tensor& x, const Scalar& y) { return expr_s; },              \
+                  wrap_when_recorded);                                                   \
   }, py::is_operator())
-  EMBER_BINARY("__add__", ember::add(x, y), ember::add(x, y));
-  EMBER_BINARY("__radd__", ember::add(y, x), ember::add(x, y));
-  EMBER_BINARY("__sub__", ember::sub(x, y), ember::sub(x, y));
-  EMBER_BINARY("__mul__", ember::mul(x, y), ember::mul(x, y));
-  EMBER_BINARY("__rmul__", ember::mul(y, x), ember::mul(x, y));
-  EMBER_BINARY("__truediv__", ember::div(x, y), ember::div(x, y));
+#define EMBER_BINARY(pyname, expr_t, expr_s) EMBER_BINARY_NAMED(pyname, expr_t, expr_s, false)
+#define EMBER_BINARY_W(pyname, expr_t, expr_s) EMBER_BINARY_NAMED(pyname, expr_t, expr_s, true)
+  EMBER_BINARY_W("__add__", ember::add(x, y), ember::add(x, y));
+  EMBER_BINARY_W("__radd__", ember::add(y, x), ember::add(x, y));
+  EMBER_BINARY_W("__sub__", ember::sub(x, y), ember::sub(x, y));
+  EMBER_BINARY_W("__mul__", ember::mul(x, y), ember::mul(x, y));
+  EMBER_BINARY_W("__rmul__", ember::mul(y, x), ember::mul(x, y));
+  EMBER_BINARY_W("__truediv__", ember::div(x, y), ember::div(x, y));
   EMBER_BINARY("__floordiv__", ember::floor_divide(x, y), ember::floor_divide(x, y));
   EMBER_BINARY("__mod__", ember::remainder(x, y), ember::remainder(x, y));
   EMBER_BINARY("__pow__", ember::pow(x, y), ember::pow(x, y));
+  EMBER_BINARY("__lshift__", shift(x, y, true), shift(x, scalar_operand(y, x), true));
+  EMBER_BINARY("__rshift__", shift(x, y, false), shift(x, scalar_operand(y, x), false));
+  EMBER_BINARY("__ilshift__", x.copy_(shift(x, y, true)), x.copy_(shift(x, scalar_operand(y, x), true)));
+  EMBER_BINARY("__irshift__", x.copy_(shift(x, y, false)), x.copy_(shift(x, scalar_operand(y, x), false)));
   EMBER_BINARY("__and__", x & y, x & y);
   EMBER_BINARY("__rand__", y & x, x & y);
   EMBER_BINARY("__or__", x | y, x | y);
@@ -174,10 +223,10 @@ void bind_tensor(py::module_& m) {
   EMBER_BINARY("__gt__", x.gt(y), x.gt(y));
   EMBER_BINARY("__ge__", x.ge(y), x.ge(y));
   // In place: the result is the same object.
-  EMBER_BINARY("__iadd__", x.add_(y), x.add_(y));
-  EMBER_BINARY("__isub__", x.sub_(y), x.sub_(y));
-  EMBER_BINARY("__imul__", x.mul_(y), x.mul_(y));
-  EMBER_BINARY("__itruediv__", x.div_(y), x.div_(y));
+  EMBER_BINARY_W("__iadd__", x.add_(y), x.add_(y));
+  EMBER_BINARY_W("__isub__", x.sub_(y), x.sub_(y));
+  EMBER_BINARY_W("__imul__", x.mul_(y), x.mul_(y));
+  EMBER_BINARY_W("__itruediv__", x.div_(y), x.div_(y));
   EMBER_BINARY("__ipow__", x.pow_(y), x.pow_(y));
   EMBER_BINARY("__ifloordiv__", x.copy_(ember::floor_divide(x, y)), x.copy_(ember::floor_divide(x, y)));
   EMBER_BINARY("__imod__", x.copy_(ember::remainder(x, y)), x.copy_(ember::remainder(x, y)));
@@ -185,12 +234,17 @@ void bind_tensor(py::module_& m) {
   EMBER_BINARY("__ior__", x.copy_(x | y), x.copy_(x | y));
   EMBER_BINARY("__ixor__", x.copy_(x ^ y), x.copy_(x ^ y));
 #undef EMBER_BINARY
+#undef EMBER_BINARY_W
+#undef EMBER_BINARY_NAMED
 #define EMBER_REFLECTED(pyname, expr)                                                    \
   cls.def(pyname, [](const Tensor& a, py::handle b) {                                    \
     return reflected(a, b, pyname, [](const Tensor& x, const Tensor& y) { return expr; }); \
   }, py::is_operator())
   // x is the number as a 0-d tensor, y the tensor.
-  EMBER_REFLECTED("__rsub__", ember::sub(x, y));
+  cls.def("__rsub__", [](const Tensor& a, py::handle b) -> py::object {
+    if (!is_scalar(b) || is_tensor(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+    return wrap(ember::rsub(a, to_scalar(b, "__rsub__", "other")));  // RsubBackward1, as PyTorch
+  }, py::is_operator());
   EMBER_REFLECTED("__rtruediv__", ember::div(x, y));
   EMBER_REFLECTED("__rfloordiv__", ember::floor_divide(x, y));
   EMBER_REFLECTED("__rmod__", ember::remainder(x, y));

@@ -55,9 +55,12 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
   }
   Tensor& slot = *meta.grad_slot();
   if (!slot.defined()) {
-    // Keep the incoming buffer when nothing else holds it; otherwise copy, so a later in-place
-    // accumulation cannot write into a tensor shared with another gradient.
-    slot = is_grad_enabled() ? g : (g.impl_ptr().use_count() == 1 ? g : g.clone());
+    // Keep the incoming buffer when nothing else holds it and it is dense; otherwise copy, so a
+    // later in-place accumulation cannot write into a tensor shared with another gradient, nor
+    // into a broadcast view (sum's backward expands one value: a second backward adds into it).
+    const bool owned = g.impl_ptr().use_count() == 1 && g.storage().use_count() == 1 &&
+                       g.is_contiguous();
+    slot = is_grad_enabled() || owned ? g : g.clone();
   } else if (is_grad_enabled()) {
     slot = slot + g;  // create_graph: the accumulation itself is differentiable
   } else {

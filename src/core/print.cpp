@@ -11,6 +11,7 @@
 
 #include "core/convert.h"
 #include "core/dispatch.h"
+#include "ember/autograd.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -224,9 +225,10 @@ std::string repr(const Tensor& t) {
     }
     body = tensor_str(t.is_cpu() ? t : t.cpu(), indent);
   }
-  // Once autograd records graph nodes: a tensor with a grad_fn shows "grad_fn=<MulBackward0>"
-  // here instead of requires_grad=True (PyTorch shows one or the other, grad_fn first).
-  if (t.requires_grad()) suffixes.emplace_back("requires_grad=True");
+  // A result recorded in the graph shows its node (grad_fn=<MulBackward0>), a leaf that
+  // requires grad requires_grad=True: PyTorch shows one or the other.
+  if (auto fn = t.grad_fn()) suffixes.push_back("grad_fn=<" + fn->name() + ">");
+  else if (t.requires_grad()) suffixes.emplace_back("requires_grad=True");
   return add_suffixes(prefix + body, suffixes, indent);
 }
 

@@ -319,7 +319,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
               da, "D and ", db, "D");
   if (da == 1 && db == 1) return dot(self, other);
   if (da == 2 && db == 1) return mv(self, other);
-  if (da == 1 && db == 2) return mm(self.unsqueeze(0), other).squeeze(0);
+  if (da == 1 && db == 2) return squeeze_inplace_named(mm(self.unsqueeze(0), other), 0);
   if (da == 2 && db == 2) return mm(self, other);
   const int64_t K = self.size(-1);
   if (da >= 3 && db <= 2) {

@@ -340,6 +340,14 @@ Tensor Tensor::squeeze(IntArrayRef dims) const {
   return squeeze_dims(*this, drop, "SqueezeBackward2");  // PyTorch 2's squeeze.dims
 }
 
+Tensor squeeze_inplace_named(const Tensor& t, int64_t d) {
+  const int64_t n = t.dim();
+  const int64_t w = wrap_dim(d, n, "squeeze_");
+  std::vector<bool> drop(size_t(n), false);
+  if (n > 0 && t.sizes()[w] == 1) drop[w] = true;
+  return squeeze_dims(t, drop, "SqueezeBackward3");
+}
+
 Tensor Tensor::unsqueeze(int64_t d) const {
   const int64_t n = dim();
   d = wrap_dim(d, n + 1, "unsqueeze");

@@ -10,6 +10,10 @@ namespace ember {
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 
+/// squeeze(d) recorded as PyTorch's in-place squeeze_(d) (SqueezeBackward3): what composite ops
+/// such as matmul's 1-D @ 2-D apply to their own result, so the node has PyTorch's name.
+Tensor squeeze_inplace_named(const Tensor& t, int64_t d);
+
 /// Resolves one -1 in `shape` against numel; throws "[op] shape [..] is invalid for input of
 /// size n" when the product does not match.
 DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op);

@@ -135,6 +135,9 @@ TEST(Print, RequiresGradSuffix) {
   Tensor h = from_vector<Half>({Half(1.0f), Half(1.0f)});
   h.requires_grad_(true);
   EXPECT_EQ(repr(h), "tensor([1., 1.], dtype=torch.float16, requires_grad=True)");
+  // A result of a recorded op names its node instead, as PyTorch prints it.
+  EXPECT_EQ(repr(t * t), "tensor([1., 1.], grad_fn=<MulBackward0>)");
+  EXPECT_EQ(repr((t * t).sum()), "tensor(2., grad_fn=<SumBackward0>)");
 }
 
 TEST(Print, StreamEqualsRepr) {

@@ -13,6 +13,12 @@ Plain data: no torch import. Every case is a dict:
 Both sides call torch.manual_seed(0) before each case. Names seen: `torch`, `np` (numpy).
 
 Append new cases at the END of a group: a case's id is its index in the group.
+
+Where ember deliberately differs from PyTorch 1.13 the case is not here but in
+python/tests/test_deviations.py, which says why: t[..., ...] (1.13 accepts two ellipses, NumPy
+and ember do not), a 2-D bool mask followed by another index (1.13 miscounts the mask's dims and
+raises; ember gives NumPy's result), int32 index tensors (1.13 refuses them; ember, like later
+PyTorch, accepts them).
 """
 
 
@@ -116,7 +122,7 @@ INDEXING += block(T3, [
 # ── Ellipsis ──
 INDEXING += block(T3, [
     "t[...]", "t[..., 0]", "t[0, ...]", "t[..., 1, 2]", "t[0, ..., 2]", "t[1, ..., 1:3]",
-    "t[..., None, 0]", ("t[..., ..., 0]", IE), "t[..., ...]", "t[Ellipsis]", "t[0, 1, 2, ...]",
+    "t[..., None, 0]", ("t[..., ..., 0]", IE), "t[Ellipsis]", "t[0, 1, 2, ...]",
     "t[None, ..., None, 0]", "t[..., 0, 1, 2]", "t[0, 1, ..., 2]", "t[..., :]",
     "t[:, ..., :]", ("t[0, 1, 2, 3, ...]", IE), "t[..., 1:3, None]",
 ])
@@ -142,7 +148,6 @@ INDEXING += block(T3, [
     ("t[torch.ones(3, 4, 5, 1, dtype=torch.bool)]", IE),
     "t[torch.tensor([True, False, True]), 1:3]",
     "t[1:, torch.tensor([True, False, True, False])]",
-    ("t[torch.tensor([[True, False, True, False]] * 3), 0]", IE),
     "t[0, torch.tensor([True, False, True, False])]",
     "t[torch.tensor([1, 0, 1], dtype=torch.uint8)]",
     "t[torch.tensor([True, False, True]), torch.tensor([0, 1])]",
@@ -152,9 +157,6 @@ INDEXING += block(T3, [
     "t[None, torch.tensor([True, False, True])]",
     "t[..., torch.tensor([True, False, True, False, True]), None]",
     "t[t[:, :, 0] > 20]",
-    ("t[torch.tensor([[True, False, True, False]] * 3), 1:3]", IE),
-    ("t[torch.tensor([[True, False, True, False]] * 3), ..., 0]", IE),
-    ("t[torch.tensor([[True, False, True, False]] * 3), None]", IE),
     ("t[torch.tensor([[True, False, True, False]] * 3), :, 0]", IE),
     "t[None, torch.tensor([[True, False, True, False]] * 3)]",
     "t[torch.tensor([[True, False, True, False]] * 3), [1]]",
@@ -170,7 +172,7 @@ INDEXING += block(T3, [
     "t[[0, 2]]", "t[[-1, 0]]", "t[[[0, 1], [1, 2]]]", "t[[0]]", "t[[2, 2, 2, 2]]",
     "t[(0, 1)]", "t[[0, 1]]", "t[(0, 1, 2)]", "t[[0, 1, 2]]", "t[[0, slice(1, 3)]]",
     "t[[0, None]]", "t[[[0, 1]]]", "t[[[0, 1], [1, 2], [2, 3]]]", ("t[[5]]", IE),
-    ("t[torch.tensor([0., 1.])]", IE), ("t[torch.tensor([0, 2], dtype=torch.int32)]", IE),
+    ("t[torch.tensor([0., 1.])]", IE),
     ("t[torch.tensor([0, 2], dtype=torch.int8)]", IE), "t[np.array([0, 2])]",
     "t[torch.tensor(1)]", "t[torch.tensor(-1)]", "t[torch.tensor(1), torch.tensor(2)]",
     ("t[torch.tensor(3)]", IE), "t[torch.tensor([1]), torch.tensor(2)]",
