@@ -91,3 +91,10 @@ from . import utils  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # Only reached for names ember does not define: say so, as ember.compat promises.
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise AttributeError("module 'torch' has no attribute '%s': torch.%s is not in ember" % (name, name))

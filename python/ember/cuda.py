@@ -9,3 +9,10 @@ def is_available():
 
 def device_count():
     return _C._cuda_device_count()
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise AttributeError("module 'torch.cuda' has no attribute '%s': torch.cuda.%s is not in ember"
+                         % (name, name))

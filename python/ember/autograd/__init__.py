@@ -32,3 +32,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise RuntimeError("grad(is_grads_batched=True) is not in ember")
     return _C._grad(_tensors(outputs), _tensors(inputs), _tensors(grad_outputs), retain_graph,
                     create_graph, allow_unused)
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise AttributeError("module 'torch.autograd' has no attribute '%s': torch.autograd.%s is not in ember"
+                         % (name, name))

@@ -1,3 +1,10 @@
 """torch.utils: hooks' handles and DLPack."""
 from . import hooks  # noqa: F401
 from . import dlpack  # noqa: F401
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise AttributeError("module 'torch.utils' has no attribute '%s': torch.utils.%s is not in ember"
+                         % (name, name))
