@@ -75,9 +75,14 @@ const char* intern_name(const std::string& s) {
   return names.insert(s).first->c_str();
 }
 
+// One forward output as backward sees it: its gradient comes from the node (`slot` >= 0),
+// is zeros of its shape (a non-differentiable tensor, or an undefined gradient when ctx
+// materializes them), or None (not a tensor).
 struct OutputMeta {
+  int slot = -1;  // index among the node's outputs, -1 for none
+  bool is_tensor = false;
   DimVector sizes;
-  Dtype dtype;
+  Dtype dtype = kFloat32;
   Device device;
 };
 
@@ -126,19 +131,18 @@ py::object function_apply(py::object cls, py::object ctx, py::args args) {
   for (py::handle o : outs) {
     if (!is_tensor(o)) {
       final_outs.append(o);
+      metas.push_back({});
       continue;
     }
     Tensor t = unwrap(o);
+    const bool differentiable = !in_list(non_diff, t);
     bool is_input = false;
     for (const Tensor& in : inputs) is_input |= in.is_same(t);
     // An input returned as is becomes a new alias (its own history), unless marked dirty.
     if (is_input && !in_list(dirty, t)) t = t.alias();
-    if (in_list(non_diff, t)) {
-      final_outs.append(wrap(t));
-      continue;
-    }
-    outputs.push_back(t);
-    metas.push_back({DimVector(t.sizes()), t.dtype(), t.device()});
+    metas.push_back({differentiable ? int(outputs.size()) : -1, true, DimVector(t.sizes()), t.dtype(),
+                     t.device()});
+    if (differentiable) outputs.push_back(t);
     final_outs.append(wrap(t));
   }
   if (rec) {
@@ -151,12 +155,13 @@ py::object function_apply(py::object cls, py::object ctx, py::args args) {
       py::tuple saved_py(saved.size());
       for (size_t i = 0; i < saved.size(); ++i) saved_py[i] = wrap(saved[i]);
       pyctx.get().attr("_saved") = saved_py;
-      py::tuple call_args(grads.size() + 1);
+      py::tuple call_args(metas.size() + 1);
       call_args[0] = pyctx.get();
-      for (size_t i = 0; i < grads.size(); ++i) {
-        Tensor g = grads[i];
-        if (!g.defined() && materialize && i < metas.size())
-          g = zeros(metas[i].sizes, {.dtype = metas[i].dtype, .device = metas[i].device});
+      for (size_t i = 0; i < metas.size(); ++i) {
+        const OutputMeta& m = metas[i];
+        Tensor g = m.slot >= 0 ? grads[size_t(m.slot)] : Tensor();
+        if (!g.defined() && materialize && m.is_tensor)
+          g = zeros(m.sizes, {.dtype = m.dtype, .device = m.device});
         call_args[i + 1] = wrap(g);
       }
       py::object r = pycls.get().attr("backward")(*call_args);

@@ -76,6 +76,14 @@ class LongOpGilRelease {
   PyThreadState* state_ = nullptr;
 };
 
+/// Runs `f` (pure C++: no Python object may be touched inside) without the GIL when `work`
+/// is large enough: the result is wrapped for Python after the GIL is back.
+template <class F>
+auto without_gil(int64_t work, F&& f) {
+  LongOpGilRelease gil(work);
+  return f();
+}
+
 // One init function per binding file (module.cpp calls them in order).
 void bind_types(py::module_& m);
 void bind_tensor(py::module_& m);

@@ -125,8 +125,7 @@ void bind_indexing(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls) {
       return t.select(0, to_int(index, "index", "index"));
     }
     std::vector<TensorIndex> indices = to_indices(index);
-    LongOpGilRelease gil(t.numel());
-    Tensor out = t.index(indices);
+    Tensor out = without_gil(t.numel(), [&] { return t.index(indices); });
     // t[...] and t[()] are new views in PyTorch, not the same object.
     return out.is_same(t) ? t.alias() : out;
   });
@@ -135,8 +134,7 @@ void bind_indexing(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls) {
     if (is_tensor(value)) {
       Tensor v = unwrap(value);
       check_put_dtype(t, indices, v);
-      LongOpGilRelease gil(v.numel());
-      t.index_put_(indices, v);
+      without_gil(v.numel(), [&] { return t.index_put_(indices, v); });
     } else if (is_scalar(value)) {
       t.index_put_(indices, to_scalar(value, "__setitem__", "value"));
     } else {  // a list is not a value, as in PyTorch: ember.tensor(list) is

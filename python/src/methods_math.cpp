@@ -102,28 +102,30 @@ Tensor apply_binary(const Binary& op, py::handle input, py::handle other) {
   Tensor a = unwrap(input);
   if (is_tensor(other)) {
     Tensor b = unwrap(other);
-    LongOpGilRelease gil(a.numel() + b.numel());
-    return op.tt(a, b);
+    return without_gil(a.numel() + b.numel(), [&] { return op.tt(a, b); });
   }
   Scalar s = to_scalar(other, op.name, "other");
-  LongOpGilRelease gil(a.numel());
-  if (!op.ts || (op.wrap_when_recorded && recorded(a))) return op.tt(a, scalar_operand(s, a));
-  return op.ts(a, s);
+  if (!op.ts || (op.wrap_when_recorded && recorded(a))) {
+    Tensor b = scalar_operand(s, a);
+    return without_gil(a.numel(), [&] { return op.tt(a, b); });
+  }
+  return without_gil(a.numel(), [&] { return op.ts(a, s); });
 }
 
 // add/sub have alpha: a + alpha * b.
 Tensor add_sub(bool subtract, const Tensor& a, py::handle other, py::handle alpha_obj) {
   const char* op = subtract ? "sub" : "add";
   Scalar alpha = to_scalar(alpha_obj, op, "alpha");
-  LongOpGilRelease gil(a.numel());
-  if (is_tensor(other))
-    return subtract ? ember::sub(a, unwrap(other), alpha) : ember::add(a, unwrap(other), alpha);
+  if (is_tensor(other)) {
+    Tensor b = unwrap(other);
+    return without_gil(a.numel(), [&] { return subtract ? ember::sub(a, b, alpha) : ember::add(a, b, alpha); });
+  }
   Scalar s = to_scalar(other, op, "other");
   if (recorded(a)) {
     Tensor b = scalar_operand(s, a);
     return subtract ? ember::sub(a, b, alpha) : ember::add(a, b, alpha);
   }
-  return subtract ? ember::sub(a, s, alpha) : ember::add(a, s, alpha);
+  return without_gil(a.numel(), [&] { return subtract ? ember::sub(a, s, alpha) : ember::add(a, s, alpha); });
 }
 
 std::optional<std::string> rounding(py::handle h) {
@@ -144,8 +146,7 @@ Tensor clamp_any(const Tensor& t, py::handle min, py::handle max) {
   std::optional<Scalar> lo, hi;
   if (!min.is_none()) lo = to_scalar(min, "clamp", "min");
   if (!max.is_none()) hi = to_scalar(max, "clamp", "max");
-  LongOpGilRelease gil(t.numel());
-  return ember::clamp(t, lo, hi);
+  return without_gil(t.numel(), [&] { return ember::clamp(t, lo, hi); });
 }
 
 Tensor where3(const Tensor& cond, py::handle a, py::handle b) {
@@ -219,8 +220,12 @@ void bind_math_methods(Binder& b) {
     }, py::arg("other"));
   }
   b.method("mul_", [](const Tensor& t, py::handle other) -> Tensor {
-    LongOpGilRelease gil(t.numel());
-    return is_tensor(other) ? t.mul_(unwrap(other)) : t.mul_(to_scalar(other, "mul_", "other"));
+    if (is_tensor(other)) {
+      Tensor o = unwrap(other);
+      return without_gil(t.numel(), [&] { return t.mul_(o); });
+    }
+    Scalar s = to_scalar(other, "mul_", "other");
+    return without_gil(t.numel(), [&] { return t.mul_(s); });
   }, py::arg("other"));
   b.method("pow_", [](const Tensor& t, py::handle e) -> Tensor {
     return is_tensor(e) ? t.pow_(unwrap(e)) : t.pow_(to_scalar(e, "pow_", "exponent"));
@@ -240,15 +245,16 @@ void bind_math_methods(Binder& b) {
     }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
     b.method(subtract ? "sub_" : "add_", [subtract](const Tensor& t, py::handle other, py::handle alpha_obj) {
       Scalar alpha = to_scalar(alpha_obj, "add_", "alpha");
-      LongOpGilRelease gil(t.numel());
-      if (is_tensor(other))
-        return subtract ? t.sub_(unwrap(other), alpha) : t.add_(unwrap(other), alpha);
+      if (is_tensor(other)) {
+        Tensor o = unwrap(other);
+        return without_gil(t.numel(), [&] { return subtract ? t.sub_(o, alpha) : t.add_(o, alpha); });
+      }
       Scalar s = to_scalar(other, "add_", "other");
       if (recorded(t)) {
         Tensor b = scalar_operand(s, t);
         return subtract ? t.sub_(b, alpha) : t.add_(b, alpha);
       }
-      return subtract ? t.sub_(s, alpha) : t.add_(s, alpha);
+      return without_gil(t.numel(), [&] { return subtract ? t.sub_(s, alpha) : t.add_(s, alpha); });
     }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
   }
   b.alias("subtract", "sub");
@@ -264,11 +270,13 @@ void bind_math_methods(Binder& b) {
       return ember::div(to_scalar(input, "div", "input"), d, o);
     }
     Tensor a = unwrap(input);
-    LongOpGilRelease gil(a.numel());
-    if (is_tensor(other)) return ember::div(a, unwrap(other), o);
+    if (is_tensor(other)) {
+      Tensor d = unwrap(other);
+      return without_gil(a.numel(), [&] { return ember::div(a, d, o); });
+    }
     Scalar s = to_scalar(other, "div", "other");
     if (recorded(a)) return ember::div(a, scalar_operand(s, a), o);
-    return ember::div(a, s, o);
+    return without_gil(a.numel(), [&] { return ember::div(a, s, o); });
   };
   for (const char* name : {"div", "divide", "true_divide"}) {
     b.function(name, div_any, py::arg("input"), py::arg("other"), py::kw_only(),
@@ -276,9 +284,13 @@ void bind_math_methods(Binder& b) {
     b.method(name, div_any, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   }
   auto div_ = [](const Tensor& t, py::handle other, py::handle mode) -> Tensor {
-    LongOpGilRelease gil(t.numel());
-    if (is_tensor(other)) return t.div_(unwrap(other), rounding(mode));
-    return t.div_(to_scalar(other, "div_", "other"), rounding(mode));
+    std::optional<std::string> r = rounding(mode);
+    if (is_tensor(other)) {
+      Tensor d = unwrap(other);
+      return without_gil(t.numel(), [&] { return t.div_(d, r); });
+    }
+    Scalar s = to_scalar(other, "div_", "other");
+    return without_gil(t.numel(), [&] { return t.div_(s, r); });
   };
   b.method("div_", div_, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   b.method("divide_", div_, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());

@@ -52,9 +52,10 @@ py::object extremum(bool is_max, const Tensor& t, py::handle dim, bool keepdim) 
 void bind_reduce_methods(Binder& b) {
   b.both("sum", [](const Tensor& t, py::handle dim, bool keepdim, py::handle dtype) {
     std::optional<Dtype> dt = to_optional_dtype(dtype, "sum");
+    Dims d = to_dims(dim, "sum");
     LongOpGilRelease gil(t.numel());
-    if (dim.is_none()) return t.sum(dt);
-    return t.sum(*to_dims(dim, "sum"), keepdim, dt);
+    if (!d) return t.sum(dt);
+    return t.sum(*d, keepdim, dt);
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   b.both("nansum", [](const Tensor& t, py::handle dim, bool keepdim, py::handle dtype) {
     std::optional<Dtype> dt = to_optional_dtype(dtype, "nansum");
@@ -63,9 +64,10 @@ void bind_reduce_methods(Binder& b) {
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   b.both("mean", [](const Tensor& t, py::handle dim, bool keepdim, py::handle dtype) {
     std::optional<Dtype> dt = to_optional_dtype(dtype, "mean");
+    Dims d = to_dims(dim, "mean");
     LongOpGilRelease gil(t.numel());
-    if (dim.is_none()) return t.mean(dt);
-    return t.mean(*to_dims(dim, "mean"), keepdim, dt);
+    if (!d) return t.mean(dt);
+    return t.mean(*d, keepdim, dt);
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   b.both("nanmean", [](const Tensor& t, py::handle dim, bool keepdim) {
     Dims d = to_dims(dim, "nanmean");

@@ -37,16 +37,14 @@ py::object binary(const Tensor& self, py::handle other, const char* op, TensorFn
                   bool wrap_when_recorded = false) {
   if (is_tensor(other)) {
     Tensor o = unwrap(other);
-    LongOpGilRelease gil(self.numel() + o.numel());
-    return wrap(tf(self, o));
+    return wrap(without_gil(self.numel() + o.numel(), [&] { return tf(self, o); }));
   }
   if (is_scalar(other)) {
     Scalar s = to_scalar(other, op, "other");
     // Python's PyTorch wraps the number in a tensor, so a recorded x * 2 is MulBackward0 (the
     // C++ scalar overloads are LibTorch's MulBackward1): same values, PyTorch's node names.
     if (wrap_when_recorded && recorded(self)) return wrap(tf(self, scalar_operand(s, self)));
-    LongOpGilRelease gil(self.numel());
-    return wrap(sf(self, s));
+    return wrap(without_gil(self.numel(), [&] { return sf(self, s); }));
   }
   return py::reinterpret_borrow<py::object>(Py_NotImplemented);
 }
@@ -56,8 +54,7 @@ py::object reflected(const Tensor& self, py::handle other, const char* op, Tenso
   if (!is_scalar(other) || is_tensor(other))
     return py::reinterpret_borrow<py::object>(Py_NotImplemented);
   Tensor left = scalar_operand(to_scalar(other, op, "other"), self);
-  LongOpGilRelease gil(self.numel());
-  return wrap(tf(left, self));
+  return wrap(without_gil(self.numel(), [&] { return tf(left, self); }));
 }
 
 Tensor tensor_from_args(py::args args) {
@@ -253,8 +250,7 @@ void bind_tensor(py::module_& m) {
   cls.def("__matmul__", [](const Tensor& a, py::handle b) -> py::object {
        if (!is_tensor(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
        Tensor o = unwrap(b);
-       LongOpGilRelease gil(a.numel() * (o.dim() ? o.size(-1) : 1));
-       return wrap(a.matmul(o));
+       return wrap(without_gil(a.numel() * (o.dim() ? o.size(-1) : 1), [&] { return a.matmul(o); }));
      }, py::is_operator())
       .def("__rmatmul__", [](const Tensor& a, py::handle b) -> py::object {
         if (!is_tensor(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
