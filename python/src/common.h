@@ -55,6 +55,10 @@ py::object device_object(Device d);
 py::object size_object(IntArrayRef sizes);
 py::object scalar_object(const Scalar& s);
 
+/// Sets the Python error for a C++ exception as the bindings' translators would (for code that
+/// runs outside pybind11's dispatcher: fast_paths.cpp).
+void set_python_error(std::exception_ptr p);
+
 /// TypeError naming the op, what it accepts and what it got.
 [[noreturn]] void type_error(const char* op, const std::string& expected, py::handle got);
 
@@ -93,6 +97,7 @@ void bind_autograd(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorIm
 void bind_numpy(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
 void bind_serialize(py::module_& m);
 void bind_errors(py::module_& m);
+void install_fast_paths(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
 
 }  // namespace ember::python
 

@@ -316,6 +316,11 @@ void bind_types(py::module_& m) {
       throw py::type_error("set_rng_state(): expected a 1-d torch.ByteTensor");
     default_generator().set_state(state.contiguous().tolist<uint8_t>());
   });
+  m.def("set_num_threads", [](int64_t n) {
+    if (n <= 0) throw std::runtime_error("set_num_threads expects a positive integer");
+    set_num_threads(int(n));
+  }, py::arg("int"));
+  m.def("get_num_threads", [] { return get_num_threads(); });
   m.def("_cuda_is_available", [] { return cuda::is_available(); });
   m.def("_cuda_device_count", [] { return cuda::device_count(); });
   m.attr("default_generator") = py::cast(&default_generator(), py::return_value_policy::reference);

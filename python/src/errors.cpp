@@ -26,14 +26,35 @@ bool is_index_error(std::string_view msg) {
 
 }  // namespace
 
+void set_ember_error(const ember::Error& e) {
+  PyErr_SetString(is_index_error(e.what_without_backtrace()) ? PyExc_IndexError : PyExc_RuntimeError,
+                  e.what());
+}
+
+void set_python_error(std::exception_ptr p) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const ember::Error& e) {
+    set_ember_error(e);
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::bad_alloc&) {
+    PyErr_SetString(PyExc_MemoryError, "std::bad_alloc");
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
+  }
+}
+
 void bind_errors(py::module_&) {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const ember::Error& e) {
-      std::string_view msg = e.what();
-      PyErr_SetString(is_index_error(e.what_without_backtrace()) ? PyExc_IndexError : PyExc_RuntimeError,
-                      std::string(msg).c_str());
+      set_ember_error(e);
     }
   });
 }

@@ -274,6 +274,7 @@ void bind_tensor(py::module_& m) {
   bind_indexing(cls);
   bind_autograd(m, cls);
   bind_numpy(m, cls);
+  install_fast_paths(cls);
 }
 
 }  // namespace ember::python
