@@ -83,6 +83,7 @@ def can_cast(from_, to):
 
 bool_ = globals()["bool"]
 from ._finfo import finfo, iinfo  # noqa: E402,F401
+from . import _tensor_extras  # noqa: E402,F401  (pickling, deepcopy)
 from . import return_types  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401

@@ -118,6 +118,14 @@ struct type_caster<ember::Tensor> {
 }  // namespace pybind11::detail
 
 namespace ember::python {
+/// PyTorch's out=: `fn` with one more overload, tried only when the first does not match (a
+/// call with an `out` keyword): it calls `plain` (the same function, unchained) without it and
+/// writes the result into `out` (write_out).
+py::cpp_function with_out(const py::cpp_function& fn, const py::cpp_function& plain, const char* name);
+/// Writes `result` into `out` as PyTorch does: resized to the result's shape, converted to
+/// out's dtype where PyTorch allows the cast; refused when the result would need a gradient.
+Tensor write_out(const Tensor& out, const Tensor& result, const char* op);
+
 /// Binds one function as both ember.NAME(input, ...) and Tensor.NAME(...): one pybind11
 /// function object, whose first argument is the tensor (named `input` as in PyTorch).
 struct Binder {
@@ -126,7 +134,9 @@ struct Binder {
 
   template <class F, class... Extra>
   void both(const char* name, F&& f, const Extra&... extra) {
+    py::cpp_function plain(f, py::name(name), py::arg("input"), extra...);
     py::cpp_function fn(std::forward<F>(f), py::name(name), py::arg("input"), extra...);
+    fn = with_out(fn, plain, name);
     m.attr(name) = fn;
     cls.attr(name) = py::reinterpret_steal<py::object>(PyInstanceMethod_New(fn.ptr()));
   }
@@ -136,7 +146,9 @@ struct Binder {
   }
   template <class F, class... Extra>
   void function(const char* name, F&& f, const Extra&... extra) {
-    m.def(name, std::forward<F>(f), extra...);
+    py::cpp_function plain(f, py::name(name), py::scope(m), extra...);
+    py::cpp_function fn(std::forward<F>(f), py::name(name), py::scope(m), extra...);
+    m.attr(name) = with_out(fn, plain, name);
   }
   /// The same pybind11 function under another name (PyTorch's aliases: absolute for abs, ...).
   void alias(const char* name, const char* target, bool as_function = true) {

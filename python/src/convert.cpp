@@ -302,6 +302,26 @@ void bind_types(py::module_& m) {
   });
   m.def("initial_seed", [] { return default_generator().initial_seed(); });
   py::class_<Generator>(m, "Generator")
+      .def(py::init([](py::handle device) {
+             if (!device.is_none() && !to_device(device, "Generator").is_cpu())
+               throw std::runtime_error("Generator: only CPU generators are in this build");
+             return Generator();
+           }),
+           py::arg("device") = "cpu")
+      .def_property_readonly("device", [](const Generator&) { return Device(kCPU); })
+      .def("get_state", [](const Generator& g) { return from_vector(g.get_state()); })
+      .def("set_state", [](Generator& g, const Tensor& state) -> Generator& {
+        if (state.dtype() != kUInt8 || state.dim() != 1)
+          throw py::type_error("Generator.set_state(): expected a 1-d torch.ByteTensor");
+        g.set_state(state.contiguous().tolist<uint8_t>());
+        return g;
+      }, py::return_value_policy::reference)
+      .def("seed", [](Generator& g) {
+        uint64_t s = std::random_device()() | (uint64_t(std::random_device()()) << 32);
+        s &= (uint64_t(1) << 63) - 1;
+        g.manual_seed(s);
+        return s;
+      })
       .def("manual_seed", [](Generator& g, py::handle seed) -> Generator& {
         g.manual_seed(uint64_t(to_int(seed, "manual_seed", "seed")));
         return g;
@@ -324,6 +344,48 @@ void bind_types(py::module_& m) {
   m.def("_cuda_is_available", [] { return cuda::is_available(); });
   m.def("_cuda_device_count", [] { return cuda::device_count(); });
   m.attr("default_generator") = py::cast(&default_generator(), py::return_value_policy::reference);
+}
+
+}  // namespace ember::python
+
+namespace ember::python {
+
+Tensor write_out(const Tensor& out, const Tensor& result, const char* op) {
+  if (result.requires_grad() && is_grad_enabled())
+    throw std::runtime_error(std::string(op) + "(): functions with out=... arguments don't support "
+                             "automatic differentiation, but one of the arguments requires grad.");
+  const bool narrowing = (is_floating_point(result.dtype()) && !is_floating_point(out.dtype())) ||
+                         (result.dtype() != kBool && out.dtype() == kBool);
+  if (narrowing)
+    throw std::runtime_error(std::string(op) + "(): result type " + dtype_name(result.dtype()) +
+                             " can't be cast to the desired output type " + dtype_name(out.dtype()));
+  if (!std::equal(out.sizes().begin(), out.sizes().end(), result.sizes().begin(), result.sizes().end())) {
+    // PyTorch's resize_ of the output: new storage of the result's shape, same tensor object.
+    Tensor fresh = empty(result.sizes(), {.dtype = out.dtype(), .device = out.device()});
+    out.impl()->set_data(fresh.storage(), fresh.dtype(), fresh.sizes(), fresh.strides(), 0);
+  }
+  return out.copy_(result);
+}
+
+py::cpp_function with_out(const py::cpp_function& fn, const py::cpp_function& plain, const char* name) {
+  // The first overload (fn) fails to match on the unknown keyword, so plain calls never reach
+  // this one and pay nothing for it.
+  PyObject* inner = plain.ptr();
+  Py_INCREF(inner);  // kept for the life of the process, as the function itself
+  std::string op = name;
+  return py::cpp_function(
+      [inner, op](py::args args, py::kwargs kwargs) -> py::object {
+        py::handle fn(inner);
+        if (!kwargs.contains("out")) return fn(*args, **kwargs);  // raises the signatures' TypeError
+        py::object out = kwargs.attr("pop")("out");
+        py::object result = fn(*args, **kwargs);
+        if (out.is_none()) return result;
+        if (!is_tensor(out) || !is_tensor(result))
+          throw py::type_error(op + "(): out= takes one tensor here (got " +
+                               std::string(Py_TYPE(out.ptr())->tp_name) + ")");
+        return wrap(write_out(unwrap(out), unwrap(result), op.c_str()));
+      },
+      py::name(name), py::sibling(fn));
 }
 
 }  // namespace ember::python

@@ -15,6 +15,13 @@ struct FactoryOptions {
   std::optional<Device> device;
   bool requires_grad = false;
   Generator* generator = nullptr;
+  py::object out;  // out=: the result is written there (write_out)
+
+  /// The factory's result, or `out` with the result written into it.
+  py::object finish(const char* op, const Tensor& result) const {
+    if (!out || out.is_none()) return wrap(result);
+    return wrap(write_out(to_tensor(out, op, "out"), result, op));
+  }
 
   TensorOptions tensor() const {
     return {.dtype = dtype, .device = device, .requires_grad = requires_grad};
@@ -40,8 +47,7 @@ FactoryOptions factory_options(const char* op, py::kwargs kw, bool allow_generat
       if (v.cast<bool>())
         throw std::runtime_error(std::string(op) + "(): pin_memory=True needs a CUDA device");
     } else if (key == "out") {
-      if (!v.is_none())
-        throw py::type_error(std::string(op) + "(): out= is not in ember; assign the result instead");
+      o.out = py::reinterpret_borrow<py::object>(v);
     } else if (key == "memory_format") {
       continue;  // contiguous is the only format; preserve_format keeps the layout rules of *_like
     } else {
@@ -185,12 +191,12 @@ void bind_factories(py::module_& m) {
       }
       std::vector<int64_t> s = to_sizes(size, op);
       FactoryOptions o = factory_options(op, kw);
-      return f(s, o.tensor());
+      return o.finish(op, f(s, o.tensor()));
     });
   }
   m.def("full", [](py::handle size, py::handle value, py::kwargs kw) {
     FactoryOptions o = factory_options("full", kw);
-    return full(to_int_list(size, "full", "size"), to_scalar(value, "full", "fill_value"), o.tensor());
+    return o.finish("full", full(to_int_list(size, "full", "size"), to_scalar(value, "full", "fill_value"), o.tensor()));
   }, py::arg("size"), py::arg("fill_value"));
   m.def("empty_strided", [](py::handle size, py::handle stride, py::kwargs kw) {
     FactoryOptions o = factory_options("empty_strided", kw);
@@ -201,7 +207,7 @@ void bind_factories(py::module_& m) {
     FactoryOptions o = factory_options("eye", kw);
     std::optional<int64_t> cols;
     if (!mm.is_none()) cols = to_int(mm, "eye", "m");
-    return eye(n, cols, o.tensor());
+    return o.finish("eye", eye(n, cols, o.tensor()));
   }, py::arg("n"), py::arg("m") = py::none());
   m.def("arange", [](py::args args, py::kwargs kw) {
     std::vector<py::object> a;
@@ -216,17 +222,20 @@ void bind_factories(py::module_& m) {
       }
     if (a.empty() || a.size() > 3) throw py::type_error("arange() takes 1 to 3 positional arguments (start, end, step)");
     FactoryOptions o = factory_options("arange", kw);
-    if (a.size() == 1) return arange(to_scalar(a[0], "arange", "end"), o.tensor());
+    if (a.size() == 1) return o.finish("arange", arange(to_scalar(a[0], "arange", "end"), o.tensor()));
     Scalar step = a.size() == 3 ? to_scalar(a[2], "arange", "step") : Scalar(1);
-    return arange(to_scalar(a[0], "arange", "start"), to_scalar(a[1], "arange", "end"), step, o.tensor());
+    return o.finish("arange", arange(to_scalar(a[0], "arange", "start"), to_scalar(a[1], "arange", "end"),
+                                     step, o.tensor()));
   });
   m.def("linspace", [](py::handle start, py::handle end, int64_t steps, py::kwargs kw) {
     FactoryOptions o = factory_options("linspace", kw);
-    return linspace(to_scalar(start, "linspace", "start"), to_scalar(end, "linspace", "end"), steps, o.tensor());
+    return o.finish("linspace", linspace(to_scalar(start, "linspace", "start"),
+                                         to_scalar(end, "linspace", "end"), steps, o.tensor()));
   }, py::arg("start"), py::arg("end"), py::arg("steps"));
   m.def("logspace", [](py::handle start, py::handle end, int64_t steps, double base, py::kwargs kw) {
     FactoryOptions o = factory_options("logspace", kw);
-    return logspace(to_scalar(start, "logspace", "start"), to_scalar(end, "logspace", "end"), steps, base, o.tensor());
+    return o.finish("logspace", logspace(to_scalar(start, "logspace", "start"),
+                                         to_scalar(end, "logspace", "end"), steps, base, o.tensor()));
   }, py::arg("start"), py::arg("end"), py::arg("steps"), py::arg("base") = 10.0);
 
   for (bool normal : {false, true}) {
@@ -238,8 +247,8 @@ void bind_factories(py::module_& m) {
       }
       std::vector<int64_t> s = to_sizes(size, name);
       FactoryOptions o = factory_options(name, kw, true);
-      LongOpGilRelease gil(prod(s));
-      return normal ? randn(s, o.random()) : rand(s, o.random());
+      Tensor r = without_gil(prod(s), [&] { return normal ? randn(s, o.random()) : rand(s, o.random()); });
+      return o.finish(name, r);
     });
   }
   m.def("randint", [](py::args args, py::kwargs kw) {
@@ -255,12 +264,13 @@ void bind_factories(py::module_& m) {
     FactoryOptions o = factory_options("randint", kw, true);
     if (!o.dtype) o.dtype = kInt64;
     std::vector<int64_t> size = to_int_list(a.back(), "randint", "size");
-    if (a.size() == 2) return randint(to_int(a[0], "randint", "high"), size, o.random());
-    return randint(to_int(a[0], "randint", "low"), to_int(a[1], "randint", "high"), size, o.random());
+    if (a.size() == 2) return o.finish("randint", randint(to_int(a[0], "randint", "high"), size, o.random()));
+    return o.finish("randint", randint(to_int(a[0], "randint", "low"), to_int(a[1], "randint", "high"),
+                                       size, o.random()));
   });
   m.def("randperm", [](int64_t n, py::kwargs kw) {
     FactoryOptions o = factory_options("randperm", kw, true);
-    return randperm(n, o.random());
+    return o.finish("randperm", randperm(n, o.random()));
   }, py::arg("n"));
 
   // ── *_like ──

@@ -1,0 +1,94 @@
+"""Tensor features beyond the golden table: out=, generators and RNG state, identity of Python
+objects, dtype and device objects, pickling of small objects, threads."""
+import copy
+import pickle
+
+import pytest
+
+import ember as torch
+
+
+def test_out_writes_resizes_and_refuses_what_pytorch_refuses():
+    a = torch.ones(3)
+    out = torch.empty(0)
+    r = torch.add(a, a, out=out)
+    assert r is out and out.tolist() == [2.0, 2.0, 2.0]
+    assert torch.mul(a, 3, out=torch.empty(3, dtype=torch.float64)).dtype == torch.float64
+    assert torch.sum(a, out=torch.empty(5)).shape == ()
+    assert torch.cat([a, a], out=torch.zeros(6)).tolist() == [1.0] * 6
+    assert torch.zeros(2, 2, out=torch.empty(0)).shape == (2, 2)
+    assert torch.arange(4, out=torch.empty(0, dtype=torch.int64)).tolist() == [0, 1, 2, 3]
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        torch.add(a, a, out=torch.zeros(3, dtype=torch.int64))
+    with pytest.raises(RuntimeError, match="automatic differentiation"):
+        torch.mul(torch.ones(2, requires_grad=True), 2, out=torch.empty(2))
+    with pytest.raises(TypeError, match="incompatible function arguments"):
+        torch.add(a, a, bogus=1)
+
+
+def test_generators_and_rng_state_reproduce_streams():
+    torch.manual_seed(3)
+    first = torch.randn(5)
+    state = torch.get_rng_state()
+    second = torch.randn(5)
+    torch.set_rng_state(state)
+    assert torch.randn(5).tolist() == second.tolist()
+    torch.manual_seed(3)
+    assert torch.randn(5).tolist() == first.tolist()
+    g = torch.Generator().manual_seed(3)
+    assert torch.randn(5, generator=g).tolist() == first.tolist()
+    assert torch.initial_seed() == 3
+
+
+def test_dtype_and_device_objects():
+    assert torch.float32 is torch.float and torch.int64 is torch.long
+    assert torch.ones(1).dtype is torch.float32
+    assert repr(torch.bfloat16) == "torch.bfloat16" and torch.float16.is_floating_point
+    assert pickle.loads(pickle.dumps(torch.device("cpu"))) == torch.device("cpu")
+    assert repr(torch.device("cuda", 1)) == "device(type='cuda', index=1)"
+    assert str(torch.device("cpu")) == "cpu" and torch.device("cpu").index is None
+    assert {torch.device("cpu"): 1}[torch.device("cpu")] == 1
+    with pytest.raises(RuntimeError):
+        torch.device("tpu")
+
+
+def test_size_is_a_tuple_with_pytorchs_repr():
+    s = torch.ones(2, 3).shape
+    assert isinstance(s, tuple) and s == (2, 3) and repr(s) == "torch.Size([2, 3])"
+    assert s.numel() == 6 and isinstance(s[:1], torch.Size) and s[-1] == 3
+    assert pickle.loads(pickle.dumps(s)) == s
+
+
+def test_one_python_object_per_tensor():
+    x = torch.ones(2, requires_grad=True)
+    (x * 2).sum().backward()
+    assert x.grad is x.grad
+    y = x.detach()
+    assert y is not x and y.data_ptr() == x.data_ptr()
+    t = torch.arange(4)
+    assert t[...] is not t
+    assert hash(t) == hash(t) and len({t, t}) == 1
+
+
+def test_deepcopy_and_pickle_copy_values():
+    t = torch.arange(6.0).reshape(2, 3).requires_grad_()
+    t.tag = "kept"
+    c = copy.deepcopy(t)
+    assert c is not t and c.data_ptr() != t.data_ptr() and c.tolist() == t.tolist()
+    assert c.requires_grad and c.is_leaf and c.tag == "kept"
+    with pytest.raises(RuntimeError, match="graph leaves"):
+        copy.deepcopy(t * 2)
+    for dtype in [torch.float32, torch.bfloat16, torch.int16, torch.bool, torch.float16]:
+        u = torch.arange(4).to(dtype).reshape(2, 2).T
+        back = pickle.loads(pickle.dumps(u))
+        assert back.dtype == dtype and back.tolist() == u.tolist()
+
+
+def test_format_and_item_conversions():
+    x = torch.tensor(3.14159)
+    assert f"{x:.2f}" == "3.14"
+    assert int(torch.tensor(7)) == 7 and float(torch.tensor([2.5])) == 2.5
+    assert [1, 2, 3][torch.tensor(1)] == 2  # __index__
+    with pytest.raises(TypeError):
+        [1, 2][torch.tensor(1.0)]
+    assert 2 in torch.tensor([1, 2, 3]) and 5 not in torch.tensor([1, 2, 3])
