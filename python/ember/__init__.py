@@ -90,6 +90,7 @@ from .autograd.grad_mode import no_grad, enable_grad, set_grad_enabled, inferenc
 from .serialization import save, load  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

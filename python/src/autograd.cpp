@@ -318,6 +318,19 @@ void bind_autograd(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorIm
       .def("__enter__", &InferenceModeScope::enter)
       .def("__exit__", [](InferenceModeScope& s, py::args) { s.exit(); });
   m.def("_function_apply", &function_apply);
+  // gradcheck / gradgradcheck with a Python function of the inputs (tensors or a tuple of them).
+  m.def("_gradcheck", [](py::object fn, py::handle inputs, double eps, double atol, double rtol,
+                         bool second_order) {
+    std::vector<Tensor> ins = tensors_or_empty(inputs, "gradcheck", "inputs");
+    autograd::TensorsFunction f = [fn](const std::vector<Tensor>& xs) {
+      py::tuple args(xs.size());
+      for (size_t i = 0; i < xs.size(); ++i) args[i] = wrap(xs[i]);
+      py::object r = fn(*args);
+      return tensors_or_empty(r, "gradcheck", "outputs");
+    };
+    autograd::GradcheckOptions o{.eps = eps, .atol = atol, .rtol = rtol};
+    return second_order ? autograd::gradgradcheck(f, ins, o) : autograd::gradcheck(f, ins, o);
+  });
 }
 
 }  // namespace ember::python

@@ -336,6 +336,9 @@ void bind_types(py::module_& m) {
       throw py::type_error("set_rng_state(): expected a 1-d torch.ByteTensor");
     default_generator().set_state(state.contiguous().tolist<uint8_t>());
   });
+  m.def("_write_out", [](const Tensor& out, const Tensor& result, const std::string& op) {
+    return write_out(out, result, op.c_str());
+  });
   m.def("set_num_threads", [](int64_t n) {
     if (n <= 0) throw std::runtime_error("set_num_threads expects a positive integer");
     set_num_threads(int(n));

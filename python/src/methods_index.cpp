@@ -81,6 +81,12 @@ void bind_index_methods(Binder& b) {
   b.method("index_fill_", [](const Tensor& t, int64_t dim, const Tensor& index, py::handle v) {
     return t.index_fill_(dim, index, to_scalar(v, "index_fill_", "value"));
   }, py::arg("dim"), py::arg("index"), py::arg("value"));
+  b.both("fliplr", [](const Tensor& t) { return ember::fliplr(t); });
+  b.both("flipud", [](const Tensor& t) { return ember::flipud(t); });
+  b.method("masked_scatter_", [](const Tensor& t, const Tensor& m, const Tensor& s) {
+    Tensor self = t;
+    return ember::masked_scatter_(self, m, s);
+  }, py::arg("mask"), py::arg("source"));
   b.both("masked_select", [](const Tensor& t, const Tensor& m) { return t.masked_select(m); }, py::arg("mask"));
   b.both("masked_scatter", [](const Tensor& t, const Tensor& m, const Tensor& s) {
     return ember::masked_scatter(t, m, s);

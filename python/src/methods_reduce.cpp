@@ -175,6 +175,18 @@ void bind_reduce_methods(Binder& b) {
     if (dim.is_none()) return wrap(ember::median(t));
     return return_pair("median", ember::median(t, one_dim(dim, "median"), keepdim));
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  b.both("nanmedian", [](const Tensor& t, py::handle dim, bool keepdim) -> py::object {
+    if (dim.is_none()) return wrap(ember::nanmedian(t));
+    return return_pair("nanmedian", ember::nanmedian(t, to_int(dim, "nanmedian", "dim"), keepdim));
+  }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  b.function("_linalg_vector_norm", [](const Tensor& t, double ord, py::handle dim, bool keepdim,
+                                       py::handle dtype) {
+    std::vector<int64_t> d;
+    if (!dim.is_none()) d = to_int_list(dim, "vector_norm", "dim");
+    Tensor x = dtype.is_none() ? t : t.to(to_dtype(dtype, "vector_norm"));
+    return ember::linalg_vector_norm(x, ord, d, keepdim);
+  }, py::arg("x"), py::arg("ord") = 2.0, py::arg("dim") = py::none(), py::arg("keepdim") = false,
+     py::kw_only(), py::arg("dtype") = py::none());
   b.both("mode", [](const Tensor& t, int64_t dim, bool keepdim) {
     return return_pair("mode", ember::mode(t, dim, keepdim));
   }, py::arg("dim") = -1, py::arg("keepdim") = false);

@@ -188,3 +188,30 @@ def test_backward_releases_the_gil_and_hooks_take_it():
     x.register_hook(lambda g: seen.append(threading.get_ident()) or g)
     (x @ x).sum().backward()
     assert seen == [threading.get_ident()]
+
+
+def test_gradcheck_from_python():
+    x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda t: (t.exp() * t).sum(1), (x,))
+    assert torch.autograd.gradgradcheck(lambda t: (t ** 3).sum(), (x,))
+
+    class WrongGrad(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3  # wrong on purpose
+
+    with pytest.raises(RuntimeError):
+        torch.autograd.gradcheck(WrongGrad.apply, (x,))
+    assert torch.autograd.gradcheck(WrongGrad.apply, (x,), raise_exception=False) is False
+
+
+def test_linalg_vector_norm_and_more_functions():
+    x = torch.tensor([[3.0, -4.0], [0.0, 1.0]])
+    assert torch.linalg.vector_norm(x).item() == pytest.approx(26 ** 0.5)
+    assert torch.linalg.vector_norm(x, ord=float("inf"), dim=1).tolist() == [4.0, 1.0]
+    assert torch.fliplr(x).tolist() == [[-4.0, 3.0], [1.0, 0.0]]
+    assert torch.nanmedian(torch.tensor([1.0, float("nan"), 3.0, 2.0])).item() == 2.0

@@ -25,6 +25,32 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _C._backward(_tensors(tensors), _tensors(grad_tensors), retain_graph, create_graph)
 
 
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **unsupported):
+    """Compares func's Jacobian from backward with central differences (float64 inputs that
+    require grad). Raises RuntimeError naming the mismatch, or returns False when
+    raise_exception=False."""
+    return _check(func, inputs, eps, atol, rtol, raise_exception, unsupported, False)
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  raise_exception=True, **unsupported):
+    """gradcheck of the backward itself (second derivatives)."""
+    if grad_outputs is not None:
+        unsupported["grad_outputs"] = grad_outputs
+    return _check(func, inputs, eps, atol, rtol, raise_exception, unsupported, True)
+
+
+def _check(func, inputs, eps, atol, rtol, raise_exception, unsupported, second_order):
+    if unsupported:
+        raise TypeError("gradcheck(): %s not in ember" % ", ".join(sorted(unsupported)))
+    try:
+        return _C._gradcheck(func, _tensors(inputs), eps, atol, rtol, second_order)
+    except RuntimeError:
+        if raise_exception:
+            raise
+        return False
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=False, is_grads_batched=False):
     """Gradients of ``outputs`` with respect to ``inputs`` (a tuple), without touching ``.grad``."""
