@@ -3,29 +3,14 @@
 on ember's Python package and on PyTorch 1.13, answering "<name> <median seconds per call>" for
 each case name read on stdin."""
 import importlib
-import statistics
+import os
 import sys
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from py_timing import median_seconds, tiny_seconds  # noqa: E402
 
 torch = importlib.import_module(sys.argv[1])
 torch.set_num_threads(int(sys.argv[2]) if len(sys.argv) > 2 else 2)
-
-
-def median_seconds(fn, reps=15):
-    fn()
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
-
-
-def tiny_seconds(fn, batch=2000):
-    def run():
-        for _ in range(batch):
-            fn()
-    return median_seconds(run) / batch
 
 
 def case(name):

@@ -1,33 +1,16 @@
 """PyTorch's side of bench/compare.py: the cases of cases.h through Python's torch, answering
 "<name> <median seconds>" for each case name read on stdin. Run with Debian's /usr/bin/python3."""
 import os
-import statistics
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from py_timing import median_seconds, tiny_seconds  # noqa: E402
+
 torch.set_num_threads(int(sys.argv[1]) if len(sys.argv) > 1 else 2)
 torch.set_grad_enabled(False)
-
-
-def median_seconds(fn, reps):
-    fn()
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
-
-
-def tiny_seconds(fn, batch=2000):
-    def run():
-        for _ in range(batch):
-            fn()
-    return median_seconds(run, 15) / batch
-
 
 N16 = 1 << 24
 

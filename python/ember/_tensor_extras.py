@@ -38,7 +38,8 @@ def _deepcopy(self, memo):
                            "https://github.com/pytorch/pytorch/pull/103001")
     if id(self) in memo:
         return memo[id(self)]
-    with _C_no_grad():
+    from .autograd.grad_mode import no_grad
+    with no_grad():
         new = self.clone()
     new.requires_grad_(self.requires_grad)
     if self.grad is not None:
@@ -48,15 +49,6 @@ def _deepcopy(self, memo):
         setattr(new, k, copy.deepcopy(v, memo))
     memo[id(self)] = new
     return new
-
-
-class _C_no_grad:
-    def __enter__(self):
-        self.prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(False)
-
-    def __exit__(self, *exc):
-        _C._set_grad_enabled(self.prev)
 
 
 _C.Tensor.__reduce_ex__ = _reduce_ex

@@ -50,24 +50,20 @@ py::object extremum(bool is_max, const Tensor& t, py::handle dim, bool keepdim) 
 }  // namespace
 
 void bind_reduce_methods(Binder& b) {
-  b.both("sum", [](const Tensor& t, py::handle dim, bool keepdim, py::handle dtype) {
-    std::optional<Dtype> dt = to_optional_dtype(dtype, "sum");
-    Dims d = to_dims(dim, "sum");
-    LongOpGilRelease gil(t.numel());
-    if (!d) return t.sum(dt);
-    return t.sum(*d, keepdim, dt);
-  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  for (bool mean : {false, true}) {
+    b.both(mean ? "mean" : "sum", [mean](const Tensor& t, py::handle dim, bool keepdim, py::handle dtype) {
+      const char* op = mean ? "mean" : "sum";
+      std::optional<Dtype> dt = to_optional_dtype(dtype, op);
+      Dims d = to_dims(dim, op);
+      LongOpGilRelease gil(t.numel());
+      if (!d) return mean ? t.mean(dt) : t.sum(dt);
+      return mean ? t.mean(*d, keepdim, dt) : t.sum(*d, keepdim, dt);
+    }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  }
   b.both("nansum", [](const Tensor& t, py::handle dim, bool keepdim, py::handle dtype) {
     std::optional<Dtype> dt = to_optional_dtype(dtype, "nansum");
     if (dim.is_none()) return t.nansum(dt);
     return t.nansum(*to_dims(dim, "nansum"), keepdim, dt);
-  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
-  b.both("mean", [](const Tensor& t, py::handle dim, bool keepdim, py::handle dtype) {
-    std::optional<Dtype> dt = to_optional_dtype(dtype, "mean");
-    Dims d = to_dims(dim, "mean");
-    LongOpGilRelease gil(t.numel());
-    if (!d) return t.mean(dt);
-    return t.mean(*d, keepdim, dt);
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   b.both("nanmean", [](const Tensor& t, py::handle dim, bool keepdim) {
     Dims d = to_dims(dim, "nanmean");

@@ -4,6 +4,7 @@ backward the C++ engine calls (src: python/src/autograd.cpp)."""
 import functools
 
 from .. import _C
+from .grad_mode import no_grad
 
 
 class FunctionCtx:
@@ -75,15 +76,6 @@ def once_differentiable(fn):
     """Marks a backward that is not itself differentiable: it runs without recording."""
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        with _C_no_grad():
+        with no_grad():
             return fn(ctx, *args)
     return wrapper
-
-
-class _C_no_grad:
-    def __enter__(self):
-        self.prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(False)
-
-    def __exit__(self, *exc):
-        _C._set_grad_enabled(self.prev)
