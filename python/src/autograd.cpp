@@ -140,8 +140,8 @@ py::object function_apply(py::object cls, py::object ctx, py::args args) {
     for (const Tensor& in : inputs) is_input |= in.is_same(t);
     // An input returned as is becomes a new alias (its own history), unless marked dirty.
     if (is_input && !in_list(dirty, t)) t = t.alias();
-    metas.push_back({differentiable ? int(outputs.size()) : -1, true, DimVector(t.sizes()), t.dtype(),
-                     t.device()});
+    metas.push_back({differentiable ? int(outputs.size()) : -1, true, DimVector(t.sizes()),
+                     t.dtype(), t.device()});
     if (differentiable) outputs.push_back(t);
     final_outs.append(wrap(t));
   }
@@ -165,10 +165,12 @@ py::object function_apply(py::object cls, py::object ctx, py::args args) {
         call_args[i + 1] = wrap(g);
       }
       py::object r = pycls.get().attr("backward")(*call_args);
-      py::tuple rs = PyTuple_Check(r.ptr()) ? py::reinterpret_borrow<py::tuple>(r) : py::make_tuple(r);
+      py::tuple rs =
+          PyTuple_Check(r.ptr()) ? py::reinterpret_borrow<py::tuple>(r) : py::make_tuple(r);
       if (rs.size() < nargs || (rs.size() > nargs))
-        throw std::runtime_error("function " + name + " returned an incorrect number of gradients (expected " +
-                              std::to_string(nargs) + ", got " + std::to_string(rs.size()) + ")");
+        throw std::runtime_error(
+            "function " + name + " returned an incorrect number of gradients (expected " +
+            std::to_string(nargs) + ", got " + std::to_string(rs.size()) + ")");
       autograd::TensorList out;
       for (int pos : input_position) {
         py::handle g = rs[size_t(pos)];
@@ -217,73 +219,91 @@ class InferenceModeScope {
 void bind_autograd(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls) {
   py::class_<autograd::Node, std::shared_ptr<autograd::Node>>(m, "_Node", py::dynamic_attr())
       .def("name", &autograd::Node::name)
-      .def_property_readonly("next_functions", [](const autograd::Node& n) {
-        py::list out;
-        for (const autograd::Edge& e : n.next_functions())
-          out.append(py::make_tuple(node_object(e.function), e.input_nr));
-        return py::tuple(out);
-      })
-      .def("__repr__", [](const autograd::Node& n) {
-        std::ostringstream os;
-        os << "<" << n.name() << " object at 0x" << std::hex << reinterpret_cast<uintptr_t>(&n) << ">";
-        return os.str();
-      })
+      .def_property_readonly("next_functions",
+                             [](const autograd::Node& n) {
+                               py::list out;
+                               for (const autograd::Edge& e : n.next_functions())
+                                 out.append(py::make_tuple(node_object(e.function), e.input_nr));
+                               return py::tuple(out);
+                             })
+      .def("__repr__",
+           [](const autograd::Node& n) {
+             std::ostringstream os;
+             os << "<" << n.name() << " object at 0x" << std::hex << reinterpret_cast<uintptr_t>(&n)
+                << ">";
+             return os.str();
+           })
       .def("register_hook", [](autograd::Node&, py::object) {
-        throw std::runtime_error("grad_fn.register_hook is not in ember: register the hook on the "
-                                 "tensor (Tensor.register_hook)");
+        throw std::runtime_error(
+            "grad_fn.register_hook is not in ember: register the hook on the "
+            "tensor (Tensor.register_hook)");
       });
 
-  cls.def_property("requires_grad", [](const Tensor& t) { return t.requires_grad(); }, [](const Tensor& t, bool v) {
-    t.requires_grad_(v);
-  });
-  cls.def_property("grad", [](const Tensor& t) { return t.grad(); },
-                   [](const Tensor& t, py::handle g) {
-                     if (g.is_none()) {
-                       t.mutable_grad() = Tensor();
-                       return;
-                     }
-                     Tensor grad = to_tensor(g, "grad", "value");
-                     if (!std::equal(grad.sizes().begin(), grad.sizes().end(), t.sizes().begin(), t.sizes().end()))
-                       throw std::runtime_error("assigned grad has data of a different size");
-                     if (grad.dtype() != t.dtype())
-                       throw std::runtime_error("assigned grad has data of a different type");
-                     t.mutable_grad() = grad;
-                   });
+  cls.def_property(
+      "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
+      [](const Tensor& t, bool v) { t.requires_grad_(v); });
+  cls.def_property(
+      "grad", [](const Tensor& t) { return t.grad(); },
+      [](const Tensor& t, py::handle g) {
+        if (g.is_none()) {
+          t.mutable_grad() = Tensor();
+          return;
+        }
+        Tensor grad = to_tensor(g, "grad", "value");
+        if (!std::equal(grad.sizes().begin(), grad.sizes().end(), t.sizes().begin(),
+                        t.sizes().end()))
+          throw std::runtime_error("assigned grad has data of a different size");
+        if (grad.dtype() != t.dtype())
+          throw std::runtime_error("assigned grad has data of a different type");
+        t.mutable_grad() = grad;
+      });
   cls.def_property_readonly("grad_fn", [](const Tensor& t) { return node_object(t.grad_fn()); });
   cls.def_property_readonly("is_leaf", [](const Tensor& t) { return t.is_leaf(); });
   cls.def_property_readonly("retains_grad", [](const Tensor& t) { return t.retains_grad(); });
   cls.def_property_readonly("output_nr", [](const Tensor& t) { return t.output_nr(); });
   cls.def("is_inference", [](const Tensor& t) { return t.is_inference(); });
-  cls.def_property("data", [](const Tensor& t) { return t.detach(); }, [](const Tensor& t, const Tensor& d) {
-    t.impl()->set_data(d.storage(), d.dtype(), d.sizes(), d.strides(), d.storage_offset());
-  });
-  cls.def("requires_grad_", [](const Tensor& t, bool v) { return t.requires_grad_(v); },
-          py::arg("requires_grad") = true);
+  cls.def_property(
+      "data", [](const Tensor& t) { return t.detach(); },
+      [](const Tensor& t, const Tensor& d) {
+        t.impl()->set_data(d.storage(), d.dtype(), d.sizes(), d.strides(), d.storage_offset());
+      });
+  cls.def(
+      "requires_grad_", [](const Tensor& t, bool v) { return t.requires_grad_(v); },
+      py::arg("requires_grad") = true);
   cls.def("retain_grad", [](const Tensor& t) { t.retain_grad(); });
   cls.def("detach", [](const Tensor& t) { return t.detach(); });
-  m.def("detach", [](const Tensor& t) { return t.detach(); }, py::arg("input"));
+  m.def(
+      "detach", [](const Tensor& t) { return t.detach(); }, py::arg("input"));
   cls.def("detach_", [](const Tensor& t) { return t.detach_(); });
-  cls.def("backward", [](const Tensor& t, py::handle gradient, std::optional<bool> retain_graph,
-                         bool create_graph, py::handle inputs) {
-    if (!inputs.is_none())
-      throw std::runtime_error("backward(inputs=...) is not in ember: use ember.autograd.grad");
-    BackwardOptions o{.gradient = gradient.is_none() ? Tensor() : to_tensor(gradient, "backward", "gradient"),
-                      .retain_graph = retain_graph, .create_graph = create_graph};
-    py::gil_scoped_release release;
-    t.backward(o);
-  }, py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(),
-     py::arg("create_graph") = false, py::kw_only(), py::arg("inputs") = py::none());
-  cls.def("register_hook", [](const Tensor& t, py::object fn) {
-    GilObject hook(fn);
-    HookHandle h = t.register_hook([hook](const Tensor& g) -> Tensor {
-      py::gil_scoped_acquire gil;
-      py::object r = hook.get()(wrap(g));
-      if (r.is_none()) return Tensor();
-      return to_tensor(r, "register_hook", "hook result");
-    });
-    return py::module_::import("ember.utils.hooks").attr("RemovableHandle")(
-        py::cpp_function([h]() mutable { h.remove(); }));
-  }, py::arg("hook"));
+  cls.def(
+      "backward",
+      [](const Tensor& t, py::handle gradient, std::optional<bool> retain_graph, bool create_graph,
+         py::handle inputs) {
+        if (!inputs.is_none())
+          throw std::runtime_error("backward(inputs=...) is not in ember: use ember.autograd.grad");
+        BackwardOptions o{
+            .gradient = gradient.is_none() ? Tensor() : to_tensor(gradient, "backward", "gradient"),
+            .retain_graph = retain_graph,
+            .create_graph = create_graph};
+        py::gil_scoped_release release;
+        t.backward(o);
+      },
+      py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(),
+      py::arg("create_graph") = false, py::kw_only(), py::arg("inputs") = py::none());
+  cls.def(
+      "register_hook",
+      [](const Tensor& t, py::object fn) {
+        GilObject hook(fn);
+        HookHandle h = t.register_hook([hook](const Tensor& g) -> Tensor {
+          py::gil_scoped_acquire gil;
+          py::object r = hook.get()(wrap(g));
+          if (r.is_none()) return Tensor();
+          return to_tensor(r, "register_hook", "hook result");
+        });
+        return py::module_::import("ember.utils.hooks")
+            .attr("RemovableHandle")(py::cpp_function([h]() mutable { h.remove(); }));
+      },
+      py::arg("hook"));
 
   m.def("_backward", [](py::handle tensors, py::handle grads, std::optional<bool> retain_graph,
                         bool create_graph) {
@@ -295,7 +315,8 @@ void bind_autograd(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorIm
   m.def("_grad", [](py::handle outputs, py::handle inputs, py::handle grad_outputs,
                     std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
     autograd::GradOptions o{.grad_outputs = tensors_or_empty(grad_outputs, "grad", "grad_outputs"),
-                            .retain_graph = retain_graph, .create_graph = create_graph,
+                            .retain_graph = retain_graph,
+                            .create_graph = create_graph,
                             .allow_unused = allow_unused};
     std::vector<Tensor> outs = tensors_or_empty(outputs, "grad", "outputs");
     std::vector<Tensor> ins = tensors_or_empty(inputs, "grad", "inputs");

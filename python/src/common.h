@@ -121,7 +121,8 @@ namespace ember::python {
 /// PyTorch's out=: `fn` with one more overload, tried only when the first does not match (a
 /// call with an `out` keyword): it calls `plain` (the same function, unchained) without it and
 /// writes the result into `out` (write_out).
-py::cpp_function with_out(const py::cpp_function& fn, const py::cpp_function& plain, const char* name);
+py::cpp_function with_out(const py::cpp_function& fn, const py::cpp_function& plain,
+                          const char* name);
 /// Writes `result` into `out` as PyTorch does: resized to the result's shape, converted to
 /// out's dtype where PyTorch allows the cast; refused when the result would need a gradient.
 Tensor write_out(const Tensor& out, const Tensor& result, const char* op);

@@ -17,15 +17,15 @@ void set_tensor_type(PyTypeObject* t) { g_tensor_type = t; }
 Tensor unwrap(py::handle h) {
   auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
   auto vh = inst->get_value_and_holder();
-  if (!vh.holder_constructed()) throw py::type_error("ember.Tensor: the object was not initialized");
+  if (!vh.holder_constructed())
+    throw py::type_error("ember.Tensor: the object was not initialized");
   return Tensor(vh.holder<intrusive_ptr<TensorImpl>>());
 }
 
 py::object wrap(Tensor t) {
   if (!t.defined()) return py::none();
-  return py::reinterpret_steal<py::object>(
-      py::detail::make_caster<intrusive_ptr<TensorImpl>>::cast(
-          t.impl_ptr(), py::return_value_policy::take_ownership, py::handle()));
+  return py::reinterpret_steal<py::object>(py::detail::make_caster<intrusive_ptr<TensorImpl>>::cast(
+      t.impl_ptr(), py::return_value_policy::take_ownership, py::handle()));
 }
 
 static std::string type_name(py::handle h) { return Py_TYPE(h.ptr())->tp_name; }
@@ -52,7 +52,8 @@ static int64_t long_value(PyObject* o, const char* op) {
   int overflow = 0;
   long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
   if (overflow != 0)
-    throw std::runtime_error(std::string(op) + "(): Overflow when unpacking long (the value does "
+    throw std::runtime_error(std::string(op) +
+                             "(): Overflow when unpacking long (the value does "
                              "not fit in int64)");
   if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
   return v;
@@ -110,13 +111,15 @@ std::vector<int64_t> to_int_list(py::handle h, const char* op, const char* arg) 
     arg_type_error(op, arg, "tuple of ints", h);
   }
   if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) return {to_int(h, op, arg)};
-  if (!PyTuple_Check(h.ptr()) && !PyList_Check(h.ptr())) arg_type_error(op, arg, "tuple of ints", h);
+  if (!PyTuple_Check(h.ptr()) && !PyList_Check(h.ptr()))
+    arg_type_error(op, arg, "tuple of ints", h);
   py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
   std::vector<int64_t> out;
   out.reserve(seq.size());
   for (py::handle item : seq) {
     PyObject* o = item.ptr();
-    if (PyBool_Check(o) || PyFloat_Check(o) || !(PyLong_Check(o) || PyIndex_Check(o) || is_tensor(item)))
+    if (PyBool_Check(o) || PyFloat_Check(o) ||
+        !(PyLong_Check(o) || PyIndex_Check(o) || is_tensor(item)))
       throw py::type_error(std::string(op) + "(): argument '" + arg +
                            "' must be tuple of ints, but found element of type " + type_name(item));
     out.push_back(to_int(item, op, arg));
@@ -130,8 +133,10 @@ std::vector<int64_t> to_sizes(py::args args, const char* op) {
   out.reserve(args.size());
   for (py::handle a : args) {
     if (!PyLong_Check(a.ptr()) || PyBool_Check(a.ptr()))
-      throw py::type_error(std::string(op) + "(): argument 'size' must be tuple of ints, but found "
-                           "element of type " + type_name(a));
+      throw py::type_error(std::string(op) +
+                           "(): argument 'size' must be tuple of ints, but found "
+                           "element of type " +
+                           type_name(a));
     out.push_back(to_int(a, op, "size"));
   }
   return out;
@@ -218,10 +223,11 @@ std::vector<Tensor> to_tensor_list(py::handle h, const char* op, const char* arg
 
 void bind_types(py::module_& m) {
   py::class_<DtypeObject> dtype(m, "dtype");
-  dtype.def_property_readonly("is_floating_point",
-                              [](const DtypeObject& d) { return is_floating_point(d.dtype); })
-      .def_property_readonly("is_signed",
-                             [](const DtypeObject& d) { return d.dtype != kBool && d.dtype != kUInt8; })
+  dtype
+      .def_property_readonly("is_floating_point",
+                             [](const DtypeObject& d) { return is_floating_point(d.dtype); })
+      .def_property_readonly(
+          "is_signed", [](const DtypeObject& d) { return d.dtype != kBool && d.dtype != kUInt8; })
       .def_property_readonly("is_complex", [](const DtypeObject&) { return false; })
       .def_property_readonly("itemsize", [](const DtypeObject& d) { return itemsize(d.dtype); })
       .def("__repr__",
@@ -236,34 +242,41 @@ void bind_types(py::module_& m) {
   py::class_<Device>(m, "device")
       .def(py::init([](py::object spec, py::object index) {
              if (py::isinstance<Device>(spec)) return spec.cast<Device>();
-             if (PyLong_Check(spec.ptr())) return Device(kCUDA, int(to_int(spec, "device", "index")));
+             if (PyLong_Check(spec.ptr()))
+               return Device(kCUDA, int(to_int(spec, "device", "index")));
              std::string s = spec.cast<std::string>();
              if (index.is_none()) return Device(s);
              if (s.find(':') != std::string::npos)
-               throw py::value_error("type (string) must not include an index because index was "
-                                     "passed explicitly: " + s);
+               throw py::value_error(
+                   "type (string) must not include an index because index was "
+                   "passed explicitly: " +
+                   s);
              int64_t i = to_int(index, "device", "index");
              if (i < 0) throw py::value_error("Device index must not be negative");
              Device d(s);
              if (d.is_cpu() && i != 0)
-               throw std::runtime_error("CPU device index must be -1 or zero, got " + std::to_string(i));
+               throw std::runtime_error("CPU device index must be -1 or zero, got " +
+                                        std::to_string(i));
              return Device(d.type(), int(i));
            }),
            py::arg("type"), py::arg("index") = py::none())
       .def_property_readonly("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
-      .def_property_readonly("index", [](const Device& d) -> py::object {
-        return d.has_index() ? py::object(py::int_(d.index())) : py::none();
-      })
-      .def("__eq__", [](const Device& a, py::handle b) {
-        return py::isinstance<Device>(b) && a == b.cast<Device>();
-      })
+      .def_property_readonly("index",
+                             [](const Device& d) -> py::object {
+                               return d.has_index() ? py::object(py::int_(d.index())) : py::none();
+                             })
+      .def("__eq__",
+           [](const Device& a, py::handle b) {
+             return py::isinstance<Device>(b) && a == b.cast<Device>();
+           })
       .def("__hash__", [](const Device& d) { return std::hash<std::string>()(d.str()); })
       .def("__str__", &Device::str)
-      .def("__repr__", [](const Device& d) {
-        std::string r = std::string("device(type='") + (d.is_cpu() ? "cpu" : "cuda") + "'";
-        if (d.has_index()) r += ", index=" + std::to_string(d.index());
-        return r + ")";
-      })
+      .def("__repr__",
+           [](const Device& d) {
+             std::string r = std::string("device(type='") + (d.is_cpu() ? "cpu" : "cuda") + "'";
+             if (d.has_index()) r += ", index=" + std::to_string(d.index());
+             return r + ")";
+           })
       .def("__reduce__", [](const Device& d) {
         return py::make_tuple(py::module_::import("ember").attr("device"), py::make_tuple(d.str()));
       });
@@ -276,24 +289,35 @@ void bind_types(py::module_& m) {
       throw py::type_error("only floating-point types are supported as the default type");
     set_default_dtype(t);
   });
-  m.def("promote_types", [](py::handle a, py::handle b) {
-    return dtype_object(promote_types(to_dtype(a, "promote_types"), to_dtype(b, "promote_types")));
-  }, py::arg("type1"), py::arg("type2"));
-  m.def("result_type", [](py::handle a, py::handle b) {
-    // Tensors and Python numbers in either place (PyTorch's category rules for scalars).
-    Tensor ta, tb;
-    std::vector<Operand> ops;
-    if (is_tensor(a)) ta = unwrap(a);
-    if (is_tensor(b)) tb = unwrap(b);
-    ops.push_back(ta.defined() ? Operand(ta) : Operand(to_scalar(a, "result_type", "tensor")));
-    ops.push_back(tb.defined() ? Operand(tb) : Operand(to_scalar(b, "result_type", "other")));
-    return dtype_object(result_type(ops));
-  }, py::arg("tensor"), py::arg("other"));
-  m.def("is_floating_point", [](const Tensor& t) { return t.is_floating_point(); }, py::arg("input"));
-  m.def("manual_seed", [](py::handle seed) {
-    manual_seed(uint64_t(to_int(seed, "manual_seed", "seed")));
-    return py::module_::import("ember").attr("default_generator");
-  }, py::arg("seed"));
+  m.def(
+      "promote_types",
+      [](py::handle a, py::handle b) {
+        return dtype_object(
+            promote_types(to_dtype(a, "promote_types"), to_dtype(b, "promote_types")));
+      },
+      py::arg("type1"), py::arg("type2"));
+  m.def(
+      "result_type",
+      [](py::handle a, py::handle b) {
+        // Tensors and Python numbers in either place (PyTorch's category rules for scalars).
+        Tensor ta, tb;
+        std::vector<Operand> ops;
+        if (is_tensor(a)) ta = unwrap(a);
+        if (is_tensor(b)) tb = unwrap(b);
+        ops.push_back(ta.defined() ? Operand(ta) : Operand(to_scalar(a, "result_type", "tensor")));
+        ops.push_back(tb.defined() ? Operand(tb) : Operand(to_scalar(b, "result_type", "other")));
+        return dtype_object(result_type(ops));
+      },
+      py::arg("tensor"), py::arg("other"));
+  m.def(
+      "is_floating_point", [](const Tensor& t) { return t.is_floating_point(); }, py::arg("input"));
+  m.def(
+      "manual_seed",
+      [](py::handle seed) {
+        manual_seed(uint64_t(to_int(seed, "manual_seed", "seed")));
+        return py::module_::import("ember").attr("default_generator");
+      },
+      py::arg("seed"));
   m.def("seed", [] {
     uint64_t s = std::random_device()() | (uint64_t(std::random_device()()) << 32);
     s &= (uint64_t(1) << 63) - 1;
@@ -310,22 +334,29 @@ void bind_types(py::module_& m) {
            py::arg("device") = "cpu")
       .def_property_readonly("device", [](const Generator&) { return Device(kCPU); })
       .def("get_state", [](const Generator& g) { return from_vector(g.get_state()); })
-      .def("set_state", [](Generator& g, const Tensor& state) -> Generator& {
-        if (state.dtype() != kUInt8 || state.dim() != 1)
-          throw py::type_error("Generator.set_state(): expected a 1-d torch.ByteTensor");
-        g.set_state(state.contiguous().tolist<uint8_t>());
-        return g;
-      }, py::return_value_policy::reference)
-      .def("seed", [](Generator& g) {
-        uint64_t s = std::random_device()() | (uint64_t(std::random_device()()) << 32);
-        s &= (uint64_t(1) << 63) - 1;
-        g.manual_seed(s);
-        return s;
-      })
-      .def("manual_seed", [](Generator& g, py::handle seed) -> Generator& {
-        g.manual_seed(uint64_t(to_int(seed, "manual_seed", "seed")));
-        return g;
-      }, py::return_value_policy::reference)
+      .def(
+          "set_state",
+          [](Generator& g, const Tensor& state) -> Generator& {
+            if (state.dtype() != kUInt8 || state.dim() != 1)
+              throw py::type_error("Generator.set_state(): expected a 1-d torch.ByteTensor");
+            g.set_state(state.contiguous().tolist<uint8_t>());
+            return g;
+          },
+          py::return_value_policy::reference)
+      .def("seed",
+           [](Generator& g) {
+             uint64_t s = std::random_device()() | (uint64_t(std::random_device()()) << 32);
+             s &= (uint64_t(1) << 63) - 1;
+             g.manual_seed(s);
+             return s;
+           })
+      .def(
+          "manual_seed",
+          [](Generator& g, py::handle seed) -> Generator& {
+            g.manual_seed(uint64_t(to_int(seed, "manual_seed", "seed")));
+            return g;
+          },
+          py::return_value_policy::reference)
       .def("initial_seed", &Generator::initial_seed);
   m.def("_get_rng_state", [] {
     std::vector<uint8_t> s = default_generator().get_state();
@@ -339,10 +370,13 @@ void bind_types(py::module_& m) {
   m.def("_write_out", [](const Tensor& out, const Tensor& result, const std::string& op) {
     return write_out(out, result, op.c_str());
   });
-  m.def("set_num_threads", [](int64_t n) {
-    if (n <= 0) throw std::runtime_error("set_num_threads expects a positive integer");
-    set_num_threads(int(n));
-  }, py::arg("int"));
+  m.def(
+      "set_num_threads",
+      [](int64_t n) {
+        if (n <= 0) throw std::runtime_error("set_num_threads expects a positive integer");
+        set_num_threads(int(n));
+      },
+      py::arg("int"));
   m.def("get_num_threads", [] { return get_num_threads(); });
   m.def("_cuda_is_available", [] { return cuda::is_available(); });
   m.def("_cuda_device_count", [] { return cuda::device_count(); });
@@ -355,14 +389,17 @@ namespace ember::python {
 
 Tensor write_out(const Tensor& out, const Tensor& result, const char* op) {
   if (result.requires_grad() && is_grad_enabled())
-    throw std::runtime_error(std::string(op) + "(): functions with out=... arguments don't support "
+    throw std::runtime_error(std::string(op) +
+                             "(): functions with out=... arguments don't support "
                              "automatic differentiation, but one of the arguments requires grad.");
   const bool narrowing = (is_floating_point(result.dtype()) && !is_floating_point(out.dtype())) ||
                          (result.dtype() != kBool && out.dtype() == kBool);
   if (narrowing)
     throw std::runtime_error(std::string(op) + "(): result type " + dtype_name(result.dtype()) +
-                             " can't be cast to the desired output type " + dtype_name(out.dtype()));
-  if (!std::equal(out.sizes().begin(), out.sizes().end(), result.sizes().begin(), result.sizes().end())) {
+                             " can't be cast to the desired output type " +
+                             dtype_name(out.dtype()));
+  if (!std::equal(out.sizes().begin(), out.sizes().end(), result.sizes().begin(),
+                  result.sizes().end())) {
     // PyTorch's resize_ of the output: new storage of the result's shape, same tensor object.
     Tensor fresh = empty(result.sizes(), {.dtype = out.dtype(), .device = out.device()});
     out.impl()->set_data(fresh.storage(), fresh.dtype(), fresh.sizes(), fresh.strides(), 0);
@@ -370,7 +407,8 @@ Tensor write_out(const Tensor& out, const Tensor& result, const char* op) {
   return out.copy_(result);
 }
 
-py::cpp_function with_out(const py::cpp_function& fn, const py::cpp_function& plain, const char* name) {
+py::cpp_function with_out(const py::cpp_function& fn, const py::cpp_function& plain,
+                          const char* name) {
   // The first overload (fn) fails to match on the unknown keyword, so plain calls never reach
   // this one and pay nothing for it.
   PyObject* inner = plain.ptr();
@@ -379,7 +417,8 @@ py::cpp_function with_out(const py::cpp_function& fn, const py::cpp_function& pl
   return py::cpp_function(
       [inner, op](py::args args, py::kwargs kwargs) -> py::object {
         py::handle fn(inner);
-        if (!kwargs.contains("out")) return fn(*args, **kwargs);  // raises the signatures' TypeError
+        if (!kwargs.contains("out"))
+          return fn(*args, **kwargs);  // raises the signatures' TypeError
         py::object out = kwargs.attr("pop")("out");
         py::object result = fn(*args, **kwargs);
         if (out.is_none()) return result;

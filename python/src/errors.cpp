@@ -12,13 +12,17 @@ namespace {
 // RuntimeError for the same words from other ops (gather's out-of-bounds index).
 bool is_index_error(std::string_view msg) {
   if (msg.find("imension out of range") != std::string_view::npos) return true;
-  const bool from_indexing = msg.starts_with("[index]") || msg.starts_with("[select]") ||
-                             msg.starts_with("[index_put_]");
+  const bool from_indexing =
+      msg.starts_with("[index]") || msg.starts_with("[select]") || msg.starts_with("[index_put_]");
   if (!from_indexing) return false;
   static constexpr std::string_view kIndexMessages[] = {
-      "out of bounds for dimension", "too many indices", "index out of range",
-      "does not match the shape of the indexed tensor", "invalid index of a 0-dim tensor",
-      "tensors used as indices must be", "could not be broadcast together"};
+      "out of bounds for dimension",
+      "too many indices",
+      "index out of range",
+      "does not match the shape of the indexed tensor",
+      "invalid index of a 0-dim tensor",
+      "tensors used as indices must be",
+      "could not be broadcast together"};
   for (std::string_view s : kIndexMessages)
     if (msg.find(s) != std::string_view::npos) return true;
   return false;
@@ -27,8 +31,8 @@ bool is_index_error(std::string_view msg) {
 }  // namespace
 
 void set_ember_error(const ember::Error& e) {
-  PyErr_SetString(is_index_error(e.what_without_backtrace()) ? PyExc_IndexError : PyExc_RuntimeError,
-                  e.what());
+  PyErr_SetString(
+      is_index_error(e.what_without_backtrace()) ? PyExc_IndexError : PyExc_RuntimeError, e.what());
 }
 
 void set_python_error(std::exception_ptr p) {

@@ -27,7 +27,8 @@ struct FactoryOptions {
     return {.dtype = dtype, .device = device, .requires_grad = requires_grad};
   }
   RandomOptions random() const {
-    return {.dtype = dtype, .device = device, .requires_grad = requires_grad, .generator = generator};
+    return {
+        .dtype = dtype, .device = device, .requires_grad = requires_grad, .generator = generator};
   }
 };
 
@@ -35,10 +36,14 @@ FactoryOptions factory_options(const char* op, py::kwargs kw, bool allow_generat
   FactoryOptions o;
   for (auto [k, v] : kw) {
     std::string key = k.cast<std::string>();
-    if (key == "dtype") o.dtype = to_optional_dtype(v, op);
-    else if (key == "device") o.device = to_optional_device(v, op);
-    else if (key == "requires_grad") o.requires_grad = v.cast<bool>();
-    else if (key == "generator" && allow_generator) o.generator = v.is_none() ? nullptr : v.cast<Generator*>();
+    if (key == "dtype")
+      o.dtype = to_optional_dtype(v, op);
+    else if (key == "device")
+      o.device = to_optional_device(v, op);
+    else if (key == "requires_grad")
+      o.requires_grad = v.cast<bool>();
+    else if (key == "generator" && allow_generator)
+      o.generator = v.is_none() ? nullptr : v.cast<Generator*>();
     else if (key == "layout") {
       if (!v.is_none() && py::repr(v).cast<std::string>() != "torch.strided")
         throw std::runtime_error(std::string(op) + "(): ember tensors are strided; layout " +
@@ -62,7 +67,7 @@ FactoryOptions factory_options(const char* op, py::kwargs kw, bool allow_generat
 // a tensor element counts with its dtype), then fills a flat buffer of that kind.
 struct Nested {
   std::vector<int64_t> shape;
-  int kind = 0;  // 0 bool, 1 int, 2 float
+  int kind = 0;                        // 0 bool, 1 int, 2 float
   std::optional<Dtype> element_dtype;  // from tensor elements
   std::vector<double> floats;
   std::vector<int64_t> ints;
@@ -82,7 +87,8 @@ void walk(py::handle obj, size_t depth, Nested& n) {
     } else if (depth > n.shape.size() || n.shape[depth] != len) {
       throw py::value_error("expected sequence of length " +
                             std::to_string(depth < n.shape.size() ? n.shape[depth] : 0) +
-                            " at dim " + std::to_string(depth) + " (got " + std::to_string(len) + ")");
+                            " at dim " + std::to_string(depth) + " (got " + std::to_string(len) +
+                            ")");
     }
     for (py::handle item : s) walk(item, depth + 1, n);
     return;
@@ -101,8 +107,10 @@ void walk(py::handle obj, size_t depth, Nested& n) {
       for (int64_t i : n.ints) n.floats.push_back(double(i));
     n.kind = kind;
   }
-  if (n.kind == 2) n.floats.push_back(v.to_double());
-  else n.ints.push_back(v.to_int());
+  if (n.kind == 2)
+    n.floats.push_back(v.to_double());
+  else
+    n.ints.push_back(v.to_int());
 }
 
 }  // namespace
@@ -119,7 +127,8 @@ Tensor tensor_from_data(py::handle data, std::optional<Dtype> dtype, std::option
       !PyTuple_Check(data.ptr())) {
     py::object from_numpy = py::module_::import("ember").attr("from_numpy");
     py::object np = py::module_::import("numpy");  // a copy, C-ordered, 0-d kept 0-d
-    Tensor t = from_numpy(np.attr("array")(data, py::arg("copy") = true, py::arg("order") = "C")).cast<Tensor>();
+    Tensor t = from_numpy(np.attr("array")(data, py::arg("copy") = true, py::arg("order") = "C"))
+                   .cast<Tensor>();
     if (dtype) t = t.to(*dtype);
     if (device) t = t.to(*device);
     return requires_grad ? t.requires_grad_(true) : t;
@@ -127,10 +136,13 @@ Tensor tensor_from_data(py::handle data, std::optional<Dtype> dtype, std::option
   Nested n;
   walk(data, 0, n);
   Dtype inferred = n.element_dtype && n.kind < 2 ? *n.element_dtype
-                   : n.kind == 2 ? (n.element_dtype && is_floating_point(*n.element_dtype) ? *n.element_dtype : default_dtype())
+                   : n.kind == 2
+                       ? (n.element_dtype && is_floating_point(*n.element_dtype) ? *n.element_dtype
+                                                                                 : default_dtype())
                    : n.kind == 1 ? kInt64
                                  : kBool;
-  if (n.shape.size() > 0 && n.floats.empty() && n.ints.empty() && !n.element_dtype) inferred = default_dtype();
+  if (n.shape.size() > 0 && n.floats.empty() && n.ints.empty() && !n.element_dtype)
+    inferred = default_dtype();
   Dtype target = dtype.value_or(inferred);
   Tensor t;
   if (n.kind == 2) {
@@ -147,33 +159,42 @@ Tensor tensor_from_data(py::handle data, std::optional<Dtype> dtype, std::option
 }
 
 void bind_factories(py::module_& m) {
-  m.def("tensor", [](py::handle data, py::handle dtype, py::handle device, bool requires_grad, bool pin) {
-    if (pin) throw std::runtime_error("tensor(): pin_memory=True needs a CUDA device");
-    return tensor_from_data(data, to_optional_dtype(dtype, "tensor"), to_optional_device(device, "tensor"),
-                            requires_grad);
-  }, py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
-     py::arg("requires_grad") = false, py::arg("pin_memory") = false);
-  m.def("as_tensor", [](py::handle data, py::handle dtype, py::handle device) -> py::object {
-    std::optional<Dtype> d = to_optional_dtype(dtype, "as_tensor");
-    std::optional<Device> dev = to_optional_device(device, "as_tensor");
-    if (is_tensor(data)) {
-      Tensor t = unwrap(data);
-      if (d) t = t.to(*d);
-      if (dev) t = t.to(*dev);
-      return wrap(t);
-    }
-    if (py::hasattr(data, "__array_interface__") && !PyList_Check(data.ptr())) {
-      Tensor t = py::module_::import("ember").attr("from_numpy")(data).cast<Tensor>();
-      if (d) t = t.to(*d);
-      return wrap(t);
-    }
-    return wrap(tensor_from_data(data, d, dev, false));
-  }, py::arg("data"), py::arg("dtype") = py::none(), py::arg("device") = py::none());
-  m.def("scalar_tensor", [](py::handle v, py::kwargs kw) {
-    FactoryOptions o = factory_options("scalar_tensor", kw);
-    if (!o.dtype) o.dtype = default_dtype();
-    return full({}, to_scalar(v, "scalar_tensor", "s"), o.tensor());
-  }, py::arg("s"));
+  m.def(
+      "tensor",
+      [](py::handle data, py::handle dtype, py::handle device, bool requires_grad, bool pin) {
+        if (pin) throw std::runtime_error("tensor(): pin_memory=True needs a CUDA device");
+        return tensor_from_data(data, to_optional_dtype(dtype, "tensor"),
+                                to_optional_device(device, "tensor"), requires_grad);
+      },
+      py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("requires_grad") = false, py::arg("pin_memory") = false);
+  m.def(
+      "as_tensor",
+      [](py::handle data, py::handle dtype, py::handle device) -> py::object {
+        std::optional<Dtype> d = to_optional_dtype(dtype, "as_tensor");
+        std::optional<Device> dev = to_optional_device(device, "as_tensor");
+        if (is_tensor(data)) {
+          Tensor t = unwrap(data);
+          if (d) t = t.to(*d);
+          if (dev) t = t.to(*dev);
+          return wrap(t);
+        }
+        if (py::hasattr(data, "__array_interface__") && !PyList_Check(data.ptr())) {
+          Tensor t = py::module_::import("ember").attr("from_numpy")(data).cast<Tensor>();
+          if (d) t = t.to(*d);
+          return wrap(t);
+        }
+        return wrap(tensor_from_data(data, d, dev, false));
+      },
+      py::arg("data"), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def(
+      "scalar_tensor",
+      [](py::handle v, py::kwargs kw) {
+        FactoryOptions o = factory_options("scalar_tensor", kw);
+        if (!o.dtype) o.dtype = default_dtype();
+        return full({}, to_scalar(v, "scalar_tensor", "s"), o.tensor());
+      },
+      py::arg("s"));
 
   using SizedFn = Tensor (*)(IntArrayRef, TensorOptions);
   static const std::pair<const char*, SizedFn> sized[] = {
@@ -185,7 +206,8 @@ void bind_factories(py::module_& m) {
     const char* op = name;
     m.def(name, [f, op](py::args size, py::kwargs kw) {
       if (kw.contains("size")) {
-        if (size.size()) throw py::type_error(std::string(op) + "() got multiple values for argument 'size'");
+        if (size.size())
+          throw py::type_error(std::string(op) + "() got multiple values for argument 'size'");
         size = py::args(py::make_tuple(kw["size"]));
         kw.attr("pop")("size");
       }
@@ -194,49 +216,71 @@ void bind_factories(py::module_& m) {
       return o.finish(op, f(s, o.tensor()));
     });
   }
-  m.def("full", [](py::handle size, py::handle value, py::kwargs kw) {
-    FactoryOptions o = factory_options("full", kw);
-    return o.finish("full", full(to_int_list(size, "full", "size"), to_scalar(value, "full", "fill_value"), o.tensor()));
-  }, py::arg("size"), py::arg("fill_value"));
-  m.def("empty_strided", [](py::handle size, py::handle stride, py::kwargs kw) {
-    FactoryOptions o = factory_options("empty_strided", kw);
-    return empty_strided(to_int_list(size, "empty_strided", "size"),
-                         to_int_list(stride, "empty_strided", "stride"), o.tensor());
-  }, py::arg("size"), py::arg("stride"));
-  m.def("eye", [](int64_t n, py::handle mm, py::kwargs kw) {
-    FactoryOptions o = factory_options("eye", kw);
-    std::optional<int64_t> cols;
-    if (!mm.is_none()) cols = to_int(mm, "eye", "m");
-    return o.finish("eye", eye(n, cols, o.tensor()));
-  }, py::arg("n"), py::arg("m") = py::none());
+  m.def(
+      "full",
+      [](py::handle size, py::handle value, py::kwargs kw) {
+        FactoryOptions o = factory_options("full", kw);
+        return o.finish("full", full(to_int_list(size, "full", "size"),
+                                     to_scalar(value, "full", "fill_value"), o.tensor()));
+      },
+      py::arg("size"), py::arg("fill_value"));
+  m.def(
+      "empty_strided",
+      [](py::handle size, py::handle stride, py::kwargs kw) {
+        FactoryOptions o = factory_options("empty_strided", kw);
+        return empty_strided(to_int_list(size, "empty_strided", "size"),
+                             to_int_list(stride, "empty_strided", "stride"), o.tensor());
+      },
+      py::arg("size"), py::arg("stride"));
+  m.def(
+      "eye",
+      [](int64_t n, py::handle mm, py::kwargs kw) {
+        FactoryOptions o = factory_options("eye", kw);
+        std::optional<int64_t> cols;
+        if (!mm.is_none()) cols = to_int(mm, "eye", "m");
+        return o.finish("eye", eye(n, cols, o.tensor()));
+      },
+      py::arg("n"), py::arg("m") = py::none());
   m.def("arange", [](py::args args, py::kwargs kw) {
     std::vector<py::object> a;
     for (py::handle h : args) a.push_back(py::reinterpret_borrow<py::object>(h));
     for (const char* k : {"start", "end", "step"})
       if (kw.contains(k)) {
         std::string key = k;
-        if (key == "start") a.insert(a.begin(), kw[k]);
-        else if (key == "end") a.insert(a.begin() + std::min<size_t>(a.size(), 1), kw[k]);
-        else a.push_back(kw[k]);
+        if (key == "start")
+          a.insert(a.begin(), kw[k]);
+        else if (key == "end")
+          a.insert(a.begin() + std::min<size_t>(a.size(), 1), kw[k]);
+        else
+          a.push_back(kw[k]);
         kw.attr("pop")(k);
       }
-    if (a.empty() || a.size() > 3) throw py::type_error("arange() takes 1 to 3 positional arguments (start, end, step)");
+    if (a.empty() || a.size() > 3)
+      throw py::type_error("arange() takes 1 to 3 positional arguments (start, end, step)");
     FactoryOptions o = factory_options("arange", kw);
-    if (a.size() == 1) return o.finish("arange", arange(to_scalar(a[0], "arange", "end"), o.tensor()));
+    if (a.size() == 1)
+      return o.finish("arange", arange(to_scalar(a[0], "arange", "end"), o.tensor()));
     Scalar step = a.size() == 3 ? to_scalar(a[2], "arange", "step") : Scalar(1);
-    return o.finish("arange", arange(to_scalar(a[0], "arange", "start"), to_scalar(a[1], "arange", "end"),
-                                     step, o.tensor()));
+    return o.finish("arange", arange(to_scalar(a[0], "arange", "start"),
+                                     to_scalar(a[1], "arange", "end"), step, o.tensor()));
   });
-  m.def("linspace", [](py::handle start, py::handle end, int64_t steps, py::kwargs kw) {
-    FactoryOptions o = factory_options("linspace", kw);
-    return o.finish("linspace", linspace(to_scalar(start, "linspace", "start"),
-                                         to_scalar(end, "linspace", "end"), steps, o.tensor()));
-  }, py::arg("start"), py::arg("end"), py::arg("steps"));
-  m.def("logspace", [](py::handle start, py::handle end, int64_t steps, double base, py::kwargs kw) {
-    FactoryOptions o = factory_options("logspace", kw);
-    return o.finish("logspace", logspace(to_scalar(start, "logspace", "start"),
-                                         to_scalar(end, "logspace", "end"), steps, base, o.tensor()));
-  }, py::arg("start"), py::arg("end"), py::arg("steps"), py::arg("base") = 10.0);
+  m.def(
+      "linspace",
+      [](py::handle start, py::handle end, int64_t steps, py::kwargs kw) {
+        FactoryOptions o = factory_options("linspace", kw);
+        return o.finish("linspace", linspace(to_scalar(start, "linspace", "start"),
+                                             to_scalar(end, "linspace", "end"), steps, o.tensor()));
+      },
+      py::arg("start"), py::arg("end"), py::arg("steps"));
+  m.def(
+      "logspace",
+      [](py::handle start, py::handle end, int64_t steps, double base, py::kwargs kw) {
+        FactoryOptions o = factory_options("logspace", kw);
+        return o.finish("logspace",
+                        logspace(to_scalar(start, "logspace", "start"),
+                                 to_scalar(end, "logspace", "end"), steps, base, o.tensor()));
+      },
+      py::arg("start"), py::arg("end"), py::arg("steps"), py::arg("base") = 10.0);
 
   for (bool normal : {false, true}) {
     const char* name = normal ? "randn" : "rand";
@@ -247,7 +291,8 @@ void bind_factories(py::module_& m) {
       }
       std::vector<int64_t> s = to_sizes(size, name);
       FactoryOptions o = factory_options(name, kw, true);
-      Tensor r = without_gil(prod(s), [&] { return normal ? randn(s, o.random()) : rand(s, o.random()); });
+      Tensor r =
+          without_gil(prod(s), [&] { return normal ? randn(s, o.random()) : rand(s, o.random()); });
       return o.finish(name, r);
     });
   }
@@ -260,40 +305,59 @@ void bind_factories(py::module_& m) {
         a.push_back(kw[k]);
         kw.attr("pop")(k);
       }
-    if (a.size() < 2 || a.size() > 3) throw py::type_error("randint() expects (high, size) or (low, high, size)");
+    if (a.size() < 2 || a.size() > 3)
+      throw py::type_error("randint() expects (high, size) or (low, high, size)");
     FactoryOptions o = factory_options("randint", kw, true);
     if (!o.dtype) o.dtype = kInt64;
     std::vector<int64_t> size = to_int_list(a.back(), "randint", "size");
-    if (a.size() == 2) return o.finish("randint", randint(to_int(a[0], "randint", "high"), size, o.random()));
-    return o.finish("randint", randint(to_int(a[0], "randint", "low"), to_int(a[1], "randint", "high"),
-                                       size, o.random()));
+    if (a.size() == 2)
+      return o.finish("randint", randint(to_int(a[0], "randint", "high"), size, o.random()));
+    return o.finish("randint", randint(to_int(a[0], "randint", "low"),
+                                       to_int(a[1], "randint", "high"), size, o.random()));
   });
-  m.def("randperm", [](int64_t n, py::kwargs kw) {
-    FactoryOptions o = factory_options("randperm", kw, true);
-    return o.finish("randperm", randperm(n, o.random()));
-  }, py::arg("n"));
+  m.def(
+      "randperm",
+      [](int64_t n, py::kwargs kw) {
+        FactoryOptions o = factory_options("randperm", kw, true);
+        return o.finish("randperm", randperm(n, o.random()));
+      },
+      py::arg("n"));
 
   // ── *_like ──
   using LikeFn = Tensor (*)(const Tensor&, const FactoryOptions&);
   static const std::pair<const char*, LikeFn> likes[] = {
-      {"zeros_like", [](const Tensor& t, const FactoryOptions& o) { return zeros_like(t, o.tensor()); }},
-      {"ones_like", [](const Tensor& t, const FactoryOptions& o) { return ones_like(t, o.tensor()); }},
-      {"empty_like", [](const Tensor& t, const FactoryOptions& o) { return empty_like(t, o.tensor()); }},
-      {"rand_like", [](const Tensor& t, const FactoryOptions& o) { return rand_like(t, o.random()); }},
-      {"randn_like", [](const Tensor& t, const FactoryOptions& o) { return randn_like(t, o.random()); }}};
+      {"zeros_like",
+       [](const Tensor& t, const FactoryOptions& o) { return zeros_like(t, o.tensor()); }},
+      {"ones_like",
+       [](const Tensor& t, const FactoryOptions& o) { return ones_like(t, o.tensor()); }},
+      {"empty_like",
+       [](const Tensor& t, const FactoryOptions& o) { return empty_like(t, o.tensor()); }},
+      {"rand_like",
+       [](const Tensor& t, const FactoryOptions& o) { return rand_like(t, o.random()); }},
+      {"randn_like",
+       [](const Tensor& t, const FactoryOptions& o) { return randn_like(t, o.random()); }}};
   for (auto [name, fn] : likes) {
     LikeFn f = fn;
     const char* op = name;
-    m.def(name, [f, op](const Tensor& t, py::kwargs kw) { return f(t, factory_options(op, kw, true)); },
-          py::arg("input"));
+    m.def(
+        name,
+        [f, op](const Tensor& t, py::kwargs kw) { return f(t, factory_options(op, kw, true)); },
+        py::arg("input"));
   }
-  m.def("full_like", [](const Tensor& t, py::handle v, py::kwargs kw) {
-    return full_like(t, to_scalar(v, "full_like", "fill_value"), factory_options("full_like", kw).tensor());
-  }, py::arg("input"), py::arg("fill_value"));
-  m.def("randint_like", [](const Tensor& t, int64_t a, std::optional<int64_t> b, py::kwargs kw) {
-    FactoryOptions o = factory_options("randint_like", kw, true);
-    return b ? randint_like(t, a, *b, o.random()) : randint_like(t, 0, a, o.random());
-  }, py::arg("input"), py::arg("low"), py::arg("high") = py::none());
+  m.def(
+      "full_like",
+      [](const Tensor& t, py::handle v, py::kwargs kw) {
+        return full_like(t, to_scalar(v, "full_like", "fill_value"),
+                         factory_options("full_like", kw).tensor());
+      },
+      py::arg("input"), py::arg("fill_value"));
+  m.def(
+      "randint_like",
+      [](const Tensor& t, int64_t a, std::optional<int64_t> b, py::kwargs kw) {
+        FactoryOptions o = factory_options("randint_like", kw, true);
+        return b ? randint_like(t, a, *b, o.random()) : randint_like(t, 0, a, o.random());
+      },
+      py::arg("input"), py::arg("low"), py::arg("high") = py::none());
 }
 
 // new_* and the random fills are methods; factories.cpp owns them as the same concept.
@@ -313,30 +377,49 @@ void bind_factory_methods(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls
   cls.def("new_empty", [opts](const Tensor& t, py::args s, py::kwargs kw) {
     return empty(to_sizes(s, "new_empty"), opts(t, kw, "new_empty"));
   });
-  cls.def("new_full", [opts](const Tensor& t, py::handle s, py::handle v, py::kwargs kw) {
-    return full(to_int_list(s, "new_full", "size"), to_scalar(v, "new_full", "fill_value"), opts(t, kw, "new_full"));
-  }, py::arg("size"), py::arg("fill_value"));
-  cls.def("new_tensor", [](const Tensor& t, py::handle data, py::handle dtype, py::handle device, bool rg) {
-    std::optional<Dtype> d = to_optional_dtype(dtype, "new_tensor");
-    return tensor_from_data(data, d ? d : std::optional<Dtype>(t.dtype()),
-                            device.is_none() ? std::optional<Device>(t.device()) : to_device(device, "new_tensor"), rg);
-  }, py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
-     py::arg("requires_grad") = false);
+  cls.def(
+      "new_full",
+      [opts](const Tensor& t, py::handle s, py::handle v, py::kwargs kw) {
+        return full(to_int_list(s, "new_full", "size"), to_scalar(v, "new_full", "fill_value"),
+                    opts(t, kw, "new_full"));
+      },
+      py::arg("size"), py::arg("fill_value"));
+  cls.def(
+      "new_tensor",
+      [](const Tensor& t, py::handle data, py::handle dtype, py::handle device, bool rg) {
+        std::optional<Dtype> d = to_optional_dtype(dtype, "new_tensor");
+        return tensor_from_data(
+            data, d ? d : std::optional<Dtype>(t.dtype()),
+            device.is_none() ? std::optional<Device>(t.device()) : to_device(device, "new_tensor"),
+            rg);
+      },
+      py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("requires_grad") = false);
 
-  cls.def("uniform_", [](const Tensor& t, double from, double to, Generator* g) {
-    LongOpGilRelease gil(t.numel());
-    return t.uniform_(from, to, g);
-  }, py::arg("from") = 0.0, py::arg("to") = 1.0, py::kw_only(), py::arg("generator") = nullptr);
-  cls.def("normal_", [](const Tensor& t, double mean, double std, Generator* g) {
-    LongOpGilRelease gil(t.numel());
-    return t.normal_(mean, std, g);
-  }, py::arg("mean") = 0.0, py::arg("std") = 1.0, py::kw_only(), py::arg("generator") = nullptr);
-  cls.def("bernoulli_", [](const Tensor& t, double p, Generator* g) { return t.bernoulli_(p, g); },
-          py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = nullptr);
-  cls.def("random_", [](const Tensor& t, int64_t from, std::optional<int64_t> to, Generator* g) {
-    if (!to) return t.random_(0, from, g);
-    return t.random_(from, *to, g);
-  }, py::arg("from"), py::arg("to") = py::none(), py::kw_only(), py::arg("generator") = nullptr);
+  cls.def(
+      "uniform_",
+      [](const Tensor& t, double from, double to, Generator* g) {
+        LongOpGilRelease gil(t.numel());
+        return t.uniform_(from, to, g);
+      },
+      py::arg("from") = 0.0, py::arg("to") = 1.0, py::kw_only(), py::arg("generator") = nullptr);
+  cls.def(
+      "normal_",
+      [](const Tensor& t, double mean, double std, Generator* g) {
+        LongOpGilRelease gil(t.numel());
+        return t.normal_(mean, std, g);
+      },
+      py::arg("mean") = 0.0, py::arg("std") = 1.0, py::kw_only(), py::arg("generator") = nullptr);
+  cls.def(
+      "bernoulli_", [](const Tensor& t, double p, Generator* g) { return t.bernoulli_(p, g); },
+      py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = nullptr);
+  cls.def(
+      "random_",
+      [](const Tensor& t, int64_t from, std::optional<int64_t> to, Generator* g) {
+        if (!to) return t.random_(0, from, g);
+        return t.random_(from, *to, g);
+      },
+      py::arg("from"), py::arg("to") = py::none(), py::kw_only(), py::arg("generator") = nullptr);
 }
 
 }  // namespace ember::python

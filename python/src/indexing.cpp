@@ -39,16 +39,19 @@ TensorIndex one_index(py::handle h) {
   if (o == Py_Ellipsis) return TensorIndex(indexing::Ellipsis);
   if (is_tensor(h)) return TensorIndex(unwrap(h));
   if (PyUnicode_Check(o) || PyBytes_Check(o))
-    throw py::type_error("string indices are not supported: only integers, slices (`:`), "
-                         "ellipsis (`...`), None and long or byte tensors are valid indices");
+    throw py::type_error(
+        "string indices are not supported: only integers, slices (`:`), "
+        "ellipsis (`...`), None and long or byte tensors are valid indices");
   if (PySequence_Check(o)) {
     // A list of ints (or bools) is an advanced index; [] selects nothing (an int64 index).
     if (PySequence_Size(o) == 0) return TensorIndex(empty({0}, {.dtype = kInt64}));
     return TensorIndex(tensor_from_data(h, std::nullopt, std::nullopt, false));
   }
   if (PyIndex_Check(o)) return TensorIndex(to_int(h, "index", "index"));
-  throw py::index_error("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                        "Variables are valid indices (got " + std::string(Py_TYPE(o)->tp_name) + ")");
+  throw py::index_error(
+      "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+      "Variables are valid indices (got " +
+      std::string(Py_TYPE(o)->tp_name) + ")");
 }
 
 // PyTorch's treatSequenceAsTuple (numpy's legacy rule): a short list that holds a tensor, a
@@ -108,8 +111,9 @@ void check_put_dtype(const Tensor& t, const std::vector<TensorIndex>& indices, c
     }
   if (advanced == 0 || (advanced == 1 && mask && v.numel() == 1)) return;
   throw std::runtime_error(std::string("[index_put_] Index put requires the source and destination "
-                                       "dtypes match, got ") + dtype_name(t.dtype()) +
-                           " for the destination and " + dtype_name(v.dtype()) + " for the source.");
+                                       "dtypes match, got ") +
+                           dtype_name(t.dtype()) + " for the destination and " +
+                           dtype_name(v.dtype()) + " for the source.");
 }
 
 }  // namespace
@@ -119,9 +123,11 @@ void bind_indexing(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls) {
     // The common cases first, without building a list: t[i] and t[a:b].
     PyObject* o = index.ptr();
     if (PyLong_Check(o) && !PyBool_Check(o)) {
-      if (t.dim() == 0) throw py::index_error("invalid index of a 0-dim tensor. Use `tensor.item()` "
-                                             "in Python or `tensor.item<T>()` in C++ to convert a "
-                                             "0-dim tensor to a number");
+      if (t.dim() == 0)
+        throw py::index_error(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` "
+            "in Python or `tensor.item<T>()` in C++ to convert a "
+            "0-dim tensor to a number");
       return t.select(0, to_int(index, "index", "index"));
     }
     std::vector<TensorIndex> indices = to_indices(index);
@@ -139,15 +145,19 @@ void bind_indexing(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls) {
       t.index_put_(indices, to_scalar(value, "__setitem__", "value"));
     } else {  // a list is not a value, as in PyTorch: ember.tensor(list) is
       throw py::type_error("can't assign a " + std::string(Py_TYPE(value.ptr())->tp_name) +
-                           " to a " + py::repr(dtype_object(t.dtype())).cast<std::string>() + " tensor");
+                           " to a " + py::repr(dtype_object(t.dtype())).cast<std::string>() +
+                           " tensor");
     }
   });
-  cls.def("index_put_", [](const Tensor& t, py::handle indices, const Tensor& values, bool accumulate) {
-    std::vector<TensorIndex> idx;
-    for (py::handle i : py::reinterpret_borrow<py::sequence>(indices))
-      idx.push_back(i.is_none() ? TensorIndex(indexing::Slice()) : one_index(i));
-    return t.index_put_(idx, values, accumulate);
-  }, py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
+  cls.def(
+      "index_put_",
+      [](const Tensor& t, py::handle indices, const Tensor& values, bool accumulate) {
+        std::vector<TensorIndex> idx;
+        for (py::handle i : py::reinterpret_borrow<py::sequence>(indices))
+          idx.push_back(i.is_none() ? TensorIndex(indexing::Slice()) : one_index(i));
+        return t.index_put_(idx, values, accumulate);
+      },
+      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
 }
 
 }  // namespace ember::python

@@ -10,16 +10,26 @@ namespace {
 
 const char* numpy_code(Dtype d) {
   switch (d) {
-    case kBool: return "?";
-    case kUInt8: return "u1";
-    case kInt8: return "i1";
-    case kInt16: return "i2";
-    case kInt32: return "i4";
-    case kInt64: return "i8";
-    case kFloat16: return "f2";
-    case kFloat32: return "f4";
-    case kFloat64: return "f8";
-    default: return nullptr;
+    case kBool:
+      return "?";
+    case kUInt8:
+      return "u1";
+    case kInt8:
+      return "i1";
+    case kInt16:
+      return "i2";
+    case kInt32:
+      return "i4";
+    case kInt64:
+      return "i8";
+    case kFloat16:
+      return "f2";
+    case kFloat32:
+      return "f4";
+    case kFloat64:
+      return "f8";
+    default:
+      return nullptr;
   }
 }
 
@@ -27,13 +37,15 @@ py::array to_numpy(const Tensor& t, bool force) {
   Tensor src = t;
   if (src.requires_grad()) {
     if (!force)
-      throw std::runtime_error("Can't call numpy() on Tensor that requires grad. Use "
-                               "tensor.detach().numpy() instead.");
+      throw std::runtime_error(
+          "Can't call numpy() on Tensor that requires grad. Use "
+          "tensor.detach().numpy() instead.");
     src = src.detach();
   }
   if (!src.is_cpu()) {
     if (!force)
-      throw py::type_error("can't convert " + src.device().str() + " device type tensor to numpy. "
+      throw py::type_error("can't convert " + src.device().str() +
+                           " device type tensor to numpy. "
                            "Use Tensor.cpu() to copy the tensor to host memory first.");
     src = src.cpu();
   }
@@ -66,7 +78,8 @@ Dtype dtype_of_numpy(const py::dtype& d) {
     if (size == 4) return kFloat32;
     if (size == 8) return kFloat64;
   }
-  throw py::type_error("can't convert np.ndarray of type " + py::str(py::handle(d)).cast<std::string>() +
+  throw py::type_error("can't convert np.ndarray of type " +
+                       py::str(py::handle(d)).cast<std::string>() +
                        ". The only supported types are: float64, float32, float16, int64, int32, "
                        "int16, int8, uint8, and bool.");
 }
@@ -79,28 +92,33 @@ void release_pyobject(void*, void* context) {
 
 Tensor from_numpy(py::handle obj) {
   if (!py::isinstance<py::array>(obj))
-    throw py::type_error("expected np.ndarray (got " + std::string(Py_TYPE(obj.ptr())->tp_name) + ")");
+    throw py::type_error("expected np.ndarray (got " + std::string(Py_TYPE(obj.ptr())->tp_name) +
+                         ")");
   py::array a = py::reinterpret_borrow<py::array>(obj);
   if (a.dtype().byteorder() == '>')
-    throw py::value_error("given numpy array has byte order different from the native byte order. "
-                          "Conversion between byte orders is currently not supported.");
+    throw py::value_error(
+        "given numpy array has byte order different from the native byte order. "
+        "Conversion between byte orders is currently not supported.");
   Dtype dtype = dtype_of_numpy(a.dtype());
   const int64_t item = a.itemsize();
   std::vector<int64_t> sizes, strides;
   for (py::ssize_t i = 0; i < a.ndim(); ++i) {
     sizes.push_back(a.shape(i));
     if (a.strides(i) < 0)
-      throw py::value_error("At least one stride in the given numpy array is negative, and tensors "
-                            "with negative strides are not currently supported. (You can probably "
-                            "work around this by making a copy of your array  with array.copy().) ");
+      throw py::value_error(
+          "At least one stride in the given numpy array is negative, and tensors "
+          "with negative strides are not currently supported. (You can probably "
+          "work around this by making a copy of your array  with array.copy().) ");
     if (a.strides(i) % item != 0)
-      throw py::value_error("given numpy array strides not a multiple of the element byte size. "
-                            "Copy the numpy array to reallocate the memory.");
+      throw py::value_error(
+          "given numpy array strides not a multiple of the element byte size. "
+          "Copy the numpy array to reallocate the memory.");
     strides.push_back(a.strides(i) / item);
   }
   PyObject* owner = obj.ptr();
   Py_INCREF(owner);
-  return ember::from_blob(const_cast<void*>(a.data()), sizes, strides, dtype, &release_pyobject, owner);
+  return ember::from_blob(const_cast<void*>(a.data()), sizes, strides, dtype, &release_pyobject,
+                          owner);
 }
 
 // ── DLPack ──
@@ -112,22 +130,33 @@ struct DLPackOwner {
 
 DLDataType dl_dtype(Dtype d) {
   switch (d) {
-    case kBool: return {kDLUInt, 8, 1};  // v0.6 has no bool code; PyTorch 1.13 writes the same
-    case kUInt8: return {kDLUInt, 8, 1};
-    case kInt8: return {kDLInt, 8, 1};
-    case kInt16: return {kDLInt, 16, 1};
-    case kInt32: return {kDLInt, 32, 1};
-    case kInt64: return {kDLInt, 64, 1};
-    case kFloat16: return {kDLFloat, 16, 1};
-    case kBFloat16: return {kDLBfloat, 16, 1};
-    case kFloat32: return {kDLFloat, 32, 1};
-    case kFloat64: return {kDLFloat, 64, 1};
+    case kBool:
+      return {kDLUInt, 8, 1};  // v0.6 has no bool code; PyTorch 1.13 writes the same
+    case kUInt8:
+      return {kDLUInt, 8, 1};
+    case kInt8:
+      return {kDLInt, 8, 1};
+    case kInt16:
+      return {kDLInt, 16, 1};
+    case kInt32:
+      return {kDLInt, 32, 1};
+    case kInt64:
+      return {kDLInt, 64, 1};
+    case kFloat16:
+      return {kDLFloat, 16, 1};
+    case kBFloat16:
+      return {kDLBfloat, 16, 1};
+    case kFloat32:
+      return {kDLFloat, 32, 1};
+    case kFloat64:
+      return {kDLFloat, 64, 1};
   }
   throw std::runtime_error("to_dlpack: unknown dtype");
 }
 
 Dtype from_dl_dtype(DLDataType t) {
-  if (t.lanes != 1) throw std::runtime_error("from_dlpack: vector types (lanes > 1) are not supported");
+  if (t.lanes != 1)
+    throw std::runtime_error("from_dlpack: vector types (lanes > 1) are not supported");
   switch (t.code) {
     case kDLUInt:
       if (t.bits == 8) return kUInt8;
@@ -169,7 +198,9 @@ py::capsule to_dlpack(const Tensor& t) {
   dl.strides = owner->strides.data();
   dl.byte_offset = 0;
   owner->managed.manager_ctx = owner;
-  owner->managed.deleter = [](DLManagedTensor* m) { delete static_cast<DLPackOwner*>(m->manager_ctx); };
+  owner->managed.deleter = [](DLManagedTensor* m) {
+    delete static_cast<DLPackOwner*>(m->manager_ctx);
+  };
   // A capsule nobody consumed still owns the tensor: its destructor calls the deleter.
   return py::capsule(&owner->managed, "dltensor", [](PyObject* cap) {
     if (PyCapsule_IsValid(cap, "dltensor")) {
@@ -185,13 +216,15 @@ Tensor from_dlpack(py::object obj) {
   py::object cap = obj;
   if (py::hasattr(obj, "__dlpack__")) cap = obj.attr("__dlpack__")();
   if (!PyCapsule_IsValid(cap.ptr(), "dltensor"))
-    throw py::value_error("from_dlpack: expected a DLPack capsule named 'dltensor' (not yet consumed) "
-                          "or an object with __dlpack__");
+    throw py::value_error(
+        "from_dlpack: expected a DLPack capsule named 'dltensor' (not yet consumed) "
+        "or an object with __dlpack__");
   auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap.ptr(), "dltensor"));
   const DLTensor& dl = m->dl_tensor;
   if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDAHost)
-    throw std::runtime_error("from_dlpack: only CPU tensors can be imported in this build (device type " +
-                             std::to_string(dl.device.device_type) + ")");
+    throw std::runtime_error(
+        "from_dlpack: only CPU tensors can be imported in this build (device type " +
+        std::to_string(dl.device.device_type) + ")");
   Dtype dtype = from_dl_dtype(dl.dtype);
   std::vector<int64_t> sizes(dl.shape, dl.shape + dl.ndim);
   std::vector<int64_t> strides;
@@ -202,31 +235,40 @@ Tensor from_dlpack(py::object obj) {
     strides.assign(c.begin(), c.end());
   }
   PyCapsule_SetName(cap.ptr(), "used_dltensor");  // consumed: the tensor calls the deleter
-  return ember::from_blob(static_cast<char*>(dl.data) + dl.byte_offset, sizes, strides, dtype,
-                          [](void*, void* ctx) {
-                            auto* mt = static_cast<DLManagedTensor*>(ctx);
-                            if (mt->deleter) mt->deleter(mt);
-                          },
-                          m);
+  return ember::from_blob(
+      static_cast<char*>(dl.data) + dl.byte_offset, sizes, strides, dtype,
+      [](void*, void* ctx) {
+        auto* mt = static_cast<DLManagedTensor*>(ctx);
+        if (mt->deleter) mt->deleter(mt);
+      },
+      m);
 }
 
 }  // namespace
 
 void bind_numpy(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls) {
-  cls.def("numpy", [](const Tensor& t, bool force) { return to_numpy(t, force); }, py::kw_only(),
-          py::arg("force") = false);
-  cls.def("__array__", [](const Tensor& t, py::object dtype) -> py::object {
-    py::array a = to_numpy(t.requires_grad() ? t.detach() : t, false);
-    if (dtype.is_none()) return a;
-    return a.attr("astype")(dtype, py::arg("copy") = false);
-  }, py::arg("dtype") = py::none());
-  cls.def("__dlpack__", [](const Tensor& t, py::object stream) {
-    if (!stream.is_none() && t.is_cpu())
-      throw std::runtime_error("__dlpack__: stream must be None for a CPU tensor");
-    return to_dlpack(t);
-  }, py::arg("stream") = py::none());
+  cls.def(
+      "numpy", [](const Tensor& t, bool force) { return to_numpy(t, force); }, py::kw_only(),
+      py::arg("force") = false);
+  cls.def(
+      "__array__",
+      [](const Tensor& t, py::object dtype) -> py::object {
+        py::array a = to_numpy(t.requires_grad() ? t.detach() : t, false);
+        if (dtype.is_none()) return a;
+        return a.attr("astype")(dtype, py::arg("copy") = false);
+      },
+      py::arg("dtype") = py::none());
+  cls.def(
+      "__dlpack__",
+      [](const Tensor& t, py::object stream) {
+        if (!stream.is_none() && t.is_cpu())
+          throw std::runtime_error("__dlpack__: stream must be None for a CPU tensor");
+        return to_dlpack(t);
+      },
+      py::arg("stream") = py::none());
   cls.def("__dlpack_device__", [](const Tensor& t) {
-    return py::make_tuple(int(t.is_cpu() ? kDLCPU : kDLCUDA), t.is_cpu() ? 0 : std::max(0, t.device().index()));
+    return py::make_tuple(int(t.is_cpu() ? kDLCPU : kDLCUDA),
+                          t.is_cpu() ? 0 : std::max(0, t.device().index()));
   });
   m.def("from_numpy", &from_numpy, py::arg("ndarray"));
   m.def("from_dlpack", &from_dlpack, py::arg("ext_tensor"));

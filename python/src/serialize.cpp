@@ -9,7 +9,8 @@ namespace {
 // collections.OrderedDict, looked up once and kept for the life of the process (a static
 // py::object would be released after the interpreter is gone).
 py::handle ordered_dict_type() {
-  static PyObject* type = py::object(py::module_::import("collections").attr("OrderedDict")).release().ptr();
+  static PyObject* type =
+      py::object(py::module_::import("collections").attr("OrderedDict")).release().ptr();
   return type;
 }
 
@@ -25,33 +26,44 @@ Value to_value(py::handle o, int depth) {
   if (PyDict_Check(p)) {
     Dict d;
     d.set_ordered(py::isinstance(o, ordered_dict_type()));
-    for (auto [k, v] : py::reinterpret_borrow<py::dict>(o)) d.insert(to_value(k, depth + 1), to_value(v, depth + 1));
+    for (auto [k, v] : py::reinterpret_borrow<py::dict>(o))
+      d.insert(to_value(k, depth + 1), to_value(v, depth + 1));
     py::object meta = py::getattr(o, "_metadata", py::none());
     if (!meta.is_none()) d.set_metadata(to_value(meta, depth + 1));
     return Value(std::move(d));
   }
   if (PyList_Check(p)) {
     List l;
-    for (py::handle item : py::reinterpret_borrow<py::list>(o)) l.push_back(to_value(item, depth + 1));
+    for (py::handle item : py::reinterpret_borrow<py::list>(o))
+      l.push_back(to_value(item, depth + 1));
     return Value(std::move(l));
   }
   if (PyTuple_Check(p)) {
     Tuple t;
-    for (py::handle item : py::reinterpret_borrow<py::tuple>(o)) t.items.push_back(to_value(item, depth + 1));
+    for (py::handle item : py::reinterpret_borrow<py::tuple>(o))
+      t.items.push_back(to_value(item, depth + 1));
     return Value(std::move(t));
   }
-  throw py::type_error("save(): ember saves tensors, numbers, strings, None and lists, tuples and "
-                       "dicts of them; got " + std::string(Py_TYPE(p)->tp_name));
+  throw py::type_error(
+      "save(): ember saves tensors, numbers, strings, None and lists, tuples and "
+      "dicts of them; got " +
+      std::string(Py_TYPE(p)->tp_name));
 }
 
 py::object from_value(const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::None: return py::none();
-    case Value::Kind::Bool: return py::bool_(v.to_bool());
-    case Value::Kind::Int: return py::int_(v.to_int());
-    case Value::Kind::Double: return py::float_(v.to_double());
-    case Value::Kind::String: return py::str(v.to_string());
-    case Value::Kind::Tensor: return wrap(v.to_tensor());
+    case Value::Kind::None:
+      return py::none();
+    case Value::Kind::Bool:
+      return py::bool_(v.to_bool());
+    case Value::Kind::Int:
+      return py::int_(v.to_int());
+    case Value::Kind::Double:
+      return py::float_(v.to_double());
+    case Value::Kind::String:
+      return py::str(v.to_string());
+    case Value::Kind::Tensor:
+      return wrap(v.to_tensor());
     case Value::Kind::List: {
       py::list out;
       for (const Value& item : v.to_list()) out.append(from_value(item));
@@ -77,24 +89,30 @@ py::object from_value(const Value& v) {
 }  // namespace
 
 void bind_serialize(py::module_& m) {
-  m.def("_save", [](py::handle obj, const std::string& path, bool sync) {
-    Value v = to_value(obj, 0);
-    py::gil_scoped_release release;
-    save(v, path, {.sync = sync});
-  }, py::arg("obj"), py::arg("path"), py::arg("sync") = false);
-  m.def("_load", [](const std::string& path, py::handle map_location, bool weights_only, bool mmap) {
-    LoadOptions o;
-    o.weights_only = weights_only;
-    o.mmap = mmap;
-    if (!map_location.is_none()) o.map_location = MapLocation(to_device(map_location, "load"));
-    Value v;
-    {
-      py::gil_scoped_release release;
-      v = load(path, o);
-    }
-    return from_value(v);
-  }, py::arg("path"), py::arg("map_location") = py::none(), py::arg("weights_only") = true,
-     py::arg("mmap") = false);
+  m.def(
+      "_save",
+      [](py::handle obj, const std::string& path, bool sync) {
+        Value v = to_value(obj, 0);
+        py::gil_scoped_release release;
+        save(v, path, {.sync = sync});
+      },
+      py::arg("obj"), py::arg("path"), py::arg("sync") = false);
+  m.def(
+      "_load",
+      [](const std::string& path, py::handle map_location, bool weights_only, bool mmap) {
+        LoadOptions o;
+        o.weights_only = weights_only;
+        o.mmap = mmap;
+        if (!map_location.is_none()) o.map_location = MapLocation(to_device(map_location, "load"));
+        Value v;
+        {
+          py::gil_scoped_release release;
+          v = load(path, o);
+        }
+        return from_value(v);
+      },
+      py::arg("path"), py::arg("map_location") = py::none(), py::arg("weights_only") = true,
+      py::arg("mmap") = false);
 }
 
 }  // namespace ember::python

@@ -62,7 +62,8 @@ Tensor tensor_from_args(py::args args) {
   // torch.Tensor(tensor): an alias of its data (what nn.Parameter builds on).
   if (args.size() == 1 && is_tensor(args[0])) return unwrap(args[0]).detach();
   if (args.size() == 1 && (PyList_Check(args[0].ptr()) || PyTuple_Check(args[0].ptr())))
-    return py::module_::import("ember").attr("tensor")(args[0], py::arg("dtype") = dtype_object(kFloat32))
+    return py::module_::import("ember")
+        .attr("tensor")(args[0], py::arg("dtype") = dtype_object(kFloat32))
         .cast<Tensor>();
   if (args.size() == 0) return ember::empty({0});
   return ember::empty(to_sizes(args, "Tensor"));
@@ -70,10 +71,12 @@ Tensor tensor_from_args(py::args args) {
 
 // Tensor.tolist(): nested Python lists of Python numbers, row-major.
 template <class T, class Make>
-py::object nested_list(const std::vector<T>& flat, IntArrayRef sizes, size_t dim, size_t& pos, Make make) {
+py::object nested_list(const std::vector<T>& flat, IntArrayRef sizes, size_t dim, size_t& pos,
+                       Make make) {
   if (dim == sizes.size()) return make(flat[pos++]);
   py::list out(sizes[dim]);
-  for (int64_t i = 0; i < sizes[dim]; ++i) out[size_t(i)] = nested_list(flat, sizes, dim + 1, pos, make);
+  for (int64_t i = 0; i < sizes[dim]; ++i)
+    out[size_t(i)] = nested_list(flat, sizes, dim + 1, pos, make);
   return out;
 }
 
@@ -93,7 +96,8 @@ py::object to_list(const Tensor& t) {
 
 int64_t one_element(const Tensor& t, const char* what) {
   if (t.numel() != 1)
-    throw py::value_error(std::string("only one element tensors can be converted to Python ") + what);
+    throw py::value_error(std::string("only one element tensors can be converted to Python ") +
+                          what);
   return 1;
 }
 
@@ -107,20 +111,27 @@ void bind_tensor(py::module_& m) {
 
   // ── layout ──
   cls.def_property_readonly("shape", [](const Tensor& t) { return size_object(t.sizes()); })
-      .def("size", [](const Tensor& t, py::object dim) -> py::object {
-        if (dim.is_none()) return size_object(t.sizes());
-        return py::int_(t.size(to_int(dim, "size", "dim")));
-      }, py::arg("dim") = py::none())
-      .def("stride", [](const Tensor& t, py::object dim) -> py::object {
-        if (!dim.is_none()) return py::int_(t.stride(to_int(dim, "stride", "dim")));
-        IntArrayRef s = t.strides();
-        py::tuple out(s.size());
-        for (size_t i = 0; i < s.size(); ++i) out[i] = py::int_(s[i]);
-        return out;
-      }, py::arg("dim") = py::none())
+      .def(
+          "size",
+          [](const Tensor& t, py::object dim) -> py::object {
+            if (dim.is_none()) return size_object(t.sizes());
+            return py::int_(t.size(to_int(dim, "size", "dim")));
+          },
+          py::arg("dim") = py::none())
+      .def(
+          "stride",
+          [](const Tensor& t, py::object dim) -> py::object {
+            if (!dim.is_none()) return py::int_(t.stride(to_int(dim, "stride", "dim")));
+            IntArrayRef s = t.strides();
+            py::tuple out(s.size());
+            for (size_t i = 0; i < s.size(); ++i) out[i] = py::int_(s[i]);
+            return out;
+          },
+          py::arg("dim") = py::none())
       .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
-      .def("is_contiguous", [](const Tensor& t, py::object) { return t.is_contiguous(); },
-           py::arg("memory_format") = py::none())
+      .def(
+          "is_contiguous", [](const Tensor& t, py::object) { return t.is_contiguous(); },
+          py::arg("memory_format") = py::none())
       .def("dim", [](const Tensor& t) { return t.dim(); })
       .def("ndimension", [](const Tensor& t) { return t.dim(); })
       .def_property_readonly("ndim", [](const Tensor& t) { return t.dim(); })
@@ -141,57 +152,81 @@ void bind_tensor(py::module_& m) {
       .def_property_readonly("T", [](const Tensor& t) { return t.T(); })
       .def_property_readonly("mT", [](const Tensor& t) { return t.mT(); })
       .def_property_readonly("_version", [](const Tensor& t) { return t._version(); })
-      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()->data()); })
+      .def("data_ptr",
+           [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()->data()); })
       .def("get_device", [](const Tensor& t) { return t.is_cpu() ? -1 : t.device().index(); });
 
   // ── to Python ──
-  cls.def("item", [](const Tensor& t) {
-        if (t.numel() != 1)
-          throw py::value_error("only one element tensors can be converted to Python scalars");
-        return scalar_object(t.item());
-      })
+  cls.def("item",
+          [](const Tensor& t) {
+            if (t.numel() != 1)
+              throw py::value_error("only one element tensors can be converted to Python scalars");
+            return scalar_object(t.item());
+          })
       .def("tolist", &to_list)
-      .def("__bool__", [](const Tensor& t) {
-        if (t.numel() != 1)
-          throw std::runtime_error("Boolean value of Tensor with more than one value is ambiguous");
-        return t.item().to_bool();
-      })
-      .def("__float__", [](const Tensor& t) { one_element(t, "scalars"); return t.item().to_double(); })
-      .def("__int__", [](const Tensor& t) { one_element(t, "scalars"); return t.item().to_int(); })
-      .def("__index__", [](const Tensor& t) {
-        if (t.numel() != 1 || !is_integral(t.dtype()))
-          throw py::type_error("only integer tensors of a single element can be converted to an index");
-        return t.item().to_int();
-      })
-      .def("__len__", [](const Tensor& t) {
-        if (t.dim() == 0) throw py::type_error("len() of a 0-d tensor");
-        return t.size(0);
-      })
-      .def("__iter__", [](const Tensor& t) {
-        if (t.dim() == 0) throw py::type_error("iteration over a 0-d tensor");
-        return py::iter(py::cast(t.unbind(0)));
-      })
-      .def("__hash__", [](py::handle self) { return py::int_(reinterpret_cast<uintptr_t>(self.ptr()) >> 4); })
+      .def("__bool__",
+           [](const Tensor& t) {
+             if (t.numel() != 1)
+               throw std::runtime_error(
+                   "Boolean value of Tensor with more than one value is ambiguous");
+             return t.item().to_bool();
+           })
+      .def("__float__",
+           [](const Tensor& t) {
+             one_element(t, "scalars");
+             return t.item().to_double();
+           })
+      .def("__int__",
+           [](const Tensor& t) {
+             one_element(t, "scalars");
+             return t.item().to_int();
+           })
+      .def("__index__",
+           [](const Tensor& t) {
+             if (t.numel() != 1 || !is_integral(t.dtype()))
+               throw py::type_error(
+                   "only integer tensors of a single element can be converted to an index");
+             return t.item().to_int();
+           })
+      .def("__len__",
+           [](const Tensor& t) {
+             if (t.dim() == 0) throw py::type_error("len() of a 0-d tensor");
+             return t.size(0);
+           })
+      .def("__iter__",
+           [](const Tensor& t) {
+             if (t.dim() == 0) throw py::type_error("iteration over a 0-d tensor");
+             return py::iter(py::cast(t.unbind(0)));
+           })
+      .def("__hash__",
+           [](py::handle self) { return py::int_(reinterpret_cast<uintptr_t>(self.ptr()) >> 4); })
       .def("__repr__", [](const Tensor& t) { return repr(t); })
-      .def("__format__", [](py::handle self, const std::string& spec) -> py::object {
-        Tensor t = unwrap(self);
-        if (t.dim() == 0) return py::module_::import("builtins").attr("format")(self.attr("item")(), spec);
-        return py::module_::import("builtins").attr("object").attr("__format__")(self, spec);
-      })
+      .def("__format__",
+           [](py::handle self, const std::string& spec) -> py::object {
+             Tensor t = unwrap(self);
+             if (t.dim() == 0)
+               return py::module_::import("builtins").attr("format")(self.attr("item")(), spec);
+             return py::module_::import("builtins").attr("object").attr("__format__")(self, spec);
+           })
       .def("__contains__", [](const Tensor& t, py::handle v) -> bool {
         if (is_tensor(v)) return t.eq(unwrap(v)).any().item().to_bool();
-        if (is_scalar(v)) return t.eq(to_scalar(v, "__contains__", "element")).any().item().to_bool();
-        throw std::runtime_error("Tensor.__contains__ only supports Tensor or scalar, but you passed in a " +
-                                 std::string(Py_TYPE(v.ptr())->tp_name));
+        if (is_scalar(v))
+          return t.eq(to_scalar(v, "__contains__", "element")).any().item().to_bool();
+        throw std::runtime_error(
+            "Tensor.__contains__ only supports Tensor or scalar, but you passed in a " +
+            std::string(Py_TYPE(v.ptr())->tp_name));
       });
 
   // ── operators ──
-#define EMBER_BINARY_NAMED(pyname, expr_t, expr_s, wrap_when_recorded)                  \
-  cls.def(pyname, [](const Tensor& a, py::handle b) {                                    \
-    return binary(a, b, pyname, [](const Tensor& x, const Tensor& y) { return expr_t; }, \
-                  [](const Tensor& x, const Scalar& y) { return expr_s; },              \
-                  wrap_when_recorded);                                                   \
-  }, py::is_operator())
+#define EMBER_BINARY_NAMED(pyname, expr_t, expr_s, wrap_when_recorded)                    \
+  cls.def(                                                                                \
+      pyname,                                                                             \
+      [](const Tensor& a, py::handle b) {                                                 \
+        return binary(                                                                    \
+            a, b, pyname, [](const Tensor& x, const Tensor& y) { return expr_t; },        \
+            [](const Tensor& x, const Scalar& y) { return expr_s; }, wrap_when_recorded); \
+      },                                                                                  \
+      py::is_operator())
 #define EMBER_BINARY(pyname, expr_t, expr_s) EMBER_BINARY_NAMED(pyname, expr_t, expr_s, false)
 #define EMBER_BINARY_W(pyname, expr_t, expr_s) EMBER_BINARY_NAMED(pyname, expr_t, expr_s, true)
   EMBER_BINARY_W("__add__", ember::add(x, y), ember::add(x, y));
@@ -205,8 +240,10 @@ void bind_tensor(py::module_& m) {
   EMBER_BINARY("__pow__", ember::pow(x, y), ember::pow(x, y));
   EMBER_BINARY("__lshift__", shift(x, y, true), shift(x, scalar_operand(y, x), true));
   EMBER_BINARY("__rshift__", shift(x, y, false), shift(x, scalar_operand(y, x), false));
-  EMBER_BINARY("__ilshift__", x.copy_(shift(x, y, true)), x.copy_(shift(x, scalar_operand(y, x), true)));
-  EMBER_BINARY("__irshift__", x.copy_(shift(x, y, false)), x.copy_(shift(x, scalar_operand(y, x), false)));
+  EMBER_BINARY("__ilshift__", x.copy_(shift(x, y, true)),
+               x.copy_(shift(x, scalar_operand(y, x), true)));
+  EMBER_BINARY("__irshift__", x.copy_(shift(x, y, false)),
+               x.copy_(shift(x, scalar_operand(y, x), false)));
   EMBER_BINARY("__and__", x & y, x & y);
   EMBER_BINARY("__rand__", y & x, x & y);
   EMBER_BINARY("__or__", x | y, x | y);
@@ -225,7 +262,8 @@ void bind_tensor(py::module_& m) {
   EMBER_BINARY_W("__imul__", x.mul_(y), x.mul_(y));
   EMBER_BINARY_W("__itruediv__", x.div_(y), x.div_(y));
   EMBER_BINARY("__ipow__", x.pow_(y), x.pow_(y));
-  EMBER_BINARY("__ifloordiv__", x.copy_(ember::floor_divide(x, y)), x.copy_(ember::floor_divide(x, y)));
+  EMBER_BINARY("__ifloordiv__", x.copy_(ember::floor_divide(x, y)),
+               x.copy_(ember::floor_divide(x, y)));
   EMBER_BINARY("__imod__", x.copy_(ember::remainder(x, y)), x.copy_(ember::remainder(x, y)));
   EMBER_BINARY("__iand__", x.copy_(x & y), x.copy_(x & y));
   EMBER_BINARY("__ior__", x.copy_(x | y), x.copy_(x | y));
@@ -233,35 +271,51 @@ void bind_tensor(py::module_& m) {
 #undef EMBER_BINARY
 #undef EMBER_BINARY_W
 #undef EMBER_BINARY_NAMED
-#define EMBER_REFLECTED(pyname, expr)                                                    \
-  cls.def(pyname, [](const Tensor& a, py::handle b) {                                    \
-    return reflected(a, b, pyname, [](const Tensor& x, const Tensor& y) { return expr; }); \
-  }, py::is_operator())
+#define EMBER_REFLECTED(pyname, expr)                                                          \
+  cls.def(                                                                                     \
+      pyname,                                                                                  \
+      [](const Tensor& a, py::handle b) {                                                      \
+        return reflected(a, b, pyname, [](const Tensor& x, const Tensor& y) { return expr; }); \
+      },                                                                                       \
+      py::is_operator())
   // x is the number as a 0-d tensor, y the tensor.
-  cls.def("__rsub__", [](const Tensor& a, py::handle b) -> py::object {
-    if (!is_scalar(b) || is_tensor(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-    return wrap(ember::rsub(a, to_scalar(b, "__rsub__", "other")));  // RsubBackward1, as PyTorch
-  }, py::is_operator());
+  cls.def(
+      "__rsub__",
+      [](const Tensor& a, py::handle b) -> py::object {
+        if (!is_scalar(b) || is_tensor(b))
+          return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+        return wrap(
+            ember::rsub(a, to_scalar(b, "__rsub__", "other")));  // RsubBackward1, as PyTorch
+      },
+      py::is_operator());
   EMBER_REFLECTED("__rtruediv__", ember::div(x, y));
   EMBER_REFLECTED("__rfloordiv__", ember::floor_divide(x, y));
   EMBER_REFLECTED("__rmod__", ember::remainder(x, y));
   EMBER_REFLECTED("__rpow__", ember::pow(x, y));
 #undef EMBER_REFLECTED
-  cls.def("__matmul__", [](const Tensor& a, py::handle b) -> py::object {
-       if (!is_tensor(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-       Tensor o = unwrap(b);
-       return wrap(without_gil(a.numel() * (o.dim() ? o.size(-1) : 1), [&] { return a.matmul(o); }));
-     }, py::is_operator())
-      .def("__rmatmul__", [](const Tensor& a, py::handle b) -> py::object {
-        if (!is_tensor(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-        return wrap(unwrap(b).matmul(a));
-      }, py::is_operator())
+  cls.def(
+         "__matmul__",
+         [](const Tensor& a, py::handle b) -> py::object {
+           if (!is_tensor(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+           Tensor o = unwrap(b);
+           return wrap(
+               without_gil(a.numel() * (o.dim() ? o.size(-1) : 1), [&] { return a.matmul(o); }));
+         },
+         py::is_operator())
+      .def(
+          "__rmatmul__",
+          [](const Tensor& a, py::handle b) -> py::object {
+            if (!is_tensor(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+            return wrap(unwrap(b).matmul(a));
+          },
+          py::is_operator())
       .def("__neg__", [](const Tensor& t) { return -t; })
       .def("__pos__", [](const Tensor& t) { return t; })
       .def("__abs__", [](const Tensor& t) { return t.abs(); })
       .def("__invert__", [](const Tensor& t) {
         if (t.is_floating_point())
-          throw py::type_error("~ (operator.invert) is only implemented on integer and Boolean-type tensors");
+          throw py::type_error(
+              "~ (operator.invert) is only implemented on integer and Boolean-type tensors");
         return t.bitwise_not();
       });
 

@@ -58,8 +58,8 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
     // Keep the incoming buffer when nothing else holds it and it is dense; otherwise copy, so a
     // later in-place accumulation cannot write into a tensor shared with another gradient, nor
     // into a broadcast view (sum's backward expands one value: a second backward adds into it).
-    const bool owned = g.impl_ptr().use_count() == 1 && g.storage().use_count() == 1 &&
-                       g.is_contiguous();
+    const bool owned =
+        g.impl_ptr().use_count() == 1 && g.storage().use_count() == 1 && g.is_contiguous();
     slot = is_grad_enabled() || owned ? g : g.clone();
   } else if (is_grad_enabled()) {
     slot = slot + g;  // create_graph: the accumulation itself is differentiable

@@ -227,8 +227,10 @@ std::string repr(const Tensor& t) {
   }
   // A result recorded in the graph shows its node (grad_fn=<MulBackward0>), a leaf that
   // requires grad requires_grad=True: PyTorch shows one or the other.
-  if (auto fn = t.grad_fn()) suffixes.push_back("grad_fn=<" + fn->name() + ">");
-  else if (t.requires_grad()) suffixes.emplace_back("requires_grad=True");
+  if (auto fn = t.grad_fn())
+    suffixes.push_back("grad_fn=<" + fn->name() + ">");
+  else if (t.requires_grad())
+    suffixes.emplace_back("requires_grad=True");
   return add_suffixes(prefix + body, suffixes, indent);
 }
 
