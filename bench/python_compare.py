@@ -25,6 +25,20 @@ CASES = ["add_16elem", "add_scalar_16elem", "sum_16elem", "sum_dim_16elem", "sli
 CPP_CASES = {"add_16elem", "add_16elem_grad", "mlp8_step", "matmul_1024"}
 
 
+def import_seconds(module, env, runs=7):
+    """Median wall time of a fresh interpreter importing `module`, less the bare interpreter's."""
+    import time
+
+    def timed(code):
+        times = []
+        for _ in range(runs):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True, env=env)
+            times.append(time.perf_counter() - t)
+        return statistics.median(times)
+    return timed("import " + module) - timed("pass")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--build", default="build", help="build dir whose python/ holds the ember package")
@@ -41,6 +55,10 @@ def main():
     cpp = None
     if args.build_bench:
         cpp = Side("ember_cpp", [os.path.join(args.build_bench, "bench", "ember_ops"), t])
+    ember_env = {**os.environ, "PYTHONPATH": os.path.join(os.path.abspath(args.build), "python")}
+    torch_env = {**os.environ, **TORCH_ENV}
+    print(f"import: ember {import_seconds('ember', ember_env) * 1e3:.1f} ms, "
+          f"torch {import_seconds('torch', torch_env) * 1e3:.1f} ms")
     results = {}
     for r in range(args.rounds):
         for name in CASES:

@@ -20,7 +20,8 @@ def test_installed_package_and_ember_python(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     r = subprocess.run([sys.executable, "-c", "import ember; print(ember.__file__); "
                         "print(ember.arange(3).sum().item())"],
-                       capture_output=True, text=True, env={**env, "PYTHONPATH": str(site)}, timeout=60)
+                       capture_output=True, text=True, env={**env, "PYTHONPATH": str(site)}, timeout=60,
+                       cwd=str(tmp_path))  # not the build tree, whose ember would shadow the install
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == [str(site / "ember" / "__init__.py"), "3"]
     prog = tmp_path / "prog.py"
