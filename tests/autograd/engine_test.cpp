@@ -89,6 +89,17 @@ TEST(Engine, RetainGraphAllowsASecondPassAndGradientsAccumulate) {
   EXPECT_FALSE(x.grad().defined());
 }
 
+// sum's backward expands one value to the input's shape: the first gradient a leaf receives is
+// that broadcast view, which .grad must not keep (the second pass adds into it in place).
+TEST(Engine, ABroadcastFirstGradientIsCopiedBeforeAccumulating) {
+  Tensor x = randn({3}, {.requires_grad = true});
+  Tensor s = x.sum();  // saves nothing: a second backward needs no retain_graph
+  s.backward();
+  EXPECT_TRUE(x.grad().is_contiguous());
+  s.backward();
+  EXPECT_EQ(x.grad().tolist<float>(), (std::vector<float>{2, 2, 2}));
+}
+
 TEST(Engine, GradDoesNotTouchLeafGrads) {
   Tensor x = tensor(2.0, {.requires_grad = true}), y = tensor(3.0, {.requires_grad = true});
   Tensor c = rec_square(rec_add(rec_mul(x, y), x));
