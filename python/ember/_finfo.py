@@ -1,5 +1,5 @@
-"""torch.finfo and torch.iinfo: the numerical limits of ember's dtypes."""
-import numpy as _np
+"""torch.finfo and torch.iinfo: the numerical limits of ember's dtypes (NumPy's figures, imported
+at first use: `import ember` does not import NumPy)."""
 
 from . import _C
 
@@ -17,7 +17,8 @@ class finfo:
             self.bits, self.eps, self.max = 16, 2.0 ** -7, float.fromhex("0x1.fep127")
             self.tiny, self.resolution = 2.0 ** -126, 0.01
         else:
-            info = _np.finfo(getattr(_np, self.dtype))
+            import numpy as np
+            info = np.finfo(getattr(np, self.dtype))
             self.bits, self.eps, self.max = info.bits, float(info.eps), float(info.max)
             self.tiny, self.resolution = float(info.tiny), float(info.resolution)
         self.min = -self.max
@@ -38,7 +39,8 @@ class iinfo:
         self.dtype = repr(type).split(".")[-1]
         if self.dtype == "bool":
             raise TypeError("torch.bool is not supported by torch.iinfo")
-        info = _np.iinfo(getattr(_np, self.dtype))
+        import numpy as np
+        info = np.iinfo(getattr(np, self.dtype))
         self.bits, self.min, self.max = info.bits, int(info.min), int(info.max)
 
     def __repr__(self):

@@ -1,7 +1,5 @@
 """Tensor behaviour written in Python because it is Python's protocol, not an op: pickling
 (pickle.dumps(t), multiprocessing) and copy.deepcopy, as PyTorch defines them."""
-import numpy as _np
-
 from . import _C
 
 # The raw bytes of each dtype through NumPy (bfloat16 travels as int16 and is viewed back).
@@ -11,7 +9,9 @@ _BYTES_DTYPE = {"bfloat16": "int16"}
 def _rebuild_tensor(data, dtype_name, shape, requires_grad):
     dtype = getattr(_C, dtype_name)
     carrier = _BYTES_DTYPE.get(dtype_name, dtype_name)
-    array = _np.frombuffer(data, dtype=_np.dtype(carrier if carrier != "bool" else _np.bool_)).copy()
+    import numpy as np  # at first use: `import ember` does not import NumPy
+
+    array = np.frombuffer(data, dtype=np.dtype(carrier if carrier != "bool" else np.bool_)).copy()
     t = _C.from_numpy(array)
     if t.dtype != dtype:
         t = t.view(dtype)

@@ -1,8 +1,6 @@
 """ember.save / ember.load in PyTorch's own file format (a zip with a pickle and raw storages),
 so ``torch.load`` reads what ember writes and ember reads what ``torch.save`` wrote."""
-import io
 import os
-import tempfile
 
 from . import _C
 
@@ -20,6 +18,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     if _is_path(f):
         _C._save(obj, os.fsdecode(f))
         return
+    import tempfile  # only for file objects
+
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "obj.pt")
         _C._save(obj, path)
@@ -43,6 +43,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=False, mmap=N
         raise TypeError("load(): map_location must be a device or a string in ember (got %s)"
                         % type(map_location).__name__)
     if not _is_path(f):
+        import tempfile  # only for file objects
+
         data = f.read()
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "obj.pt")

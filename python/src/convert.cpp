@@ -22,10 +22,21 @@ Tensor unwrap(py::handle h) {
   return Tensor(vh.holder<intrusive_ptr<TensorImpl>>());
 }
 
+// What pybind11's holder caster does (type_caster_generic::cast), without its two lookups of
+// the C++ object's dynamic type: every tensor is a TensorImpl, so the type is known. This is on
+// the path of every op's result.
 py::object wrap(Tensor t) {
   if (!t.defined()) return py::none();
-  return py::reinterpret_steal<py::object>(py::detail::make_caster<intrusive_ptr<TensorImpl>>::cast(
-      t.impl_ptr(), py::return_value_policy::take_ownership, py::handle()));
+  static const py::detail::type_info* tinfo = py::detail::get_type_info(typeid(TensorImpl));
+  TensorImpl* impl = t.impl();
+  if (py::handle existing = py::detail::find_registered_python_instance(impl, tinfo))
+    return py::reinterpret_steal<py::object>(existing);  // the tensor's one Python object
+  auto inst = py::reinterpret_steal<py::object>(py::detail::make_new_instance(tinfo->type));
+  auto* wrapper = reinterpret_cast<py::detail::instance*>(inst.ptr());
+  py::detail::values_and_holders(wrapper).begin()->value_ptr() = impl;
+  wrapper->owned = true;
+  tinfo->init_instance(wrapper, &t.impl_ptr());  // copies the holder, registers the instance
+  return inst;
 }
 
 static std::string type_name(py::handle h) { return Py_TYPE(h.ptr())->tp_name; }
