@@ -95,7 +95,15 @@ from . import linalg  # noqa: E402,F401
 __version__ = "0.1.0"
 
 
+# Subpackages imported at first use (import ember stays fast): ember.nn, ember.optim, ...
+_SUBPACKAGES = {"nn", "optim"}
+
+
 def __getattr__(name):
+    if name in _SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module("." + name, __name__)
     # Only reached for names ember does not define: say so, as ember.compat promises.
     if name.startswith("__"):
         raise AttributeError(name)

@@ -59,6 +59,11 @@ py::object scalar_object(const Scalar& s);
 /// runs outside pybind11's dispatcher: fast_paths.cpp).
 void set_python_error(std::exception_ptr p);
 
+/// Python object trees (tensors, numbers, strings, None, lists, tuples, dicts) as ember::Value
+/// and back (serialize.cpp: save/load, optimizer state and options).
+Value to_value(py::handle o, int depth = 0);
+py::object from_value(const Value& v);
+
 /// TypeError naming the op, what it accepts and what it got.
 [[noreturn]] void type_error(const char* op, const std::string& expected, py::handle got);
 
@@ -97,6 +102,8 @@ void bind_autograd(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorIm
 void bind_numpy(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
 void bind_serialize(py::module_& m);
 void bind_errors(py::module_& m);
+void bind_nn_functional(py::module_& m);
+void bind_optim(py::module_& m);
 void install_fast_paths(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
 
 }  // namespace ember::python

@@ -360,6 +360,31 @@ void bind_factories(py::module_& m) {
       py::arg("input"), py::arg("low"), py::arg("high") = py::none());
 }
 
+// random_() without bounds: PyTorch's uniform_int over the dtype's range, one draw per element
+// in order (64-bit draws for int64 and float64, 32-bit ones otherwise), so a 0-d int64 random_()
+// (how RandomSampler seeds itself) gives PyTorch's number.
+Tensor random_full_range(const Tensor& t, Generator& g) {
+  if (!t.is_cpu()) throw std::runtime_error("random_(): only CPU tensors in this build");
+  const Dtype d = t.dtype();
+  const bool wide = d == kInt64 || d == kFloat64;
+  const uint64_t modulus = d == kBool       ? 2
+                           : d == kUInt8    ? 256
+                           : d == kInt8     ? 128
+                           : d == kInt16    ? 32768
+                           : d == kInt32    ? (uint64_t(1) << 31)
+                           : d == kInt64    ? (uint64_t(1) << 63)
+                           : d == kFloat16  ? (uint64_t(1) << 11) + 1
+                           : d == kBFloat16 ? (uint64_t(1) << 8) + 1
+                           : d == kFloat32  ? (uint64_t(1) << 24) + 1
+                                            : (uint64_t(1) << 53) + 1;
+  std::vector<int64_t> values(size_t(t.numel()));
+  for (int64_t& v : values) {
+    const uint64_t r = wide ? g.random64() : g.random();
+    v = int64_t(d == kBool ? (r & 1) : r % modulus);
+  }
+  return t.copy_(from_vector(values, std::vector<int64_t>(t.sizes().begin(), t.sizes().end())));
+}
+
 // new_* and the random fills are methods; factories.cpp owns them as the same concept.
 void bind_factory_methods(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls) {
   auto opts = [](const Tensor& t, py::kwargs kw, const char* op) {
@@ -415,11 +440,14 @@ void bind_factory_methods(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls
       py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = nullptr);
   cls.def(
       "random_",
-      [](const Tensor& t, int64_t from, std::optional<int64_t> to, Generator* g) {
-        if (!to) return t.random_(0, from, g);
-        return t.random_(from, *to, g);
+      [](const Tensor& t, py::handle from, std::optional<int64_t> to, Generator* g) {
+        if (from.is_none()) return random_full_range(t, g ? *g : default_generator());
+        const int64_t f = to_int(from, "random_", "from");
+        if (!to) return t.random_(0, f, g);  // random_(to): [0, to)
+        return t.random_(f, *to, g);
       },
-      py::arg("from"), py::arg("to") = py::none(), py::kw_only(), py::arg("generator") = nullptr);
+      py::arg("from") = py::none(), py::arg("to") = py::none(), py::kw_only(),
+      py::arg("generator") = nullptr);
 }
 
 }  // namespace ember::python

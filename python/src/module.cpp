@@ -14,4 +14,6 @@ PYBIND11_MODULE(_C, m) {
   bind_tensor(m);
   bind_factories(m);
   bind_serialize(m);
+  bind_nn_functional(m);
+  bind_optim(m);
 }

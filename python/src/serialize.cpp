@@ -4,11 +4,10 @@
 #include "common.h"
 
 namespace ember::python {
-namespace {
 
 // collections.OrderedDict, looked up once and kept for the life of the process (a static
 // py::object would be released after the interpreter is gone).
-py::handle ordered_dict_type() {
+static py::handle ordered_dict_type() {
   static PyObject* type =
       py::object(py::module_::import("collections").attr("OrderedDict")).release().ptr();
   return type;
@@ -85,8 +84,6 @@ py::object from_value(const Value& v) {
   }
   return py::none();
 }
-
-}  // namespace
 
 void bind_serialize(py::module_& m) {
   m.def(

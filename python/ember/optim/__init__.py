@@ -1,0 +1,18 @@
+"""torch.optim: optimizers whose param_groups are Python dicts over ember's fused C++ updates,
+and the LR schedulers."""
+from .optimizer import Optimizer  # noqa: F401
+from .sgd import SGD  # noqa: F401
+from .adam import Adam, AdamW, Adamax, NAdam, RAdam  # noqa: F401
+from .rmsprop import RMSprop, Adagrad  # noqa: F401
+
+try:
+    from . import lr_scheduler  # noqa: F401
+except ImportError:  # being written alongside; absent until it lands
+    pass
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise AttributeError("module 'torch.optim' has no attribute '%s': torch.optim.%s is not in ember"
+                         % (name, name))
