@@ -96,7 +96,14 @@ __version__ = "0.1.0"
 
 
 # Subpackages imported at first use (import ember stays fast): ember.nn, ember.optim, ...
-_SUBPACKAGES = {"nn", "optim"}
+_SUBPACKAGES = {"nn", "optim", "amp"}
+
+
+def autocast(device_type, dtype=None, enabled=True, cache_enabled=None):
+    """torch.autocast (ember.amp.autocast)."""
+    from .amp import autocast as _autocast
+
+    return _autocast(device_type, dtype, enabled, cache_enabled)
 
 
 def __getattr__(name):

@@ -16,4 +16,5 @@ PYBIND11_MODULE(_C, m) {
   bind_serialize(m);
   bind_nn_functional(m);
   bind_optim(m);
+  bind_amp(m);
 }
