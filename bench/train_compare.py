@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Trains the reference CNN on Fashion-MNIST with ember (examples/fashion_mnist), PyTorch 1.13
-(bench/train_torch.py) and LibTorch (bench/train_libtorch.cpp, when built) — same model, data,
+(bench/train_torch.py), the same PyTorch script through ember-python (ember_py: ember's Python
+package, when built) and LibTorch (bench/train_libtorch.cpp, when built) — same model, data,
 hyper-parameters and thread count — in rounds (A B C A B C ...), and prints per side: training
 images/s over the whole run (data loading included, validation excluded), seconds of training
 until the test accuracy first reaches 90% (at epoch granularity), the final accuracy and the
@@ -47,9 +48,9 @@ def run(argv, extra_env=None):
     return out, usage.ru_maxrss / 1024.0
 
 
-def twin_side(argv):
+def twin_side(argv, env=TORCH_ENV):
     """A twin printing one JSON line per epoch: (epochs, peak RSS)."""
-    out, rss = run(argv, TORCH_ENV)
+    out, rss = run(argv, env)
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")], rss
 
 
@@ -123,6 +124,13 @@ def main():
         # ember's own float32 beside its bf16: the issue's ratio on CPUs with AVX512-BF16/AMX.
         sides["ember_f32"] = lambda seed: ember_side(args.build, args.epochs, args.threads, seed,
                                                      "none", limits)
+    # The PyTorch twin itself, unchanged, through ember's Python package (ember-python), at
+    # ember's defaults (no PyTorch tuning in its environment).
+    ember_python = os.path.join(args.build, "python", "ember-python")
+    if os.path.exists(ember_python):
+        sides["ember_py"] = lambda seed: twin_side(
+            [ember_python, os.path.join(HERE, "train_torch.py"), "--epochs", e, "--threads", t,
+             "--seed", str(seed), "--amp", args.amp] + limits, env={})
     libtorch = os.path.join(args.build, "bench", "train_libtorch")
     if os.path.exists(libtorch) and args.amp == "none" and not args.limit and not args.val_limit:
         sides["libtorch"] = lambda seed: twin_side(
@@ -149,9 +157,14 @@ def main():
     if "ember_f32" in sides:
         print(f"throughput ember {args.amp} / ember float32: "
               f"{med('ember', 'img_s') / med('ember_f32', 'img_s'):.2f}x")
-    others = [n for n in sides if n not in ("ember", "ember_f32")]
+    others = [n for n in sides if n not in ("ember", "ember_f32", "ember_py")]
     best_img = max(med(n, "img_s") for n in others)
     print(f"throughput ember / best: {med('ember', 'img_s') / best_img:.2f}x (target >= 1.3)")
+    if "ember_py" in sides:
+        print(f"throughput ember from Python / pytorch: "
+              f"{med('ember_py', 'img_s') / med('pytorch', 'img_s'):.2f}x (target >= 1.3); "
+              f"/ ember's C++ program: {med('ember_py', 'img_s') / med('ember', 'img_s'):.2f}x "
+              "(target >= 0.9)")
     lt = "libtorch" if "libtorch" in sides else "pytorch"
     if med("ember", "to90") and med(lt, "to90"):
         print(f"seconds to 90% ember / {lt}: {med('ember', 'to90') / med(lt, 'to90'):.2f} "

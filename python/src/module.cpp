@@ -17,4 +17,5 @@ PYBIND11_MODULE(_C, m) {
   bind_nn_functional(m);
   bind_optim(m);
   bind_amp(m);
+  bind_profiler(m);
 }

@@ -5,10 +5,7 @@ from .sgd import SGD  # noqa: F401
 from .adam import Adam, AdamW, Adamax, NAdam, RAdam  # noqa: F401
 from .rmsprop import RMSprop, Adagrad  # noqa: F401
 
-try:
-    from . import lr_scheduler  # noqa: F401
-except ImportError:  # being written alongside; absent until it lands
-    pass
+from . import lr_scheduler  # noqa: F401
 
 
 def __getattr__(name):
