@@ -36,7 +36,9 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks):
-    return data.detach().requires_grad_(requires_grad)
+    from .nn.parameter import Parameter
+
+    return Parameter(data, requires_grad)
 
 
 def _torch_name(module, name):

@@ -5,8 +5,7 @@ import math
 
 from .. import _C
 from .._C._nn import (  # noqa: F401
-    linear, conv1d, conv2d, conv_transpose1d, conv_transpose2d, avg_pool1d, avg_pool2d,
-    adaptive_avg_pool1d, adaptive_avg_pool2d, batch_norm, layer_norm, group_norm, embedding,
+    linear, conv1d, conv2d, conv_transpose1d, conv_transpose2d, avg_pool1d, avg_pool2d, batch_norm, layer_norm, group_norm, embedding,
     scaled_dot_product_attention, cosine_similarity, pairwise_distance, pad, interpolate,
     cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
     binary_cross_entropy_with_logits, kl_div, cosine_embedding_loss, margin_ranking_loss,
@@ -46,13 +45,29 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (out, idx) if return_indices else out
 
 
+def _fill_none(input, output_size):
+    """PyTorch's None in an adaptive output size: that dim keeps the input's size."""
+    if isinstance(output_size, (tuple, list)) and any(s is None for s in output_size):
+        sizes = input.shape[-len(output_size):]
+        return tuple(sizes[i] if s is None else s for i, s in enumerate(output_size))
+    return output_size
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return _C._nn.adaptive_avg_pool1d(input, _fill_none(input, output_size))
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _C._nn.adaptive_avg_pool2d(input, _fill_none(input, output_size))
+
+
 def adaptive_max_pool1d(input, output_size, return_indices=False):
-    out, idx = _C._nn.adaptive_max_pool1d_with_indices(input, output_size)
+    out, idx = _C._nn.adaptive_max_pool1d_with_indices(input, _fill_none(input, output_size))
     return (out, idx) if return_indices else out
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
-    out, idx = _C._nn.adaptive_max_pool2d_with_indices(input, output_size)
+    out, idx = _C._nn.adaptive_max_pool2d_with_indices(input, _fill_none(input, output_size))
     return (out, idx) if return_indices else out
 
 
