@@ -64,6 +64,9 @@ void set_python_error(std::exception_ptr p);
 Value to_value(py::handle o, int depth = 0);
 py::object from_value(const Value& v);
 
+/// The ember dtype of a numpy.dtype (TypeError for the ones ember lacks).
+Dtype numpy_dtype(py::handle dtype);
+
 /// TypeError naming the op, what it accepts and what it got.
 [[noreturn]] void type_error(const char* op, const std::string& expected, py::handle got);
 

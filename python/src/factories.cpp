@@ -2,6 +2,7 @@
 // shape checks), zeros/ones/full/empty/eye/arange/linspace/logspace, the random ones with
 // PyTorch's streams, *_like, new_*, and the in-place random fills.
 #include <cmath>
+#include <limits>
 
 #include "common.h"
 
@@ -99,6 +100,11 @@ void walk(py::handle obj, size_t depth, Nested& n) {
   if (is_tensor(obj)) {
     Tensor t = unwrap(obj);
     n.element_dtype = n.element_dtype ? promote_types(*n.element_dtype, t.dtype()) : t.dtype();
+  } else if (!PyFloat_Check(obj.ptr()) && !PyLong_Check(obj.ptr()) && py::hasattr(obj, "dtype") &&
+             py::hasattr(obj, "__array_interface__")) {
+    // A NumPy scalar keeps its dtype, as in PyTorch: tensor([np.float64(1)]) is float64.
+    Dtype d = numpy_dtype(obj.attr("dtype"));
+    n.element_dtype = n.element_dtype ? promote_types(*n.element_dtype, d) : d;
   }
   Scalar v = to_scalar(obj, "tensor", "data");
   int kind = v.is_bool() ? 0 : v.is_integral() ? 1 : 2;
@@ -180,8 +186,12 @@ void bind_factories(py::module_& m) {
           return wrap(t);
         }
         if (py::hasattr(data, "__array_interface__") && !PyList_Check(data.ptr())) {
-          Tensor t = py::module_::import("ember").attr("from_numpy")(data).cast<Tensor>();
+          // An ndarray is shared; a NumPy scalar becomes a 0-d array first (its dtype kept).
+          py::object array = py::module_::import("numpy").attr("asarray")(data);
+          Tensor t = py::module_::import("ember").attr("from_numpy")(array).cast<Tensor>();
+          if (!array.is(data)) t = t.clone();
           if (d) t = t.to(*d);
+          if (dev) t = t.to(*dev);
           return wrap(t);
         }
         return wrap(tensor_from_data(data, d, dev, false));
@@ -385,6 +395,30 @@ Tensor random_full_range(const Tensor& t, Generator& g) {
   return t.copy_(from_vector(values, std::vector<int64_t>(t.sizes().begin(), t.sizes().end())));
 }
 
+// random_(from, None): [from, the dtype's largest value], drawn as PyTorch's random_from_to: a
+// range up to 2^32 takes 32-bit draws, a larger one 64-bit draws, the whole 64-bit range the draw
+// itself.
+Tensor random_from(const Tensor& t, int64_t from, Generator& g) {
+  if (!t.is_cpu()) throw std::runtime_error("random_(): only CPU tensors in this build");
+  const Dtype d = t.dtype();
+  if (!is_integral(d))
+    throw std::runtime_error("random_(from, None) is supported for integer tensors in ember");
+  const int64_t max = d == kUInt8 ? 255 : d == kInt8 ? 127 : d == kInt16 ? 32767
+                      : d == kInt32 ? 2147483647 : std::numeric_limits<int64_t>::max();
+  const int64_t min = d == kUInt8 || d == kBool ? 0 : d == kInt8 ? -128 : d == kInt16 ? -32768
+                      : d == kInt32 ? -2147483648LL : std::numeric_limits<int64_t>::min();
+  if (from > max || from < min)
+    throw std::runtime_error("random_: from is out of bounds for " + std::string(dtype_name(d)));
+  const uint64_t range = uint64_t(max) - uint64_t(from) + 1;  // 0: the whole 64-bit range
+  std::vector<int64_t> values(size_t(t.numel()));
+  for (int64_t& v : values) {
+    if (range == 0) v = int64_t(g.random64());
+    else if (range >= (uint64_t(1) << 32)) v = int64_t(uint64_t(from) + g.random64() % range);
+    else v = int64_t(uint64_t(from) + g.random() % range);
+  }
+  return t.copy_(from_vector(values, std::vector<int64_t>(t.sizes().begin(), t.sizes().end())));
+}
+
 // new_* and the random fills are methods; factories.cpp owns them as the same concept.
 void bind_factory_methods(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls) {
   auto opts = [](const Tensor& t, py::kwargs kw, const char* op) {
@@ -438,16 +472,32 @@ void bind_factory_methods(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls
   cls.def(
       "bernoulli_", [](const Tensor& t, double p, Generator* g) { return t.bernoulli_(p, g); },
       py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = nullptr);
-  cls.def(
-      "random_",
-      [](const Tensor& t, py::handle from, std::optional<int64_t> to, Generator* g) {
-        if (from.is_none()) return random_full_range(t, g ? *g : default_generator());
-        const int64_t f = to_int(from, "random_", "from");
-        if (!to) return t.random_(0, f, g);  // random_(to): [0, to)
-        return t.random_(f, *to, g);
-      },
-      py::arg("from") = py::none(), py::arg("to") = py::none(), py::kw_only(),
-      py::arg("generator") = nullptr);
+  // PyTorch's three forms: random_() (the dtype's range), random_(to) ([0, to)) and
+  // random_(from, to) with to=None meaning up to the dtype's largest value.
+  cls.def("random_", [](const Tensor& t, py::args args, py::kwargs kwargs) {
+    Generator* g = nullptr;
+    if (kwargs.contains("generator") && !kwargs["generator"].is_none())
+      g = kwargs["generator"].cast<Generator*>();
+    for (auto [k, v] : kwargs) {
+      std::string key = k.cast<std::string>();
+      if (key != "generator" && key != "to" && key != "from")
+        throw py::type_error("random_() got an unexpected keyword argument '" + key + "'");
+    }
+    const bool has_to = kwargs.contains("to");
+    if (kwargs.contains("from") && !has_to && args.size() == 0)
+      throw py::type_error("random_(): from= needs to= (or call random_(to))");
+    std::vector<py::object> pos;
+    for (py::handle a : args) pos.push_back(py::reinterpret_borrow<py::object>(a));
+    if (kwargs.contains("from")) pos.insert(pos.begin(), kwargs["from"]);
+    if (has_to) pos.push_back(kwargs["to"]);
+    if (pos.size() > 2) throw py::type_error("random_() takes at most 2 arguments (from, to)");
+    Generator& gen = g ? *g : default_generator();
+    if (pos.empty()) return random_full_range(t, gen);
+    if (pos.size() == 1) return t.random_(0, to_int(pos[0], "random_", "to"), g);
+    const int64_t from = to_int(pos[0], "random_", "from");
+    if (pos[1].is_none()) return random_from(t, from, gen);
+    return t.random_(from, to_int(pos[1], "random_", "to"), g);
+  });
 }
 
 }  // namespace ember::python

@@ -1,5 +1,7 @@
 // ember._C: the extension module under the `ember` Python package. Each binding file adds its
 // concept; ember/__init__.py re-exports what users call.
+#include <pthread.h>
+
 #include "common.h"
 
 namespace ember::python {
@@ -9,6 +11,11 @@ void bind_factory_methods(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls
 PYBIND11_MODULE(_C, m) {
   using namespace ember::python;
   m.doc() = "ember's C++ core";
+  // A process forked from Python (multiprocessing, DataLoader workers) inherits libgomp's pool
+  // in a state it cannot use: a parallel region in the child waits forever for threads that were
+  // not forked. The child computes on one thread, as PyTorch's workers do (set_num_threads(1));
+  // it may raise the count again itself.
+  pthread_atfork(nullptr, nullptr, [] { ember::set_num_threads(1); });
   bind_errors(m);
   bind_types(m);
   bind_tensor(m);

@@ -246,6 +246,8 @@ Tensor from_dlpack(py::object obj) {
 
 }  // namespace
 
+Dtype numpy_dtype(py::handle dtype) { return dtype_of_numpy(py::reinterpret_borrow<py::dtype>(dtype)); }
+
 void bind_numpy(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls) {
   cls.def(
       "numpy", [](const Tensor& t, bool force) { return to_numpy(t, force); }, py::kw_only(),

@@ -1,6 +1,7 @@
 """torch.utils: hooks' handles and DLPack."""
 from . import hooks  # noqa: F401
 from . import dlpack  # noqa: F401
+from . import data  # noqa: F401
 
 
 def __getattr__(name):

@@ -856,6 +856,18 @@ AUTOGRAD += block("", [
               "torch.maximum(x, y).sum().backward()", "expr": "(x.grad, y.grad)"},
 ])
 
+# Random fills without bounds and with to=None (PyTorch's streams), NumPy scalars in factories.
+TENSOR_API += block("", [
+    "torch.empty((), dtype=torch.int64).random_()", "torch.empty(4, dtype=torch.int32).random_()",
+    "torch.empty(3).random_()", "torch.empty(4, dtype=torch.int64).random_(7)",
+    "torch.empty(4, dtype=torch.int64).random_(to=7)", "torch.empty(4, dtype=torch.int64).random_(2, None)",
+    "torch.empty(4, dtype=torch.int32).random_(2, None)", "torch.empty(4, dtype=torch.int64).random_(2, 5)",
+    "torch.empty(2, dtype=torch.int64).random_(-2**63, None)",
+    ("torch.empty(2, dtype=torch.int32).random_(-2**63, None)", "RuntimeError"),
+    "torch.as_tensor(np.float64(2.5))", "torch.tensor([np.float16(1), np.float16(2)])",
+    "torch.tensor([np.int32(1), np.int32(2)])", "torch.tensor(np.int8(3))",
+])
+
 GROUPS = {
     "indexing": INDEXING,
     "tensor_api": TENSOR_API,
