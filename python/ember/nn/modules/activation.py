@@ -52,6 +52,24 @@ def _f(name, fallback):
     return getattr(F, name, None) or fallback
 
 
+class _InplaceActivation(Module):
+    """An activation whose one option is `inplace`: forward is _function(input, inplace)."""
+
+    __constants__ = ["inplace"]
+    _function = None
+    _repr_inplace = True  # PyTorch prints "inplace=True" for these, not for Hardsigmoid/Hardswish
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return type(self)._function(input, self.inplace)
+
+    def extra_repr(self):
+        return _inplace_str(self.inplace, "") if self._repr_inplace else ""
+
+
 class Threshold(Module):
     __constants__ = ["threshold", "value", "inplace"]
 
@@ -69,18 +87,9 @@ class Threshold(Module):
                                                  _inplace_str(self.inplace))
 
 
-class ReLU(Module):
-    __constants__ = ["inplace"]
 
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.relu(input, inplace=self.inplace)
-
-    def extra_repr(self):
-        return _inplace_str(self.inplace, "")
+class ReLU(_InplaceActivation):
+    _function = staticmethod(F.relu)
 
 
 class RReLU(Module):
@@ -136,15 +145,10 @@ class Sigmoid(Module):
         return _C.sigmoid(input)
 
 
-class Hardsigmoid(Module):
-    __constants__ = ["inplace"]
 
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.hardsigmoid(input, self.inplace)
+class Hardsigmoid(_InplaceActivation):
+    _function = staticmethod(F.hardsigmoid)
+    _repr_inplace = False
 
 
 class Tanh(Module):
@@ -152,43 +156,20 @@ class Tanh(Module):
         return _C.tanh(input)
 
 
-class SiLU(Module):
-    __constants__ = ["inplace"]
 
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.silu(input, inplace=self.inplace)
-
-    def extra_repr(self):
-        return _inplace_str(self.inplace, "")
+class SiLU(_InplaceActivation):
+    _function = staticmethod(F.silu)
 
 
-class Mish(Module):
-    __constants__ = ["inplace"]
 
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.mish(input, inplace=self.inplace)
-
-    def extra_repr(self):
-        return _inplace_str(self.inplace, "")
+class Mish(_InplaceActivation):
+    _function = staticmethod(F.mish)
 
 
-class Hardswish(Module):
-    __constants__ = ["inplace"]
 
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.hardswish(input, self.inplace)
+class Hardswish(_InplaceActivation):
+    _function = staticmethod(F.hardswish)
+    _repr_inplace = False
 
 
 class ELU(Module):
@@ -221,18 +202,9 @@ class CELU(Module):
         return "alpha={}{}".format(self.alpha, _inplace_str(self.inplace))
 
 
-class SELU(Module):
-    __constants__ = ["inplace"]
 
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.selu(input, self.inplace)
-
-    def extra_repr(self):
-        return _inplace_str(self.inplace, "")
+class SELU(_InplaceActivation):
+    _function = staticmethod(F.selu)
 
 
 class GLU(Module):
