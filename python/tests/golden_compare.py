@@ -32,6 +32,7 @@ rtol/atol: float32 (and plain Python floats) rtol=1.3e-6, atol=1e-6; float64 rto
 float16 rtol=1e-3, atol=1e-5; bfloat16 rtol=1.6e-2, atol=1e-5. nan matches nan, inf matches inf.
 """
 import math
+import re
 import warnings
 
 import numpy
@@ -46,6 +47,27 @@ TOLERANCES = {
 }
 FLOAT_DTYPES = {"float16", "bfloat16", "float32", "float64"}
 MESSAGE_LIMIT = 300
+
+
+def load_module(name, path):
+    """The Python file at `path` as module `name` (a generator's cases.py, this file)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def case_id(index, case, limit=None):
+    """'017: t[1:3, None]': the zero-padded index and a short text of the case (stable, unique),
+    cut to `limit` characters."""
+    text = case.get("label") or case["expr"]
+    if limit is not None:
+        text = re.sub(r"\s+", " ", text).strip().replace("::", ": :")
+        if len(text) > limit:
+            text = text[:limit - 3] + "..."
+    return "%03d: %s" % (index, text)
 
 
 def dtype_name(dtype):

@@ -14,42 +14,29 @@ File layout (one case per line, so diffs stay readable):
    {"index": 0, "id": "000: t[0]", "setup": ..., "expr": ..., "expected": {...}, ...},
    ...]}
 """
-import importlib.util
 import json
 import os
-import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.dirname(HERE)
 
 
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
-golden_compare = _load("golden_compare", os.path.join(TESTS, "golden_compare.py"))
-cases = _load("golden_cases", os.path.join(HERE, "cases.py"))
+sys.path.insert(0, TESTS)
+import golden_compare  # noqa: E402
+cases = golden_compare.load_module("golden_cases", os.path.join(HERE, "cases.py"))
 
 ID_TEXT_LIMIT = 60
 
 
-def case_id(index, case):
-    """'017: t[1:3, None]': zero-padded index plus a short text of the case (stable, unique)."""
-    text = case.get("label") or case["expr"]
-    text = re.sub(r"\s+", " ", text).strip().replace("::", ": :")
-    if len(text) > ID_TEXT_LIMIT:
-        text = text[:ID_TEXT_LIMIT - 3] + "..."
-    return "%03d: %s" % (index, text)
 
 
 def run_group(torch, name, group):
     out, problems = [], []
     for index, case in enumerate(group):
-        cid = case_id(index, case)
+        cid = golden_compare.case_id(index, case, ID_TEXT_LIMIT)
         strides = bool(case.get("strides"))
         enc = golden_compare.run_case(torch, case["setup"], case["expr"], strides=strides)
         again = golden_compare.run_case(torch, case["setup"], case["expr"], strides=strides)

@@ -172,8 +172,11 @@ class Hardswish(_InplaceActivation):
     _repr_inplace = False
 
 
-class ELU(Module):
+class _AlphaActivation(Module):
+    """ELU and CELU: forward is _function(input, alpha, inplace)."""
+
     __constants__ = ["alpha", "inplace"]
+    _function = None
 
     def __init__(self, alpha=1., inplace=False):
         super().__init__()
@@ -181,26 +184,18 @@ class ELU(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return F.elu(input, self.alpha, self.inplace)
+        return type(self)._function(input, self.alpha, self.inplace)
 
     def extra_repr(self):
         return "alpha={}{}".format(self.alpha, _inplace_str(self.inplace))
 
 
-class CELU(Module):
-    __constants__ = ["alpha", "inplace"]
+class ELU(_AlphaActivation):
+    _function = staticmethod(F.elu)
 
-    def __init__(self, alpha=1., inplace=False):
-        super().__init__()
-        self.alpha = alpha
-        self.inplace = inplace
 
-    def forward(self, input):
-        return F.celu(input, self.alpha, self.inplace)
-
-    def extra_repr(self):
-        return "alpha={}{}".format(self.alpha, _inplace_str(self.inplace))
-
+class CELU(_AlphaActivation):
+    _function = staticmethod(F.celu)
 
 
 class SELU(_InplaceActivation):

@@ -10,7 +10,6 @@ Run from the repository root with Debian's interpreter (it has torch 1.13 and nu
 Encoding and comparison are python/tests/golden_compare.py's (imported, not copied); every case
 runs twice and must give the same encoding both times.
 """
-import importlib.util
 import json
 import os
 import sys
@@ -20,26 +19,19 @@ TESTS = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(HERE, "data.json")
 
 
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
-golden_compare = _load("golden_compare", os.path.join(TESTS, "golden_compare.py"))
-cases = _load("golden_data_cases", os.path.join(HERE, "cases.py"))
+sys.path.insert(0, TESTS)
+import golden_compare  # noqa: E402
+cases = golden_compare.load_module("golden_data_cases", os.path.join(HERE, "cases.py"))
 
 
-def case_id(index, case):
-    text = case.get("label") or case["expr"]
-    return "%03d: %s" % (index, text)
 
 
 def run(torch):
     out, problems = [], []
     for index, case in enumerate(cases.CASES):
-        cid = case_id(index, case)
+        cid = golden_compare.case_id(index, case, None)
         setup = cases.COMMON + case["setup"]
         enc = golden_compare.run_case(torch, setup, case["expr"])
         again = golden_compare.run_case(torch, setup, case["expr"])

@@ -13,11 +13,9 @@ golden_compare.py): every case runs twice and must encode the same both times; a
 the setup code shared by cases, kept once: a case runs preludes[case["prelude"]] + "\n" +
 case["setup"] (just the prelude when setup is empty), then evaluates case["expr"].
 """
-import importlib.util
 import json
 import os
 import pathlib
-import re
 import subprocess
 import sys
 
@@ -26,26 +24,15 @@ TESTS = os.path.dirname(os.path.dirname(HERE))
 SCRIPTS = pathlib.Path(HERE) / "scripts"
 
 
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
-golden_compare = _load("golden_compare", os.path.join(TESTS, "golden_compare.py"))
-cases = _load("golden_nn_cases", os.path.join(HERE, "cases.py"))
+sys.path.insert(0, TESTS)
+import golden_compare  # noqa: E402
+cases = golden_compare.load_module("golden_nn_cases", os.path.join(HERE, "cases.py"))
 
 ID_TEXT_LIMIT = 70
 
 
-def case_id(index, case):
-    """'017: m.state_dict()': zero-padded index plus a short text of the case (stable, unique)."""
-    text = case.get("label") or case["expr"]
-    text = re.sub(r"\s+", " ", text).strip().replace("::", ": :")
-    if len(text) > ID_TEXT_LIMIT:
-        text = text[:ID_TEXT_LIMIT - 3] + "..."
-    return "%03d: %s" % (index, text)
 
 
 SHORT_FLOATS = {"float32", "float16", "bfloat16"}
@@ -73,7 +60,7 @@ def full_setup(prelude, setup):
 def run_group(torch, name, group):
     out, problems, preludes = [], [], []
     for index, case in enumerate(group):
-        cid = case_id(index, case)
+        cid = golden_compare.case_id(index, case, ID_TEXT_LIMIT)
         code = full_setup(case["prelude"], case["setup"])
         enc = golden_compare.run_case(torch, code, case["expr"])
         again = golden_compare.run_case(torch, code, case["expr"])
