@@ -96,7 +96,7 @@ __version__ = "0.1.0"
 
 
 # Subpackages imported at first use (import ember stays fast): ember.nn, ember.optim, ...
-_SUBPACKAGES = {"nn", "optim", "amp", "profiler"}
+_SUBPACKAGES = {"nn", "optim", "amp", "profiler", "distributed"}
 
 
 def autocast(device_type, dtype=None, enabled=True, cache_enabled=None):

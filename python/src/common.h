@@ -109,6 +109,7 @@ void bind_nn_functional(py::module_& m);
 void bind_optim(py::module_& m);
 void bind_amp(py::module_& m);
 void bind_profiler(py::module_& m);
+void bind_distributed(py::module_& m);
 void install_fast_paths(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
 
 }  // namespace ember::python

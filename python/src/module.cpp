@@ -25,4 +25,5 @@ PYBIND11_MODULE(_C, m) {
   bind_optim(m);
   bind_amp(m);
   bind_profiler(m);
+  bind_distributed(m);
 }

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -80,6 +81,26 @@ void parse_rdzv_conf(const std::string& text, Options& options) {
       options.join_timeout_s = std::stod(value);
     }  // torchrun's other keys (read_timeout, last_call_timeout, ...) have no meaning here
   }
+}
+
+// A Python script runs through ember-python, so its `import torch` is ember (the package's torch
+// alias), as torchrun runs scripts through Python: ember-python beside this program (installed:
+// both in <prefix>/bin) or in the build tree's python/ folder (build/tools/ember-run).
+std::vector<std::string> python_script_command(std::vector<std::string> command) {
+  namespace fs = std::filesystem;
+  const std::string& script = command.front();
+  if (script.size() < 3 || script.compare(script.size() - 3, 3, ".py") != 0) return command;
+  const fs::path self = fs::read_symlink("/proc/self/exe").parent_path();
+  for (const fs::path& candidate :
+       {self / "ember-python", self.parent_path() / "python" / "ember-python"}) {
+    if (fs::exists(candidate)) {
+      command.insert(command.begin(), candidate.string());
+      return command;
+    }
+  }
+  throw std::invalid_argument("cannot run " + script +
+                              ": ember-python is neither next to ember-run (" + self.string() +
+                              ") nor in ../python (build ember with its Python package)");
 }
 
 // torchrun's --standalone takes uuid4(): a run id no other job on the machine has.
@@ -183,6 +204,7 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     if (options.command.empty()) {
       throw CLI::ValidationError("program", "missing: give the program to run and its arguments");
     }
+    options.command = python_script_command(std::move(options.command));
     options.nnodes = parse_nnodes(nnodes);
     options.nproc_per_node = parse_nproc(nproc);
     options.redirects = StreamSpec::parse(redirects, "--redirects");
