@@ -305,6 +305,18 @@ void bind_autograd(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorIm
       },
       py::arg("hook"));
 
+  cls.def("register_post_accumulate_grad_hook", [](const Tensor& t, py::object fn) {
+    if (!t.is_leaf())
+      throw std::runtime_error("post accumulate grad hooks cannot be registered on non-leaf tensors");
+    GilObject hook(fn);
+    HookHandle h = t.register_post_accumulate_grad_hook([hook](const Tensor& leaf) {
+      py::gil_scoped_acquire gil;
+      hook.get()(wrap(leaf));
+    });
+    return py::module_::import("ember.utils.hooks").attr("RemovableHandle")(
+        py::cpp_function([h]() mutable { h.remove(); }));
+  }, py::arg("hook"));
+
   m.def("_backward", [](py::handle tensors, py::handle grads, std::optional<bool> retain_graph,
                         bool create_graph) {
     std::vector<Tensor> ts = tensors_or_empty(tensors, "backward", "tensors");

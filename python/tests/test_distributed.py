@@ -78,3 +78,52 @@ def test_calls_before_init_are_errors():
         dist.all_reduce(torch.ones(1))
     with pytest.raises(RuntimeError, match="store="):
         dist.init_process_group("gloo", store=object())
+
+
+DDP_PROGRAM = textwrap.dedent("""
+    import datetime, copy, torch, torch.nn as nn, torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=30))
+    r, w = dist.get_rank(), dist.get_world_size()
+    torch.manual_seed(r)  # different initial weights per rank: DDP must broadcast rank 0's
+    model = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3)).double()
+    torch.manual_seed(0)
+    reference = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3)).double()  # rank 0's init
+    ddp = DDP(model, bucket_cap_mb=0.0001)  # small buckets: several all-reduces per backward
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
+    ref_opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+    torch.manual_seed(123)
+    x, y = torch.randn(8, 6, dtype=torch.float64), torch.randn(8, 3, dtype=torch.float64)
+    mine = slice(4 * r, 4 * r + 4)
+    for step in range(3):
+        opt.zero_grad()
+        ((ddp(x[mine]) - y[mine]) ** 2).mean().backward()
+        opt.step()
+        ref_opt.zero_grad()  # one process, the full batch: the mean of the two halves' means
+        ((reference(x) - y) ** 2).mean().backward()
+        ref_opt.step()
+    # no_sync: two local accumulations, then one averaged backward
+    with ddp.no_sync():
+        ((ddp(x[mine]) - y[mine]) ** 2).mean().backward()
+    ((ddp(x[mine]) - y[mine]) ** 2).mean().backward()
+    diff = max((a - b).abs().max().item() for a, b in zip(model.parameters(), reference.parameters()))
+    g = [p.grad.clone() for p in model.parameters()]
+    gs = [[torch.zeros_like(t) for _ in range(w)] for t in g]
+    for t, out in zip(g, gs):
+        dist.all_gather(out, t)
+    same = all(o[0].equal(o[1]) for o in gs)
+    with open("ddp%d.txt" % r, "w") as f:
+        print(diff < 1e-12, same, file=f)
+    dist.destroy_process_group()
+""")
+
+
+@pytest.mark.skipif(not BUILD, reason="EMBER_BUILD_DIR (set by CTest's python_tests) names the build with ember-run")
+def test_ddp_on_two_ranks_equals_one_process_on_the_full_batch(tmp_path):
+    prog = tmp_path / "ddp.py"
+    prog.write_text(DDP_PROGRAM)
+    r = subprocess.run([os.path.join(BUILD, "tools", "ember-run"), "--standalone", "--nproc-per-node", "2",
+                        str(prog)], capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stdout + r.stderr
+    for i in range(2):
+        assert (tmp_path / ("ddp%d.txt" % i)).read_text().split() == ["True", "True"]

@@ -8,5 +8,6 @@ from . import functional  # noqa: F401
 from . import init  # noqa: F401
 from . import utils  # noqa: F401
 from . import modules  # noqa: F401
+from . import parallel  # noqa: F401
 
 __all__ = ["Parameter", "functional", "init", "utils"] + list(_modules_all)

@@ -1,0 +1,2 @@
+"""torch.nn.parallel: DistributedDataParallel."""
+from .distributed import DistributedDataParallel  # noqa: F401
