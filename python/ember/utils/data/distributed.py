@@ -2,8 +2,8 @@
 ``Generator().manual_seed(seed + epoch)``, padded by repetition or cut to a multiple of
 num_replicas, then every num_replicas-th index from ``rank``).
 
-ember has no torch.distributed yet: pass ``num_replicas`` and ``rank``; leaving either out
-raises a RuntimeError that says so.
+num_replicas and rank default to the default process group's (ember.distributed): a
+RuntimeError when it is not initialized, as in PyTorch.
 """
 import math
 
@@ -13,16 +13,11 @@ from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
 
+
 def _distributed():
-    """torch.distributed when ember has it and it is available; a RuntimeError otherwise."""
-    try:
-        from ... import distributed as dist
-    except ImportError:
-        dist = None
-    if dist is None or not getattr(dist, "is_available", lambda: False)():
-        raise RuntimeError("Requires distributed package to be available: torch.distributed is "
-                           "not in ember, so DistributedSampler needs num_replicas= and rank= "
-                           "given explicitly")
+    """ember.distributed, imported when a sampler needs the default group's size or rank."""
+    from ... import distributed as dist
+
     return dist
 
 
