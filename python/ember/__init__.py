@@ -76,12 +76,11 @@ def can_cast(from_, to):
     but bool to bool."""
     if from_.is_floating_point and not to.is_floating_point:
         return False
-    if from_ is not bool_ and to is bool_:
+    if from_ is not _C.bool and to is _C.bool:
         return False
     return True
 
 
-bool_ = globals()["bool"]
 from ._finfo import finfo, iinfo  # noqa: E402,F401
 from . import _tensor_extras  # noqa: E402,F401  (pickling, deepcopy)
 from . import return_types  # noqa: E402,F401

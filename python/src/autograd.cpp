@@ -12,27 +12,6 @@
 namespace ember::python {
 namespace {
 
-// A Python object held from C++ state that may be destroyed without the GIL (a hook in a
-// tensor's autograd meta, a Function's ctx in a node): copies and the destructor take the GIL.
-class GilObject {
- public:
-  explicit GilObject(py::object o) : o_(o.release().ptr()) {}
-  GilObject(const GilObject& other) : o_(other.o_) {
-    py::gil_scoped_acquire gil;
-    Py_XINCREF(o_);
-  }
-  GilObject& operator=(const GilObject&) = delete;
-  ~GilObject() {
-    if (!o_ || !Py_IsInitialized()) return;
-    py::gil_scoped_acquire gil;
-    Py_DECREF(o_);
-  }
-  py::handle get() const { return o_; }
-
- private:
-  PyObject* o_;
-};
-
 // ── grad_fn objects ──
 // One Python type per node name, made on first sight: a subclass of ember.autograd.graph.Node
 // with __slots__ = () so that an instance's __class__ can be set to it.
@@ -305,17 +284,21 @@ void bind_autograd(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorIm
       },
       py::arg("hook"));
 
-  cls.def("register_post_accumulate_grad_hook", [](const Tensor& t, py::object fn) {
-    if (!t.is_leaf())
-      throw std::runtime_error("post accumulate grad hooks cannot be registered on non-leaf tensors");
-    GilObject hook(fn);
-    HookHandle h = t.register_post_accumulate_grad_hook([hook](const Tensor& leaf) {
-      py::gil_scoped_acquire gil;
-      hook.get()(wrap(leaf));
-    });
-    return py::module_::import("ember.utils.hooks").attr("RemovableHandle")(
-        py::cpp_function([h]() mutable { h.remove(); }));
-  }, py::arg("hook"));
+  cls.def(
+      "register_post_accumulate_grad_hook",
+      [](const Tensor& t, py::object fn) {
+        if (!t.is_leaf())
+          throw std::runtime_error(
+              "post accumulate grad hooks cannot be registered on non-leaf tensors");
+        GilObject hook(fn);
+        HookHandle h = t.register_post_accumulate_grad_hook([hook](const Tensor& leaf) {
+          py::gil_scoped_acquire gil;
+          hook.get()(wrap(leaf));
+        });
+        return py::module_::import("ember.utils.hooks")
+            .attr("RemovableHandle")(py::cpp_function([h]() mutable { h.remove(); }));
+      },
+      py::arg("hook"));
 
   m.def("_backward", [](py::handle tensors, py::handle grads, std::optional<bool> retain_graph,
                         bool create_graph) {

@@ -67,8 +67,37 @@ py::object from_value(const Value& v);
 /// The ember dtype of a numpy.dtype (TypeError for the ones ember lacks).
 Dtype numpy_dtype(py::handle dtype);
 
+/// A number beside a tensor (2 - t, torch.pow(2, t)) as a 0-d tensor of the dtype PyTorch
+/// computes in, so the tensor-tensor op gives PyTorch's result.
+inline Tensor scalar_operand(const Scalar& s, const Tensor& like) {
+  return full({}, s, {.dtype = result_type(s, like), .device = like.device()});
+}
+/// Whether an op on `t` is recorded for autograd (grad mode on, t requires grad).
+inline bool recorded(const Tensor& t) { return t.requires_grad() && is_grad_enabled(); }
+
 /// TypeError naming the op, what it accepts and what it got.
 [[noreturn]] void type_error(const char* op, const std::string& expected, py::handle got);
+
+// A Python object held from C++ state that may be destroyed without the GIL (a hook in a
+// tensor's autograd meta, a Function's ctx in a node): copies and the destructor take the GIL.
+class GilObject {
+ public:
+  explicit GilObject(py::object o) : o_(o.release().ptr()) {}
+  GilObject(const GilObject& other) : o_(other.o_) {
+    py::gil_scoped_acquire gil;
+    Py_XINCREF(o_);
+  }
+  GilObject& operator=(const GilObject&) = delete;
+  ~GilObject() {
+    if (!o_ || !Py_IsInitialized()) return;
+    py::gil_scoped_acquire gil;
+    Py_DECREF(o_);
+  }
+  py::handle get() const { return o_; }
+
+ private:
+  PyObject* o_;
+};
 
 /// Releases the GIL for the life of the scope when the work is large enough to be worth the
 /// switch (two atomic operations, ~80 ns): small ops keep it, so per-op overhead stays low.

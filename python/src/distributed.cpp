@@ -20,7 +20,9 @@ D::CollectiveOptions collective(int op, py::handle group, bool async_op) {
   return o;
 }
 
-D::ProcessGroup group_of(py::handle g) { return g.is_none() ? D::ProcessGroup() : g.cast<D::ProcessGroup>(); }
+D::ProcessGroup group_of(py::handle g) {
+  return g.is_none() ? D::ProcessGroup() : g.cast<D::ProcessGroup>();
+}
 
 // A collective's result as torch.distributed returns it: the Work when async_op, else None.
 py::object result(D::Work w, bool async_op) {
@@ -33,11 +35,14 @@ py::object result(D::Work w, bool async_op) {
 void bind_distributed(py::module_& parent) {
   py::module_ m = parent.def_submodule("_distributed", "process groups and collectives");
   py::class_<D::Work>(m, "Work")
-      .def("wait", [](const D::Work& w, py::handle) {
-        py::gil_scoped_release release;
-        w.wait();
-        return true;
-      }, py::arg("timeout") = py::none())
+      .def(
+          "wait",
+          [](const D::Work& w, py::handle) {
+            py::gil_scoped_release release;
+            w.wait();
+            return true;
+          },
+          py::arg("timeout") = py::none())
       .def("is_completed", &D::Work::is_completed)
       .def("is_success", &D::Work::is_success);
   py::class_<D::ProcessGroup>(m, "ProcessGroup")
@@ -65,12 +70,19 @@ void bind_distributed(py::module_& parent) {
     py::gil_scoped_release release;
     D::destroy_process_group();
   });
-  m.def("get_rank", [](py::handle g) { return D::get_rank(group_of(g)); }, py::arg("group") = py::none());
-  m.def("get_world_size", [](py::handle g) { return D::get_world_size(group_of(g)); }, py::arg("group") = py::none());
-  m.def("new_group", [](std::vector<int> ranks, double timeout_seconds) {
-    py::gil_scoped_release release;
-    return D::new_group(ranks, std::chrono::milliseconds(int64_t(timeout_seconds * 1000)));
-  }, py::arg("ranks"), py::arg("timeout_seconds") = 0.0);
+  m.def(
+      "get_rank", [](py::handle g) { return D::get_rank(group_of(g)); },
+      py::arg("group") = py::none());
+  m.def(
+      "get_world_size", [](py::handle g) { return D::get_world_size(group_of(g)); },
+      py::arg("group") = py::none());
+  m.def(
+      "new_group",
+      [](std::vector<int> ranks, double timeout_seconds) {
+        py::gil_scoped_release release;
+        return D::new_group(ranks, std::chrono::milliseconds(int64_t(timeout_seconds * 1000)));
+      },
+      py::arg("ranks"), py::arg("timeout_seconds") = 0.0);
 
   // The collectives: (tensors..., op, group, async_op) as torch.distributed orders them.
   m.def("all_reduce", [](const Tensor& t, int op, py::handle g, bool async_op) {
@@ -113,37 +125,40 @@ void bind_distributed(py::module_& parent) {
     }
     return result(w, async_op);
   });
-  m.def("all_gather_into_tensor", [](const Tensor& output, const Tensor& input, py::handle g, bool async_op) {
-    Tensor out = output;
-    D::CollectiveOptions o = collective(0, g, async_op);
-    D::Work w;
-    {
-      py::gil_scoped_release release;
-      w = D::all_gather_into_tensor(out, input, o);
-    }
-    return result(w, async_op);
-  });
-  m.def("reduce_scatter", [](const Tensor& output, py::handle inputs, int op, py::handle g, bool async_op) {
-    Tensor out = output;
-    std::vector<Tensor> ins = to_tensor_list(inputs, "reduce_scatter", "input_list");
-    D::CollectiveOptions o = collective(op, g, async_op);
-    D::Work w;
-    {
-      py::gil_scoped_release release;
-      w = D::reduce_scatter(out, ins, o);
-    }
-    return result(w, async_op);
-  });
-  m.def("reduce_scatter_tensor", [](const Tensor& output, const Tensor& input, int op, py::handle g, bool async_op) {
-    Tensor out = output;
-    D::CollectiveOptions o = collective(op, g, async_op);
-    D::Work w;
-    {
-      py::gil_scoped_release release;
-      w = D::reduce_scatter_tensor(out, input, o);
-    }
-    return result(w, async_op);
-  });
+  m.def("all_gather_into_tensor",
+        [](const Tensor& output, const Tensor& input, py::handle g, bool async_op) {
+          Tensor out = output;
+          D::CollectiveOptions o = collective(0, g, async_op);
+          D::Work w;
+          {
+            py::gil_scoped_release release;
+            w = D::all_gather_into_tensor(out, input, o);
+          }
+          return result(w, async_op);
+        });
+  m.def("reduce_scatter",
+        [](const Tensor& output, py::handle inputs, int op, py::handle g, bool async_op) {
+          Tensor out = output;
+          std::vector<Tensor> ins = to_tensor_list(inputs, "reduce_scatter", "input_list");
+          D::CollectiveOptions o = collective(op, g, async_op);
+          D::Work w;
+          {
+            py::gil_scoped_release release;
+            w = D::reduce_scatter(out, ins, o);
+          }
+          return result(w, async_op);
+        });
+  m.def("reduce_scatter_tensor",
+        [](const Tensor& output, const Tensor& input, int op, py::handle g, bool async_op) {
+          Tensor out = output;
+          D::CollectiveOptions o = collective(op, g, async_op);
+          D::Work w;
+          {
+            py::gil_scoped_release release;
+            w = D::reduce_scatter_tensor(out, input, o);
+          }
+          return result(w, async_op);
+        });
   m.def("barrier", [](py::handle g, bool async_op) {
     D::CollectiveOptions o = collective(0, g, async_op);
     D::Work w;

@@ -403,18 +403,27 @@ Tensor random_from(const Tensor& t, int64_t from, Generator& g) {
   const Dtype d = t.dtype();
   if (!is_integral(d))
     throw std::runtime_error("random_(from, None) is supported for integer tensors in ember");
-  const int64_t max = d == kUInt8 ? 255 : d == kInt8 ? 127 : d == kInt16 ? 32767
-                      : d == kInt32 ? 2147483647 : std::numeric_limits<int64_t>::max();
-  const int64_t min = d == kUInt8 || d == kBool ? 0 : d == kInt8 ? -128 : d == kInt16 ? -32768
-                      : d == kInt32 ? -2147483648LL : std::numeric_limits<int64_t>::min();
+  const int64_t max = d == kUInt8   ? 255
+                      : d == kInt8  ? 127
+                      : d == kInt16 ? 32767
+                      : d == kInt32 ? 2147483647
+                                    : std::numeric_limits<int64_t>::max();
+  const int64_t min = d == kUInt8 || d == kBool ? 0
+                      : d == kInt8              ? -128
+                      : d == kInt16             ? -32768
+                      : d == kInt32             ? -2147483648LL
+                                                : std::numeric_limits<int64_t>::min();
   if (from > max || from < min)
     throw std::runtime_error("random_: from is out of bounds for " + std::string(dtype_name(d)));
   const uint64_t range = uint64_t(max) - uint64_t(from) + 1;  // 0: the whole 64-bit range
   std::vector<int64_t> values(size_t(t.numel()));
   for (int64_t& v : values) {
-    if (range == 0) v = int64_t(g.random64());
-    else if (range >= (uint64_t(1) << 32)) v = int64_t(uint64_t(from) + g.random64() % range);
-    else v = int64_t(uint64_t(from) + g.random() % range);
+    if (range == 0)
+      v = int64_t(g.random64());
+    else if (range >= (uint64_t(1) << 32))
+      v = int64_t(uint64_t(from) + g.random64() % range);
+    else
+      v = int64_t(uint64_t(from) + g.random() % range);
   }
   return t.copy_(from_vector(values, std::vector<int64_t>(t.sizes().begin(), t.sizes().end())));
 }

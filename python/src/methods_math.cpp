@@ -135,12 +135,6 @@ constexpr Binary kBinary[] = {
     {"bitwise_xor", bxor, bxors},
 };
 
-bool recorded(const Tensor& t) { return t.requires_grad() && is_grad_enabled(); }
-
-Tensor scalar_operand(const Scalar& s, const Tensor& like) {
-  return full({}, s, {.dtype = result_type(s, like), .device = like.device()});
-}
-
 // Applies a binary op to (input, other) where either may be a number (torch.pow(2, t)).
 Tensor apply_binary(const Binary& op, py::handle input, py::handle other) {
   if (!is_tensor(input)) {

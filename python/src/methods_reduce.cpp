@@ -142,8 +142,7 @@ void bind_reduce_methods(Binder& b) {
       [](const Tensor& t, py::handle dim, bool keepdim) {
         std::optional<int64_t> d;
         if (!dim.is_none()) d = one_dim(dim, "aminmax");
-        auto [lo, hi] = ember::aminmax(t, d, keepdim);
-        return py::module_::import("ember.return_types").attr("aminmax")(wrap(lo), wrap(hi));
+        return return_pair("aminmax", ember::aminmax(t, d, keepdim));
       },
       py::kw_only(), py::arg("dim") = py::none(), py::arg("keepdim") = false);
   b.both(

@@ -246,7 +246,9 @@ Tensor from_dlpack(py::object obj) {
 
 }  // namespace
 
-Dtype numpy_dtype(py::handle dtype) { return dtype_of_numpy(py::reinterpret_borrow<py::dtype>(dtype)); }
+Dtype numpy_dtype(py::handle dtype) {
+  return dtype_of_numpy(py::reinterpret_borrow<py::dtype>(dtype));
+}
 
 void bind_numpy(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls) {
   cls.def(

@@ -12,8 +12,8 @@ namespace {
 // Groups from Python: [(params, options dict), ...]; each C++ group's options become the dict's
 // (PyTorch's full set of keys, defaults resolved by the Python side as PyTorch does).
 template <class T, class O>
-std::unique_ptr<optim::Optimizer> make(const std::vector<std::pair<std::vector<Tensor>, Dict>>& groups,
-                                      const Dict& defaults) {
+std::unique_ptr<optim::Optimizer> make(
+    const std::vector<std::pair<std::vector<Tensor>, Dict>>& groups, const Dict& defaults) {
   std::vector<typename T::Group> gs;
   for (const auto& [params, options] : groups) {
     O o;
@@ -31,8 +31,8 @@ std::unique_ptr<optim::Optimizer> make(const std::vector<std::pair<std::vector<T
   return opt;
 }
 
-using Maker = std::unique_ptr<optim::Optimizer> (*)(const std::vector<std::pair<std::vector<Tensor>, Dict>>&,
-                                                    const Dict&);
+using Maker = std::unique_ptr<optim::Optimizer> (*)(
+    const std::vector<std::pair<std::vector<Tensor>, Dict>>&, const Dict&);
 
 Maker maker(const std::string& name) {
   if (name == "SGD") return make<optim::SGD, optim::SGDOptions>;
@@ -71,36 +71,42 @@ void bind_optim(py::module_& parent) {
       .def(py::init([](const std::string& name, py::handle groups, py::handle defaults) {
         return maker(name)(groups_of(groups), to_value(defaults).to_dict());
       }))
-      .def("add_param_group", [](optim::Optimizer&, py::handle) {
-        throw std::runtime_error("add_param_group goes through ember.optim.Optimizer");
-      })
+      .def("add_param_group",
+           [](optim::Optimizer&, py::handle) {
+             throw std::runtime_error("add_param_group goes through ember.optim.Optimizer");
+           })
       // Pushes the Python groups' options (they may have been edited: g['lr'] = ...).
-      .def("sync", [](optim::Optimizer& o, py::handle groups) {
-        py::sequence gs = py::reinterpret_borrow<py::sequence>(groups);
-        if (size_t(py::len(gs)) != o.param_groups().size())
-          throw std::runtime_error("optimizer: param_groups changed length outside add_param_group");
-        for (size_t i = 0; i < o.param_groups().size(); ++i) {
-          py::handle g = gs[i];
-          Dict& options = o.param_groups()[i].options();
-          for (auto [k, v] : py::reinterpret_borrow<py::dict>(g)) {
-            if (PyUnicode_Check(k.ptr()) && k.cast<std::string>() == "params") continue;
-            options.insert(to_value(k), to_value(v));
-          }
-        }
-      })
-      .def("step", [](optim::Optimizer& o) {
-        py::gil_scoped_release release;
-        o.step();
-      })
-      .def("zero_grad", [](optim::Optimizer& o, bool set_to_none) { o.zero_grad({.set_to_none = set_to_none}); },
-           py::arg("set_to_none") = false)
+      .def("sync",
+           [](optim::Optimizer& o, py::handle groups) {
+             py::sequence gs = py::reinterpret_borrow<py::sequence>(groups);
+             if (size_t(py::len(gs)) != o.param_groups().size())
+               throw std::runtime_error(
+                   "optimizer: param_groups changed length outside add_param_group");
+             for (size_t i = 0; i < o.param_groups().size(); ++i) {
+               Dict& options = o.param_groups()[i].options();
+               for (const auto& [k, v] : options_of(gs[i])) options.insert(k, v);
+             }
+           })
+      .def("step",
+           [](optim::Optimizer& o) {
+             py::gil_scoped_release release;
+             o.step();
+           })
+      .def(
+          "zero_grad",
+          [](optim::Optimizer& o, bool set_to_none) { o.zero_grad({.set_to_none = set_to_none}); },
+          py::arg("set_to_none") = false)
       .def("state_dict", [](const optim::Optimizer& o) { return from_value(o.state_dict()); })
-      .def("load_state_dict", [](optim::Optimizer& o, py::handle sd) { o.load_state_dict(to_value(sd)); })
-      .def("group_options", [](optim::Optimizer& o, size_t i) {
-        if (i >= o.param_groups().size()) throw py::index_error("param group index out of range");
-        return from_value(Value(o.param_groups()[i].options()));
-      })
-      .def("state", [](optim::Optimizer& o, const Tensor& p) { return from_value(Value(o.state(p))); });
+      .def("load_state_dict",
+           [](optim::Optimizer& o, py::handle sd) { o.load_state_dict(to_value(sd)); })
+      .def("group_options",
+           [](optim::Optimizer& o, size_t i) {
+             if (i >= o.param_groups().size())
+               throw py::index_error("param group index out of range");
+             return from_value(Value(o.param_groups()[i].options()));
+           })
+      .def("state",
+           [](optim::Optimizer& o, const Tensor& p) { return from_value(Value(o.state(p))); });
 }
 
 }  // namespace ember::python

@@ -13,12 +13,6 @@ namespace {
 
 using Cls = py::class_<TensorImpl, intrusive_ptr<TensorImpl>>;
 
-// A scalar on the left of an operator (2 - t, 2 // t) as a 0-d tensor of the dtype PyTorch
-// computes in, so the tensor-tensor op gives PyTorch's result.
-Tensor scalar_operand(const Scalar& s, const Tensor& t) {
-  return full({}, s, {.dtype = result_type(s, t), .device = t.device()});
-}
-
 // x << n and x >> n as PyTorch computes them: x * 2**n and x / 2**n rounded toward negative
 // infinity for integers (an arithmetic shift); floats multiply and divide.
 Tensor shift(const Tensor& x, const Tensor& n, bool left) {
@@ -26,8 +20,6 @@ Tensor shift(const Tensor& x, const Tensor& n, bool left) {
   if (x.is_floating_point() || n.is_floating_point()) return left ? x * p : x / p;
   return left ? x * p : ember::floor_divide(x, p);
 }
-
-bool recorded(const Tensor& t) { return t.requires_grad() && is_grad_enabled(); }
 
 // Operators take any Python object on the right: a tensor, a number, or something else, for
 // which they return NotImplemented so that Python tries the other operand (and raises
