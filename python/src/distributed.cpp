@@ -24,8 +24,15 @@ D::ProcessGroup group_of(py::handle g) {
   return g.is_none() ? D::ProcessGroup() : g.cast<D::ProcessGroup>();
 }
 
-// A collective's result as torch.distributed returns it: the Work when async_op, else None.
-py::object result(D::Work w, bool async_op) {
+// Runs a collective (pure C++) without the GIL and returns what torch.distributed does: the Work
+// when async_op, else None.
+template <class Call>
+py::object run(bool async_op, Call call) {
+  D::Work w;
+  {
+    py::gil_scoped_release release;
+    w = call();
+  }
   if (async_op) return py::cast(w);
   return py::none();
 }
@@ -88,85 +95,45 @@ void bind_distributed(py::module_& parent) {
   m.def("all_reduce", [](const Tensor& t, int op, py::handle g, bool async_op) {
     Tensor x = t;
     D::CollectiveOptions o = collective(op, g, async_op);
-    D::Work w;
-    {
-      py::gil_scoped_release release;
-      w = D::all_reduce(x, o);
-    }
-    return result(w, async_op);
+    return run(async_op, [&] { return D::all_reduce(x, o); });
   });
   m.def("broadcast", [](const Tensor& t, int src, py::handle g, bool async_op) {
     Tensor x = t;
     D::CollectiveOptions o = collective(0, g, async_op);
-    D::Work w;
-    {
-      py::gil_scoped_release release;
-      w = D::broadcast(x, src, o);
-    }
-    return result(w, async_op);
+    return run(async_op, [&] { return D::broadcast(x, src, o); });
   });
   m.def("reduce", [](const Tensor& t, int dst, int op, py::handle g, bool async_op) {
     Tensor x = t;
     D::CollectiveOptions o = collective(op, g, async_op);
-    D::Work w;
-    {
-      py::gil_scoped_release release;
-      w = D::reduce(x, dst, o);
-    }
-    return result(w, async_op);
+    return run(async_op, [&] { return D::reduce(x, dst, o); });
   });
   m.def("all_gather", [](py::handle outputs, const Tensor& input, py::handle g, bool async_op) {
     std::vector<Tensor> outs = to_tensor_list(outputs, "all_gather", "tensor_list");
     D::CollectiveOptions o = collective(0, g, async_op);
-    D::Work w;
-    {
-      py::gil_scoped_release release;
-      w = D::all_gather(outs, input, o);
-    }
-    return result(w, async_op);
+    return run(async_op, [&] { return D::all_gather(outs, input, o); });
   });
   m.def("all_gather_into_tensor",
         [](const Tensor& output, const Tensor& input, py::handle g, bool async_op) {
           Tensor out = output;
           D::CollectiveOptions o = collective(0, g, async_op);
-          D::Work w;
-          {
-            py::gil_scoped_release release;
-            w = D::all_gather_into_tensor(out, input, o);
-          }
-          return result(w, async_op);
+          return run(async_op, [&] { return D::all_gather_into_tensor(out, input, o); });
         });
   m.def("reduce_scatter",
         [](const Tensor& output, py::handle inputs, int op, py::handle g, bool async_op) {
           Tensor out = output;
           std::vector<Tensor> ins = to_tensor_list(inputs, "reduce_scatter", "input_list");
           D::CollectiveOptions o = collective(op, g, async_op);
-          D::Work w;
-          {
-            py::gil_scoped_release release;
-            w = D::reduce_scatter(out, ins, o);
-          }
-          return result(w, async_op);
+          return run(async_op, [&] { return D::reduce_scatter(out, ins, o); });
         });
   m.def("reduce_scatter_tensor",
         [](const Tensor& output, const Tensor& input, int op, py::handle g, bool async_op) {
           Tensor out = output;
           D::CollectiveOptions o = collective(op, g, async_op);
-          D::Work w;
-          {
-            py::gil_scoped_release release;
-            w = D::reduce_scatter_tensor(out, input, o);
-          }
-          return result(w, async_op);
+          return run(async_op, [&] { return D::reduce_scatter_tensor(out, input, o); });
         });
   m.def("barrier", [](py::handle g, bool async_op) {
     D::CollectiveOptions o = collective(0, g, async_op);
-    D::Work w;
-    {
-      py::gil_scoped_release release;
-      w = D::barrier(o);
-    }
-    return result(w, async_op);
+    return run(async_op, [&] { return D::barrier(o); });
   });
   m.def("send", [](const Tensor& t, int dst, py::handle g, int tag) {
     D::ProcessGroup pg = group_of(g);

@@ -32,6 +32,7 @@ rtol/atol: float32 (and plain Python floats) rtol=1.3e-6, atol=1e-6; float64 rto
 float16 rtol=1e-3, atol=1e-5; bfloat16 rtol=1.6e-2, atol=1e-5. nan matches nan, inf matches inf.
 """
 import math
+import os
 import re
 import warnings
 
@@ -68,6 +69,29 @@ def case_id(index, case, limit=None):
         if len(text) > limit:
             text = text[:limit - 3] + "..."
     return "%03d: %s" % (index, text)
+
+
+def store(path, text, check, problems, differ):
+    """A generator's output for one file: with --check, note `path` in `differ` when the committed
+    file is not `text`; otherwise write it, unless the generator found problems."""
+    if check:
+        old = open(path).read() if os.path.exists(path) else None
+        if old != text:
+            differ.append(path)
+    elif not problems:
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def finish(problems, differ):
+    """Ends a generator: its problems, then the stale files (--check), each an exit status."""
+    import sys
+
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        sys.exit("%d problem(s); nothing written for the groups that have them" % len(problems))
+    if differ:
+        sys.exit("out of date: %s" % ", ".join(differ))
 
 
 def dtype_name(dtype):

@@ -87,22 +87,11 @@ def main(argv):
         all_problems += problems
         text = render(name, torch.__version__, entries)
         json.loads(text)  # valid JSON
-        path = os.path.join(HERE, name + ".json")
-        if check:
-            old = open(path).read() if os.path.exists(path) else None
-            if old != text:
-                differ.append(path)
-        elif not problems:
-            with open(path, "w") as f:
-                f.write(text)
+        golden_compare.store(os.path.join(HERE, name + ".json"), text, check, problems, differ)
         errors = sum(1 for e in entries if e["expected"]["kind"] == "error")
         print("%-11s %4d cases (%d raise), %6.1f KB" % (name, len(entries), errors,
                                                         len(text) / 1024.0))
-    if all_problems:
-        print("\n".join(all_problems), file=sys.stderr)
-        sys.exit("%d problem(s); nothing written for the groups that have them" % len(all_problems))
-    if differ:
-        sys.exit("out of date: %s" % ", ".join(differ))
+    golden_compare.finish(all_problems, differ)
 
 
 if __name__ == "__main__":
