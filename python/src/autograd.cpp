@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "autograd/accumulate_grad.h"
 #include "autograd/function.h"
 #include "common.h"
 
@@ -204,6 +205,15 @@ void bind_autograd(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorIm
                                for (const autograd::Edge& e : n.next_functions())
                                  out.append(py::make_tuple(node_object(e.function), e.input_nr));
                                return py::tuple(out);
+                             })
+      // AccumulateGrad's leaf, as PyTorch's: what DDP's unused-parameter search looks for.
+      .def_property_readonly("variable",
+                             [](const autograd::Node& n) -> py::object {
+                               auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(&n);
+                               if (!acc)
+                                 throw py::attribute_error("'" + n.name() +
+                                                           "' object has no attribute 'variable'");
+                               return py::cast(acc->leaf());
                              })
       .def("__repr__",
            [](const autograd::Node& n) {

@@ -127,3 +127,74 @@ def test_ddp_on_two_ranks_equals_one_process_on_the_full_batch(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     for i in range(2):
         assert (tmp_path / ("ddp%d.txt" % i)).read_text().split() == ["True", "True"]
+
+
+UNUSED_PROGRAM = textwrap.dedent("""
+    import datetime, torch, torch.nn as nn, torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=30))
+    r, w = dist.get_rank(), dist.get_world_size()
+
+    class Branches(nn.Module):  # rank 0 takes branch a, rank 1 branch b; nobody uses `never`
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Linear(4, 5)
+            self.a = nn.Linear(5, 2)
+            self.b = nn.Linear(5, 2)
+            self.never = nn.Linear(5, 2)
+
+        def forward(self, x, branch):
+            h = torch.tanh(self.stem(x))
+            return self.a(h) if branch == 0 else self.b(h)
+
+    torch.manual_seed(0)
+    model = Branches().double()
+    torch.manual_seed(0)
+    reference = Branches().double()
+    ddp = DDP(model, find_unused_parameters=True, bucket_cap_mb=0.0001)
+    torch.manual_seed(7)
+    x, y = torch.randn(6, 4, dtype=torch.float64), torch.randn(6, 2, dtype=torch.float64)
+    halves = [slice(0, 3), slice(3, 6)]
+    ok = True
+    for step in range(3):
+        ddp.zero_grad(set_to_none=True)
+        ((ddp(x[halves[r]], r) - y[halves[r]]) ** 2).mean().backward()
+        reference.zero_grad(set_to_none=True)
+        loss = sum(((reference(x[halves[i]], i) - y[halves[i]]) ** 2).mean() for i in range(w)) / w
+        loss.backward()
+        for (name, p), q in zip(model.named_parameters(), reference.parameters()):
+            if (p.grad is None) != (q.grad is None):
+                ok = False
+            elif p.grad is not None and (p.grad - q.grad).abs().max().item() > 1e-12:
+                ok = False
+        with torch.no_grad():
+            for p, q in zip(model.parameters(), reference.parameters()):
+                if q.grad is not None:
+                    p -= 0.1 * p.grad
+                    q -= 0.1 * q.grad
+    with open("unused%d.txt" % r, "w") as f:
+        print(ok, model.never.weight.grad is None, model.a.weight.grad is not None, file=f)
+
+    # Without find_unused_parameters, a parameter that gets no gradient is an error at the next
+    # forward, not a hang or a silent wrong answer.
+    strict = DDP(Branches().double())
+    ((strict(x, 0) - y) ** 2).mean().backward()
+    try:
+        strict(x, 0)
+        print("no error", file=open("strict%d.txt" % r, "w"))
+    except RuntimeError as e:
+        print("find_unused_parameters=True" in str(e), file=open("strict%d.txt" % r, "w"))
+    dist.destroy_process_group()
+""")
+
+
+@pytest.mark.skipif(not BUILD, reason="EMBER_BUILD_DIR (set by CTest's python_tests) names the build with ember-run")
+def test_ddp_find_unused_parameters_when_ranks_take_different_branches(tmp_path):
+    prog = tmp_path / "unused.py"
+    prog.write_text(UNUSED_PROGRAM)
+    r = subprocess.run([os.path.join(BUILD, "tools", "ember-run"), "--standalone", "--nproc-per-node", "2",
+                        str(prog)], capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stdout + r.stderr
+    for i in range(2):
+        assert (tmp_path / ("unused%d.txt" % i)).read_text().split() == ["True", "True", "True"]
+        assert (tmp_path / ("strict%d.txt" % i)).read_text().split() == ["True"]
