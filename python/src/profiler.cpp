@@ -6,11 +6,34 @@
 #include <memory>
 
 #include "common.h"
+#include "profiler/recorder.h"
 
 namespace ember::python {
 namespace {
 
 namespace P = profiler;
+
+// with_stack's Python call sites, "file(line): function" as PyTorch prints them, innermost
+// first; the table keeps 5 of them, as the C++ frames. An op on a thread that does not hold the
+// GIL (the autograd engine's backward, a released-GIL collective) runs no Python code of its own.
+bool python_stack(std::vector<std::string>& frames) {
+  constexpr size_t kKeptFrames = 5;
+  if (!Py_IsInitialized() || !PyGILState_Check()) return false;
+  PyFrameObject* frame = PyEval_GetFrame();  // borrowed
+  Py_XINCREF(frame);
+  while (frame && frames.size() < kKeptFrames) {
+    PyCodeObject* code = PyFrame_GetCode(frame);  // new references from here on
+    frames.push_back(py::str(code->co_filename).cast<std::string>() + "(" +
+                     std::to_string(PyFrame_GetLineNumber(frame)) +
+                     "): " + py::str(code->co_name).cast<std::string>());
+    Py_DECREF(code);
+    PyFrameObject* back = PyFrame_GetBack(frame);
+    Py_DECREF(frame);
+    frame = back;
+  }
+  Py_XDECREF(frame);
+  return !frames.empty();
+}
 
 class Session {
  public:
@@ -69,6 +92,7 @@ class Range {
 
 void bind_profiler(py::module_& parent) {
   py::module_ m = parent.def_submodule("_profiler", "the C++ profiler behind ember.profiler");
+  profiler::detail::set_language_stack(&python_stack);
   py::class_<P::EventAverage>(m, "FunctionEventAvg")
       .def_readonly("key", &P::EventAverage::key)
       .def_readonly("count", &P::EventAverage::count)

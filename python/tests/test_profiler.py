@@ -52,3 +52,27 @@ def test_record_function_as_decorator():
     with profile() as prof:
         f(torch.ones(2))
     assert "decorated" in [e.key for e in prof.key_averages()]
+
+
+def _scaled_relu(x):  # the call site with_stack must name
+    return torch.relu(x * 3)
+
+
+def test_with_stack_names_the_python_call_sites(tmp_path):
+    x = torch.randn(4, 4, requires_grad=True)
+    with profile(with_stack=True) as prof:
+        _scaled_relu(x).sum().backward()
+    stacks = {e.key: e.stack for e in prof.key_averages(group_by_stack_n=5)}
+    line = _scaled_relu.__code__.co_firstlineno + 1
+    assert stacks["relu"][0] == "%s(%d): _scaled_relu" % (__file__, line)
+    assert stacks["relu"][1].endswith("): test_with_stack_names_the_python_call_sites")
+    assert stacks["ReluBackward0"] == []  # the autograd engine's op: no Python frame of its own
+    table = prof.key_averages(group_by_stack_n=5).table(sort_by="self_cpu_time_total", row_limit=20)
+    assert "Source Location" in table and "): _scaled_relu" in table
+    prof.export_stacks(str(tmp_path / "stacks.txt"))
+    assert any("%s(%d): _scaled_relu;relu " % (__file__, line) in l  # outermost frame first
+               for l in (tmp_path / "stacks.txt").read_text().splitlines())
+    without = profile()
+    with without:
+        _scaled_relu(x)
+    assert all(e.stack == [] for e in without.key_averages(group_by_stack_n=5))

@@ -180,6 +180,7 @@ void profile::end_recording(bool keep) {
     e.input_shapes = std::move(r.shapes);
     for (const char* type : r.types) e.input_types.emplace_back(type);
     stacks[k] = std::move(r.stack);
+    e.stack = std::move(r.language_stack);
   }
   for (size_t k = 0; k < events_.size(); ++k)
     if (events_[k].parent >= 0) events_[size_t(events_[k].parent)].children.push_back(int64_t(k));

@@ -45,6 +45,7 @@ Session* g_session = nullptr;  // guarded by g_session_mutex
 std::atomic<uint32_t> g_generation{0};
 
 thread_local std::shared_ptr<ThreadBuffer> t_buffer;
+std::atomic<LanguageStackFn> g_language_stack{nullptr};
 thread_local std::string t_thread_name;
 
 uint64_t os_thread_id() {
@@ -129,6 +130,10 @@ uint64_t begin_op(const char* name, const Tensor* const* inputs, size_t num_inpu
       }
     }
     if (f & kStack) {
+      if (LanguageStackFn language = g_language_stack.load(std::memory_order_acquire)) {
+        language(e.language_stack);
+        return;
+      }
       void* frames[32];
       const int n = ::backtrace(frames, 32);
       e.stack.reserve(size_t(n));
@@ -162,6 +167,10 @@ void record_memory(uintptr_t address, int64_t bytes, int64_t total_allocated,
   if (b->closed) return;
   b->record.memory.push_back({t, address, bytes, total_allocated, total_reserved,
                               b->open.empty() ? -1 : b->open.back()});
+}
+
+void set_language_stack(LanguageStackFn fn) {
+  g_language_stack.store(fn, std::memory_order_release);
 }
 
 void set_thread_name(std::string name) {

@@ -37,6 +37,15 @@ void end_range(uint64_t handle);
 void record_memory(uintptr_t address, int64_t bytes, int64_t total_allocated,
                    int64_t total_reserved);
 
+/// with_stack for programs in another language (the Python package): called at an op's entry
+/// on the op's thread, it appends that language's call sites, innermost first, and returns
+/// whether it could (false on a thread running none of that language's code). Once one is set,
+/// events take their stacks from it alone: the C++ frames under an interpreter mean nothing to
+/// its user, and an op without such frames (one the autograd engine runs) has no stack, as in
+/// PyTorch.
+using LanguageStackFn = bool (*)(std::vector<std::string>& frames);
+void set_language_stack(LanguageStackFn fn);
+
 /// Names this thread in traces ("DataLoader worker 0").
 void set_thread_name(std::string name);
 
@@ -64,7 +73,8 @@ struct RawEvent {
   EventKind kind = EventKind::Op;
   std::vector<std::vector<int64_t>> shapes;
   std::vector<const char*> types;
-  std::vector<uintptr_t> stack;
+  std::vector<uintptr_t> stack;             // C++ return addresses, symbolized at the end
+  std::vector<std::string> language_stack;  // or call sites from set_language_stack's function
 };
 
 struct RawMemory {

@@ -1,6 +1,6 @@
 """torch.profiler over ember's C++ profiler: `with profile(...) as prof:`, record_function,
-schedule()/step(), key_averages().table() in PyTorch's layout, export_chrome_trace. Python frames
-are not in with_stack traces yet (the C++ frames are)."""
+schedule()/step(), key_averages().table() in PyTorch's layout, export_chrome_trace. with_stack records each op's Python call sites ("file(line): function",
+innermost first, 5 kept) as PyTorch does; ops the autograd engine runs in backward have none."""
 import enum
 import functools
 
