@@ -207,14 +207,14 @@ void bind_autograd(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorIm
                                return py::tuple(out);
                              })
       // AccumulateGrad's leaf, as PyTorch's: what DDP's unused-parameter search looks for.
-      .def_property_readonly("variable",
-                             [](const autograd::Node& n) -> py::object {
-                               auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(&n);
-                               if (!acc)
-                                 throw py::attribute_error("'" + n.name() +
-                                                           "' object has no attribute 'variable'");
-                               return py::cast(acc->leaf());
-                             })
+      .def_property_readonly(
+          "variable",
+          [](const autograd::Node& n) -> py::object {
+            auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(&n);
+            if (!acc)
+              throw py::attribute_error("'" + n.name() + "' object has no attribute 'variable'");
+            return py::cast(acc->leaf());
+          })
       .def("__repr__",
            [](const autograd::Node& n) {
              std::ostringstream os;
