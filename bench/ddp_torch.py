@@ -1,4 +1,5 @@
-# PyTorch 1.13's side of bench/ddp_compare.sh: the same CNN, synthetic data, per-rank batch 64,
+# PyTorch 1.13's side of bench/ddp_compare.sh, and ember's Python side when ember-run starts it
+# through ember-python (`import torch` is then ember; its RESULT lines say ember_py): the same CNN, synthetic data, per-rank batch 64,
 # AdamW + clip_grad_norm_, one thread per rank, gloo; "ddp" wraps the model in DDP, "local" trains
 # it without any all-reduce, "lockstep" is local plus a 1-float all_reduce before forward and after
 # backward. Rank 0 prints one RESULT line as bench/ddp_worker.cpp does.
@@ -43,6 +44,7 @@ dist.barrier()
 seconds = time.perf_counter() - start
 times.sort()
 if rank == 0:
-    print(f"RESULT torch-{mode} world={world} images_per_s={world * batch * steps / seconds:.1f} "
+    side = "ember_py" if torch.__name__ == "ember" else "torch"
+    print(f"RESULT {side}-{mode} world={world} images_per_s={world * batch * steps / seconds:.1f} "
           f"step_median_ms={times[len(times) // 2] * 1e3:.2f}", flush=True)
 dist.destroy_process_group()

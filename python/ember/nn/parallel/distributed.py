@@ -38,9 +38,7 @@ class DistributedDataParallel(Module):
         self.find_unused_parameters = find_unused_parameters
         self._params = [p for p in module.parameters() if p.requires_grad]
         self._world = dist.get_world_size(process_group)
-        with no_grad():
-            for t in list(module.parameters()) + list(module.buffers()):
-                dist.broadcast(t, 0, group=process_group)
+        _broadcast_coalesced(list(module.parameters()) + list(module.buffers()), process_group)
         self._buckets = self._make_buckets(bucket_cap_mb * 1024 * 1024)
         self._bucket_of = {}
         for i, bucket in enumerate(self._buckets):
@@ -153,9 +151,7 @@ class DistributedDataParallel(Module):
         if self.require_backward_grad_sync and _C.is_grad_enabled():
             self._start_backward()
         if self.broadcast_buffers and self._world > 1:
-            with no_grad():
-                for b in self.module.buffers():
-                    dist.broadcast(b, 0, group=self.process_group)
+            _broadcast_coalesced(list(self.module.buffers()), self.process_group)
         outputs = self.module(*inputs, **kwargs)
         if self.find_unused_parameters and self._pending is not None:
             self._mark_unused(outputs)
@@ -181,3 +177,21 @@ def _tensors_in(value):
     if isinstance(value, dict):
         return [t for v in value.values() for t in _tensors_in(v)]
     return []
+
+
+def _broadcast_coalesced(tensors, group):
+    """Rank 0's values into `tensors` on every rank: one broadcast per dtype, not per tensor (a
+    BatchNorm network has three buffers per layer, broadcast before every forward)."""
+    by_dtype = {}
+    for t in tensors:
+        by_dtype.setdefault(t.dtype, []).append(t)
+    with no_grad():
+        for same in by_dtype.values():
+            flat = _C.cat([t.reshape(-1) for t in same])
+            dist.broadcast(flat, 0, group=group)
+            if dist.get_rank(group) == 0:
+                continue
+            offset = 0
+            for t in same:
+                t.copy_(flat[offset:offset + t.numel()].view(t.shape))
+                offset += t.numel()
