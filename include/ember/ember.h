@@ -4,6 +4,7 @@
 #include "ember/allocator.h"
 #include "ember/autograd.h"
 #include "ember/creation.h"
+#include "ember/custom_function.h"
 #include "ember/cuda.h"
 #include "ember/data.h"
 #include "ember/device.h"
