@@ -156,6 +156,17 @@ def test_no_sync_accumulates_and_clip_grad_norm_equals_the_plain_models(trained)
 
 
 @needs_ember_run
+def test_optimizer_state_dicts_gather_by_name_and_shard_again(trained):
+    _, ranks = trained
+    assert [res["full_osd_len"] for res in ranks] == [2, 0]  # rank0_only by default
+    for res in ranks:
+        assert res["osd_names"]  # keyed by the plain model's parameter names
+        assert res["osd_diff"] < 1e-12  # equal to the plain model's AdamW state
+        assert res["osd_reshard_equal"]  # sharded back: the same optimizer state
+        assert res["osd_rewrapped_diff"] == 0.0  # into a model wrapped otherwise
+
+
+@needs_ember_run
 def test_train_and_eval_reach_the_wrapped_modules(trained):
     for res in trained[1]:
         assert res["eval"] == 0 and res["train"] == 0

@@ -83,6 +83,29 @@ for step in range(3):
     loss_diff = max(loss_diff, abs(both.item() / w - ref_loss.item()))
 out["loss_diff"] = loss_diff
 
+# The optimizer's state: gathered and keyed by the plain model's parameter names (rank 0 only by
+# default), equal to the plain model's optimizer's; sharded again into a fresh optimizer.
+full_osd = FSDP.full_optim_state_dict(fsdp, opt)
+out["full_osd_len"] = len(full_osd)
+ref_osd = ref_opt.state_dict()
+ref_names = [n for n, _ in ref.named_parameters()]
+full_osd = FSDP.full_optim_state_dict(fsdp, opt, rank0_only=False)
+out["osd_names"] = (sorted(full_osd["state"]) == sorted(ref_names)  # in the units' order
+                    and sorted(full_osd["param_groups"][0]["params"]) == sorted(ref_names))
+out["osd_diff"] = max((full_osd["state"][n][k] - ref_osd["state"][i][k]).abs().max().item()
+                      for i, n in enumerate(ref_names) for k in ref_osd["state"][i])
+fresh = torch.optim.AdamW(fsdp.parameters(), lr=0.5)
+fresh.load_state_dict(FSDP.shard_full_optim_state_dict(full_osd, fsdp))
+mine_osd, again = opt.state_dict(), fresh.state_dict()
+out["osd_reshard_equal"] = (again["param_groups"] == mine_osd["param_groups"] and all(
+    again["state"][i][k].equal(v) for i, st in mine_osd["state"].items() for k, v in st.items()))
+other = FSDP(copy.deepcopy(ref), sharding_strategy=strategy)  # wrapped otherwise: one unit
+other_opt = torch.optim.AdamW(other.parameters(), lr=0.01)
+other_opt.load_state_dict(FSDP.shard_full_optim_state_dict(full_osd, other))
+back = FSDP.full_optim_state_dict(other, other_opt, rank0_only=False)
+out["osd_rewrapped_diff"] = max((back["state"][n][k] - v).abs().max().item()
+                                for n, st in full_osd["state"].items() for k, v in st.items())
+
 # FULL_STATE_DICT: the plain model's keys and values; loads into the plain model and back.
 sd = fsdp.state_dict()
 out["keys_equal"] = list(sd.keys()) == list(ref.state_dict().keys())
