@@ -167,9 +167,10 @@ def test_optimizer_state_dicts_gather_by_name_and_shard_again(trained):
 
 
 @needs_ember_run
-def test_train_and_eval_reach_the_wrapped_modules(trained):
+def test_train_eval_summon_full_params_and_apply_reach_the_wrapped_modules(trained):
     for res in trained[1]:
         assert res["eval"] == 0 and res["train"] == 0
+        assert res["summoned_names"] and res["summon_writeback"] and res["apply_zeroed"]
 
 
 @needs_ember_run

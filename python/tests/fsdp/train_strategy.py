@@ -205,6 +205,17 @@ with torch.no_grad():
     fsdp(x[mine])
 out["gathered_ahead"] = ahead
 
+# summon_full_params: the original parameters under their plain names, changes written back;
+# apply() runs with them in place.
+with FSDP.summon_full_params(fsdp):
+    out["summoned_names"] = [n for n, _ in fsdp.named_parameters()] == [n for n, _ in ref.named_parameters()]
+    with torch.no_grad():
+        fsdp.module.blocks[1].module.ln.weight.fill_(2.0)
+out["summon_writeback"] = fsdp.state_dict()["blocks.1.ln.weight"].tolist() == [2.0] * 6
+fsdp.apply(lambda m: torch.nn.init.zeros_(m.bias) if isinstance(m, nn.Linear) else None)
+sd = fsdp.state_dict()
+out["apply_zeroed"] = all(not sd[k].any() for k in sd if k.endswith("bias") and "ln" not in k)
+
 # train()/eval() reach the wrapped modules.
 fsdp.eval()
 out["eval"] = [m.training for m in fsdp.modules()].count(True)

@@ -321,6 +321,9 @@ class FullyShardedDataParallel(Module):
             self._cast_buffers()
         tree.in_forward = True
         tree.callback_queued = False
+        # Only storages gathered now are recognised (an address may be reused once freed).
+        tree.freeable = {f._handle.storage_address(): f for f in tree.instances
+                         if f._frees_after_forward() and f._handle.is_unsharded}
         for fsdp in tree.instances:
             if fsdp._handle is not None:
                 fsdp._handle.begin_backward()
@@ -367,11 +370,13 @@ class FullyShardedDataParallel(Module):
                 or self._tree.sync_gradients)
 
     def _unshard(self, h):
-        h.unshard()
-        if self._frees_after_forward():
-            address = h.storage_address()
-            if address is not None:
-                self._tree.freeable[address] = self
+        before = h.storage_address()
+        h.unshard()  # may regather a stale copy: its old address must not be recognised any more
+        address = h.storage_address()
+        if before is not None and before != address:
+            self._tree.freeable.pop(before, None)
+        if self._frees_after_forward() and address is not None:
+            self._tree.freeable[address] = self
 
     def _reshard(self, h):
         address = h.storage_address()
