@@ -219,6 +219,24 @@ def test_wrong_uses_name_fsdp_and_what_was_expected(mixed):
         assert errors[name][0] == "RuntimeError" and "root" in errors[name][1]
 
 
+@needs_ember_run
+def test_less_common_uses(tmp_path_factory):
+    for res in run(tmp_path_factory, "edge_cases.py", 2):
+        assert res["tied_keys"] and res["tied_diff"] < 1e-12  # both names, one parameter
+        assert res["unused_diff"] < 1e-12  # a parameter without gradient, a dict output
+        assert res["two_forwards_diff"] < 1e-12  # each unit run twice in one forward
+        assert res["accumulate_diff"] < 1e-12  # .grad adds up over backwards, as in 1.13
+        assert "'head.weight' is shared with a module that another FSDP unit" in res["cross_error"]
+        assert res["ignored_names"] == ["_fsdp_wrapped_module.flat_param",
+                                        "_fsdp_wrapped_module._fpw_module.2.weight",
+                                        "_fsdp_wrapped_module._fpw_module.2.bias"]
+        assert res["ignored_grad"]
+        assert res["bn_warned"] and res["bn_unit_mp"] and res["bn_ran"]
+        assert 'Missing key(s) in state_dict: "2.bias"' in res["missing_error"]  # plain names
+        assert res["non_strict"] == "_IncompatibleKeys(missing_keys=['2.bias'], unexpected_keys=[])"
+        assert "SHARDED_STATE_DICT expects a ShardedTensor" in res["sharded_type_error"]
+
+
 def test_arguments_are_checked_before_any_communication():
     m = nn.Linear(2, 2)
     cases = [
