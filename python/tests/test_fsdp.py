@@ -235,6 +235,9 @@ def test_less_common_uses(tmp_path_factory):
         assert 'Missing key(s) in state_dict: "2.bias"' in res["missing_error"]  # plain names
         assert res["non_strict"] == "_IncompatibleKeys(missing_keys=['2.bias'], unexpected_keys=[])"
         assert "SHARDED_STATE_DICT expects a ShardedTensor" in res["sharded_type_error"]
+        for strategy in ("FULL_SHARD", "SHARD_GRAD_OP"):  # the wrapper's name is not in the keys
+            keys_equal, diff = res["checkpoint_" + strategy]
+            assert keys_equal and diff < 1e-12
 
 
 def test_arguments_are_checked_before_any_communication():

@@ -1,7 +1,8 @@
 """FSDP on 2 ranks in the less common shapes of use: tied weights in one unit, a parameter that
 gets no gradient, outputs in a dict, a unit run twice in one forward, gradients added over two
 backwards, an evaluation forward in between, a parameter shared across units, ignored_modules,
-BatchNorm under mixed precision, load errors. Writes result<rank>.json for test_fsdp.py."""
+BatchNorm under mixed precision, load errors, activation checkpointing (a reentrant recompute)
+inside units. Writes result<rank>.json for test_fsdp.py."""
 import copy, datetime, functools, json, warnings
 import torch, torch.nn as nn, torch.distributed as dist
 from torch.distributed.fsdp import (FullyShardedDataParallel as FSDP, MixedPrecision, ShardingStrategy,
@@ -124,6 +125,48 @@ with FSDP.state_dict_type(fsdp, StateDictType.SHARDED_STATE_DICT):
         fsdp.load_state_dict(fsdp.state_dict() | {"0.fc.weight": torch.zeros(4, 4)})
     except RuntimeError as e:
         out["sharded_type_error"] = str(e)
+# Activation checkpointing inside units, as apply_activation_checkpointing puts it after wrapping:
+# a reentrant recompute (a backward inside the backward) of each block.
+class Ckpt(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, run, inp):
+        ctx.run = run
+        ctx.save_for_backward(inp)
+        return run(inp)
+
+    @staticmethod
+    def backward(ctx, g):
+        (inp,) = ctx.saved_tensors
+        inp = inp.detach().requires_grad_()
+        with torch.enable_grad():
+            recomputed = ctx.run(inp)
+        torch.autograd.backward(recomputed, g)
+        return None, inp.grad
+
+
+class CheckpointWrapper(nn.Module):
+    def __init__(self, m):
+        super().__init__()
+        self._checkpoint_wrapped_module = m
+
+    def forward(self, inp):
+        return Ckpt.apply(self._checkpoint_wrapped_module, inp)
+
+
+xg = x.clone().requires_grad_()  # a reentrant checkpoint needs an input that requires grad
+for strategy in ("FULL_SHARD", "SHARD_GRAD_OP"):
+    ref = make()
+    fsdp = FSDP(copy.deepcopy(ref), sharding_strategy=getattr(ShardingStrategy, strategy),
+                auto_wrap_policy=functools.partial(transformer_auto_wrap_policy, transformer_layer_cls={Block}))
+    for i in (0, 1):
+        unit = fsdp.module[i]._fsdp_wrapped_module
+        unit._fpw_module = CheckpointWrapper(unit._fpw_module)
+    opt, ref_opt = torch.optim.SGD(fsdp.parameters(), lr=0.1), torch.optim.SGD(ref.parameters(), lr=0.1)
+    for _ in range(2):
+        opt.zero_grad(); ((fsdp(xg[mine]) - y[mine]) ** 2).mean().backward(); opt.step()
+        ref_opt.zero_grad(); ((ref(xg) - y) ** 2).mean().backward(); ref_opt.step()
+    sd = fsdp.state_dict()
+    out["checkpoint_" + strategy] = [list(sd) == list(ref.state_dict()), maxdiff(sd, ref.state_dict())]
 with open("result%d.json" % r, "w") as f:
     json.dump(out, f)
 dist.destroy_process_group()
