@@ -232,6 +232,7 @@ def test_less_common_uses(tmp_path_factory):
                                         "_fsdp_wrapped_module._fpw_module.2.bias"]
         assert res["ignored_grad"]
         assert res["bn_warned"] and res["bn_unit_mp"] and res["bn_ran"]
+        assert res["synced_spread"] == 0.0 and res["synced_buffer"] == [1.0] * 4  # rank 0's
         assert 'Missing key(s) in state_dict: "2.bias"' in res["missing_error"]  # plain names
         assert res["non_strict"] == "_IncompatibleKeys(missing_keys=['2.bias'], unexpected_keys=[])"
         assert "SHARDED_STATE_DICT expects a ShardedTensor" in res["sharded_type_error"]
@@ -253,6 +254,9 @@ def test_arguments_are_checked_before_any_communication():
         (dict(auto_wrap_policy=3), TypeError, "auto_wrap_policy must be a callable"),
         (dict(device_id=0), RuntimeError, "names a CUDA device"),
         (dict(), RuntimeError, "init_process_group"),  # the arguments are fine: no group yet
+        (dict(device_id="cpu", cpu_offload=CPUOffload(), limit_all_gathers=True), RuntimeError,
+         "init_process_group"),
+        (dict(device_id=torch.device("cpu")), RuntimeError, "init_process_group"),
     ]
     if torch.cuda.is_available():
         cases = [c for c in cases if "device_id" not in c[0]]

@@ -5,8 +5,8 @@ BatchNorm under mixed precision, load errors, activation checkpointing (a reentr
 inside units. Writes result<rank>.json for test_fsdp.py."""
 import copy, datetime, functools, json, warnings
 import torch, torch.nn as nn, torch.distributed as dist
-from torch.distributed.fsdp import (FullyShardedDataParallel as FSDP, MixedPrecision, ShardingStrategy,
-                                    StateDictType)
+from torch.distributed.fsdp import (CPUOffload, FullyShardedDataParallel as FSDP, MixedPrecision,
+                                    ShardingStrategy, StateDictType)
 from torch.distributed.fsdp.wrap import transformer_auto_wrap_policy, size_based_auto_wrap_policy
 
 dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=30))
@@ -111,6 +111,24 @@ out["bn_unit_mp"] = fsdp.module.bn.mixed_precision.param_dtype is None
 fsdp(torch.randn(4, 4)).float().sum().backward()
 out["bn_ran"] = all(p.grad is not None for p in fsdp.parameters())
 
+# sync_module_states: rank 0's parameters and buffers everywhere, through an explicit group;
+# the CPU spellings of device_id and cpu_offload are accepted.
+torch.manual_seed(10 + r)  # each rank initialises differently
+net = BNNet()
+with torch.no_grad():
+    net.bn.running_mean.fill_(float(r + 1))
+fsdp = FSDP(net, process_group=dist.new_group([0, 1]), sync_module_states=True,
+            device_id=torch.device("cpu"), cpu_offload=CPUOffload(offload_params=False),
+            limit_all_gathers=True)
+spread = 0.0
+for v in fsdp.state_dict().values():
+    hi, lo = v.double().clone(), v.double().clone()
+    dist.all_reduce(hi, op=dist.ReduceOp.MAX)
+    dist.all_reduce(lo, op=dist.ReduceOp.MIN)
+    spread = max(spread, (hi - lo).abs().max().item())
+out["synced_spread"] = spread
+out["synced_buffer"] = fsdp.module.bn.running_mean.tolist()
+
 # Load errors name the plain keys.
 fsdp = FSDP(make())
 sd = fsdp.state_dict()
@@ -154,6 +172,7 @@ class CheckpointWrapper(nn.Module):
 
 
 xg = x.clone().requires_grad_()  # a reentrant checkpoint needs an input that requires grad
+torch.manual_seed(0)  # the same model on every rank
 for strategy in ("FULL_SHARD", "SHARD_GRAD_OP"):
     ref = make()
     fsdp = FSDP(copy.deepcopy(ref), sharding_strategy=getattr(ShardingStrategy, strategy),
