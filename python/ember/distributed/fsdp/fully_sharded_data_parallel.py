@@ -37,8 +37,11 @@ from ...autograd.graph import saved_tensors_hooks
 from ...nn.modules.batchnorm import _BatchNorm
 from ...nn.modules.module import Module
 from . import _optim_state, _state_dict
-from .api import (STATE_DICT_CONFIG_OF, BackwardPrefetch, CPUOffload, FullStateDictConfig,
-                  MixedPrecision, ShardingStrategy, StateDictType)
+# The configuration values live in api.py; 1.13 defines them here, and programs import them
+# from this module's path too.
+from .api import (STATE_DICT_CONFIG_OF, BackwardPrefetch, CPUOffload, FullStateDictConfig,  # noqa: F401
+                  LocalStateDictConfig, MixedPrecision, OptimStateKeyType, ShardedStateDictConfig,
+                  ShardingStrategy, StateDictConfig, StateDictType)
 from .flat_param import FlatParamHandle, collect_params
 from .flatten_params_wrapper import FPW_MODULE, FlattenParamsWrapper
 from .wrap import _or_policy, _recursive_wrap, _wrap_batchnorm_individually
@@ -190,7 +193,7 @@ class FullyShardedDataParallel(Module):
                                                                  auto_wrap_policy])
             for name, m in module.named_modules():
                 if _is_fsdp(m) and m not in ignored:
-                    raise ValueError("Expected %s to NOT be FullyShardedDataParallel if using an "
+                    raise ValueError("Expected '%s' to NOT be FullyShardedDataParallel if using an "
                                      "`auto_wrap_policy`" % name)
             ignored_params = [p for m in ignored for p in m.parameters()]
             # The nested units ignore the same modules (1.13 leaves them out of their arguments).
