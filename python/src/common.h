@@ -131,6 +131,7 @@ void bind_tensor(py::module_& m);
 void bind_factories(py::module_& m);
 void bind_indexing(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
 void bind_autograd(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
+void bind_autograd_graph(py::module_& m);
 void bind_numpy(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
 void bind_serialize(py::module_& m);
 void bind_errors(py::module_& m);

@@ -20,6 +20,7 @@ PYBIND11_MODULE(_C, m) {
   bind_types(m);
   bind_tensor(m);
   bind_factories(m);
+  bind_autograd_graph(m);
   bind_serialize(m);
   bind_nn_functional(m);
   bind_optim(m);
