@@ -1,7 +1,10 @@
 // Autograd from Python: Tensor's autograd attributes (requires_grad, grad, grad_fn, is_leaf,
-// hooks, backward), grad modes, torch.autograd.grad/backward, grad_fn nodes as Python objects
-// whose type is named after the node (type(c.grad_fn).__name__ == "PowBackward0"), and custom
-// autograd.Function subclasses whose Python backward the C++ engine calls.
+// hooks, backward), grad modes, torch.autograd.grad/backward, saved_tensors_hooks, grad_fn nodes
+// as Python objects whose type is named after the node (type(c.grad_fn).__name__ ==
+// "PowBackward0"), and custom autograd.Function subclasses whose Python backward the C++ engine
+// calls.
+#include <any>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -182,6 +185,36 @@ py::object function_apply(py::object cls, py::object ctx, py::args args) {
   return final_outs[0];
 }
 
+// torch.autograd.graph.saved_tensors_hooks: Python pack and unpack functions around every tensor
+// autograd saves inside the `with` block (on this thread). What pack returns is held in the graph
+// as a GilObject, since the graph may be freed on the engine's thread without the GIL.
+class SavedTensorsHooksScope {
+ public:
+  SavedTensorsHooksScope(py::object pack, py::object unpack)
+      : pack_(std::move(pack)), unpack_(std::move(unpack)) {}
+  void enter() {
+    if (guard_) throw std::runtime_error("saved_tensors_hooks: this block is entered already");
+    GilObject pack = pack_, unpack = unpack_;
+    guard_ = std::make_unique<autograd::graph::saved_tensors_hooks>(
+        [pack](const Tensor& t) -> std::any {
+          py::gil_scoped_acquire gil;
+          return std::make_shared<const GilObject>(pack.get()(wrap(t)));
+        },
+        [unpack](const std::any& packed) -> Tensor {
+          py::gil_scoped_acquire gil;
+          const auto& held = std::any_cast<const std::shared_ptr<const GilObject>&>(packed);
+          py::object r = unpack.get()(held->get());
+          if (!is_tensor(r)) type_error("saved_tensors_hooks", "unpack_hook to return a Tensor", r);
+          return unwrap(r);
+        });
+  }
+  void exit() { guard_.reset(); }
+
+ private:
+  GilObject pack_, unpack_;
+  std::unique_ptr<autograd::graph::saved_tensors_hooks> guard_;
+};
+
 class InferenceModeScope {
  public:
   explicit InferenceModeScope(bool enabled) : enabled_(enabled) {}
@@ -333,6 +366,10 @@ void bind_autograd(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorIm
       .def(py::init<bool>())
       .def("__enter__", &InferenceModeScope::enter)
       .def("__exit__", [](InferenceModeScope& s, py::args) { s.exit(); });
+  py::class_<SavedTensorsHooksScope>(m, "_SavedTensorsHooksScope")
+      .def(py::init<py::object, py::object>())
+      .def("__enter__", &SavedTensorsHooksScope::enter)
+      .def("__exit__", [](SavedTensorsHooksScope& s, py::args) { s.exit(); });
   m.def("_function_apply", &function_apply);
   // gradcheck / gradgradcheck with a Python function of the inputs (tensors or a tuple of them).
   m.def("_gradcheck", [](py::object fn, py::handle inputs, double eps, double atol, double rtol,

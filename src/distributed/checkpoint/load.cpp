@@ -159,7 +159,7 @@ void insert_at(Dict& dict, const std::vector<detail::PathPart>& path, size_t fro
 }  // namespace
 
 void load(State& state, const std::string& dir, const LoadOptions& options) {
-  const detail::Ranks ranks(options.group, options.coordinator_rank, kLoadOp);
+  const detail::Ranks ranks(options.group, options.coordinator_rank, options.no_dist, kLoadOp);
   std::string error;
   std::exception_ptr failure;
   try {
