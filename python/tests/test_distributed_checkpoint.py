@@ -248,7 +248,8 @@ def golden_113_state():
     return {"model": {"fc.weight": torch.zeros(4, 3), "fc.bias": torch.zeros(4, dtype=torch.float64)},
             "half": torch.zeros(5, dtype=torch.float16), "ids": torch.zeros(3, dtype=torch.int64),
             "mask": torch.zeros(3, dtype=torch.bool), "epoch": 0, "lr": 0.0, "name": "",
-            "lrs": [], "betas": None, "cfg": {}, "none": 1}
+            "lrs": [], "betas": None, "cfg": {}, "none": 1,
+            "optim": {"state": {}, "param_groups": []}}  # a fresh optimizer's state dict
 
 
 @pytest.mark.parametrize("spelling", ["load", "1.13"])
@@ -266,6 +267,25 @@ def test_loads_a_checkpoint_pytorch_113_wrote(spelling):
     assert (state["epoch"], state["lr"], state["name"], state["lrs"], state["betas"]) == (
         7, 0.5, "run", [0.1, 0.01], (0.9, 0.999))
     assert state["cfg"] == {"depth": 2, "act": "gelu"} and state["none"] is None
+    assert state["optim"]["param_groups"] == [{"lr": 0.1, "params": [0]}]
+    assert list(state["optim"]["state"]) == [0]
+    assert state["optim"]["state"][0]["step"].item() == 3.0
+    assert torch.equal(state["optim"]["state"][0]["exp_avg"], torch.arange(4.0) / 8)
+
+
+def test_keys_inside_a_dict_pytorch_113_saved_whole():
+    # 1.13 saved "cfg" and "optim" as one item each; nested targets take their parts, tensors
+    # in place.
+    exp_avg = torch.zeros(4)
+    state = {"cfg": {"depth": 0}, "optim": {"state": {0: {"exp_avg": exp_avg}}}}
+    dcp.load(state, checkpoint_id=GOLDEN_113)
+    assert state["cfg"] == {"depth": 2}
+    assert state["optim"]["state"][0]["exp_avg"] is exp_avg
+    assert torch.equal(exp_avg, torch.arange(4.0) / 8)
+    with pytest.raises(CheckpointException, match="'cfg' was saved as one value, which has no 'width'"):
+        dcp.load({"cfg": {"width": 0}}, checkpoint_id=GOLDEN_113)
+    with pytest.raises(CheckpointException, match=r"'optim.state.0.exp_avg': the checkpoint has shape \[4\]"):
+        dcp.load({"optim": {"state": {0: {"exp_avg": torch.zeros(5)}}}}, checkpoint_id=GOLDEN_113)
 
 
 @pytest.mark.parametrize("layout", ["torch113_files", "torch113_per_rank"])

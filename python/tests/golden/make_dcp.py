@@ -5,7 +5,8 @@ FileSystemWriter (a file per item), into python/tests/golden/dcp_torch113/.
     /usr/bin/python3 python/tests/golden/make_dcp.py
 
 Values are made from arange, so the test rebuilds what to expect itself. The keys are 1.13's
-flat ones; "model.fc.weight" loads into ember's nested {"model": {"fc.weight": ...}}."""
+flat ones; "model.fc.weight" loads into ember's nested {"model": {"fc.weight": ...}}, and the
+keys inside a dict 1.13 saved whole ("cfg", "optim") load into nested targets."""
 import pathlib
 import shutil
 import sys
@@ -33,6 +34,9 @@ state = {
     "lrs": [0.1, 0.01],
     "betas": (0.9, 0.999),
     "cfg": {"depth": 2, "act": "gelu"},
+    # 1.13 saves a nested dict as one item (tensors inside): ember reads keys inside it.
+    "optim": {"state": {0: {"step": torch.tensor(3.0), "exp_avg": torch.arange(4.0) / 8}},
+              "param_groups": [{"lr": 0.1, "params": [0]}]},
     "none": None,
 }
 dcp.save_state_dict(state, dcp.FileSystemWriter(str(out)), no_dist=True)
