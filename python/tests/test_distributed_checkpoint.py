@@ -87,7 +87,8 @@ SAVE_ON_TWO_RANKS = textwrap.dedent("""
     # Every rank loads its own shards back.
     back = {"model": {"0.weight": shard_dim0(torch.zeros(7, 5), r, w)}, "epoch": None}
     dcp.load(back, checkpoint_id=out + "/ckpt")
-    ok = torch.equal(back["model"]["0.weight"].local_tensor(), shard_dim0(full["0.weight"], r, w).local_tensor())
+    ok = torch.equal(back["model"]["0.weight"].local_tensor(),
+                     shard_dim0(full["0.weight"], r, w).local_tensor())
     # A key only rank 1 asks for: both ranks raise, naming rank 1 and the key.
     probe = {"model": {"0.bias": torch.zeros(7)}}
     if r == 1:

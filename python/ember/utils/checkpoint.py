@@ -29,8 +29,8 @@ def checkpoint(function, *args, use_reentrant=True, preserve_rng_state=True, **k
       a graph, so the parameters inside get no gradients (it warns "None of the inputs have
       requires_grad=True. Gradients will be None"). ember warns too, but computes their
       gradients, as use_reentrant=False does, rather than silently drop them.
-    - 1.13's reentrant checkpoint refuses torch.autograd.grad and backward(inputs=...); ember's
-      supports them with either value.
+    - 1.13's reentrant checkpoint refuses torch.autograd.grad; ember's supports it with either
+      value.
 
     Without grad mode (torch.no_grad()) the function just runs: there is no graph to save."""
     if not callable(function):
