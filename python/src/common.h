@@ -140,6 +140,8 @@ void bind_optim(py::module_& m);
 void bind_amp(py::module_& m);
 void bind_profiler(py::module_& m);
 void bind_distributed(py::module_& m);
+void bind_distributed_checkpoint(py::module_& m);
+void bind_activation_checkpoint(py::module_& m);
 void install_fast_paths(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
 
 }  // namespace ember::python

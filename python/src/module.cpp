@@ -27,4 +27,6 @@ PYBIND11_MODULE(_C, m) {
   bind_amp(m);
   bind_profiler(m);
   bind_distributed(m);
+  bind_distributed_checkpoint(m);
+  bind_activation_checkpoint(m);
 }

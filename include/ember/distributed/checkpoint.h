@@ -56,11 +56,15 @@ struct SaveOptions {
   dist::ProcessGroup group = {};  // the default group when dist is initialized; else one process
   int coordinator_rank = 0;
   bool sync = true;  // fsync every file and the directory (the .metadata always is)
+  /// This process alone, even inside an initialized group (1.13's no_dist): it is the
+  /// coordinator and saves everything, e.g. rank 0 writing a full checkpoint by itself.
+  bool no_dist = false;
 };
 
 struct LoadOptions {
   dist::ProcessGroup group = {};
   int coordinator_rank = 0;
+  bool no_dist = false;  // this process alone, as SaveOptions::no_dist
 };
 
 /// Saves on every rank of the group (all must call it). The coordinator removes an old

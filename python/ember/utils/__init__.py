@@ -1,7 +1,8 @@
-"""torch.utils: hooks' handles and DLPack."""
+"""torch.utils: hooks' handles, DLPack, data and activation checkpointing."""
 from . import hooks  # noqa: F401
 from . import dlpack  # noqa: F401
 from . import data  # noqa: F401
+from . import checkpoint  # noqa: F401
 
 
 def __getattr__(name):

@@ -105,8 +105,11 @@ std::vector<Item> flatten(State& state, const char* op) {
   return items;
 }
 
-Ranks::Ranks(const dist::ProcessGroup& group, int coordinator, const char* op)
-    : group_(group), distributed_(group.impl() != nullptr || dist::is_initialized()), op_(op) {
+Ranks::Ranks(const dist::ProcessGroup& group, int coordinator, bool no_dist, const char* op)
+    : group_(group),
+      distributed_(!no_dist && (group.impl() != nullptr || dist::is_initialized())),
+      op_(op) {
+  if (no_dist) coordinator = 0;
   if (distributed_) {
     EMBER_CHECK(group_.rank() >= 0, op, "this process is not a member of the group");
     rank_ = group_.rank();

@@ -31,10 +31,11 @@ std::vector<Item> flatten(State& state, const char* op);
 /// "model.fc.weight" from {"model", "fc", "weight"}; ints as decimals.
 std::string join(const std::vector<PathPart>& path);
 
-/// The ranks of a save or load: the group's, or one process without dist.
+/// The ranks of a save or load: the group's, or one process without dist (or with no_dist,
+/// where this process is the coordinator whatever `coordinator` says, as in 1.13).
 class Ranks {
  public:
-  Ranks(const dist::ProcessGroup& group, int coordinator, const char* op);
+  Ranks(const dist::ProcessGroup& group, int coordinator, bool no_dist, const char* op);
   int rank() const { return rank_; }
   int size() const { return size_; }
   bool is_coordinator() const { return rank_ == coordinator_; }

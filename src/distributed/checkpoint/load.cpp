@@ -2,9 +2,12 @@
 // that overlap the part it holds (PyTorch 1.13's resharding rule, pytorch-1.13-facts.md §1.6:
 // per dimension the overlap is [max(saved, mine), min(saved end, my end)), the chunk is loaded
 // whole, narrowed, and copied into the narrowed target), and every non-tensor value.
-// Unlike 1.13, a global shape or dtype that differs from the saved one is an error.
+// Unlike 1.13, a global shape or dtype that differs from the saved one is an error. A key inside
+// a dict that 1.13 saved whole (its planner pickles a nested dict as one item) is read from there.
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <unordered_map>
 
 #include "distributed/checkpoint/items.h"
 #include "ember/autograd.h"
@@ -24,6 +27,21 @@ std::string shape_text(const std::vector<int64_t>& s) {
   return out + "]";
 }
 
+// The target's global shape and dtype must be the saved ones.
+void check_like_saved(const std::string& fqn, const std::vector<int64_t>& saved_size,
+                      Dtype saved_dtype, const std::vector<int64_t>& global, Dtype dtype) {
+  EMBER_CHECK(saved_size == global, kLoadOp, "'", fqn, "': the checkpoint has shape ",
+              shape_text(saved_size), " but the target has shape ", shape_text(global));
+  EMBER_CHECK(saved_dtype == dtype, kLoadOp, "'", fqn, "': the checkpoint has dtype ",
+              dtype_name(saved_dtype), " but the target has dtype ", dtype_name(dtype));
+}
+
+// A path part as the dict key it names.
+Value key_value(const detail::PathPart& part) {
+  return std::holds_alternative<std::string>(part) ? Value(std::get<std::string>(part))
+                                                   : Value(std::get<int64_t>(part));
+}
+
 class Loader {
  public:
   Loader(std::string dir, detail::Metadata metadata)
@@ -37,10 +55,7 @@ class Loader {
     const auto* t = std::get_if<detail::TensorMeta>(entry);
     EMBER_CHECK(t, kLoadOp, "'", fqn,
                 "' was saved as a non-tensor value, but the target is a tensor");
-    EMBER_CHECK(t->size == global, kLoadOp, "'", fqn, "': the checkpoint has shape ",
-                shape_text(t->size), " but the target has shape ", shape_text(global));
-    EMBER_CHECK(t->dtype == dtype, kLoadOp, "'", fqn, "': the checkpoint has dtype ",
-                dtype_name(t->dtype), " but the target has dtype ", dtype_name(dtype));
+    check_like_saved(fqn, t->size, t->dtype, global, dtype);
     int64_t covered = 0;
     for (const detail::ChunkMeta& c : t->chunks) {
       std::vector<int64_t> from(global.size()), to(global.size()), length(global.size());
@@ -86,6 +101,29 @@ class Loader {
     return read(*s);
   }
 
+  /// When `path` lies inside a value saved whole (PyTorch 1.13 saves {"optim": {...}} as the
+  /// one item "optim"), its part of that value; nullopt when no ancestor key was saved.
+  std::optional<Value> from_saved_ancestor(const std::string& fqn,
+                                           const std::vector<detail::PathPart>& path) {
+    for (size_t n = 1; n < path.size(); ++n) {
+      const std::string name = detail::join({path.begin(), path.begin() + ptrdiff_t(n)});
+      const auto* entry = m_.find(name);
+      if (!entry || !std::holds_alternative<detail::BytesMeta>(*entry)) continue;
+      auto whole = whole_.find(name);  // read once for all the keys inside it
+      if (whole == whole_.end()) whole = whole_.emplace(name, read_value(name)).first;
+      const Value* v = &whole->second;
+      for (size_t i = n; i < path.size(); ++i) {
+        const Value key = key_value(path[i]);
+        EMBER_CHECK(v->is_dict() && v->to_dict().contains(key), kLoadOp, "'", fqn,
+                    "' is not in the checkpoint at '", dir_, "': '", name,
+                    "' was saved as one value, which has no '", fqn.substr(name.size() + 1), "'");
+        v = &v->to_dict().at(key);
+      }
+      return *v;
+    }
+    return std::nullopt;
+  }
+
   const detail::Metadata& metadata() const { return m_; }
 
  private:
@@ -123,6 +161,7 @@ class Loader {
 
   std::string dir_;
   detail::Metadata m_;
+  std::unordered_map<std::string, Value> whole_;  // values read by from_saved_ancestor
 };
 
 detail::Metadata read_metadata_file(const std::string& dir) {
@@ -143,11 +182,7 @@ bool under(const std::vector<detail::PathPart>& path, const std::vector<detail::
 
 // Puts `value` at `path` below `dict`, making the dicts on the way.
 void insert_at(Dict& dict, const std::vector<detail::PathPart>& path, size_t from, Value value) {
-  auto key = [&](size_t i) {
-    const auto& part = path[i];
-    return std::holds_alternative<std::string>(part) ? Value(std::get<std::string>(part))
-                                                     : Value(std::get<int64_t>(part));
-  };
+  auto key = [&](size_t i) { return key_value(path[i]); };
   Dict* d = &dict;
   for (size_t i = from; i + 1 < path.size(); ++i) {
     if (!d->contains(key(i)) || !d->at(key(i)).is_dict()) d->insert(key(i), Dict{});
@@ -159,7 +194,7 @@ void insert_at(Dict& dict, const std::vector<detail::PathPart>& path, size_t fro
 }  // namespace
 
 void load(State& state, const std::string& dir, const LoadOptions& options) {
-  const detail::Ranks ranks(options.group, options.coordinator_rank, kLoadOp);
+  const detail::Ranks ranks(options.group, options.coordinator_rank, options.no_dist, kLoadOp);
   std::string error;
   std::exception_ptr failure;
   try {
@@ -167,9 +202,22 @@ void load(State& state, const std::string& dir, const LoadOptions& options) {
     Loader loader(dir, read_metadata_file(dir));
     NoGradGuard no_grad;
     for (Item& it : items) {
+      std::optional<Value> inside;
+      if (!it.shard && !loader.metadata().find(it.fqn))
+        inside = loader.from_saved_ancestor(it.fqn, it.path);
       if (it.shard) {
         const ShardedTensor& s = *it.shard;
         loader.fill(it.fqn, s.local, s.offsets, s.global_sizes, s.local.dtype());
+      } else if (inside && it.slot->is_tensor()) {
+        Tensor t = it.slot->to_tensor();
+        EMBER_CHECK(inside->is_tensor(), kLoadOp, "'", it.fqn, "' was saved as a ",
+                    inside->kind_name(), ", but the target is a tensor");
+        const Tensor& saved = inside->to_tensor();
+        check_like_saved(it.fqn, {saved.sizes().begin(), saved.sizes().end()}, saved.dtype(),
+                         {t.sizes().begin(), t.sizes().end()}, t.dtype());
+        t.copy_(saved);
+      } else if (inside) {
+        *it.slot = std::move(*inside);
       } else if (it.slot->is_tensor()) {
         const Tensor& t = it.slot->to_tensor();
         const std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());

@@ -195,7 +195,7 @@ std::string attempt(F&& f) {
 }  // namespace
 
 void save(const State& state, const std::string& dir, const SaveOptions& options) {
-  const detail::Ranks ranks(options.group, options.coordinator_rank, kSaveOp);
+  const detail::Ranks ranks(options.group, options.coordinator_rank, options.no_dist, kSaveOp);
   State view = state;  // shares the tree and the tensors; flatten needs mutable slots
   std::vector<Item> items;
   const std::string metadata_path = dir + "/" + detail::kMetadataFile;

@@ -1,0 +1,1 @@
+"""torch.distributed.algorithms: activation checkpointing's module wrapper (_checkpoint)."""

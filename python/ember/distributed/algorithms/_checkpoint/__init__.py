@@ -1,0 +1,1 @@
+"""torch.distributed.algorithms._checkpoint: see checkpoint_wrapper."""
