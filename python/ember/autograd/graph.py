@@ -14,6 +14,8 @@ class saved_tensors_hooks:
     later in-place changes, and the hooks must not modify what they are given."""
 
     def __init__(self, pack_hook, unpack_hook):
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("saved_tensors_hooks(): pack_hook and unpack_hook must be callables")
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
 
