@@ -44,6 +44,18 @@ Dict tree_of(py::handle dict, const std::string& prefix, dcp::State& state, int 
       state.sharded.push_back({name,
                                {unwrap(local), v.attr("offsets").cast<std::vector<int64_t>>(),
                                 v.attr("global_size").cast<std::vector<int64_t>>()}});
+    } else if (is_tensor(v) && py::hasattr(v, "_dcp_shard")) {
+      // A block of a flat tensor (sharded_tensor.py's protocol: FSDP's flat-parameter shards and
+      // the optimizer states of their size): saved and loaded as that rank's part.
+      const auto [offset, numel] = v.attr("_dcp_shard").cast<std::pair<int64_t, int64_t>>();
+      const Tensor local = unwrap(v);
+      if (local.dim() != 1 || offset < 0 || offset + local.numel() > numel)
+        throw py::value_error("dcp: '" + name + "' is marked as elements [" +
+                              std::to_string(offset) + ", " +
+                              std::to_string(offset + local.numel()) + ") of a flat tensor of " +
+                              std::to_string(numel) + " but has shape " +
+                              py::repr(v.attr("shape")).cast<std::string>());
+      state.sharded.push_back({name, {local, {offset}, {numel}}});
     } else if (PyDict_Check(v.ptr())) {
       Dict child = tree_of(v, name, state, depth + 1);
       if (child.empty() && PyDict_Size(v.ptr()) > 0) continue;

@@ -322,3 +322,14 @@ def test_lambda_and_always_policies_and_enable_wrap():
     with enable_wrap(wrapper_cls=Wrapped, a=1):
         w = wrap(lin, b=2)
     assert isinstance(w, Wrapped) and w.kwargs == {"a": 1, "b": 2}
+
+
+@needs_ember_run
+def test_the_references_fsdp_activation_checkpointing_and_dcp_program(tmp_path_factory):
+    results = run(tmp_path_factory, "reference_program.py", 2)
+    for res in results:
+        assert res["losses"][-1] < res["losses"][0]
+        # Every rank wrote its part: the optimizer's states of the flat shards are each rank's own.
+        assert res["files"] == [".metadata", "__0_0.distcp", "__1_0.distcp"]
+        assert res["keys_are_plain"]
+        assert res["params_restored"] and res["optimizer_restored"] and res["optimizer_states"] > 0

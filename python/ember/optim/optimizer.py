@@ -88,7 +88,18 @@ class Optimizer:
 
     def state_dict(self):
         self._cpp.sync(self.param_groups)
-        return self._cpp.state_dict()
+        state_dict = self._cpp.state_dict()
+        # A parameter that is one rank's block of a flat tensor (an FSDP shard) passes that on to
+        # its states of the same size, for distributed checkpoints (checkpoint/sharded_tensor.py).
+        params = [p for group in self.param_groups for p in group["params"]]
+        for index, states in state_dict["state"].items():
+            shard = getattr(params[index], "_dcp_shard", None) if index < len(params) else None
+            if shard is None:
+                continue
+            for value in states.values():
+                if isinstance(value, _C.Tensor) and value.dim() == 1 and value.numel() == params[index].numel():
+                    value._dcp_shard = shard
+        return state_dict
 
     def load_state_dict(self, state_dict):
         self._cpp.sync(self.param_groups)

@@ -2,7 +2,14 @@
 distributed checkpoints and FSDP's SHARDED_STATE_DICT need it): ``local_tensor()`` holds the
 elements [offsets, offsets + local size) of a tensor of ``size()``. A rank that holds nothing has
 a local tensor of 0 elements. dcp.save writes every rank's block; dcp.load fills the local
-tensor in place from whatever saved blocks overlap it."""
+tensor in place from whatever saved blocks overlap it.
+
+A plain 1-D tensor with the attribute ``_dcp_shard = (offset, numel)`` counts as the block
+[offset, offset + its size) of a flat tensor of ``numel`` elements, saved and loaded as a
+ShardedTensor: FSDP's flat-parameter shards carry it, and an optimizer's state_dict() passes it
+on to the states of their size (exp_avg, momentum_buffer, ...), so that ``dcp.save({"model": ...,
+"optimizer": optimizer.state_dict()})`` keeps every rank's part instead of the coordinator's
+alone, and a load on the same sharding gives each rank its own back."""
 
 
 class ShardedTensor:

@@ -124,6 +124,8 @@ class FlatParamHandle:
         self.padded_numel = self.chunk * world if sharded else self.numel
         self.flat_param = FlatParameter(shard, requires_grad=self.requires_grad)
         self.flat_param._handle = self
+        if sharded:  # this rank's block of the padded flat tensor, for distributed checkpoints
+            self.flat_param._dcp_shard = (rank * self.chunk, self.padded_numel)
         self.dtype = first.dtype
         self.compute_dtype = mixed_precision.param_dtype or self.dtype
         self.reduce_dtype = mixed_precision.reduce_dtype or mixed_precision.param_dtype or self.dtype
