@@ -13,6 +13,15 @@ import ember.distributed as dist
 
 BUILD = os.environ.get("EMBER_BUILD_DIR")
 
+
+def run_two_ranks(tmp_path, name, source):
+    """Writes the program `source` to tmp_path/name and runs it on 2 ranks under ember-run there
+    (bounded: a hung rank fails the test after 120 s, and ember-run takes its children down)."""
+    prog = tmp_path / name
+    prog.write_text(source)
+    return subprocess.run([os.path.join(BUILD, "tools", "ember-run"), "--standalone", "--nproc-per-node", "2",
+                           str(prog)], capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+
 PROGRAM = textwrap.dedent("""
     import datetime, torch, torch.distributed as dist
     dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=30))
@@ -47,10 +56,7 @@ PROGRAM = textwrap.dedent("""
 
 @pytest.mark.skipif(not BUILD, reason="EMBER_BUILD_DIR (set by CTest's python_tests) names the build with ember-run")
 def test_collectives_on_two_ranks_under_ember_run(tmp_path):
-    prog = tmp_path / "prog.py"
-    prog.write_text(PROGRAM)
-    r = subprocess.run([os.path.join(BUILD, "tools", "ember-run"), "--standalone", "--nproc-per-node", "2",
-                        str(prog)], capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    r = run_two_ranks(tmp_path, "prog.py", PROGRAM)
     assert r.returncode == 0, r.stdout + r.stderr
     lines = [(tmp_path / ("rank%d.txt" % i)).read_text().strip() for i in range(2)]
     assert lines == [
@@ -61,13 +67,10 @@ def test_collectives_on_two_ranks_under_ember_run(tmp_path):
 
 @pytest.mark.skipif(not BUILD, reason="EMBER_BUILD_DIR (set by CTest's python_tests) names the build with ember-run")
 def test_a_failing_rank_is_reported_not_hung(tmp_path):
-    prog = tmp_path / "bad.py"
-    prog.write_text("import torch, torch.distributed as dist, datetime\n"
+    r = run_two_ranks(tmp_path, "bad.py", "import torch, torch.distributed as dist, datetime\n"
                     "dist.init_process_group('gloo', timeout=datetime.timedelta(seconds=10))\n"
                     "if dist.get_rank() == 1:\n    raise ValueError('rank 1 gives up')\n"
                     "dist.all_reduce(torch.ones(1))\n")
-    r = subprocess.run([os.path.join(BUILD, "tools", "ember-run"), "--standalone", "--nproc-per-node", "2",
-                        str(prog)], capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
     assert r.returncode != 0
     assert "rank 1 gives up" in r.stdout + r.stderr
 
@@ -120,10 +123,7 @@ DDP_PROGRAM = textwrap.dedent("""
 
 @pytest.mark.skipif(not BUILD, reason="EMBER_BUILD_DIR (set by CTest's python_tests) names the build with ember-run")
 def test_ddp_on_two_ranks_equals_one_process_on_the_full_batch(tmp_path):
-    prog = tmp_path / "ddp.py"
-    prog.write_text(DDP_PROGRAM)
-    r = subprocess.run([os.path.join(BUILD, "tools", "ember-run"), "--standalone", "--nproc-per-node", "2",
-                        str(prog)], capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    r = run_two_ranks(tmp_path, "ddp.py", DDP_PROGRAM)
     assert r.returncode == 0, r.stdout + r.stderr
     for i in range(2):
         assert (tmp_path / ("ddp%d.txt" % i)).read_text().split() == ["True", "True"]
@@ -190,10 +190,7 @@ UNUSED_PROGRAM = textwrap.dedent("""
 
 @pytest.mark.skipif(not BUILD, reason="EMBER_BUILD_DIR (set by CTest's python_tests) names the build with ember-run")
 def test_ddp_find_unused_parameters_when_ranks_take_different_branches(tmp_path):
-    prog = tmp_path / "unused.py"
-    prog.write_text(UNUSED_PROGRAM)
-    r = subprocess.run([os.path.join(BUILD, "tools", "ember-run"), "--standalone", "--nproc-per-node", "2",
-                        str(prog)], capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    r = run_two_ranks(tmp_path, "unused.py", UNUSED_PROGRAM)
     assert r.returncode == 0, r.stdout + r.stderr
     for i in range(2):
         assert (tmp_path / ("unused%d.txt" % i)).read_text().split() == ["True", "True", "True"]
