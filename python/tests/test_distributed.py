@@ -67,10 +67,11 @@ def test_collectives_on_two_ranks_under_ember_run(tmp_path):
 
 @pytest.mark.skipif(not BUILD, reason="EMBER_BUILD_DIR (set by CTest's python_tests) names the build with ember-run")
 def test_a_failing_rank_is_reported_not_hung(tmp_path):
-    r = run_two_ranks(tmp_path, "bad.py", "import torch, torch.distributed as dist, datetime\n"
-                    "dist.init_process_group('gloo', timeout=datetime.timedelta(seconds=10))\n"
-                    "if dist.get_rank() == 1:\n    raise ValueError('rank 1 gives up')\n"
-                    "dist.all_reduce(torch.ones(1))\n")
+    r = run_two_ranks(tmp_path, "bad.py",
+                      "import torch, torch.distributed as dist, datetime\n"
+                      "dist.init_process_group('gloo', timeout=datetime.timedelta(seconds=10))\n"
+                      "if dist.get_rank() == 1:\n    raise ValueError('rank 1 gives up')\n"
+                      "dist.all_reduce(torch.ones(1))\n")
     assert r.returncode != 0
     assert "rank 1 gives up" in r.stdout + r.stderr
 
