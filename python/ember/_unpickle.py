@@ -47,7 +47,14 @@ def _torch_name(module, name):
     try:
         return getattr(importlib.import_module(target), name)
     except (ImportError, AttributeError):
-        raise pickle.UnpicklingError("load(): the file uses %s.%s, which is not in ember" % (module, name)) from None
+        pass
+    # ember splits some of PyTorch's files (torch.nn.modules.transformer's decoder lives in
+    # transformer_decoder.py): a layer is found by its name in ember.nn.modules.
+    if module.startswith("torch.nn.modules."):
+        layers = importlib.import_module("ember.nn.modules")
+        if name in getattr(layers, "__all__", ()):
+            return getattr(layers, name)
+    raise pickle.UnpicklingError("load(): the file uses %s.%s, which is not in ember" % (module, name)) from None
 
 
 def load_any(path, map_location=None):

@@ -165,6 +165,37 @@ void bind_nn_functional(py::module_& parent) {
       },
       py::arg("input"), py::arg("num_groups"), py::arg("weight") = py::none(),
       py::arg("bias") = py::none(), py::arg("eps") = 1e-5);
+  m.def(
+      "rms_norm",
+      [](const Tensor& x, py::handle shape, py::handle weight, std::optional<double> eps) {
+        F::RMSNormFuncOptions o{.weight = optional_tensor(weight, "rms_norm", "weight"),
+                                .eps = eps};
+        std::vector<int64_t> s = to_int_list(shape, "rms_norm", "normalized_shape");
+        return without_gil(x.numel(), [&] { return F::rms_norm(x, s, o); });
+      },
+      py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(),
+      py::arg("eps") = py::none());
+  // SyncBatchNorm's training forward (not in torch.nn.functional: nn.SyncBatchNorm calls it).
+  // group None is the default group. Always without the GIL: the all_reduce waits for peers.
+  m.def(
+      "sync_batch_norm",
+      [](const Tensor& x, py::handle running_mean, py::handle running_var, py::handle weight,
+         py::handle bias, double momentum, double eps, py::handle group) {
+        F::BatchNormFuncOptions o;
+        o.weight = optional_tensor(weight, "sync_batch_norm", "weight");
+        o.bias = optional_tensor(bias, "sync_batch_norm", "bias");
+        o.training = true;
+        o.momentum = momentum;
+        o.eps = eps;
+        Tensor rm = optional_tensor(running_mean, "sync_batch_norm", "running_mean");
+        Tensor rv = optional_tensor(running_var, "sync_batch_norm", "running_var");
+        dist::ProcessGroup pg =
+            group.is_none() ? dist::ProcessGroup() : group.cast<dist::ProcessGroup>();
+        py::gil_scoped_release release;
+        return F::sync_batch_norm(x, rm, rv, o, pg);
+      },
+      py::arg("input"), py::arg("running_mean"), py::arg("running_var"), py::arg("weight"),
+      py::arg("bias"), py::arg("momentum"), py::arg("eps"), py::arg("group") = py::none());
   using DropoutFn = Tensor (*)(const Tensor&, F::DropoutFuncOptions);
   static const std::pair<const char*, DropoutFn> dropouts[] = {{"dropout", F::dropout},
                                                                {"dropout1d", F::dropout1d},

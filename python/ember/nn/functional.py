@@ -5,7 +5,8 @@ import math
 
 from .. import _C
 from .._C._nn import (  # noqa: F401
-    linear, conv1d, conv2d, conv_transpose1d, conv_transpose2d, avg_pool1d, avg_pool2d, batch_norm, layer_norm, group_norm, embedding,
+    linear, conv1d, conv2d, conv_transpose1d, conv_transpose2d, avg_pool1d, avg_pool2d, batch_norm,
+    layer_norm, group_norm, rms_norm, embedding,
     scaled_dot_product_attention, cosine_similarity, pairwise_distance, pad, interpolate,
     cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
     binary_cross_entropy_with_logits, kl_div, cosine_embedding_loss, margin_ranking_loss,

@@ -4,7 +4,8 @@ from .container import Sequential, ModuleList, ModuleDict, ParameterList, Parame
 from .linear import Identity, Linear, Bilinear
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .batchnorm import BatchNorm1d, BatchNorm2d
-from .normalization import LayerNorm, GroupNorm
+from .sync_batchnorm import SyncBatchNorm
+from .normalization import LayerNorm, GroupNorm, RMSNorm
 from .activation import (
     Threshold, ReLU, RReLU, Hardtanh, ReLU6, Sigmoid, Hardsigmoid, Tanh, SiLU, Mish, Hardswish, ELU,
     CELU, SELU, GLU, GELU, Hardshrink, LeakyReLU, LogSigmoid, Softplus, Softshrink,
@@ -22,11 +23,13 @@ from .padding import (ConstantPad1d, ConstantPad2d, ZeroPad2d, ReflectionPad1d, 
 from .distance import PairwiseDistance, CosineSimilarity
 from .upsampling import Upsample
 from .transformer import TransformerEncoder, TransformerEncoderLayer
+from .transformer_decoder import TransformerDecoder, TransformerDecoderLayer
+from .transformer_model import Transformer
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
     "Identity", "Linear", "Bilinear", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
-    "BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm",
+    "BatchNorm1d", "BatchNorm2d", "SyncBatchNorm", "LayerNorm", "GroupNorm", "RMSNorm",
     "Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU",
     "Mish", "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink", "LeakyReLU",
     "LogSigmoid", "Softplus", "Softshrink", "MultiheadAttention", "PReLU", "Softsign",
@@ -39,4 +42,5 @@ __all__ = [
     "TripletMarginLoss", "ConstantPad1d", "ConstantPad2d", "ZeroPad2d", "ReflectionPad1d",
     "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "PairwiseDistance",
     "CosineSimilarity", "Upsample", "TransformerEncoder", "TransformerEncoderLayer",
+    "TransformerDecoder", "TransformerDecoderLayer", "Transformer",
 ]

@@ -89,11 +89,14 @@ class _BatchNorm(_NormBase):
         else:
             bn_training = (self.running_mean is None) and (self.running_var is None)
         use_running = not self.training or self.track_running_stats
-        return F.batch_norm(input,
-                            self.running_mean if use_running else None,
-                            self.running_var if use_running else None,
-                            self.weight, self.bias, bn_training, exponential_average_factor,
-                            self.eps)
+        return self._normalize(input, self.running_mean if use_running else None,
+                               self.running_var if use_running else None, bn_training,
+                               exponential_average_factor)
+
+    def _normalize(self, input, running_mean, running_var, bn_training, exponential_average_factor):
+        # The statistics step, apart from the bookkeeping above: SyncBatchNorm overrides it.
+        return F.batch_norm(input, running_mean, running_var, self.weight, self.bias, bn_training,
+                            exponential_average_factor, self.eps)
 
 
 class BatchNorm1d(_BatchNorm):

@@ -1,4 +1,4 @@
-"""LayerNorm and GroupNorm (PyTorch 1.13)."""
+"""LayerNorm and GroupNorm (PyTorch 1.13), and RMSNorm (not in 1.13: later PyTorch's API)."""
 import numbers
 
 from .. import functional as F
@@ -7,7 +7,7 @@ from ..parameter import Parameter
 from .module import Module
 from .utils import _empty
 
-__all__ = ["LayerNorm", "GroupNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
 
 
 class LayerNorm(Module):
@@ -74,3 +74,35 @@ class GroupNorm(Module):
 
     def extra_repr(self):
         return "{num_groups}, {num_channels}, eps={eps}, affine={affine}".format(**self.__dict__)
+
+
+class RMSNorm(Module):
+    """x / sqrt(mean(x^2 over the trailing ``normalized_shape`` dims) + eps) * weight, weight ones.
+    PyTorch added it after 1.13 (2.4); this follows that API. eps=None: the machine epsilon of
+    the input's dtype (torch.finfo(x.dtype).eps), as PyTorch's."""
+
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if self.elementwise_affine:
+            self.weight = Parameter(_empty(self.normalized_shape, device, dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(
+            **self.__dict__)

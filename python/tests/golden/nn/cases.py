@@ -972,6 +972,108 @@ LAYERS += [
     C("(repr(nn.AlphaDropout(0.1)), repr(nn.FeatureAlphaDropout()), repr(nn.Dropout1d(0.3)), repr(nn.Dropout3d()))"),
 ]
 
+# ── TransformerDecoderLayer, TransformerDecoder, Transformer ──
+DEC = "layer = nn.TransformerDecoderLayer(%s)\ntgt = torch.randn(%s)\nmemory = torch.randn(%s)\n"
+DEC_SD = "(list(layer.state_dict().items()), out)"
+TMASK = "tgt_mask = torch.triu(torch.full((4, 4), float('-inf')), 1)\n"
+TRANSFORMER += [
+    tcase(DEC % ("8, 2, 16, dropout=0.0", "4, 3, 8", "6, 3, 8") + "out = layer(tgt, memory)", DEC_SD,
+          label="decoder layer default init and forward"),
+    tcase(DEC % ("8, 2, 16, dropout=0.0, batch_first=True, norm_first=True", "3, 4, 8", "3, 6, 8") + "out = layer(tgt, memory)", DEC_SD,
+          label="decoder layer batch_first norm_first"),
+    tcase(DEC % ("8, 2, 16, dropout=0.0, activation='gelu', layer_norm_eps=1e-3", "4, 3, 8", "6, 3, 8") + "out = layer(tgt, memory)", "out"),
+    tcase(DEC % ("8, 2, 16, dropout=0.0, activation=torch.tanh", "4, 3, 8", "6, 3, 8") + "out = layer(tgt, memory)", "out"),
+    tcase(DEC % ("8, 2, 16, dropout=0.0, activation=nn.SiLU()", "4, 8", "6, 8") + "out = layer(tgt, memory)", "out",
+          label="decoder layer unbatched, module activation"),
+    tcase(DEC % ("8, 2, 16", "4, 3, 8", "6, 3, 8") + "layer.eval()\nout = layer(tgt, memory)", "out", label="decoder layer eval"),
+    tcase(DEC % ("8, 2, 16", "4, 3, 8", "6, 3, 8") + "out = layer(tgt, memory)", "out", label="decoder layer training with dropout 0.1"),
+    tcase(DEC % ("8, 2, 16, dropout=0.0", "4, 2, 8", "6, 2, 8") + TMASK +
+          "mm = torch.zeros(4, 6, dtype=torch.bool)\nmm[:, 5] = True\n"
+          "tkpm = torch.tensor([[False, False, False, True], [False, False, False, False]])\n"
+          "mkpm = torch.tensor([[False, False, False, False, True, True], [False] * 6])\n"
+          "out = layer(tgt, memory, tgt_mask=tgt_mask, memory_mask=mm, tgt_key_padding_mask=tkpm, memory_key_padding_mask=mkpm)",
+          "out", label="decoder layer with every mask"),
+    tcase(DEC % ("8, 2, 16, batch_first=True", "2, 4, 8", "2, 6, 8") + TMASK +
+          "layer.eval()\nmkpm = torch.tensor([[False, False, False, False, True, True], [False] * 6])\n"
+          "with torch.no_grad():\n    out = layer(tgt, memory, tgt_mask=tgt_mask, memory_key_padding_mask=mkpm)",
+          "out", label="decoder layer eval no_grad with masks"),
+    tcase(DEC % ("8, 2, 16, dropout=0.0", "4, 2, 8", "6, 2, 8") + "memory.requires_grad_()\n" + TMASK +
+          "out = layer(tgt, memory, tgt_mask=tgt_mask)\nout.pow(2).sum().backward()",
+          "[(n, p.grad) for n, p in layer.named_parameters()] + [memory.grad]", atol=1e-4, label="decoder layer backward"),
+    tcase(DEC % ("8, 2, 16, dropout=0.3, norm_first=True, activation='gelu'", "4, 2, 8", "6, 2, 8") +
+          "out = layer(tgt, memory)\nout.sum().backward()", "(out, layer.linear1.weight.grad, layer.multihead_attn.in_proj_weight.grad)",
+          atol=1e-4, label="decoder layer norm_first dropout backward"),
+    C("(repr(layer), [n for n, _ in layer.named_parameters()], list(layer.state_dict()), dict(layer.state_dict()._metadata))",
+      DEC % ("8, 2, 16", "1", "1"), label="decoder layer repr, names, metadata"),
+    C("err(lambda: nn.TransformerDecoderLayer(8, 2, activation='tanh'))"),
+    C("err(lambda: layer(tgt, memory, tgt_key_padding_mask=torch.zeros(3, 4, dtype=torch.long)))", DEC % ("8, 2, 16", "4, 3, 8", "6, 3, 8"),
+      label="decoder layer integer padding mask"),
+    tcase(DEC % ("8, 2, 16, dropout=0.0", "4, 3, 8", "6, 3, 8") + "dec = nn.TransformerDecoder(layer, 2, norm=nn.LayerNorm(8))\n" + TMASK +
+          "out = dec(tgt, memory, tgt_mask=tgt_mask)",
+          "(list(dec.state_dict()), dec.layers[1].state_dict()['norm3.weight'], out, dec.layers[0].linear1.weight is dec.layers[1].linear1.weight, "
+          "layer.linear1.weight is dec.layers[0].linear1.weight, dec.num_layers)", label="decoder stack"),
+    tcase(DEC % ("8, 2, 16, batch_first=True", "2, 4, 8", "2, 6, 8") + "dec = nn.TransformerDecoder(layer, 3)\nout = dec(tgt, memory)",
+          "out", label="decoder stack training with dropout"),
+    tcase(DEC % ("8, 2, 16, dropout=0.0", "4, 2, 8", "6, 2, 8") + "dec = nn.TransformerDecoder(layer, 2)\n" +
+          "mkpm = torch.tensor([[False, False, False, True, True, True], [False] * 6])\n"
+          "out = dec(tgt, memory, memory_key_padding_mask=mkpm)\nout.pow(2).mean().backward()",
+          "(out, [(n, p.grad) for n, p in dec.named_parameters() if n.startswith('layers.1.multihead_attn')])", atol=1e-4,
+          label="decoder stack backward"),
+    C("repr(nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16), 2, norm=nn.LayerNorm(8)))"),
+]
+TF = "m = nn.Transformer(%s)\nsrc = torch.randn(%s)\ntgt = torch.randn(%s)\n"
+TF_SMALL = "d_model=8, nhead=2, num_encoder_layers=2, num_decoder_layers=2, dim_feedforward=16"
+TRANSFORMER += [
+    tcase(TF % (TF_SMALL + ", dropout=0.0", "5, 3, 8", "4, 3, 8") + "out = m(src, tgt)",
+          "(list(m.state_dict().items()), out)", label="Transformer default init (xavier) and forward"),
+    tcase(TF % (TF_SMALL, "5, 3, 8", "4, 3, 8") + "mask = m.generate_square_subsequent_mask(4)\nout = m(src, tgt, tgt_mask=mask)",
+          "(mask, out)", label="Transformer training with dropout and a causal mask"),
+    tcase(TF % (TF_SMALL + ", batch_first=True, norm_first=True, activation='gelu'", "2, 5, 8", "2, 4, 8") +
+          "m.eval()\nskpm = torch.tensor([[False] * 5, [False, False, False, True, True]])\n"
+          "out = m(src, tgt, tgt_mask=nn.Transformer.generate_square_subsequent_mask(4), src_key_padding_mask=skpm, memory_key_padding_mask=skpm)",
+          "out", label="Transformer eval with padding masks"),
+    tcase(TF % (TF_SMALL + ", batch_first=True", "2, 5, 8", "2, 4, 8") +
+          "m.eval()\nskpm = torch.tensor([[False, False, False, True, True], [False, False, False, False, True]])\n"
+          "with torch.no_grad():\n    out = m(src, tgt, src_key_padding_mask=skpm)",
+          "out", label="Transformer eval no_grad: encoder's nested-tensor path"),
+    tcase(TF % (TF_SMALL + ", dropout=0.0", "5, 2, 8", "4, 2, 8") +
+          "out = m(src, tgt, tgt_mask=m.generate_square_subsequent_mask(4))\nout.pow(2).sum().backward()",
+          "[(n, p.grad) for n, p in m.named_parameters() if '.0.' in n or 'norm.' in n]", atol=1e-4, label="Transformer backward"),
+    tcase(TF % (TF_SMALL + ", dtype=torch.float64, dropout=0.0", "5, 8, dtype=torch.float64", "4, 8, dtype=torch.float64") + "out = m(src, tgt)",
+          "(out, m.encoder.layers[0].linear1.weight.dtype)", label="Transformer float64 unbatched"),
+    C("(repr(m), [n for n, _ in m.named_parameters()][:12], len(m.state_dict()), m.d_model, m.nhead, m.batch_first)",
+      "m = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=2, dim_feedforward=16)",
+      label="Transformer repr and names"),
+    C("(repr(m), list(m.state_dict().items()))",
+      "enc = nn.Linear(8, 8)\nm = nn.Transformer(d_model=8, nhead=2, num_decoder_layers=1, dim_feedforward=4, custom_encoder=nn.Identity(), custom_decoder=nn.Bilinear(8, 8, 8))",
+      atol=1e-5, rtol=1e-5, label="Transformer custom encoder and decoder are re-initialised"),
+    C("(err(lambda: m(torch.randn(5, 3, 8), torch.randn(4, 2, 8))), err(lambda: m(torch.randn(5, 3, 8), torch.randn(4, 3, 6))), "
+      "err(lambda: m(torch.randn(5, 3, 6), torch.randn(4, 3, 8))))",
+      "m = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=16)",
+      label="Transformer shape errors"),
+    C("err(lambda: nn.Transformer(d_model=8, nhead=3))"),
+    C("nn.Transformer.generate_square_subsequent_mask(3)"),
+]
+
+# ── SyncBatchNorm (construction and convert_sync_batchnorm; its forward needs a GPU in 1.13) ──
+LAYERS += [
+    C("(repr(m), list(m.state_dict().items()), m.process_group, m.training)", "m = nn.SyncBatchNorm(4)", label="SyncBatchNorm default"),
+    C("(repr(m), list(m.state_dict().items()))", "m = nn.SyncBatchNorm(3, eps=1e-3, momentum=None, affine=False, track_running_stats=False)",
+      label="SyncBatchNorm options"),
+    C("(repr(m), list(m.state_dict().items()))", "m = nn.SyncBatchNorm(2, dtype=torch.float64)", label="SyncBatchNorm float64"),
+    C("(repr(c), [type(x).__name__ for x in c.modules()], list(c.state_dict().items()), c[1].weight is w, c[1].running_mean is rm, "
+      "c[1].num_batches_tracked is bn.num_batches_tracked, c[1].training, c[0] is m[0], c is m, c[4][0].process_group)",
+      "m = nn.Sequential(nn.Conv2d(2, 3, 3), nn.BatchNorm2d(3, momentum=0.2), nn.ReLU(), nn.Flatten(), nn.Sequential(nn.BatchNorm1d(27, affine=False)))\n"
+      "m(torch.randn(4, 2, 5, 5))\nbn = m[1]\nw, rm = bn.weight, bn.running_mean\nm.eval()\nc = nn.SyncBatchNorm.convert_sync_batchnorm(m)",
+      atol=1e-5, rtol=1e-5, label="convert_sync_batchnorm of a model"),
+    C("(type(c).__name__, c is bn, c.weight is bn.weight, list(c.state_dict().items()), c.eps, c.momentum)",
+      "bn = nn.BatchNorm1d(3, eps=1e-3, momentum=None)\nbn.weight.data.fill_(2.)\nc = nn.SyncBatchNorm.convert_sync_batchnorm(bn)",
+      label="convert_sync_batchnorm of a BatchNorm"),
+    C("(type(c).__name__, c is s, c.process_group)",
+      "s = nn.SyncBatchNorm(3)\nc = nn.SyncBatchNorm.convert_sync_batchnorm(s)", label="convert_sync_batchnorm of a SyncBatchNorm"),
+    C("(nn.SyncBatchNorm._version, list(nn.SyncBatchNorm(2).state_dict()._metadata.items()))"),
+]
+
 GROUPS = {
     "module": MODULE,
     "init": INIT,
