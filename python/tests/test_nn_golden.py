@@ -5,7 +5,8 @@ test per case, e.g. test_nn_module[017: ...]. The groups: module (registration, 
 state_dict, load_state_dict, containers, Parameter, hooks), init, layers (default
 initialisation, forward and printing of every layer, the losses), grads (backward of small
 models, clip_grad_norm_/clip_grad_value_) and transformer (MultiheadAttention,
-TransformerEncoderLayer, TransformerEncoder).
+TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer, TransformerDecoder,
+Transformer).
 
 EMBER_GOLDEN_MODULE=torch runs the same cases against the reference PyTorch (a check of the
 harness). If the module cannot be imported, every test fails; nothing is skipped.

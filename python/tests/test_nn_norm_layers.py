@@ -180,13 +180,15 @@ SYNC_PROGRAM = textwrap.dedent("""
     compare("untracked", lambda: nn.BatchNorm1d(2, track_running_stats=False),
             lambda: nn.SyncBatchNorm(2, track_running_stats=False), (8, 2, 3))
 
-    # A group of one rank: BatchNorm over the local batch, bit for bit.
-    solo = [dist.new_group([0]), dist.new_group([1])][r]
-    torch.manual_seed(5)
-    x = torch.randn(4, 3, 2, 2, dtype=torch.float64)
-    bn, sbn = nn.BatchNorm2d(3).double(), nn.SyncBatchNorm(3, process_group=solo).double()
-    ob, os_ = bn(x), sbn(x)
-    solo_same = ob.equal(os_) and bn.running_var.equal(sbn.running_var)
+    # A group of one rank, and a group this rank is not in (PyTorch's world size -1): BatchNorm
+    # over the local batch, bit for bit.
+    groups = [dist.new_group([0]), dist.new_group([1])]
+    solo_same = True
+    for group in (groups[r], groups[1 - r]):
+        torch.manual_seed(5)
+        x = torch.randn(4, 3, 2, 2, dtype=torch.float64)
+        bn, sbn = nn.BatchNorm2d(3).double(), nn.SyncBatchNorm(3, process_group=group).double()
+        solo_same = solo_same and bn(x).equal(sbn(x)) and bn.running_var.equal(sbn.running_var)
 
     # convert_sync_batchnorm + DDP: 2 SGD steps equal one process on the whole batch.
     torch.manual_seed(1)

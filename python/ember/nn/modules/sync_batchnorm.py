@@ -33,11 +33,19 @@ class SyncBatchNorm(_BatchNorm):
     def _normalize(self, input, running_mean, running_var, bn_training, exponential_average_factor):
         # Only batch statistics in training are shared; eval with tracked statistics, and
         # untracked statistics in eval, stay local, as in PyTorch.
-        if bn_training and self.training and dist.get_world_size(self.process_group) > 1:
+        if bn_training and self.training and self._world_size() > 1:
             return _C._nn.sync_batch_norm(input, running_mean, running_var, self.weight, self.bias,
                                           exponential_average_factor, self.eps, self.process_group)
         return super()._normalize(input, running_mean, running_var, bn_training,
                                   exponential_average_factor)
+
+    def _world_size(self):
+        # PyTorch's get_world_size is -1 on a rank outside the group (ember's gives the group's
+        # size): such a rank normalises with its local batch.
+        group = self.process_group
+        if group is not None and group.rank() < 0:
+            return -1
+        return dist.get_world_size(group)
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):
