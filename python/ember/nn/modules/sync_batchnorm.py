@@ -7,8 +7,8 @@ Where it differs from PyTorch 1.13: PyTorch raises ValueError("SyncBatchNorm exp
 to be on GPU") for any CPU input; ember's collectives run on CPU tensors (Gloo), so CPU input is
 accepted, in eval and in training. Everything else is PyTorch's: in training with more than one
 rank in the group it synchronises; with one rank, or on a rank outside process_group, it is
-BatchNorm over the local batch; outside a process group,
-training raises the RuntimeError of get_world_size while eval (running statistics) works.
+BatchNorm over the local batch; outside a process group, training raises the RuntimeError of
+get_world_size while eval (running statistics) works.
 Every rank must run each SyncBatchNorm's forward and backward in the same order."""
 from ... import _C
 from ... import distributed as dist
