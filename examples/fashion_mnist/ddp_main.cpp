@@ -102,9 +102,6 @@ Validation validate(nn::Module& model, const nn::Sequential& net, data::DataLoad
 int train(const Config& c) {
   EMBER_CHECK(c.epochs > 0 && c.batch_size > 0 && c.accumulation_steps > 0, kOp,
               "--epochs, --batch-size and --accumulation-steps must be positive");
-  EMBER_CHECK(std::getenv("RANK") && std::getenv("WORLD_SIZE"), kOp,
-              "RANK and WORLD_SIZE are not set: launch with ember-run, e.g. ember-run "
-              "--standalone --nproc-per-node=2 ember-train-fashion-mnist-ddp");
   dist::init_process_group({.backend = "gloo"});
   const int rank = dist::get_rank(), world = dist::get_world_size();
   if (c.threads > 0) set_num_threads(int(c.threads));

@@ -196,9 +196,6 @@ double mean_over_ranks(double value) {
 }
 
 int train(const Config& c) {
-  EMBER_CHECK(std::getenv("RANK") && std::getenv("WORLD_SIZE"), kOp,
-              "RANK and WORLD_SIZE are not set: launch with ember-run, e.g. ember-run "
-              "--standalone --nproc-per-node 2 ember-train-transformer-fsdp");
   EMBER_CHECK(c.steps > 0 && c.checkpoint_every > 0 && c.log_every > 0 && c.vocab > 1 &&
                   c.seq_len >= 3,
               kOp, "--steps, --checkpoint-every and --log-every must be positive, --vocab > 1, "

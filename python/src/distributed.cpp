@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "common.h"
+#include "distributed/launch_environment.h"
 #include "ember/distributed/process_group.h"
 
 namespace ember::python {
@@ -71,6 +72,18 @@ void bind_distributed(py::module_& parent) {
     o.rank = rank;
     py::gil_scoped_release release;
     D::init_process_group(o);
+  });
+  // Where srun, mpirun or torchrun placed this process (src/distributed/launch_environment.cpp).
+  m.def("launch_place", [] {
+    const D::detail::LaunchPlace p = D::detail::launch_place();
+    py::dict d;
+    d["rank"] = p.rank;
+    d["world_size"] = p.world_size;
+    d["local_rank"] = p.local_rank;
+    d["master_addr"] = p.master_addr;
+    d["master_port"] = p.master_port;
+    d["source"] = p.source;
+    return d;
   });
   m.def("is_initialized", &D::is_initialized);
   m.def("destroy_process_group", [] {

@@ -196,3 +196,54 @@ def test_ddp_find_unused_parameters_when_ranks_take_different_branches(tmp_path)
     for i in range(2):
         assert (tmp_path / ("unused%d.txt" % i)).read_text().split() == ["True", "True", "True"]
         assert (tmp_path / ("strict%d.txt" % i)).read_text().split() == ["True"]
+
+
+SRUN_PROGRAM = textwrap.dedent("""
+    import datetime, os, torch, torch.distributed as dist
+    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=20))
+    t = torch.ones(2)
+    dist.all_reduce(t)
+    r = os.environ["RANK"]
+    with open("srun%s.txt" % r, "w") as f:
+        print(dist.get_rank(), dist.get_world_size(), os.environ["WORLD_SIZE"], os.environ["LOCAL_RANK"],
+              os.environ["MASTER_ADDR"], t.tolist(), file=f)
+    dist.destroy_process_group()
+""")
+
+
+@pytest.mark.parametrize("launcher", ["srun", "mpirun"])
+def test_tasks_started_by_srun_or_mpirun_join_without_a_launcher(tmp_path, launcher):
+    """The variables srun and mpirun give their tasks are enough (no RANK, WORLD_SIZE or
+    MASTER_ADDR); after init the program finds torchrun's variables in os.environ."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    prog = tmp_path / "srun.py"
+    prog.write_text(SRUN_PROGRAM)
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")
+            and not k.startswith(("SLURM_", "OMPI_", "PMI_", "TORCHELASTIC_"))}
+    procs = []
+    try:
+        for rank in range(2):
+            if launcher == "srun":
+                extra = {"SLURM_STEP_ID": "0", "SLURM_PROCID": str(rank), "SLURM_NTASKS": "2",
+                         "SLURM_LOCALID": str(rank), "SLURM_STEP_NODELIST": "localhost"}
+            else:
+                extra = {"OMPI_COMM_WORLD_RANK": str(rank), "OMPI_COMM_WORLD_SIZE": "2",
+                         "OMPI_COMM_WORLD_LOCAL_RANK": str(rank), "OMPI_COMM_WORLD_LOCAL_SIZE": "2"}
+            env = dict(base, MASTER_PORT=str(port), **extra)
+            procs.append(subprocess.Popen([sys.executable, "-m", "ember.compat", str(prog)], env=env,
+                                          cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
+        outputs = [p.communicate(timeout=60)[0].decode() for p in procs]
+        assert [p.returncode for p in procs] == [0, 0], outputs
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    host = "localhost" if launcher == "srun" else "127.0.0.1"
+    for rank in range(2):
+        assert (tmp_path / ("srun%d.txt" % rank)).read_text().split() == [
+            str(rank), "2", "2", str(rank), host, "[2.0,", "2.0]"]

@@ -13,12 +13,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <optional>
 
 #include "distributed/group.h"
+#include "distributed/launch_environment.h"
 #include "ember/error.h"
 
 namespace ember::dist {
@@ -55,14 +57,6 @@ std::optional<int> parse_int(const std::string& text) {
   return std::nullopt;
 }
 
-int environment_int(const char* name, const std::string& why) {
-  const std::string text = environment(name);
-  EMBER_CHECK(!text.empty(), kInit, name, " is not set (", why,
-              "); launch with ember-run or torchrun, or pass it in InitOptions");
-  const auto value = parse_int(text);
-  EMBER_CHECK(value, kInit, name, "='", text, "' is not an integer");
-  return *value;
-}
 
 // The IPv4 address of a network interface (GLOO_SOCKET_IFNAME, as in PyTorch).
 std::string interface_address(const std::string& name) {
@@ -116,6 +110,17 @@ uint16_t parse_port(const std::string& text, const std::string& what) {
   return static_cast<uint16_t>(*port);
 }
 
+// EMBER_DISTRIBUTED_DEBUG (or TORCH_DISTRIBUTED_DEBUG) INFO or DETAIL: say where the rank and
+// the world size came from.
+bool launch_log_enabled() {
+  for (const char* name : {"EMBER_DISTRIBUTED_DEBUG", "TORCH_DISTRIBUTED_DEBUG"}) {
+    std::string value = environment(name);
+    std::transform(value.begin(), value.end(), value.begin(), ::toupper);
+    if (!value.empty()) return value == "INFO" || value == "DETAIL";
+  }
+  return false;
+}
+
 struct Rendezvous {
   std::shared_ptr<Store> store;
   std::string interface = "127.0.0.1";
@@ -125,10 +130,21 @@ struct Rendezvous {
 Rendezvous rendezvous_from(const InitOptions& o) {
   Rendezvous r{o.store, "127.0.0.1", o.rank, o.world_size};
   const std::string method = o.init_method;
-  if (r.rank < 0 && (!r.store || !environment("RANK").empty()))
-    r.rank = environment_int("RANK", "this process's rank");
-  if (r.world_size < 0 && (!r.store || !environment("WORLD_SIZE").empty()))
-    r.world_size = environment_int("WORLD_SIZE", "the number of ranks");
+  const detail::LaunchPlace place = detail::launch_place();
+  auto from_launcher = [&](int value, const char* name, const char* what) {
+    EMBER_CHECK(value >= 0, kInit, name, " is not set (", what,
+                "); launch with ember-run, torchrun, srun or mpirun, or pass it in InitOptions");
+    return value;
+  };
+  if (r.rank < 0 && (!r.store || place.rank >= 0))
+    r.rank = from_launcher(place.rank, "RANK", "this process's rank");
+  if (r.world_size < 0 && (!r.store || place.world_size >= 0))
+    r.world_size = from_launcher(place.world_size, "WORLD_SIZE", "the number of ranks");
+  if (launch_log_enabled())
+    std::fprintf(stderr, "[ember.distributed] rank %d of %d from %s; rendezvous %s\n", r.rank,
+                 r.world_size,
+                 o.rank >= 0 && o.world_size >= 0 ? "InitOptions" : place.source.c_str(),
+                 r.store ? "through the given store" : method.c_str());
   EMBER_CHECK(r.world_size >= 1, kInit, "world_size must be >= 1, got ", r.world_size);
   EMBER_CHECK(r.rank >= 0 && r.rank < r.world_size, kInit, "rank ", r.rank,
               " is outside the world of ", r.world_size, " ranks");
@@ -140,12 +156,14 @@ Rendezvous rendezvous_from(const InitOptions& o) {
   std::string host;
   uint16_t port = 0;
   if (method == "env://") {
-    host = environment("MASTER_ADDR");
-    EMBER_CHECK(!host.empty(), kInit, "MASTER_ADDR is not set (the host of the rendezvous "
-                "store, env://); launch with ember-run or torchrun, or set it");
-    const std::string port_text = environment("MASTER_PORT");
-    EMBER_CHECK(!port_text.empty(), kInit, "MASTER_PORT is not set (the rendezvous store's port, "
-                "env://); launch with ember-run or torchrun, or set it");
+    host = place.master_addr;  // Slurm's and MPI's defaults included (launch_environment.cpp)
+    EMBER_CHECK(!host.empty(), kInit,
+                "MASTER_ADDR is not set (the host of the rendezvous store, env://); launch with "
+                "ember-run or torchrun, or set it");
+    const std::string& port_text = place.master_port;
+    EMBER_CHECK(!port_text.empty(), kInit,
+                "MASTER_PORT is not set (the rendezvous store's port, env://); launch with "
+                "ember-run or torchrun, or set it");
     port = parse_port(port_text, "MASTER_PORT");
   } else if (method.rfind("tcp://", 0) == 0) {
     const std::string address = method.substr(6);

@@ -3,6 +3,7 @@ rendezvous): init_process_group from torchrun's or ember-run's environment, the 
 async_op, new_group. Every wait has the group's timeout and every error names the rank, the op
 and the peer (the C++ side's messages)."""
 import datetime
+import os
 
 from .. import _C
 
@@ -50,14 +51,26 @@ def _seconds(timeout):
 def init_process_group(backend=None, init_method=None, timeout=datetime.timedelta(minutes=30),
                        world_size=-1, rank=-1, store=None, group_name="", pg_options=None):
     """Joins the default group: backend "gloo" on CPU ("nccl" needs a CUDA build), init_method
-    env:// (MASTER_ADDR/MASTER_PORT/RANK/WORLD_SIZE, as torchrun and ember-run set them),
-    tcp://host:port or file://path."""
+    env:// (MASTER_ADDR/MASTER_PORT/RANK/WORLD_SIZE, as torchrun and ember-run set them, or
+    Slurm's srun and MPI's variables: Note [Launch environments] in
+    src/distributed/launch_environment.cpp), tcp://host:port or file://path. Under srun or
+    mpirun it then exports RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT where unset,
+    as torchrun would have."""
     if store is not None or pg_options is not None:
         raise RuntimeError("init_process_group(): store= and pg_options= are not in ember; use init_method")
     if _D.is_initialized():
         raise RuntimeError("trying to initialize the default process group twice!")
     backend = "gloo" if backend is None else str(backend).lower()
+    place = _D.launch_place() if init_method in (None, "env://") else None
     _D.init_process_group(backend, init_method or "env://", _seconds(timeout), int(world_size), int(rank))
+    if place is not None and place["source"] not in ("", "RANK/WORLD_SIZE"):
+        # Started by srun or mpirun, not torchrun: export what torchrun would have set, so that a
+        # program reading os.environ["LOCAL_RANK"] after init (as the reference's does) finds it.
+        for key, value in (("RANK", place["rank"]), ("WORLD_SIZE", place["world_size"]),
+                           ("LOCAL_RANK", place["local_rank"]), ("MASTER_ADDR", place["master_addr"]),
+                           ("MASTER_PORT", place["master_port"])):
+            if value not in (-1, ""):
+                os.environ.setdefault(key, str(value))
 
 
 def destroy_process_group(group=None):
