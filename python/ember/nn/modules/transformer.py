@@ -25,6 +25,17 @@ def _get_activation_fn(activation):
     raise RuntimeError("activation should be relu/gelu, not {}".format(activation))
 
 
+def _attention(attn, x, memory, attn_mask, key_padding_mask):
+    """The attention block of a transformer layer: x attends to memory (itself for self-attention)."""
+    return attn(x, memory, memory, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                need_weights=False)[0]
+
+
+def _feed_forward(layer, x):
+    """The feed-forward block of a transformer layer, before its last dropout."""
+    return layer.linear2(layer.dropout(layer.activation(layer.linear1(x))))
+
+
 def _check_padding_mask(mask):
     if mask is not None and mask.dtype != _C.bool and not mask.is_floating_point():
         raise AssertionError("only bool and floating types of key_padding_mask are supported")
@@ -79,13 +90,10 @@ class TransformerEncoderLayer(Module):
         return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           need_weights=False)[0]
-        return self.dropout1(x)
+        return self.dropout1(_attention(self.self_attn, x, x, attn_mask, key_padding_mask))
 
     def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)
+        return self.dropout2(_feed_forward(self, x))
 
 
 class TransformerEncoder(Module):

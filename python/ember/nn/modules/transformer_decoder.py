@@ -8,7 +8,7 @@ from .dropout import Dropout
 from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
-from .transformer import _get_activation_fn, _get_clones
+from .transformer import _attention, _feed_forward, _get_activation_fn, _get_clones
 
 __all__ = ["TransformerDecoder", "TransformerDecoderLayer"]
 
@@ -62,18 +62,13 @@ class TransformerDecoderLayer(Module):
         return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           need_weights=False)[0]
-        return self.dropout1(x)
+        return self.dropout1(_attention(self.self_attn, x, x, attn_mask, key_padding_mask))
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask):
-        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                                need_weights=False)[0]
-        return self.dropout2(x)
+        return self.dropout2(_attention(self.multihead_attn, x, mem, attn_mask, key_padding_mask))
 
     def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout3(x)
+        return self.dropout3(_feed_forward(self, x))
 
 
 class TransformerDecoder(Module):
