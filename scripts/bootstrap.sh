@@ -20,6 +20,7 @@ packages=(
   libgloo-dev              # distributed collectives (TCP transport)
   libdw-dev                # file:line in error stack traces (EMBER_SHOW_CPP_STACKTRACES=1)
   iproute2                 # ip netns: the two-host launcher test (tests/launcher/two_nodes.sh)
+  openmpi-bin              # mpirun starting ranks without ember's launcher (tests/launcher/slurm_mpi_env.sh)
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist    # the main job's default data
   python3-dev pybind11-dev # the Python package (python/), for Debian's /usr/bin/python3

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Without a launcher: two workers started by hand with only the variables Slurm's srun, Open
 # MPI's mpirun or a PMI launcher (MPICH's mpiexec) gives its tasks (no RANK, WORLD_SIZE,
-# MASTER_ADDR or MASTER_PORT) rendezvous and all_reduce; EMBER_DISTRIBUTED_DEBUG=INFO names the
-# source. Note [Launch environments] in src/distributed/launch_environment.cpp.
+# MASTER_ADDR or MASTER_PORT) rendezvous and all_reduce, and so do two ranks of a real mpirun;
+# EMBER_DISTRIBUTED_DEBUG=INFO names the source. Note [Launch environments] in src/distributed/launch_environment.cpp.
 #   slurm_mpi_env.sh <ember-run> <worker>
 source "$(dirname "$0")/lib.sh" "$@"
 launch_deadline=30
@@ -40,6 +40,18 @@ two_workers ompi "Open MPI" OMPI_COMM_WORLD_RANK=@ OMPI_COMM_WORLD_SIZE=2 \
 # MPICH's mpiexec (PMI), with the port given.
 two_workers pmi PMI PMI_RANK=@ PMI_SIZE=2 MPI_LOCALRANKID=@ MPI_LOCALNRANKS=2 \
   MASTER_PORT=$(free_port)
+
+# A real Open MPI mpirun (Debian's openmpi-bin, which scripts/bootstrap.sh installs).
+command -v mpirun > /dev/null || fail "mpirun not found: run scripts/bootstrap.sh (openmpi-bin)"
+[ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+rm -f "$dir"/result.*
+launch_command mpirun mpirun -n 2 --oversubscribe env EMBER_DISTRIBUTED_DEBUG=INFO \
+  MASTER_PORT=$(free_port) "$worker" allreduce "$dir" 3
+wait "$pid" || fail "mpirun exited with $?"
+for r in 0 1; do
+  grep -q "world=2 ok" "$dir/result.$r" 2>/dev/null || fail "mpirun: rank $r has no result"
+  expect_in mpirun "rank $r of 2 from Open MPI"
+done
 
 # Across hosts MPI does not say where rank 0 is: a named error, not a wait.
 launch_command across env OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 \
