@@ -46,17 +46,6 @@ std::string environment(const char* name) {
   return value ? value : "";
 }
 
-// The whole of text as an int, or nothing.
-std::optional<int> parse_int(const std::string& text) {
-  size_t used = 0;
-  try {
-    const int value = std::stoi(text, &used);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
-
 
 // The IPv4 address of a network interface (GLOO_SOCKET_IFNAME, as in PyTorch).
 std::string interface_address(const std::string& name) {
@@ -104,7 +93,7 @@ std::string address_towards(const std::string& host, uint16_t port) {
 }
 
 uint16_t parse_port(const std::string& text, const std::string& what) {
-  const auto port = parse_int(text);
+  const auto port = detail::parse_int(text);
   EMBER_CHECK(port && *port > 0 && *port < 65536, kInit, what, " '", text,
               "' is not a port number (1-65535)");
   return static_cast<uint16_t>(*port);

@@ -25,16 +25,6 @@ namespace {
 
 constexpr const char* kOp = "init_process_group";
 
-std::optional<int> parse_int(const std::string& text) {
-  size_t used = 0;
-  try {
-    const int value = std::stoi(text, &used);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
-
 // The variable as an int; -1 when unset.
 int integer(const Getenv& env, const char* name) {
   const std::string text = env(name);
@@ -58,6 +48,16 @@ void mpi_master(LaunchPlace& p, int local_size, const char* launcher) {
 }
 
 }  // namespace
+
+std::optional<int> parse_int(const std::string& text) {
+  size_t used = 0;
+  try {
+    const int value = std::stoi(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
 
 std::vector<std::string> expand_hostlist(const std::string& list) {
   // Split at the commas outside brackets, then expand each name's bracket groups left to right.

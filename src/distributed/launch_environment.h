@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ LaunchPlace launch_place();
 /// Slurm's host-list syntax expanded: "node[01-03,07],gpu-[1-2]a" -> node01 node02 node03
 /// node07 gpu-1a gpu-2a (brackets may repeat within a name; zero padding is kept).
 std::vector<std::string> expand_hostlist(const std::string& list);
+
+/// The whole of text as an int, or nothing ("12x", "" and out-of-range values give nothing).
+std::optional<int> parse_int(const std::string& text);
 
 /// MASTER_PORT when neither it nor the launcher gives one (torchrun's default); under Slurm
 /// the job's id moves it (see the Note), so that two jobs sharing a node do not collide.

@@ -1,7 +1,6 @@
 """torch.nn.functional: the C++ functional ops (ember._C._nn: convolution, pooling,
 normalization, dropout, embedding, attention, losses) with PyTorch's signatures, and the
 activations, which are tensor ops."""
-import math
 
 from .. import _C
 from .._C._nn import (  # noqa: F401

@@ -4,8 +4,6 @@ every rank, with each failing rank's error) and the call into the C++ side's DCP
 import os
 import re
 
-from ... import _C
-
 
 class CheckpointException(BaseException):
     """A save or load failed on some ranks; raised on every rank. ``failures`` maps each failing

@@ -15,7 +15,6 @@ their reduction (reduce-scatter, or all-reduce under NO_SHARD, with ReduceOp.AVG
 is added to the FlatParameter's .grad when the root finishes the backward. Freeing a gathered
 unit swaps the leaves' data back to empty tensors, which drops the gathered storage while
 autograd still holds the leaves."""
-import math
 import weakref
 from collections import OrderedDict
 

@@ -140,6 +140,14 @@ class Sequential(Module):
         return self
 
 
+def _abs_string_index(idx, length):
+    """The key of list index ``idx`` (negative counts from the end) in a list of ``length``."""
+    idx = operator.index(idx)
+    if not (-length <= idx < length):
+        raise IndexError("index {} is out of range".format(idx))
+    return str(idx + length if idx < 0 else idx)
+
+
 class ModuleList(Module):
     """A list of submodules, registered under '0', '1', ..."""
 
@@ -149,12 +157,7 @@ class ModuleList(Module):
             self += modules
 
     def _get_abs_string_index(self, idx):
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError("index {} is out of range".format(idx))
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_string_index(idx, len(self))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -297,12 +300,7 @@ class ParameterList(Module):
             self += values
 
     def _get_abs_string_index(self, idx):
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError("index {} is out of range".format(idx))
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_string_index(idx, len(self))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):

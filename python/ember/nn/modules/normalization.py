@@ -10,6 +10,19 @@ from .utils import _empty
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
 
 
+def _normalized_shape(shape):
+    return (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+
+
+def _affine(module, enabled, shape, device, dtype, names=("weight", "bias")):
+    """Registers the learned scale (and shift) of a normalization layer, or None for each."""
+    for name in names:
+        if enabled:
+            setattr(module, name, Parameter(_empty(shape, device, dtype)))
+        else:
+            module.register_parameter(name, None)
+
+
 class LayerNorm(Module):
     """Normalizes over the trailing ``normalized_shape`` dims; weight ones, bias zeros."""
 
@@ -17,17 +30,10 @@ class LayerNorm(Module):
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, device=None, dtype=None):
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        self.normalized_shape = _normalized_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if self.elementwise_affine:
-            self.weight = Parameter(_empty(self.normalized_shape, device, dtype))
-            self.bias = Parameter(_empty(self.normalized_shape, device, dtype))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine(self, elementwise_affine, self.normalized_shape, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -56,12 +62,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if self.affine:
-            self.weight = Parameter(_empty(num_channels, device, dtype))
-            self.bias = Parameter(_empty(num_channels, device, dtype))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine(self, affine, num_channels, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -85,15 +86,10 @@ class RMSNorm(Module):
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        self.normalized_shape = _normalized_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if self.elementwise_affine:
-            self.weight = Parameter(_empty(self.normalized_shape, device, dtype))
-        else:
-            self.register_parameter("weight", None)
+        _affine(self, elementwise_affine, self.normalized_shape, device, dtype, names=("weight",))
         self.reset_parameters()
 
     def reset_parameters(self):
