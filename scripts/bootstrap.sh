@@ -20,6 +20,7 @@ packages=(
   libgloo-dev              # distributed collectives (TCP transport)
   libdw-dev                # file:line in error stack traces (EMBER_SHOW_CPP_STACKTRACES=1)
   iproute2                 # ip netns: the two-host launcher test (tests/launcher/two_nodes.sh)
+  clang                    # its AST of ember's headers: the LibTorch layer's names (scripts/gen_libtorch_names.py)
   openmpi-bin              # mpirun starting ranks without ember's launcher (tests/launcher/slurm_mpi_env.sh)
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist    # the main job's default data

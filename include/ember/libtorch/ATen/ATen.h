@@ -1,0 +1,4 @@
+// ATen's header: at::Tensor, the ops and the dtypes under at::.
+#pragma once
+
+#include "torch/types.h"

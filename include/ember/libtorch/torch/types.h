@@ -1,0 +1,39 @@
+// LibTorch's core spellings on ember: torch::Tensor (ember::Tensor itself), the dtypes, the
+// factories and ops (ember's, by using-declarations), the TensorOptions builder, ATen's
+// positional losses and pools, at:: and c10:: for what programs name there.
+#pragma once
+
+#include "ATen/core/ivalue.h"
+#include "c10/core/TensorOptions.h"
+#include "c10/util/ArrayRef.h"
+#include "c10/util/Exception.h"
+#include "c10/util/Optional.h"
+#include "torch/detail/aten_functions.h"
+#include "torch/detail/ember_names.h"
+
+namespace c10 {
+using ember::BFloat16;
+using ember::Device;
+using ember::DeviceType;
+using ember::Half;
+using ember::Scalar;
+using ember::ScalarType;
+using ember::kCPU;
+using ember::kCUDA;
+}  // namespace c10
+
+namespace at {
+using c10::IntArrayRef;
+using c10::IValue;
+using c10::TensorOptions;
+using c10::nullopt;
+using c10::optional;
+}  // namespace at
+
+namespace torch {
+using c10::IntArrayRef;
+using c10::IValue;
+using c10::TensorOptions;
+using c10::nullopt;
+using c10::optional;
+}  // namespace torch

@@ -1,0 +1,98 @@
+// ATen's positional signatures over ember's nn::functional ops (torch/detail/aten_functions.h).
+#include "torch/detail/aten_functions.h"
+
+#include "ember/error.h"
+
+namespace at {
+
+namespace F = ember::nn::functional;
+
+namespace detail {
+
+std::string reduction_name(const char* op, int64_t reduction) {
+  switch (reduction) {
+    case Reduction::None: return "none";
+    case Reduction::Mean: return "mean";
+    case Reduction::Sum: return "sum";
+    default:
+      ember::fail(op, "reduction must be Reduction::None, Mean or Sum (0, 1 or 2), got ",
+                  reduction);
+  }
+}
+
+}  // namespace detail
+
+using detail::reduction_name;
+
+Tensor nll_loss(const Tensor& self, const Tensor& target, const Tensor& weight,
+                int64_t reduction, int64_t ignore_index) {
+  return F::nll_loss(self, target,
+                     {.weight = weight, .ignore_index = ignore_index,
+                      .reduction = reduction_name("nll_loss", reduction)});
+}
+
+Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const Tensor& weight,
+                          int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  return F::cross_entropy(self, target,
+                          {.weight = weight, .ignore_index = ignore_index,
+                           .reduction = reduction_name("cross_entropy_loss", reduction),
+                           .label_smoothing = label_smoothing});
+}
+
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  return F::mse_loss(self, target, {.reduction = reduction_name("mse_loss", reduction)});
+}
+
+Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  return F::l1_loss(self, target, {.reduction = reduction_name("l1_loss", reduction)});
+}
+
+Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  return F::smooth_l1_loss(self, target,
+                           {.reduction = reduction_name("smooth_l1_loss", reduction), .beta = beta});
+}
+
+Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  return F::huber_loss(self, target,
+                       {.reduction = reduction_name("huber_loss", reduction), .delta = delta});
+}
+
+Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const Tensor& weight,
+                            int64_t reduction) {
+  return F::binary_cross_entropy(
+      self, target,
+      {.weight = weight, .reduction = reduction_name("binary_cross_entropy", reduction)});
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target,
+                                        const Tensor& weight, const Tensor& pos_weight,
+                                        int64_t reduction) {
+  return F::binary_cross_entropy_with_logits(
+      self, target,
+      {.weight = weight,
+       .reduction = reduction_name("binary_cross_entropy_with_logits", reduction),
+       .pos_weight = pos_weight});
+}
+
+Tensor kl_div(const Tensor& self, const Tensor& target, int64_t reduction, bool log_target) {
+  return F::kl_div(self, target,
+                   {.reduction = reduction_name("kl_div", reduction), .log_target = log_target});
+}
+
+Tensor max_pool2d(const Tensor& self, ember::IntArrayRef kernel_size, ember::IntArrayRef stride,
+                  ember::IntArrayRef padding, ember::IntArrayRef dilation, bool ceil_mode) {
+  return F::max_pool2d(self, kernel_size,
+                       {.stride = stride, .padding = padding, .dilation = dilation,
+                        .ceil_mode = ceil_mode});
+}
+
+Tensor avg_pool2d(const Tensor& self, ember::IntArrayRef kernel_size, ember::IntArrayRef stride,
+                  ember::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                  std::optional<int64_t> divisor_override) {
+  return F::avg_pool2d(self, kernel_size,
+                       {.stride = stride, .padding = padding, .ceil_mode = ceil_mode,
+                        .count_include_pad = count_include_pad,
+                        .divisor_override = divisor_override});
+}
+
+}  // namespace at
