@@ -2,6 +2,7 @@
 // (torch/_tensor_str.py with the default options: precision 4, threshold 1000, edgeitems 3,
 // linewidth 80). Only the shown elements are read, straight from the strided view.
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <ostream>
@@ -13,6 +14,7 @@
 #include "core/dispatch.h"
 #include "ember/autograd.h"
 #include "ember/tensor.h"
+#include "ember/tensor_printer.h"
 
 namespace ember {
 namespace {
@@ -234,6 +236,18 @@ std::string repr(const Tensor& t) {
   return add_suffixes(prefix + body, suffixes, indent);
 }
 
-std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << repr(t); }
+namespace {
+std::atomic<TensorPrinter> installed_printer{nullptr};
+}  // namespace
+
+void set_tensor_printer(TensorPrinter printer) { installed_printer.store(printer); }
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  if (TensorPrinter printer = installed_printer.load(std::memory_order_relaxed)) {
+    printer(os, t);
+    return os;
+  }
+  return os << repr(t);
+}
 
 }  // namespace ember
