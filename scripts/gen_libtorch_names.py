@@ -31,6 +31,7 @@ TARGETS = {
     "ember::nn::utils": ["torch::nn::utils"],
     "ember::optim": ["torch::optim"],
     "ember::cuda": ["torch::cuda"],
+    "ember::indexing": ["torch::indexing", "at::indexing"],
 }
 
 # Names the layer defines itself with LibTorch's meaning, per LibTorch namespace (a using-
@@ -51,6 +52,8 @@ OWN = {
     "torch::nn::utils": set(),
     "torch::optim": set(),
     "torch::cuda": set(),
+    "torch::indexing": set(),
+    "at::indexing": set(),
 }
 
 DECL_KINDS = {

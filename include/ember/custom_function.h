@@ -24,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <typeinfo>
 #include <unordered_map>
@@ -86,8 +87,9 @@ namespace detail {
 class CustomFunctionCall {
  public:
   using Backward = std::function<variable_list(AutogradContext*, variable_list)>;
-  CustomFunctionCall(const std::type_info& function, const variable_list& inputs,
-                     std::shared_ptr<AutogradContext> ctx);
+  /// The node is named `name_format` with the function's demangled class name at "{}".
+  CustomFunctionCall(const std::type_info& function, std::string_view name_format,
+                     const variable_list& inputs, std::shared_ptr<AutogradContext> ctx);
   ~CustomFunctionCall();
   CustomFunctionCall(const CustomFunctionCall&) = delete;
   CustomFunctionCall& operator=(const CustomFunctionCall&) = delete;
@@ -126,7 +128,9 @@ void collect_argument(const A& arg, variable_list& inputs, std::vector<size_t>& 
 }  // namespace detail
 
 /// The base of a custom function T (CRTP): T::forward(Context*, args...) and
-/// T::backward(Context*, variable_list). Context is AutogradContext or a class derived from it.
+/// T::backward(Context*, variable_list). Context is AutogradContext or a class derived from it;
+/// the node is named after T, or as Context::kNodeNameFormat says ("{}" standing for T's name)
+/// when it has one.
 template <class T, class Context = AutogradContext>
 struct Function {
   template <class... Args>
@@ -138,7 +142,9 @@ struct Function {
     std::vector<size_t> positions;
     size_t count = 0;
     (detail::collect_argument(args, inputs, positions, count), ...);
-    detail::CustomFunctionCall call(typeid(T), inputs, ctx);
+    std::string_view name_format = "{}";
+    if constexpr (requires { Context::kNodeNameFormat; }) name_format = Context::kNodeNameFormat;
+    detail::CustomFunctionCall call(typeid(T), name_format, inputs, ctx);
     auto result = T::forward(ctx.get(), std::forward<Args>(args)...);
     using Result = decltype(result);
     static_assert(std::is_same_v<Result, Tensor> || std::is_same_v<Result, variable_list>,

@@ -27,6 +27,7 @@
 #include "ember/serialize.h"
 #include "ember/shape.h"
 #include "ember/tensor.h"
+#include "ember/tensor_accessor.h"
 #include "ember/threads.h"
 #include "ember/utils/checkpoint.h"
 #include "ember/value.h"

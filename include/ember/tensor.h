@@ -2,6 +2,7 @@
 // Copying a Tensor shares the data (like Python's `b = a`); clone() copies it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -30,6 +31,27 @@ class Node;
 }
 struct BackwardOptions;
 class HookHandle;
+class Tensor;
+template <class T, size_t N>
+class TensorAccessor;
+
+namespace detail {
+
+/// Tensor::data<Spelling>()'s template argument as a type, so that the call it makes is looked
+/// up where the program uses it (see Tensor::data).
+template <class Spelling>
+struct DataSpelling {};
+
+template <class Spelling>
+auto tensor_data(const Tensor& t, DataSpelling<Spelling>) {
+  static_assert(!std::is_same_v<Spelling, Spelling>,
+                "ember has no Tensor::data(): use t.detach() (same storage, no autograd "
+                "history); for an in-place update of a parameter, write it under NoGradGuard: "
+                "{ NoGradGuard g; p.sub_(lr * p.grad()); }");
+  return t;
+}
+
+}  // namespace detail
 
 class Tensor {
  public:
@@ -138,6 +160,8 @@ class Tensor {
   Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
   Tensor to(Device device, Dtype dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(const Tensor& other) const { return to(other.device(), other.dtype()); }
+  /// LibTorch's name for to(dtype).
+  Tensor toType(Dtype dtype) const { return to(dtype); }
   Tensor cpu() const { return to(Device(kCPU)); }
   Tensor cuda() const { return to(Device(kCUDA)); }
   /// Elements in row-major order as std::vector<T> (converted to T).
@@ -148,6 +172,15 @@ class Tensor {
   /// Python's t[...]: integers and slices give views; None adds an axis; Ellipsis fills.
   Tensor index(std::initializer_list<TensorIndex> indices) const;
   Tensor index(const std::vector<TensorIndex>& indices) const;
+  /// LibTorch's t[i] (select(0, i), a view) and t[indices_or_mask] (index({t})).
+  Tensor operator[](int64_t index) const { return select(0, index); }
+  Tensor operator[](const Tensor& index) const { return this->index({index}); }
+  /// LibTorch's element access for CPU loops: a.accessor<float, 2>()[i][j] reads and writes
+  /// element (i, j) through the strides (ember/tensor_accessor.h). Checks dim() == N and dtype.
+  template <class T, size_t N>
+  TensorAccessor<T, N> accessor() const&;
+  template <class T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;  // the accessor would outlive the tensor
   Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value);
   Tensor& index_put_(std::initializer_list<TensorIndex> indices, Scalar value);
   Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value);
@@ -507,14 +540,13 @@ class Tensor {
 
   /// LibTorch's Tensor::data() is refused with a message naming ember's spelling: detach()
   /// shares the data without history (and, unlike .data, the version counter, so autograd still
-  /// sees in-place changes).
-  template <class Refused = void>
+  /// sees in-place changes). The LibTorch layer (include/ember/libtorch) gives it LibTorch's
+  /// meaning by declaring detail::tensor_data(const Tensor&, DataSpelling<void>), which the
+  /// call below finds by argument-dependent lookup in programs that include the layer; without
+  /// it only the refusing template matches.
+  template <class Spelling = void>
   auto data() const {
-    static_assert(!std::is_void_v<Refused> && std::is_void_v<Refused>,
-                  "ember has no Tensor::data(): use t.detach() (same storage, no autograd "
-                  "history); for an in-place update of a parameter, write it under NoGradGuard: "
-                  "{ NoGradGuard g; p.sub_(lr * p.grad()); }");
-    return *this;
+    return tensor_data(*this, detail::DataSpelling<Spelling>{});
   }
 
  private:

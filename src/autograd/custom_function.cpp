@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <unordered_set>
 
 #include "autograd/function.h"
@@ -22,14 +24,17 @@ bool contains(const variable_list& list, const Tensor& t) {
   return false;
 }
 
-// The node's name, as LibTorch's: T's demangled name. Nodes keep a const char* (the ops' names
-// are literals), so each name is kept once for the life of the process.
-const char* node_name(const std::type_info& type) {
+// The node's name: T's demangled name put in `format` at "{}". Nodes keep a const char* (the
+// ops' names are literals), so each name is kept once for the life of the process.
+const char* node_name(const std::type_info& type, std::string_view format) {
   static std::mutex mutex;
   static std::unordered_set<std::string> names;
   int status = 0;
   char* demangled = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
-  std::string name = status == 0 && demangled ? demangled : type.name();
+  std::string name(format);
+  const size_t at = name.find("{}");
+  name.replace(at == std::string::npos ? name.size() : at, at == std::string::npos ? 0 : 2,
+               status == 0 && demangled ? demangled : type.name());
   std::free(demangled);
   std::lock_guard lock(mutex);
   return names.insert(std::move(name)).first->c_str();
@@ -83,13 +88,14 @@ struct CustomFunctionCall::State {
   std::optional<NoGradGuard> no_grad;
 };
 
-CustomFunctionCall::CustomFunctionCall(const std::type_info& function, const variable_list& inputs,
+CustomFunctionCall::CustomFunctionCall(const std::type_info& function, std::string_view name_format,
+                                       const variable_list& inputs,
                                        std::shared_ptr<AutogradContext> ctx) {
   const bool grad_mode = is_grad_enabled();
   ctx->needs_input_grad_.clear();
   for (const Tensor& t : inputs)
     ctx->needs_input_grad_.push_back(grad_mode && t.defined() && t.requires_grad());
-  state_ = std::make_unique<State>(node_name(function), inputs, std::move(ctx));
+  state_ = std::make_unique<State>(node_name(function, name_format), inputs, std::move(ctx));
 }
 
 CustomFunctionCall::~CustomFunctionCall() = default;

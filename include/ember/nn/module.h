@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "ember/nn/named.h"
 #include "ember/tensor.h"
 #include "ember/value.h"
 
@@ -28,8 +29,8 @@ namespace ember::nn {
 
 class Module;
 
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
-using NamedModules = std::vector<std::pair<std::string, std::shared_ptr<Module>>>;
+using NamedTensors = NamedList<Tensor>;
+using NamedModules = NamedList<std::shared_ptr<Module>>;
 
 /// What load_state_dict found out of place (PyTorch's _IncompatibleKeys).
 struct IncompatibleKeys {
@@ -112,6 +113,15 @@ class Module : public std::enable_shared_from_this<Module> {
   void zero_grad(bool set_to_none = true);
   /// Calls fn on every descendant, then on this module (PyTorch's order).
   Module& apply(const std::function<void(Module&)>& fn);
+  /// LibTorch's module.as<T>(): this module as T — a layer's Impl (nn::LinearImpl) or its
+  /// handle type (nn::Linear) — or nullptr when it is not one.
+  template <class T>
+  auto* as() {
+    if constexpr (requires { typename T::element_type; })
+      return dynamic_cast<typename T::element_type*>(this);
+    else
+      return dynamic_cast<T*>(this);
+  }
   Module& requires_grad_(bool requires_grad = true);
 
   // ── state ──────────────────────────────────────────────────────────────

@@ -3,6 +3,22 @@
 // positional losses and pools, at:: and c10:: for what programs name there.
 #pragma once
 
+// What LibTorch's headers bring in and programs use without including (std::isnan, std::cout,
+// std::printf, std::tuple, ...).
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "ember/tensor_accessor.h"
+
 #include "ATen/core/ivalue.h"
 #include "c10/core/TensorOptions.h"
 #include "c10/util/ArrayRef.h"
@@ -10,6 +26,7 @@
 #include "c10/util/Optional.h"
 #include "torch/detail/aten_functions.h"
 #include "torch/detail/ember_names.h"
+#include "torch/detail/tensor_data.h"
 
 namespace c10 {
 using ember::BFloat16;

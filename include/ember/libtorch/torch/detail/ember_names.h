@@ -42,6 +42,7 @@ using ember::StateDict;
 using ember::Storage;
 using ember::StorageImpl;
 using ember::Tensor;
+using ember::TensorAccessor;
 using ember::TensorImpl;
 using ember::TensorIndex;
 using ember::TensorOptionsChain;
@@ -346,6 +347,7 @@ using ember::StateDict;
 using ember::Storage;
 using ember::StorageImpl;
 using ember::Tensor;
+using ember::TensorAccessor;
 using ember::TensorImpl;
 using ember::TensorIndex;
 using ember::TensorOptionsChain;
@@ -753,6 +755,8 @@ using ember::nn::MultiheadAttentionOptions;
 using ember::nn::NLLLoss;
 using ember::nn::NLLLossImpl;
 using ember::nn::NLLLossOptions;
+using ember::nn::NamedItem;
+using ember::nn::NamedList;
 using ember::nn::NamedModules;
 using ember::nn::NamedTensors;
 using ember::nn::NonDynamicallyQuantizableLinearImpl;
@@ -1008,3 +1012,21 @@ using ember::cuda::reset_peak_memory_stats;
 using ember::cuda::set_device;
 using ember::cuda::synchronize;
 }  // namespace torch::cuda
+
+namespace torch::indexing {
+using ember::indexing::Ellipsis;
+using ember::indexing::EllipsisType;
+using ember::indexing::None;
+using ember::indexing::NoneType;
+using ember::indexing::Slice;
+using ember::indexing::SliceBound;
+}  // namespace torch::indexing
+
+namespace at::indexing {
+using ember::indexing::Ellipsis;
+using ember::indexing::EllipsisType;
+using ember::indexing::None;
+using ember::indexing::NoneType;
+using ember::indexing::Slice;
+using ember::indexing::SliceBound;
+}  // namespace at::indexing
