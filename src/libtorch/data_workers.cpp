@@ -12,6 +12,14 @@
 #include "torch/data/detail/worker_threads.h"
 #include "torch/data/worker_exception.h"
 
+namespace ember {
+// Worker threads run their kernels on one thread each, as ember's own DataLoader workers do:
+// an OpenMP team per worker, beside the training thread's, would oversubscribe the cores.
+// Declared here because it lives in src/backend/cpu/parallel.h, not yet in a public header
+// (ember/threads.h is where it belongs).
+void set_num_threads_in_this_thread(int n);
+}  // namespace ember
+
 namespace torch::data::detail {
 
 struct WorkerThreads::State {
@@ -41,6 +49,7 @@ struct WorkerThreads::State {
   std::vector<std::thread> threads;
 
   void serve(const Work& work) {
+    ember::set_num_threads_in_this_thread(1);
     std::unique_lock lock(mutex);
     while (true) {
       request_ready.wait(lock, [&] { return stopping || !requests.empty(); });

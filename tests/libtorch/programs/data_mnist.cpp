@@ -11,26 +11,25 @@ template <typename Loader>
 void print_batches(const char* name, Loader& loader, int count) {
   int seen = 0;
   for (data::Example<>& batch : loader) {
-    std::printf("%s batch %d: data [%lld, %lld, %lld, %lld] sum %.4f, targets sum %lld first %lld\n",
-                name, seen, static_cast<long long>(batch.data.size(0)),
-                static_cast<long long>(batch.data.size(1)),
-                static_cast<long long>(batch.data.size(2)),
-                static_cast<long long>(batch.data.size(3)), batch.data.sum().item<float>(),
-                static_cast<long long>(batch.target.sum().item<int64_t>()),
-                static_cast<long long>(batch.target.select(0, 0).item<int64_t>()));
+    std::printf(
+        "%s batch %d: data [%lld, %lld, %lld, %lld] sum %.4f, targets sum %lld first %lld\n", name,
+        seen, static_cast<long long>(batch.data.size(0)),
+        static_cast<long long>(batch.data.size(1)), static_cast<long long>(batch.data.size(2)),
+        static_cast<long long>(batch.data.size(3)), batch.data.sum().item<float>(),
+        static_cast<long long>(batch.target.sum().item<int64_t>()),
+        static_cast<long long>(batch.target.select(0, 0).item<int64_t>()));
     if (++seen == count) break;
   }
 }
 
 int main() {
   data::datasets::MNIST train("./data");
-  std::printf("train: size %zu, is_train %d, images [%lld, %lld, %lld, %lld] float32 %d\n",
-              train.size().value(), train.is_train(),
-              static_cast<long long>(train.images().size(0)),
-              static_cast<long long>(train.images().size(1)),
-              static_cast<long long>(train.images().size(2)),
-              static_cast<long long>(train.images().size(3)),
-              train.images().dtype() == torch::kFloat32);
+  std::printf(
+      "train: size %zu, is_train %d, images [%lld, %lld, %lld, %lld] float32 %d\n",
+      train.size().value(), train.is_train(), static_cast<long long>(train.images().size(0)),
+      static_cast<long long>(train.images().size(1)),
+      static_cast<long long>(train.images().size(2)),
+      static_cast<long long>(train.images().size(3)), train.images().dtype() == torch::kFloat32);
   std::printf("train: images sum %.2f max %.4f, targets int64 %d sum %lld\n",
               train.images().sum().item<double>(), train.images().max().item<float>(),
               train.targets().dtype() == torch::kInt64,
@@ -42,8 +41,8 @@ int main() {
               static_cast<long long>(example.data.size(2)), example.data.sum().item<float>(),
               static_cast<long long>(example.target.item<int64_t>()));
 
-  auto normalized = train.map(data::transforms::Normalize<>(0.1307, 0.3081))
-                        .map(data::transforms::Stack<>());
+  auto normalized =
+      train.map(data::transforms::Normalize<>(0.1307, 0.3081)).map(data::transforms::Stack<>());
   std::printf("normalized size %zu\n", normalized.size().value());
 
   auto sequential =
@@ -51,8 +50,8 @@ int main() {
   print_batches("sequential", *sequential, 3);
 
   torch::manual_seed(1);
-  auto random = data::make_data_loader(
-      std::move(normalized), data::DataLoaderOptions().batch_size(64).workers(0));
+  auto random = data::make_data_loader(std::move(normalized),
+                                       data::DataLoaderOptions().batch_size(64).workers(0));
   print_batches("random", *random, 3);
   print_batches("random again", *random, 2);
 
