@@ -18,6 +18,35 @@ struct Squares : data::datasets::Dataset<Squares> {
   torch::optional<size_t> size() const override { return 10; }
 };
 
+// The spellings of LibTorch's custom-dataset tutorials: torch::data::Dataset, examples built
+// from tensors kept in vectors.
+class Pairs : public torch::data::Dataset<Pairs> {
+ public:
+  Pairs() {
+    for (int64_t i = 0; i < 5; ++i) {
+      inputs_.push_back(torch::linspace(0, 1, 3) * static_cast<double>(i));
+      labels_.push_back(torch::tensor(i * 10));
+    }
+  }
+  torch::data::Example<> get(size_t index) override {
+    return {inputs_.at(index), labels_.at(index)};
+  }
+  torch::optional<size_t> size() const override { return inputs_.size(); }
+
+ private:
+  std::vector<torch::Tensor> inputs_, labels_;
+};
+
+// A BatchDataset of one's own: a whole batch per request of indices.
+struct Ranges : torch::data::BatchDataset<Ranges, torch::Tensor> {
+  torch::Tensor get_batch(c10::ArrayRef<size_t> indices) override {
+    std::vector<int64_t> values(indices.begin(), indices.end());
+    return torch::tensor(values.size() ? static_cast<double>(values.back()) : 0.0) +
+           static_cast<double>(indices.size()) * 100;
+  }
+  torch::optional<size_t> size() const override { return 7; }
+};
+
 // Data doubled, target unchanged.
 struct Twice : data::transforms::TensorTransform<> {
   torch::Tensor operator()(torch::Tensor input) override { return input * 2; }
@@ -142,6 +171,17 @@ int main() {
                 static_cast<long long>(batch.data.item<int64_t>()),
                 static_cast<long long>(batch.target.item<int64_t>()));
   }
+
+  auto pairs = data::make_data_loader<data::samplers::SequentialSampler>(
+      Pairs().map(data::transforms::Stack<>()), 2);
+  for (auto& batch : *pairs) {
+    std::printf("pairs: data [%lld, %lld] sum %.4f, targets sum %lld\n",
+                static_cast<long long>(batch.data.size(0)),
+                static_cast<long long>(batch.data.size(1)), batch.data.sum().item<float>(),
+                static_cast<long long>(batch.target.sum().item<int64_t>()));
+  }
+  auto ranges = data::make_data_loader<data::samplers::SequentialSampler>(Ranges(), 3);
+  for (torch::Tensor& batch : *ranges) std::printf("ranges: %.1f\n", batch.item<float>());
 
   // TensorDataset: rows of a tensor, and of a list of tensors, through a random sampler.
   torch::manual_seed(3);

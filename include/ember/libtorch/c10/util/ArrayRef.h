@@ -35,12 +35,16 @@ class ArrayRefOf {
   constexpr ArrayRefOf(const std::array<T, N>& a) : data_(a.data()), size_(N) {}  // NOLINT
   template <size_t N>
   constexpr ArrayRefOf(const T (&a)[N]) : data_(a), size_(N) {}  // NOLINT
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   // A braced list lives for the full expression it appears in, so this view is for calls.
   constexpr ArrayRefOf(std::initializer_list<T> l)  // NOLINT
       : data_(l.begin()), size_(l.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
   constexpr const T* data() const { return data_; }
   constexpr size_t size() const { return size_; }
