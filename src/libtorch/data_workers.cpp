@@ -84,9 +84,14 @@ WorkerThreads::WorkerThreads(std::vector<Work> workers, bool enforce_ordering,
     : state_(std::make_unique<State>()) {
   state_->enforce_ordering = enforce_ordering;
   state_->timeout = timeout;
-  for (Work& work : workers) {
-    state_->threads.emplace_back(
-        [state = state_.get(), work = std::move(work)] { state->serve(work); });
+  try {
+    for (Work& work : workers) {
+      state_->threads.emplace_back(
+          [state = state_.get(), work = std::move(work)] { state->serve(work); });
+    }
+  } catch (...) {
+    join();  // the threads already started must not outlive a failed constructor
+    throw;
   }
 }
 
@@ -95,6 +100,8 @@ WorkerThreads::~WorkerThreads() { join(); }
 void WorkerThreads::push(Payload request) {
   {
     const std::lock_guard lock(state_->mutex);
+    EMBER_CHECK(!state_->stopping, "DataLoader",
+                "the worker threads were stopped by join(): this loader delivers no more batches");
     state_->requests.push_back({state_->pushed++, std::move(request)});
   }
   state_->request_ready.notify_one();

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace data = torch::data;
@@ -51,6 +52,15 @@ struct Fragile : data::datasets::Dataset<Fragile> {
             torch::tensor(static_cast<int64_t>(index))};
   }
   torch::optional<size_t> size() const override { return 40; }
+};
+
+// Takes its time: 300 ms per example.
+struct Slow : data::datasets::Dataset<Slow> {
+  data::Example<> get(size_t index) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    return {torch::zeros({1}), torch::tensor(static_cast<int64_t>(index))};
+  }
+  torch::optional<size_t> size() const override { return 4; }
 };
 
 // A stateful dataset that the workers share: 50 numbers handed out under a lock.
@@ -115,6 +125,15 @@ int main() {
   } catch (const data::WorkerException& e) {
     std::printf("worker exception after %zu examples, original kept %d\n", before,
                 static_cast<bool>(e.original_exception));
+  }
+
+  // A batch that takes longer than the timeout.
+  auto slow = data::make_data_loader<data::samplers::SequentialSampler>(
+      Slow(), data::DataLoaderOptions(1).workers(1).timeout(std::chrono::milliseconds(50)));
+  try {
+    for (auto& batch : *slow) std::printf("slow batch of %zu\n", batch.size());
+  } catch (const c10::Error&) {
+    std::printf("waiting longer than the timeout threw\n");
   }
 
   // An epoch left early cannot be restarted while the workers still hold batches for it.
