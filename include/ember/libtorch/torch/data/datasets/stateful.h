@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "torch/data/datasets/base.h"
+#include "torch/data/detail/archive_fwd.h"
 #include "torch/data/example.h"
-#include "torch/data/samplers/base.h"
 
 namespace torch::data::datasets {
 

@@ -6,12 +6,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "torch/data/detail/archive_fwd.h"
 #include "torch/types.h"
-
-namespace torch::serialize {
-class OutputArchive;
-class InputArchive;
-}  // namespace torch::serialize
 
 namespace torch::data::samplers {
 
