@@ -40,6 +40,7 @@ using ember::kCUDA;
 }  // namespace c10
 
 namespace at {
+using c10::ArrayRef;
 using c10::IntArrayRef;
 using c10::IValue;
 using c10::TensorOptions;
@@ -48,6 +49,7 @@ using c10::optional;
 }  // namespace at
 
 namespace torch {
+using c10::ArrayRef;
 using c10::IntArrayRef;
 using c10::IValue;
 using c10::TensorOptions;
