@@ -11,6 +11,7 @@ add_library(ember::ember_libtorch ALIAS ember_libtorch)
 target_include_directories(ember_libtorch
   PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include/ember/libtorch>
          $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/ember/libtorch>)
+target_include_directories(ember_libtorch PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(ember_libtorch PUBLIC ember)
 target_compile_options(ember_libtorch PRIVATE -Wall -Wextra)
 set_target_properties(ember_libtorch PROPERTIES VERSION ${PROJECT_VERSION}

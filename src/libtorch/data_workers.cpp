@@ -8,17 +8,10 @@
 #include <mutex>
 #include <thread>
 
+#include "backend/cpu/parallel.h"  // set_num_threads_in_this_thread, as src/data's workers
 #include "ember/error.h"
 #include "torch/data/detail/worker_threads.h"
 #include "torch/data/worker_exception.h"
-
-namespace ember {
-// Worker threads run their kernels on one thread each, as ember's own DataLoader workers do:
-// an OpenMP team per worker, beside the training thread's, would oversubscribe the cores.
-// Declared here because it lives in src/backend/cpu/parallel.h, not yet in a public header
-// (ember/threads.h is where it belongs).
-void set_num_threads_in_this_thread(int n);
-}  // namespace ember
 
 namespace torch::data::detail {
 
@@ -49,6 +42,8 @@ struct WorkerThreads::State {
   std::vector<std::thread> threads;
 
   void serve(const Work& work) {
+    // One kernel thread per worker, as ember's own DataLoader workers: an OpenMP team per
+    // worker beside the training thread's would oversubscribe the cores.
     ember::set_num_threads_in_this_thread(1);
     std::unique_lock lock(mutex);
     while (true) {
