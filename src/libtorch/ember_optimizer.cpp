@@ -89,12 +89,11 @@ void EngineOptimizer::load(serialize::InputArchive& archive) {
   c10::IValue state, groups;
   archive.read("state", state);
   archive.read("param_groups", groups);
-  push();  // the engine's parameter lists are the ones the saved ids map onto
+  push();               // the engine's parameter lists are the ones the saved ids map onto
+  state_lent_ = false;  // what state() gave out is replaced
   engine_->load_state_dict(ember::Dict{{"state", state}, {"param_groups", groups}});
-  for (size_t i = 0; i < param_groups_.size(); ++i)
-    read_engine_options(engine_->param_groups()[i], param_groups_[i].options());
+  push();  // the program's options over the loaded ones, as LibTorch keeps them
   state_current_ = false;
-  state_lent_ = false;
 }
 
 }  // namespace torch::optim::detail

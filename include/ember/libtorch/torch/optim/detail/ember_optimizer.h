@@ -9,8 +9,10 @@
 // become its option Dict (ember's resolve_options, so keys, order and int/float kinds are
 // PyTorch's; keys the engine group has beyond them, e.g. from a loaded Python state dict, stay),
 // its parameter list replaces the engine group's, and state handed out by state() is written
-// back. load() goes the other way: the engine loads the state dict, then its groups are read
-// back into the typed options. state() is filled from the engine when asked, updating the
+// back. load() restores the state only, as LibTorch 1.13 does (its archives carry the groups'
+// options, but it keeps the options the program constructed): the engine loads the state dict,
+// then the typed options are pushed over the loaded ones. state() is filled from the engine when
+// asked, updating the
 // objects it gave before (so references to them stay valid across steps); its tensors are the
 // engine's own, so an in-place change to one reaches the optimizer at once.
 #pragma once
@@ -44,9 +46,6 @@ class EngineOptimizer : public Optimizer {
 
   /// The group's options as PyTorch's group dict.
   virtual ember::Dict engine_options(const OptimizerOptions& options) const = 0;
-  /// The typed options as the engine group holds them.
-  virtual void read_engine_options(const ember::optim::ParamGroup& group,
-                                   OptimizerOptions& options) const = 0;
   virtual void add_engine_group(const OptimizerParamGroup& group) = 0;
   virtual std::unique_ptr<OptimizerParamState> new_state() const = 0;
   virtual void read_engine_state(const ember::Dict& engine_state,
@@ -87,10 +86,6 @@ class EmberOptimizer : public EngineOptimizer {
     return ember::optim::resolve_options(typename Options::EmberOptions{},
                                          to_ember(typed(options)));
   }
-  void read_engine_options(const ember::optim::ParamGroup& group,
-                           OptimizerOptions& options) const override {
-    read_group(typed(options), group);
-  }
   void add_engine_group(const OptimizerParamGroup& group) override {
     static_cast<Engine&>(engine()).add_param_group(
         {group.params(), to_ember(typed(group.options()))});
@@ -119,9 +114,6 @@ class EmberOptimizer : public EngineOptimizer {
   }
   static const Options& typed(const OptimizerOptions& o) {
     return checked<const Options>(o, "its own options type in every parameter group");
-  }
-  static Options& typed(OptimizerOptions& o) {
-    return checked<Options>(o, "its own options type in every parameter group");
   }
   static const State& typed(const OptimizerParamState& s) {
     return checked<const State>(s, "its own parameter state type in state()");

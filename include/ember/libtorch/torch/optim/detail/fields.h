@@ -1,8 +1,8 @@
 // The fields of LibTorch's optimizer options and parameter states, declared once per class and
 // used generically: the builder accessors (EMBER_TORCH_OPTIM_ARG, LibTorch's TORCH_ARG for these
 // classes), and a table of {key, member, ember's member} that converts to ember's options
-// structs, reads an ember parameter group back, compares, and moves fields to and from
-// archives and ember's per-parameter state Dicts. Five optimizers share this instead of each
+// structs, compares, and moves fields to and from archives and ember's per-parameter state
+// Dicts. Five optimizers share this instead of each
 // spelling every field five times.
 #pragma once
 
@@ -72,13 +72,6 @@ void option_from_value(const ember::Value& value, const char* key, double& out);
 void option_from_value(const ember::Value& value, const char* key, bool& out);
 void option_from_value(const ember::Value& value, const char* key, Betas& out);
 
-/// Reads a group option into a LibTorch field; an absent key (a file from another version)
-/// keeps the field's value.
-template <class T>
-void read_option(const ember::optim::ParamGroup& group, const char* key, T& out) {
-  if (group.has_option(key)) option_from_value(group.options().at(ember::Value(key)), key, out);
-}
-
 /// ember's options struct with every field set from the LibTorch options.
 template <class Options>
 typename Options::EmberOptions to_ember(const Options& options) {
@@ -87,13 +80,6 @@ typename Options::EmberOptions to_ember(const Options& options) {
       [&](const auto&... f) { ((out.*(f.ember) = ember_setting(options.*(f.member))), ...); },
       Options::fields());
   return out;
-}
-
-/// The LibTorch options as they stand in an ember parameter group (after load_state_dict).
-template <class Options>
-void read_group(Options& options, const ember::optim::ParamGroup& group) {
-  std::apply([&](const auto&... f) { (read_option(group, f.key, options.*(f.member)), ...); },
-             Options::fields());
 }
 
 template <class Options>
