@@ -23,7 +23,7 @@ void EngineOptimizer::param_group_added(const OptimizerParamGroup& group) {
   engine_->param_groups().back().options() = engine_options(group.options());
 }
 
-void EngineOptimizer::push() const {
+void EngineOptimizer::push_groups() const {
   std::vector<ember::optim::ParamGroup>& groups = engine_->param_groups();
   // Groups a program appended to param_groups() itself rather than by add_param_group.
   for (size_t i = groups.size(); i < param_groups_.size(); ++i)
@@ -37,49 +37,63 @@ void EngineOptimizer::push() const {
     for (const auto& [key, value] : engine_options(param_groups_[i].options()))
       options.insert(key, value);
   }
-  if (state_lent_) {
-    std::unordered_map<std::string, Tensor> params;
-    for (const OptimizerParamGroup& g : param_groups_)
-      for (const Tensor& p : g.params()) params.emplace(state_key(p), p);
-    for (const auto& [key, state] : state_) {
-      auto it = params.find(key);
-      EMBER_CHECK(it != params.end(), engine_->name(), "state() has an entry '", key,
-                  "' that is no parameter of the optimizer");
-      if (state) write_engine_state(*state, engine_->state(it->second));
-    }
-    state_lent_ = false;
+}
+
+void EngineOptimizer::push_state() const {
+  if (!state_lent_) return;
+  std::unordered_map<std::string, Tensor> params;
+  for (const OptimizerParamGroup& g : param_groups_)
+    for (const Tensor& p : g.params()) params.emplace(state_key(p), p);
+  for (const auto& [key, state] : state_) {
+    auto it = params.find(key);
+    EMBER_CHECK(it != params.end(), engine_->name(), "state() has an entry '", key,
+                "' that is no parameter of the optimizer");
+    if (state) write_engine_state(*state, engine_->state(it->second));
   }
+}
+
+void EngineOptimizer::pull_state() const {
+  auto& state = const_cast<OptimizerState&>(state_);
+  std::unordered_map<std::string, bool> present;
+  for (const OptimizerParamGroup& g : param_groups_)
+    for (const Tensor& p : g.params()) {
+      const ember::Dict& engine_state = engine_->state(p);
+      if (engine_state.empty()) continue;
+      const std::string key = state_key(p);
+      std::unique_ptr<OptimizerParamState>& entry = state[key];
+      if (!entry) entry = new_state();  // existing objects are updated, not replaced
+      read_engine_state(engine_state, *entry);
+      present[key] = true;
+    }
+  std::erase_if(state, [&](const auto& kv) { return !present.count(kv.first); });
+  state_current_ = true;
 }
 
 void EngineOptimizer::state_requested(bool writable) const {
-  if (!state_current_) {
-    auto& state = const_cast<OptimizerState&>(state_);
-    std::unordered_map<std::string, bool> present;
-    for (const OptimizerParamGroup& g : param_groups_)
-      for (const Tensor& p : g.params()) {
-        const ember::Dict& engine_state = engine_->state(p);
-        if (engine_state.empty()) continue;
-        const std::string key = state_key(p);
-        std::unique_ptr<OptimizerParamState>& entry = state[key];
-        if (!entry) entry = new_state();  // existing objects are updated, not replaced
-        read_engine_state(engine_state, *entry);
-        present[key] = true;
-      }
-    std::erase_if(state, [&](const auto& kv) { return !present.count(kv.first); });
-    state_current_ = true;
-  }
+  if (!state_current_) pull_state();
   if (writable) state_lent_ = true;
 }
 
+void EngineOptimizer::engine_changed() {
+  // Objects a program may hold are kept current, as LibTorch's own are; otherwise state() makes
+  // them when asked.
+  if (state_lent_)
+    pull_state();
+  else
+    state_current_ = false;
+}
+
 Tensor EngineOptimizer::step(LossClosure closure) {
-  push();
+  push_groups();
+  push_state();
   Tensor loss = engine_->step(closure);
-  state_current_ = false;
+  engine_changed();
   return loss;
 }
 
 void EngineOptimizer::save(serialize::OutputArchive& archive) const {
-  push();
+  push_groups();
+  push_state();
   const ember::Value state_dict = engine_->state_dict();
   archive.write("state", state_dict["state"]);
   archive.write("param_groups", state_dict["param_groups"]);
@@ -89,11 +103,10 @@ void EngineOptimizer::load(serialize::InputArchive& archive) {
   c10::IValue state, groups;
   archive.read("state", state);
   archive.read("param_groups", groups);
-  push();               // the engine's parameter lists are the ones the saved ids map onto
-  state_lent_ = false;  // what state() gave out is replaced
+  push_groups();  // the engine's parameter lists are the ones the saved ids map onto
   engine_->load_state_dict(ember::Dict{{"state", state}, {"param_groups", groups}});
-  push();  // the program's options over the loaded ones, as LibTorch keeps them
-  state_current_ = false;
+  push_groups();  // the program's options over the loaded ones, as LibTorch keeps them
+  engine_changed();
 }
 
 }  // namespace torch::optim::detail

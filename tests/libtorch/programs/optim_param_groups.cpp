@@ -145,6 +145,28 @@ int main() {
   std::printf("adam state: %zu entries, steps %lld, exp_avg %.6f exp_avg_sq %.8f, amsgrad %d\n",
               adam.state().size(), static_cast<long long>(steps), exp_avg, exp_avg_sq, with_max);
 
+  // State objects held across steps stay current, and changes made through them (a step count,
+  // a replaced tensor) reach the optimizer's next step.
+  std::vector<torch::optim::AdamParamState*> held;
+  for (auto& entry : adam.state())
+    held.push_back(static_cast<torch::optim::AdamParamState*>(entry.second.get()));
+  for (auto* state : held) {
+    state->step(1);
+    state->exp_avg(torch::zeros_like(state->exp_avg()));
+  }
+  adam.zero_grad();
+  (loss_of(first, x, y) + loss_of(second, x, y)).backward();
+  adam.step();
+  int64_t held_steps = 0;
+  float held_exp_avg = 0;
+  for (auto* state : held) {
+    held_steps += state->step();
+    held_exp_avg += state->exp_avg().sum().item<float>();
+  }
+  std::printf("held state: steps %lld, exp_avg %.6f, first %.6f second %.6f\n",
+              static_cast<long long>(held_steps), held_exp_avg, sum_of(first->parameters()),
+              sum_of(second->parameters()));
+
   // SGD's momentum buffers, RMSprop's and Adagrad's state.
   int buffers = 0;
   for (auto& entry : sgd.state()) {

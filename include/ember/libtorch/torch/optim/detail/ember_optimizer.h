@@ -9,12 +9,12 @@
 // become its option Dict (ember's resolve_options, so keys, order and int/float kinds are
 // PyTorch's; keys the engine group has beyond them, e.g. from a loaded Python state dict, stay),
 // its parameter list replaces the engine group's, and state handed out by state() is written
-// back. load() restores the state only, as LibTorch 1.13 does (its archives carry the groups'
+// back (and read again after the step, so objects a program holds stay current, as LibTorch's
+// do). load() restores the state only, as LibTorch 1.13 does (its archives carry the groups'
 // options, but it keeps the options the program constructed): the engine loads the state dict,
 // then the typed options are pushed over the loaded ones. state() is filled from the engine when
-// asked, updating the
-// objects it gave before (so references to them stay valid across steps); its tensors are the
-// engine's own, so an in-place change to one reaches the optimizer at once.
+// asked, updating the objects it gave before (references to them stay valid); their tensors are
+// the engine's own, so an in-place change to one reaches the optimizer at once.
 #pragma once
 
 #include <memory>
@@ -56,12 +56,18 @@ class EngineOptimizer : public Optimizer {
  private:
   void param_group_added(const OptimizerParamGroup& group) override;
   void state_requested(bool writable) const override;
-  /// LibTorch's objects into the engine (Note [LibTorch optimizers over ember's]).
-  void push() const;
+  // LibTorch's objects into the engine and back (Note [LibTorch optimizers over ember's]).
+  void push_groups() const;
+  void push_state() const;
+  void pull_state() const;
+  /// After a step or a load.
+  void engine_changed();
 
   std::unique_ptr<ember::optim::Optimizer> engine_;
   mutable bool state_current_ = false;  // state_ mirrors the engine's state
-  mutable bool state_lent_ = false;     // state() gave state_ out for writing since the last push
+  // state() gave state_ out for writing: the program may hold its objects and change them, so
+  // they are written back before each step and read again after it, from then on.
+  mutable bool state_lent_ = false;
 };
 
 /// Options: a TypedOptions with EmberOptions; State: a TypedParamState; Engine: ember's
