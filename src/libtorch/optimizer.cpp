@@ -109,7 +109,12 @@ void Optimizer::add_param_group(const OptimizerParamGroup& param_group) {
   param_groups_.emplace_back(param_group.params(), param_group.has_options()
                                                        ? param_group.options().clone()
                                                        : defaults_->clone());
-  param_group_added(param_groups_.back());
+  try {
+    param_group_added(param_groups_.back());
+  } catch (...) {
+    param_groups_.pop_back();  // a group the optimizer refused is not half added
+    throw;
+  }
 }
 
 void Optimizer::add_parameters(const std::vector<Tensor>& parameters) {

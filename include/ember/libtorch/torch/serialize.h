@@ -15,6 +15,7 @@
 // read: the reader says so.
 #pragma once
 
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
