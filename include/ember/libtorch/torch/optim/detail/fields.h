@@ -2,8 +2,7 @@
 // used generically: the builder accessors (EMBER_TORCH_OPTIM_ARG, LibTorch's TORCH_ARG for these
 // classes), and a table of {key, member, ember's member} that converts to ember's options
 // structs, compares, and moves fields to and from archives and ember's per-parameter state
-// Dicts. Five optimizers share this instead of each
-// spelling every field five times.
+// Dicts. Five optimizers share this instead of each spelling every field five times.
 #pragma once
 
 #include <cstdint>
