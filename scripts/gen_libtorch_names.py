@@ -42,6 +42,8 @@ OWN = {
         "TensorOptions",
         # ATen's positional signatures (weight, reduction, ...), not ember's options structs
         "avg_pool2d", "binary_cross_entropy", "max_pool2d", "mse_loss", "nll_loss",
+        # LibTorch's torch::save(value, args...) / torch::load(value&, args...)
+        "load", "save",
     },
     "at": {"TensorOptions", "avg_pool2d", "binary_cross_entropy", "max_pool2d", "mse_loss",
            "nll_loss"},
@@ -50,7 +52,10 @@ OWN = {
     "torch::nn::functional": set(),
     "torch::nn::init": set(),
     "torch::nn::utils": set(),
-    "torch::optim": set(),
+    # LibTorch's optimizer base, option builders and schedulers
+    "torch::optim": {"Adagrad", "AdagradOptions", "Adam", "AdamOptions", "AdamW", "AdamWOptions",
+                     "LRScheduler", "Optimizer", "RMSprop", "RMSpropOptions", "SGD", "SGDOptions",
+                     "StepLR"},
     "torch::cuda": set(),
     "torch::indexing": set(),
     "at::indexing": set(),

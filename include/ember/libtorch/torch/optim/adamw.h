@@ -1,0 +1,63 @@
+// LibTorch's AdamW (decoupled weight decay, 1e-2 by default): AdamWOptions(lr).betas(...)
+// .eps().weight_decay().amsgrad(), AdamWParamState (step, exp_avg, exp_avg_sq,
+// max_exp_avg_sq), over ember's optim::AdamW (Note [LibTorch optimizers over ember's]).
+//
+//   torch::optim::AdamW optimizer(model->parameters(),
+//   torch::optim::AdamWOptions(1e-3).weight_decay(0.1));
+#pragma once
+
+#include <cstdint>
+#include <tuple>
+
+#include "ember/optim/adam.h"
+#include "torch/optim/detail/ember_optimizer.h"
+
+namespace torch::optim {
+
+struct AdamWOptions : public detail::TypedOptions<AdamWOptions> {
+  AdamWOptions(double lr = 1e-3) : lr_(lr) {}  // NOLINT: implicit, as LibTorch's
+  typedef std::tuple<double, double> betas_t;
+  EMBER_TORCH_OPTIM_ARG(double, lr) = 1e-3;
+  EMBER_TORCH_OPTIM_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
+  EMBER_TORCH_OPTIM_ARG(double, eps) = 1e-8;
+  EMBER_TORCH_OPTIM_ARG(double, weight_decay) = 1e-2;
+  EMBER_TORCH_OPTIM_ARG(bool, amsgrad) = false;
+
+ public:
+  using EmberOptions = ember::optim::AdamWOptions;
+  static auto fields() {
+    using O = AdamWOptions;
+    using E = EmberOptions;
+    return std::make_tuple(detail::OptionField{"lr", &O::lr_, &E::lr},
+                           detail::OptionField{"betas", &O::betas_, &E::betas},
+                           detail::OptionField{"eps", &O::eps_, &E::eps},
+                           detail::OptionField{"weight_decay", &O::weight_decay_, &E::weight_decay},
+                           detail::OptionField{"amsgrad", &O::amsgrad_, &E::amsgrad});
+  }
+};
+
+struct AdamWParamState : public detail::TypedParamState<AdamWParamState> {
+  EMBER_TORCH_OPTIM_ARG(int64_t, step) = 0;
+  EMBER_TORCH_OPTIM_ARG(torch::Tensor, exp_avg);
+  EMBER_TORCH_OPTIM_ARG(torch::Tensor, exp_avg_sq);
+  EMBER_TORCH_OPTIM_ARG(torch::Tensor, max_exp_avg_sq) = {};
+
+ public:
+  static auto fields() {
+    using S = AdamWParamState;
+    return std::make_tuple(detail::StateField{"step", &S::step_},
+                           detail::StateField{"exp_avg", &S::exp_avg_},
+                           detail::StateField{"exp_avg_sq", &S::exp_avg_sq_},
+                           detail::StateField{"max_exp_avg_sq", &S::max_exp_avg_sq_});
+  }
+};
+
+class AdamW : public detail::EmberOptimizer<AdamWOptions, AdamWParamState, ember::optim::AdamW> {
+ public:
+  explicit AdamW(std::vector<OptimizerParamGroup> param_groups, AdamWOptions defaults = {})
+      : EmberOptimizer(std::move(param_groups), defaults) {}
+  explicit AdamW(std::vector<Tensor> params, AdamWOptions defaults = {})
+      : EmberOptimizer(std::move(params), defaults) {}
+};
+
+}  // namespace torch::optim
