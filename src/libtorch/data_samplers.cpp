@@ -6,22 +6,28 @@
 #include <numeric>
 #include <random>
 
+#include "ember/creation.h"
 #include "ember/error.h"
 #include "torch/data/samplers/distributed.h"
 #include "torch/data/samplers/random.h"
 #include "torch/data/samplers/sequential.h"
 #include "torch/data/samplers/stream.h"
+#include "torch/serialize/input-archive.h"
+#include "torch/serialize/output-archive.h"
 
 namespace torch::data::samplers {
 
 namespace {
 
-// Until the layer has torch::serialize's archives, saving or loading a sampler's position
-// says so instead of doing nothing.
-[[noreturn]] void no_archives(const char* op) {
-  ember::fail(op,
-              "torch::serialize::OutputArchive/InputArchive are not in ember's LibTorch layer "
-              "yet, so a sampler's position cannot be saved or loaded");
+// A sampler's position and sizes go into its archive as int64 tensors, as LibTorch keeps them.
+void write_count(serialize::OutputArchive& archive, const std::string& key, size_t value) {
+  archive.write(key, ember::full(std::vector<int64_t>{}, int64_t(value), {.dtype = kInt64}));
+}
+
+size_t read_count(serialize::InputArchive& archive, const std::string& key) {
+  Tensor value;
+  archive.read(key, value);
+  return size_t(value.item<int64_t>());
 }
 
 void check_replicas(const char* op, size_t num_replicas, size_t rank) {
@@ -50,10 +56,12 @@ optional<std::vector<size_t>> SequentialSampler::next(size_t batch_size) {
   return indices;
 }
 
-void SequentialSampler::save(serialize::OutputArchive&) const {
-  no_archives("SequentialSampler::save");
+void SequentialSampler::save(serialize::OutputArchive& archive) const {
+  write_count(archive, "index", index_);
 }
-void SequentialSampler::load(serialize::InputArchive&) { no_archives("SequentialSampler::load"); }
+void SequentialSampler::load(serialize::InputArchive& archive) {
+  index_ = read_count(archive, "index");
+}
 size_t SequentialSampler::index() const noexcept { return index_; }
 
 // ── RandomSampler ────────────────────────────────────────────────────────────────────────
@@ -79,8 +87,14 @@ optional<std::vector<size_t>> RandomSampler::next(size_t batch_size) {
   return std::vector<size_t>(values, values + count);
 }
 
-void RandomSampler::save(serialize::OutputArchive&) const { no_archives("RandomSampler::save"); }
-void RandomSampler::load(serialize::InputArchive&) { no_archives("RandomSampler::load"); }
+void RandomSampler::save(serialize::OutputArchive& archive) const {
+  write_count(archive, "index", size_t(index_));
+  archive.write("indexes", indices_);
+}
+void RandomSampler::load(serialize::InputArchive& archive) {
+  index_ = int64_t(read_count(archive, "index"));
+  archive.read("indexes", indices_);
+}
 size_t RandomSampler::index() const noexcept { return size_t(index_); }
 
 // ── DistributedRandomSampler ─────────────────────────────────────────────────────────────
@@ -119,11 +133,15 @@ optional<std::vector<size_t>> DistributedRandomSampler::next(size_t batch_size) 
   return indices;
 }
 
-void DistributedRandomSampler::save(serialize::OutputArchive&) const {
-  no_archives("DistributedRandomSampler::save");
+void DistributedRandomSampler::save(serialize::OutputArchive& archive) const {
+  write_count(archive, "sample_index", sample_index_);
+  write_count(archive, "epoch", epoch_);
 }
-void DistributedRandomSampler::load(serialize::InputArchive&) {
-  no_archives("DistributedRandomSampler::load");
+void DistributedRandomSampler::load(serialize::InputArchive& archive) {
+  // The permutation is a function of the epoch: drawn again, then the position restored.
+  epoch_ = read_count(archive, "epoch");
+  reset(size_);
+  sample_index_ = read_count(archive, "sample_index");
 }
 size_t DistributedRandomSampler::index() const noexcept { return sample_index_ - begin_index_; }
 
@@ -157,11 +175,11 @@ optional<std::vector<size_t>> DistributedSequentialSampler::next(size_t batch_si
   return indices;
 }
 
-void DistributedSequentialSampler::save(serialize::OutputArchive&) const {
-  no_archives("DistributedSequentialSampler::save");
+void DistributedSequentialSampler::save(serialize::OutputArchive& archive) const {
+  write_count(archive, "sample_index", sample_index_);
 }
-void DistributedSequentialSampler::load(serialize::InputArchive&) {
-  no_archives("DistributedSequentialSampler::load");
+void DistributedSequentialSampler::load(serialize::InputArchive& archive) {
+  sample_index_ = read_count(archive, "sample_index");
 }
 size_t DistributedSequentialSampler::index() const noexcept { return sample_index_ - begin_index_; }
 
@@ -185,7 +203,11 @@ optional<BatchSize> StreamSampler::next(size_t batch_size) {
   return BatchSize(count);
 }
 
-void StreamSampler::save(serialize::OutputArchive&) const { no_archives("StreamSampler::save"); }
-void StreamSampler::load(serialize::InputArchive&) { no_archives("StreamSampler::load"); }
+void StreamSampler::save(serialize::OutputArchive& archive) const {
+  write_count(archive, "examples_retrieved_so_far", examples_retrieved_so_far_);
+}
+void StreamSampler::load(serialize::InputArchive& archive) {
+  examples_retrieved_so_far_ = read_count(archive, "examples_retrieved_so_far");
+}
 
 }  // namespace torch::data::samplers
