@@ -6,6 +6,11 @@ target_link_libraries(ember_ops PRIVATE ember)
 target_include_directories(ember_ops PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_compile_options(ember_ops PRIVATE -Wall -Wextra)
 
+# The LibTorch training twin built unchanged on ember's LibTorch layer (docs/libtorch-idioms.md):
+# bench/train_compare.py runs it beside the same source built on LibTorch.
+add_executable(train_libtorch_on_ember ${CMAKE_CURRENT_SOURCE_DIR}/train_libtorch.cpp)
+target_link_libraries(train_libtorch_on_ember PRIVATE ember_libtorch ZLIB::ZLIB)
+
 find_package(Torch QUIET PATHS /usr/lib/x86_64-linux-gnu/cmake/Torch)
 if(Torch_FOUND)
   add_executable(libtorch_ops ${CMAKE_CURRENT_SOURCE_DIR}/libtorch_ops.cpp)

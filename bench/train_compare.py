@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Trains the reference CNN on Fashion-MNIST with ember (examples/fashion_mnist), PyTorch 1.13
 (bench/train_torch.py), the same PyTorch script through ember-python (ember_py: ember's Python
-package, when built) and LibTorch (bench/train_libtorch.cpp, when built) — same model, data,
+package, when built) and LibTorch (bench/train_libtorch.cpp, when built; also built unchanged on ember's LibTorch
+layer as train_libtorch_on_ember) — same model, data,
 hyper-parameters and thread count — in rounds (A B C A B C ...), and prints per side: training
 images/s over the whole run (data loading included, validation excluded), seconds of training
 until the test accuracy first reaches 90% (at epoch granularity), the final accuracy and the
@@ -135,6 +136,11 @@ def main():
     if os.path.exists(libtorch) and args.amp == "none" and not args.limit and not args.val_limit:
         sides["libtorch"] = lambda seed: twin_side(
             [libtorch, e, t, "/usr/share/datasets/fashion-mnist", str(seed)])
+    # The same LibTorch source, unchanged, built on ember's LibTorch layer (include/ember/libtorch).
+    on_ember = os.path.join(args.build, "bench", "train_libtorch_on_ember")
+    if os.path.exists(on_ember) and args.amp == "none" and not args.limit and not args.val_limit:
+        sides["libtorch_on_ember"] = lambda seed: twin_side(
+            [on_ember, e, t, "/usr/share/datasets/fashion-mnist", str(seed)])
     if args.seeds:
         return accuracy_over_seeds(sides, args.seeds)
     results = {name: [] for name in sides}
@@ -157,7 +163,7 @@ def main():
     if "ember_f32" in sides:
         print(f"throughput ember {args.amp} / ember float32: "
               f"{med('ember', 'img_s') / med('ember_f32', 'img_s'):.2f}x")
-    others = [n for n in sides if n not in ("ember", "ember_f32", "ember_py")]
+    others = [n for n in sides if n not in ("ember", "ember_f32", "ember_py", "libtorch_on_ember")]
     best_img = max(med(n, "img_s") for n in others)
     print(f"throughput ember / best: {med('ember', 'img_s') / best_img:.2f}x (target >= 1.3)")
     if "ember_py" in sides:
@@ -165,6 +171,9 @@ def main():
               f"{med('ember_py', 'img_s') / med('pytorch', 'img_s'):.2f}x (target >= 1.3); "
               f"/ ember's C++ program: {med('ember_py', 'img_s') / med('ember', 'img_s'):.2f}x "
               "(target >= 0.9)")
+    if "libtorch_on_ember" in sides and "libtorch" in sides:
+        print(f"throughput of the LibTorch program on ember / on LibTorch: "
+              f"{med('libtorch_on_ember', 'img_s') / med('libtorch', 'img_s'):.2f}x (target >= 1)")
     lt = "libtorch" if "libtorch" in sides else "pytorch"
     if med("ember", "to90") and med(lt, "to90"):
         print(f"seconds to 90% ember / {lt}: {med('ember', 'to90') / med(lt, 'to90'):.2f} "
