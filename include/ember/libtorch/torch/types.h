@@ -1,6 +1,7 @@
 // LibTorch's core spellings on ember: torch::Tensor (ember::Tensor itself), the dtypes, the
 // factories and ops (ember's, by using-declarations), the TensorOptions builder, ATen's
-// positional losses and pools, at:: and c10:: for what programs name there.
+// positional losses and pools, at:: and c10:: for what programs name there; and LibTorch's
+// tensor format for std::ostream << tensor (torch/detail/print.h).
 #pragma once
 
 #include "ATen/core/ivalue.h"
@@ -10,6 +11,7 @@
 #include "c10/util/Optional.h"
 #include "torch/detail/aten_functions.h"
 #include "torch/detail/ember_names.h"
+#include "torch/detail/print.h"
 
 namespace c10 {
 using ember::BFloat16;
