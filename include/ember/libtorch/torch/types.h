@@ -1,6 +1,7 @@
 // LibTorch's core spellings on ember: torch::Tensor (ember::Tensor itself), the dtypes, the
 // factories and ops (ember's, by using-declarations), the TensorOptions builder, ATen's
-// positional losses and pools, at:: and c10:: for what programs name there.
+// positional losses and pools, at:: and c10:: for what programs name there; and LibTorch's
+// tensor format for std::ostream << tensor (torch/detail/print.h).
 #pragma once
 
 // What LibTorch's headers bring in and programs use without including (std::isnan, std::cout,
@@ -26,6 +27,7 @@
 #include "c10/util/Optional.h"
 #include "torch/detail/aten_functions.h"
 #include "torch/detail/ember_names.h"
+#include "torch/detail/print.h"
 #include "torch/detail/tensor_data.h"
 
 namespace c10 {
