@@ -27,6 +27,7 @@
 #include "c10/util/Optional.h"
 #include "torch/detail/aten_functions.h"
 #include "torch/detail/ember_names.h"
+#include "torch/detail/factories.h"
 #include "torch/detail/print.h"
 #include "torch/detail/tensor_data.h"
 
