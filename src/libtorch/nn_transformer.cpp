@@ -37,6 +37,22 @@ ember::nn::LayerNorm ember_norm(const AnyModule& norm) {
   return ember::nn::LayerNorm(layer_norm);
 }
 
+/// The random numbers LibTorch draws on top of ember's for one copy of an encoder layer.
+/// LibTorch copies the layer with Cloneable::clone, which re-initialises the copy (as ember's
+/// copy does) and then clones each child of the original the same way, re-initialising it
+/// once more (the values are then overwritten with the layer's). Building the same children
+/// again, and dropping them, advances the generator as far: self_attn (its out_proj, then the
+/// in_proj draw), out_proj's own clone, linear1, linear2.
+void draw_as_libtorch_clone(const ember::nn::TransformerEncoderLayerImpl& layer) {
+  const int64_t d_model = layer.d_model, feedforward = layer.options.dim_feedforward;
+  ember::nn::MultiheadAttention(
+      d_model, layer.nhead,
+      {.dropout = layer.options.dropout, .bias = layer.self_attn->options.bias});
+  ember::nn::Linear(d_model, d_model, {.bias = layer.self_attn->options.bias});
+  ember::nn::Linear(d_model, feedforward);
+  ember::nn::Linear(feedforward, d_model);
+}
+
 }  // namespace
 
 MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& options_)
@@ -64,6 +80,9 @@ ember::nn::TransformerLayerOptions transformer_layer_options(const char* op,
 TransformerEncoderImpl::TransformerEncoderImpl(TransformerEncoderOptions options_)
     : ember::nn::TransformerEncoderImpl(ember_layer(options_.encoder_layer()),
                                         options_.num_layers(), ember_norm(options_.norm())),
-      options(std::move(options_)) {}
+      options(std::move(options_)) {
+  for (int64_t i = 0; i < options.num_layers(); ++i)
+    draw_as_libtorch_clone(*options.encoder_layer());
+}
 
 }  // namespace torch::nn

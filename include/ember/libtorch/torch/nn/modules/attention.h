@@ -1,5 +1,6 @@
 // torch::nn::MultiheadAttention over ember's, with LibTorch's options and forward (the masks
-// and flags positional, after query, key and value; inputs (L, N, E)):
+// and flags positional, after query, key and value; inputs (L, N, E); attn_mask added to the
+// scores, as LibTorch 1.13's C++ attention does, even when it is bool):
 //   torch::nn::MultiheadAttention mha(16, 4);
 //   auto [out, weights] = mha(q, k, v);  mha->forward(q, k, v, key_padding_mask, false);
 #pragma once
@@ -14,6 +15,16 @@
 #include "torch/nn/options/activation.h"
 
 namespace torch::nn {
+
+namespace detail {
+/// The attention mask as LibTorch 1.13's C++ attention applies it: it adds the mask to the
+/// scores, so a bool mask adds 1 where true (it does not block, unlike PyTorch's Python
+/// attention and ember's); a float mask is added as it is.
+inline ember::Tensor libtorch_attn_mask(const ember::Tensor& mask, const ember::Tensor& query) {
+  if (!mask.defined() || mask.dtype() != ember::kBool) return mask;
+  return mask.to(query.dtype());
+}
+}  // namespace detail
 
 class MultiheadAttentionImpl : public ember::nn::MultiheadAttentionImpl {
  public:
@@ -30,7 +41,7 @@ class MultiheadAttentionImpl : public ember::nn::MultiheadAttentionImpl {
         query, key, value,
         {.key_padding_mask = key_padding_mask,
          .need_weights = need_weights,
-         .attn_mask = attn_mask,
+         .attn_mask = detail::libtorch_attn_mask(attn_mask, query),
          .average_attn_weights = average_attn_weights});
   }
   EMBER_TORCH_LAYER_NAME(MultiheadAttention)

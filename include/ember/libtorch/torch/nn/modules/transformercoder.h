@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "ember/nn/layers/transformer.h"
+#include "torch/nn/modules/attention.h"
 #include "torch/nn/modules/common.h"
 #include "torch/nn/modules/utils.h"
 #include "torch/nn/options/transformercoder.h"
@@ -17,8 +18,14 @@ class TransformerEncoderImpl : public ember::nn::TransformerEncoderImpl {
  public:
   TransformerEncoderImpl(TransformerEncoderLayer encoder_layer, int64_t num_layers)
       : TransformerEncoderImpl(TransformerEncoderOptions(std::move(encoder_layer), num_layers)) {}
-  /// The norm, when given, must hold a LayerNorm (ember's encoder takes no other).
+  /// The norm, when given, must hold a LayerNorm (ember's encoder takes no other). The random
+  /// generator advances as with LibTorch's, whose copies of the layer draw more numbers.
   explicit TransformerEncoderImpl(TransformerEncoderOptions options_);
+  ember::Tensor forward(const ember::Tensor& src, const ember::Tensor& src_mask = {},
+                        const ember::Tensor& src_key_padding_mask = {}) {
+    return ember::nn::TransformerEncoderImpl::forward(
+        src, detail::libtorch_attn_mask(src_mask, src), src_key_padding_mask);
+  }
   EMBER_TORCH_LAYER_NAME(TransformerEncoderImpl)
   TransformerEncoderOptions options;
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "ember/nn/layers/transformer.h"
+#include "torch/nn/modules/attention.h"
 #include "torch/nn/modules/common.h"
 #include "torch/nn/modules/utils.h"
 #include "torch/nn/options/transformerlayer.h"
@@ -33,6 +34,12 @@ class TransformerEncoderLayerImpl : public ember::nn::TransformerEncoderLayerImp
             detail::transformer_layer_options("TransformerEncoderLayer", options_.dim_feedforward(),
                                               options_.dropout(), options_.activation())),
         options(options_) {}
+  /// src (S, N, E); src_mask is added to the attention scores (LibTorch's, see attention.h).
+  ember::Tensor forward(const ember::Tensor& src, const ember::Tensor& src_mask = {},
+                        const ember::Tensor& src_key_padding_mask = {}) {
+    return ember::nn::TransformerEncoderLayerImpl::forward(
+        src, detail::libtorch_attn_mask(src_mask, src), src_key_padding_mask);
+  }
   // LibTorch prints this layer under its class name.
   EMBER_TORCH_LAYER_NAME(TransformerEncoderLayerImpl)
   TransformerEncoderLayerOptions options;
@@ -52,6 +59,16 @@ class TransformerDecoderLayerImpl : public ember::nn::TransformerDecoderLayerImp
             detail::transformer_layer_options("TransformerDecoderLayer", options_.dim_feedforward(),
                                               options_.dropout(), options_.activation())),
         options(options_) {}
+  /// tgt (T, N, E), memory (S, N, E); the masks as the encoder layer's.
+  ember::Tensor forward(const ember::Tensor& tgt, const ember::Tensor& memory,
+                        const ember::Tensor& tgt_mask = {}, const ember::Tensor& memory_mask = {},
+                        const ember::Tensor& tgt_key_padding_mask = {},
+                        const ember::Tensor& memory_key_padding_mask = {}) {
+    return ember::nn::TransformerDecoderLayerImpl::forward(
+        tgt, memory, detail::libtorch_attn_mask(tgt_mask, tgt),
+        detail::libtorch_attn_mask(memory_mask, tgt), tgt_key_padding_mask,
+        memory_key_padding_mask);
+  }
   EMBER_TORCH_LAYER_NAME(TransformerDecoderLayerImpl)
   TransformerDecoderLayerOptions options;
 

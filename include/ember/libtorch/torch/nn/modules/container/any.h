@@ -43,6 +43,10 @@ struct ForwardSignature<R (C::*)(A...) const noexcept> : ForwardSignature<R (C::
 
 template <class M>
 struct ForwardArgs {
+  static_assert(
+      requires(M & m, const ember::Tensor& t) { m.forward(t); },
+      "AnyModule and Sequential hold modules with a forward() method: one function, "
+      "or a template that takes a Tensor (ModuleList and ModuleDict have none)");
   using type = std::tuple<const ember::Tensor&>;  // a template forward: Tensor -> Tensor
 };
 template <class M>

@@ -10,6 +10,7 @@
 
 #include "ember/nn/module.h"
 #include "ember/tensor.h"
+#include "torch/nn/modules/utils.h"
 #include "torch/nn/pimpl.h"
 
 namespace torch::nn {
@@ -27,6 +28,7 @@ class FunctionalImpl : public ember::nn::Module {
 
   ember::Tensor forward(ember::Tensor input) { return function_(std::move(input)); }
   ember::Tensor operator()(ember::Tensor input) { return forward(std::move(input)); }
+  EMBER_TORCH_LAYER_NAME(Functional)
 
  private:
   Function function_;

@@ -10,6 +10,7 @@
 
 #include "ember/error.h"
 #include "ember/nn/layers/container.h"
+#include "torch/nn/modules/utils.h"
 #include "torch/nn/pimpl.h"
 
 namespace torch::nn {
@@ -43,6 +44,7 @@ class ModuleListImpl : public ember::nn::ModuleListImpl {
     return typed;
   }
   bool is_empty() const noexcept { return size() == 0; }
+  EMBER_TORCH_LAYER_NAME(ModuleList)
 };
 TORCH_MODULE(ModuleList);
 

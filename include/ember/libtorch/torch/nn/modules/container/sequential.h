@@ -20,6 +20,7 @@
 #include "ember/nn/module.h"
 #include "torch/nn/modules/container/any.h"
 #include "torch/nn/modules/container/named_any.h"
+#include "torch/nn/modules/utils.h"
 #include "torch/nn/pimpl.h"
 
 namespace torch::nn {
@@ -102,6 +103,7 @@ class SequentialImpl : public ember::nn::Module {
   std::shared_ptr<ember::nn::Module> operator[](size_t index) const { return ptr(index); }
   size_t size() const noexcept { return modules_.size(); }
   bool is_empty() const noexcept { return modules_.empty(); }
+  EMBER_TORCH_LAYER_NAME(Sequential)
 
  private:
   const AnyModule& checked(size_t index) const {
