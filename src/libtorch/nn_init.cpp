@@ -1,5 +1,7 @@
 // torch::nn::init with LibTorch's signatures over ember's initialisers: the tensor by value,
 // filled without autograd history and returned; enums for the nonlinearity and fan mode.
+#include <algorithm>
+
 #include "ember/autograd.h"
 #include "ember/error.h"
 #include "ember/nn/init.h"

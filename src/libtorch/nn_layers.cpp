@@ -94,7 +94,7 @@ ember::nn::ConvOptions conv_options_of(const ConvOptions<D>& o) {
 /// The parts LibTorch shows after the kernel size and stride, when not at their defaults.
 template <size_t D>
 void describe_common(std::ostringstream& s, const ExpandingArray<D>& dilation, int64_t groups,
-                     bool bias, const detail::conv_padding_mode_t& padding_mode,
+                     bool bias, const conv_padding_mode_t& padding_mode,
                      const ExpandingArray<D>* output_padding) {
   if (*dilation != *ExpandingArray<D>(1)) s << ", dilation=" << dilation;
   if (output_padding && **output_padding != *ExpandingArray<D>(0))

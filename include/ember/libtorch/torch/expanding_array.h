@@ -5,6 +5,7 @@
 // {nullopt, 7} keeps the input's height).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <initializer_list>

@@ -153,7 +153,7 @@ class AnyModule {
       return T(ptr<typename T::element_type>());
     }
   }
-  const std::shared_ptr<ember::nn::Module> ptr() const { return checked()->ptr(); }
+  std::shared_ptr<ember::nn::Module> ptr() const { return checked()->ptr(); }
   /// The module as T; throws when it is not one.
   template <class T>
   std::shared_ptr<T> ptr() const {
