@@ -2,6 +2,7 @@
 //   F::layer_norm(x, F::LayerNormFuncOptions({16}).eps(1e-6))   F::normalize(x)
 #pragma once
 
+#include "ember/math.h"
 #include "ember/nn/functional/layers.h"
 #include "ember/tensor.h"
 #include "torch/nn/options/normalization.h"
