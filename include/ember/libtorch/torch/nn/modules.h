@@ -1,0 +1,23 @@
+// torch::nn's layers and containers.
+#pragma once
+
+#include "torch/nn/modules/activation.h"
+#include "torch/nn/modules/attention.h"
+#include "torch/nn/modules/batchnorm.h"
+#include "torch/nn/modules/common.h"
+#include "torch/nn/modules/container/any.h"
+#include "torch/nn/modules/container/functional.h"
+#include "torch/nn/modules/container/moduledict.h"
+#include "torch/nn/modules/container/modulelist.h"
+#include "torch/nn/modules/container/named_any.h"
+#include "torch/nn/modules/container/sequential.h"
+#include "torch/nn/modules/conv.h"
+#include "torch/nn/modules/dropout.h"
+#include "torch/nn/modules/embedding.h"
+#include "torch/nn/modules/linear.h"
+#include "torch/nn/modules/loss.h"
+#include "torch/nn/modules/normalization.h"
+#include "torch/nn/modules/pooling.h"
+#include "torch/nn/modules/transformercoder.h"
+#include "torch/nn/modules/transformerlayer.h"
+#include "torch/nn/modules/upsampling.h"
