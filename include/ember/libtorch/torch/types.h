@@ -25,6 +25,7 @@
 #include "c10/util/ArrayRef.h"
 #include "c10/util/Exception.h"
 #include "c10/util/Optional.h"
+#include "c10/util/StringUtil.h"
 #include "torch/detail/aten_functions.h"
 #include "torch/detail/ember_names.h"
 #include "torch/detail/factories.h"
@@ -49,6 +50,7 @@ using c10::IValue;
 using c10::TensorOptions;
 using c10::nullopt;
 using c10::optional;
+using c10::str;
 }  // namespace at
 
 namespace torch {
@@ -58,4 +60,5 @@ using c10::IValue;
 using c10::TensorOptions;
 using c10::nullopt;
 using c10::optional;
+using c10::str;
 }  // namespace torch
