@@ -16,11 +16,11 @@ namespace torch::optim {
 
 struct AdagradOptions : public detail::TypedOptions<AdagradOptions> {
   AdagradOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT: implicit, as LibTorch's
-  EMBER_TORCH_OPTIM_ARG(double, lr) = 1e-2;
-  EMBER_TORCH_OPTIM_ARG(double, lr_decay) = 0;
-  EMBER_TORCH_OPTIM_ARG(double, weight_decay) = 0;
-  EMBER_TORCH_OPTIM_ARG(double, initial_accumulator_value) = 0;
-  EMBER_TORCH_OPTIM_ARG(double, eps) = 1e-10;
+  TORCH_ARG(double, lr) = 1e-2;
+  TORCH_ARG(double, lr_decay) = 0;
+  TORCH_ARG(double, weight_decay) = 0;
+  TORCH_ARG(double, initial_accumulator_value) = 0;
+  TORCH_ARG(double, eps) = 1e-10;
 
  public:
   using EmberOptions = ember::optim::AdagradOptions;
@@ -38,8 +38,8 @@ struct AdagradOptions : public detail::TypedOptions<AdagradOptions> {
 };
 
 struct AdagradParamState : public detail::TypedParamState<AdagradParamState> {
-  EMBER_TORCH_OPTIM_ARG(torch::Tensor, sum);
-  EMBER_TORCH_OPTIM_ARG(int64_t, step) = 0;
+  TORCH_ARG(torch::Tensor, sum);
+  TORCH_ARG(int64_t, step) = 0;
 
  public:
   static auto fields() {

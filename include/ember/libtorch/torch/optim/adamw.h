@@ -17,11 +17,11 @@ namespace torch::optim {
 struct AdamWOptions : public detail::TypedOptions<AdamWOptions> {
   AdamWOptions(double lr = 1e-3) : lr_(lr) {}  // NOLINT: implicit, as LibTorch's
   typedef std::tuple<double, double> betas_t;
-  EMBER_TORCH_OPTIM_ARG(double, lr) = 1e-3;
-  EMBER_TORCH_OPTIM_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
-  EMBER_TORCH_OPTIM_ARG(double, eps) = 1e-8;
-  EMBER_TORCH_OPTIM_ARG(double, weight_decay) = 1e-2;
-  EMBER_TORCH_OPTIM_ARG(bool, amsgrad) = false;
+  TORCH_ARG(double, lr) = 1e-3;
+  TORCH_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
+  TORCH_ARG(double, eps) = 1e-8;
+  TORCH_ARG(double, weight_decay) = 1e-2;
+  TORCH_ARG(bool, amsgrad) = false;
 
  public:
   using EmberOptions = ember::optim::AdamWOptions;
@@ -37,10 +37,10 @@ struct AdamWOptions : public detail::TypedOptions<AdamWOptions> {
 };
 
 struct AdamWParamState : public detail::TypedParamState<AdamWParamState> {
-  EMBER_TORCH_OPTIM_ARG(int64_t, step) = 0;
-  EMBER_TORCH_OPTIM_ARG(torch::Tensor, exp_avg);
-  EMBER_TORCH_OPTIM_ARG(torch::Tensor, exp_avg_sq);
-  EMBER_TORCH_OPTIM_ARG(torch::Tensor, max_exp_avg_sq) = {};
+  TORCH_ARG(int64_t, step) = 0;
+  TORCH_ARG(torch::Tensor, exp_avg);
+  TORCH_ARG(torch::Tensor, exp_avg_sq);
+  TORCH_ARG(torch::Tensor, max_exp_avg_sq) = {};
 
  public:
   static auto fields() {

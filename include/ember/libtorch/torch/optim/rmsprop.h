@@ -16,12 +16,12 @@ namespace torch::optim {
 
 struct RMSpropOptions : public detail::TypedOptions<RMSpropOptions> {
   RMSpropOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT: implicit, as LibTorch's
-  EMBER_TORCH_OPTIM_ARG(double, lr) = 1e-2;
-  EMBER_TORCH_OPTIM_ARG(double, alpha) = 0.99;
-  EMBER_TORCH_OPTIM_ARG(double, eps) = 1e-8;
-  EMBER_TORCH_OPTIM_ARG(double, weight_decay) = 0;
-  EMBER_TORCH_OPTIM_ARG(double, momentum) = 0;
-  EMBER_TORCH_OPTIM_ARG(bool, centered) = false;
+  TORCH_ARG(double, lr) = 1e-2;
+  TORCH_ARG(double, alpha) = 0.99;
+  TORCH_ARG(double, eps) = 1e-8;
+  TORCH_ARG(double, weight_decay) = 0;
+  TORCH_ARG(double, momentum) = 0;
+  TORCH_ARG(bool, centered) = false;
 
  public:
   using EmberOptions = ember::optim::RMSpropOptions;
@@ -38,10 +38,10 @@ struct RMSpropOptions : public detail::TypedOptions<RMSpropOptions> {
 };
 
 struct RMSpropParamState : public detail::TypedParamState<RMSpropParamState> {
-  EMBER_TORCH_OPTIM_ARG(int64_t, step) = 0;
-  EMBER_TORCH_OPTIM_ARG(torch::Tensor, square_avg);
-  EMBER_TORCH_OPTIM_ARG(torch::Tensor, momentum_buffer) = {};
-  EMBER_TORCH_OPTIM_ARG(torch::Tensor, grad_avg) = {};
+  TORCH_ARG(int64_t, step) = 0;
+  TORCH_ARG(torch::Tensor, square_avg);
+  TORCH_ARG(torch::Tensor, momentum_buffer) = {};
+  TORCH_ARG(torch::Tensor, grad_avg) = {};
 
  public:
   static auto fields() {

@@ -14,11 +14,11 @@ namespace torch::optim {
 
 struct SGDOptions : public detail::TypedOptions<SGDOptions> {
   SGDOptions(double lr) : lr_(lr) {}  // NOLINT: implicit, so SGD(params, 0.1) works
-  EMBER_TORCH_OPTIM_ARG(double, lr);
-  EMBER_TORCH_OPTIM_ARG(double, momentum) = 0;
-  EMBER_TORCH_OPTIM_ARG(double, dampening) = 0;
-  EMBER_TORCH_OPTIM_ARG(double, weight_decay) = 0;
-  EMBER_TORCH_OPTIM_ARG(bool, nesterov) = false;
+  TORCH_ARG(double, lr);
+  TORCH_ARG(double, momentum) = 0;
+  TORCH_ARG(double, dampening) = 0;
+  TORCH_ARG(double, weight_decay) = 0;
+  TORCH_ARG(bool, nesterov) = false;
 
  public:
   using EmberOptions = ember::optim::SGDOptions;
@@ -34,7 +34,7 @@ struct SGDOptions : public detail::TypedOptions<SGDOptions> {
 };
 
 struct SGDParamState : public detail::TypedParamState<SGDParamState> {
-  EMBER_TORCH_OPTIM_ARG(torch::Tensor, momentum_buffer);
+  TORCH_ARG(torch::Tensor, momentum_buffer);
 
  public:
   static auto fields() {

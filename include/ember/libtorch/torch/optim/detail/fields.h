@@ -1,8 +1,7 @@
 // The fields of LibTorch's optimizer options and parameter states, declared once per class and
-// used generically: the builder accessors (EMBER_TORCH_OPTIM_ARG, LibTorch's TORCH_ARG for these
-// classes), and a table of {key, member, ember's member} that converts to ember's options
-// structs, compares, and moves fields to and from archives and ember's per-parameter state
-// Dicts. Five optimizers share this instead of each spelling every field five times.
+// used generically: the builder accessors (TORCH_ARG, torch/arg.h), and a table of {key, member,
+// ember's member} that converts to ember's options structs, compares, and moves fields to and
+// from archives and ember's per-parameter state Dicts. Five optimizers share this instead of each spelling every field five times.
 #pragma once
 
 #include <cstdint>
@@ -13,21 +12,7 @@
 #include "ember/optim/optimizer.h"
 #include "ember/tensor.h"
 #include "ember/value.h"
-
-/// `name(value)` sets the field and returns the object (chaining), `name()` reads it; the
-/// storage is `name_`, so `EMBER_TORCH_OPTIM_ARG(double, lr) = 1e-3;` gives the default.
-/// (A type with a comma goes through a typedef, as LibTorch's betas_t.)
-#define EMBER_TORCH_OPTIM_ARG(T, name)               \
- public:                                             \
-  auto& name(const T& new_##name) {                  \
-    name##_ = new_##name;                            \
-    return *this;                                    \
-  }                                                  \
-  const T& name() const noexcept { return name##_; } \
-  T& name() noexcept { return name##_; }             \
-                                                     \
- private:                                            \
-  T name##_
+#include "torch/arg.h"
 
 namespace torch::optim::detail {
 
