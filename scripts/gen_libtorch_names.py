@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes include/ember/libtorch/torch/detail/ember_names.h: the using-declarations that give
-LibTorch's namespaces (torch, torch::nn, at, ...) ember's public names.
+LibTorch's namespaces (torch, torch::nn, ...) ember's public names (at:: takes torch's through
+one using-directive in torch/types.h).
 
 Why declarations, not `using namespace ember;` inside namespace torch: a program that says
 `using namespace torch;` would then see, through the transitive directive, both torch's own
@@ -23,7 +24,7 @@ OUTPUT = ROOT / "include/ember/libtorch/torch/detail/ember_names.h"
 
 # ember namespace -> the LibTorch namespaces that get its names.
 TARGETS = {
-    "ember": ["torch", "at"],
+    "ember": ["torch"],
     "ember::autograd": ["torch::autograd"],
     "ember::nn": ["torch::nn"],
     "ember::nn::functional": ["torch::nn::functional"],
@@ -31,7 +32,7 @@ TARGETS = {
     "ember::nn::utils": ["torch::nn::utils"],
     "ember::optim": ["torch::optim"],
     "ember::cuda": ["torch::cuda"],
-    "ember::indexing": ["torch::indexing", "at::indexing"],
+    "ember::indexing": ["torch::indexing"],
 }
 
 # Names the layer defines itself with LibTorch's meaning, per LibTorch namespace (a using-
@@ -45,8 +46,6 @@ OWN = {
         # LibTorch's torch::save(value, args...) / torch::load(value&, args...)
         "load", "save",
     },
-    "at": {"TensorOptions", "avg_pool2d", "binary_cross_entropy", "max_pool2d", "mse_loss",
-           "nll_loss"},
     "torch::autograd": {"AutogradContext", "Function"},
     # The layers (handles, Impls over ember's, option builders), the containers and the handle
     # template: torch/nn/modules/*.h, torch/nn/options/*.h, torch/nn/pimpl.h
@@ -114,7 +113,6 @@ OWN = {
                      "StepLR"},
     "torch::cuda": set(),
     "torch::indexing": set(),
-    "at::indexing": set(),
 }
 
 DECL_KINDS = {

@@ -43,16 +43,6 @@ using ember::kCPU;
 using ember::kCUDA;
 }  // namespace c10
 
-namespace at {
-using c10::ArrayRef;
-using c10::IntArrayRef;
-using c10::IValue;
-using c10::TensorOptions;
-using c10::nullopt;
-using c10::optional;
-using c10::str;
-}  // namespace at
-
 namespace torch {
 using c10::ArrayRef;
 using c10::IntArrayRef;
@@ -62,3 +52,10 @@ using c10::nullopt;
 using c10::optional;
 using c10::str;
 }  // namespace torch
+
+// at:: names what torch:: names (at::Tensor, at::kFloat, at::indexing, ...): one directive, not a
+// second list. torch holds only declarations, so `using namespace at;` beside
+// `using namespace torch;` sees each name once.
+namespace at {
+using namespace torch;
+}  // namespace at
