@@ -12,6 +12,7 @@
 #include "ember/nn/layers/loss.h"
 #include "ember/nn/layers/normalization.h"
 #include "ember/nn/layers/pooling.h"
+#include "ember/nn/layers/rnn.h"
 #include "ember/nn/layers/transformer.h"
 #include "ember/nn/layers/upsampling.h"
 #include "ember/nn/module.h"

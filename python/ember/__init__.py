@@ -90,6 +90,7 @@ from .serialization import save, load  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
+from ._rnn_ops import *  # noqa: E402,F401,F403  (torch.lstm, torch.gru_cell, ...)
 
 __version__ = "0.1.0"
 

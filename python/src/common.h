@@ -136,6 +136,7 @@ void bind_numpy(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorImpl>
 void bind_serialize(py::module_& m);
 void bind_errors(py::module_& m);
 void bind_nn_functional(py::module_& m);
+void bind_nn_rnn(py::module_& m);  // after bind_nn_functional: adds to its _nn
 void bind_optim(py::module_& m);
 void bind_amp(py::module_& m);
 void bind_profiler(py::module_& m);

@@ -23,6 +23,7 @@ PYBIND11_MODULE(_C, m) {
   bind_autograd_graph(m);
   bind_serialize(m);
   bind_nn_functional(m);
+  bind_nn_rnn(m);
   bind_optim(m);
   bind_amp(m);
   bind_profiler(m);

@@ -6,7 +6,7 @@ state_dict, load_state_dict, containers, Parameter, hooks), init, layers (defaul
 initialisation, forward and printing of every layer, the losses), grads (backward of small
 models, clip_grad_norm_/clip_grad_value_) and transformer (MultiheadAttention,
 TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer, TransformerDecoder,
-Transformer).
+Transformer) and rnn (RNN, LSTM, GRU and their cells).
 
 EMBER_GOLDEN_MODULE=torch runs the same cases against the reference PyTorch (a check of the
 harness). If the module cannot be imported, every test fails; nothing is skipped.
@@ -55,7 +55,7 @@ def _module():
 
 
 def test_nn_golden_files_present():
-    for name in ("module", "init", "layers", "grads", "transformer"):
+    for name in ("module", "init", "layers", "grads", "transformer", "rnn"):
         assert name in GROUPS and GROUPS[name][1], \
             "python/tests/golden/nn/%s.json missing or empty: run " \
             "python/tests/golden/nn/generate.py" % name

@@ -6,6 +6,7 @@
 #include "ember/nn/functional/conv.h"     // conv1d/2d, conv_transpose2d, pooling, interpolate, pad
 #include "ember/nn/functional/layers.h"   // linear, dropout, embedding, norms, attention, distances
 #include "ember/nn/functional/loss.h"     // cross_entropy, nll_loss, mse_loss, ...
+#include "ember/nn/functional/rnn.h"      // rnn (RNN, LSTM, GRU), rnn_tanh_cell, lstm_cell, ...
 
 namespace ember {
 

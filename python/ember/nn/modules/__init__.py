@@ -22,6 +22,7 @@ from .padding import (ConstantPad1d, ConstantPad2d, ZeroPad2d, ReflectionPad1d, 
                       ReplicationPad1d, ReplicationPad2d)
 from .distance import PairwiseDistance, CosineSimilarity
 from .upsampling import Upsample
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from .transformer import TransformerEncoder, TransformerEncoderLayer
 from .transformer_decoder import TransformerDecoder, TransformerDecoderLayer
 from .transformer_model import Transformer
@@ -43,4 +44,5 @@ __all__ = [
     "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "PairwiseDistance",
     "CosineSimilarity", "Upsample", "TransformerEncoder", "TransformerEncoderLayer",
     "TransformerDecoder", "TransformerDecoderLayer", "Transformer",
+    "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
 ]

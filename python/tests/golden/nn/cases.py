@@ -1074,10 +1074,21 @@ LAYERS += [
     C("(nn.SyncBatchNorm._version, list(nn.SyncBatchNorm(2).state_dict()._metadata.items()))"),
 ]
 
+def _rnn_cases():
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases_rnn.py")
+    spec = importlib.util.spec_from_file_location("golden_nn_rnn_cases", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.cases(C)
+
+
 GROUPS = {
     "module": MODULE,
     "init": INIT,
     "layers": LAYERS,
     "grads": GRADS,
     "transformer": TRANSFORMER,
+    "rnn": _rnn_cases(),
 }

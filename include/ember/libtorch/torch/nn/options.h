@@ -12,6 +12,7 @@
 #include "torch/nn/options/normalization.h"
 #include "torch/nn/options/padding.h"
 #include "torch/nn/options/pooling.h"
+#include "torch/nn/options/rnn.h"
 #include "torch/nn/options/transformercoder.h"
 #include "torch/nn/options/transformerlayer.h"
 #include "torch/nn/options/upsampling.h"
