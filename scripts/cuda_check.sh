@@ -38,5 +38,5 @@ done
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 
 ctest --test-dir "$build" -L cuda --output-on-failure -j"$jobs" --timeout 300
-ctest --test-dir "$build" -R '^(CudaCachingAllocator|Cuda[A-Za-z]*Plan|NcclWatchdog)\.' \
+ctest --test-dir "$build" -R '^(CudaCachingAllocator|Cuda[A-Za-z]*Plan|CudaEmulation|NcclWatchdog)\.' \
   --output-on-failure -j"$jobs"
