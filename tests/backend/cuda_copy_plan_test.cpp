@@ -1,10 +1,10 @@
-// The host half of the CUDA copy and fill kernels (src/backend/cuda_copy_plan.cpp), over CPU
+// The host half of the CUDA copy and fill kernels (src/backend/cuda/copy_plan.cpp), over CPU
 // tensors so that it runs in every build: the storage types, the strided layout, when a copy is a
 // plain memcpy, the fill value's bytes and the errors. A planned copy or fill is also run by the
 // kernels' CPU emulation (backend/cuda/emulation.h) and the result compared with the CPU's
 // copy_/fill_, so the layout and the conversions are right for transposed, sliced, broadcast
 // and 0-d operands.
-#include "backend/cuda_copy_plan.h"
+#include "backend/cuda/copy_plan.h"
 
 #include <ember/ember.h>
 #include <gtest/gtest.h>

@@ -12,11 +12,11 @@
 #include <limits>
 #include <vector>
 
+#include "backend/cuda/copy_plan.h"
+#include "backend/cuda/elementwise_plan.h"
 #include "backend/cuda/emulation.h"
-#include "backend/cuda_copy_plan.h"
-#include "backend/cuda_elementwise_plan.h"
-#include "backend/cuda_reduce_plan.h"
-#include "backend/cuda_softmax_plan.h"
+#include "backend/cuda/reduce_plan.h"
+#include "backend/cuda/softmax_plan.h"
 
 namespace ember::cuda {
 namespace {

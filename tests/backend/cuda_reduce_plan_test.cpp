@@ -1,10 +1,10 @@
-// The host half of the CUDA reductions and softmax (src/backend/cuda_reduce_plan.cpp,
-// cuda_softmax_plan.cpp), over CPU tensors so that it runs in every build: the kept and reduced
+// The host half of the CUDA reductions and softmax (src/backend/cuda/reduce_plan.cpp,
+// softmax_plan.cpp), over CPU tensors so that it runs in every build: the kept and reduced
 // index spaces (merged dims, byte strides), the splitting of few outputs over many blocks, the
 // (outer, dim, inner) view of softmax, and the errors. A planned reduction is also run by the
 // kernels' CPU emulation (backend/cuda/emulation.h: chunks per split, then the combine) and
 // compared with the CPU's reductions.
-#include "backend/cuda_reduce_plan.h"
+#include "backend/cuda/reduce_plan.h"
 
 #include <ember/ember.h>
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "backend/cuda/emulation.h"
-#include "backend/cuda_softmax_plan.h"
+#include "backend/cuda/softmax_plan.h"
 #include "test_support.h"
 
 namespace ember::cuda {

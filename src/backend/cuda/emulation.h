@@ -1,7 +1,7 @@
 // The CPU emulation of the CUDA kernels (*_emulation.cpp): each runs a planned launch's kernel
 // bodies (the *_body.cuh headers the .cu files launch) over a grid loop of HostBlocks (Note
 // [Block programs] in block.cuh), on host memory, in every build. The launches come from the same
-// plans as the device's (the cuda_*_plan.h files) over CPU tensors; the CPU tests compare the
+// plans as the device's (the *_plan.h files) over CPU tensors; the CPU tests compare the
 // results with the CPU backend's. Each throws `[cuda emulation] ...` for a launch the device
 // would refuse.
 #pragma once

@@ -4,7 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "backend/cuda_caching_allocator.h"
+#include "backend/cuda/caching_allocator.h"
 #include "ember/device.h"
 #include "ember/error.h"
 

@@ -1,6 +1,6 @@
 // Linked into CPU-only builds in place of the CUDA backend: CUDA is reported absent, there is no
 // cache to empty, and anything else that would need a device throws one clear error.
-#include "backend/cuda_api.h"
+#include "backend/cuda/api.h"
 #include "ember/cuda.h"
 #include "ember/error.h"
 

@@ -1,5 +1,5 @@
-// See cuda_elementwise_plan.h.
-#include "backend/cuda_elementwise_plan.h"
+// See elementwise_plan.h.
+#include "backend/cuda/elementwise_plan.h"
 
 #include <algorithm>
 #include <array>
