@@ -2,8 +2,9 @@
 // (src/backend/cuda/emulation.h) over launches planned as the device's are, against the CPU
 // backend, without a GPU: every elementwise op in every floating dtype, strided, broadcast and
 // transposed operands and outputs, tails and grids smaller than the work, the reductions (their
-// combine tree, accumulation and split pass) and softmax. Copies between every pair of dtypes,
-// fills and more reduction layouts run emulated in cuda_copy_plan_test / cuda_reduce_plan_test.
+// combine tree, accumulation and split pass), softmax and the fused SGD and Adam updates. Copies
+// between every pair of dtypes, fills and more reduction layouts run emulated in
+// cuda_copy_plan_test / cuda_reduce_plan_test.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -12,9 +13,11 @@
 #include <limits>
 #include <vector>
 
+#include "backend/backend.h"
 #include "backend/cuda/copy_plan.h"
 #include "backend/cuda/elementwise_plan.h"
 #include "backend/cuda/emulation.h"
+#include "backend/cuda/optim_plan.h"
 #include "backend/cuda/reduce_plan.h"
 #include "backend/cuda/softmax_plan.h"
 
@@ -246,6 +249,91 @@ TEST(CudaEmulation, SoftmaxAndLogSoftmaxMatchTheCpuBackend) {
         }
       }
   }
+}
+
+// ── fused optimizer updates ─────────────────────────────────────────────────────────────────
+
+// Three steps on two copies of one parameter and its state: the CPU backend's fused kernel on
+// one, the emulated kernel on the other, from the same step scalars, in float32 and float64.
+// 1000 elements: 4 blocks with a tail. The kernel fuses exactly the products nvcc would (explicit
+// fmas); the CPU's compiler may fuse others, so each step's handful of roundings may differ by an
+// ulp: a relative tolerance of 16 eps over three steps.
+template <class Step>
+void expect_same_trajectory(Dtype dtype, int state_buffers, const Step& step) {
+  const Tensor param = wavy(20, 50, dtype), grad = wavy(20, 50, dtype, 0.7);
+  std::vector<Tensor> cpu{param.clone()}, emulated{param.clone()};
+  for (int k = 0; k < state_buffers; ++k) {
+    cpu.push_back(wavy(20, 50, dtype, k).abs());  // second moments are never negative
+    emulated.push_back(cpu.back().clone());
+  }
+  for (int t = 1; t <= 3; ++t) {
+    step(cpu, grad, t, false);
+    step(emulated, grad, t, true);
+  }
+  const double tol = 16 * eps(dtype);
+  for (size_t k = 0; k < cpu.size(); ++k)
+    EXPECT_TRUE(allclose(emulated[k], cpu[k], tol, tol)) << dtype << " tensor " << k;
+}
+
+const backend::OptimKernels& cpu_optim() { return backend::backend_for(kCPU)->optim; }
+
+TEST(CudaEmulation, SgdUpdatesFollowTheCpuKernel) {
+  for (const Dtype dtype : {kFloat32, kFloat64})
+    for (const bool nesterov : {false, true}) {
+      expect_same_trajectory(dtype, 1,
+                             [&](std::vector<Tensor>& t, const Tensor& g, int step, bool emulate) {
+                               const backend::SgdStep s{.lr = 0.1,
+                                                        .weight_decay = 0.01,
+                                                        .momentum = 0.9,
+                                                        .dampening = nesterov ? 0 : 0.25,
+                                                        .nesterov = nesterov,
+                                                        .maximize = !nesterov,
+                                                        .first = step == 1};
+                               if (emulate)
+                                 kernels::emulate_optim(plan_sgd_launch(t[0], g, t[1], s));
+                               else
+                                 cpu_optim().sgd(t[0], g, t[1], s);
+                             });
+      expect_same_trajectory(dtype, 0,
+                             [&](std::vector<Tensor>& t, const Tensor& g, int,
+                                 bool emulate) {  // no momentum buffer
+                               const backend::SgdStep s{.lr = 0.3,
+                                                        .weight_decay = 0,
+                                                        .momentum = 0,
+                                                        .dampening = 0,
+                                                        .nesterov = false,
+                                                        .maximize = false,
+                                                        .first = false};
+                               if (emulate)
+                                 kernels::emulate_optim(plan_sgd_launch(t[0], g, Tensor(), s));
+                               else
+                                 cpu_optim().sgd(t[0], g, Tensor(), s);
+                             });
+    }
+}
+
+TEST(CudaEmulation, AdamAndAdamWUpdatesFollowTheCpuKernel) {
+  for (const Dtype dtype : {kFloat32, kFloat64})
+    for (const bool adamw : {false, true}) {
+      expect_same_trajectory(
+          dtype, 3, [&](std::vector<Tensor>& t, const Tensor& g, int step, bool emulate) {
+            const double lr = 0.01, beta1 = 0.9, beta2 = 0.999, wd = 0.1;
+            const backend::AdamStep s{.beta1 = beta1,
+                                      .beta2 = beta2,
+                                      .l2 = adamw ? 0 : wd,
+                                      .decay = adamw ? 1 - lr * wd : 1,
+                                      .bc2_sqrt = std::sqrt(1 - std::pow(beta2, step)),
+                                      .eps = 1e-8,
+                                      .neg_step_size = -lr / (1 - std::pow(beta1, step)),
+                                      .maximize = adamw,
+                                      .decoupled = adamw};
+            const Tensor amsgrad = adamw ? t[3] : Tensor();
+            if (emulate)
+              kernels::emulate_optim(plan_adam_launch(t[0], g, t[1], t[2], amsgrad, s));
+            else
+              cpu_optim().adam(t[0], g, t[1], t[2], amsgrad, s);
+          });
+    }
 }
 
 }  // namespace

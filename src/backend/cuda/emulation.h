@@ -8,6 +8,7 @@
 
 #include "backend/cuda/copy_launch.h"
 #include "backend/cuda/elementwise_launch.h"
+#include "backend/cuda/optim_launch.h"
 #include "backend/cuda/reduce_launch.h"
 #include "backend/cuda/softmax_launch.h"
 
@@ -19,5 +20,6 @@ void emulate_fill(const FillLaunch& launch);
 /// launch.partial must hold reduce_partial_bytes(launch) bytes when it splits, as on the device.
 void emulate_reduce(const ReduceLaunch& launch);
 void emulate_softmax(const SoftmaxLaunch& launch);
+void emulate_optim(const OptimLaunch& launch);
 
 }  // namespace ember::cuda::kernels

@@ -149,6 +149,7 @@ const backend::Backend kCudaBackend = [] {
   install_reduce_kernels(b);
   install_softmax_kernels(b);
   install_linalg_kernels(b);
+  install_optim_kernels(b);
   return b;
 }();
 
