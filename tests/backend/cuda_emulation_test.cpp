@@ -2,7 +2,8 @@
 // (src/backend/cuda/emulation.h) over launches planned as the device's are, against the CPU
 // backend, without a GPU: every elementwise op in every floating dtype, strided, broadcast and
 // transposed operands and outputs, tails and grids smaller than the work, the reductions (their
-// combine tree, accumulation and split pass), softmax and the fused SGD and Adam updates. Copies
+// combine tree, accumulation and split pass), softmax, the fused SGD and Adam updates and
+// GradScaler's inf/NaN check and unscale. Copies
 // between every pair of dtypes, fills and more reduction layouts run emulated in
 // cuda_copy_plan_test / cuda_reduce_plan_test.
 #include <ember/ember.h>
@@ -14,6 +15,8 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend/cpu/amp.h"
+#include "backend/cuda/amp_plan.h"
 #include "backend/cuda/copy_plan.h"
 #include "backend/cuda/elementwise_plan.h"
 #include "backend/cuda/emulation.h"
@@ -334,6 +337,27 @@ TEST(CudaEmulation, AdamAndAdamWUpdatesFollowTheCpuKernel) {
               cpu_optim().adam(t[0], g, t[1], t[2], amsgrad, s);
           });
     }
+}
+
+// ── GradScaler's unscale ────────────────────────────────────────────────────────────────────
+
+// Each floating dtype, a gradient clean or with an inf or NaN as its very last element (in the
+// tail block), scales that round and one that is exact, and 1 (a check that writes nothing):
+// the CPU backend's kernel's verdict and bits (one multiply in float, double for double, rounded
+// once on both sides).
+TEST(CudaEmulation, UnscaleChecksAndUnscalesAsTheCpuKernel) {
+  for (const Dtype dtype : kFloating)
+    for (const float bad : {0.0f, INFINITY, NAN})
+      for (const float inv_scale : {1.0f / 1024, 1.0f / 3, 1.0f}) {
+        const Tensor g = wavy(7, 150, dtype) * 100;
+        if (bad != 0) g.select(0, 6).select(0, 149).fill_(bad);
+        const Tensor want = g.clone();
+        const bool want_inf = cpu::non_finite_check_and_unscale_({&want, 1}, inv_scale);
+        int32_t found_inf = 0;
+        kernels::emulate_unscale(plan_unscale_launch(g, inv_scale, &found_inf));
+        EXPECT_EQ(found_inf != 0, want_inf) << dtype << " " << bad;
+        EXPECT_TRUE(allclose(g, want, 0, 0, /*equal_nan=*/true)) << dtype << " " << inv_scale;
+      }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // would refuse.
 #pragma once
 
+#include "backend/cuda/amp_launch.h"
 #include "backend/cuda/copy_launch.h"
 #include "backend/cuda/elementwise_launch.h"
 #include "backend/cuda/optim_launch.h"
@@ -21,5 +22,6 @@ void emulate_fill(const FillLaunch& launch);
 void emulate_reduce(const ReduceLaunch& launch);
 void emulate_softmax(const SoftmaxLaunch& launch);
 void emulate_optim(const OptimLaunch& launch);
+void emulate_unscale(const UnscaleLaunch& launch);
 
 }  // namespace ember::cuda::kernels

@@ -1,7 +1,6 @@
 // See optim_plan.h.
 #include "backend/cuda/optim_plan.h"
 
-#include <algorithm>
 #include <initializer_list>
 
 #include "backend/cuda/elementwise_plan.h"
@@ -33,8 +32,7 @@ kernels::OptimLaunch plan_common(const char* op, const Tensor& param, const Tens
   l.param = data_or_null(param);
   l.grad = data_or_null(grad);
   l.threads = kElementwiseThreads;
-  l.blocks = uint32_t(
-      std::clamp<int64_t>((l.numel + l.threads - 1) / l.threads, 1, kElementwiseMaxBlocks));
+  l.blocks = grid_blocks(l.numel);
   return l;
 }
 
