@@ -30,6 +30,14 @@
 namespace ember::cuda::kernels {
 
 #ifdef __CUDACC__
+/// One block's shared memory for reduce and broadcast over Acc: kMaxWarps values for
+/// block_reduce and a broadcast slot after them, one array per Acc type however many calls.
+template <class Acc>
+__device__ Acc* block_scratch() {
+  __shared__ Acc scratch[kMaxWarps + 1];
+  return scratch;
+}
+
 struct DeviceBlock {
   __device__ uint32_t x() const { return blockIdx.x; }
   __device__ uint32_t y() const { return blockIdx.y; }
@@ -44,8 +52,7 @@ struct DeviceBlock {
   template <class F, class Combine>
   __device__ auto reduce(F&& f, Combine combine) const {
     using Acc = decltype(f(0u));
-    __shared__ Acc shared[kMaxWarps];
-    return block_reduce(f(uint32_t(threadIdx.x)), combine, shared);
+    return block_reduce(f(uint32_t(threadIdx.x)), combine, block_scratch<Acc>());
   }
   template <class F>
   __device__ void leader(F&& f) const {
@@ -53,7 +60,7 @@ struct DeviceBlock {
   }
   template <class T>
   __device__ T broadcast(T v) const {
-    __shared__ T slot;
+    T& slot = block_scratch<T>()[kMaxWarps];  // block_reduce leaves it alone
     if (threadIdx.x == 0) slot = v;
     __syncthreads();
     v = slot;
