@@ -2,9 +2,10 @@
 # The GPU check in one go, for a machine with an NVIDIA GPU and the CUDA toolkit: builds ember with
 # -DEMBER_CUDA=ON (device code for sm_90, the H200, unless CUDA_ARCH says otherwise) in its own
 # build directory, then runs the `cuda` CTest label (tests/cuda) and the host-side unit tests of
-# the caching allocator, the launch plans (elementwise, copy/fill, reduce/softmax, gemm) and the
-# NCCL watchdog. On a machine without a GPU the cuda
-# tests report themselves skipped ("no CUDA device").
+# the caching allocator, the launch plans (elementwise, copy/fill, reduce/softmax, gemm), the
+# kernels' CPU emulation (the bodies the device runs, against the CPU backend) and the NCCL
+# watchdog. On a machine without a GPU the cuda tests report themselves skipped ("no CUDA
+# device").
 # Usage: scripts/cuda_check.sh [build-dir]      (default: build-cuda; CUDA_ARCH=90 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,8 +25,8 @@ cmake -S . -B "$build" -G Ninja -DEMBER_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arc
   -DEMBER_BUILD_EXAMPLES=OFF "${launcher[@]}" >/dev/null
 
 # Only the library and the test programs the check runs, not the whole suite: every device test
-# (tests/cuda), every host-side plan of the CUDA backend (tests/backend/cuda_*) and the NCCL
-# watchdog's decisions.
+# (tests/cuda), every host-side test of the CUDA backend (tests/backend/cuda_*: plans, allocator,
+# emulated kernels) and the NCCL watchdog's decisions.
 # Without NCCL next to the toolkit, CMake builds no communicator and no nccl test.
 nccl=yes
 grep -q '^EMBER_NCCL_LIBRARY:FILEPATH=.*NOTFOUND' "$build/CMakeCache.txt" && nccl=no
@@ -38,5 +39,5 @@ done
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 
 ctest --test-dir "$build" -L cuda --output-on-failure -j"$jobs" --timeout 300
-ctest --test-dir "$build" -R '^(CudaCachingAllocator|Cuda[A-Za-z]*Plan|NcclWatchdog)\.' \
+ctest --test-dir "$build" -R '^(CudaCachingAllocator|Cuda[A-Za-z]*Plan|CudaEmulation|NcclWatchdog)\.' \
   --output-on-failure -j"$jobs"

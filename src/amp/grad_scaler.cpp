@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "backend/cpu/amp.h"
+#include "backend/cuda/amp.h"
 #include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/error.h"
@@ -63,7 +64,7 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
               "unscale_() is being called after step().");
   // PyTorch: inv_scale = _scale.double().reciprocal().float()
   const float inv_scale = float(1.0 / double(scale_));
-  std::vector<Tensor> grads;
+  std::vector<Tensor> grads, cuda_grads;  // each device's kernel checks its own
   for (optim::ParamGroup& group : optimizer.param_groups()) {
     for (Tensor& p : group.params()) {
       Tensor& g = p.mutable_grad();
@@ -74,12 +75,16 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
       // be written in place: it becomes a contiguous copy, the layout PyTorch's AccumulateGrad
       // gives such gradients anyway.
       if (!g.is_contiguous()) g = g.contiguous();
-      grads.push_back(g);
+      (g.is_cuda() ? cuda_grads : grads).push_back(g);
     }
   }
   {
     NoGradGuard no_grad;
-    if (!grads.empty()) st.found_inf = cpu::non_finite_check_and_unscale_(grads, inv_scale);
+    bool found = false;
+    if (!grads.empty()) found = cpu::non_finite_check_and_unscale_(grads, inv_scale);
+    if (!cuda_grads.empty())
+      found = cuda::non_finite_check_and_unscale_(cuda_grads, inv_scale) || found;
+    if (!grads.empty() || !cuda_grads.empty()) st.found_inf = found;
   }
   st.stage = Stage::kUnscaled;
 }

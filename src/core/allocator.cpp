@@ -22,7 +22,7 @@
 #include "ember/allocator.h"
 #include "ember/error.h"
 #include "backend/backend.h"
-#include "backend/cuda_api.h"
+#include "backend/cuda/api.h"
 #include "profiler/recorder.h"
 
 namespace ember {

@@ -9,7 +9,7 @@
 #include <numeric>
 
 #include "autograd/function.h"
-#include "backend/cuda_api.h"
+#include "backend/cuda/api.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
 #include "ember/creation.h"

@@ -1,8 +1,8 @@
-// The caching device allocator's bookkeeping (src/backend/cuda_caching_allocator.cpp) over a
+// The caching device allocator's bookkeeping (src/backend/cuda/caching_allocator.cpp) over a
 // fake device whose segments are host memory: PyTorch's rounding, pools, splitting, merging,
 // per-stream reuse, empty_cache, the retry after an out-of-memory and its message, and the
 // statistics as memory_stats() and memory_summary() present them. Runs in every build.
-#include "backend/cuda_caching_allocator.h"
+#include "backend/cuda/caching_allocator.h"
 
 #include <gtest/gtest.h>
 

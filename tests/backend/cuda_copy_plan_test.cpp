@@ -1,18 +1,17 @@
-// The host half of the CUDA copy and fill kernels (src/backend/cuda_copy_plan.cpp), over CPU
+// The host half of the CUDA copy and fill kernels (src/backend/cuda/copy_plan.cpp), over CPU
 // tensors so that it runs in every build: the storage types, the strided layout, when a copy is a
-// plain memcpy, the fill value's bytes and the errors. A planned copy or fill is also walked on
-// the host with the kernels' own offset code (strided.cuh) and the result compared with the
-// CPU's copy_/fill_, so the layout is right for transposed, sliced, broadcast and 0-d operands.
-#include "backend/cuda_copy_plan.h"
+// plain memcpy, the fill value's bytes and the errors. A planned copy or fill is also run by the
+// kernels' CPU emulation (backend/cuda/emulation.h) and the result compared with the CPU's
+// copy_/fill_, so the layout and the conversions are right for transposed, sliced, broadcast
+// and 0-d operands.
+#include "backend/cuda/copy_plan.h"
 
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "backend/cuda/strided.cuh"
-#include "core/convert.h"
-#include "core/dispatch.h"
+#include "backend/cuda/emulation.h"
 #include "test_support.h"
 
 namespace ember::cuda {
@@ -21,30 +20,6 @@ namespace {
 using kernels::Type;
 
 char* bytes_of(const Tensor& t) { return static_cast<char*>(t.data_ptr()); }
-
-// What copy.cu's kernel does, on the host: element i of the plan, converted as convert() does.
-void run_on_host(const kernels::CopyLaunch& l, Dtype dst, Dtype src) {
-  dispatch(dst, "test", [&]<class D>() {
-    dispatch(src, "test", [&]<class S>() {
-      for (int64_t i = 0; i < l.numel; ++i) {
-        int64_t off[2];
-        kernels::strided_offsets(l, i, off);
-        S v;
-        std::memcpy(&v, l.base[1] + off[1], sizeof(S));
-        const D d = convert<D>(v);
-        std::memcpy(l.base[0] + off[0], &d, sizeof(D));
-      }
-    });
-  });
-}
-
-void run_on_host(const kernels::FillLaunch& l) {
-  for (int64_t i = 0; i < l.numel; ++i) {
-    int64_t off[1];
-    kernels::strided_offsets(l, i, off);
-    std::memcpy(l.base[0] + off[0], &l.bits, size_t(l.itemsize));  // little-endian: low bytes
-  }
-}
 
 TEST(CudaCopyPlan, ContiguousCopiesOfOneDtypeAreOneMemcpy) {
   const Tensor dst = empty({4, 5}), src = ones({4, 5});
@@ -80,7 +55,7 @@ TEST(CudaCopyPlan, ConversionsAndStridedOperandsNeedTheKernel) {
 }
 
 // Every pair of the seven storage types, on transposed, sliced, broadcast and 0-d sources:
-// the planned copy, walked by the kernels' offsets, gives the CPU's copy_ bit for bit.
+// the planned copy, run by the emulated kernel, gives the CPU's copy_ bit for bit.
 TEST(CudaCopyPlan, WalkingThePlanGivesTheCpusCopy) {
   const Dtype dtypes[] = {kFloat32, kFloat64, kFloat16, kBFloat16, kInt32, kInt64, kBool};
   const Tensor values = (arange(6 * 7, {.dtype = kFloat64}).reshape({6, 7}) - 20) * 0.75;
@@ -100,7 +75,7 @@ TEST(CudaCopyPlan, WalkingThePlanGivesTheCpusCopy) {
         Tensor got = src.dim() == 2 ? empty({src.size(1), src.size(0)}, {.dtype = to}).t()
                                     : empty(src.sizes(), {.dtype = to});
         got.fill_(0);
-        run_on_host(plan_copy_launch(got, src), to, from);
+        kernels::emulate_copy(plan_copy_launch(got, src));
         EXPECT_TRUE(got.equal(want)) << dtype_name(from) << " -> " << dtype_name(to) << ", "
                                      << name << " source";
       }
@@ -130,7 +105,7 @@ TEST(CudaCopyPlan, WalkingAFillPlanGivesTheCpusFill) {
     const Tensor want = base.clone();
     want.narrow(1, 1, 3).t().fill_(3);
     const Tensor got = base.clone();
-    run_on_host(plan_fill_launch(got.narrow(1, 1, 3).t(), 3));
+    kernels::emulate_fill(plan_fill_launch(got.narrow(1, 1, 3).t(), 3));
     EXPECT_TRUE(got.equal(want)) << dtype_name(dtype);
   }
 }

@@ -1,7 +1,7 @@
-// The host half of a CUDA elementwise launch (src/backend/cuda_elementwise_plan.cpp), over CPU
+// The host half of a CUDA elementwise launch (src/backend/cuda/elementwise_plan.cpp), over CPU
 // tensors so that it runs in every build: how the layout is planned (merged dims, byte strides,
 // broadcast and offset operands), the kernel type, alpha, the grid, and the errors.
-#include "backend/cuda_elementwise_plan.h"
+#include "backend/cuda/elementwise_plan.h"
 
 #include <ember/ember.h>
 #include <gtest/gtest.h>

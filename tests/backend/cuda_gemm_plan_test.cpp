@@ -1,9 +1,9 @@
-// The host half of the CUDA gemm (src/backend/cuda_gemm_plan.cpp), over CPU tensors so that it
+// The host half of the CUDA gemm (src/backend/cuda/gemm_plan.cpp), over CPU tensors so that it
 // runs in every build: which layouts cuBLAS reads as they are ("N" rows, "T" columns, broadcast
 // batches), which must be copied, and the arguments of cublasGemmStridedBatchedEx. The planned
 // arguments are also run through a plain column-major reference of cuBLAS's definition and
 // compared with the CPU's matmul, so Note [Row-major gemm through cuBLAS] is checked here.
-#include "backend/cuda_gemm_plan.h"
+#include "backend/cuda/gemm_plan.h"
 
 #include <ember/ember.h>
 #include <gtest/gtest.h>

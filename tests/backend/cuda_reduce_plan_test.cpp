@@ -1,10 +1,10 @@
-// The host half of the CUDA reductions and softmax (src/backend/cuda_reduce_plan.cpp,
-// cuda_softmax_plan.cpp), over CPU tensors so that it runs in every build: the kept and reduced
+// The host half of the CUDA reductions and softmax (src/backend/cuda/reduce_plan.cpp,
+// softmax_plan.cpp), over CPU tensors so that it runs in every build: the kept and reduced
 // index spaces (merged dims, byte strides), the splitting of few outputs over many blocks, the
-// (outer, dim, inner) view of softmax, and the errors. A planned reduction is also walked on the
-// host the way reduce.cu's two kernels walk it (chunks per split, then the combine), with the
-// kernels' own offset code (strided.cuh), and compared with the CPU's reductions.
-#include "backend/cuda_reduce_plan.h"
+// (outer, dim, inner) view of softmax, and the errors. A planned reduction is also run by the
+// kernels' CPU emulation (backend/cuda/emulation.h: chunks per split, then the combine) and
+// compared with the CPU's reductions.
+#include "backend/cuda/reduce_plan.h"
 
 #include <ember/ember.h>
 #include <gtest/gtest.h>
@@ -12,8 +12,8 @@
 #include <cmath>
 #include <vector>
 
-#include "backend/cuda/strided.cuh"
-#include "backend/cuda_softmax_plan.h"
+#include "backend/cuda/emulation.h"
+#include "backend/cuda/softmax_plan.h"
 #include "test_support.h"
 
 namespace ember::cuda {
@@ -26,29 +26,11 @@ kernels::ReduceLaunch plan(ReduceOp op, const Tensor& out, const Tensor& in,
   return plan_reduce_launch(op, {"sum", out, in, dims, arg});
 }
 
-// reduce.cu on the host, in double (the inputs here are float64): block (o, y) over its chunk,
-// then the combine of the splits, then mean's division.
-Tensor walk(const kernels::ReduceLaunch& l, ReduceOp op) {
-  Tensor out = empty({l.outputs}, {.dtype = kFloat64});
-  const auto combine = [op](double a, double b) {
-    if (op == ReduceOp::amax) return std::isnan(a) || a > b ? a : b;
-    if (op == ReduceOp::amin) return std::isnan(a) || a < b ? a : b;
-    return a + b;
-  };
-  const double identity = op == ReduceOp::amax ? -INFINITY : op == ReduceOp::amin ? INFINITY : 0;
-  for (int64_t o = 0; o < l.outputs; ++o) {
-    const char* line = l.in + kernels::offset_of(l.kept_ndim, l.kept_shape, l.kept_strides, o);
-    double acc = identity;
-    for (uint32_t y = 0; y < l.splits; ++y) {
-      double part = identity;
-      for (int64_t j = y * l.chunk; j < std::min<int64_t>((y + 1) * l.chunk, l.reduced); ++j)
-        part = combine(part, *reinterpret_cast<const double*>(
-                                 line + kernels::offset_of(l.reduced_ndim, l.reduced_shape,
-                                                           l.reduced_strides, j)));
-      acc = combine(acc, part);
-    }
-    out.data_ptr<double>()[o] = op == ReduceOp::mean ? acc / l.divisor : acc;
-  }
+// reduce.cu's two kernels run by their CPU emulation over the plan, into the planned output.
+Tensor walk(kernels::ReduceLaunch l, const Tensor& out) {
+  std::vector<char> partial(size_t(reduce_partial_bytes(l)));
+  l.partial = partial.data();
+  kernels::emulate_reduce(l);
   return out;
 }
 
@@ -114,16 +96,17 @@ TEST(CudaReducePlan, WalkingThePlanGivesTheCpusReductions) {
       for (int k = 0; k < 4; ++k) {
         const Tensor out = empty(want[k].sizes(), {.dtype = kFloat64});
         const kernels::ReduceLaunch l = plan(ops[k], out, in, dims, double(count));
-        const Tensor got = walk(l, ops[k]).reshape(want[k].sizes());
+        const Tensor got = walk(l, out);
         EXPECT_TRUE(allclose(got, want[k], 1e-12, 1e-12))
             << name << " input, op " << k << ", " << dims.size() << " dims";
       }
     }
   // A large sum that splits: the chunks cover every element once.
   const Tensor big = ones({3 * kReduceMinChunk + 5}, {.dtype = kFloat64});
-  const kernels::ReduceLaunch l = plan(ReduceOp::sum, empty({}, {.dtype = kFloat64}), big, {0});
+  const Tensor total = empty({}, {.dtype = kFloat64});
+  const kernels::ReduceLaunch l = plan(ReduceOp::sum, total, big, {0});
   EXPECT_EQ(l.splits, 4u);
-  EXPECT_EQ(walk(l, ReduceOp::sum).item<double>(), double(big.numel()));
+  EXPECT_EQ(walk(l, total).item<double>(), double(big.numel()));
 }
 
 TEST(CudaReducePlan, ZeroDimensionalAndEmptyInputs) {

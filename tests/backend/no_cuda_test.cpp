@@ -1,6 +1,6 @@
-// A CPU-only build (src/backend/no_cuda, EMBER_CUDA=OFF): CUDA is reported absent, and every
-// request for a CUDA device is one clear error that names the CMake option which builds CUDA in
-// (the option's existence is checked by the no_cuda_names_an_existing_option test).
+// A CPU-only build (src/backend/cuda/no_cuda.cpp, EMBER_CUDA=OFF): CUDA is reported absent, and
+// every request for a CUDA device is one clear error that names the CMake option which builds
+// CUDA in (the option's existence is checked by the no_cuda_names_an_existing_option test).
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// The NCCL communicator (src/backend/cuda/nccl_communicator.cpp) on real devices: bootstrap
+// The NCCL communicator (src/distributed/nccl_communicator.cpp) on real devices: bootstrap
 // through a store, all_reduce (SUM, AVG, MAX), broadcast, all_gather and reduce_scatter with one
 // rank per GPU, ranks as threads of this process. One rank on one GPU always; every GPU of the
 // machine when it has more. Skips with "no CUDA device" on a machine without one.
-#include "backend/cuda/nccl_communicator.h"
+#include "distributed/nccl_communicator.h"
 
 #include <ember/ember.h>
 #include <gtest/gtest.h>

@@ -2,8 +2,8 @@
 // creation family's zero. A copy is a cudaMemcpyAsync when it is one run of equal bytes, else the
 // converting strided kernel (copy.cu); both run on the current stream of the tensors' device.
 #include "backend/backend.h"
+#include "backend/cuda/copy_plan.h"
 #include "backend/cuda/runtime.h"
-#include "backend/cuda_copy_plan.h"
 
 namespace ember::cuda {
 namespace {

@@ -1,11 +1,11 @@
 // The host side of the CUDA elementwise kernels: the kCUDA backend's ElementwiseKernel entries.
-// Each entry packs its call into a kernels::Launch (cuda_elementwise_plan.cpp, built and tested
+// Each entry packs its call into a kernels::Launch (elementwise_plan.cpp, built and tested
 // in every build) and queues the kernel on the current stream of the output's device
 // (elementwise.cu). Floating dtypes only, so far.
 #include "backend/backend.h"
 #include "backend/cuda/elementwise_launch.h"
+#include "backend/cuda/elementwise_plan.h"
 #include "backend/cuda/runtime.h"
-#include "backend/cuda_elementwise_plan.h"
 
 namespace ember::cuda {
 namespace {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend/cuda/gemm_plan.h"
 #include "backend/cuda/runtime.h"
-#include "backend/cuda_gemm_plan.h"
 #include "ember/creation.h"
 
 namespace ember::cuda {

@@ -1,9 +1,9 @@
 // The host side of the CUDA reductions: the kCUDA backend's sum, mean, amax and amin entries.
-// Each plans a kernels::ReduceLaunch (cuda_reduce_plan.cpp, tested in every build) and queues
+// Each plans a kernels::ReduceLaunch (reduce_plan.cpp, tested in every build) and queues
 // reduce.cu's kernels on the current stream of the input's device.
 #include "backend/backend.h"
+#include "backend/cuda/reduce_plan.h"
 #include "backend/cuda/runtime.h"
-#include "backend/cuda_reduce_plan.h"
 #include "ember/creation.h"
 
 namespace ember::cuda {

@@ -1,4 +1,4 @@
-// The CUDA build's side of the core's entry points (backend/cuda_api.h, ember/cuda.h) through the
+// The CUDA build's side of the core's entry points (backend/cuda/api.h, ember/cuda.h) through the
 // CUDA runtime API: devices, memory through the caching allocator (memory.cpp) and copies. The
 // kCUDA backend installed here has memory functions and the kernels of the families' files
 // (elementwise, copy/fill, ...); any other op on a CUDA tensor is `[op] no kernel for cuda:0: the
@@ -11,8 +11,8 @@
 #include <cstdio>
 
 #include "backend/backend.h"
+#include "backend/cuda/api.h"
 #include "backend/cuda/runtime.h"
-#include "backend/cuda_api.h"
 #include "ember/cuda.h"
 
 namespace ember::cuda {
@@ -149,6 +149,7 @@ const backend::Backend kCudaBackend = [] {
   install_reduce_kernels(b);
   install_softmax_kernels(b);
   install_linalg_kernels(b);
+  install_optim_kernels(b);
   return b;
 }();
 

@@ -4,7 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "backend/cuda_caching_allocator.h"
+#include "backend/cuda/caching_allocator.h"
 #include "ember/device.h"
 #include "ember/error.h"
 
@@ -65,5 +65,6 @@ void install_copy_kernels(backend::Backend& b);
 void install_reduce_kernels(backend::Backend& b);
 void install_softmax_kernels(backend::Backend& b);
 void install_linalg_kernels(backend::Backend& b);
+void install_optim_kernels(backend::Backend& b);
 
 }  // namespace ember::cuda

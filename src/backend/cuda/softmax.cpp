@@ -3,7 +3,7 @@
 // elementwise and reduction kernels).
 #include "backend/backend.h"
 #include "backend/cuda/runtime.h"
-#include "backend/cuda_softmax_plan.h"
+#include "backend/cuda/softmax_plan.h"
 
 namespace ember::cuda {
 namespace {

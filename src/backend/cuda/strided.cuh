@@ -8,12 +8,7 @@
 #include <cstdint>
 
 #include "backend/cuda/elementwise_launch.h"
-
-#ifdef __CUDACC__
-#define EMBER_HOST_DEVICE __host__ __device__
-#else
-#define EMBER_HOST_DEVICE
-#endif
+#include "backend/cuda/host_device.cuh"
 
 namespace ember::cuda::kernels {
 

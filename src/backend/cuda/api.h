@@ -1,5 +1,5 @@
 // The CUDA backend's entry points used by the core. A CUDA build (-DEMBER_CUDA=ON) links
-// src/backend/cuda/runtime.cpp; a CPU-only build links src/backend/no_cuda/no_cuda.cpp, where
+// src/backend/cuda/runtime.cpp; a CPU-only build links src/backend/cuda/no_cuda.cpp, where
 // each throws a clear error.
 #pragma once
 

@@ -1,5 +1,5 @@
-// See cuda_reduce_plan.h.
-#include "backend/cuda_reduce_plan.h"
+// See reduce_plan.h.
+#include "backend/cuda/reduce_plan.h"
 
 #include <algorithm>
 

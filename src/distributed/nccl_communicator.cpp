@@ -1,5 +1,5 @@
 // See nccl_communicator.h.
-#include "backend/cuda/nccl_communicator.h"
+#include "distributed/nccl_communicator.h"
 
 #include <nccl.h>
 

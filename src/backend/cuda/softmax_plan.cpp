@@ -1,9 +1,9 @@
-// See cuda_softmax_plan.h.
-#include "backend/cuda_softmax_plan.h"
+// See softmax_plan.h.
+#include "backend/cuda/softmax_plan.h"
 
 #include <algorithm>
 
-#include "backend/cuda_reduce_plan.h"
+#include "backend/cuda/reduce_plan.h"
 
 namespace ember::cuda {
 

@@ -14,7 +14,7 @@
 // - when the driver is out of memory, every wholly free segment is released and the request
 //   retried once; then the error says how much is allocated and how much is cached.
 // Not here yet: record_stream's cross-stream uses (events), max_split_size, expandable segments.
-#include "backend/cuda_caching_allocator.h"
+#include "backend/cuda/caching_allocator.h"
 
 #include <algorithm>
 #include <iomanip>

@@ -1,5 +1,5 @@
-// See cuda_gemm_plan.h.
-#include "backend/cuda_gemm_plan.h"
+// See gemm_plan.h.
+#include "backend/cuda/gemm_plan.h"
 
 #include <algorithm>
 #include <climits>

@@ -1,7 +1,6 @@
-// See cuda_elementwise_plan.h.
-#include "backend/cuda_elementwise_plan.h"
+// See elementwise_plan.h.
+#include "backend/cuda/elementwise_plan.h"
 
-#include <algorithm>
 #include <array>
 
 #include "backend/cpu/loop.h"
@@ -57,8 +56,7 @@ kernels::Strided plan_strided(const char* op, const std::array<const Tensor*, N>
   }
   for (int k = 0; k < N; ++k) l.base[k] = plan.base[size_t(k)];
   l.threads = threads;
-  const int64_t blocks = (l.numel + threads - 1) / threads;
-  l.blocks = uint32_t(std::clamp<int64_t>(blocks, 1, kElementwiseMaxBlocks));
+  l.blocks = grid_blocks(l.numel, threads);
   return l;
 }
 

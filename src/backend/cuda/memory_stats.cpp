@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "backend/cuda_caching_allocator.h"
+#include "backend/cuda/caching_allocator.h"
 
 namespace ember::cuda {
 namespace {

@@ -1,9 +1,9 @@
-// See cuda_copy_plan.h.
-#include "backend/cuda_copy_plan.h"
+// See copy_plan.h.
+#include "backend/cuda/copy_plan.h"
 
 #include <cstring>
 
-#include "backend/cuda_elementwise_plan.h"
+#include "backend/cuda/elementwise_plan.h"
 #include "core/dispatch.h"
 
 namespace ember::cuda {

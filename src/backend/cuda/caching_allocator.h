@@ -1,5 +1,5 @@
 // The caching device allocator: PyTorch's CUDACachingAllocator rules (Note [Caching device
-// allocator] in cuda_caching_allocator.cpp) over any source of raw device segments, so its
+// allocator] in caching_allocator.cpp) over any source of raw device segments, so its
 // bookkeeping runs, and is tested, without a GPU. The CUDA build gives each device one of these
 // over cudaMalloc/cudaFree (src/backend/cuda/memory.cpp); tests give it host memory.
 #pragma once

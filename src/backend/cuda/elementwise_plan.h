@@ -15,6 +15,13 @@ namespace ember::cuda {
 inline constexpr uint32_t kElementwiseThreads = 256;
 inline constexpr uint32_t kElementwiseMaxBlocks = 65536;
 
+/// The grid of a grid-stride loop over n elements: a thread per element, at least one block and
+/// at most kElementwiseMaxBlocks.
+inline uint32_t grid_blocks(int64_t n, uint32_t threads = kElementwiseThreads) {
+  const int64_t blocks = (n + threads - 1) / threads;
+  return uint32_t(blocks < 1 ? 1 : blocks < kElementwiseMaxBlocks ? blocks : kElementwiseMaxBlocks);
+}
+
 /// The strided layout of N tensors (operand 0 the output; each with its own dtype's byte
 /// strides) over the output's shape, with the grid for `threads` per block: the CPU loop
 /// planner's merged dims. `[op] ... at most 12 dimensions ...` when they do not merge to that

@@ -1,0 +1,223 @@
+// The elementwise kernels' work, for the device (elementwise.cu) and the CPU emulation
+// (elementwise_emulation.cpp) alike: one functor per Op, and the block body that maps one over
+// the strided layout of elementwise_launch.h in a grid-stride loop, float16/bfloat16 loaded
+// into float32 and rounded once on the store (PyTorch's opmath).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+
+#include "backend/cuda/block.cuh"
+#include "backend/cuda/elementwise_launch.h"
+#include "backend/cuda/strided.cuh"
+
+namespace ember::cuda::kernels {
+
+// ── functors: unary ones take x, binary ones (a, b, alpha) ──────────────────────────────────
+struct Neg {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C x) const {
+    return -x;
+  }
+};
+struct Abs {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C x) const {
+    return math::fabs(x);
+  }
+};
+struct Sqrt {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C x) const {
+    return math::sqrt(x);
+  }
+};
+struct Rsqrt {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C x) const {
+    return math::rsqrt(x);
+  }
+};
+struct Square {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C x) const {
+    return x * x;
+  }
+};
+struct Reciprocal {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C x) const {
+    return C(1) / x;
+  }
+};
+struct Exp {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C x) const {
+    return math::exp(x);
+  }
+};
+struct Log {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C x) const {
+    return math::log(x);
+  }
+};
+struct Sin {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C x) const {
+    return math::sin(x);
+  }
+};
+struct Cos {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C x) const {
+    return math::cos(x);
+  }
+};
+struct Tanh {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C x) const {
+    return math::tanh(x);
+  }
+};
+struct Sigmoid {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C x) const {
+    return C(1) / (C(1) + math::exp(-x));
+  }
+};
+struct Relu {  // NaN stays NaN (x < 0 is false for it), as torch.relu
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C x) const {
+    return x < C(0) ? C(0) : x;
+  }
+};
+// a ± alpha * b as one fma: what nvcc's contraction (--fmad=true, its default) makes of it
+// anyway, spelled out so the emulation rounds once too (it is compiled with -ffp-contract=off).
+struct Add {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C a, C b, C alpha) const {
+    return math::fma(alpha, b, a);
+  }
+};
+struct Sub {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C a, C b, C alpha) const {
+    return math::fma(-alpha, b, a);
+  }
+};
+struct Mul {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C a, C b, C) const {
+    return a * b;
+  }
+};
+struct TrueDiv {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C a, C b, C) const {
+    return a / b;
+  }
+};
+struct Maximum {  // a NaN on either side wins, as torch.maximum
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C a, C b, C) const {
+    return a != a ? a : (b != b ? b : (a > b ? a : b));
+  }
+};
+struct Minimum {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C a, C b, C) const {
+    return a != a ? a : (b != b ? b : (a < b ? a : b));
+  }
+};
+
+template <int N>
+using Arity = std::integral_constant<int, N>;
+
+/// Calls f(functor, Arity<inputs>{}) for `op`; false (f not called) for an unknown op.
+template <class F>
+bool with_op(Op op, F&& f) {
+  switch (op) {
+    case Op::neg:
+      f(Neg{}, Arity<1>{});
+      return true;
+    case Op::abs:
+      f(Abs{}, Arity<1>{});
+      return true;
+    case Op::sqrt:
+      f(Sqrt{}, Arity<1>{});
+      return true;
+    case Op::rsqrt:
+      f(Rsqrt{}, Arity<1>{});
+      return true;
+    case Op::square:
+      f(Square{}, Arity<1>{});
+      return true;
+    case Op::reciprocal:
+      f(Reciprocal{}, Arity<1>{});
+      return true;
+    case Op::exp:
+      f(Exp{}, Arity<1>{});
+      return true;
+    case Op::log:
+      f(Log{}, Arity<1>{});
+      return true;
+    case Op::sin:
+      f(Sin{}, Arity<1>{});
+      return true;
+    case Op::cos:
+      f(Cos{}, Arity<1>{});
+      return true;
+    case Op::tanh:
+      f(Tanh{}, Arity<1>{});
+      return true;
+    case Op::sigmoid:
+      f(Sigmoid{}, Arity<1>{});
+      return true;
+    case Op::relu:
+      f(Relu{}, Arity<1>{});
+      return true;
+    case Op::add:
+      f(Add{}, Arity<2>{});
+      return true;
+    case Op::sub:
+      f(Sub{}, Arity<2>{});
+      return true;
+    case Op::mul:
+      f(Mul{}, Arity<2>{});
+      return true;
+    case Op::true_div:
+      f(TrueDiv{}, Arity<2>{});
+      return true;
+    case Op::maximum:
+      f(Maximum{}, Arity<2>{});
+      return true;
+    case Op::minimum:
+      f(Minimum{}, Arity<2>{});
+      return true;
+  }
+  return false;
+}
+
+/// One block's share of out = f(in...) over l's layout, S the storage type, NIn 1 or 2.
+template <class S, int NIn, class F, class Block>
+EMBER_HOST_DEVICE void map_block(const Block& b, F f, const Launch& l) {
+  using C = opmath_t<S>;
+  const C alpha = C(l.alpha);
+  grid_stride(b, l.numel, [&](int64_t i) {
+    int64_t off[NIn + 1];
+    strided_offsets(l, i, off);
+    const auto in = [&](int k) {
+      return C(*reinterpret_cast<const S*>(l.base[k + 1] + off[k + 1]));
+    };
+    C r;
+    if constexpr (NIn == 1) {
+      r = f(in(0));
+    } else {
+      r = f(in(0), in(1), alpha);
+    }
+    *reinterpret_cast<S*>(l.base[0] + off[0]) = S(r);
+  });
+}
+
+}  // namespace ember::cuda::kernels

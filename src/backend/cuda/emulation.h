@@ -1,0 +1,27 @@
+// The CPU emulation of the CUDA kernels (*_emulation.cpp): each runs a planned launch's kernel
+// bodies (the *_body.cuh headers the .cu files launch) over a grid loop of HostBlocks (Note
+// [Block programs] in block.cuh), on host memory, in every build. The launches come from the same
+// plans as the device's (the *_plan.h files) over CPU tensors; the CPU tests compare the
+// results with the CPU backend's. Each throws `[cuda emulation] ...` for a launch the device
+// would refuse.
+#pragma once
+
+#include "backend/cuda/amp_launch.h"
+#include "backend/cuda/copy_launch.h"
+#include "backend/cuda/elementwise_launch.h"
+#include "backend/cuda/optim_launch.h"
+#include "backend/cuda/reduce_launch.h"
+#include "backend/cuda/softmax_launch.h"
+
+namespace ember::cuda::kernels {
+
+void emulate_elementwise(const Launch& launch);
+void emulate_copy(const CopyLaunch& launch);
+void emulate_fill(const FillLaunch& launch);
+/// launch.partial must hold reduce_partial_bytes(launch) bytes when it splits, as on the device.
+void emulate_reduce(const ReduceLaunch& launch);
+void emulate_softmax(const SoftmaxLaunch& launch);
+void emulate_optim(const OptimLaunch& launch);
+void emulate_unscale(const UnscaleLaunch& launch);
+
+}  // namespace ember::cuda::kernels

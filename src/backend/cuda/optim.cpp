@@ -1,0 +1,34 @@
+// The host side of the CUDA fused optimizer updates: the kCUDA backend's SGD and Adam entries.
+// Each plans a kernels::OptimLaunch (optim_plan.cpp, tested in every build with the emulated
+// kernel) and queues optim.cu's kernel on the current stream of the parameter's device.
+#include "backend/backend.h"
+#include "backend/cuda/optim_plan.h"
+#include "backend/cuda/runtime.h"
+
+namespace ember::cuda {
+namespace {
+
+void launch(const char* op, const Tensor& param, const kernels::OptimLaunch& l) {
+  if (l.numel == 0) return;
+  launch_on(param.device(), op, [&](cudaStream_t s) { return kernels::launch_optim(l, s); });
+}
+
+void sgd(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
+         const backend::SgdStep& s) {
+  launch("optim.SGD", param, plan_sgd_launch(param, grad, momentum_buffer, s));
+}
+
+void adam(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+          const Tensor& max_exp_avg_sq, const backend::AdamStep& s) {
+  launch("optim.Adam", param,
+         plan_adam_launch(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, s));
+}
+
+}  // namespace
+
+void install_optim_kernels(backend::Backend& b) {
+  b.optim.sgd = &sgd;
+  b.optim.adam = &adam;
+}
+
+}  // namespace ember::cuda

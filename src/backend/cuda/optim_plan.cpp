@@ -1,0 +1,77 @@
+// See optim_plan.h.
+#include "backend/cuda/optim_plan.h"
+
+#include <initializer_list>
+
+#include "backend/cuda/elementwise_plan.h"
+
+namespace ember::cuda {
+namespace {
+
+char* data_or_null(const Tensor& t) {
+  return t.defined() ? static_cast<char*>(t.data_ptr()) : nullptr;
+}
+
+// What the front end (src/optim/fused.h) guarantees, checked once more as the kernel reads
+// flat buffers: contiguous float32/float64 tensors of the parameter's dtype and numel.
+kernels::OptimLaunch plan_common(const char* op, const Tensor& param, const Tensor& grad,
+                                 std::initializer_list<const Tensor*> buffers) {
+  EMBER_CHECK(param.dtype() == kFloat32 || param.dtype() == kFloat64, op,
+              "the cuda backend has no ", dtype_name(param.dtype()),
+              " kernel yet (parameters must be float32 or float64)");
+  for (const Tensor* t : buffers) {
+    if (!t->defined()) continue;
+    EMBER_CHECK(t->is_contiguous() && t->dtype() == param.dtype() && t->numel() == param.numel(),
+                op, "expected contiguous ", param.dtype(), " buffers of ", param.numel(),
+                " elements, got ", t->dtype(), " of shape ", t->sizes(),
+                t->is_contiguous() ? "" : " (not contiguous)");
+  }
+  kernels::OptimLaunch l{};
+  l.type = param.dtype() == kFloat32 ? kernels::Type::float32 : kernels::Type::float64;
+  l.numel = param.numel();
+  l.param = data_or_null(param);
+  l.grad = data_or_null(grad);
+  l.threads = kElementwiseThreads;
+  l.blocks = grid_blocks(l.numel);
+  return l;
+}
+
+}  // namespace
+
+kernels::OptimLaunch plan_sgd_launch(const Tensor& param, const Tensor& grad,
+                                     const Tensor& momentum_buffer, const backend::SgdStep& s) {
+  kernels::OptimLaunch l = plan_common("optim.SGD", param, grad, {&param, &grad, &momentum_buffer});
+  l.op = kernels::OptimOp::sgd;
+  l.momentum_buffer = data_or_null(momentum_buffer);
+  l.lr = s.lr;
+  l.weight_decay = s.weight_decay;
+  l.momentum = s.momentum;
+  l.dampening = s.dampening;
+  l.nesterov = s.nesterov;
+  l.first = s.first;
+  l.maximize = s.maximize;
+  return l;
+}
+
+kernels::OptimLaunch plan_adam_launch(const Tensor& param, const Tensor& grad,
+                                      const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                                      const Tensor& max_exp_avg_sq, const backend::AdamStep& s) {
+  kernels::OptimLaunch l = plan_common("optim.Adam", param, grad,
+                                       {&param, &grad, &exp_avg, &exp_avg_sq, &max_exp_avg_sq});
+  l.op = kernels::OptimOp::adam;
+  l.exp_avg = data_or_null(exp_avg);
+  l.exp_avg_sq = data_or_null(exp_avg_sq);
+  l.max_exp_avg_sq = data_or_null(max_exp_avg_sq);
+  l.beta1 = s.beta1;
+  l.beta2 = s.beta2;
+  l.l2 = s.l2;
+  l.decay = s.decay;
+  l.bc2_sqrt = s.bc2_sqrt;
+  l.eps = s.eps;
+  l.neg_step_size = s.neg_step_size;
+  l.decoupled = s.decoupled;
+  l.maximize = s.maximize;
+  return l;
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,364 @@
+// The CUDA kernels' bodies (src/backend/cuda/*_body.cuh) run by their CPU emulation
+// (src/backend/cuda/emulation.h) over launches planned as the device's are, against the CPU
+// backend, without a GPU: every elementwise op in every floating dtype, strided, broadcast and
+// transposed operands and outputs, tails and grids smaller than the work, the reductions (their
+// combine tree, accumulation and split pass), softmax, the fused SGD and Adam updates and
+// GradScaler's inf/NaN check and unscale. Copies
+// between every pair of dtypes, fills and more reduction layouts run emulated in
+// cuda_copy_plan_test / cuda_reduce_plan_test.
+#include <ember/ember.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "backend/backend.h"
+#include "backend/cpu/amp.h"
+#include "backend/cuda/amp_plan.h"
+#include "backend/cuda/copy_plan.h"
+#include "backend/cuda/elementwise_plan.h"
+#include "backend/cuda/emulation.h"
+#include "backend/cuda/optim_plan.h"
+#include "backend/cuda/reduce_plan.h"
+#include "backend/cuda/softmax_plan.h"
+
+namespace ember::cuda {
+namespace {
+
+using backend::ElementwiseArgs;
+using kernels::Op;
+using kernels::ReduceOp;
+
+constexpr Dtype kFloating[] = {kFloat32, kFloat64, kFloat16, kBFloat16};
+
+/// The spacing of `dtype`'s values at 1 (machine epsilon).
+double eps(Dtype dtype) {
+  switch (dtype) {
+    case kFloat64:
+      return std::numeric_limits<double>::epsilon();
+    case kFloat16:
+      return 0x1p-10;
+    case kBFloat16:
+      return 0x1p-7;
+    default:
+      return std::numeric_limits<float>::epsilon();
+  }
+}
+
+/// (rows, cols) values in [-3, 3] that repeat rarely, as `dtype`.
+Tensor wavy(int64_t rows, int64_t cols, Dtype dtype, double phase = 0) {
+  return ((arange(rows * cols, {.dtype = kFloat64}) * 0.37 + phase).sin() * 3)
+      .reshape({rows, cols})
+      .to(dtype);
+}
+
+// ── elementwise ─────────────────────────────────────────────────────────────────────────────
+
+struct ElementwiseCase {
+  Op op;
+  std::function<Tensor(const Tensor&, const Tensor&)> cpu;  // b is unused by unary ops
+  int inputs;
+  bool positive;  // inputs in the op's domain: (0.1, 3.1]
+  bool exact;     // one correctly rounded operation on both sides: the same bits
+  double alpha = 1;
+};
+
+// alpha is a power of two, so alpha * b is exact and the CPU's a + alpha * b rounds once as the
+// kernels' fma does, whether or not the CPU's compiler fused it.
+const ElementwiseCase kElementwise[] = {
+    {Op::neg, [](const Tensor& a, const Tensor&) { return neg(a); }, 1, false, true},
+    {Op::abs, [](const Tensor& a, const Tensor&) { return abs(a); }, 1, false, true},
+    {Op::sqrt, [](const Tensor& a, const Tensor&) { return sqrt(a); }, 1, true, true},
+    {Op::rsqrt, [](const Tensor& a, const Tensor&) { return rsqrt(a); }, 1, true, false},
+    {Op::square, [](const Tensor& a, const Tensor&) { return square(a); }, 1, false, true},
+    {Op::reciprocal, [](const Tensor& a, const Tensor&) { return reciprocal(a); }, 1, false, true},
+    {Op::exp, [](const Tensor& a, const Tensor&) { return exp(a); }, 1, false, false},
+    {Op::log, [](const Tensor& a, const Tensor&) { return log(a); }, 1, true, false},
+    {Op::sin, [](const Tensor& a, const Tensor&) { return sin(a); }, 1, false, false},
+    {Op::cos, [](const Tensor& a, const Tensor&) { return cos(a); }, 1, false, false},
+    {Op::tanh, [](const Tensor& a, const Tensor&) { return tanh(a); }, 1, false, false},
+    {Op::sigmoid, [](const Tensor& a, const Tensor&) { return sigmoid(a); }, 1, false, false},
+    {Op::relu, [](const Tensor& a, const Tensor&) { return relu(a); }, 1, false, true},
+    {Op::add, [](const Tensor& a, const Tensor& b) { return add(a, b, 2); }, 2, false, true, 2},
+    {Op::sub, [](const Tensor& a, const Tensor& b) { return sub(a, b, 0.5); }, 2, false, true, 0.5},
+    {Op::mul, [](const Tensor& a, const Tensor& b) { return mul(a, b); }, 2, false, true},
+    {Op::true_div, [](const Tensor& a, const Tensor& b) { return div(a, b); }, 2, false, true},
+    {Op::maximum, [](const Tensor& a, const Tensor& b) { return maximum(a, b); }, 2, false, true},
+    {Op::minimum, [](const Tensor& a, const Tensor& b) { return minimum(a, b); }, 2, false, true},
+};
+
+/// out = op(in...) by the emulated kernel; out may be any view.
+void run_elementwise(const ElementwiseCase& c, const Tensor& out, const std::vector<Tensor>& in) {
+  const ElementwiseArgs args{.scalar = {Scalar(c.alpha)}};
+  kernels::emulate_elementwise(
+      plan_elementwise_launch(c.op, c.inputs, {"emulated", out, in, out.dtype(), args}));
+}
+
+// The comparison for one op: the same bits (NaN where the CPU has NaN) for a correctly rounded
+// op; else a few units in the last place, as two math libraries differ (the CPU's SLEEF and the
+// host's libm here, CUDA's on the device), on the value and on values near 0.
+void expect_matches(const Tensor& got, const Tensor& want, const ElementwiseCase& c,
+                    const std::string& what) {
+  const double tol = c.exact ? 0 : 4 * eps(want.dtype());
+  EXPECT_TRUE(allclose(got, want, tol, tol, /*equal_nan=*/true))
+      << what << ": op " << int(c.op) << " in " << want.dtype() << "\ngot " << got << "\nwant "
+      << want;
+}
+
+// Output (7, 150): 1050 elements, 5 blocks of 256 with a tail of 26. Contiguous operands merge
+// into one dimension; the strided set has a transposed output and input and a broadcast row
+// (strides 0), which walk the per-dimension offsets.
+TEST(CudaEmulation, ElementwiseOpsMatchTheCpuBackendOnEveryLayout) {
+  for (const Dtype dtype : kFloating)
+    for (const ElementwiseCase& c : kElementwise) {
+      Tensor a = wavy(7, 150, dtype), b = wavy(150, 7, dtype, 1.0).t().contiguous();
+      if (c.positive) a = a.abs() + 0.1;
+      if (c.op == Op::maximum || c.op == Op::minimum || c.op == Op::relu) {
+        a.select(1, 3).fill_(NAN);  // NaN wins on either side
+        b.select(1, 5).fill_(NAN);
+      }
+      const Tensor contiguous = empty({7, 150}, {.dtype = dtype});
+      run_elementwise(c, contiguous, {a, b});
+      expect_matches(contiguous, c.cpu(a, b), c, "contiguous");
+
+      const Tensor a_t = a.t().contiguous().t();                        // strides (1, 7)
+      const Tensor row = b.select(0, 2).unsqueeze(0).expand({7, 150});  // strides (0, 1)
+      const Tensor out_t = empty({150, 7}, {.dtype = dtype}).t();
+      run_elementwise(c, out_t, {a_t, row});
+      expect_matches(out_t, c.cpu(a_t, row), c, "strided");
+    }
+}
+
+// A grid smaller than the work (the plan caps it at 65536 blocks): the grid-stride loop gives
+// every element to exactly one thread, over three dims that do not merge.
+TEST(CudaEmulation, GridStrideLoopsCoverWorkBeyondTheGrid) {
+  const Tensor x = wavy(1000, 12, kFloat32).reshape({10, 100, 12}).permute({2, 0, 1});
+  const Tensor out = empty({12, 10, 100});
+  const std::vector<Tensor> in{x};
+  kernels::Launch l = plan_elementwise_launch(Op::neg, 1, {"neg", out, in, kFloat32, {}});
+  ASSERT_EQ(l.ndim, 2);  // (12, 1000): x's last two dims merge
+  ASSERT_EQ(l.blocks, 47u);
+  l.blocks = 3;
+  kernels::emulate_elementwise(l);
+  EXPECT_TRUE(out.equal(neg(x)));
+}
+
+// ── reductions ──────────────────────────────────────────────────────────────────────────────
+
+/// out = op(in) over dims by the emulated kernels, with the partial buffer a split launch needs.
+Tensor reduce_emulated(ReduceOp op, const Tensor& in, std::vector<int64_t> dims) {
+  const Tensor want_shape = in.sum(dims);
+  const Tensor out = empty(want_shape.sizes(), {.dtype = in.dtype()});
+  int64_t count = 1;
+  for (const int64_t d : dims) count *= in.size(d);
+  kernels::ReduceLaunch l = plan_reduce_launch(op, {"emulated", out, in, dims, double(count)});
+  std::vector<char> partial(size_t(reduce_partial_bytes(l)));
+  l.partial = partial.data();
+  kernels::emulate_reduce(l);
+  return out;
+}
+
+// The device's combine tree, by hand: 2^24 in thread 0 and ones in threads 1-63 (one block of 64).
+// In float32 2^24 + 1 rounds back to 2^24, so the order decides the result. Warp 0's shuffles
+// add lane 16's 1 to lane 0 (lost), then 2, 4, 8 and 16 (kept): 2^24 + 30; warp 1 gives 32; the
+// second tree adds them: 2^24 + 62. A sequential sum gives 2^24, the exact sum 2^24 + 63.
+TEST(CudaEmulation, SumsCombineInTheDevicesTreeOrder) {
+  const Tensor x = ones({64});
+  x.select(0, 0).fill_(0x1p24);
+  EXPECT_EQ(reduce_emulated(ReduceOp::sum, x, {0}).item<float>(), 0x1p24f + 62);
+}
+
+// Sums of small integers are exact in float32 in any order, so they must match the CPU's bits:
+// any element dropped or counted twice shows. One output over 100000 elements splits into 49
+// chunks (the second pass); the others keep strided dims.
+TEST(CudaEmulation, ReductionsCoverEveryElementOnceSplitOrNot) {
+  const Tensor ints = (wavy(500, 200, kFloat64) * 4).round().to(kFloat32);  // in [-12, 12]
+  const std::pair<Tensor, std::vector<int64_t>> cases[] = {
+      {ints, {0, 1}},                                            // one output, split
+      {ints.t(), {0}},                                           // 500 outputs, strided lines
+      {ints.reshape({50, 10, 200}).permute({1, 2, 0}), {0, 2}},  // kept and reduced both strided
+  };
+  for (const auto& [x, dims] : cases) {
+    EXPECT_TRUE(reduce_emulated(ReduceOp::sum, x, dims).equal(x.sum(dims))) << x.sizes();
+    EXPECT_TRUE(reduce_emulated(ReduceOp::amax, x, dims).equal(x.amax(dims))) << x.sizes();
+    EXPECT_TRUE(reduce_emulated(ReduceOp::amin, x, dims).equal(x.amin(dims))) << x.sizes();
+  }
+}
+
+// Rounded sums in each dtype against the CPU's. Neither side sums in the exact order of the
+// other: the CPU sums pairwise in float32 (float64 for float64), depth about log2(n); the kernel
+// sums each thread's elements in sequence, then block_reduce's tree (10 levels), then the splits
+// in sequence. Each result is within depth * eps * sum(|x|) of the exact sum (the classic bound
+// for recursive summation), so the two are within the sum of those, plus half an ulp of the
+// result for float16/bfloat16, which round once on the store.
+TEST(CudaEmulation, RoundedSumsAndMeansAgreeWithinTheAccumulationBound) {
+  for (const Dtype dtype : kFloating) {
+    const Tensor x = wavy(300, 400, dtype, 0.5);
+    for (const std::vector<int64_t>& dims : {std::vector<int64_t>{0, 1}, {1}, {0}}) {
+      const Tensor out = empty(x.sum(dims).sizes(), {.dtype = dtype});
+      const kernels::ReduceLaunch l = plan_reduce_launch(ReduceOp::sum, {"sum", out, x, dims, 1});
+      const int64_t per_thread = (l.chunk + l.threads - 1) / l.threads;
+      const double depth = double(per_thread + 10 + l.splits) + std::log2(double(l.reduced));
+      const Dtype acc = dtype == kFloat64 ? kFloat64 : kFloat32;
+      const Tensor bound = x.to(kFloat64).abs().sum(dims) * depth * eps(acc);
+      for (const ReduceOp op : {ReduceOp::sum, ReduceOp::mean}) {
+        const bool mean = op == ReduceOp::mean;
+        const Tensor want = mean ? x.mean(dims) : x.sum(dims);
+        const Tensor got = reduce_emulated(op, x, dims);
+        const Tensor tol = (mean ? bound / double(l.reduced) : bound) +
+                           want.to(kFloat64).abs() * (dtype == acc ? 0.0 : eps(dtype));
+        EXPECT_TRUE(((got.to(kFloat64) - want.to(kFloat64)).abs() <= tol).all().item<bool>())
+            << dtype << " op " << int(op) << " over " << dims.size() << " dims\ngot " << got
+            << "\nwant " << want;
+      }
+    }
+  }
+}
+
+TEST(CudaEmulation, MaxAndMinPropagateNaNAndRoundNothing) {
+  for (const Dtype dtype : kFloating) {
+    const Tensor x = wavy(40, 70, dtype);
+    x.select(0, 7).select(0, 33).fill_(NAN);  // row 7 has a NaN
+    for (const std::vector<int64_t>& dims : {std::vector<int64_t>{1}, {0, 1}}) {
+      EXPECT_TRUE(allclose(reduce_emulated(ReduceOp::amax, x, dims), x.amax(dims), 0, 0, true))
+          << dtype;
+      EXPECT_TRUE(allclose(reduce_emulated(ReduceOp::amin, x, dims), x.amin(dims), 0, 0, true))
+          << dtype;
+    }
+  }
+}
+
+// ── softmax ─────────────────────────────────────────────────────────────────────────────────
+
+// Along the last dim (inner 1) and a middle one (inner 6), dims that are not whole warps, and an
+// all -inf line (NaN). Tolerance: the max and the sum of exps are combined in another order than
+// the CPU's, and exp/log come from another library: a few eps, relative, plus a few absolute.
+TEST(CudaEmulation, SoftmaxAndLogSoftmaxMatchTheCpuBackend) {
+  for (const Dtype dtype : {kFloat32, kFloat64}) {
+    const Tensor x = wavy(15, 77 * 6, dtype, 2.0).reshape({15, 77, 6});
+    x.select(0, 4).select(1, 2).fill_(-INFINITY);  // the line (4, :, 2) along dim 1
+    for (const int64_t dim : {1, 2})
+      for (const bool log : {false, true}) {
+        const Tensor y = empty_like(x);
+        kernels::emulate_softmax(plan_softmax_launch("softmax", y, x, dim, log));
+        const Tensor want = log ? log_softmax(x, dim) : softmax(x, dim);
+        const double tol = 16 * eps(dtype);
+        EXPECT_TRUE(allclose(y, want, tol, tol, /*equal_nan=*/true))
+            << dtype << " dim " << dim << " log " << log;
+        if (dim == 1) {
+          EXPECT_TRUE(y.select(0, 4).select(1, 2).isnan().all().item<bool>());
+        }
+      }
+  }
+}
+
+// ── fused optimizer updates ─────────────────────────────────────────────────────────────────
+
+// Three steps on two copies of one parameter and its state: the CPU backend's fused kernel on
+// one, the emulated kernel on the other, from the same step scalars, in float32 and float64.
+// 1000 elements: 4 blocks with a tail. The kernel fuses exactly the products nvcc would (explicit
+// fmas); the CPU's compiler may fuse others, so each step's handful of roundings may differ by an
+// ulp: a relative tolerance of 16 eps over three steps.
+template <class Step>
+void expect_same_trajectory(Dtype dtype, int state_buffers, const Step& step) {
+  const Tensor param = wavy(20, 50, dtype), grad = wavy(20, 50, dtype, 0.7);
+  std::vector<Tensor> cpu{param.clone()}, emulated{param.clone()};
+  for (int k = 0; k < state_buffers; ++k) {
+    cpu.push_back(wavy(20, 50, dtype, k).abs());  // second moments are never negative
+    emulated.push_back(cpu.back().clone());
+  }
+  for (int t = 1; t <= 3; ++t) {
+    step(cpu, grad, t, false);
+    step(emulated, grad, t, true);
+  }
+  const double tol = 16 * eps(dtype);
+  for (size_t k = 0; k < cpu.size(); ++k)
+    EXPECT_TRUE(allclose(emulated[k], cpu[k], tol, tol)) << dtype << " tensor " << k;
+}
+
+const backend::OptimKernels& cpu_optim() { return backend::backend_for(kCPU)->optim; }
+
+TEST(CudaEmulation, SgdUpdatesFollowTheCpuKernel) {
+  for (const Dtype dtype : {kFloat32, kFloat64})
+    for (const bool nesterov : {false, true}) {
+      expect_same_trajectory(dtype, 1,
+                             [&](std::vector<Tensor>& t, const Tensor& g, int step, bool emulate) {
+                               const backend::SgdStep s{.lr = 0.1,
+                                                        .weight_decay = 0.01,
+                                                        .momentum = 0.9,
+                                                        .dampening = nesterov ? 0 : 0.25,
+                                                        .nesterov = nesterov,
+                                                        .maximize = !nesterov,
+                                                        .first = step == 1};
+                               if (emulate)
+                                 kernels::emulate_optim(plan_sgd_launch(t[0], g, t[1], s));
+                               else
+                                 cpu_optim().sgd(t[0], g, t[1], s);
+                             });
+      expect_same_trajectory(dtype, 0,
+                             [&](std::vector<Tensor>& t, const Tensor& g, int,
+                                 bool emulate) {  // no momentum buffer
+                               const backend::SgdStep s{.lr = 0.3,
+                                                        .weight_decay = 0,
+                                                        .momentum = 0,
+                                                        .dampening = 0,
+                                                        .nesterov = false,
+                                                        .maximize = false,
+                                                        .first = false};
+                               if (emulate)
+                                 kernels::emulate_optim(plan_sgd_launch(t[0], g, Tensor(), s));
+                               else
+                                 cpu_optim().sgd(t[0], g, Tensor(), s);
+                             });
+    }
+}
+
+TEST(CudaEmulation, AdamAndAdamWUpdatesFollowTheCpuKernel) {
+  for (const Dtype dtype : {kFloat32, kFloat64})
+    for (const bool adamw : {false, true}) {
+      expect_same_trajectory(
+          dtype, 3, [&](std::vector<Tensor>& t, const Tensor& g, int step, bool emulate) {
+            const double lr = 0.01, beta1 = 0.9, beta2 = 0.999, wd = 0.1;
+            const backend::AdamStep s{.beta1 = beta1,
+                                      .beta2 = beta2,
+                                      .l2 = adamw ? 0 : wd,
+                                      .decay = adamw ? 1 - lr * wd : 1,
+                                      .bc2_sqrt = std::sqrt(1 - std::pow(beta2, step)),
+                                      .eps = 1e-8,
+                                      .neg_step_size = -lr / (1 - std::pow(beta1, step)),
+                                      .maximize = adamw,
+                                      .decoupled = adamw};
+            const Tensor amsgrad = adamw ? t[3] : Tensor();
+            if (emulate)
+              kernels::emulate_optim(plan_adam_launch(t[0], g, t[1], t[2], amsgrad, s));
+            else
+              cpu_optim().adam(t[0], g, t[1], t[2], amsgrad, s);
+          });
+    }
+}
+
+// ── GradScaler's unscale ────────────────────────────────────────────────────────────────────
+
+// Each floating dtype, a gradient clean or with an inf or NaN as its very last element (in the
+// tail block), scales that round and one that is exact, and 1 (a check that writes nothing):
+// the CPU backend's kernel's verdict and bits (one multiply in float, double for double, rounded
+// once on both sides).
+TEST(CudaEmulation, UnscaleChecksAndUnscalesAsTheCpuKernel) {
+  for (const Dtype dtype : kFloating)
+    for (const float bad : {0.0f, INFINITY, NAN})
+      for (const float inv_scale : {1.0f / 1024, 1.0f / 3, 1.0f}) {
+        const Tensor g = wavy(7, 150, dtype) * 100;
+        if (bad != 0) g.select(0, 6).select(0, 149).fill_(bad);
+        const Tensor want = g.clone();
+        const bool want_inf = cpu::non_finite_check_and_unscale_({&want, 1}, inv_scale);
+        int32_t found_inf = 0;
+        kernels::emulate_unscale(plan_unscale_launch(g, inv_scale, &found_inf));
+        EXPECT_EQ(found_inf != 0, want_inf) << dtype << " " << bad;
+        EXPECT_TRUE(allclose(g, want, 0, 0, /*equal_nan=*/true)) << dtype << " " << inv_scale;
+      }
+}
+
+}  // namespace
+}  // namespace ember::cuda
