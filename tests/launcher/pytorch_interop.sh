@@ -4,6 +4,8 @@
 #  - the agent-store arrangement of current torchrun: a PyTorch TCPStore server plays torchrun's
 #    agent, and 2 ember ranks with TORCHELASTIC_USE_AGENT_STORE=True, MASTER_PORT = the agent's
 #    store, rendezvous there (rank 0 a client too) and all_reduce;
+#  - ember-run launching a PyTorch script (--python /usr/bin/python3): its store serves PyTorch's
+#    workers, which all_reduce and take a DDP step with the same result on both ranks.
 #   pytorch_interop.sh <ember-run> <worker>
 source "$(dirname "$0")/lib.sh" "$@"
 /usr/bin/python3 -c 'import torch' 2> /dev/null ||
@@ -29,4 +31,14 @@ for rank in 0 1; do
   wait "${pids[$rank]}" || fail "ember rank $rank failed against PyTorch's agent store"
 done
 
+# ember-run hosting the store for PyTorch's workers.
+run_to_end --standalone --nproc-per-node 2 --python /usr/bin/python3 \
+  "$(dirname "$0")/torch_ddp.py" "$dir"
+expect_status 0
+for rank in 0 1; do
+  [ -f "$dir/torch.$rank" ] || fail "PyTorch rank $rank wrote no result"
+  grep -qx "sum 3" "$dir/torch.$rank" || fail "rank $rank: all_reduce gave $(head -1 "$dir/torch.$rank")"
+done
+[ "$(tail -1 "$dir/torch.0")" = "$(tail -1 "$dir/torch.1")" ] ||
+  fail "the DDP step left different weights: $(cat "$dir"/torch.*)"
 echo "ok"

@@ -83,13 +83,19 @@ void parse_rdzv_conf(const std::string& text, Options& options) {
   }
 }
 
-// A Python script runs through ember-python, so its `import torch` is ember (the package's torch
-// alias), as torchrun runs scripts through Python: ember-python beside this program (installed:
-// both in <prefix>/bin) or in the build tree's python/ folder (build/tools/ember-run).
-std::vector<std::string> python_script_command(std::vector<std::string> command) {
+// A Python script runs through an interpreter, as torchrun runs it through Python: --python's
+// (/usr/bin/python3 for PyTorch's own scripts), or else ember-python, so that its `import torch`
+// is ember (the package's torch alias): ember-python beside this program (installed: both in
+// <prefix>/bin) or in the build tree's python/ folder (build/tools/ember-run).
+std::vector<std::string> python_script_command(std::vector<std::string> command,
+                                               const std::string& python) {
   namespace fs = std::filesystem;
   const std::string& script = command.front();
   if (script.size() < 3 || script.compare(script.size() - 3, 3, ".py") != 0) return command;
+  if (!python.empty()) {
+    command.insert(command.begin(), python);
+    return command;
+  }
   const fs::path self = fs::read_symlink("/proc/self/exe").parent_path();
   for (const fs::path& candidate :
        {self / "ember-python", self.parent_path() / "python" / "ember-python"}) {
@@ -155,7 +161,8 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
                "ember-run"};
   app.prefix_command();  // everything from the program on belongs to the program
   std::string nnodes = "1", nproc = "1", endpoint, redirects = "0", tee = "0", rdzv_conf;
-  std::string log_dir;
+  std::string log_dir, python;
+  bool no_python = false;
   app.add_option("--nnodes", nnodes, "Number of nodes: N (or N:N)");
   app.add_option("--nproc-per-node,--nproc_per_node", nproc,
                  "Workers on this node: a number, or cpu/auto (one per core)");
@@ -195,6 +202,12 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
   app.add_option("--stop-timeout,--stop_timeout", options.stop_timeout_s,
                  "Seconds a worker gets between SIGTERM and SIGKILL when the group is stopped "
                  "(default 10)");
+  app.add_flag("--no-python,--no_python", no_python,
+               "Run the program as given, even a .py script (torchrun's --no-python): e.g. "
+               "/usr/bin/python3 train.py");
+  app.add_option("--python", python,
+                 "The interpreter for a .py program (default: ember-python, so `import torch` "
+                 "is ember; /usr/bin/python3 runs a PyTorch script with PyTorch)");
   try {
     app.parse(argc, argv);
     options.command = app.remaining();
@@ -204,7 +217,10 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     if (options.command.empty()) {
       throw CLI::ValidationError("program", "missing: give the program to run and its arguments");
     }
-    options.command = python_script_command(std::move(options.command));
+    if (no_python && !python.empty()) {
+      throw std::invalid_argument("--no-python runs the program as given; it takes no --python");
+    }
+    if (!no_python) options.command = python_script_command(std::move(options.command), python);
     options.nnodes = parse_nnodes(nnodes);
     options.nproc_per_node = parse_nproc(nproc);
     options.redirects = StreamSpec::parse(redirects, "--redirects");
