@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # torchrun's flags in both spellings (--nproc-per-node and --nproc_per_node, = or a space), the
 # seed's launch lines, bad values refused before anything runs, and per-rank log prefixes
-# (--tee) and files (--redirects) in --log-dir.
+# (--tee) and files (--redirects) in --log-dir; PET_* defaults; .py programs and --no-python.
 #   flag_spellings.sh <ember-run> <worker>
 source "$(dirname "$0")/lib.sh" "$@"
 
@@ -36,6 +36,18 @@ rm -f "$dir"/env.*
 run_to_end --standalone --nproc-per-node=2 "$worker" env "$dir"
 expect_status 0
 [ -f "$dir/env.1" ] || fail "--standalone --nproc-per-node=2 did not start rank 1"
+
+# PET_<FLAG> (torchrun's, set by Kubeflow's TrainJob) is a flag's default; the command line wins.
+rm -f "$dir"/env.*
+PET_NPROC_PER_NODE=2 PET_MASTER_PORT=29534 PET_RDZV_ID=pet7 run_to_end "$worker" env "$dir"
+expect_status 0
+[ -f "$dir/env.1" ] || fail "PET_NPROC_PER_NODE=2 did not start rank 1"
+grep -qx "MASTER_PORT=29534" "$dir/env.0" || fail "PET_MASTER_PORT was not used"
+grep -qx "TORCHELASTIC_RUN_ID=pet7" "$dir/env.0" || fail "PET_RDZV_ID was not used"
+rm -f "$dir"/env.*
+PET_NPROC_PER_NODE=2 run_to_end --nproc-per-node 1 "$worker" env "$dir"
+expect_status 0
+[ ! -f "$dir/env.1" ] || fail "PET_NPROC_PER_NODE won over --nproc-per-node"
 
 # A .py program: --no-python (--no_python) runs it as given, --python through that interpreter
 # (the default, ember-python, is the Python package's to test).
