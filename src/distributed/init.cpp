@@ -1,8 +1,11 @@
 // The default group and its life: init_process_group (env://, tcp://, file://, or a given store),
 // new_group, destroy_process_group, and finding the group a call runs on.
 // Note [Who hosts the store]: env:// and tcp:// rendezvous through a TCPStore at MASTER_ADDR:
-// MASTER_PORT. Rank 0 hosts its server, as PyTorch does, unless EMBER_RUN_HOSTS_STORE=1 says the
-// launcher (ember-run) hosts it; then every rank, rank 0 included, is a client. Under a launcher
+// MASTER_PORT. Rank 0 hosts its server, as PyTorch does, unless the launcher hosts it; then every
+// rank, rank 0 included, is a client. A launcher says so with TORCHELASTIC_USE_AGENT_STORE=True
+// (torchrun's agent store, which current torchrun shares with its workers; 1.13's sets False) or
+// EMBER_RUN_HOSTS_STORE=1 (ember-run, which sets both). The store speaks PyTorch's protocol, so
+// the agent's store is PyTorch's own TCPStore server here (tcp_store_protocol.h). Under a launcher
 // that restarts the job, TORCHELASTIC_RESTART_COUNT=<n> puts every key under "attempt_<n>/", so
 // a restarted group never reads the previous attempt's rendezvous.
 #include <arpa/inet.h>
@@ -110,6 +113,13 @@ bool launch_log_enabled() {
   return false;
 }
 
+// Note [Who hosts the store]. torchrun writes Python's str(bool): "True" or "False".
+bool launcher_hosts_store() {
+  std::string agent = environment("TORCHELASTIC_USE_AGENT_STORE");
+  std::transform(agent.begin(), agent.end(), agent.begin(), ::tolower);
+  return agent == "true" || agent == "1" || environment("EMBER_RUN_HOSTS_STORE") == "1";
+}
+
 struct Rendezvous {
   std::shared_ptr<Store> store;
   std::string interface = "127.0.0.1";
@@ -130,10 +140,13 @@ Rendezvous rendezvous_from(const InitOptions& o) {
   if (r.world_size < 0 && (!r.store || place.world_size >= 0))
     r.world_size = from_launcher(place.world_size, "WORLD_SIZE", "the number of ranks");
   if (launch_log_enabled())
-    std::fprintf(stderr, "[ember.distributed] rank %d of %d from %s; rendezvous %s\n", r.rank,
+    std::fprintf(stderr, "[ember.distributed] rank %d of %d from %s; rendezvous %s%s\n", r.rank,
                  r.world_size,
                  o.rank >= 0 && o.world_size >= 0 ? "InitOptions" : place.source.c_str(),
-                 r.store ? "through the given store" : method.c_str());
+                 r.store ? "through the given store" : method.c_str(),
+                 r.store                  ? ""
+                 : launcher_hosts_store() ? " (the launcher hosts the store)"
+                                          : " (rank 0 hosts the store)");
   EMBER_CHECK(r.world_size >= 1, kInit, "world_size must be >= 1, got ", r.world_size);
   EMBER_CHECK(r.rank >= 0 && r.rank < r.world_size, kInit, "rank ", r.rank,
               " is outside the world of ", r.world_size, " ranks");
@@ -172,7 +185,7 @@ Rendezvous rendezvous_from(const InitOptions& o) {
     fail(kInit, "init_method '", method,
          "' is not one of env://, tcp://host:port, file:///path");
   }
-  const bool launcher_hosts = environment("EMBER_RUN_HOSTS_STORE") == "1";
+  const bool launcher_hosts = launcher_hosts_store();
   r.store = std::make_shared<TCPStore>(
       host, port, TCPStoreOptions{.is_master = !launcher_hosts && r.rank == 0, .timeout = o.timeout});
   r.interface = address_towards(host, port);

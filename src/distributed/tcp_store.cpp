@@ -1,9 +1,12 @@
 // TCPStore: the client side (one connection, requests under a lock) and, with is_master, the
-// server it hosts (tcp_store_server.h).
+// server it hosts (tcp_store_server.h). It speaks PyTorch's TCPStore protocol
+// (tcp_store_protocol.h), so it also works against PyTorch's servers (a torchrun agent's store,
+// a PyTorch rank 0), in whichever dialect the server reads (Note [Which server is this]).
 // Note [TCPStore timeouts]: the client bounds every reply by a deadline. When a deadline passes,
 // the reply may still arrive later and would be read as the answer to the next request, so the
-// client closes the connection instead (the server forgets that connection's waiters) and the
-// next request connects afresh.
+// client closes the connection instead (every server forgets a closed connection's waiters) and
+// the next request connects afresh.
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <mutex>
@@ -17,81 +20,13 @@
 
 namespace ember::dist {
 
-struct TCPStore::State {
-  std::string host;
-  uint16_t port = 0;
-  std::unique_ptr<TCPStoreServer> server;
-  std::mutex mutex;
-  int fd = -1;
-  int watch_fd = -1;  // the watched connection (watch_connection)
-
-  std::string where() const { return " (store at " + host + ":" + std::to_string(port) + ")"; }
-
-  void disconnect() {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-  }
-
-  void connect(const char* op, std::chrono::milliseconds timeout) {
-    if (fd < 0) fd = net::connect_until(op, host, port, net::Clock::now() + timeout, timeout);
-  }
-
-  // Sends one request and reads its reply with `read`, which gets (fd, deadline) and returns a
-  // net::Received. `keys` name what a timeout was waiting for.
-  template <class Read>
-  void call(const char* op, const std::string& request, std::chrono::milliseconds timeout,
-            const std::vector<std::string>& keys, Read&& read) {
-    connect(op, timeout);
-    if (!net::send_all(fd, request.data(), request.size())) {
-      // The server may have restarted since the last request: one fresh connection.
-      disconnect();
-      connect(op, timeout);
-      if (!net::send_all(fd, request.data(), request.size())) lost(op);
-    }
-    const auto result = read(fd, net::Clock::now() + timeout);
-    if (result == net::Received::ok) return;
-    disconnect();  // Note [TCPStore timeouts]
-    if (result == net::Received::closed) lost(op);
-    if (keys.empty())
-      fail(op, "no reply within ", detail::format_duration(timeout), where());
-    detail::throw_wait_timeout(op, missing(keys), timeout, where());
-  }
-
-  // Which of keys are still unset, asked on a fresh connection after a timeout (all of them when
-  // the server does not answer within a second).
-  std::vector<std::string> missing(const std::vector<std::string>& keys) {
-    std::vector<std::string> out;
-    try {
-      connect("TCPStore", std::chrono::seconds(1));
-      for (const auto& key : keys) {
-        const std::string request = wire::Writer().op(wire::Op::check).strs({key}).bytes;
-        uint8_t present = 0;
-        if (!net::send_all(fd, request.data(), request.size()) ||
-            net::recv_exact(fd, &present, 1, net::Clock::now() + std::chrono::seconds(1)) !=
-                net::Received::ok) {
-          disconnect();
-          return keys;
-        }
-        if (!present) out.push_back(key);
-      }
-    } catch (const Error&) {
-      return keys;
-    }
-    return out;
-  }
-
-  [[noreturn]] void lost(const char* op) {
-    disconnect();
-    fail(op, "lost the connection to the store", where(),
-         "; the process hosting it (rank 0 or ember-run) exited?");
-  }
-};
+using wire::Op;
 
 namespace {
 
 net::Received read_string(int fd, net::Clock::time_point deadline, std::string& out) {
-  uint32_t n;
-  if (auto r = net::recv_exact(fd, &n, 4, deadline); r != net::Received::ok) return r;
+  uint64_t n;
+  if (auto r = net::recv_exact(fd, &n, 8, deadline); r != net::Received::ok) return r;
   out.resize(n);
   return net::recv_exact(fd, out.data(), n, deadline);
 }
@@ -109,6 +44,137 @@ auto read_string_into(std::string& out) {
 
 }  // namespace
 
+struct TCPStore::State {
+  std::string host;
+  uint16_t port = 0;
+  std::unique_ptr<TCPStoreServer> server;
+  std::mutex mutex;
+  int fd = -1;
+  int watch_fd = -1;  // the watched connection (watch_connection)
+  wire::Dialect dialect = wire::Dialect::v1;
+  bool ember_server = false;  // the server has ember's extension (watch_connection)
+
+  std::string where() const { return " (store at " + host + ":" + std::to_string(port) + ")"; }
+
+  // A request's first bytes: c10d's clients put "/" before every key (keyPrefix_).
+  wire::Writer request(Op op) const { return wire::Writer().op(dialect, op); }
+  static std::string wire_key(const std::string& key) { return "/" + key; }
+  static std::vector<std::string> wire_keys(const std::vector<std::string>& keys) {
+    std::vector<std::string> out;
+    for (const auto& k : keys) out.push_back(wire_key(k));
+    return out;
+  }
+
+  void disconnect() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+
+  // A new connection, opened with VALIDATE for a v2 server.
+  int open(const char* op, std::chrono::milliseconds timeout) {
+    const int c = net::connect_until(op, host, port, net::Clock::now() + timeout, timeout);
+    if (dialect == wire::Dialect::v2) {
+      const std::string hello =
+          wire::Writer().op(dialect, Op::validate).u32(wire::kValidationMagic).bytes;
+      if (!net::send_all(c, hello.data(), hello.size())) {
+        ::close(c);
+        lost(op);
+      }
+    }
+    return c;
+  }
+
+  void connect(const char* op, std::chrono::milliseconds timeout) {
+    if (fd < 0) fd = open(op, timeout);
+  }
+
+  // Note [Which server is this]: one v1 check of the probe key on a half-closed connection.
+  void probe(std::chrono::milliseconds timeout) {
+    const int c = net::connect_until("TCPStore", host, port, net::Clock::now() + timeout, timeout);
+    const std::string ask =
+        wire::Writer().op(wire::Dialect::v1, Op::check).strs({wire::kProbeKey}).bytes;
+    uint8_t answer = 0;
+    net::Received got = net::Received::closed;
+    if (net::send_all(c, ask.data(), ask.size()) && ::shutdown(c, SHUT_WR) == 0)
+      got = net::recv_exact(c, &answer, 1, net::Clock::now() + timeout);
+    ::close(c);
+    if (got == net::Received::timed_out)
+      fail("TCPStore", "the server did not answer within ", detail::format_duration(timeout),
+           where(), "; is it a TCPStore?");
+    dialect = got == net::Received::ok ? wire::Dialect::v1 : wire::Dialect::v2;
+    ember_server = got == net::Received::ok && answer == wire::kReady;
+  }
+
+  // Sends one request and, unless `read` is null, reads its reply with it: read(fd, deadline)
+  // returns a net::Received. `keys` name what a timeout was waiting for.
+  template <class Read>
+  net::Received call(const char* op, const std::string& request, std::chrono::milliseconds timeout,
+                     const std::vector<std::string>& keys, Read&& read) {
+    connect(op, timeout);
+    if (!net::send_all(fd, request.data(), request.size())) {
+      // The server may have restarted since the last request: one fresh connection.
+      disconnect();
+      connect(op, timeout);
+      if (!net::send_all(fd, request.data(), request.size())) lost(op);
+    }
+    if constexpr (std::is_null_pointer_v<std::decay_t<Read>>) {
+      return net::Received::ok;
+    } else {
+      const auto result = read(fd, net::Clock::now() + timeout);
+      if (result == net::Received::ok) return result;
+      disconnect();  // Note [TCPStore timeouts]
+      if (result == net::Received::closed) return result;
+      if (keys.empty()) fail(op, "no reply within ", detail::format_duration(timeout), where());
+      detail::throw_wait_timeout(op, missing(keys), timeout, where());
+    }
+  }
+
+  // call() that treats a closed connection as the server's loss.
+  template <class Read>
+  void call_or_lost(const char* op, const std::string& request, std::chrono::milliseconds timeout,
+                    const std::vector<std::string>& keys, Read&& read) {
+    if (call(op, request, timeout, keys, std::forward<Read>(read)) == net::Received::closed)
+      lost(op);
+  }
+
+  // Waits until every key exists (the reply to wait) or the timeout passes.
+  void wait(const char* op, const std::vector<std::string>& keys,
+            std::chrono::milliseconds timeout) {
+    uint8_t reply;
+    call_or_lost(op, request(Op::wait).strs(wire_keys(keys)).bytes, timeout, keys,
+                 read_value(reply));
+  }
+
+  // Which of keys are still unset, asked on a fresh connection after a timeout (all of them when
+  // the server does not answer within a second).
+  std::vector<std::string> missing(const std::vector<std::string>& keys) {
+    std::vector<std::string> out;
+    try {
+      connect("TCPStore", std::chrono::seconds(1));
+      for (const auto& key : keys) {
+        const std::string ask = request(Op::check).strs({wire_key(key)}).bytes;
+        uint8_t ready = wire::kNotReady;
+        if (!net::send_all(fd, ask.data(), ask.size()) ||
+            net::recv_exact(fd, &ready, 1, net::Clock::now() + std::chrono::seconds(1)) !=
+                net::Received::ok) {
+          disconnect();
+          return keys;
+        }
+        if (ready != wire::kReady) out.push_back(key);
+      }
+    } catch (const Error&) {
+      return keys;
+    }
+    return out;
+  }
+
+  [[noreturn]] void lost(const char* op) {
+    disconnect();
+    fail(op, "lost the connection to the store", where(),
+         "; the process hosting it (rank 0, ember-run or torchrun) exited?");
+  }
+};
+
 TCPStore::TCPStore(std::string host, uint16_t port, TCPStoreOptions options)
     : Store(options.timeout), state_(std::make_unique<State>()) {
   state_->host = std::move(host);
@@ -116,6 +182,9 @@ TCPStore::TCPStore(std::string host, uint16_t port, TCPStoreOptions options)
   if (options.is_master) {
     state_->server = std::make_unique<TCPStoreServer>(state_->host, port);
     state_->port = state_->server->port();
+    state_->ember_server = true;
+  } else {
+    state_->probe(timeout());
   }
   std::lock_guard lock(state_->mutex);
   state_->connect("TCPStore", timeout());
@@ -127,15 +196,16 @@ TCPStore::~TCPStore() {
   state_->server.reset();
 }
 
+// Only ember's server has watch_connection: against PyTorch's, nothing is watched, and the
+// departure keys are simply never set (the group then reports the transport's error alone).
 void TCPStore::watch_connection(const std::string& key) {
   std::lock_guard lock(state_->mutex);
-  const auto deadline = net::Clock::now() + timeout();
-  const int fd = net::connect_until("TCPStore.watch_connection", state_->host, state_->port,
-                                    deadline, timeout());
-  const std::string request = wire::Writer().op(wire::Op::watch).str(key).bytes;
+  if (!state_->ember_server) return;
+  const int fd = state_->open("TCPStore.watch_connection", timeout());
+  const std::string request = state_->request(Op::watch_connection).str(State::wire_key(key)).bytes;
   uint8_t ok = 0;
   if (!net::send_all(fd, request.data(), request.size()) ||
-      net::recv_exact(fd, &ok, 1, deadline) != net::Received::ok) {
+      net::recv_exact(fd, &ok, 1, net::Clock::now() + timeout()) != net::Received::ok) {
     ::close(fd);
     state_->lost("TCPStore.watch_connection");
   }
@@ -149,74 +219,87 @@ bool TCPStore::is_master() const { return state_->server != nullptr; }
 
 void TCPStore::set(const std::string& key, const std::string& value) {
   std::lock_guard lock(state_->mutex);
-  uint8_t ok;
-  state_->call("TCPStore.set", wire::Writer().op(wire::Op::set).str(key).str(value).bytes,
-               timeout(), {}, read_value(ok));
+  // No reply in the protocol; a lost server shows at the next request that has one.
+  state_->call("TCPStore.set", state_->request(Op::set).str(State::wire_key(key)).str(value).bytes,
+               timeout(), {}, nullptr);
 }
 
 std::string TCPStore::get(const std::string& key) {
   std::lock_guard lock(state_->mutex);
+  // As c10d's client does: wait for the key, then get it (a v1 PyTorch server drops a
+  // connection that gets a missing key).
+  state_->wait("TCPStore.get", {key}, timeout());
   std::string value;
-  state_->call("TCPStore.get", wire::Writer().op(wire::Op::get).str(key).bytes, timeout(), {key},
-               read_string_into(value));
+  state_->call_or_lost("TCPStore.get", state_->request(Op::get).str(State::wire_key(key)).bytes,
+                       timeout(), {}, read_string_into(value));
   return value;
 }
 
 int64_t TCPStore::add(const std::string& key, int64_t delta) {
   std::lock_guard lock(state_->mutex);
-  uint8_t ok = 0;
   int64_t result = 0;
-  std::string error;
-  state_->call("TCPStore.add", wire::Writer().op(wire::Op::add).str(key).i64(delta).bytes,
-               timeout(), {}, [&](int fd, net::Clock::time_point deadline) {
-                 auto r = net::recv_exact(fd, &ok, 1, deadline);
-                 if (r != net::Received::ok) return r;
-                 return ok ? net::recv_exact(fd, &result, 8, deadline)
-                           : read_string(fd, deadline, error);
-               });
-  if (!ok) throw Error(error);
-  return result;
+  const auto got = state_->call("TCPStore.add",
+                                state_->request(Op::add).str(State::wire_key(key)).i64(delta).bytes,
+                                timeout(), {}, read_value(result));
+  if (got == net::Received::ok) return result;
+  // Every server drops the connection of an add to a value that is not an integer: say so when
+  // that is why (the server is still there and the key holds text).
+  std::string held;
+  uint8_t ready = wire::kNotReady;
+  try {
+    if (state_->call("TCPStore.add", state_->request(Op::check).strs({State::wire_key(key)}).bytes,
+                     std::chrono::seconds(1), {}, read_value(ready)) == net::Received::ok &&
+        ready == wire::kReady)
+      state_->call("TCPStore.add", state_->request(Op::get).str(State::wire_key(key)).bytes,
+                   std::chrono::seconds(1), {}, read_string_into(held));
+  } catch (const Error&) {
+  }
+  detail::KeyValueMap check;
+  check.values[key] = held;
+  if (!held.empty()) check.add("TCPStore.add", key, 0);  // throws the integer error
+  state_->lost("TCPStore.add");
 }
 
 std::string TCPStore::compare_set(const std::string& key, const std::string& expected,
                                   const std::string& desired) {
   std::lock_guard lock(state_->mutex);
   std::string value;
-  state_->call("TCPStore.compare_set",
-               wire::Writer().op(wire::Op::compare_set).str(key).str(expected).str(desired).bytes,
-               timeout(), {}, read_string_into(value));
+  state_->call_or_lost(
+      "TCPStore.compare_set",
+      state_->request(Op::compare_set).str(State::wire_key(key)).str(expected).str(desired).bytes,
+      timeout(), {}, read_string_into(value));
   return value;
 }
 
 bool TCPStore::check(const std::vector<std::string>& keys) {
   std::lock_guard lock(state_->mutex);
-  uint8_t all = 0;
-  state_->call("TCPStore.check", wire::Writer().op(wire::Op::check).strs(keys).bytes, timeout(),
-               {}, read_value(all));
-  return all != 0;
+  uint8_t ready = wire::kNotReady;
+  state_->call_or_lost("TCPStore.check",
+                       state_->request(Op::check).strs(State::wire_keys(keys)).bytes, timeout(), {},
+                       read_value(ready));
+  return ready == wire::kReady;
 }
 
 bool TCPStore::delete_key(const std::string& key) {
   std::lock_guard lock(state_->mutex);
-  uint8_t existed = 0;
-  state_->call("TCPStore.delete_key", wire::Writer().op(wire::Op::delete_key).str(key).bytes,
-               timeout(), {}, read_value(existed));
-  return existed != 0;
+  int64_t deleted = 0;
+  state_->call_or_lost("TCPStore.delete_key",
+                       state_->request(Op::delete_key).str(State::wire_key(key)).bytes, timeout(),
+                       {}, read_value(deleted));
+  return deleted == 1;
 }
 
 int64_t TCPStore::num_keys() {
   std::lock_guard lock(state_->mutex);
   int64_t n = 0;
-  state_->call("TCPStore.num_keys", wire::Writer().op(wire::Op::num_keys).bytes, timeout(), {},
-               read_value(n));
+  state_->call_or_lost("TCPStore.num_keys", state_->request(Op::num_keys).bytes, timeout(), {},
+                       read_value(n));
   return n;
 }
 
 void TCPStore::wait_for(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) {
   std::lock_guard lock(state_->mutex);
-  uint8_t ok;
-  state_->call("TCPStore.wait", wire::Writer().op(wire::Op::wait).strs(keys).bytes, timeout, keys,
-               read_value(ok));
+  state_->wait("TCPStore.wait", keys, timeout);
 }
 
 }  // namespace ember::dist

@@ -1,5 +1,6 @@
 // The TCP store's server: one thread that owns the key-value map and answers every client's
-// requests (tcp_store_protocol.h), holding get/wait replies until their keys exist.
+// requests in PyTorch's TCPStore protocol (tcp_store_protocol.h), ember's clients and PyTorch's
+// alike, holding wait replies until their keys exist.
 #pragma once
 
 #include <cstdint>

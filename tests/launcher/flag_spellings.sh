@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # torchrun's flags in both spellings (--nproc-per-node and --nproc_per_node, = or a space), the
 # seed's launch lines, bad values refused before anything runs, and per-rank log prefixes
-# (--tee) and files (--redirects) in --log-dir.
+# (--tee) and files (--redirects) in --log-dir; PET_* defaults; .py programs and --no-python.
 #   flag_spellings.sh <ember-run> <worker>
 source "$(dirname "$0")/lib.sh" "$@"
 
@@ -37,6 +37,33 @@ run_to_end --standalone --nproc-per-node=2 "$worker" env "$dir"
 expect_status 0
 [ -f "$dir/env.1" ] || fail "--standalone --nproc-per-node=2 did not start rank 1"
 
+# PET_<FLAG> (torchrun's, set by Kubeflow's TrainJob) is a flag's default; the command line wins.
+rm -f "$dir"/env.*
+PET_NPROC_PER_NODE=2 PET_MASTER_PORT=29534 PET_RDZV_ID=pet7 run_to_end "$worker" env "$dir"
+expect_status 0
+[ -f "$dir/env.1" ] || fail "PET_NPROC_PER_NODE=2 did not start rank 1"
+grep -qx "MASTER_PORT=29534" "$dir/env.0" || fail "PET_MASTER_PORT was not used"
+grep -qx "TORCHELASTIC_RUN_ID=pet7" "$dir/env.0" || fail "PET_RDZV_ID was not used"
+rm -f "$dir"/env.*
+PET_NPROC_PER_NODE=2 run_to_end --nproc-per-node 1 "$worker" env "$dir"
+expect_status 0
+[ ! -f "$dir/env.1" ] || fail "PET_NPROC_PER_NODE won over --nproc-per-node"
+
+# A .py program: --no-python (--no_python) runs it as given, --python through that interpreter
+# (the default, ember-python, is the Python package's to test).
+printf '#!/bin/sh\necho "$0 $RANK" > "$1/ran.$RANK"\n' > "$dir/prog.py"
+chmod +x "$dir/prog.py"
+for flag in --no-python --no_python; do
+  rm -f "$dir"/ran.*
+  run_to_end --nproc-per-node=1 $flag "$dir/prog.py" "$dir"
+  expect_status 0
+  grep -qx "$dir/prog.py 0" "$dir/ran.0" || fail "$flag did not run the script as given"
+done
+rm -f "$dir"/ran.*
+run_to_end --nproc-per-node=1 --python /bin/sh "$dir/prog.py" "$dir"
+expect_status 0
+grep -qx "$dir/prog.py 0" "$dir/ran.0" || fail "--python /bin/sh did not run the script"
+
 # Bad values: status 2, a message naming the flag, no worker started.
 rm -f "$dir"/env.*
 refuse() {  # refuse PATTERN ARGS...
@@ -48,6 +75,7 @@ refuse() {  # refuse PATTERN ARGS...
   ! ls "$dir"/env.* > /dev/null 2>&1 || fail "a worker ran despite '$*'"
 }
 refuse "--nproc-per-node: expected >= 1" --nproc-per-node 0 "$worker" env "$dir"
+refuse "--no-python runs the program as given" --no-python --python /bin/sh "$worker" env "$dir"
 refuse "--nnodes: expected N >= 1 or N:N" --nnodes 1:4 "$worker" env "$dir"
 refuse "--node-rank: expected 0..1" --nnodes 2 --node-rank 2 "$worker" env "$dir"
 refuse "--tee: expected 0 \(none\)" --tee 7 "$worker" env "$dir"

@@ -83,13 +83,19 @@ void parse_rdzv_conf(const std::string& text, Options& options) {
   }
 }
 
-// A Python script runs through ember-python, so its `import torch` is ember (the package's torch
-// alias), as torchrun runs scripts through Python: ember-python beside this program (installed:
-// both in <prefix>/bin) or in the build tree's python/ folder (build/tools/ember-run).
-std::vector<std::string> python_script_command(std::vector<std::string> command) {
+// A Python script runs through an interpreter, as torchrun runs it through Python: --python's
+// (/usr/bin/python3 for PyTorch's own scripts), or else ember-python, so that its `import torch`
+// is ember (the package's torch alias): ember-python beside this program (installed: both in
+// <prefix>/bin) or in the build tree's python/ folder (build/tools/ember-run).
+std::vector<std::string> python_script_command(std::vector<std::string> command,
+                                               const std::string& python) {
   namespace fs = std::filesystem;
   const std::string& script = command.front();
   if (script.size() < 3 || script.compare(script.size() - 3, 3, ".py") != 0) return command;
+  if (!python.empty()) {
+    command.insert(command.begin(), python);
+    return command;
+  }
   const fs::path self = fs::read_symlink("/proc/self/exe").parent_path();
   for (const fs::path& candidate :
        {self / "ember-python", self.parent_path() / "python" / "ember-python"}) {
@@ -149,41 +155,57 @@ int StreamSpec::streams_for(int local_rank) const {
 
 std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
   Options options;
+  // As torchrun, a flag not on the command line takes its value from PET_<FLAG> (Kubeflow's
+  // TrainJob sets PET_NNODES, PET_NPROC_PER_NODE, PET_NODE_RANK, PET_MASTER_ADDR/PORT).
   CLI::App app{"ember-run: torchrun for C++ programs. Starts --nproc-per-node workers with "
                "torchrun's environment (RANK, WORLD_SIZE, MASTER_ADDR, ...), hosts the "
                "rendezvous store, and restarts the whole group when a worker fails.",
                "ember-run"};
   app.prefix_command();  // everything from the program on belongs to the program
   std::string nnodes = "1", nproc = "1", endpoint, redirects = "0", tee = "0", rdzv_conf;
-  std::string log_dir;
-  app.add_option("--nnodes", nnodes, "Number of nodes: N (or N:N)");
+  std::string log_dir, python;
+  bool no_python = false;
+  app.add_option("--nnodes", nnodes, "Number of nodes: N (or N:N)")
+      ->envname("PET_NNODES");
   app.add_option("--nproc-per-node,--nproc_per_node", nproc,
-                 "Workers on this node: a number, or cpu/auto (one per core)");
+                 "Workers on this node: a number, or cpu/auto (one per core)")
+      ->envname("PET_NPROC_PER_NODE");
   options.node_rank = -1;
   app.add_option("--node-rank,--node_rank", options.node_rank,
                  "This node's rank in [0, nnodes) (default 0; with --rdzv-backend c10d and "
-                 "--nnodes > 1: the order in which the launchers join)");
+                 "--nnodes > 1: the order in which the launchers join)")
+      ->envname("PET_NODE_RANK");
   app.add_option("--master-addr,--master_addr", options.master_addr,
-                 "Address of node 0, which hosts the store (default 127.0.0.1)");
+                 "Address of node 0, which hosts the store (default 127.0.0.1)")
+      ->envname("PET_MASTER_ADDR");
   app.add_option("--master-port,--master_port", options.master_port,
-                 "Port of the store on node 0 (default 29500)");
+                 "Port of the store on node 0 (default 29500)")
+      ->envname("PET_MASTER_PORT");
   app.add_flag("--standalone", options.standalone,
-               "One node; the store on a free loopback port and a fresh run id");
+               "One node; the store on a free loopback port and a fresh run id")
+      ->envname("PET_STANDALONE");
   app.add_option("--max-restarts,--max_restarts", options.max_restarts,
-                 "Restart the worker group this many times after a failure (default 0)");
+                 "Restart the worker group this many times after a failure (default 0)")
+      ->envname("PET_MAX_RESTARTS");
   app.add_option("--monitor-interval,--monitor_interval", options.monitor_interval_s,
                  "Seconds between checks of the store for other nodes' failures (default 0.1; "
-                 "local workers' exits are seen at once)");
+                 "local workers' exits are seen at once)")
+      ->envname("PET_MONITOR_INTERVAL");
   app.add_option("--rdzv-backend,--rdzv_backend", options.rdzv_backend,
                  "static (default) or c10d: both rendezvous through ember-run's TCPStore; c10d "
-                 "also assigns node ranks");
+                 "also assigns node ranks")
+      ->envname("PET_RDZV_BACKEND");
   app.add_option("--rdzv-endpoint,--rdzv_endpoint", endpoint,
-                 "host:port of the store (instead of --master-addr/--master-port)");
-  app.add_option("--rdzv-id,--rdzv_id", options.rdzv_id, "The job's id (TORCHELASTIC_RUN_ID)");
+                 "host:port of the store (instead of --master-addr/--master-port)")
+      ->envname("PET_RDZV_ENDPOINT");
+  app.add_option("--rdzv-id,--rdzv_id", options.rdzv_id, "The job's id (TORCHELASTIC_RUN_ID)")
+      ->envname("PET_RDZV_ID");
   app.add_option("--rdzv-conf,--rdzv_conf", rdzv_conf,
                  "key=value,...: join_timeout=SECONDS (default 600) bounds the wait for "
-                 "other nodes");
-  app.add_option("--role", options.role, "Worker role name (default 'default')");
+                 "other nodes")
+      ->envname("PET_RDZV_CONF");
+  app.add_option("--role", options.role, "Worker role name (default 'default')")
+      ->envname("PET_ROLE");
   app.add_option("-r,--redirects", redirects,
                  "Send workers' output to files in --log-dir: 0 none, 1 stdout, 2 stderr, 3 both, "
                  "or per local rank: 0:3,1:1");
@@ -191,10 +213,18 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
                  "Like --redirects, and also to the console, each line prefixed [<role><rank>]:");
   app.add_option("--log-dir,--log_dir", log_dir,
                  "Directory for each attempt's logs and error files (default: a temporary "
-                 "directory, removed at the end)");
+                 "directory, removed at the end)")
+      ->envname("PET_LOG_DIR");
   app.add_option("--stop-timeout,--stop_timeout", options.stop_timeout_s,
                  "Seconds a worker gets between SIGTERM and SIGKILL when the group is stopped "
                  "(default 10)");
+  app.add_flag("--no-python,--no_python", no_python,
+               "Run the program as given, even a .py script (torchrun's --no-python): e.g. "
+               "/usr/bin/python3 train.py")
+      ->envname("PET_NO_PYTHON");
+  app.add_option("--python", python,
+                 "The interpreter for a .py program (default: ember-python, so `import torch` "
+                 "is ember; /usr/bin/python3 runs a PyTorch script with PyTorch)");
   try {
     app.parse(argc, argv);
     options.command = app.remaining();
@@ -204,7 +234,10 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_code) {
     if (options.command.empty()) {
       throw CLI::ValidationError("program", "missing: give the program to run and its arguments");
     }
-    options.command = python_script_command(std::move(options.command));
+    if (no_python && !python.empty()) {
+      throw std::invalid_argument("--no-python runs the program as given; it takes no --python");
+    }
+    if (!no_python) options.command = python_script_command(std::move(options.command), python);
     options.nnodes = parse_nnodes(nnodes);
     options.nproc_per_node = parse_nproc(nproc);
     options.redirects = StreamSpec::parse(redirects, "--redirects");
