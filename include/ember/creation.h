@@ -87,6 +87,14 @@ Tensor& uniform_(Tensor& t, double from = 0.0, double to = 1.0, Generator* gen =
 Tensor& normal_(Tensor& t, double mean = 0.0, double std = 1.0, Generator* gen = nullptr);
 Tensor& random_(Tensor& t, int64_t from, int64_t to, Generator* gen = nullptr);
 Tensor& bernoulli_(Tensor& t, double p, Generator* gen = nullptr);
+/// Exponential draws with rate lambd (torch.Tensor.exponential_).
+Tensor& exponential_(Tensor& t, double lambd = 1.0, Generator* gen = nullptr);
+
+/// Indices drawn from the rows of `input` (1-d or 2-d, non-negative weights, need not sum to 1):
+/// (num_samples) or (rows, num_samples), int64. Without replacement, an index once drawn is not
+/// drawn again in its row (torch.multinomial; PyTorch's numbers for a seed).
+Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement = false,
+                   Generator* gen = nullptr);
 
 // ── LibTorch's shorthand: a dtype or a device alone as the options ─────────
 // zeros({2, 3}, kInt64), randn({4}, kCUDA), arange(0, 10, kFloat64): the same as {.dtype = ...}.

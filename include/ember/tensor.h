@@ -537,6 +537,10 @@ class Tensor {
   Tensor& normal_(double mean = 0.0, double std = 1.0, Generator* gen = nullptr) const;
   Tensor& bernoulli_(double p = 0.5, Generator* gen = nullptr) const;
   Tensor& random_(int64_t from, int64_t to, Generator* gen = nullptr) const;
+  Tensor& exponential_(double lambd = 1.0, Generator* gen = nullptr) const;
+  /// ember::multinomial(*this, ...).
+  Tensor multinomial(int64_t num_samples, bool replacement = false,
+                     Generator* gen = nullptr) const;
 
   /// LibTorch's Tensor::data() is refused with a message naming ember's spelling: detach()
   /// shares the data without history (and, unlike .data, the version counter, so autograd still

@@ -368,6 +368,13 @@ void bind_factories(py::module_& m) {
         return b ? randint_like(t, a, *b, o.random()) : randint_like(t, 0, a, o.random());
       },
       py::arg("input"), py::arg("low"), py::arg("high") = py::none());
+  m.def(
+      "multinomial",
+      [](const Tensor& t, int64_t n, bool replacement, Generator* g) {
+        return multinomial(t, n, replacement, g);
+      },
+      py::arg("input"), py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(),
+      py::arg("generator") = nullptr);
 }
 
 // random_() without bounds: PyTorch's uniform_int over the dtype's range, one draw per element
@@ -481,6 +488,17 @@ void bind_factory_methods(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls
   cls.def(
       "bernoulli_", [](const Tensor& t, double p, Generator* g) { return t.bernoulli_(p, g); },
       py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = nullptr);
+  cls.def(
+      "exponential_",
+      [](const Tensor& t, double lambd, Generator* g) { return t.exponential_(lambd, g); },
+      py::arg("lambd") = 1.0, py::kw_only(), py::arg("generator") = nullptr);
+  cls.def(
+      "multinomial",
+      [](const Tensor& t, int64_t n, bool replacement, Generator* g) {
+        return t.multinomial(n, replacement, g);
+      },
+      py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(),
+      py::arg("generator") = nullptr);
   // PyTorch's three forms: random_() (the dtype's range), random_(to) ([0, to)) and
   // random_(from, to) with to=None meaning up to the dtype's largest value.
   cls.def("random_", [](const Tensor& t, py::args args, py::kwargs kwargs) {

@@ -1,5 +1,6 @@
-// The random fills' kernels (src/ops/random.cpp: uniform_, normal_, random_, bernoulli_ and
-// randperm, which rand/randn/randint build on). The front end checks the bounds against the
+// The random fills' kernels (src/ops/random.cpp: uniform_, normal_, random_, bernoulli_,
+// exponential_ and randperm, which rand/randn/randint build on; multinomial's sampling with
+// replacement, src/ops/multinomial.cpp). The front end checks the bounds against the
 // dtype; a kernel draws from `gen` (the default generator when null) under its lock and visits
 // the elements in TensorIterator's order, so that a seed gives PyTorch's CPU numbers
 // (Note [Matching PyTorch's random streams] in backend/cpu/random.cpp).
@@ -31,6 +32,12 @@ struct RandomKernels {
   void (*bernoulli)(const char* op, const Tensor& t, double p, Generator* gen) = nullptr;
   /// t (n), contiguous and numeric, = a random permutation of 0..n-1 (values exact in t's dtype).
   void (*randperm)(const Tensor& t, Generator* gen) = nullptr;
+  /// Exponential with rate lambd (-log(1 - u) / lambd of a 53-bit uniform u); floating t.
+  void (*exponential)(const char* op, const Tensor& t, double lambd, Generator* gen) = nullptr;
+  /// multinomial with replacement: probs (categories) or (rows, categories), floating, entries
+  /// checked finite and >= 0 here; result int64 (samples) or (rows, samples), contiguous.
+  void (*multinomial_with_replacement)(const Tensor& probs, const Tensor& result,
+                                       Generator* gen) = nullptr;
 };
 
 }  // namespace ember::backend

@@ -18,6 +18,12 @@ Tensor& Tensor::bernoulli_(double p, Generator* gen) const {
 Tensor& Tensor::random_(int64_t from, int64_t to, Generator* gen) const {
   return ember::random_(mut(), from, to, gen);
 }
+Tensor& Tensor::exponential_(double lambd, Generator* gen) const {
+  return ember::exponential_(mut(), lambd, gen);
+}
+Tensor Tensor::multinomial(int64_t num_samples, bool replacement, Generator* gen) const {
+  return ember::multinomial(*this, num_samples, replacement, gen);
+}
 bool Tensor::allclose(const Tensor& other, double rtol, double atol, bool equal_nan) const {
   return ember::allclose(*this, other, rtol, atol, equal_nan);
 }

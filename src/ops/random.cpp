@@ -1,8 +1,9 @@
 // Random tensors (rand, randn, randint, randperm, *_like) and the in-place fills uniform_,
-// normal_, random_ and bernoulli_: their checks. The fills are the backend's random family
-// (backend/random_kernels.h); for a given seed the CPU's produce PyTorch 1.13's CPU numbers bit
-// for bit (Note [Matching PyTorch's random streams] in backend/cpu/random.cpp). The factories
-// fill on the CPU, where the generator's stream is defined, then move to the device asked for.
+// normal_, random_, bernoulli_ and exponential_: their checks. The fills are the backend's random
+// family (backend/random_kernels.h); for a given seed the CPU's produce PyTorch 1.13's CPU
+// numbers bit for bit (Note [Matching PyTorch's random streams] in backend/cpu/random.cpp). The
+// factories fill on the CPU, where the generator's stream is defined, then move to the device
+// asked for.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -142,6 +143,15 @@ Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
 Tensor& random_(Tensor& t, int64_t from, int64_t to, Generator* gen) {
   OpScope scope("random_", t, {});
   return random_impl("random_", t, from, to, gen);
+}
+
+Tensor& exponential_(Tensor& t, double lambd, Generator* gen) {
+  const char* op = "exponential_";
+  check_tensor(op, t);
+  check_floating(op, t.dtype());
+  EMBER_CHECK(lambd >= 0.0, op, "exponential_ expects lambda >= 0.0, but found lambda=", lambd);
+  random_kernel_of(op, t, &RandomKernels::exponential)(op, t, lambd, gen);
+  return written(t);
 }
 
 Tensor& bernoulli_(Tensor& t, double p, Generator* gen) {

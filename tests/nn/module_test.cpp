@@ -207,12 +207,12 @@ TEST(Module, ToDtypeKeepsHandles) {
 TEST(Module, ZeroGradApplyRequiresGrad) {
   auto model = std::make_shared<MyModel>(3, 4, 2);
   model->forward(randn({2, 3})).sum().backward();
-  model->zero_grad(/*set_to_none=*/false);
+  model->zero_grad();  // zeroes, as PyTorch 1.13's default
   for (const Tensor& p : model->parameters()) {
     ASSERT_TRUE(p.grad().defined());
     EXPECT_EQ(p.grad().abs().sum().item<float>(), 0.0f);
   }
-  model->zero_grad();
+  model->zero_grad(/*set_to_none=*/true);
   for (const Tensor& p : model->parameters()) EXPECT_FALSE(p.grad().defined());
 
   std::vector<std::string> order;

@@ -162,6 +162,9 @@ class TCPStore final : public Store {
   /// Opens a second connection that the server watches: when it closes (this object is
   /// destroyed, or the process exits or dies) the server sets `key` to the count of such
   /// departures so far ("1" for the first). Lets the others learn that this process is gone.
+  /// Only ember's own server watches (the request is ember's); against PyTorch's server (a
+  /// torchrun agent's store, a PyTorch rank 0) it does nothing, and a dead peer shows up as the
+  /// collective's error or its timeout instead.
   void watch_connection(const std::string& key);
 
   const std::string& host() const;

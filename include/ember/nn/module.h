@@ -109,8 +109,9 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Moves every parameter and buffer to `device`, in place as above.
   Module& to(Device device);
   Module& to(Device device, Dtype dtype);
-  /// Clears the parameters' gradients: to undefined (default) or to zeros.
-  void zero_grad(bool set_to_none = true);
+  /// Clears the parameters' gradients: to zeros (PyTorch 1.13's and LibTorch's default), or to
+  /// undefined tensors with set_to_none.
+  void zero_grad(bool set_to_none = false);
   /// Calls fn on every descendant, then on this module (PyTorch's order).
   Module& apply(const std::function<void(Module&)>& fn);
   /// LibTorch's module.as<T>(): this module as T — a layer's Impl (nn::LinearImpl) or its

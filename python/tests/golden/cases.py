@@ -868,6 +868,34 @@ TENSOR_API += block("", [
     "torch.tensor([np.int32(1), np.int32(2)])", "torch.tensor(np.int8(3))",
 ])
 
+# exponential_ and multinomial: PyTorch's streams (the Gumbel trick without replacement or for one
+# sample, one uniform per sample with replacement), every dtype, rows, strided input, the errors.
+TENSOR_API += block("torch.manual_seed(3)", [
+    "torch.empty(5).exponential_()", "torch.empty(4, dtype=torch.float64).exponential_(2.5)",
+    "torch.empty(3, 2).t().exponential_(0.5)", "torch.empty(6, dtype=torch.float16).exponential_()",
+    "torch.empty(6, dtype=torch.bfloat16).exponential_()",
+    ("torch.empty(3).exponential_(-1)", "RuntimeError"),
+    "torch.multinomial(torch.tensor([0.1, 0.2, 0.3, 0.4]), 1)",
+    "torch.multinomial(torch.tensor([0.1, 0.2, 0.3, 0.4]), 3)",
+    "torch.multinomial(torch.tensor([1., 2., 0., 4.]), 10, replacement=True)",
+    "torch.multinomial(torch.rand(3, 5), 4)", "torch.multinomial(torch.rand(3, 5), 8, True)",
+    "torch.rand(3, 5, dtype=torch.float64).multinomial(2)",
+    "torch.rand(3, 5, dtype=torch.float64).multinomial(6, replacement=True)",
+    "torch.rand(5, 3).t().multinomial(2)", "torch.rand(5, 3).t().multinomial(4, True)",
+    "torch.rand(2, 6, dtype=torch.bfloat16).multinomial(5, True)",
+    "torch.rand(2, 6, dtype=torch.bfloat16).multinomial(3)",
+    "(torch.multinomial(torch.ones(4), 2), torch.rand(2))",
+    "torch.multinomial(torch.rand(2, 4), 3, generator=torch.Generator().manual_seed(5))",
+    ("torch.multinomial(torch.tensor([1., 2.]), 3)", "RuntimeError"),
+    ("torch.multinomial(torch.tensor([[1., 2.]]), 0)", "RuntimeError"),
+    ("torch.multinomial(torch.tensor([1, 2]), 1)", "RuntimeError"),
+    ("torch.multinomial(torch.zeros(2), 1)", "RuntimeError"),
+    ("torch.multinomial(torch.tensor([1., -1.]), 1)", "RuntimeError"),
+    ("torch.multinomial(torch.zeros(2, 2, 2), 1)", "RuntimeError"),
+    ("torch.multinomial(torch.tensor([0., 0.]), 2, True)", "RuntimeError"),
+    ("torch.multinomial(torch.tensor([1., float('nan')]), 2, True)", "RuntimeError"),
+])
+
 GROUPS = {
     "indexing": INDEXING,
     "tensor_api": TENSOR_API,

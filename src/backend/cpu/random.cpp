@@ -1,6 +1,6 @@
-// CPU kernels of the random fills (src/ops/random.cpp): uniform_, normal_, random_, bernoulli_
-// and randperm, drawing PyTorch 1.13's CPU numbers for a given seed
-// (Note [Matching PyTorch's random streams]).
+// CPU kernels of the random fills (src/ops/random.cpp): uniform_, normal_, random_, bernoulli_,
+// exponential_, randperm and multinomial's sampling with replacement, drawing PyTorch 1.13's CPU
+// numbers for a given seed (Note [Matching PyTorch's random streams]).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -272,6 +272,65 @@ void random_kernel(const char* op, const Tensor& t, uint64_t range, int64_t base
   });
 }
 
+// ── exponential and multinomial ──────────────────────────────────────────────
+
+// exponential_distribution<double>: -1/lambd * log(1 - u) of a 53-bit uniform, then cast (a
+// c10::Half or BFloat16 from double goes through float, as static_cast does there).
+template <class T>
+void exponential_kernel(const char* op, const Tensor& t, double lambd, State& s) {
+  for_each_element<T>(t, op, [&](T& v) {
+    const double x = -1.0 / lambd * std::log(1.0 - uniform_unit<double>(s));
+    if constexpr (is_half_v<T>)
+      v = convert<T>(static_cast<float>(x));
+    else
+      v = convert<T>(x);
+  });
+}
+
+// PyTorch's multinomial_with_replacement_apply: per row, the cumulative distribution in T's
+// compute type (float for half and bfloat16) normalised by its sum, then per sample one 53-bit
+// uniform and a binary search for the first bucket not below it (the last bucket pinned to 1).
+template <class T>
+void multinomial_kernel(const Tensor& probs, const Tensor& result, State& s) {
+  using A = compute_t<T>;
+  const char* op = "multinomial";
+  const int64_t categories = probs.size(-1);
+  const int64_t rows = probs.dim() > 1 ? probs.size(-2) : 1;
+  const int64_t row_stride = probs.dim() > 1 ? probs.stride(-2) : 0;
+  const int64_t col_stride = probs.stride(-1);
+  const int64_t samples = result.size(-1);
+  const T* p = probs.data_ptr<T>();
+  int64_t* out = result.data_ptr<int64_t>();
+  std::vector<A> cumulative(static_cast<size_t>(categories));
+  for (int64_t i = 0; i < rows; ++i) {
+    A sum = 0;
+    for (int64_t j = 0; j < categories; ++j) {
+      const A v = A(p[i * row_stride + j * col_stride]);
+      EMBER_CHECK(v >= 0, op, "invalid multinomial distribution (encountering probability entry < 0)");
+      EMBER_CHECK(std::isfinite(v), op,
+                  "invalid multinomial distribution (encountering probability entry = infinity "
+                  "or NaN)");
+      sum += v;
+      cumulative[size_t(j)] = sum;
+    }
+    EMBER_CHECK(sum > 0, op, "invalid multinomial distribution (sum of probabilities <= 0)");
+    for (A& c : cumulative) c /= sum;
+    cumulative.back() = 1;
+    for (int64_t k = 0; k < samples; ++k) {
+      const double u = uniform_unit<double>(s);
+      int64_t left = 0, right = categories;
+      while (right - left > 0) {
+        const int64_t mid = left + (right - left) / 2;
+        if (cumulative[size_t(mid)] < u)
+          left = mid + 1;
+        else
+          right = mid;
+      }
+      out[i * samples + k] = left;
+    }
+  }
+}
+
 // ── the entries (backend/random_kernels.h) ──────────────────────────────────
 
 void uniform_entry(const char* op, const Tensor& t, double from, double to, Generator* gen) {
@@ -315,6 +374,19 @@ void randperm_entry(const Tensor& t, Generator* gen) {
   });
 }
 
+void exponential_entry(const char* op, const Tensor& t, double lambd, Generator* gen) {
+  LockedState ls(gen);
+  dispatch<DtypeSet::Floating>(t.dtype(), op,
+                               [&]<class T>() { exponential_kernel<T>(op, t, lambd, ls.state); });
+}
+
+void multinomial_entry(const Tensor& probs, const Tensor& result, Generator* gen) {
+  LockedState ls(gen);
+  dispatch<DtypeSet::Floating>(probs.dtype(), "multinomial", [&]<class T>() {
+    multinomial_kernel<T>(probs, result, ls.state);
+  });
+}
+
 }  // namespace
 
 void add_random_kernels(backend::Backend& b) {
@@ -323,6 +395,8 @@ void add_random_kernels(backend::Backend& b) {
   b.random.random = &random_entry;
   b.random.bernoulli = &bernoulli_entry;
   b.random.randperm = &randperm_entry;
+  b.random.exponential = &exponential_entry;
+  b.random.multinomial_with_replacement = &multinomial_entry;
 }
 
 }  // namespace ember::cpu

@@ -1,7 +1,7 @@
 // torch::nn's recurrent layers with LibTorch's options and forward signatures: RNN (tanh and
 // relu), LSTM (state tuple, projections), GRU, bidirectional and stacked layers, batch_first,
 // the cells, printing, parameter names, a few training steps of a sequence classifier, and its
-// children found again through as<T>().
+// children found again through as<T>(); Module::zero_grad zeroes (LibTorch 1.13's default).
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -99,6 +99,10 @@ int main() {
     std::printf("step %d loss %.5f\n", step, loss.item<float>());
   }
   show("trained fc weight", model->fc->weight);
+  model->zero_grad();
+  std::printf("after module zero_grad: grad defined %d, |grad| %.1f\n",
+              int(model->fc->weight.grad().defined()),
+              model->fc->weight.grad().abs().sum().item<float>());
   for (const auto& child : model->children()) {
     if (auto* recurrent = child->as<nn::LSTM>())
       std::printf("child LSTM: hidden_size %lld, %zu weights\n",

@@ -1,5 +1,6 @@
 // LibTorch's tensor spellings: TensorOptions as a builder, factories with options, dtypes,
-// TORCH_CHECK, ATen's positional losses and pools with torch::Reduction, seeds.
+// TORCH_CHECK, ATen's positional losses and pools with torch::Reduction, seeds, IntArrayRef's
+// slice.
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -38,6 +39,10 @@ int main() {
     std::string message = e.what();
     std::printf("TORCH_CHECK threw: %s\n", message.substr(0, message.find('\n')).c_str());
   }
+  auto shaped = torch::zeros({2, 3, 4, 5});
+  auto sizes = shaped.sizes();
+  std::cout << "sizes " << sizes << ", slice(1) " << sizes.slice(1) << ", slice(1, 2) "
+            << sizes.slice(1, 2) << std::endl;
   torch::Device device(torch::kCPU);
   if (torch::cuda::is_available()) device = torch::Device(torch::kCUDA);
   std::cout << "device: " << device << std::endl;
