@@ -86,6 +86,10 @@ Tensor max_pool2d(const Tensor& self, ember::IntArrayRef kernel_size, ember::Int
                         .ceil_mode = ceil_mode});
 }
 
+Tensor constant_pad_nd(const Tensor& self, ember::IntArrayRef pad, const ember::Scalar& value) {
+  return F::pad(self, pad, {.mode = "constant", .value = value.to<double>()});
+}
+
 Tensor avg_pool2d(const Tensor& self, ember::IntArrayRef kernel_size, ember::IntArrayRef stride,
                   ember::IntArrayRef padding, bool ceil_mode, bool count_include_pad,
                   std::optional<int64_t> divisor_override) {

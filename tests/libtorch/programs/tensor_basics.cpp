@@ -1,6 +1,6 @@
 // LibTorch's tensor spellings: TensorOptions as a builder, factories with options, dtypes,
 // TORCH_CHECK, ATen's positional losses and pools with torch::Reduction, seeds, IntArrayRef's
-// slice.
+// slice, constant_pad_nd.
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -43,6 +43,9 @@ int main() {
   auto sizes = shaped.sizes();
   std::cout << "sizes " << sizes << ", slice(1) " << sizes.slice(1) << ", slice(1, 2) "
             << sizes.slice(1, 2) << std::endl;
+  auto padded = torch::constant_pad_nd(torch::ones({2, 2, 3}), {1, 2, 0, 1}, 0.5);
+  std::cout << "constant_pad_nd " << padded.sizes() << " sum " << padded.sum().item<float>()
+            << std::endl;
   torch::Device device(torch::kCPU);
   if (torch::cuda::is_available()) device = torch::Device(torch::kCUDA);
   std::cout << "device: " << device << std::endl;

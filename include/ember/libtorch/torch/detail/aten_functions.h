@@ -2,6 +2,7 @@
 // reduction (torch::Reduction), ignore_index, ... — where ember's take an options struct:
 //   torch::nll_loss(output, target, /*weight=*/{}, torch::Reduction::Sum)
 //   torch::max_pool2d(x, /*kernel_size=*/2, /*stride=*/2)
+//   torch::constant_pad_nd(x, {1, 1, 2, 2}, 0.5)
 // Each forwards to ember's nn::functional op, so the numbers are ember's.
 #pragma once
 
@@ -53,6 +54,9 @@ Tensor avg_pool2d(const Tensor& self, ember::IntArrayRef kernel_size,
                   bool ceil_mode = false, bool count_include_pad = true,
                   std::optional<int64_t> divisor_override = std::nullopt);
 
+/// Pads the last dims with `value` (pad = {left, right} of the last dim, then of the one before).
+Tensor constant_pad_nd(const Tensor& self, ember::IntArrayRef pad, const ember::Scalar& value = 0);
+
 }  // namespace at
 
 namespace torch {
@@ -60,6 +64,7 @@ namespace Reduction = at::Reduction;
 using at::avg_pool2d;
 using at::binary_cross_entropy;
 using at::binary_cross_entropy_with_logits;
+using at::constant_pad_nd;
 using at::cross_entropy_loss;
 using at::huber_loss;
 using at::kl_div;
