@@ -102,17 +102,6 @@ class DimVector {
   const int64_t* end() const { return data_ + size_; }
   int64_t& back() { return data_[size_ - 1]; }
   std::vector<int64_t> vec() const { return {begin(), end()}; }
-  /// The m values from position n (LibTorch's ArrayRef::slice).
-  IntArrayRef slice(size_t n, size_t m) const {
-    EMBER_CHECK(n + m <= size_, "IntArrayRef::slice", "cannot take ", m, " values from position ",
-                n, " of ", size_);
-    return {data_ + n, m};
-  }
-  /// The values after the first n.
-  IntArrayRef slice(size_t n) const {
-    EMBER_CHECK(n <= size_, "IntArrayRef::slice", "cannot drop ", n, " of ", size_, " values");
-    return {data_ + n, size_ - n};
-  }
 
   void resize(size_t n, int64_t value = 0) {
     reserve(n);

@@ -2,7 +2,7 @@
 (in this process or with worker processes that hand batches over through shared memory: see
 dataloader.py), with PyTorch 1.13's behaviour and random streams.
 
-Not here: WeightedRandomSampler (ember has no torch.multinomial), the DataPipes
+Not here: the DataPipes
 (IterDataPipe, MapDataPipe, DataLoader2), and torch.distributed (DistributedSampler takes
 num_replicas= and rank= explicitly).
 """
@@ -12,6 +12,7 @@ from .sampler import (
     Sampler,
     SequentialSampler,
     SubsetRandomSampler,
+    WeightedRandomSampler,
 )
 from .dataset import (
     ChainDataset,
@@ -43,6 +44,7 @@ __all__ = ["BatchSampler",
            "SequentialSampler",
            "Subset",
            "SubsetRandomSampler",
+           "WeightedRandomSampler",
            "TensorDataset",
            "_DatasetKind",
            "default_collate",
@@ -51,7 +53,6 @@ __all__ = ["BatchSampler",
            "random_split"]
 
 _MISSING = {
-    "WeightedRandomSampler": "it needs torch.multinomial, which ember does not have",
     "IterDataPipe": "DataPipes are not in ember",
     "MapDataPipe": "DataPipes are not in ember",
     "DFIterDataPipe": "DataPipes are not in ember",

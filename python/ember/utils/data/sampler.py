@@ -1,8 +1,6 @@
 """torch.utils.data.sampler: the index streams a DataLoader draws from, with PyTorch 1.13's
 random streams (RandomSampler without a generator seeds a fresh Generator from one int64 draw
 of the default generator, then takes randperm/randint from it in PyTorch's chunks).
-
-WeightedRandomSampler is not here: it needs torch.multinomial, which ember does not have.
 """
 import ember as torch
 
@@ -12,6 +10,7 @@ __all__ = [
     "Sampler",
     "SequentialSampler",
     "SubsetRandomSampler",
+    "WeightedRandomSampler",
 ]
 
 class Sampler:
@@ -102,6 +101,37 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self):
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices of ``weights`` (a 1-d sequence, need not sum to 1), each drawn with
+    probability proportional to its weight: ``torch.multinomial`` over the weights in float64,
+    with or without replacement, as PyTorch 1.13."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if (not isinstance(num_samples, int) or isinstance(num_samples, bool)
+                or num_samples <= 0):
+            raise ValueError("num_samples should be a positive integer value, but got "
+                             "num_samples={}".format(num_samples))
+        if not isinstance(replacement, bool):
+            raise ValueError("replacement should be a boolean value, but got "
+                             "replacement={}".format(replacement))
+        weights_tensor = torch.as_tensor(weights, dtype=torch.double)
+        if weights_tensor.dim() != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             "{}".format(tuple(weights_tensor.shape)))
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        drawn = torch.multinomial(self.weights, self.num_samples, self.replacement,
+                                  generator=self.generator)
+        yield from iter(drawn.tolist())
+
+    def __len__(self):
+        return self.num_samples
 
 
 class BatchSampler(Sampler):

@@ -228,4 +228,13 @@ CASES = [
          label="persistent workers randomness"),
     case("list(D.DataLoader(Items(10), batch_size=2, num_workers=2, prefetch_factor=1, shuffle=True, generator=gen(2)))",
          label="prefetch_factor 1"),
+    case("[list(D.WeightedRandomSampler([0.1, 0.9, 0.4, 0.7, 0.0], 12, generator=gen(5))), "
+         "list(D.WeightedRandomSampler([1, 2, 3, 4], 3, replacement=False, generator=gen(6))), "
+         "list(D.WeightedRandomSampler(torch.tensor([0.5, 0.5]), 4)), len(D.WeightedRandomSampler([1, 1], 7))]",
+         label="WeightedRandomSampler"),
+    case("list(D.DataLoader(Items(8), batch_size=3, sampler=D.WeightedRandomSampler([1.0] * 4 + [3.0] * 4, 9, generator=gen(7))))",
+         label="DataLoader with a WeightedRandomSampler"),
+    case("D.WeightedRandomSampler([1, 2], 0)", label="WeightedRandomSampler bad num_samples"),
+    case("D.WeightedRandomSampler([1, 2], 2, replacement=1)", label="WeightedRandomSampler bad replacement"),
+    case("D.WeightedRandomSampler([[1, 2]], 2)", label="WeightedRandomSampler 2-d weights"),
 ]
