@@ -1,7 +1,8 @@
 // torch::nn's recurrent layers with LibTorch's options and forward signatures: RNN (tanh and
 // relu), LSTM (state tuple, projections), GRU, bidirectional and stacked layers, batch_first,
 // the cells, printing, parameter names, a few training steps of a sequence classifier, and its
-// children found again through as<T>(); Module::zero_grad zeroes (LibTorch 1.13's default).
+// children found again through as<T>(); Module::zero_grad zeroes (LibTorch 1.13's default);
+// multinomial and exponential_ draw LibTorch's numbers.
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -103,6 +104,21 @@ int main() {
   std::printf("after module zero_grad: grad defined %d, |grad| %.1f\n",
               int(model->fc->weight.grad().defined()),
               model->fc->weight.grad().abs().sum().item<float>());
+  {
+    // Sampling from the classifier's probabilities, as language models generate text.
+    torch::NoGradGuard no_grad;
+    auto probs = torch::softmax(model(inputs), 1);
+    auto one = probs.multinomial(1);
+    auto many = probs.multinomial(6, /*replacement=*/true);
+    auto noise = torch::empty({3}).exponential_(2.0);
+    std::printf("sampled: one per row sum %lld, row 0 with replacement",
+                static_cast<long long>(one.sum().item<int64_t>()));
+    for (int64_t i = 0; i < 6; ++i)
+      std::printf(" %lld", static_cast<long long>(many[0][i].item<int64_t>()));
+    std::printf(", all %lld, exponential %.6f %.6f %.6f\n",
+                static_cast<long long>(many.sum().item<int64_t>()), noise[0].item<float>(),
+                noise[1].item<float>(), noise[2].item<float>());
+  }
   for (const auto& child : model->children()) {
     if (auto* recurrent = child->as<nn::LSTM>())
       std::printf("child LSTM: hidden_size %lld, %zu weights\n",
