@@ -115,7 +115,7 @@ class Event {
   bool timing_;
 };
 
-// ── memory (the caching allocator; src/backend/cuda_caching_allocator.h) ──────────────────────
+// ── memory (the caching allocator; src/backend/cuda/caching_allocator.h) ──────────────────────
 /// Bytes held by tensors on `device` (blocks handed out, rounded to the allocator's sizes).
 int64_t memory_allocated(Device device = kCUDA);
 int64_t max_memory_allocated(Device device = kCUDA);
