@@ -83,17 +83,17 @@ void bind_nn_rnn(py::module_& parent) {
     return F::RnnCellWeights{w_ih, w_hh, optional_tensor(b_ih, op, "b_ih"),
                              optional_tensor(b_hh, op, "b_hh")};
   };
-  for (const char* name : {"rnn_tanh_cell", "rnn_relu_cell", "gru_cell"}) {
+  using Cell = Tensor (*)(const Tensor&, const Tensor&, const F::RnnCellWeights&);
+  const std::pair<const char*, Cell> cells[] = {{"rnn_tanh_cell", &F::rnn_tanh_cell},
+                                                {"rnn_relu_cell", &F::rnn_relu_cell},
+                                                {"gru_cell", &F::gru_cell}};
+  for (auto [name, cell] : cells) {
     m.def(
         name,
-        [name, cell_weights](const Tensor& input, py::handle hx, const Tensor& w_ih,
-                             const Tensor& w_hh, py::handle b_ih, py::handle b_hh) {
-          F::RnnCellWeights w = cell_weights(w_ih, w_hh, b_ih, b_hh, name);
-          Tensor h = optional_tensor(hx, name, "hx");
-          const std::string n = name;
-          return n == "gru_cell"        ? F::gru_cell(input, h, w)
-                 : n == "rnn_relu_cell" ? F::rnn_relu_cell(input, h, w)
-                                        : F::rnn_tanh_cell(input, h, w);
+        [name, cell, cell_weights](const Tensor& input, py::handle hx, const Tensor& w_ih,
+                                   const Tensor& w_hh, py::handle b_ih, py::handle b_hh) {
+          return cell(input, optional_tensor(hx, name, "hx"),
+                      cell_weights(w_ih, w_hh, b_ih, b_hh, name));
         },
         py::arg("input"), py::arg("hx"), py::arg("w_ih"), py::arg("w_hh"),
         py::arg("b_ih") = py::none(), py::arg("b_hh") = py::none());

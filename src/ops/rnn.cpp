@@ -89,60 +89,53 @@ void check_cell_hidden(const Tensor& input, const Tensor& hx, int64_t hidden_siz
               " has inconsistent hidden_size: got ", hx.size(-1), ", expected ", hidden_size);
 }
 
-/// The zero state a cell starts from when none is given: (B, H) or (H).
-Tensor zero_state(const Tensor& input, int64_t size) {
-  std::vector<int64_t> shape;
-  if (input.dim() == 2) shape.push_back(input.size(0));
-  shape.push_back(size);
-  return zeros(shape, input.options());
-}
+/// A cell's call made ready for a step: the checks, missing states as zeros, and a 1-D
+/// (unbatched) input and its states as a batch of one, which `result` takes away again.
+struct CellCall {
+  Tensor projected_input, h, c;
+  bool unbatched;
+  Tensor result(const Tensor& t) const { return unbatched ? t.squeeze(0) : t; }
+};
 
-Tensor simple_cell(RnnMode mode, const Tensor& input, const Tensor& hx, const RnnCellWeights& w,
-                   const char* op) {
+CellCall prepare_cell(const Tensor& input, const Tensor& hx, const Tensor& cx, bool has_cell,
+                      const RnnCellWeights& w, const char* op) {
   check_cell_input(input, w, op);
   const int64_t hidden_size = w.w_hh.size(1);
-  Tensor h = hx.defined() ? hx : zero_state(input, hidden_size);
-  check_cell_hidden(input, h, hidden_size, 0, op);
-  if (input.dim() == 1)
-    return simple_step(mode, functional::linear(input.unsqueeze(0), w.w_ih, w.b_ih), h.unsqueeze(0), w)
-        .squeeze(0);
-  return simple_step(mode, functional::linear(input, w.w_ih, w.b_ih), h, w);
+  std::vector<int64_t> state_shape{hidden_size};
+  if (input.dim() == 2) state_shape.insert(state_shape.begin(), input.size(0));
+  auto state = [&](const Tensor& given, int index) {
+    Tensor s = given.defined() ? given : zeros(state_shape, input.options());
+    check_cell_hidden(input, s, hidden_size, index, op);
+    return input.dim() == 1 ? s.unsqueeze(0) : s;
+  };
+  const bool unbatched = input.dim() == 1;
+  return {functional::linear(unbatched ? input.unsqueeze(0) : input, w.w_ih, w.b_ih),
+          state(hx, 0), has_cell ? state(cx, 1) : Tensor(), unbatched};
 }
 
 }  // namespace
 
-Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const RnnCellWeights& weights) {
-  return simple_cell(RnnMode::kRnnTanh, input, hx, weights, "RNNCell");
+Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const RnnCellWeights& w) {
+  CellCall call = prepare_cell(input, hx, {}, false, w, "RNNCell");
+  return call.result(simple_step(RnnMode::kRnnTanh, call.projected_input, call.h, w));
 }
 
-Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const RnnCellWeights& weights) {
-  return simple_cell(RnnMode::kRnnRelu, input, hx, weights, "RNNCell");
+Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const RnnCellWeights& w) {
+  CellCall call = prepare_cell(input, hx, {}, false, w, "RNNCell");
+  return call.result(simple_step(RnnMode::kRnnRelu, call.projected_input, call.h, w));
 }
 
 std::pair<Tensor, Tensor> lstm_cell(const Tensor& input, const Tensor& hx, const Tensor& cx,
                                     const RnnCellWeights& w) {
-  const char* op = "LSTMCell";
-  check_cell_input(input, w, op);
-  EMBER_CHECK(!w.w_hr.defined(), op, "has no projections (proj_size is LSTM's only)");
-  const int64_t hidden_size = w.w_hh.size(1);
-  Tensor h = hx.defined() ? hx : zero_state(input, hidden_size);
-  Tensor c = cx.defined() ? cx : zero_state(input, hidden_size);
-  check_cell_hidden(input, h, hidden_size, 0, op);
-  check_cell_hidden(input, c, hidden_size, 1, op);
-  if (input.dim() == 2) return lstm_step(functional::linear(input, w.w_ih, w.b_ih), h, c, w);
-  auto [hy, cy] = lstm_step(functional::linear(input.unsqueeze(0), w.w_ih, w.b_ih), h.unsqueeze(0),
-                            c.unsqueeze(0), w);
-  return {hy.squeeze(0), cy.squeeze(0)};
+  EMBER_CHECK(!w.w_hr.defined(), "LSTMCell", "has no projections (proj_size is LSTM's only)");
+  CellCall call = prepare_cell(input, hx, cx, true, w, "LSTMCell");
+  auto [hy, cy] = lstm_step(call.projected_input, call.h, call.c, w);
+  return {call.result(hy), call.result(cy)};
 }
 
 Tensor gru_cell(const Tensor& input, const Tensor& hx, const RnnCellWeights& w) {
-  const char* op = "GRUCell";
-  check_cell_input(input, w, op);
-  const int64_t hidden_size = w.w_hh.size(1);
-  Tensor h = hx.defined() ? hx : zero_state(input, hidden_size);
-  check_cell_hidden(input, h, hidden_size, 0, op);
-  if (input.dim() == 2) return gru_step(functional::linear(input, w.w_ih, w.b_ih), h, w);
-  return gru_step(functional::linear(input.unsqueeze(0), w.w_ih, w.b_ih), h.unsqueeze(0), w).squeeze(0);
+  CellCall call = prepare_cell(input, hx, {}, false, w, "GRUCell");
+  return call.result(gru_step(call.projected_input, call.h, w));
 }
 
 namespace {
