@@ -8,8 +8,10 @@ run=$1
 worker=$2
 dir=$(mktemp -d)
 launcher_pids=()
+launcher_groups=()
 cleanup() {
   exec 2> /dev/null  # not bash's "Killed" notices for the watchdogs
+  for group in "${launcher_groups[@]}"; do kill -KILL -- "-$group" 2>/dev/null; done
   for pid in "${launcher_pids[@]}"; do
     pkill -KILL -P "$pid" 2>/dev/null  # a watchdog's sleep
     kill -KILL "$pid" 2>/dev/null
@@ -32,6 +34,32 @@ launch_command() {
   pid=$!
   ( sleep "${launch_deadline:-40}"; kill -KILL "$pid" ) > /dev/null 2>&1 &
   launcher_pids+=("$pid" "$!")
+}
+# launch_group NAME COMMAND...: as launch_command, in a session of its own that the deadline and
+# the script's exit kill whole: for launchers whose workers outlive them (torchrun).
+launch_group() {
+  local name=$1
+  shift
+  setsid "$@" > "$dir/$name.txt" 2>&1 &  # not a group leader, so setsid execs: $! leads it
+  pid=$!
+  launcher_groups+=("$pid")
+  ( sleep "${launch_deadline:-40}"; kill -KILL -- "-$pid" ) > /dev/null 2>&1 &
+  launcher_pids+=("$!")
+}
+# torchrun NAME ARGS...: Debian's torchrun (PyTorch 1.13) in the background with launch_group, on
+# loopback with a rendezvous port the kernel picks, polling its workers every 0.1 s (5 s by
+# default); -r 1 -t 1 because 1.13 fails on Python 3.11 with its default of no redirects (its
+# Std.from_str("0") is None there). Sets $pid.
+torchrun() {
+  local name=$1
+  shift
+  launch_group "$name" /usr/bin/python3 -m torch.distributed.run --nnodes 1 --rdzv_backend c10d \
+    --rdzv_endpoint 127.0.0.1:0 --monitor_interval 0.1 -r 1 -t 1 --log_dir "$dir/torchrun_logs" "$@"
+}
+# need_torch: exit 77 (CTest's skip) with the reason when Debian's python3-torch is missing.
+need_torch() {
+  /usr/bin/python3 -c 'import torch' 2> /dev/null ||
+    { echo "SKIP: python3-torch is not installed (apt install python3-torch)"; exit 77; }
 }
 # launch ARGS...: ember-run ARGS in the background, output to $dir/out.txt; sets $pid.
 launch() { launch_command out "$run" "$@"; }

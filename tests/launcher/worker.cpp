@@ -15,6 +15,9 @@
 //                                  rendezvous (2 s timeout) fails naming it
 //   worker train DIR STEPS FAIL    a training-like loop with a checkpoint per step; rank 1 fails
 //                                  at step FAIL in attempt 0, the restart resumes from the file
+//   worker sync_train DIR STEPS KILL  the same loop, data parallel: an all_reduce per step
+//                                  (env://, 5 s timeout) and rank 0's checkpoint, which every rank
+//                                  resumes from; rank 1 SIGKILLs itself at step KILL in attempt 0
 #include <signal.h>
 #include <unistd.h>
 
@@ -123,10 +126,13 @@ int wait_mode(const fs::path& dir) {
   return 128 + sig;  // as a program that handles the signal and exits for it
 }
 
-int train_mode(const fs::path& dir, int steps, int fail_step) {
+int train_mode(const fs::path& dir, int steps, int fail_step, bool synchronous) {
+  namespace dist = ember::dist;
   const int rank = env_int("RANK");
   const int attempt = env_int("TORCHELASTIC_RESTART_COUNT");
-  const fs::path checkpoint = dir / ("checkpoint." + std::to_string(rank) + ".pt");
+  // In step, the ranks of a data-parallel job resume from one checkpoint, as DDP programs do.
+  const fs::path checkpoint = dir / ("checkpoint." + std::to_string(synchronous ? 0 : rank) + ".pt");
+  if (synchronous) dist::init_process_group({.backend = "gloo", .timeout = std::chrono::seconds(5)});
   ember::Tensor weights = ember::zeros({4});
   int first_step = 1;
   if (fs::exists(checkpoint)) {
@@ -136,12 +142,20 @@ int train_mode(const fs::path& dir, int steps, int fail_step) {
   }
   for (int step = first_step; step <= steps; ++step) {
     if (attempt == 0 && rank == 1 && step == fail_step) {
+      if (synchronous) raise(SIGKILL);
       ember::fail("train", "simulated failure at step ", step, " on rank ", rank);
     }
-    weights.add_(static_cast<double>(step));  // "training": weights = sum of the steps so far
-    ember::save(ember::Dict{{"step", step}, {"weights", weights}}, checkpoint.string(),
-                {.sync = false});
+    ember::Tensor update = ember::full({4}, static_cast<double>(step));
+    if (synchronous) {
+      dist::all_reduce(update);  // every rank's step: the mean is the step again
+      update.div_(static_cast<double>(dist::get_world_size()));
+    }
+    weights.add_(update);  // "training": weights = sum of the steps so far
+    if (!synchronous || rank == 0)
+      ember::save(ember::Dict{{"step", step}, {"weights", weights}}, checkpoint.string(),
+                  {.sync = false});
   }
+  if (synchronous) dist::destroy_process_group();
   write_file(dir / ("result." + std::to_string(rank)),
              "attempt=" + std::to_string(attempt) + " first_step=" + std::to_string(first_step) +
                  " weights=" + std::to_string(weights.sum().item<double>() / 4) + "\n");
@@ -195,7 +209,8 @@ int run(const std::vector<std::string>& args) {
     return allreduce_mode(dir, std::stoi(args[2]), args.size() == 4 && args[3] == "die");
   }
   if (mode == "late" && args.size() == 3) return late_mode(dir, std::stoi(args[2]));
-  if (mode == "train" && args.size() == 4) return train_mode(dir, std::stoi(args[2]), std::stoi(args[3]));
+  if ((mode == "train" || mode == "sync_train") && args.size() == 4)
+    return train_mode(dir, std::stoi(args[2]), std::stoi(args[3]), mode == "sync_train");
   ember::fail("worker", "unknown mode or wrong arguments: ", mode);
 }
 
