@@ -5,21 +5,24 @@
 #    agent, and 2 ember ranks with TORCHELASTIC_USE_AGENT_STORE=True, MASTER_PORT = the agent's
 #    store, rendezvous there (rank 0 a client too) and all_reduce;
 #  - ember-run launching a PyTorch script (--python /usr/bin/python3): its store serves PyTorch's
-#    workers, which all_reduce and take a DDP step with the same result on both ranks.
+#    workers, which all_reduce and take a DDP step with the same result on both ranks, and the
+#    same results as under Debian's torchrun.
 #   pytorch_interop.sh <ember-run> <worker>
 source "$(dirname "$0")/lib.sh" "$@"
-/usr/bin/python3 -c 'import torch' 2> /dev/null ||
-  { echo "SKIP: python3-torch is not installed (apt install python3-torch)"; exit 77; }
+need_torch
 
-# The agent: PyTorch's own server on a free port, until this script kills it.
+# The agent: PyTorch's own server on a free port, until this script kills it; one per job, as
+# every torchrun has its own (a second job with the same TORCHELASTIC_RESTART_COUNT would find the
+# first one's keys).
 launch_command agent /usr/bin/python3 -c '
 import datetime, time, torch.distributed as d
-s = d.TCPStore("127.0.0.1", 0, None, True, datetime.timedelta(seconds=30), wait_for_workers=False)
-print(s.port, flush=True)
+stores = [d.TCPStore("127.0.0.1", 0, None, True, datetime.timedelta(seconds=30),
+                     wait_for_workers=False) for _ in range(3)]
+print(*(s.port for s in stores), flush=True)
 time.sleep(60)'
 for _ in $(seq 300); do grep -q . "$dir/agent.txt" && break; sleep 0.05; done
-port=$(head -1 "$dir/agent.txt")
-[ "$port" -gt 0 ] 2> /dev/null || fail "the PyTorch agent store did not start: '$port'"
+read -r port dies_port_1 dies_port_0 < "$dir/agent.txt"
+[ "$dies_port_0" -gt 0 ] 2> /dev/null || fail "the PyTorch agent stores did not start: $(cat "$dir/agent.txt")"
 pids=()
 for rank in 0 1; do
   RANK=$rank LOCAL_RANK=$rank WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 GROUP_RANK=0 ROLE_RANK=$rank \
@@ -41,4 +44,13 @@ for rank in 0 1; do
 done
 [ "$(tail -1 "$dir/torch.0")" = "$(tail -1 "$dir/torch.1")" ] ||
   fail "the DDP step left different weights: $(cat "$dir"/torch.*)"
+
+# The same script under torchrun: the same printed results.
+mkdir "$dir/torchrun"
+torchrun torchrun --nproc_per_node 2 "$(dirname "$0")/torch_ddp.py" "$dir/torchrun"
+wait "$pid" || fail "torchrun with torch_ddp.py exited with $?"
+for rank in 0 1; do
+  cmp -s "$dir/torch.$rank" "$dir/torchrun/torch.$rank" ||
+    fail "rank $rank: ember-run gave $(cat "$dir/torch.$rank"), torchrun $(cat "$dir/torchrun/torch.$rank" 2> /dev/null)"
+done
 echo "ok"
