@@ -2,11 +2,17 @@
 // exceptions into errors that name the op, its number, this rank and the peer.
 #include "distributed/group.h"
 
+#include <dirent.h>
+#include <poll.h>
 #include <gloo/rendezvous/context.h>
+#include <gloo/transport/tcp/address.h>
 #include <gloo/transport/tcp/device.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <sstream>
 
 #include "distributed/gloo_store.h"
@@ -28,6 +34,15 @@ bool contains(const std::string& text, const char* part) {
   return text.find(part) != std::string::npos;
 }
 
+// Whether `what` holds `address` ("[127.0.0.1]:902", not the start of "[127.0.0.1]:9021").
+bool names_address(const std::string& what, const std::string& address) {
+  for (auto at = what.find(address); at != std::string::npos; at = what.find(address, at + 1)) {
+    const size_t end = at + address.size();
+    if (end == what.size() || !std::isdigit(static_cast<unsigned char>(what[end]))) return true;
+  }
+  return false;
+}
+
 // Gloo prefixes its messages with "[file.cc:123] "; the rest is what users need.
 std::string without_source_location(const std::string& what) {
   if (!what.empty() && what[0] == '[')
@@ -43,6 +58,41 @@ void ignore_sigpipe_unless_handled() {
   struct sigaction current = {};
   if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
     ::signal(SIGPIPE, SIG_IGN);
+}
+
+// Note [Naming the rank behind a Gloo error]
+// Gloo's "Connection closed by peer [a]:p" (and "Read error [a]:p") usually names the peer's end
+// of the pair, which that peer published (connect_mesh), but not always: with 3 ranks and one
+// SIGKILLed, about 1 message in 5 named a port that no rank had published nor held (Gloo 2022-05,
+// Debian's). So each rank also keeps its own end of every pair, the socket and its address, and
+// asks the kernel which of them the peer has hung up (hung_up_peers). Neither says whether a peer died or gave up after another death: ember's store
+// server records who left (gone/<rank>, departed_peers); with another server (torchrun's agent,
+// PyTorch's TCPStore) a rank that gives up leaves a note first, gave_up/<its rank> = the rank it
+// blamed, before it exits and closes its sockets, so the ranks that see it go can name the rank
+// that died.
+
+// This process's connected TCP sockets: (fd, the local address as Gloo prints addresses, which
+// is sin_port unconverted).
+std::vector<std::pair<int, std::string>> connected_tcp_sockets() {
+  std::vector<std::pair<int, std::string>> out;
+  DIR* fds = ::opendir("/proc/self/fd");
+  if (!fds) return out;
+  while (const dirent* entry = ::readdir(fds)) {
+    const int fd = std::atoi(entry->d_name);
+    int type = 0;
+    socklen_t type_size = sizeof type;
+    sockaddr_storage self{}, peer{};
+    socklen_t self_size = sizeof self, peer_size = sizeof peer;
+    if (entry->d_name[0] == '.' || fd == ::dirfd(fds) ||
+        ::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &type_size) != 0 || type != SOCK_STREAM ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&self), &self_size) != 0 ||
+        (self.ss_family != AF_INET && self.ss_family != AF_INET6) ||
+        ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_size) != 0)
+      continue;
+    out.emplace_back(fd, gloo::transport::tcp::Address(self).str());
+  }
+  ::closedir(fds);
+  return out;
 }
 
 }  // namespace
@@ -166,10 +216,21 @@ void ProcessGroup::Impl::connect_mesh() {
          config.interface_address, ") failed: ", without_source_location(e.what()));
   }
   // Each rank publishes the address of its end of every pair; a peer's Gloo errors print that
-  // address, so it tells which rank a failure came from.
+  // address, so it tells which rank a failure came from. It keeps the socket of its end too
+  // (Note [Naming the rank behind a Gloo error]).
   std::string mine;
-  for (int r = 0; r < config.size; ++r)
-    mine += (r == config.rank ? std::string() : context->getPair(r)->address().str()) + "\n";
+  const auto sockets = connected_tcp_sockets();
+  pair_sockets.assign(static_cast<size_t>(config.size), {-1, ""});
+  for (int r = 0; r < config.size; ++r) {
+    if (r == config.rank) {
+      mine += "\n";
+      continue;
+    }
+    const std::string address = context->getPair(r)->address().str();
+    mine += address + "\n";
+    for (const auto& [fd, local] : sockets)
+      if (local == address) pair_sockets[static_cast<size_t>(r)] = {fd, local};
+  }
   config.store->set("addresses/" + std::to_string(config.rank), mine);
   for (int r = 0; r < config.size; ++r) {
     if (r == config.rank) continue;
@@ -227,11 +288,29 @@ std::string ProcessGroup::Impl::describe_failure(const std::string& what,
     // The socket that failed may belong to a survivor that gave up (a cascade); the store knows
     // who really left, and in which order.
     if (const auto gone = departed_peers(); !gone.empty()) return describe_departures(gone) + gloo;
+    std::vector<int> left;
+    if (config.size == 2) left.push_back(1 - config.rank);
     for (const auto& [address, r] : rank_of_address)
-      if (contains(what, address.c_str()))
-        return rank_name(r) + " closed the connection (peer died?)" + gloo;
-    if (config.size == 2) return rank_name(1 - config.rank) + " closed the connection (peer died?)" + gloo;
-    return "a peer closed the connection (peer died?)" + gloo;
+      if (left.empty() && names_address(what, address)) left.push_back(r);
+    if (left.empty()) left = hung_up_peers();
+    if (left.empty()) return "a peer closed the connection (peer died?)" + gloo;
+    // A store that does not record departures: the first to leave without a note died; a rank
+    // that left a note gave up, blaming the rank that did.
+    int cause = -1, first_blamed = -1;
+    for (int r : left) {
+      const int blamed = blamed_by(r);
+      if (blamed < 0) {
+        cause = r;
+        break;
+      }
+      if (first_blamed < 0) first_blamed = blamed;
+    }
+    if (cause < 0) cause = first_blamed != config.rank ? first_blamed : left[0];
+    std::vector<int> gone{cause};
+    for (int r : left)
+      if (r != cause) gone.push_back(r);
+    leave_note(cause);
+    return describe_departures(gone) + gloo;
   }
   return "Gloo failed: " + without_source_location(what);
 }
@@ -243,6 +322,47 @@ std::string ProcessGroup::Impl::describe_departures(const std::vector<int>& gone
   for (size_t i = 1; i < gone.size(); ++i) also += (i > 1 ? ", " : "") + rank_name(gone[i]);
   return rank_name(gone[0]) + " closed the connection (peer died?)" +
          (also.empty() ? "" : " (then " + also + " left too)");
+}
+
+// Members whose end of this rank's pair the kernel reports hung up or Gloo has closed.
+std::vector<int> ProcessGroup::Impl::hung_up_peers() const {
+  std::vector<int> out;
+  for (int r = 0; r < static_cast<int>(pair_sockets.size()); ++r) {
+    const auto& [fd, address] = pair_sockets[static_cast<size_t>(r)];
+    if (fd < 0) continue;
+    sockaddr_storage self{};
+    socklen_t size = sizeof self;
+    pollfd probe{fd, POLLRDHUP, 0};
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&self), &size) != 0 ||
+        gloo::transport::tcp::Address(self).str() != address ||  // closed; the fd reused
+        (::poll(&probe, 1, 0) == 1 && (probe.revents & (POLLRDHUP | POLLHUP | POLLERR))))
+      out.push_back(r);
+  }
+  return out;
+}
+
+// The group rank that `group_rank` blamed in its gave_up note, or -1 (no note, no job store).
+int ProcessGroup::Impl::blamed_by(int group_rank) const {
+  if (!config.job_store) return -1;
+  try {
+    const std::string key = "gave_up/" + std::to_string(config.global_ranks[group_rank]);
+    if (!config.job_store->check({key})) return -1;
+    const int global = std::stoi(config.job_store->get(key));
+    const auto it = std::find(config.global_ranks.begin(), config.global_ranks.end(), global);
+    return it == config.global_ranks.end() ? -1 : static_cast<int>(it - config.global_ranks.begin());
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+// Before this rank gives up and closes its sockets: which rank it blames, for the others.
+void ProcessGroup::Impl::leave_note(int blamed) const {
+  if (!config.job_store) return;
+  try {
+    config.job_store->set("gave_up/" + std::to_string(config.global_ranks[config.rank]),
+                          std::to_string(config.global_ranks[blamed]));
+  } catch (const std::exception&) {
+  }  // the store went with its host; the others fall back to Gloo's addresses
 }
 
 // Members whose watched store connection has closed, first departure first. The store server

@@ -35,7 +35,8 @@ struct ProcessGroup::Impl {
   struct Config {
     std::shared_ptr<Store> store;  // already namespaced for this group
     // The job's store, where "gone/<global rank>" appears when a rank's watched store
-    // connection closes (TCPStore::watch_connection); null when the store cannot watch.
+    // connection closes (TCPStore::watch_connection), and "gave_up/<global rank>" when a rank
+    // gives up on a closed connection; null when the store cannot watch.
     std::shared_ptr<Store> job_store;
     int rank = 0;                  // in the group
     int size = 1;
@@ -82,9 +83,11 @@ struct ProcessGroup::Impl {
   }
   void record_error(const std::string& message);
 
-  std::map<std::string, int> rank_of_address;
+  std::map<std::string, int> rank_of_address;  // a peer's Gloo address as its errors print it
+  // Group rank -> this rank's end of the pair: (socket, its address as Gloo prints it), or -1.
+  std::vector<std::pair<int, std::string>> pair_sockets;
   // When every member runs on this host: all_reduce through shared memory (shared_memory.h).
-  std::unique_ptr<SharedMemoryAllReduce> shared_memory;  // a peer's Gloo address as its errors print it
+  std::unique_ptr<SharedMemoryAllReduce> shared_memory;
 
  private:
   struct Queue {
@@ -107,6 +110,9 @@ struct ProcessGroup::Impl {
   void connect_mesh();
   std::string describe_failure(const std::string& what, const CollectiveCall& call) const;
   std::vector<int> departed_peers() const;
+  std::vector<int> hung_up_peers() const;
+  int blamed_by(int group_rank) const;
+  void leave_note(int blamed) const;
   std::string describe_departures(const std::vector<int>& gone) const;
   std::string check_usable(const std::string& op, int64_t seq);
 };
