@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ember/nn/functional.h"
+#include "ember/nn/cloneable.h"
 #include "ember/nn/init.h"
 #include "ember/nn/layers/attention.h"
 #include "ember/nn/layers/activation.h"

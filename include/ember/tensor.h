@@ -58,6 +58,17 @@ class Tensor {
   /// An undefined tensor (defined() == false), like a default torch::Tensor.
   Tensor() = default;
   explicit Tensor(intrusive_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  /// Assigning to a named handle re-points it (both handles then share one tensor).
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  /// Assigning to a temporary writes into the elements it views, as LibTorch's and Python's
+  /// `t[i] = x` do: `w[0] = row` copies row in (broadcast, converted), `w[0] = 0.5` fills. A
+  /// temporary handle cannot be re-pointed usefully, so this is the only meaning it can have.
+  Tensor& operator=(const Tensor& src) && { return copy_(src); }
+  Tensor& operator=(Tensor&& src) && { return copy_(src); }
+  Tensor& operator=(Scalar value) && { return fill_(value); }
 
   bool defined() const { return bool(impl_); }
   TensorImpl* impl() const { return impl_.get(); }
@@ -133,6 +144,13 @@ class Tensor {
   Tensor squeeze(int64_t dim) const;
   Tensor squeeze(IntArrayRef dims) const;
   Tensor unsqueeze(int64_t dim) const;
+  /// The in-place forms change this tensor's sizes and strides (the data stays); with autograd
+  /// history the tensor takes the view's node, as PyTorch's UnsqueezeBackward1 & co.
+  Tensor& unsqueeze_(int64_t dim) const;
+  Tensor& squeeze_() const;
+  Tensor& squeeze_(int64_t dim) const;
+  Tensor& t_() const;
+  Tensor& transpose_(int64_t d0, int64_t d1) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
   Tensor expand(IntArrayRef sizes) const;
@@ -343,6 +361,9 @@ class Tensor {
   /// (values, indices) along dim.
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  /// Elementwise with another tensor: LibTorch's spelling of maximum / minimum.
+  Tensor max(const Tensor& other) const { return maximum(other); }
+  Tensor min(const Tensor& other) const { return minimum(other); }
   Tensor argmax(std::optional<int64_t> dim = {}, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = {}, bool keepdim = false) const;
   Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;

@@ -185,6 +185,21 @@ void bind_shape_methods(Binder& b) {
       py::arg("dim") = py::none());
   b.both(
       "unsqueeze", [](const Tensor& t, int64_t dim) { return t.unsqueeze(dim); }, py::arg("dim"));
+  // The in-place forms change the tensor's shape and return the same Python object.
+  b.method(
+      "unsqueeze_", [](const Tensor& t, int64_t dim) { return t.unsqueeze_(dim); },
+      py::arg("dim"));
+  b.method(
+      "squeeze_",
+      [](const Tensor& t, std::optional<int64_t> dim) {
+        return dim ? t.squeeze_(*dim) : t.squeeze_();
+      },
+      py::arg("dim") = py::none());
+  b.method("t_", [](const Tensor& t) { return t.t_(); });
+  for (const char* name : {"transpose_", "swapaxes_", "swapdims_"})
+    b.method(
+        name, [](const Tensor& t, int64_t d0, int64_t d1) { return t.transpose_(d0, d1); },
+        py::arg("dim0"), py::arg("dim1"));
   b.both(
       "flatten", [](const Tensor& t, int64_t s, int64_t e) { return t.flatten(s, e); },
       py::arg("start_dim") = 0, py::arg("end_dim") = -1);

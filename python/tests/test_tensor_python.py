@@ -92,3 +92,28 @@ def test_format_and_item_conversions():
     with pytest.raises(TypeError):
         [1, 2][torch.tensor(1.0)]
     assert 2 in torch.tensor([1, 2, 3]) and 5 not in torch.tensor([1, 2, 3])
+
+
+def test_in_place_shape_changes_keep_the_object_and_pytorchs_nodes():
+    # PyTorch 1.13's node names and gradients (checked there with the same calls).
+    a = torch.arange(6.0).view(2, 1, 3)
+    assert a.unsqueeze_(0) is a and a.shape == (1, 2, 1, 3)
+    assert a.squeeze_() is a and a.shape == (2, 3)
+    assert a.t_() is a and a.shape == (3, 2) and a.stride() == (1, 3)
+    assert a.transpose_(0, 1) is a and a.stride() == (3, 1)
+    assert a.squeeze_(dim=0).shape == (2, 3)
+    assert a.swapaxes_(0, 1).shape == (3, 2)
+    for call, node in [(lambda t: t.unsqueeze_(0), "UnsqueezeBackward1"),
+                       (lambda t: t.squeeze_(), "SqueezeBackward2"),
+                       (lambda t: t.squeeze_(1), "SqueezeBackward3"),
+                       (lambda t: t.transpose_(0, 2), "TransposeBackward1")]:
+        leaf = torch.arange(6.0).view(2, 1, 3).requires_grad_()
+        b = leaf * torch.tensor([1.0, 2.0, 3.0])
+        call(b)
+        assert b.grad_fn.name() == node
+        (b * b).sum().backward()
+        assert leaf.grad.view(-1).tolist() == [0.0, 8.0, 36.0, 6.0, 32.0, 90.0]
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        torch.zeros(3, requires_grad=True).unsqueeze_(0)
+    with pytest.raises(RuntimeError, match="expects a tensor with <= 2 dimensions"):
+        torch.zeros(2, 3, 4).t_()

@@ -19,17 +19,34 @@ namespace ember::nn {
 
 Module::~Module() = default;
 
-std::string Module::name() const {
-  const char* mangled = typeid(*this).name();
+namespace {
+
+// The class of `m` without template arguments and namespaces ("ember::nn::LinearImpl" ->
+// "LinearImpl").
+std::string class_name(const Module& m) {
+  const char* mangled = typeid(m).name();
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> demangled(
       abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
   std::string full = status == 0 ? demangled.get() : mangled;
-  // Drop template arguments, then namespaces ("ember::nn::LinearImpl" -> "LinearImpl").
   if (auto lt = full.find('<'); lt != std::string::npos) full.resize(lt);
   if (auto colon = full.rfind("::"); colon != std::string::npos) full = full.substr(colon + 2);
+  return full;
+}
+
+}  // namespace
+
+std::string Module::name() const {
+  std::string full = class_name(*this);
   if (full.size() > 4 && full.ends_with("Impl")) full.resize(full.size() - 4);
   return full;
+}
+
+// LibTorch's words, naming the class as written (NetImpl).
+std::shared_ptr<Module> Module::clone(const std::optional<Device>&) const {
+  const std::string cls = class_name(*this);
+  throw Error("clone() has not been implemented for " + cls + ". Subclass torch::nn::Cloneable<" +
+              cls + "> instead of torch::nn::Module to inherit the ability to clone.");
 }
 
 // ── registration ──────────────────────────────────────────────────────────
@@ -95,7 +112,7 @@ std::shared_ptr<Module> Module::self_ptr() const {
   return std::shared_ptr<Module>(std::shared_ptr<Module>(), const_cast<Module*>(this));
 }
 
-NamedModules Module::named_modules(const std::string& prefix) const {
+NamedModules Module::named_modules(const std::string& prefix, bool include_self) const {
   NamedModules out;
   std::unordered_set<const Module*> seen;
   std::function<void(const Module&, const std::string&)> visit = [&](const Module& m,
@@ -106,12 +123,13 @@ NamedModules Module::named_modules(const std::string& prefix) const {
       if (child) visit(*child, p.empty() ? n : p + "." + n);
   };
   visit(*this, prefix);
+  if (!include_self) out.erase(out.begin());
   return out;
 }
 
-std::vector<std::shared_ptr<Module>> Module::modules() const {
+std::vector<std::shared_ptr<Module>> Module::modules(bool include_self) const {
   std::vector<std::shared_ptr<Module>> out;
-  for (auto& [n, m] : named_modules()) out.push_back(m);
+  for (auto& [n, m] : named_modules("", include_self)) out.push_back(m);
   return out;
 }
 
@@ -203,39 +221,63 @@ void assign_data(const Tensor& t, const Tensor& converted) {
 
 void Module::convert(const std::function<Tensor(const Tensor&)>& fn) {
   NoGradGuard no_grad;
-  std::unordered_set<const TensorImpl*> done;  // shared parameters convert once
-  for (const auto& [prefix, m] : named_modules()) {
-    for (std::vector<Slot>* slots : {&m->parameters_, &m->buffers_})
-      for (Slot& s : *slots) {
-        if (!s.tensor.defined() || !done.insert(s.tensor.impl()).second) continue;
-        assign_data(s.tensor, fn(s.tensor.detach()));
-        if (const Tensor& g = s.tensor.grad(); g.defined()) assign_data(g, fn(g.detach()));
-      }
-  }
+  for (std::vector<Slot>* slots : {&parameters_, &buffers_})
+    for (Slot& s : *slots) {
+      if (!s.tensor.defined()) continue;
+      assign_data(s.tensor, fn(s.tensor.detach()));
+      if (const Tensor& g = s.tensor.grad(); g.defined()) assign_data(g, fn(g.detach()));
+    }
 }
 
-Module& Module::to(Dtype dtype) {
+namespace {
+
+void check_module_dtype(Dtype dtype) {
   EMBER_CHECK(is_floating_point(dtype), "Module.to",
               "nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=",
               dtype);
-  // Only floating-point state converts: integer buffers (num_batches_tracked) keep their dtype.
-  convert([dtype](const Tensor& t) { return t.is_floating_point() ? t.to(dtype) : t; });
+}
+
+}  // namespace
+
+// Each to() converts the children through their own (possibly overridden) to(), then this
+// module's tensors. A tensor shared between modules is met again already converted, and
+// converting it again leaves it as it is.
+Module& Module::to(Dtype dtype) {
+  to(dtype, false);
   return *this;
 }
 
 Module& Module::to(Device device) {
-  convert([device](const Tensor& t) { return t.to(device); });
+  to(device, false);
   return *this;
 }
 
 Module& Module::to(Device device, Dtype dtype) {
-  EMBER_CHECK(is_floating_point(dtype), "Module.to",
-              "nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=",
-              dtype);
+  to(device, dtype, false);
+  return *this;
+}
+
+void Module::to(Dtype dtype, bool non_blocking) {
+  check_module_dtype(dtype);
+  for (auto& [name, child] : children_)
+    if (child) child->to(dtype, non_blocking);
+  // Only floating-point state converts: integer buffers (num_batches_tracked) keep their dtype.
+  convert([dtype](const Tensor& t) { return t.is_floating_point() ? t.to(dtype) : t; });
+}
+
+void Module::to(Device device, bool non_blocking) {
+  for (auto& [name, child] : children_)
+    if (child) child->to(device, non_blocking);
+  convert([device](const Tensor& t) { return t.to(device); });
+}
+
+void Module::to(Device device, Dtype dtype, bool non_blocking) {
+  check_module_dtype(dtype);
+  for (auto& [name, child] : children_)
+    if (child) child->to(device, dtype, non_blocking);
   convert([device, dtype](const Tensor& t) {
     return t.is_floating_point() ? t.to(device, dtype) : t.to(device);
   });
-  return *this;
 }
 
 void Module::zero_grad(bool set_to_none) {

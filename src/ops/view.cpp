@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "autograd/autograd_meta.h"
 #include "autograd/function.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
@@ -213,22 +214,58 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides,
   return out;
 }
 
-Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
-  const int64_t n = dim();
+namespace {
+
+// The views below are also taken in place (Tensor::unsqueeze_ & co.), recorded under PyTorch's
+// names for those (`node`).
+Tensor transposed(const Tensor& self, int64_t d0, int64_t d1, const char* node) {
+  const int64_t n = self.dim();
   d0 = wrap_dim(d0, n, "transpose");
   d1 = wrap_dim(d1, n, "transpose");
-  Recorder rec("transpose", {this});
-  DimVector sz(sizes()), st(strides());
+  Recorder rec("transpose", {&self});
+  DimVector sz(self.sizes()), st(self.strides());
   if (n > 0) {
     std::swap(sz[d0], sz[d1]);
     std::swap(st[d0], st[d1]);
   }
-  Tensor out = make_view(*this, sz, st, storage_offset());
+  Tensor out = make_view(self, sz, st, self.storage_offset());
   if (rec)
-    rec.record("TransposeBackward0", {out}, {}, [d0, d1](const Grads& g, const Saved&) {
+    rec.record(node, {out}, {}, [d0, d1](const Grads& g, const Saved&) {
       return TensorList{g[0].transpose(d0, d1)};
     });
   return out;
+}
+
+Tensor matrix_transposed(const Tensor& self, const char* op, const char* node) {
+  EMBER_CHECK(self.dim() <= 2, op, op, "() expects a tensor with <= 2 dimensions, but self is ",
+              self.dim(), "D");
+  Recorder rec("t", {&self});
+  Tensor out = self.dim() < 2 ? self.transpose(0, 0) : self.transpose(0, 1);
+  if (rec)
+    rec.record(node, {out}, {},
+               [](const Grads& g, const Saved&) { return TensorList{g[0].t()}; });
+  return out;
+}
+
+Tensor unsqueezed(const Tensor& self, int64_t d, const char* node) {
+  const int64_t n = self.dim();
+  d = wrap_dim(d, n + 1, "unsqueeze");
+  DimVector sz(self.sizes()), st(self.strides());
+  const int64_t stride = d >= n ? 1 : sz[d] * st[d];
+  sz.insert(size_t(d), 1);
+  st.insert(size_t(d), stride);
+  Recorder rec("unsqueeze", {&self});
+  Tensor out = make_view(self, sz, st, self.storage_offset());
+  if (rec)
+    rec.record(node, {out}, {},
+               [d](const Grads& g, const Saved&) { return TensorList{g[0].squeeze(d)}; });
+  return out;
+}
+
+}  // namespace
+
+Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
+  return transposed(*this, d0, d1, "TransposeBackward0");
 }
 
 Tensor Tensor::permute(IntArrayRef dims) const {
@@ -265,16 +302,7 @@ Tensor Tensor::movedim(int64_t source, int64_t destination) const {
   return permute(order);
 }
 
-Tensor Tensor::t() const {
-  EMBER_CHECK(dim() <= 2, "t", "t() expects a tensor with <= 2 dimensions, but self is ", dim(),
-              "D");
-  Recorder rec("t", {this});
-  Tensor out = dim() < 2 ? transpose(0, 0) : transpose(0, 1);
-  if (rec)
-    rec.record("TBackward0", {out}, {},
-               [](const Grads& g, const Saved&) { return TensorList{g[0].t()}; });
-  return out;
-}
+Tensor Tensor::t() const { return matrix_transposed(*this, "t", "TBackward0"); }
 
 Tensor Tensor::T() const {
   DimVector order;
@@ -348,19 +376,44 @@ Tensor squeeze_inplace_named(const Tensor& t, int64_t d) {
   return squeeze_dims(t, drop, "SqueezeBackward3");
 }
 
-Tensor Tensor::unsqueeze(int64_t d) const {
-  const int64_t n = dim();
-  d = wrap_dim(d, n + 1, "unsqueeze");
-  DimVector sz(sizes()), st(strides());
-  const int64_t stride = d >= n ? 1 : sz[d] * st[d];
-  sz.insert(size_t(d), 1);
-  st.insert(size_t(d), stride);
-  Recorder rec("unsqueeze", {this});
-  Tensor out = make_view(*this, sz, st, storage_offset());
-  if (rec)
-    rec.record("UnsqueezeBackward0", {out}, {},
-               [d](const Grads& g, const Saved&) { return TensorList{g[0].squeeze(d)}; });
-  return out;
+Tensor Tensor::unsqueeze(int64_t d) const { return unsqueezed(*this, d, "UnsqueezeBackward0"); }
+
+namespace {
+
+// PyTorch's in-place view ops: `self` takes the view's sizes, strides and offset and, when the
+// view was recorded, its node, so backward runs through the view's backward (PyTorch's
+// *Backward1 nodes). As for any in-place op, a leaf that requires grad is refused.
+Tensor& restride_(const Tensor& self, const char* op, const Tensor& view) {
+  EMBER_CHECK(!(is_grad_enabled() && self.is_leaf() && self.requires_grad()), op,
+              "a leaf Variable that requires grad is being used in an in-place operation.");
+  Tensor& target = const_cast<Tensor&>(self);  // Note [in-place on a const handle]
+  target.impl()->set_layout(view.sizes(), view.strides(), view.storage_offset());
+  if (const auto node = view.grad_fn()) autograd::set_history(target, node, view.output_nr());
+  return target;
+}
+
+}  // namespace
+
+Tensor& Tensor::unsqueeze_(int64_t d) const {
+  return restride_(*this, "unsqueeze_", unsqueezed(*this, d, "UnsqueezeBackward1"));
+}
+
+Tensor& Tensor::squeeze_() const {
+  std::vector<bool> drop(size_t(dim()), false);
+  for (int64_t d = 0; d < dim(); ++d) drop[d] = sizes()[d] == 1;
+  return restride_(*this, "squeeze_", squeeze_dims(*this, drop, "SqueezeBackward2"));
+}
+
+Tensor& Tensor::squeeze_(int64_t d) const {
+  return restride_(*this, "squeeze_", squeeze_inplace_named(*this, d));
+}
+
+Tensor& Tensor::t_() const {
+  return restride_(*this, "t_", matrix_transposed(*this, "t_", "TBackward1"));
+}
+
+Tensor& Tensor::transpose_(int64_t d0, int64_t d1) const {
+  return restride_(*this, "transpose_", transposed(*this, d0, d1, "TransposeBackward1"));
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {

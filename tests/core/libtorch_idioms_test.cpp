@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <ember/ember.h>
@@ -221,6 +224,80 @@ TEST(LibTorchIdioms, EllipsisAsAString) {
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "[index] the only string index is \"...\" (Ellipsis), got \"..\"");
   }
+}
+
+// `t[i] = x` writes into row i, as in LibTorch and Python (PyTorch 1.13's results): a scalar
+// fills (converted as fill_ does: -56 into uint8 is 200), a tensor is copied in (broadcast).
+// Assigning to a named handle still re-points it.
+TEST(LibTorchIdioms, AssigningToATemporaryWritesTheElements) {
+  Tensor w = zeros({2, 3});
+  w[0] = 1.5;
+  w[1] = tensor({1.0, 2.0, 3.0});
+  w[1][2] = 7;
+  EXPECT_TRUE(w.equal(tensor({{1.5, 1.5, 1.5}, {1.0, 2.0, 7.0}})));
+  w.index({indexing::Slice(), 0}) = tensor({9.0});
+  EXPECT_TRUE(w.equal(tensor({{9.0, 1.5, 1.5}, {9.0, 2.0, 7.0}})));
+
+  Tensor targets = zeros({2}, kUInt8);
+  const std::vector<char> bytes = {char(-56), 3};
+  for (size_t i = 0; i < bytes.size(); ++i) targets[int64_t(i)] = bytes[i];
+  EXPECT_TRUE(targets.equal(tensor({200, 3}).to(kUInt8)));
+
+  Tensor row = w[0];
+  row = ones({3});  // a named handle: re-pointed, w unchanged
+  EXPECT_EQ(w[0][0].item<double>(), 9.0);
+  EXPECT_THROW(w[0] = ones({4}), Error);  // not broadcastable to the row
+}
+
+// a.max(b) / a.min(b): LibTorch's elementwise maximum and minimum.
+TEST(LibTorchIdioms, MaxAndMinOfTwoTensors) {
+  Tensor a = tensor({1.0, 5.0, 3.0}), b = tensor({4.0, 2.0, 3.0});
+  EXPECT_TRUE(a.max(b).equal(tensor({4.0, 5.0, 3.0})));
+  EXPECT_TRUE(a.min(b).equal(tensor({1.0, 2.0, 3.0})));
+}
+
+// unsqueeze_, squeeze_, t_, transpose_ change the tensor itself; with history the tensor takes
+// PyTorch 1.13's *Backward1 nodes (names and gradients from PyTorch), and a leaf that requires
+// grad is refused, as every in-place op.
+TEST(LibTorchIdioms, InPlaceShapeChanges) {
+  Tensor a = arange(6.0).view({2, 1, 3});
+  Tensor same = a;
+  a.unsqueeze_(0);
+  EXPECT_EQ(same.sizes(), IntArrayRef({1, 2, 1, 3}));  // every handle sees the new shape
+  a.squeeze_();
+  EXPECT_EQ(a.sizes(), IntArrayRef({2, 3}));
+  a.t_();
+  EXPECT_EQ(a.sizes(), IntArrayRef({3, 2}));
+  EXPECT_EQ(a.strides(), IntArrayRef({1, 3}));
+  a.transpose_(0, 1);
+  EXPECT_EQ(a.strides(), IntArrayRef({3, 1}));
+  a.unsqueeze_(1).squeeze_(1);
+  EXPECT_EQ(a.sizes(), IntArrayRef({2, 3}));
+
+  const std::vector<std::pair<std::string, std::function<void(Tensor&)>>> ops = {
+      {"UnsqueezeBackward1", [](Tensor& t) { t.unsqueeze_(0); }},
+      {"SqueezeBackward2", [](Tensor& t) { t.squeeze_(); }},
+      {"SqueezeBackward3", [](Tensor& t) { t.squeeze_(1); }},
+      {"TBackward1", [](Tensor& t) { t = t.select(1, 0); t.t_(); }},
+      {"TransposeBackward1", [](Tensor& t) { t.transpose_(0, 2); }}};
+  for (const auto& [node, op] : ops) {
+    Tensor leaf = arange(6.0).view({2, 1, 3}).requires_grad_();
+    Tensor b = leaf * tensor({1.0, 2.0, 3.0});
+    op(b);
+    EXPECT_EQ(b.grad_fn()->name(), node);
+    (b * b).sum().backward();
+    EXPECT_TRUE(leaf.grad().allclose(tensor({{{0.0, 8.0, 36.0}}, {{6.0, 32.0, 90.0}}})))
+        << node << ": " << leaf.grad();
+  }
+  Tensor leaf = zeros({3}, requires_grad());
+  EXPECT_THROW(leaf.unsqueeze_(0), Error);
+  EXPECT_EQ(leaf.dim(), 1);  // refused before anything changed
+  {
+    NoGradGuard no_grad;
+    leaf.unsqueeze_(0);
+  }
+  EXPECT_EQ(leaf.sizes(), IntArrayRef({1, 3}));
+  EXPECT_THROW(zeros({2, 3, 4}).t_(), Error);
 }
 
 }  // namespace

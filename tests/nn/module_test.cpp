@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <ember/ember.h>
+#include <ember/nn/cloneable.h>
 #include <ember/nn/init.h>
 #include <ember/nn/layers/linear.h>
 #include <ember/nn/module.h>
@@ -340,6 +341,115 @@ TEST(Module, InitStatistics) {
   EXPECT_TRUE(allclose(matmul(q, q.t()), 4 * eye(3), 1e-5, 1e-5));
   EXPECT_EQ(nn::init::calculate_gain("leaky_relu", std::sqrt(5.0)), std::sqrt(2.0 / 6.000000000000001));
   EXPECT_THROW(nn::init::calculate_fan_in_and_fan_out(zeros({3})), Error);
+}
+
+TEST(Module, ModulesWithoutSelf) {
+  auto all = std::make_shared<MyModel>(2, 3, 4);
+  EXPECT_EQ(all->modules().size(), 3u);
+  EXPECT_EQ(all->modules(/*include_self=*/false).size(), 2u);
+  auto named = all->named_modules("net", /*include_self=*/false);
+  ASSERT_EQ(named.size(), 2u);
+  EXPECT_EQ(named[0].first, "net.linear1");
+}
+
+// A module keeping state outside its registered tensors overrides the virtual to(); the
+// parent's to() reaches the override through its children, as LibTorch's does.
+struct Holder : nn::Module {
+  Tensor outside = zeros({2});
+  std::vector<std::string> calls;
+  void to(Dtype dtype, bool non_blocking) override {
+    nn::Module::to(dtype, non_blocking);
+    outside = outside.to(dtype);
+    calls.push_back("dtype");
+  }
+  void to(Device device, bool non_blocking) override {
+    nn::Module::to(device, non_blocking);
+    outside = outside.to(device);
+    calls.push_back("device");
+  }
+};
+
+TEST(Module, ToReachesOverridesOfChildren) {
+  auto parent = std::make_shared<MyModel>(2, 2, 2);
+  auto holder = parent->register_module("holder", std::make_shared<Holder>());
+  parent->to(kFloat64);
+  parent->to(Device(kCPU));
+  EXPECT_EQ(holder->calls, (std::vector<std::string>{"dtype", "device"}));
+  EXPECT_EQ(holder->outside.dtype(), kFloat64);
+  EXPECT_EQ(parent->linear1->weight.dtype(), kFloat64);
+  EXPECT_THROW(parent->to(kInt64, false), Error);
+}
+
+TEST(Module, AsOnAConstModule) {
+  const MyModel m(2, 3, 4);
+  const nn::Module& first = *m.children()[0];
+  const auto* linear = first.as<nn::Linear>();
+  ASSERT_NE(linear, nullptr);
+  EXPECT_EQ(linear->weight.size(0), 3);
+  EXPECT_EQ(first.as<MyModel>(), nullptr);
+}
+
+// Cloneable: reset() registers everything; clone() re-runs it on a copy and copies the values.
+struct Net : nn::Cloneable<Net> {
+  int64_t width;
+  nn::Linear fc{nullptr};
+  Tensor scale, count;
+  bool register_scale_in_reset = true;
+  explicit Net(int64_t w) : width(w) { reset(); }
+  void reset() override {
+    fc = register_module("fc", nn::Linear(width, width));
+    if (register_scale_in_reset) scale = register_parameter("scale", ones({width}));
+    count = register_buffer("count", zeros({1}, kInt64));
+  }
+};
+
+TEST(Module, CloneableDeepCopies) {
+  auto net = std::make_shared<Net>(3);
+  {
+    NoGradGuard no_grad;
+    net->scale.mul_(2);
+    net->count.add_(5);
+  }
+  net->eval();
+  auto copy = std::dynamic_pointer_cast<Net>(net->clone());
+  ASSERT_NE(copy, nullptr);
+  EXPECT_FALSE(copy->is_training());
+  EXPECT_FALSE(copy->fc->weight.is_same(net->fc->weight));
+  EXPECT_NE(copy->fc->weight.data_ptr(), net->fc->weight.data_ptr());
+  EXPECT_TRUE(copy->fc->weight.equal(net->fc->weight));
+  EXPECT_TRUE(copy->scale.equal(full({3}, 2.0)));
+  EXPECT_EQ(copy->count.item<int64_t>(), 5);
+  EXPECT_TRUE(copy->scale.requires_grad());
+  // The copy's registry holds its own tensors: training it leaves the original alone.
+  auto params = copy->parameters();
+  ASSERT_EQ(params.size(), 3u);
+  EXPECT_TRUE(params[0].is_same(copy->scale));  // its own first, then fc's
+  EXPECT_TRUE(params[1].is_same(copy->fc->weight));
+  {
+    NoGradGuard no_grad;
+    for (auto& p : params) p.zero_();
+  }
+  EXPECT_TRUE(net->scale.equal(full({3}, 2.0)));
+
+  // A reset() that registers less than the original has is named.
+  net->register_scale_in_reset = false;
+  try {
+    net->clone();
+    FAIL() << "expected ember::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not have the same number of parameters"),
+              std::string::npos)
+        << e.what();
+  }
+  // A module that is not Cloneable says how to become one.
+  try {
+    MyModel(1, 1, 1).clone();
+    FAIL() << "expected ember::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Subclass torch::nn::Cloneable<MyModel>"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -57,7 +58,6 @@ class Module : public std::enable_shared_from_this<Module> {
  public:
   Module() = default;
   virtual ~Module();
-  Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
   /// The class name shown by repr and errors: by default the demangled type name without its
@@ -94,9 +94,10 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<Tensor> buffers(bool recurse = true) const;
   NamedModules named_children() const;
   std::vector<std::shared_ptr<Module>> children() const;
-  /// This module first (named `prefix`, "" by default), then every descendant, depth first.
-  NamedModules named_modules(const std::string& prefix = "") const;
-  std::vector<std::shared_ptr<Module>> modules() const;
+  /// This module first (named `prefix`, "" by default; left out when !include_self), then every
+  /// descendant, depth first.
+  NamedModules named_modules(const std::string& prefix = "", bool include_self = true) const;
+  std::vector<std::shared_ptr<Module>> modules(bool include_self = true) const;
 
   // ── modes and conversions ──────────────────────────────────────────────
   /// Sets training mode here and in every descendant.
@@ -109,6 +110,13 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Moves every parameter and buffer to `device`, in place as above.
   Module& to(Device device);
   Module& to(Device device, Dtype dtype);
+  /// The conversions above, as LibTorch's virtuals: a module that keeps state outside its
+  /// registered parameters and buffers overrides them (calling these first). Each converts the
+  /// children through their own overrides, then this module's tensors. non_blocking allows a
+  /// copy between devices to finish after the call returns; ember's finish before it returns.
+  virtual void to(Dtype dtype, bool non_blocking);
+  virtual void to(Device device, bool non_blocking);
+  virtual void to(Device device, Dtype dtype, bool non_blocking);
   /// Clears the parameters' gradients: to zeros (PyTorch 1.13's and LibTorch's default), or to
   /// undefined tensors with set_to_none.
   void zero_grad(bool set_to_none = false);
@@ -123,6 +131,13 @@ class Module : public std::enable_shared_from_this<Module> {
     else
       return dynamic_cast<T*>(this);
   }
+  template <class T>
+  const auto* as() const {
+    return const_cast<Module*>(this)->as<T>();
+  }
+  /// A deep copy (parameters and buffers cloned, or copied to `device`), as LibTorch's
+  /// module->clone(). Modules get it from Cloneable<Derived> (nn/cloneable.h); others throw.
+  virtual std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const;
   Module& requires_grad_(bool requires_grad = true);
 
   // ── state ──────────────────────────────────────────────────────────────
@@ -164,6 +179,15 @@ class Module : public std::enable_shared_from_this<Module> {
 
   /// PyTorch's repr: "MyModel(\n  (linear1): Linear(in_features=..., ...)\n)".
   std::string repr() const;
+
+ protected:
+  /// For Cloneable's copy of the derived module: the copy shares the registered tensors and
+  /// children until Cloneable::clone replaces them; hooks and the forward wrapper stay behind.
+  Module(const Module& other);
+  /// Cloneable::clone: forgets the parameters, buffers and children (the copy's reset() registers
+  /// new ones), then copies the original's values into the new ones, matched by name.
+  void clear_registrations();
+  void copy_state_from(const Module& original, const std::optional<Device>& device);
 
  private:
   struct Slot {

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <string>
 
 struct NetImpl : torch::nn::Module {
   NetImpl(int64_t in, int64_t hidden, int64_t out)
@@ -44,6 +45,44 @@ struct ScaleImpl : torch::nn::Module {
   double factor;
 };
 TORCH_MODULE(Scale);
+
+// A module that can clone itself: its state is registered in reset(), which clone() runs again.
+struct TwoLayerImpl : torch::nn::Cloneable<TwoLayerImpl> {
+  explicit TwoLayerImpl(int64_t width) : width(width) { reset(); }
+  void reset() override {
+    fc = register_module("fc", torch::nn::Linear(width, width));
+    gain = register_parameter("gain", torch::ones({width}));
+    steps = register_buffer("steps", torch::zeros({1}, torch::kLong));
+  }
+  torch::Tensor forward(torch::Tensor x) { return fc(x) * gain; }
+  int64_t width;
+  torch::nn::Linear fc{nullptr};
+  torch::Tensor gain, steps;
+};
+TORCH_MODULE(TwoLayer);
+
+// A module with state outside its registered tensors keeps it in step by overriding to().
+struct ExtraStateImpl : torch::nn::Module {
+  ExtraStateImpl() { fc = register_module("fc", torch::nn::Linear(2, 2)); }
+  void to(torch::Dtype dtype, bool non_blocking = false) override {
+    torch::nn::Module::to(dtype, non_blocking);
+    table = table.to(dtype);
+    std::printf("ExtraState::to(dtype) ran\n");
+  }
+  void to(torch::Device device, bool non_blocking = false) override {
+    torch::nn::Module::to(device, non_blocking);
+    table = table.to(device);
+    std::printf("ExtraState::to(device) ran\n");
+  }
+  void to(torch::Device device, torch::Dtype dtype, bool non_blocking = false) override {
+    torch::nn::Module::to(device, dtype, non_blocking);
+    table = table.to(device, dtype);
+    std::printf("ExtraState::to(device, dtype) ran\n");
+  }
+  torch::nn::Linear fc{nullptr};
+  torch::Tensor table = torch::arange(4);
+};
+TORCH_MODULE(ExtraState);
 
 static double parameter_sum(torch::nn::Module& module) {
   double sum = 0;
@@ -117,5 +156,66 @@ int main() {
               cnn(images).sum().item<float>(), cnn->bn->running_var.sum().item<float>());
   cnn->train();
   std::printf("CNN train again: dropout training %d\n", cnn->drop->is_training());
+  // ── clone, to() overrides, modules(false), as<T>() on a const module ─────
+  TwoLayer original(3);
+  {
+    torch::NoGradGuard no_grad;
+    original->gain.mul_(2);
+    original->steps.add_(4);
+  }
+  auto copy = std::dynamic_pointer_cast<TwoLayerImpl>(original->clone());
+  std::printf("clone: same weight object %d, equal values %d, gain sum %.1f, steps %lld\n",
+              copy->fc->weight.is_same(original->fc->weight),
+              copy->fc->weight.equal(original->fc->weight), copy->gain.sum().item<float>(),
+              static_cast<long long>(copy->steps.item<int64_t>()));
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : copy->parameters()) p.zero_();
+  }
+  std::printf("after zeroing the clone: original %.5f, clone %.5f\n", parameter_sum(*original),
+              parameter_sum(*copy));
+  try {
+    Net(1, 1, 1)->clone();
+  } catch (const c10::Error& e) {
+    std::string message = e.what();
+    std::printf("Net clone: %s\n", message.substr(0, message.find('\n')).c_str());
+  }
+  auto holder = std::make_shared<torch::nn::Module>();
+  auto extra = holder->register_module("extra", ExtraState());
+  holder->to(torch::kDouble);
+  holder->to(torch::Device(torch::kCPU));
+  holder->to(torch::kCPU, torch::kFloat);
+  std::printf("extra table %s, fc weight %s\n", c10::toString(extra->table.scalar_type()),
+              c10::toString(extra->fc->weight.scalar_type()));
+  auto cnn_for_names = ConvNet();
+  for (const auto& item : cnn_for_names->named_modules("", /*include_self=*/false))
+    std::printf("module %s\n", item.key().c_str());
+  std::printf("modules with self %zu, without %zu\n", cnn_for_names->modules().size(),
+              cnn_for_names->modules(false).size());
+  const torch::nn::Module& as_const = *cnn_for_names->conv;
+  if (const auto* conv = as_const.as<torch::nn::Conv2d>())
+    std::printf("const as<Conv2d>: weight %lld dims\n", static_cast<long long>(conv->weight.dim()));
+  std::printf("const as<Linear> is null %d\n", as_const.as<torch::nn::Linear>() == nullptr);
+  // Built-in layers clone themselves, containers with their children.
+  torch::nn::Sequential stack(torch::nn::Linear(3, 4), torch::nn::BatchNorm1d(4),
+                              torch::nn::Functional(torch::tanh), torch::nn::Linear(4, 2));
+  auto batch = torch::randn({5, 3});
+  stack->forward(batch);  // moves the batch norm's running statistics
+  stack->eval();
+  auto stack_copy = std::dynamic_pointer_cast<torch::nn::SequentialImpl>(stack->clone());
+  // (The modules' modes are cloned; LibTorch leaves the new Sequential itself in training mode,
+  // ember gives it the original's, so only the children's are printed.)
+  std::printf("Sequential clone: %zu modules, batch norm training %d, same output %d, shares a "
+              "weight %d\n",
+              stack_copy->size(), stack_copy->ptr(1)->is_training(),
+              stack_copy->forward(batch).equal(stack->forward(batch)),
+              stack_copy->ptr<torch::nn::LinearImpl>(0)->weight.is_same(
+                  stack->ptr<torch::nn::LinearImpl>(0)->weight));
+  torch::nn::LSTM lstm(torch::nn::LSTMOptions(3, 2).num_layers(2));
+  auto lstm_copy = std::dynamic_pointer_cast<torch::nn::LSTMImpl>(lstm->clone());
+  auto sequence = torch::randn({4, 1, 3});
+  std::printf("LSTM clone: same output %d, %zu parameters\n",
+              std::get<0>(lstm_copy->forward(sequence)).equal(std::get<0>(lstm->forward(sequence))),
+              lstm_copy->parameters().size());
   return 0;
 }

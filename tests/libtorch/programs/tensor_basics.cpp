@@ -1,10 +1,12 @@
 // LibTorch's tensor spellings: TensorOptions as a builder, factories with options, dtypes,
 // TORCH_CHECK, ATen's positional losses and pools with torch::Reduction, seeds, IntArrayRef's
-// slice, constant_pad_nd.
+// slice, constant_pad_nd, writing through `t[i] = ...`, max/min of two tensors and the
+// in-place shape changes.
 #include <torch/torch.h>
 
 #include <cstdio>
 #include <iostream>
+#include <vector>
 
 int main() {
   torch::manual_seed(7);
@@ -46,6 +48,31 @@ int main() {
   auto padded = torch::constant_pad_nd(torch::ones({2, 2, 3}), {1, 2, 0, 1}, 0.5);
   std::cout << "constant_pad_nd " << padded.sizes() << " sum " << padded.sum().item<float>()
             << std::endl;
+  // `t[i] = x` writes the row (a scalar from raw bytes, as a CIFAR reader does; a tensor).
+  std::vector<char> bytes = {char(-56), 3, 17};
+  auto targets = torch::empty(3, torch::kByte);
+  for (int i = 0; i < 3; ++i) targets[i] = bytes[i];
+  auto grid = torch::zeros({2, 3});
+  grid[0] = 1.5;
+  grid[1] = torch::arange(3);
+  grid[1][2] = 7;
+  std::cout << "assigned " << targets << "\n" << grid << std::endl;
+  auto first = torch::tensor({1.0, 5.0, 3.0}), second = torch::tensor({4.0, 2.0, 3.0});
+  std::cout << "max " << first.max(second) << " min " << first.min(second) << std::endl;
+  std::cout << "norm " << torch::norm(first).item<float>() << " "
+            << torch::norm(grid, 1, {1}, /*keepdim=*/true) << std::endl;
+  auto leaf = torch::arange(6.0).view({2, 1, 3}).requires_grad_();
+  auto moved = leaf * torch::tensor({1.0, 2.0, 3.0});
+  moved.unsqueeze_(0);
+  std::cout << "unsqueeze_ " << moved.sizes() << " " << moved.grad_fn()->name();
+  moved.squeeze_();
+  std::cout << ", squeeze_ " << moved.sizes() << " " << moved.grad_fn()->name();
+  moved.t_();
+  std::cout << ", t_ " << moved.sizes() << " " << moved.strides() << " " << moved.grad_fn()->name();
+  moved.transpose_(0, 1).unsqueeze_(2).squeeze_(2);
+  std::cout << ", transpose_ " << moved.sizes() << " " << moved.grad_fn()->name() << std::endl;
+  (moved * moved).sum().backward();
+  std::cout << "grad through the in-place shape changes " << leaf.grad() << std::endl;
   torch::Device device(torch::kCPU);
   if (torch::cuda::is_available()) device = torch::Device(torch::kCUDA);
   std::cout << "device: " << device << std::endl;

@@ -57,6 +57,13 @@ Tensor avg_pool2d(const Tensor& self, ember::IntArrayRef kernel_size,
 /// Pads the last dims with `value` (pad = {left, right} of the last dim, then of the one before).
 Tensor constant_pad_nd(const Tensor& self, ember::IntArrayRef pad, const ember::Scalar& value = 0);
 
+/// The p-norm of all elements, or over `dim`: the method t.norm(...) as a function.
+inline Tensor norm(const Tensor& self, const ember::Scalar& p = 2) { return self.norm(p); }
+inline Tensor norm(const Tensor& self, const ember::Scalar& p, ember::IntArrayRef dim,
+                   bool keepdim = false) {
+  return self.norm(p, dim, keepdim);
+}
+
 }  // namespace at
 
 namespace torch {
@@ -72,5 +79,6 @@ using at::l1_loss;
 using at::max_pool2d;
 using at::mse_loss;
 using at::nll_loss;
+using at::norm;
 using at::smooth_l1_loss;
 }  // namespace torch

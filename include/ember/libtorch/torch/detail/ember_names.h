@@ -332,6 +332,7 @@ using ember::nn::AutoWrapPolicy;
 using ember::nn::BackwardHook;
 using ember::nn::BackwardPrefetch;
 using ember::nn::BatchNormImplBase;
+using ember::nn::Cloneable;
 using ember::nn::ConvImplBase;
 using ember::nn::ForwardHook;
 using ember::nn::ForwardPreHook;

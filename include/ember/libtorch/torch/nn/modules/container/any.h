@@ -11,6 +11,7 @@
 #include <concepts>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -62,6 +63,9 @@ class AnyModulePlaceholder {
   virtual AnyValue forward(std::vector<AnyValue>&& arguments) = 0;
   virtual std::shared_ptr<ember::nn::Module> ptr() const = 0;
   virtual const std::type_info& type_info() const = 0;
+  /// The same kind of holder over a clone of the module.
+  virtual std::shared_ptr<AnyModulePlaceholder> clone_module(
+      const std::optional<ember::Device>& device) const = 0;
 };
 
 template <class M, class ArgsTuple>
@@ -90,6 +94,13 @@ class AnyModuleHolder<M, std::tuple<Args...>> : public AnyModulePlaceholder {
   }
   std::shared_ptr<ember::nn::Module> ptr() const override { return module_; }
   const std::type_info& type_info() const override { return typeid(M); }
+  std::shared_ptr<AnyModulePlaceholder> clone_module(
+      const std::optional<ember::Device>& device) const override {
+    auto copy = std::dynamic_pointer_cast<M>(module_->clone(device));
+    if (!copy)
+      ember::fail("AnyModule", "clone() of ", module_->name(), " returned another type");
+    return std::make_shared<AnyModuleHolder>(std::move(copy));
+  }
 
  private:
   template <size_t I, class T>
@@ -166,6 +177,12 @@ class AnyModule {
   }
   const std::type_info& type_info() const { return checked()->type_info(); }
   bool is_empty() const noexcept { return content_ == nullptr; }
+  /// An AnyModule over a deep copy of the module (module->clone(device)), typed as this one.
+  AnyModule clone(const std::optional<ember::Device>& device = std::nullopt) const {
+    AnyModule copy;
+    copy.content_ = checked()->clone_module(device);
+    return copy;
+  }
 
  private:
   detail::AnyModulePlaceholder* checked() const {

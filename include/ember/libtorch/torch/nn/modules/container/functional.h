@@ -29,6 +29,10 @@ class FunctionalImpl : public ember::nn::Module {
   ember::Tensor forward(ember::Tensor input) { return function_(std::move(input)); }
   ember::Tensor operator()(ember::Tensor input) { return forward(std::move(input)); }
   EMBER_TORCH_LAYER_NAME(Functional)
+  /// For clone(): the same function.
+  std::shared_ptr<FunctionalImpl> fresh_copy(const std::optional<ember::Device>&) const {
+    return std::make_shared<FunctionalImpl>(function_);
+  }
 
  private:
   Function function_;

@@ -39,6 +39,12 @@ class ModuleDictImpl : public ember::nn::ModuleDictImpl {
   ember::nn::NamedModules items() const { return named_children(); }
   bool empty() const noexcept { return size() == 0; }
   EMBER_TORCH_LAYER_NAME(ModuleDict)
+  /// For clone(): the same keys, each with a clone of its module.
+  std::shared_ptr<ModuleDictImpl> fresh_copy(const std::optional<ember::Device>& device) const {
+    auto copy = std::make_shared<ModuleDictImpl>();
+    for (const auto& [key, module] : named_children()) copy->insert(key, module->clone(device));
+    return copy;
+  }
   template <class T>
   T& at(const std::string& key) {
     auto typed = std::dynamic_pointer_cast<T>((*this)[key]);

@@ -45,6 +45,12 @@ class ModuleListImpl : public ember::nn::ModuleListImpl {
   }
   bool is_empty() const noexcept { return size() == 0; }
   EMBER_TORCH_LAYER_NAME(ModuleList)
+  /// For clone(): a list of clones of the modules.
+  std::shared_ptr<ModuleListImpl> fresh_copy(const std::optional<ember::Device>& device) const {
+    auto copy = std::make_shared<ModuleListImpl>();
+    for (const auto& module : children()) copy->push_back(module->clone(device));
+    return copy;
+  }
 };
 TORCH_MODULE(ModuleList);
 

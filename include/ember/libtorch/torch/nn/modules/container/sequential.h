@@ -76,7 +76,8 @@ class SequentialImpl : public ember::nn::Module {
     push_back(std::to_string(modules_.size()), std::move(module));
   }
   void push_back(std::string name, AnyModule module) {
-    register_module(std::move(name), module.ptr());
+    register_module(name, module.ptr());
+    names_.push_back(std::move(name));
     modules_.push_back(std::move(module));
   }
   /// Appends every module of another Sequential (or any container of modules).
@@ -104,6 +105,13 @@ class SequentialImpl : public ember::nn::Module {
   size_t size() const noexcept { return modules_.size(); }
   bool is_empty() const noexcept { return modules_.empty(); }
   EMBER_TORCH_LAYER_NAME(Sequential)
+  /// For clone(): a Sequential of clones of the modules, under the same names.
+  std::shared_ptr<SequentialImpl> fresh_copy(const std::optional<ember::Device>& device) const {
+    auto copy = std::make_shared<SequentialImpl>();
+    for (size_t i = 0; i < modules_.size(); ++i)
+      copy->push_back(names_[i], modules_[i].clone(device));
+    return copy;
+  }
 
  private:
   const AnyModule& checked(size_t index) const {
@@ -114,6 +122,7 @@ class SequentialImpl : public ember::nn::Module {
   }
 
   std::vector<AnyModule> modules_;
+  std::vector<std::string> names_;  // modules_[i]'s name
 };
 
 class Sequential : public ModuleHolder<SequentialImpl> {
