@@ -9,6 +9,7 @@
 #include "backend/cuda/amp_launch.h"
 #include "backend/cuda/copy_launch.h"
 #include "backend/cuda/elementwise_launch.h"
+#include "backend/cuda/gather_launch.h"
 #include "backend/cuda/optim_launch.h"
 #include "backend/cuda/reduce_launch.h"
 #include "backend/cuda/softmax_launch.h"
@@ -23,5 +24,9 @@ void emulate_reduce(const ReduceLaunch& launch);
 void emulate_softmax(const SoftmaxLaunch& launch);
 void emulate_optim(const OptimLaunch& launch);
 void emulate_unscale(const UnscaleLaunch& launch);
+/// The index entries out of range are recorded in launch.bad (host memory here).
+void emulate_gather(const GatherLaunch& launch);
+void emulate_select(const SelectLaunch& launch);
+void emulate_check_index(const CheckIndexLaunch& launch);
 
 }  // namespace ember::cuda::kernels
