@@ -10,6 +10,7 @@
 #include "backend/cuda/copy_launch.h"
 #include "backend/cuda/elementwise_launch.h"
 #include "backend/cuda/gather_launch.h"
+#include "backend/cuda/norm_launch.h"
 #include "backend/cuda/optim_launch.h"
 #include "backend/cuda/reduce_launch.h"
 #include "backend/cuda/softmax_launch.h"
@@ -28,5 +29,7 @@ void emulate_unscale(const UnscaleLaunch& launch);
 void emulate_gather(const GatherLaunch& launch);
 void emulate_select(const SelectLaunch& launch);
 void emulate_check_index(const CheckIndexLaunch& launch);
+void emulate_row_norm(const RowNormLaunch& launch);
+void emulate_row_norm_backward(const RowNormBackwardLaunch& launch);
 
 }  // namespace ember::cuda::kernels

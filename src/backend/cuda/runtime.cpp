@@ -151,6 +151,7 @@ const backend::Backend kCudaBackend = [] {
   install_linalg_kernels(b);
   install_optim_kernels(b);
   install_gather_kernels(b);
+  install_norm_kernels(b);
   return b;
 }();
 

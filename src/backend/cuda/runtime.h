@@ -67,5 +67,6 @@ void install_softmax_kernels(backend::Backend& b);
 void install_linalg_kernels(backend::Backend& b);
 void install_optim_kernels(backend::Backend& b);
 void install_gather_kernels(backend::Backend& b);
+void install_norm_kernels(backend::Backend& b);
 
 }  // namespace ember::cuda

@@ -1,0 +1,93 @@
+// See norm_plan.h.
+#include "backend/cuda/norm_plan.h"
+
+#include <algorithm>
+#include <initializer_list>
+
+#include "backend/cuda/copy_plan.h"
+#include "backend/cuda/elementwise_plan.h"
+#include "backend/cuda/reduce_plan.h"
+
+namespace ember::cuda {
+namespace {
+
+template <class P = char>
+P* data_or_null(const Tensor& t) {
+  return t.defined() ? static_cast<P*>(t.data_ptr()) : nullptr;
+}
+
+/// The storage type of x (floating), after checking the layouts the kernels assume: the
+/// activations contiguous in x's dtype, the parameters and statistics contiguous in its op math
+/// dtype, M * N elements in x.
+kernels::Type checked_type(const char* op, const Tensor& x, std::initializer_list<Tensor> same,
+                           std::initializer_list<Tensor> opmath, int64_t M, int64_t N) {
+  EMBER_CHECK(x.is_floating_point(), op, "the cuda backend has no ", dtype_name(x.dtype()),
+              " kernel yet (", op, " on cuda takes float32, float64, float16 or bfloat16)");
+  const Dtype cd = x.dtype() == kFloat64 ? kFloat64 : kFloat32;
+  bool ok = x.is_contiguous() && x.numel() == M * N;
+  for (const Tensor& t : same) ok &= !t.defined() || (t.is_contiguous() && t.dtype() == x.dtype());
+  for (const Tensor& t : opmath) ok &= !t.defined() || (t.is_contiguous() && t.dtype() == cd);
+  EMBER_CHECK(ok, op, "expected contiguous operands, x of ", M, " x ", N, " elements and its ",
+              "statistics and parameters in ", dtype_name(cd), ", got x ", x.sizes(), " ",
+              x.dtype());
+  return storage_type(x.dtype(), op);
+}
+
+/// One block per row (at most 65536, striding over the rest) of threads for N columns.
+template <class L>
+void row_grid(L& l, int64_t M, int64_t N) {
+  l.threads = block_threads(N, kRowNormThreads);
+  l.blocks = uint32_t(std::clamp<int64_t>(M, 1, 65536));
+}
+
+}  // namespace
+
+kernels::RowNormLaunch plan_row_norm_launch(const Tensor& y, const Tensor& mean,
+                                            const Tensor& rstd, const Tensor& x,
+                                            const Tensor& weight, const Tensor& bias, int64_t M,
+                                            int64_t N, double eps) {
+  const char* op = mean.defined() ? "layer_norm" : "rms_norm";
+  kernels::RowNormLaunch l{};
+  l.type = checked_type(op, x, {y}, {mean, rstd, weight, bias}, M, N);
+  l.rows = M;
+  l.cols = N;
+  l.eps = eps;
+  l.x = data_or_null<const char>(x);
+  l.y = data_or_null(y);
+  l.weight = data_or_null<const char>(weight);
+  l.bias = data_or_null<const char>(bias);
+  l.mean = data_or_null(mean);
+  l.rstd = data_or_null(rstd);
+  row_grid(l, M, N);
+  return l;
+}
+
+std::array<kernels::RowNormBackwardLaunch, 2> plan_row_norm_backward_launches(
+    const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& x,
+    const Tensor& grad_out, const Tensor& mean, const Tensor& rstd, const Tensor& weight,
+    int64_t M, int64_t N) {
+  const char* op = mean.defined() ? "layer_norm_backward" : "rms_norm_backward";
+  kernels::RowNormBackwardLaunch l{};
+  l.type = checked_type(op, x, {grad_out, grad_input},
+                        {mean, rstd, weight, grad_weight, grad_bias}, M, N);
+  l.rows = M;
+  l.cols = N;
+  l.x = data_or_null<const char>(x);
+  l.grad_out = data_or_null<const char>(grad_out);
+  l.mean = data_or_null<const char>(mean);
+  l.rstd = data_or_null<const char>(rstd);
+  l.weight = data_or_null<const char>(weight);
+  std::array<kernels::RowNormBackwardLaunch, 2> passes{l, l};
+  auto& [rows, columns] = passes;
+  rows.pass = kernels::RowNormBackwardLaunch::rows_pass;
+  rows.grad_input = data_or_null(grad_input);
+  row_grid(rows, M, N);
+  columns.pass = kernels::RowNormBackwardLaunch::columns_pass;
+  columns.grad_weight = data_or_null(grad_weight);
+  columns.grad_bias = data_or_null(grad_bias);
+  columns.threads = kElementwiseThreads;
+  columns.blocks = grid_blocks(N);
+  return passes;
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,174 @@
+// The CUDA layer_norm and rms_norm kernels (src/backend/cuda/norm_body.cuh) run by their CPU
+// emulation over launches planned as the device's are (norm_plan.cpp), against the CPU backend's
+// kernels, without a GPU: forward (y, mean, rstd) and the fused backward's two passes, in every
+// floating dtype, with and without weight and bias, rows shorter and longer than a block (tails,
+// idle threads), more rows than the grid, and a mean far from 0.
+//
+// Tolerances: neither side sums in the other's order. The kernel sums each thread's share of a
+// row in sequence, then the block's tree; a sum of n terms in that order is within depth * eps *
+// Σ|terms| of the exact one, depth = share + log2(threads) (+2 for the CPU's own chunked sums).
+// Each comparison propagates those bounds through the formula, plus a few eps for the roundings
+// around it and half an ulp of a float16/bfloat16 result, which both sides round once.
+#include "backend/cuda/norm_plan.h"
+
+#include <ember/ember.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "backend/backend.h"
+#include "backend/cuda/emulation.h"
+#include "test_support.h"
+
+namespace ember::cuda {
+namespace {
+
+constexpr Dtype kFloating[] = {kFloat32, kFloat64, kFloat16, kBFloat16};
+
+const backend::NormKernels& cpu() { return backend::backend_for(kCPU)->norm; }
+
+/// The spacing at 1 of the accumulation type of `dtype`, and of `dtype` itself.
+double acc_eps(Dtype dtype) {
+  return dtype == kFloat64 ? std::numeric_limits<double>::epsilon()
+                           : std::numeric_limits<float>::epsilon();
+}
+double store_eps(Dtype dtype) {
+  return dtype == kFloat16 ? 0x1p-10 : dtype == kBFloat16 ? 0x1p-7 : 0.0;
+}
+Dtype opmath(Dtype dtype) { return dtype == kFloat64 ? kFloat64 : kFloat32; }
+
+/// (rows, cols) values: sin waves of amplitude 3 around `offset`, as `dtype`.
+Tensor wavy(int64_t rows, int64_t cols, Dtype dtype, double phase, double offset = 0) {
+  return ((arange(rows * cols, {.dtype = kFloat64}) * 0.37 + phase).sin() * 3 + offset)
+      .reshape({rows, cols})
+      .to(dtype);
+}
+
+Tensor f64(const Tensor& t) { return t.to(kFloat64); }
+
+/// |got - want| <= tol everywhere (all float64 after conversion).
+void expect_within(const Tensor& got, const Tensor& want, const Tensor& tol, const std::string& what) {
+  const Tensor err = (f64(got) - f64(want)).abs();
+  EXPECT_TRUE((err <= tol).all().item<bool>())
+      << what << ": worst excess " << (err - tol).max().item<double>() << "\ngot " << got
+      << "\nwant " << want;
+}
+
+/// The summation depth of a row of n in blocks of `threads` (see the file comment).
+double depth(int64_t n, uint32_t threads) {
+  return std::ceil(double(n) / threads) + std::log2(double(threads)) + 2;
+}
+
+struct Case {
+  int64_t M, N;
+  bool weight, bias;
+  double offset;
+  uint32_t blocks = 0;  // 0: the plan's grid
+};
+
+// N = 300: 256 threads, two elements for some; 45: 64 threads, 19 of them idle; a mean of 40
+// with a spread of 3; 9 rows in a grid of 4 blocks.
+const Case kCases[] = {{7, 300, true, true, 0}, {5, 45, false, false, 0},
+                       {6, 300, true, false, 40}, {9, 45, false, true, 0, 4}};
+
+TEST(CudaNormPlan, LayerAndRmsNormForwardMatchTheCpu) {
+  for (const Dtype dtype : kFloating)
+    for (const Case& c : kCases)
+      for (const bool rms : {false, true}) {
+        const Dtype cd = opmath(dtype);
+        const Tensor x = wavy(c.M, c.N, dtype, 0.3, c.offset);
+        const Tensor w = c.weight ? wavy(1, c.N, cd, 1.1).reshape({c.N}) : Tensor();
+        const Tensor b = c.bias && !rms ? wavy(1, c.N, cd, 2.3).reshape({c.N}) : Tensor();
+        const double eps = 1e-5;
+        auto outputs = [&] {
+          return std::array<Tensor, 3>{empty({c.M, c.N}, {.dtype = dtype}),
+                                       rms ? Tensor() : empty({c.M}, {.dtype = cd}),
+                                       empty({c.M}, {.dtype = cd})};
+        };
+        const auto [y, mean, rstd] = outputs();
+        if (rms) cpu().rms_norm(y, rstd, x, w, c.M, c.N, eps);
+        else cpu().layer_norm(y, mean, rstd, x, w, b, c.M, c.N, eps);
+        const auto [gy, gmean, grstd] = outputs();
+        kernels::RowNormLaunch l = plan_row_norm_launch(gy, gmean, grstd, x, w, b, c.M, c.N, eps);
+        if (c.blocks) l.blocks = c.blocks;
+        kernels::emulate_row_norm(l);
+
+        const std::string what = std::string(dtype_name(dtype)) + (rms ? " rms_norm" : " layer_norm") +
+                                 " N " + std::to_string(c.N) + " offset " + std::to_string(c.offset);
+        const double e = acc_eps(dtype), k = depth(c.N, l.threads);
+        const Tensor r = f64(rstd).unsqueeze(1);
+        // The mean is off by at most k e mean|x|, which moves every (x - mean) rstd by that rstd;
+        // var and so rstd are off by k e relative (+2 for rsqrt's ulps).
+        const Tensor dmean = f64(x).abs().mean({1}, true) * (k * e);
+        if (!rms) expect_within(gmean, mean, dmean.squeeze(1) + f64(mean).abs() * e, what + " mean");
+        expect_within(grstd, rstd, f64(rstd).abs() * ((k + 4) * e), what + " rstd");
+        const Tensor wabs = w.defined() ? f64(w).abs() : ones({c.N}, {.dtype = kFloat64});
+        const Tensor babs = b.defined() ? f64(b).abs() : zeros({c.N}, {.dtype = kFloat64});
+        const Tensor yabs = f64(y).abs();
+        expect_within(gy, y, (rms ? dmean * 0 : dmean) * r * wabs + (yabs + babs) * ((k + 6) * e) +
+                                 yabs * store_eps(dtype), what + " y");
+      }
+}
+
+TEST(CudaNormPlan, FusedBackwardMatchesTheCpu) {
+  for (const Dtype dtype : kFloating)
+    for (const Case& c : kCases)
+      for (const bool rms : {false, true}) {
+        const Dtype cd = opmath(dtype);
+        const Tensor x = wavy(c.M, c.N, dtype, 0.3, c.offset), dy = wavy(c.M, c.N, dtype, 0.9);
+        const Tensor w = c.weight ? wavy(1, c.N, cd, 1.1).reshape({c.N}) : Tensor();
+        // The saved statistics, from the CPU's forward.
+        const Tensor mean = rms ? Tensor() : empty({c.M}, {.dtype = cd});
+        const Tensor rstd = empty({c.M}, {.dtype = cd}), y = empty({c.M, c.N}, {.dtype = dtype});
+        if (rms) cpu().rms_norm(y, rstd, x, w, c.M, c.N, 1e-5);
+        else cpu().layer_norm(y, mean, rstd, x, w, Tensor(), c.M, c.N, 1e-5);
+        auto grads = [&] {
+          return std::array<Tensor, 3>{empty({c.M, c.N}, {.dtype = dtype}),
+                                       c.weight ? empty({c.N}, {.dtype = cd}) : Tensor(),
+                                       rms ? Tensor() : empty({c.N}, {.dtype = cd})};
+        };
+        const auto [gi, gw, gb] = grads();
+        cpu().layer_norm_backward(gi, gw, gb, x, dy, mean, rstd, w, c.M, c.N);
+        const auto [egi, egw, egb] = grads();
+        auto passes = plan_row_norm_backward_launches(egi, egw, egb, x, dy, mean, rstd, w, c.M, c.N);
+        if (c.blocks) passes[0].blocks = c.blocks;
+        for (const auto& pass : passes) kernels::emulate_row_norm_backward(pass);
+
+        const std::string what = std::string(dtype_name(dtype)) + (rms ? " rms_norm" : " layer_norm") +
+                                 " N " + std::to_string(c.N) + " offset " + std::to_string(c.offset);
+        const double e = acc_eps(dtype), k = depth(c.N, passes[0].threads);
+        const Tensor r = f64(rstd).unsqueeze(1);
+        const Tensor d = f64(x) - (rms ? zeros({}, {.dtype = kFloat64}) : f64(mean).unsqueeze(1));
+        const Tensor g = f64(dy) * (w.defined() ? f64(w) : ones({c.N}, {.dtype = kFloat64}));
+        // dx = (g - d k - Σg / N) rstd with k = Σ g d rstd² / N: the sums' bounds, carried.
+        const Tensor dsum_g = g.abs().mean({1}, true) * (k * e);
+        const Tensor dk = (g * d).abs().mean({1}, true) * (k * e) * r * r;
+        const Tensor gia = f64(gi).abs();
+        expect_within(egi, gi, (d.abs() * dk + dsum_g) * r + (g.abs() * r + gia) * (8 * e) +
+                                   gia * store_eps(dtype), what + " grad_input");
+        // The columns: M rows in sequence on the device, in blocks on the CPU.
+        const double kc = double(c.M) + 2;
+        if (gw.defined())
+          expect_within(egw, gw, (f64(dy) * d * r).abs().sum({0}) * (kc * e) + f64(gw).abs() * 4 * e,
+                        what + " grad_weight");
+        if (gb.defined())
+          expect_within(egb, gb, f64(dy).abs().sum({0}) * (kc * e), what + " grad_bias");
+      }
+}
+
+TEST(CudaNormPlan, InputsOutsideTheKernelsLayoutAreRefused) {
+  const Tensor x = zeros({4, 6}), rstd = empty({4});
+  EXPECT_ERROR(plan_row_norm_launch(empty({4, 6}), Tensor(), rstd, x.t().contiguous().t(),
+                                    Tensor(), Tensor(), 4, 6, 1e-5),
+               "expected contiguous operands");
+  EXPECT_ERROR(plan_row_norm_launch(empty({4, 6}), Tensor(), empty({4}, {.dtype = kFloat64}), x,
+                                    Tensor(), Tensor(), 4, 6, 1e-5),
+               "statistics and parameters in float32");
+  const Tensor ints = zeros({4, 6}, {.dtype = kInt64});
+  EXPECT_ERROR(plan_row_norm_launch(ints, Tensor(), rstd, ints, Tensor(), Tensor(), 4, 6, 1e-5),
+               "the cuda backend has no int64 kernel yet");
+}
+
+}  // namespace
+}  // namespace ember::cuda
