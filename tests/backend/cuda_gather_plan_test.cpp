@@ -3,8 +3,6 @@
 // GPU: gather, scatter and scatter_add on strided and transposed operands and indices, along
 // every dim, in every floating dtype; index_select, the embedding lookup and the index check;
 // a grid smaller than the work; and the bad-index record the host turns into the CPU's error.
-#include "backend/cuda/gather_plan.h"
-
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -13,6 +11,7 @@
 
 #include "backend/backend.h"
 #include "backend/cuda/emulation.h"
+#include "backend/cuda/gather_plan.h"
 #include "test_support.h"
 
 namespace ember::cuda {
@@ -91,11 +90,12 @@ TEST(CudaGatherPlan, ScatterMatchesTheCpuWithoutRepeats) {
       const int64_t n = self.size(dim), m = self.size(1 - dim);
       // entry (i, j) = (i + 3j) mod n along dim: a permutation of each line.
       Tensor index = (arange(n, {.dtype = kInt64}).unsqueeze(1) +
-                      arange(m, {.dtype = kInt64}).unsqueeze(0) * 3) % n;  // (n, m)
+                      arange(m, {.dtype = kInt64}).unsqueeze(0) * 3) %
+                     n;  // (n, m)
       if (dim == 1) index = index.t();
       const Tensor src = ints(20, 20, dtype, 5).t();
-      EXPECT_TRUE(scattered(GatherOp::scatter, self, dim, index, src)
-                      .equal(self.scatter(dim, index, src)))
+      EXPECT_TRUE(
+          scattered(GatherOp::scatter, self, dim, index, src).equal(self.scatter(dim, index, src)))
           << dtype << " " << dim;
     }
 }
@@ -142,7 +142,8 @@ TEST(CudaGatherPlan, BadEntriesAreRecordedAndRaiseTheCpusError) {
     EXPECT_EQ(r.v[1], bad);
     EXPECT_EQ(out.select(0, 2).select(0, 1).item<float>(), 100.0f);
     EXPECT_TRUE(out.narrow(0, 0, 2).equal(self.gather(0, index.narrow(0, 0, 2))));
-    const std::string words = "index " + std::to_string(bad) + " is out of bounds for dimension 0 with size 5";
+    const std::string words =
+        "index " + std::to_string(bad) + " is out of bounds for dimension 0 with size 5";
     EXPECT_ERROR(raise_bad_index("gather", r.data(), 0, 5), words);
     EXPECT_ERROR((void)self.gather(0, index), words);
   }
@@ -192,7 +193,8 @@ TEST(CudaGatherPlan, EmbeddingLooksUpTheCpusRows) {
   for (const Dtype dtype : kFloating) {
     const Tensor weight = ints(10, 7, dtype);
     const Tensor indices = entries(3, 5, 10, 1);
-    const Tensor want = empty({3, 5, 7}, {.dtype = dtype}), got = empty({3, 5, 7}, {.dtype = dtype});
+    const Tensor want = empty({3, 5, 7}, {.dtype = dtype}),
+                 got = empty({3, 5, 7}, {.dtype = dtype});
     cpu.embedding("embedding", want, weight, indices);
     Record r;
     kernels::emulate_select(plan_embedding_launch(got, weight, indices, r.data()));

@@ -9,8 +9,6 @@
 // Σ|terms| of the exact one, depth = share + log2(threads) (+2 for the CPU's own chunked sums).
 // Each comparison propagates those bounds through the formula, plus a few eps for the roundings
 // around it and half an ulp of a float16/bfloat16 result, which both sides round once.
-#include "backend/cuda/norm_plan.h"
-
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -19,6 +17,7 @@
 
 #include "backend/backend.h"
 #include "backend/cuda/emulation.h"
+#include "backend/cuda/norm_plan.h"
 #include "test_support.h"
 
 namespace ember::cuda {
@@ -48,7 +47,8 @@ Tensor wavy(int64_t rows, int64_t cols, Dtype dtype, double phase, double offset
 Tensor f64(const Tensor& t) { return t.to(kFloat64); }
 
 /// |got - want| <= tol everywhere (all float64 after conversion).
-void expect_within(const Tensor& got, const Tensor& want, const Tensor& tol, const std::string& what) {
+void expect_within(const Tensor& got, const Tensor& want, const Tensor& tol,
+                   const std::string& what) {
   const Tensor err = (f64(got) - f64(want)).abs();
   EXPECT_TRUE((err <= tol).all().item<bool>())
       << what << ": worst excess " << (err - tol).max().item<double>() << "\ngot " << got
@@ -69,8 +69,10 @@ struct Case {
 
 // N = 300: 256 threads, two elements for some; 45: 64 threads, 19 of them idle; a mean of 40
 // with a spread of 3; 9 rows in a grid of 4 blocks.
-const Case kCases[] = {{7, 300, true, true, 0}, {5, 45, false, false, 0},
-                       {6, 300, true, false, 40}, {9, 45, false, true, 0, 4}};
+const Case kCases[] = {{7, 300, true, true, 0},
+                       {5, 45, false, false, 0},
+                       {6, 300, true, false, 40},
+                       {9, 45, false, true, 0, 4}};
 
 TEST(CudaNormPlan, LayerAndRmsNormForwardMatchTheCpu) {
   for (const Dtype dtype : kFloating)
@@ -87,27 +89,33 @@ TEST(CudaNormPlan, LayerAndRmsNormForwardMatchTheCpu) {
                                        empty({c.M}, {.dtype = cd})};
         };
         const auto [y, mean, rstd] = outputs();
-        if (rms) cpu().rms_norm(y, rstd, x, w, c.M, c.N, eps);
-        else cpu().layer_norm(y, mean, rstd, x, w, b, c.M, c.N, eps);
+        if (rms)
+          cpu().rms_norm(y, rstd, x, w, c.M, c.N, eps);
+        else
+          cpu().layer_norm(y, mean, rstd, x, w, b, c.M, c.N, eps);
         const auto [gy, gmean, grstd] = outputs();
         kernels::RowNormLaunch l = plan_row_norm_launch(gy, gmean, grstd, x, w, b, c.M, c.N, eps);
         if (c.blocks) l.blocks = c.blocks;
         kernels::emulate_row_norm(l);
 
-        const std::string what = std::string(dtype_name(dtype)) + (rms ? " rms_norm" : " layer_norm") +
-                                 " N " + std::to_string(c.N) + " offset " + std::to_string(c.offset);
+        const std::string what = std::string(dtype_name(dtype)) +
+                                 (rms ? " rms_norm" : " layer_norm") + " N " + std::to_string(c.N) +
+                                 " offset " + std::to_string(c.offset);
         const double e = acc_eps(dtype), k = depth(c.N, l.threads);
         const Tensor r = f64(rstd).unsqueeze(1);
         // The mean is off by at most k e mean|x|, which moves every (x - mean) rstd by that rstd;
         // var and so rstd are off by k e relative (+2 for rsqrt's ulps).
         const Tensor dmean = f64(x).abs().mean({1}, true) * (k * e);
-        if (!rms) expect_within(gmean, mean, dmean.squeeze(1) + f64(mean).abs() * e, what + " mean");
+        if (!rms)
+          expect_within(gmean, mean, dmean.squeeze(1) + f64(mean).abs() * e, what + " mean");
         expect_within(grstd, rstd, f64(rstd).abs() * ((k + 4) * e), what + " rstd");
         const Tensor wabs = w.defined() ? f64(w).abs() : ones({c.N}, {.dtype = kFloat64});
         const Tensor babs = b.defined() ? f64(b).abs() : zeros({c.N}, {.dtype = kFloat64});
         const Tensor yabs = f64(y).abs();
-        expect_within(gy, y, (rms ? dmean * 0 : dmean) * r * wabs + (yabs + babs) * ((k + 6) * e) +
-                                 yabs * store_eps(dtype), what + " y");
+        expect_within(gy, y,
+                      (rms ? dmean * 0 : dmean) * r * wabs + (yabs + babs) * ((k + 6) * e) +
+                          yabs * store_eps(dtype),
+                      what + " y");
       }
 }
 
@@ -121,8 +129,10 @@ TEST(CudaNormPlan, FusedBackwardMatchesTheCpu) {
         // The saved statistics, from the CPU's forward.
         const Tensor mean = rms ? Tensor() : empty({c.M}, {.dtype = cd});
         const Tensor rstd = empty({c.M}, {.dtype = cd}), y = empty({c.M, c.N}, {.dtype = dtype});
-        if (rms) cpu().rms_norm(y, rstd, x, w, c.M, c.N, 1e-5);
-        else cpu().layer_norm(y, mean, rstd, x, w, Tensor(), c.M, c.N, 1e-5);
+        if (rms)
+          cpu().rms_norm(y, rstd, x, w, c.M, c.N, 1e-5);
+        else
+          cpu().layer_norm(y, mean, rstd, x, w, Tensor(), c.M, c.N, 1e-5);
         auto grads = [&] {
           return std::array<Tensor, 3>{empty({c.M, c.N}, {.dtype = dtype}),
                                        c.weight ? empty({c.N}, {.dtype = cd}) : Tensor(),
@@ -131,12 +141,14 @@ TEST(CudaNormPlan, FusedBackwardMatchesTheCpu) {
         const auto [gi, gw, gb] = grads();
         cpu().layer_norm_backward(gi, gw, gb, x, dy, mean, rstd, w, c.M, c.N);
         const auto [egi, egw, egb] = grads();
-        auto passes = plan_row_norm_backward_launches(egi, egw, egb, x, dy, mean, rstd, w, c.M, c.N);
+        auto passes =
+            plan_row_norm_backward_launches(egi, egw, egb, x, dy, mean, rstd, w, c.M, c.N);
         if (c.blocks) passes[0].blocks = c.blocks;
         for (const auto& pass : passes) kernels::emulate_row_norm_backward(pass);
 
-        const std::string what = std::string(dtype_name(dtype)) + (rms ? " rms_norm" : " layer_norm") +
-                                 " N " + std::to_string(c.N) + " offset " + std::to_string(c.offset);
+        const std::string what = std::string(dtype_name(dtype)) +
+                                 (rms ? " rms_norm" : " layer_norm") + " N " + std::to_string(c.N) +
+                                 " offset " + std::to_string(c.offset);
         const double e = acc_eps(dtype), k = depth(c.N, passes[0].threads);
         const Tensor r = f64(rstd).unsqueeze(1);
         const Tensor d = f64(x) - (rms ? zeros({}, {.dtype = kFloat64}) : f64(mean).unsqueeze(1));
@@ -145,12 +157,15 @@ TEST(CudaNormPlan, FusedBackwardMatchesTheCpu) {
         const Tensor dsum_g = g.abs().mean({1}, true) * (k * e);
         const Tensor dk = (g * d).abs().mean({1}, true) * (k * e) * r * r;
         const Tensor gia = f64(gi).abs();
-        expect_within(egi, gi, (d.abs() * dk + dsum_g) * r + (g.abs() * r + gia) * (8 * e) +
-                                   gia * store_eps(dtype), what + " grad_input");
+        expect_within(
+            egi, gi,
+            (d.abs() * dk + dsum_g) * r + (g.abs() * r + gia) * (8 * e) + gia * store_eps(dtype),
+            what + " grad_input");
         // The columns: M rows in sequence on the device, in blocks on the CPU.
         const double kc = double(c.M) + 2;
         if (gw.defined())
-          expect_within(egw, gw, (f64(dy) * d * r).abs().sum({0}) * (kc * e) + f64(gw).abs() * 4 * e,
+          expect_within(egw, gw,
+                        (f64(dy) * d * r).abs().sum({0}) * (kc * e) + f64(gw).abs() * 4 * e,
                         what + " grad_weight");
         if (gb.defined())
           expect_within(egb, gb, f64(dy).abs().sum({0}) * (kc * e), what + " grad_bias");
@@ -159,8 +174,8 @@ TEST(CudaNormPlan, FusedBackwardMatchesTheCpu) {
 
 TEST(CudaNormPlan, InputsOutsideTheKernelsLayoutAreRefused) {
   const Tensor x = zeros({4, 6}), rstd = empty({4});
-  EXPECT_ERROR(plan_row_norm_launch(empty({4, 6}), Tensor(), rstd, x.t().contiguous().t(),
-                                    Tensor(), Tensor(), 4, 6, 1e-5),
+  EXPECT_ERROR(plan_row_norm_launch(empty({4, 6}), Tensor(), rstd, x.t().contiguous().t(), Tensor(),
+                                    Tensor(), 4, 6, 1e-5),
                "expected contiguous operands");
   EXPECT_ERROR(plan_row_norm_launch(empty({4, 6}), Tensor(), empty({4}, {.dtype = kFloat64}), x,
                                     Tensor(), Tensor(), 4, 6, 1e-5),

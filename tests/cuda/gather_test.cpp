@@ -19,7 +19,9 @@ using namespace cuda_test;
 class CudaGather : public ::testing::TestWithParam<Dtype> {};
 
 /// (30, 50, 7) entries in [0, n), many repeats.
-Tensor entries(int64_t n) { return (arange(30 * 50 * 7, {.dtype = kInt64}) * 5 % n).reshape({30, 50, 7}); }
+Tensor entries(int64_t n) {
+  return (arange(30 * 50 * 7, {.dtype = kInt64}) * 5 % n).reshape({30, 50, 7});
+}
 
 TEST_P(CudaGather, GatherScatterAndIndexSelectMatchTheCpu) {
   if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
@@ -29,12 +31,15 @@ TEST_P(CudaGather, GatherScatterAndIndexSelectMatchTheCpu) {
   for (const auto& [name, layout] : layouts())
     for (int64_t dim : {0, 1, 2}) {
       const Tensor xc = layout(x), xg = layout(x.to(gpu));
-      const Tensor idx = entries(xc.size(dim)).narrow(0, 0, xc.size(0)).narrow(1, 0, xc.size(1))
+      const Tensor idx = entries(xc.size(dim))
+                             .narrow(0, 0, xc.size(0))
+                             .narrow(1, 0, xc.size(1))
                              .narrow(2, 0, xc.size(2));
-      const std::string what = std::string(dtype_name(dtype)) + " on " + name + " dim " +
-                               std::to_string(dim);
+      const std::string what =
+          std::string(dtype_name(dtype)) + " on " + name + " dim " + std::to_string(dim);
       EXPECT_TRUE(host(xg.gather(dim, idx.to(gpu))).equal(host(xc.gather(dim, idx)))) << what;
-      EXPECT_TRUE(host(xg.scatter_add(dim, idx.to(gpu), xg)).equal(host(xc.scatter_add(dim, idx, xc))))
+      EXPECT_TRUE(
+          host(xg.scatter_add(dim, idx.to(gpu), xg)).equal(host(xc.scatter_add(dim, idx, xc))))
           << what;
       const Tensor line = idx.flatten().narrow(0, 0, 11);
       EXPECT_TRUE(host(xg.index_select(dim, line.to(gpu))).equal(host(xc.index_select(dim, line))))

@@ -60,8 +60,9 @@ void index_select(const Tensor& out, const Tensor& self, int64_t dim, const Tens
   const Tensor record = new_record(self.device());
   const kernels::SelectLaunch l =
       plan_index_select_launch(out, self, dim, index, record.data_ptr<int64_t>());
-  raise_bad_index("index_select", run("index_select", record, l, l.numel, &kernels::launch_select)
-                                      .data(), dim, l.size);
+  raise_bad_index("index_select",
+                  run("index_select", record, l, l.numel, &kernels::launch_select).data(), dim,
+                  l.size);
 }
 
 void embedding(const char* op, const Tensor& out, const Tensor& weight, const Tensor& indices) {

@@ -47,15 +47,13 @@ template <class E, GatherOp Op>
 struct GatherBody {
   template <class Block>
   EMBER_HOST_DEVICE static void run(const Block& b, const GatherLaunch& l) {
-    grid_stride(b, l.numel, [&](int64_t i) {
-      int64_t off[3];
-      strided_offsets(l, i, off);
-      const int64_t entry = *reinterpret_cast<const int64_t*>(l.base[2] + off[2]);
+    each_strided<3>(b, l, [&](char* const* at) {
+      const int64_t entry = *reinterpret_cast<const int64_t*>(at[2]);
       if (entry < 0 || entry >= l.size) return record_bad_index(l.bad, entry);
-      const int64_t at = entry * l.dim_stride;
+      const int64_t step = entry * l.dim_stride;
       const bool gather = Op == GatherOp::gather;
-      E* dst = reinterpret_cast<E*>(l.base[0] + off[0] + (gather ? 0 : at));
-      const E* src = reinterpret_cast<const E*>(l.base[1] + off[1] + (gather ? at : 0));
+      E* dst = reinterpret_cast<E*>(at[0] + (gather ? 0 : step));
+      const E* src = reinterpret_cast<const E*>(at[1] + (gather ? step : 0));
       if constexpr (Op == GatherOp::scatter_add)
         add_to(dst, *src);
       else
@@ -107,7 +105,8 @@ bool with_body(const GatherLaunch& l, F&& f) {
 }
 template <class F>
 bool with_body(const SelectLaunch& l, F&& f) {
-  return with_item_bits(l.itemsize, [&](auto u) { f(Tag<SelectBody<typename decltype(u)::type>>{}); });
+  return with_item_bits(l.itemsize,
+                        [&](auto u) { f(Tag<SelectBody<typename decltype(u)::type>>{}); });
 }
 template <class F>
 bool with_body(const CheckIndexLaunch&, F&& f) {

@@ -22,8 +22,8 @@ enum class GatherOp : int32_t { gather, scatter, scatter_add };
 /// scatter: 0) is laid out with stride 0 along dim; the kernel adds entry * dim_stride.
 struct GatherLaunch : Strided {
   GatherOp op;
-  Type type;         // scatter_add's element type (floating); gather and scatter move itemsize bytes
-  int32_t itemsize;  // bytes per element
+  Type type;  // scatter_add's element type (floating); gather and scatter move itemsize bytes
+  int32_t itemsize;    // bytes per element
   int64_t size;        // the addressed operand's size along dim: entries lie in [0, size)
   int64_t dim_stride;  // its stride along dim, in bytes
   int64_t* bad;

@@ -15,8 +15,8 @@ Tensor over_index(const Tensor& t, const Tensor& index, int64_t dim, bool addres
   return t.as_strided(index.sizes(), strides, t.storage_offset());
 }
 
-kernels::SelectLaunch plan_select(const Tensor& out, const Tensor& src, int64_t outer,
-                                  int64_t size, const Tensor& index, int64_t* bad) {
+kernels::SelectLaunch plan_select(const Tensor& out, const Tensor& src, int64_t outer, int64_t size,
+                                  const Tensor& index, int64_t* bad) {
   kernels::SelectLaunch l{};
   l.itemsize = int32_t(src.element_size());
   l.outer = outer;
@@ -38,7 +38,9 @@ kernels::SelectLaunch plan_select(const Tensor& out, const Tensor& src, int64_t 
 kernels::GatherLaunch plan_gather_launch(kernels::GatherOp op, const Tensor& self, int64_t dim,
                                          const Tensor& index, const Tensor& other, int64_t* bad) {
   const bool gather = op == kernels::GatherOp::gather;
-  const char* name = gather ? "gather" : op == kernels::GatherOp::scatter ? "scatter" : "scatter_add";
+  const char* name = gather                             ? "gather"
+                     : op == kernels::GatherOp::scatter ? "scatter"
+                                                        : "scatter_add";
   EMBER_CHECK(index.dtype() == kInt64 && self.dim() == index.dim() && other.dim() == index.dim() &&
                   self.dtype() == other.dtype() && dim >= 0 && dim < self.dim(),
               name, "expected self, index (int64) and src/out of one rank and dim in range, got ",
@@ -47,7 +49,8 @@ kernels::GatherLaunch plan_gather_launch(kernels::GatherOp op, const Tensor& sel
   kernels::GatherLaunch l{};
   l.op = op;
   if (op == kernels::GatherOp::scatter_add) {
-    EMBER_CHECK(self.is_floating_point(), name, "the cuda backend has no ", dtype_name(self.dtype()),
+    EMBER_CHECK(self.is_floating_point(), name, "the cuda backend has no ",
+                dtype_name(self.dtype()),
                 " kernel yet (scatter_add on cuda takes float32, float64, float16 or bfloat16)");
     l.type = storage_type(self.dtype(), name);
   }
@@ -56,10 +59,10 @@ kernels::GatherLaunch plan_gather_launch(kernels::GatherOp op, const Tensor& sel
   l.dim_stride = self.stride(dim) * self.element_size();
   l.bad = bad;
   // Operand 0 is the written one; it gives the walk's order, which plan_strided takes from it.
-  const Tensor lines = over_index(self, index, dim, true), others = over_index(other, index, dim, false);
-  static_cast<kernels::Strided&>(l) =
-      gather ? plan_strided<3>(name, {&others, &lines, &index})
-             : plan_strided<3>(name, {&lines, &others, &index});
+  const Tensor lines = over_index(self, index, dim, true),
+               others = over_index(other, index, dim, false);
+  static_cast<kernels::Strided&>(l) = gather ? plan_strided<3>(name, {&others, &lines, &index})
+                                             : plan_strided<3>(name, {&lines, &others, &index});
   return l;
 }
 
@@ -67,8 +70,10 @@ kernels::SelectLaunch plan_index_select_launch(const Tensor& out, const Tensor& 
                                                const Tensor& index, int64_t* bad) {
   EMBER_CHECK(self.is_contiguous() && out.is_contiguous() && index.is_contiguous() &&
                   index.dtype() == kInt64 && out.dtype() == self.dtype(),
-              "index_select", "expected contiguous self and out of one dtype and a contiguous "
-              "int64 index, got ", self.dtype(), " ", out.dtype(), " ", index.dtype());
+              "index_select",
+              "expected contiguous self and out of one dtype and a contiguous "
+              "int64 index, got ",
+              self.dtype(), " ", out.dtype(), " ", index.dtype());
   int64_t outer = 1;
   for (int64_t d = 0; d < dim; ++d) outer *= self.size(d);
   return plan_select(out, self, outer, self.dim() == 0 ? 1 : self.size(dim), index, bad);
@@ -78,8 +83,10 @@ kernels::SelectLaunch plan_embedding_launch(const Tensor& out, const Tensor& wei
                                             const Tensor& indices, int64_t* bad) {
   EMBER_CHECK(weight.dim() == 2 && weight.is_contiguous() && indices.is_contiguous() &&
                   indices.dtype() == kInt64 && out.dtype() == weight.dtype(),
-              "embedding", "expected a contiguous (num, D) weight and contiguous int64 indices, "
-              "got ", weight.sizes(), " and ", indices.dtype());
+              "embedding",
+              "expected a contiguous (num, D) weight and contiguous int64 indices, "
+              "got ",
+              weight.sizes(), " and ", indices.dtype());
   return plan_select(out, weight, 1, weight.size(0), indices, bad);
 }
 

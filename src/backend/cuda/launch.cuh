@@ -46,9 +46,8 @@ template <class L>
 void emulate_launch(const L& l, const char* what) {
   bool ran = false;
   with_body(l, [&](auto body) {
-    ran = emulate_grid(l.blocks, 1, l.threads, [&](const HostBlock& b) {
-      decltype(body)::type::run(b, l);
-    });
+    ran = emulate_grid(l.blocks, 1, l.threads,
+                       [&](const HostBlock& b) { decltype(body)::type::run(b, l); });
   });
   EMBER_CHECK(ran, "cuda emulation", "no ", what, " kernel for this launch (blocks of ", l.threads,
               " threads)");

@@ -17,8 +17,8 @@ void layer_norm(const Tensor& y, const Tensor& mean, const Tensor& rstd, const T
             [&](cudaStream_t s) { return kernels::launch_row_norm(l, s); });
 }
 
-void rms_norm(const Tensor& y, const Tensor& rstd, const Tensor& x, const Tensor& weight,
-              int64_t M, int64_t N, double eps) {
+void rms_norm(const Tensor& y, const Tensor& rstd, const Tensor& x, const Tensor& weight, int64_t M,
+              int64_t N, double eps) {
   layer_norm(y, Tensor(), rstd, x, weight, Tensor(), M, N, eps);
 }
 
@@ -30,7 +30,8 @@ void layer_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,
       grad_input, grad_weight, grad_bias, x, grad_out, mean, rstd, weight, M, N);
   const char* op = mean.defined() ? "layer_norm_backward" : "rms_norm_backward";
   if (rows.grad_input && M > 0)
-    launch_on(x.device(), op, [&](cudaStream_t s) { return kernels::launch_row_norm_backward(rows, s); });
+    launch_on(x.device(), op,
+              [&](cudaStream_t s) { return kernels::launch_row_norm_backward(rows, s); });
   // With no rows the sums are zeros, which the columns pass writes too.
   if ((columns.grad_weight || columns.grad_bias) && N > 0)
     launch_on(x.device(), op,

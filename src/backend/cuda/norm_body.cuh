@@ -38,10 +38,12 @@ struct RowNormBody {
       const S* x = reinterpret_cast<const S*>(l.x) + r * l.cols;
       S* y = reinterpret_cast<S*>(l.y) + r * l.cols;
       const T mean = l.mean ? row_sum<T>(b, l.cols, [&](int64_t j) { return T(x[j]); }) / n : T(0);
-      const T var = row_sum<T>(b, l.cols, [&](int64_t j) {
-                      const T d = T(x[j]) - mean;
-                      return d * d;
-                    }) / n;
+      const T var = row_sum<T>(b, l.cols,
+                               [&](int64_t j) {
+                                 const T d = T(x[j]) - mean;
+                                 return d * d;
+                               }) /
+                    n;
       const T rstd = math::rsqrt(var + T(l.eps));
       b.leader([&] {
         if (l.mean) reinterpret_cast<T*>(l.mean)[r] = mean;
@@ -50,8 +52,10 @@ struct RowNormBody {
       b.each_thread([&](uint32_t t) {
         for (int64_t j = t; j < l.cols; j += b.threads()) {
           T v = (T(x[j]) - mean) * rstd;
-          if (w) v = bias ? math::fma(v, w[j], bias[j]) : v * w[j];
-          else if (bias) v = v + bias[j];
+          if (w)
+            v = bias ? math::fma(v, w[j], bias[j]) : v * w[j];
+          else if (bias)
+            v = v + bias[j];
           y[j] = S(v);
         }
       });
@@ -105,7 +109,8 @@ struct RowNormBackwardBody {
 // The bodies of each launch (launch.cuh).
 template <class F>
 bool with_body(const RowNormLaunch& l, F&& f) {
-  return with_floating_type(l.type, [&](auto s) { f(Tag<RowNormBody<typename decltype(s)::type>>{}); });
+  return with_floating_type(l.type,
+                            [&](auto s) { f(Tag<RowNormBody<typename decltype(s)::type>>{}); });
 }
 template <class F>
 bool with_body(const RowNormBackwardLaunch& l, F&& f) {

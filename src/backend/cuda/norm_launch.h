@@ -36,7 +36,7 @@ struct RowNormBackwardLaunch {
   int64_t rows, cols;
   const char* x;
   const char* grad_out;
-  const char* mean;    // null: rms_norm
+  const char* mean;  // null: rms_norm
   const char* rstd;
   const char* weight;  // null: 1
   char* grad_input;    // null: not computed (so is its pass)

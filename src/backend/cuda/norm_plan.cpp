@@ -42,10 +42,9 @@ void row_grid(L& l, int64_t M, int64_t N) {
 
 }  // namespace
 
-kernels::RowNormLaunch plan_row_norm_launch(const Tensor& y, const Tensor& mean,
-                                            const Tensor& rstd, const Tensor& x,
-                                            const Tensor& weight, const Tensor& bias, int64_t M,
-                                            int64_t N, double eps) {
+kernels::RowNormLaunch plan_row_norm_launch(const Tensor& y, const Tensor& mean, const Tensor& rstd,
+                                            const Tensor& x, const Tensor& weight,
+                                            const Tensor& bias, int64_t M, int64_t N, double eps) {
   const char* op = mean.defined() ? "layer_norm" : "rms_norm";
   kernels::RowNormLaunch l{};
   l.type = checked_type(op, x, {y}, {mean, rstd, weight, bias}, M, N);
@@ -64,12 +63,12 @@ kernels::RowNormLaunch plan_row_norm_launch(const Tensor& y, const Tensor& mean,
 
 std::array<kernels::RowNormBackwardLaunch, 2> plan_row_norm_backward_launches(
     const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& x,
-    const Tensor& grad_out, const Tensor& mean, const Tensor& rstd, const Tensor& weight,
-    int64_t M, int64_t N) {
+    const Tensor& grad_out, const Tensor& mean, const Tensor& rstd, const Tensor& weight, int64_t M,
+    int64_t N) {
   const char* op = mean.defined() ? "layer_norm_backward" : "rms_norm_backward";
   kernels::RowNormBackwardLaunch l{};
-  l.type = checked_type(op, x, {grad_out, grad_input},
-                        {mean, rstd, weight, grad_weight, grad_bias}, M, N);
+  l.type = checked_type(op, x, {grad_out, grad_input}, {mean, rstd, weight, grad_weight, grad_bias},
+                        M, N);
   l.rows = M;
   l.cols = N;
   l.x = data_or_null<const char>(x);

@@ -17,17 +17,16 @@ inline constexpr uint32_t kRowNormThreads = 256;
 /// layer_norm (mean defined) or rms_norm (mean undefined, no bias) of x read as M rows of N, as
 /// NormKernels::layer_norm / rms_norm take them: x and y contiguous in one floating dtype;
 /// weight, bias (either undefined), mean and rstd contiguous in its op math dtype.
-kernels::RowNormLaunch plan_row_norm_launch(const Tensor& y, const Tensor& mean,
-                                            const Tensor& rstd, const Tensor& x,
-                                            const Tensor& weight, const Tensor& bias, int64_t M,
-                                            int64_t N, double eps);
+kernels::RowNormLaunch plan_row_norm_launch(const Tensor& y, const Tensor& mean, const Tensor& rstd,
+                                            const Tensor& x, const Tensor& weight,
+                                            const Tensor& bias, int64_t M, int64_t N, double eps);
 
 /// The two passes (rows: grad_input; columns: grad_weight and grad_bias) of
 /// NormKernels::layer_norm_backward's arguments; an undefined output is not computed, and a pass
 /// with nothing to compute is not to be launched (its outputs are null).
 std::array<kernels::RowNormBackwardLaunch, 2> plan_row_norm_backward_launches(
     const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& x,
-    const Tensor& grad_out, const Tensor& mean, const Tensor& rstd, const Tensor& weight,
-    int64_t M, int64_t N);
+    const Tensor& grad_out, const Tensor& mean, const Tensor& rstd, const Tensor& weight, int64_t M,
+    int64_t N);
 
 }  // namespace ember::cuda
