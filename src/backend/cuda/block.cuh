@@ -121,4 +121,17 @@ EMBER_HOST_DEVICE void grid_stride(const Block& b, int64_t n, F&& f) {
   });
 }
 
+/// Records `entry` in a launch's bad-index record, two int64 ({0, 0} until an entry is out of
+/// range, then {1, that entry}), unless one is recorded already (gather_launch.h, loss_launch.h).
+EMBER_HOST_DEVICE inline void record_bad_index(int64_t* bad, int64_t entry) {
+#ifdef __CUDA_ARCH__
+  if (atomicCAS(reinterpret_cast<unsigned long long*>(bad), 0ull, 1ull) == 0ull) bad[1] = entry;
+#else
+  if (bad[0] == 0) {
+    bad[0] = 1;
+    bad[1] = entry;
+  }
+#endif
+}
+
 }  // namespace ember::cuda::kernels

@@ -10,6 +10,7 @@
 #include "backend/cuda/copy_launch.h"
 #include "backend/cuda/elementwise_launch.h"
 #include "backend/cuda/gather_launch.h"
+#include "backend/cuda/loss_launch.h"
 #include "backend/cuda/norm_launch.h"
 #include "backend/cuda/optim_launch.h"
 #include "backend/cuda/reduce_launch.h"
@@ -31,5 +32,6 @@ void emulate_select(const SelectLaunch& launch);
 void emulate_check_index(const CheckIndexLaunch& launch);
 void emulate_row_norm(const RowNormLaunch& launch);
 void emulate_row_norm_backward(const RowNormBackwardLaunch& launch);
+void emulate_class_loss(const ClassLossLaunch& launch);
 
 }  // namespace ember::cuda::kernels

@@ -1,23 +1,19 @@
 // The host side of the CUDA gather family: the kCUDA backend's gather, scatter, scatter_add,
 // check_index and index_select entries and the embedding lookup. Each plans its launch
 // (gather_plan.cpp, tested in every build with the emulated kernels), queues gather.cu's kernel on
-// the current stream and reads the launch's bad-index record back to raise the CPU kernels' error.
-// The read waits for the kernel: the price of an ember::Error where PyTorch's kernels fail a
-// device assert, which poisons the CUDA context.
+// the current stream and reads the launch's bad-index record back (index_record.h) to raise the
+// CPU kernels' error.
 #include <array>
 
 #include "backend/backend.h"
 #include "backend/cuda/gather_plan.h"
+#include "backend/cuda/index_record.h"
 #include "backend/cuda/runtime.h"
-#include "ember/creation.h"
 
 namespace ember::cuda {
 namespace {
 
 using kernels::GatherOp;
-
-/// A zeroed bad-index record (gather_launch.h) on `device`, for one launch.
-Tensor new_record(Device device) { return zeros({2}, {.dtype = kInt64, .device = device}); }
 
 /// Queues l (numel elements of work) with `launcher`, then returns `record` read back.
 template <class L>
@@ -25,14 +21,13 @@ std::array<int64_t, 2> run(const char* op, const Tensor& record, const L& l, int
                            int (*launcher)(const L&, void*)) {
   if (numel == 0) return {0, 0};
   launch_on(record.device(), op, [&](cudaStream_t s) { return launcher(l, s); });
-  const Tensor host = record.cpu();
-  return {host.data_ptr<int64_t>()[0], host.data_ptr<int64_t>()[1]};
+  return read_index_record(record);
 }
 
 template <GatherOp Op>
 void along_dim(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
                const Tensor& other) {
-  const Tensor record = new_record(self.device());
+  const Tensor record = new_index_record(self.device());
   const kernels::GatherLaunch l =
       plan_gather_launch(Op, self, dim, index, other, record.data_ptr<int64_t>());
   raise_bad_index(op, run(op, record, l, l.numel, &kernels::launch_gather).data(), dim,
@@ -50,14 +45,14 @@ void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
 }
 
 void check_index(const char* op, const Tensor& index, int64_t dim, int64_t size, bool wrap) {
-  const Tensor record = new_record(index.device());
+  const Tensor record = new_index_record(index.device());
   const kernels::CheckIndexLaunch l =
       plan_check_index_launch(index, size, wrap, record.data_ptr<int64_t>());
   raise_bad_index(op, run(op, record, l, l.numel, &kernels::launch_check_index).data(), dim, size);
 }
 
 void index_select(const Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
-  const Tensor record = new_record(self.device());
+  const Tensor record = new_index_record(self.device());
   const kernels::SelectLaunch l =
       plan_index_select_launch(out, self, dim, index, record.data_ptr<int64_t>());
   raise_bad_index("index_select",
@@ -66,7 +61,7 @@ void index_select(const Tensor& out, const Tensor& self, int64_t dim, const Tens
 }
 
 void embedding(const char* op, const Tensor& out, const Tensor& weight, const Tensor& indices) {
-  const Tensor record = new_record(weight.device());
+  const Tensor record = new_index_record(weight.device());
   const kernels::SelectLaunch l =
       plan_embedding_launch(out, weight, indices, record.data_ptr<int64_t>());
   EMBER_CHECK(run(op, record, l, l.numel, &kernels::launch_select)[0] == 0, op,

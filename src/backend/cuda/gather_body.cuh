@@ -18,18 +18,6 @@
 
 namespace ember::cuda::kernels {
 
-/// Records `entry` as the launch's bad index unless one is recorded already (gather_launch.h).
-EMBER_HOST_DEVICE inline void record_bad_index(int64_t* bad, int64_t entry) {
-#ifdef __CUDA_ARCH__
-  if (atomicCAS(reinterpret_cast<unsigned long long*>(bad), 0ull, 1ull) == 0ull) bad[1] = entry;
-#else
-  if (bad[0] == 0) {
-    bad[0] = 1;
-    bad[1] = entry;
-  }
-#endif
-}
-
 /// *p += v in S's op math, rounded once to S (the CPU's scatter_add); atomic on the device, where
 /// other threads may add to the same element.
 template <class S>
