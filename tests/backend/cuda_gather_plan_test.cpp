@@ -1,13 +1,15 @@
 // The CUDA gather-family kernels (src/backend/cuda/gather_body.cuh) run by their CPU emulation
 // over launches planned as the device's are (gather_plan.cpp), against the CPU backend, without a
 // GPU: gather, scatter and scatter_add on strided and transposed operands and indices, along
-// every dim, in every floating dtype; index_select, the embedding lookup and the index check;
+// every dim, in every floating dtype; index_select, the embedding lookup and its backward, and
+// the index check;
 // a grid smaller than the work; and the bad-index record the host turns into the CPU's error.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "backend/backend.h"
 #include "backend/cuda/emulation.h"
@@ -208,6 +210,42 @@ TEST(CudaGatherPlan, EmbeddingLooksUpTheCpusRows) {
   kernels::emulate_select(plan_embedding_launch(out, ints(10, 7, kFloat32), indices, r.data()));
   EXPECT_EQ(r.v[0], 1);
   EXPECT_EQ(r.v[1], 10);
+}
+
+// grad_weight (12, 9) from 40 rows at indices with repeats, with and without padding_idx and
+// scale_grad_by_freq, in float32 and float64. Without scaling each element adds its rows in index
+// order, as the CPU: the same bits. With it each row is scaled by 1 / count first, where the CPU's
+// compiler may fuse the multiply into its add: within a few eps of the sum of |terms|.
+TEST(CudaGatherPlan, EmbeddingBackwardSumsRowsAsTheCpu) {
+  const backend::EmbeddingKernels& cpu = backend::backend_for(kCPU)->embedding;
+  for (const Dtype dtype : {kFloat32, kFloat64})
+    for (const int64_t pad : {int64_t(-1), int64_t(3)})
+      for (const bool freq : {false, true}) {
+        const Tensor grad = ints(40, 9, dtype, 4) * 0.37;
+        const Tensor indices = entries(1, 40, 12, 2).reshape({40});
+        const Tensor want = zeros({12, 9}, {.dtype = dtype}),
+                     got = zeros({12, 9}, {.dtype = dtype});
+        cpu.embedding_backward("embedding_backward", want, grad, indices, pad, freq);
+        Record r;
+        std::vector<int64_t> counts(12, 0);
+        const auto [check, add] = plan_embedding_backward_launches(
+            got, grad, indices, pad, freq ? counts.data() : nullptr, r.data());
+        kernels::emulate_check_index(check);
+        kernels::emulate_gather(add);
+        EXPECT_EQ(r.v[0], 0);
+        const std::string what =
+            std::string(dtype_name(dtype)) + " pad " + std::to_string(pad) + (freq ? " freq" : "");
+        if (!freq) {
+          EXPECT_TRUE(got.equal(want)) << what;
+          continue;
+        }
+        const double eps = dtype == kFloat64 ? 0x1p-52 : 0x1p-23;
+        Tensor tol = zeros({12, 9}, {.dtype = kFloat64});
+        tol.index_add_(0, indices, grad.to(kFloat64).abs() * (4 * eps));
+        EXPECT_TRUE(((got.to(kFloat64) - want.to(kFloat64)).abs() <= tol).all().item<bool>())
+            << what << "\ngot " << got << "\nwant " << want;
+        EXPECT_EQ(counts[2], (indices == 2).sum().item<int64_t>());
+      }
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The CUDA gather-family kernels (src/backend/cuda/gather.cu) against the CPU's: gather, scatter
 // and scatter_add along every dim of transposed and sliced inputs, index_select, the embedding
-// lookup, in float32, float64, float16 and bfloat16, and the CPU's error for an index out of
-// range. Skips with "no CUDA device" on a machine without one.
+// lookup and its backward, in float32, float64, float16 and bfloat16, and the CPU's error for an
+// index out of range. Skips with "no CUDA device" on a machine without one.
 #include <ember/ember.h>
 #include <ember/nn/functional/layers.h>
 #include <gtest/gtest.h>
@@ -46,8 +46,13 @@ TEST_P(CudaGather, GatherScatterAndIndexSelectMatchTheCpu) {
           << what;
     }
   const Tensor weight = values({40, 16}, 0.3, dtype), ids = entries(40).narrow(2, 0, 3);
-  EXPECT_TRUE(host(nn::functional::embedding(ids.to(gpu), weight.to(gpu)))
-                  .equal(host(nn::functional::embedding(ids, weight))));
+  const Tensor wc = weight.detach().requires_grad_(), wg = weight.to(gpu).detach().requires_grad_();
+  const Tensor yc = nn::functional::embedding(ids, wc),
+               yg = nn::functional::embedding(ids.to(gpu), wg);
+  EXPECT_TRUE(host(yg).equal(host(yc)));
+  (yc * yc).sum().backward();
+  (yg * yg).sum().backward();
+  EXPECT_TRUE(allclose(host(wg.grad()), host(wc.grad()), tolerance(dtype), tolerance(dtype)));
 }
 
 TEST_P(CudaGather, AnIndexOutOfRangeRaisesTheCpusError) {

@@ -1,14 +1,15 @@
 // The host side of the CUDA gather family: the kCUDA backend's gather, scatter, scatter_add,
-// check_index and index_select entries and the embedding lookup. Each plans its launch
-// (gather_plan.cpp, tested in every build with the emulated kernels), queues gather.cu's kernel on
-// the current stream and reads the launch's bad-index record back (index_record.h) to raise the
-// CPU kernels' error.
+// check_index and index_select entries and the embedding lookup and its backward. Each plans its
+// launch (gather_plan.cpp, tested in every build with the emulated kernels), queues gather.cu's
+// kernel on the current stream and reads the launch's bad-index record back (index_record.h) to
+// raise the CPU kernels' error.
 #include <array>
 
 #include "backend/backend.h"
 #include "backend/cuda/gather_plan.h"
 #include "backend/cuda/index_record.h"
 #include "backend/cuda/runtime.h"
+#include "ember/creation.h"
 
 namespace ember::cuda {
 namespace {
@@ -68,6 +69,23 @@ void embedding(const char* op, const Tensor& out, const Tensor& weight, const Te
               "index out of range in self");
 }
 
+void embedding_backward(const char* op, const Tensor& grad_weight, const Tensor& grad,
+                        const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq) {
+  const Tensor record = new_index_record(grad_weight.device());
+  const Tensor counts =
+      scale_grad_by_freq
+          ? zeros({grad_weight.size(0)}, {.dtype = kInt64, .device = grad_weight.device()})
+          : Tensor();
+  const auto [check, add] = plan_embedding_backward_launches(
+      grad_weight, grad, indices, padding_idx,
+      counts.defined() ? counts.data_ptr<int64_t>() : nullptr, record.data_ptr<int64_t>());
+  if (check.numel == 0) return;
+  launch_on(grad_weight.device(), op,
+            [&](cudaStream_t s) { return kernels::launch_check_index(check, s); });
+  EMBER_CHECK(run(op, record, add, add.numel, &kernels::launch_gather)[0] == 0, op,
+              "index out of range in self");
+}
+
 }  // namespace
 
 void install_gather_kernels(backend::Backend& b) {
@@ -77,6 +95,7 @@ void install_gather_kernels(backend::Backend& b) {
   b.gather.check_index = &check_index;
   b.gather.index_select = &index_select;
   b.embedding.embedding = &embedding;
+  b.embedding.embedding_backward = &embedding_backward;
 }
 
 }  // namespace ember::cuda

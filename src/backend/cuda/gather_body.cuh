@@ -18,6 +18,15 @@
 
 namespace ember::cuda::kernels {
 
+/// ++*n, atomic on the device.
+EMBER_HOST_DEVICE inline void count(int64_t* n) {
+#ifdef __CUDA_ARCH__
+  atomicAdd(reinterpret_cast<unsigned long long*>(n), 1ull);
+#else
+  ++*n;
+#endif
+}
+
 /// *p += v in S's op math, rounded once to S (the CPU's scatter_add); atomic on the device, where
 /// other threads may add to the same element.
 template <class S>
@@ -42,9 +51,11 @@ struct GatherBody {
       const bool gather = Op == GatherOp::gather;
       E* dst = reinterpret_cast<E*>(at[0] + (gather ? 0 : step));
       const E* src = reinterpret_cast<const E*>(at[1] + (gather ? step : 0));
-      if constexpr (Op == GatherOp::scatter_add)
-        add_to(dst, *src);
-      else
+      if constexpr (Op == GatherOp::scatter_add) {
+        using C = opmath_t<E>;
+        if (entry == l.skip) return;
+        add_to(dst, l.counts ? E(C(*src) * (C(1) / C(l.counts[entry]))) : *src);
+      } else
         *dst = *src;
     });
   }
@@ -72,6 +83,7 @@ struct CheckIndexBody {
       const int64_t entry = l.index[e];
       if (entry >= l.size || entry < (l.wrap ? -l.size : 0)) return record_bad_index(l.bad, entry);
       if (entry < 0) l.index[e] = entry + l.size;
+      if (l.counts) count(l.counts + (entry < 0 ? entry + l.size : entry));
     });
   }
 };

@@ -27,6 +27,10 @@ struct GatherLaunch : Strided {
   int64_t size;        // the addressed operand's size along dim: entries lie in [0, size)
   int64_t dim_stride;  // its stride along dim, in bytes
   int64_t* bad;
+  // scatter_add as embedding_backward's: entries equal to `skip` (padding_idx; -1: none) add
+  // nothing, and with `counts` (each entry's count, from the check) src is divided by it.
+  int64_t skip;
+  const int64_t* counts;
 };
 
 /// index_select and the embedding lookup: out (outer, n, inner) = src (outer, size, inner) at
@@ -43,13 +47,14 @@ struct SelectLaunch {
 };
 
 /// Every entry of a contiguous int64 index in [-size, size), negative ones wrapped in place, when
-/// `wrap`; else in [0, size).
+/// `wrap`; else in [0, size). With `counts` (size zeroed int64) each entry in range is counted.
 struct CheckIndexLaunch {
   int64_t numel;
   int64_t* index;
   int64_t size;
   int32_t wrap;
   int64_t* bad;
+  int64_t* counts;
   uint32_t blocks, threads;  // a grid-stride loop over the entries
 };
 

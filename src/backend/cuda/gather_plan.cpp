@@ -58,6 +58,7 @@ kernels::GatherLaunch plan_gather_launch(kernels::GatherOp op, const Tensor& sel
   l.size = self.size(dim);
   l.dim_stride = self.stride(dim) * self.element_size();
   l.bad = bad;
+  l.skip = -1;  // no entry in range is -1
   // Operand 0 is the written one; it gives the walk's order, which plan_strided takes from it.
   const Tensor lines = over_index(self, index, dim, true),
                others = over_index(other, index, dim, false);
@@ -103,6 +104,29 @@ kernels::CheckIndexLaunch plan_check_index_launch(const Tensor& index, int64_t s
   l.threads = kElementwiseThreads;
   l.blocks = grid_blocks(l.numel);
   return l;
+}
+
+std::pair<kernels::CheckIndexLaunch, kernels::GatherLaunch> plan_embedding_backward_launches(
+    const Tensor& grad_weight, const Tensor& grad, const Tensor& indices, int64_t padding_idx,
+    int64_t* counts, int64_t* bad) {
+  const int64_t n = indices.numel(), D = grad_weight.size(1);
+  EMBER_CHECK(grad_weight.dim() == 2 && grad.dim() == 2 && grad.size(0) == n && grad.size(1) == D &&
+                  grad.is_contiguous(),
+              "embedding_backward",
+              "expected a (num, D) grad_weight and a contiguous (n, D) "
+              "grad, got ",
+              grad_weight.sizes(), " and ", grad.sizes());
+  kernels::CheckIndexLaunch check =
+      plan_check_index_launch(indices, grad_weight.size(0), false, bad);
+  check.counts = counts;
+  // grad's row j adds to grad_weight's row indices[j]: a scatter_add along dim 0 with the
+  // entries repeated along D.
+  const Tensor rows = indices.reshape({n, 1}).expand({n, D});
+  kernels::GatherLaunch add =
+      plan_gather_launch(kernels::GatherOp::scatter_add, grad_weight, 0, rows, grad, bad);
+  add.skip = padding_idx;
+  add.counts = counts;
+  return {check, add};
 }
 
 void raise_bad_index(const char* op, const int64_t* record, int64_t dim, int64_t size) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "backend/cuda/gather_launch.h"
 #include "ember/tensor.h"
@@ -30,6 +31,15 @@ kernels::SelectLaunch plan_embedding_launch(const Tensor& out, const Tensor& wei
 /// The check (and wrap, with `wrap`) of index (int64, contiguous) against a dim of `size`.
 kernels::CheckIndexLaunch plan_check_index_launch(const Tensor& index, int64_t size, bool wrap,
                                                   int64_t* bad);
+
+/// embedding_backward's passes: the check of indices (n, int64 contiguous) against
+/// grad_weight's rows, counting each entry into `counts` (num zeroed int64; null: no
+/// scale_grad_by_freq), then grad_weight ((num, D), float32/float64) += grad's rows ((n, D),
+/// contiguous) at indices, divided by their counts with `counts`, padding_idx's (-1: none) left
+/// out.
+std::pair<kernels::CheckIndexLaunch, kernels::GatherLaunch> plan_embedding_backward_launches(
+    const Tensor& grad_weight, const Tensor& grad, const Tensor& indices, int64_t padding_idx,
+    int64_t* counts, int64_t* bad);
 
 /// `[op] index i is out of bounds for dimension dim with size n` (the CPU kernels' words) when
 /// `record` (a launch's bad-index record, read back to the host) holds an entry.
