@@ -15,6 +15,7 @@
 #include "backend/cuda/optim_launch.h"
 #include "backend/cuda/reduce_launch.h"
 #include "backend/cuda/softmax_launch.h"
+#include "backend/cuda/sort_launch.h"
 
 namespace ember::cuda::kernels {
 
@@ -33,5 +34,6 @@ void emulate_check_index(const CheckIndexLaunch& launch);
 void emulate_row_norm(const RowNormLaunch& launch);
 void emulate_row_norm_backward(const RowNormBackwardLaunch& launch);
 void emulate_class_loss(const ClassLossLaunch& launch);
+void emulate_sort(const SortLaunch& launch);
 
 }  // namespace ember::cuda::kernels

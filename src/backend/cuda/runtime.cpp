@@ -153,6 +153,7 @@ const backend::Backend kCudaBackend = [] {
   install_gather_kernels(b);
   install_norm_kernels(b);
   install_loss_kernels(b);
+  install_sort_kernels(b);
   return b;
 }();
 

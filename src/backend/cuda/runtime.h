@@ -69,5 +69,6 @@ void install_optim_kernels(backend::Backend& b);
 void install_gather_kernels(backend::Backend& b);
 void install_norm_kernels(backend::Backend& b);
 void install_loss_kernels(backend::Backend& b);
+void install_sort_kernels(backend::Backend& b);
 
 }  // namespace ember::cuda
