@@ -1,8 +1,8 @@
 // The CUDA gather-family kernels (src/backend/cuda/gather_body.cuh) run by their CPU emulation
 // over launches planned as the device's are (gather_plan.cpp), against the CPU backend, without a
 // GPU: gather, scatter and scatter_add on strided and transposed operands and indices, along
-// every dim, in every floating dtype; index_select, the embedding lookup and its backward, and
-// the index check;
+// every dim, in every floating dtype; index_select, index_add_, index_copy_, index_fill_, the
+// embedding lookup and its backward, and the index check;
 // a grid smaller than the work; and the bad-index record the host turns into the CPU's error.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
@@ -166,6 +166,41 @@ TEST(CudaGatherPlan, IndexSelectMatchesTheCpu) {
       EXPECT_TRUE(out.equal(want)) << dtype << " " << dim;
     }
   }
+}
+
+// Slices of (4, 5, 6) along each dim: index_add_ with repeated entries (small integers and an
+// alpha of 0.5: exact in every order and dtype), index_copy_ with distinct ones, index_fill_.
+TEST(CudaGatherPlan, IndexAddCopyAndFillMatchTheCpu) {
+  for (const Dtype dtype : kFloating)
+    for (const int64_t dim : {0, 1, 2}) {
+      const Tensor self = ints(4, 30, dtype).reshape({4, 5, 6});
+      const int64_t size = self.size(dim);
+      const Tensor repeated = entries(1, 9, size, dim).reshape({9});
+      const Tensor distinct = arange(size - 1, -1, -1, {.dtype = kInt64});  // reversed
+      DimVector shape(self.sizes());
+      shape[size_t(dim)] = 9;
+      const Tensor source = ints(1, 9 * (120 / size), dtype, 3).reshape(shape);
+      const std::string what = std::string(dtype_name(dtype)) + " dim " + std::to_string(dim);
+      auto emulated = [&](GatherOp op, const Tensor& index, const Tensor& src, double alpha) {
+        Record r;
+        const Tensor out = self.clone();
+        kernels::emulate_gather(
+            plan_index_scatter_launch(op, out, dim, index, src, alpha, r.data()));
+        EXPECT_EQ(r.v[0], 0) << what;
+        return out;
+      };
+      EXPECT_TRUE(emulated(GatherOp::scatter_add, repeated, source, 0.5)
+                      .equal(self.clone().index_add_(dim, repeated, source, 0.5)))
+          << what;
+      const Tensor slices = self.flip({dim}) * 2;  // one slice per entry of distinct
+      EXPECT_TRUE(emulated(GatherOp::scatter, distinct, slices, 1)
+                      .equal(self.clone().index_copy_(dim, distinct, slices)))
+          << what;
+      const Tensor value = full({}, -7.5, {.dtype = dtype}).expand(shape);
+      EXPECT_TRUE(emulated(GatherOp::scatter, repeated, value, 1)
+                      .equal(self.clone().index_fill_(dim, repeated, -7.5)))
+          << what;
+    }
 }
 
 // The CPU backend's check_index wraps negative entries in place; the kernel must leave the same

@@ -5,9 +5,9 @@
 // class counts that leave threads idle, in float32 and float64; and the bad-target error.
 //
 // Tolerances: the kernels sum a position's classes in a block's order and all positions in
-// another; each sum of n terms is within depth * eps * Σ|terms| of the exact one (depth = a
-// thread's share + log2(threads) + 2). The bounds below carry that through each formula, with the
-// log-sum-exp off by (depth + 2) eps (1 + |lse|), which moves exp(x - lse) by that relatively.
+// another, each within the bound of cuda_bounds.h. The bounds below carry that through each
+// formula, with the log-sum-exp off by (depth + 2) eps (1 + |lse|), which moves exp(x - lse) by
+// that relatively.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -18,33 +18,17 @@
 
 #include "backend/cuda/emulation.h"
 #include "backend/cuda/loss_plan.h"
+#include "cuda_bounds.h"
 #include "test_support.h"
 
 namespace ember::cuda {
 namespace {
 
+using namespace test_bounds;
+
 using backend::LossReduction;
 
 const backend::LossKernels& cpu() { return backend::backend_for(kCPU)->loss; }
-
-Tensor f64(const Tensor& t) { return t.to(kFloat64); }
-
-double eps(Dtype dtype) {
-  return dtype == kFloat64 ? std::numeric_limits<double>::epsilon()
-                           : std::numeric_limits<float>::epsilon();
-}
-
-double depth(int64_t n, uint32_t threads) {
-  return std::ceil(double(n) / threads) + std::log2(double(threads)) + 2;
-}
-
-void expect_within(const Tensor& got, const Tensor& want, const Tensor& tol,
-                   const std::string& what) {
-  const Tensor err = (f64(got) - f64(want)).abs();
-  EXPECT_TRUE((err <= tol).all().item<bool>())
-      << what << ": worst excess " << (err - tol).max().item<double>() << "\ngot " << got
-      << "\nwant " << want;
-}
 
 struct Shape {
   int64_t N, C, S;
@@ -131,7 +115,7 @@ TEST(CudaLossPlan, ForwardMatchesTheCpuForEveryOption) {
     EXPECT_EQ(bad[0], 0);
 
     const Positions p(c, o);
-    const double e = eps(c.dtype), kc = depth(C, passes[0].threads), kr = depth(N * S, 256);
+    const double e = acc_eps(c.dtype), kc = depth(C, passes[0].threads), kr = depth(N * S, 256);
     const Tensor w = o.weight.defined() ? f64(o.weight).reshape({1, C, 1})
                                         : ones({1, C, 1}, {.dtype = kFloat64});
     // Each position's terms, their magnitude and error bound.
@@ -169,7 +153,7 @@ TEST(CudaLossPlan, BackwardMatchesTheCpuForEveryOption) {
     // grad_c = p_c (a + b Σw) - b w_c - [c = t] a per position (loss_body.cuh); each factor off
     // by the bounds of the file comment, "mean"'s scale by its sum of kR weights.
     const Positions p(c, o);
-    const double e = eps(c.dtype), kc = depth(C, 64), kr = depth(N * S, 256);
+    const double e = acc_eps(c.dtype), kc = depth(C, 64), kr = depth(N * S, 256);
     const Tensor gs =
         none ? f64(grad).reshape({N, 1, S}) : full({N, 1, S}, 0.7, {.dtype = kFloat64});
     const Tensor scale = c.reduction == LossReduction::Mean ? gs / p.wt.sum() : gs;

@@ -4,11 +4,9 @@
 // floating dtype, with and without weight and bias, rows shorter and longer than a block (tails,
 // idle threads), more rows than the grid, and a mean far from 0.
 //
-// Tolerances: neither side sums in the other's order. The kernel sums each thread's share of a
-// row in sequence, then the block's tree; a sum of n terms in that order is within depth * eps *
-// Σ|terms| of the exact one, depth = share + log2(threads) (+2 for the CPU's own chunked sums).
-// Each comparison propagates those bounds through the formula, plus a few eps for the roundings
-// around it and half an ulp of a float16/bfloat16 result, which both sides round once.
+// Tolerances: neither side sums in the other's order (the bound of cuda_bounds.h). Each comparison
+// propagates those bounds through the formula, plus a few eps for the roundings around it and half
+// an ulp of a float16/bfloat16 result, which both sides round once.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -18,20 +16,19 @@
 #include "backend/backend.h"
 #include "backend/cuda/emulation.h"
 #include "backend/cuda/norm_plan.h"
+#include "cuda_bounds.h"
 #include "test_support.h"
 
 namespace ember::cuda {
 namespace {
 
+using namespace test_bounds;
+
 constexpr Dtype kFloating[] = {kFloat32, kFloat64, kFloat16, kBFloat16};
 
 const backend::NormKernels& cpu() { return backend::backend_for(kCPU)->norm; }
 
-/// The spacing at 1 of the accumulation type of `dtype`, and of `dtype` itself.
-double acc_eps(Dtype dtype) {
-  return dtype == kFloat64 ? std::numeric_limits<double>::epsilon()
-                           : std::numeric_limits<float>::epsilon();
-}
+/// The spacing at 1 of `dtype`: half an ulp of a value rounded to it, relative.
 double store_eps(Dtype dtype) {
   return dtype == kFloat16 ? 0x1p-10 : dtype == kBFloat16 ? 0x1p-7 : 0.0;
 }
@@ -42,22 +39,6 @@ Tensor wavy(int64_t rows, int64_t cols, Dtype dtype, double phase, double offset
   return ((arange(rows * cols, {.dtype = kFloat64}) * 0.37 + phase).sin() * 3 + offset)
       .reshape({rows, cols})
       .to(dtype);
-}
-
-Tensor f64(const Tensor& t) { return t.to(kFloat64); }
-
-/// |got - want| <= tol everywhere (all float64 after conversion).
-void expect_within(const Tensor& got, const Tensor& want, const Tensor& tol,
-                   const std::string& what) {
-  const Tensor err = (f64(got) - f64(want)).abs();
-  EXPECT_TRUE((err <= tol).all().item<bool>())
-      << what << ": worst excess " << (err - tol).max().item<double>() << "\ngot " << got
-      << "\nwant " << want;
-}
-
-/// The summation depth of a row of n in blocks of `threads` (see the file comment).
-double depth(int64_t n, uint32_t threads) {
-  return std::ceil(double(n) / threads) + std::log2(double(threads)) + 2;
 }
 
 struct Case {

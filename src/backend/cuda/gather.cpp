@@ -1,8 +1,8 @@
 // The host side of the CUDA gather family: the kCUDA backend's gather, scatter, scatter_add,
-// check_index and index_select entries and the embedding lookup and its backward. Each plans its
-// launch (gather_plan.cpp, tested in every build with the emulated kernels), queues gather.cu's
-// kernel on the current stream and reads the launch's bad-index record back (index_record.h) to
-// raise the CPU kernels' error.
+// check_index, index_select, index_add_, index_copy_ and index_fill_ entries and the embedding
+// lookup and its backward. Each plans its launch (gather_plan.cpp, tested in every build with the
+// emulated kernels), queues gather.cu's kernel on the current stream and reads the launch's
+// bad-index record back (index_record.h) to raise the CPU kernels' error.
 #include <array>
 
 #include "backend/backend.h"
@@ -43,6 +43,29 @@ void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor&
 }
 void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   along_dim<GatherOp::scatter_add>("scatter_add", self, dim, index, src);
+}
+
+template <GatherOp Op>
+void into_slices(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
+                 const Tensor& source, double alpha) {
+  const Tensor record = new_index_record(self.device());
+  const kernels::GatherLaunch l =
+      plan_index_scatter_launch(Op, self, dim, index, source, alpha, record.data_ptr<int64_t>());
+  raise_bad_index(op, run(op, record, l, l.numel, &kernels::launch_gather).data(), dim, l.size);
+}
+
+void index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+               Scalar alpha) {
+  into_slices<GatherOp::scatter_add>("index_add_", self, dim, index, source, alpha.to_double());
+}
+void index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  into_slices<GatherOp::scatter>("index_copy_", self, dim, index, source, 1);
+}
+void index_fill(const Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
+  DimVector shape(self.sizes());
+  if (!shape.empty()) shape[size_t(dim)] = index.numel();
+  const Tensor fill = full({}, value, {.dtype = self.dtype(), .device = self.device()});
+  into_slices<GatherOp::scatter>("index_fill_", self, dim, index, fill.expand(shape), 1);
 }
 
 void check_index(const char* op, const Tensor& index, int64_t dim, int64_t size, bool wrap) {
@@ -94,6 +117,9 @@ void install_gather_kernels(backend::Backend& b) {
   b.gather.scatter_add = &scatter_add;
   b.gather.check_index = &check_index;
   b.gather.index_select = &index_select;
+  b.gather.index_add = &index_add;
+  b.gather.index_copy = &index_copy;
+  b.gather.index_fill = &index_fill;
   b.embedding.embedding = &embedding;
   b.embedding.embedding_backward = &embedding_backward;
 }

@@ -54,7 +54,8 @@ struct GatherBody {
       if constexpr (Op == GatherOp::scatter_add) {
         using C = opmath_t<E>;
         if (entry == l.skip) return;
-        add_to(dst, l.counts ? E(C(*src) * (C(1) / C(l.counts[entry]))) : *src);
+        const C scale = l.counts ? C(1) / C(l.counts[entry]) : C(l.alpha);
+        add_to(dst, E(C(*src) * scale));  // exact for a scale of 1
       } else
         *dst = *src;
     });

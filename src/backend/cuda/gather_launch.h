@@ -27,8 +27,11 @@ struct GatherLaunch : Strided {
   int64_t size;        // the addressed operand's size along dim: entries lie in [0, size)
   int64_t dim_stride;  // its stride along dim, in bytes
   int64_t* bad;
-  // scatter_add as embedding_backward's: entries equal to `skip` (padding_idx; -1: none) add
-  // nothing, and with `counts` (each entry's count, from the check) src is divided by it.
+  // scatter_add adds src * alpha (index_add_'s; 1 for scatter_add), rounded to the element type
+  // (as PyTorch's CUDA index_add); as embedding_backward's, entries equal to `skip` (padding_idx;
+  // -1: none) add nothing, and with `counts` (each entry's count, from the check) src is divided
+  // by it instead.
+  double alpha;
   int64_t skip;
   const int64_t* counts;
 };

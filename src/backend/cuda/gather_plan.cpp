@@ -58,6 +58,7 @@ kernels::GatherLaunch plan_gather_launch(kernels::GatherOp op, const Tensor& sel
   l.size = self.size(dim);
   l.dim_stride = self.stride(dim) * self.element_size();
   l.bad = bad;
+  l.alpha = 1;
   l.skip = -1;  // no entry in range is -1
   // Operand 0 is the written one; it gives the walk's order, which plan_strided takes from it.
   const Tensor lines = over_index(self, index, dim, true),
@@ -103,6 +104,27 @@ kernels::CheckIndexLaunch plan_check_index_launch(const Tensor& index, int64_t s
   l.bad = bad;
   l.threads = kElementwiseThreads;
   l.blocks = grid_blocks(l.numel);
+  return l;
+}
+
+kernels::GatherLaunch plan_index_scatter_launch(kernels::GatherOp op, const Tensor& self,
+                                                int64_t dim, const Tensor& index,
+                                                const Tensor& source, double alpha, int64_t* bad) {
+  // A 0-d self is one slice of a 1-d one.
+  const Tensor s = self.dim() == 0 ? self.view({1}) : self;
+  const Tensor x = source.dim() == 0 ? source.view({1}) : source;
+  EMBER_CHECK(index.dim() <= 1 && index.is_contiguous() && x.dim() == s.dim() &&
+                  x.size(dim) == index.numel(),
+              "index_add_",
+              "expected a 1-d contiguous index with an entry per slice of source, "
+              "got ",
+              index.sizes(), " and source ", source.sizes());
+  // Slice j of source goes to slice index[j] of self: the entry repeated over the slice.
+  DimVector strides(size_t(x.dim()), 0);
+  strides[size_t(dim)] = 1;
+  const Tensor entries = index.as_strided(x.sizes(), strides, index.storage_offset());
+  kernels::GatherLaunch l = plan_gather_launch(op, s, dim, entries, x, bad);
+  l.alpha = alpha;
   return l;
 }
 

@@ -32,6 +32,13 @@ kernels::SelectLaunch plan_embedding_launch(const Tensor& out, const Tensor& wei
 kernels::CheckIndexLaunch plan_check_index_launch(const Tensor& index, int64_t size, bool wrap,
                                                   int64_t* bad);
 
+/// index_add_ (scatter_add, source times alpha), index_copy_ (scatter) and index_fill_ (scatter
+/// of a 0-d value expanded to source's shape): slice j of source along dim into slice index[j] of
+/// self (contiguous); index 1-d, contiguous, int64, checked.
+kernels::GatherLaunch plan_index_scatter_launch(kernels::GatherOp op, const Tensor& self,
+                                                int64_t dim, const Tensor& index,
+                                                const Tensor& source, double alpha, int64_t* bad);
+
 /// embedding_backward's passes: the check of indices (n, int64 contiguous) against
 /// grad_weight's rows, counting each entry into `counts` (num zeroed int64; null: no
 /// scale_grad_by_freq), then grad_weight ((num, D), float32/float64) += grad's rows ((n, D),
