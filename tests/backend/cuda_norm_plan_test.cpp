@@ -55,6 +55,27 @@ const Case kCases[] = {{7, 300, true, true, 0},
                        {6, 300, true, false, 40},
                        {9, 45, false, true, 0, 4}};
 
+/// The forward's outputs {y, mean (undefined for rms_norm), rstd} against the CPU's for x read
+/// as (M, N) rows, |weight| and |bias| per element of a row ((N) or (M, N)): the mean is off by
+/// at most k e mean|x|, which moves every (x - mean) rstd by that rstd; var and so rstd are off
+/// by k e relative (+4 for rsqrt's ulps and the CPU's roundings).
+void expect_forward(const std::array<Tensor, 3>& got, const std::array<Tensor, 3>& want,
+                    const Tensor& x, const Tensor& wabs, const Tensor& babs, uint32_t threads,
+                    const std::string& what) {
+  const auto& [y, mean, rstd] = want;
+  const Dtype dtype = x.dtype();
+  const double e = acc_eps(dtype), k = depth(x.size(1), threads);
+  const Tensor dmean = f64(x).abs().mean({1}, true) * (k * e);
+  if (mean.defined())
+    expect_within(got[1], mean, dmean.squeeze(1) + f64(mean).abs() * e, what + " mean");
+  expect_within(got[2], rstd, f64(rstd).abs() * ((k + 4) * e), what + " rstd");
+  const Tensor yabs = f64(y).abs();
+  expect_within(got[0], y,
+                (mean.defined() ? dmean : dmean * 0) * f64(rstd).unsqueeze(1) * wabs +
+                    (yabs + babs) * ((k + 6) * e) + yabs * store_eps(dtype),
+                what + " y");
+}
+
 TEST(CudaNormPlan, LayerAndRmsNormForwardMatchTheCpu) {
   for (const Dtype dtype : kFloating)
     for (const Case& c : kCases)
@@ -82,21 +103,44 @@ TEST(CudaNormPlan, LayerAndRmsNormForwardMatchTheCpu) {
         const std::string what = std::string(dtype_name(dtype)) +
                                  (rms ? " rms_norm" : " layer_norm") + " N " + std::to_string(c.N) +
                                  " offset " + std::to_string(c.offset);
-        const double e = acc_eps(dtype), k = depth(c.N, l.threads);
-        const Tensor r = f64(rstd).unsqueeze(1);
-        // The mean is off by at most k e mean|x|, which moves every (x - mean) rstd by that rstd;
-        // var and so rstd are off by k e relative (+2 for rsqrt's ulps).
-        const Tensor dmean = f64(x).abs().mean({1}, true) * (k * e);
-        if (!rms)
-          expect_within(gmean, mean, dmean.squeeze(1) + f64(mean).abs() * e, what + " mean");
-        expect_within(grstd, rstd, f64(rstd).abs() * ((k + 4) * e), what + " rstd");
         const Tensor wabs = w.defined() ? f64(w).abs() : ones({c.N}, {.dtype = kFloat64});
         const Tensor babs = b.defined() ? f64(b).abs() : zeros({c.N}, {.dtype = kFloat64});
-        const Tensor yabs = f64(y).abs();
-        expect_within(gy, y,
-                      (rms ? dmean * 0 : dmean) * r * wabs + (yabs + babs) * ((k + 6) * e) +
-                          yabs * store_eps(dtype),
-                      what + " y");
+        expect_forward({gy, gmean, grstd}, {y, mean, rstd}, x, wabs, babs, l.threads, what);
+      }
+}
+
+// (3, 6, 2, 5) in 2 and 3 groups (rows of 30 and 20: channels of 10 per row, 3 or 2 of them),
+// with and without per-channel weight and bias, a mean far from 0 in one group.
+TEST(CudaNormPlan, GroupNormForwardMatchesTheCpu) {
+  for (const Dtype dtype : kFloating)
+    for (const int64_t G : {2, 3})
+      for (const bool affine : {false, true}) {
+        const Dtype cd = opmath(dtype);
+        const Tensor at = arange(180, {.dtype = kFloat64}).reshape({3, 60});
+        const Tensor far =
+            (at >= 80).to(kFloat64) * (at < 100).to(kFloat64) * 30;  // channels 2-3 of n 1
+        const Tensor x = (wavy(3, 60, kFloat64, 0.3) + far).reshape({3, 6, 2, 5}).to(dtype);
+        const Tensor w = affine ? wavy(1, 6, cd, 1.1).reshape({6}) : Tensor();
+        const Tensor b = affine ? wavy(1, 6, cd, 2.3).reshape({6}) : Tensor();
+        auto outputs = [&] {
+          return std::array<Tensor, 3>{empty({3, 6, 2, 5}, {.dtype = dtype}),
+                                       empty({3, G}, {.dtype = cd}), empty({3, G}, {.dtype = cd})};
+        };
+        const auto [y, mean, rstd] = outputs();
+        cpu().group_norm(y, mean, rstd, x, w, b, G, 1e-5);
+        const auto [gy, gmean, grstd] = outputs();
+        const kernels::RowNormLaunch l = plan_group_norm_launch(gy, gmean, grstd, x, w, b, G, 1e-5);
+        kernels::emulate_row_norm(l);
+        // Each row's parameters: channel c repeated over its 10 elements.
+        auto per_row = [&](const Tensor& p, double absent) {
+          const Tensor c = p.defined() ? f64(p).abs() : full({6}, absent, {.dtype = kFloat64});
+          return c.reshape({1, 6, 1}).expand({3, 6, 10}).reshape({3 * G, 60 / G});
+        };
+        const std::string what =
+            std::string(dtype_name(dtype)) + " G " + std::to_string(G) + (affine ? " affine" : "");
+        expect_forward({gy.reshape({3 * G, 60 / G}), gmean.flatten(), grstd.flatten()},
+                       {y.reshape({3 * G, 60 / G}), mean.flatten(), rstd.flatten()},
+                       x.reshape({3 * G, 60 / G}), per_row(w, 1), per_row(b, 0), l.threads, what);
       }
 }
 

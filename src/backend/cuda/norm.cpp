@@ -1,7 +1,7 @@
 // The host side of the CUDA row norms: the kCUDA backend's layer_norm, rms_norm and their fused
-// backward (layer_norm_backward; an undefined mean is rms_norm's). Each plans its launches
-// (norm_plan.cpp, tested in every build with the emulated kernels) and queues norm.cu's kernels
-// on the current stream of x's device.
+// backward (layer_norm_backward; an undefined mean is rms_norm's), and group_norm's forward. Each
+// plans its launches (norm_plan.cpp, tested in every build with the emulated kernels) and queues
+// norm.cu's kernels on the current stream of x's device.
 #include "backend/backend.h"
 #include "backend/cuda/norm_plan.h"
 #include "backend/cuda/runtime.h"
@@ -20,6 +20,14 @@ void layer_norm(const Tensor& y, const Tensor& mean, const Tensor& rstd, const T
 void rms_norm(const Tensor& y, const Tensor& rstd, const Tensor& x, const Tensor& weight, int64_t M,
               int64_t N, double eps) {
   layer_norm(y, Tensor(), rstd, x, weight, Tensor(), M, N, eps);
+}
+
+void group_norm(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
+                const Tensor& weight, const Tensor& bias, int64_t G, double eps) {
+  const kernels::RowNormLaunch l = plan_group_norm_launch(y, mean, rstd, x, weight, bias, G, eps);
+  if (l.rows == 0) return;
+  launch_on(x.device(), "group_norm",
+            [&](cudaStream_t s) { return kernels::launch_row_norm(l, s); });
 }
 
 void layer_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,
@@ -43,6 +51,7 @@ void layer_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,
 void install_norm_kernels(backend::Backend& b) {
   b.norm.layer_norm = &layer_norm;
   b.norm.rms_norm = &rms_norm;
+  b.norm.group_norm = &group_norm;
   b.norm.layer_norm_backward = &layer_norm_backward;
 }
 

@@ -49,13 +49,15 @@ struct RowNormBody {
         if (l.mean) reinterpret_cast<T*>(l.mean)[r] = mean;
         reinterpret_cast<T*>(l.rstd)[r] = rstd;
       });
+      const int64_t first = l.groups ? (r % l.groups) * l.cols : 0;  // group_norm's first column
       b.each_thread([&](uint32_t t) {
         for (int64_t j = t; j < l.cols; j += b.threads()) {
+          const int64_t p = l.groups ? (first + j) / l.channel_size : j;  // the parameters' index
           T v = (T(x[j]) - mean) * rstd;
           if (w)
-            v = bias ? math::fma(v, w[j], bias[j]) : v * w[j];
+            v = bias ? math::fma(v, w[p], bias[p]) : v * w[p];
           else if (bias)
-            v = v + bias[j];
+            v = v + bias[p];
           y[j] = S(v);
         }
       });

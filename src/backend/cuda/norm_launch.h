@@ -12,10 +12,14 @@
 namespace ember::cuda::kernels {
 
 /// y = (x - mean) rstd weight + bias per row (rms_norm: mean 0, no bias), writing each row's
-/// mean (unless null) and rstd = 1 / sqrt(var + eps); one block per row.
+/// mean (unless null) and rstd = 1 / sqrt(var + eps); one block per row. group_norm is the same
+/// over x (N, C, S) read as N G rows (n, g) of C / G channels of S: its weight and bias are per
+/// channel, column j of row r taking channel ((r mod G) cols + j) / S.
 struct RowNormLaunch {
   Type type;  // x's and y's: float32, float64, float16 or bfloat16
   int64_t rows, cols;
+  int64_t groups;        // group_norm's G; 0: weight and bias per column
+  int64_t channel_size;  // group_norm's S
   double eps;
   const char* x;
   char* y;

@@ -61,6 +61,24 @@ kernels::RowNormLaunch plan_row_norm_launch(const Tensor& y, const Tensor& mean,
   return l;
 }
 
+kernels::RowNormLaunch plan_group_norm_launch(const Tensor& y, const Tensor& mean,
+                                              const Tensor& rstd, const Tensor& x,
+                                              const Tensor& weight, const Tensor& bias, int64_t G,
+                                              double eps) {
+  const int64_t N = x.size(0), C = x.size(1), S = N * C > 0 ? x.numel() / (N * C) : 0;
+  EMBER_CHECK(G > 0 && C % G == 0 && mean.numel() == N * G &&
+                  (!weight.defined() || weight.numel() == C) &&
+                  (!bias.defined() || bias.numel() == C),
+              "group_norm", "expected C divisible by G, (N, G) statistics and (C) parameters, got ",
+              x.sizes(), " in ", G, " groups");
+  // The layouts are checked as layer_norm's (the parameters' counts are not: C, checked above).
+  kernels::RowNormLaunch l =
+      plan_row_norm_launch(y, mean, rstd, x, weight, bias, N * G, C / G * S, eps);
+  l.groups = G;
+  l.channel_size = S;
+  return l;
+}
+
 std::array<kernels::RowNormBackwardLaunch, 2> plan_row_norm_backward_launches(
     const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& x,
     const Tensor& grad_out, const Tensor& mean, const Tensor& rstd, const Tensor& weight, int64_t M,

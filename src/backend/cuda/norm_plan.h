@@ -21,6 +21,13 @@ kernels::RowNormLaunch plan_row_norm_launch(const Tensor& y, const Tensor& mean,
                                             const Tensor& x, const Tensor& weight,
                                             const Tensor& bias, int64_t M, int64_t N, double eps);
 
+/// group_norm of x (N, C, *) in G groups (NormKernels::group_norm's arguments): the row norm
+/// over its N G contiguous groups, weight and bias (C) per channel.
+kernels::RowNormLaunch plan_group_norm_launch(const Tensor& y, const Tensor& mean,
+                                              const Tensor& rstd, const Tensor& x,
+                                              const Tensor& weight, const Tensor& bias, int64_t G,
+                                              double eps);
+
 /// The two passes (rows: grad_input; columns: grad_weight and grad_bias) of
 /// NormKernels::layer_norm_backward's arguments; an undefined output is not computed, and a pass
 /// with nothing to compute is not to be launched (its outputs are null).
