@@ -76,6 +76,38 @@ void expect_forward(const std::array<Tensor, 3>& got, const std::array<Tensor, 3
                 what + " y");
 }
 
+/// The backward's {grad_input, grad_weight, grad_bias} against the CPU's for x and dy read as
+/// (M, N) rows with weights w ((N) or (M, N), float64), the saved mean (undefined for rms_norm)
+/// and rstd (M); `channels` sums an (M, N) tensor per channel, over `count` elements each.
+template <class Channels>
+void expect_backward(const std::array<Tensor, 3>& got, const std::array<Tensor, 3>& want,
+                     const Tensor& x, const Tensor& dy, const Tensor& w, const Tensor& mean,
+                     const Tensor& rstd, uint32_t threads, const Channels& channels, int64_t count,
+                     const std::string& what) {
+  const auto& [gi, gw, gb] = want;
+  const Dtype dtype = x.dtype();
+  const double e = acc_eps(dtype), k = depth(x.size(1), threads);
+  const Tensor r = f64(rstd).unsqueeze(1);
+  const Tensor d =
+      f64(x) - (mean.defined() ? f64(mean).unsqueeze(1) : zeros({}, {.dtype = kFloat64}));
+  const Tensor g = f64(dy) * w;
+  // dx = (g - d k - Σg / N) rstd with k = Σ g d rstd² / N: the sums' bounds, carried.
+  const Tensor dsum_g = g.abs().mean({1}, true) * (k * e);
+  const Tensor dk = (g * d).abs().mean({1}, true) * (k * e) * r * r;
+  const Tensor gia = f64(gi).abs();
+  expect_within(
+      got[0], gi,
+      (d.abs() * dk + dsum_g) * r + (g.abs() * r + gia) * (8 * e) + gia * store_eps(dtype),
+      what + " grad_input");
+  // A channel's elements in sequence on the device, in blocks on the CPU.
+  const double kc = double(count) + 2;
+  if (gw.defined())
+    expect_within(got[1], gw, channels((f64(dy) * d * r).abs()) * (kc * e) + f64(gw).abs() * 4 * e,
+                  what + " grad_weight");
+  if (gb.defined())
+    expect_within(got[2], gb, channels(f64(dy).abs()) * (kc * e), what + " grad_bias");
+}
+
 TEST(CudaNormPlan, LayerAndRmsNormForwardMatchTheCpu) {
   for (const Dtype dtype : kFloating)
     for (const Case& c : kCases)
@@ -110,8 +142,9 @@ TEST(CudaNormPlan, LayerAndRmsNormForwardMatchTheCpu) {
 }
 
 // (3, 6, 2, 5) in 2 and 3 groups (rows of 30 and 20: channels of 10 per row, 3 or 2 of them),
-// with and without per-channel weight and bias, a mean far from 0 in one group.
-TEST(CudaNormPlan, GroupNormForwardMatchesTheCpu) {
+// with and without per-channel weight and bias, a mean far from 0 in one group; forward and the
+// fused backward.
+TEST(CudaNormPlan, GroupNormMatchesTheCpu) {
   for (const Dtype dtype : kFloating)
     for (const int64_t G : {2, 3})
       for (const bool affine : {false, true}) {
@@ -141,6 +174,30 @@ TEST(CudaNormPlan, GroupNormForwardMatchesTheCpu) {
         expect_forward({gy.reshape({3 * G, 60 / G}), gmean.flatten(), grstd.flatten()},
                        {y.reshape({3 * G, 60 / G}), mean.flatten(), rstd.flatten()},
                        x.reshape({3 * G, 60 / G}), per_row(w, 1), per_row(b, 0), l.threads, what);
+
+        const Tensor dy = wavy(3, 60, dtype, 0.9).reshape({3, 6, 2, 5});
+        auto grads = [&] {
+          return std::array<Tensor, 3>{empty({3, 6, 2, 5}, {.dtype = dtype}),
+                                       affine ? empty({6}, {.dtype = cd}) : Tensor(),
+                                       empty({6}, {.dtype = cd})};
+        };
+        const auto [gi, gw, gb] = grads();
+        cpu().group_norm_backward(gi, gw, gb, x, dy, mean, rstd, w, G);
+        const auto [egi, egw, egb] = grads();
+        const auto passes =
+            plan_group_norm_backward_launches(egi, egw, egb, x, dy, mean, rstd, w, G);
+        for (const auto& pass : passes) kernels::emulate_row_norm_backward(pass);
+        const Tensor w_rows =
+            w.defined() ? f64(w).reshape({1, 6, 1}).expand({3, 6, 10}).reshape({3 * G, 60 / G})
+                        : ones({60 / G}, {.dtype = kFloat64});
+        auto rows = [&](const Tensor& t) { return t.reshape({3 * G, 60 / G}); };
+        expect_backward(
+            {rows(egi), egw, egb}, {rows(gi), gw, gb}, rows(x), rows(dy), w_rows, mean.flatten(),
+            rstd.flatten(), passes[0].threads,
+            [&](const Tensor& t) {
+              return t.reshape({3, 6, 10}).sum({0, 2});
+            },
+            30, what);
       }
 }
 
@@ -174,26 +231,10 @@ TEST(CudaNormPlan, FusedBackwardMatchesTheCpu) {
         const std::string what = std::string(dtype_name(dtype)) +
                                  (rms ? " rms_norm" : " layer_norm") + " N " + std::to_string(c.N) +
                                  " offset " + std::to_string(c.offset);
-        const double e = acc_eps(dtype), k = depth(c.N, passes[0].threads);
-        const Tensor r = f64(rstd).unsqueeze(1);
-        const Tensor d = f64(x) - (rms ? zeros({}, {.dtype = kFloat64}) : f64(mean).unsqueeze(1));
-        const Tensor g = f64(dy) * (w.defined() ? f64(w) : ones({c.N}, {.dtype = kFloat64}));
-        // dx = (g - d k - Σg / N) rstd with k = Σ g d rstd² / N: the sums' bounds, carried.
-        const Tensor dsum_g = g.abs().mean({1}, true) * (k * e);
-        const Tensor dk = (g * d).abs().mean({1}, true) * (k * e) * r * r;
-        const Tensor gia = f64(gi).abs();
-        expect_within(
-            egi, gi,
-            (d.abs() * dk + dsum_g) * r + (g.abs() * r + gia) * (8 * e) + gia * store_eps(dtype),
-            what + " grad_input");
-        // The columns: M rows in sequence on the device, in blocks on the CPU.
-        const double kc = double(c.M) + 2;
-        if (gw.defined())
-          expect_within(egw, gw,
-                        (f64(dy) * d * r).abs().sum({0}) * (kc * e) + f64(gw).abs() * 4 * e,
-                        what + " grad_weight");
-        if (gb.defined())
-          expect_within(egb, gb, f64(dy).abs().sum({0}) * (kc * e), what + " grad_bias");
+        expect_backward(
+            {egi, egw, egb}, {gi, gw, gb}, x, dy,
+            w.defined() ? f64(w) : ones({c.N}, {.dtype = kFloat64}), mean, rstd, passes[0].threads,
+            [](const Tensor& t) { return t.sum({0}); }, c.M, what);
       }
 }
 

@@ -1,7 +1,9 @@
 // The host side of the CUDA row norms: the kCUDA backend's layer_norm, rms_norm and their fused
-// backward (layer_norm_backward; an undefined mean is rms_norm's), and group_norm's forward. Each
-// plans its launches (norm_plan.cpp, tested in every build with the emulated kernels) and queues
-// norm.cu's kernels on the current stream of x's device.
+// backward (layer_norm_backward; an undefined mean is rms_norm's), and group_norm and its backward.
+// Each plans its launches (norm_plan.cpp, tested in every build with the emulated kernels) and
+// queues norm.cu's kernels on the current stream of x's device.
+#include <array>
+
 #include "backend/backend.h"
 #include "backend/cuda/norm_plan.h"
 #include "backend/cuda/runtime.h"
@@ -30,20 +32,34 @@ void group_norm(const Tensor& y, const Tensor& mean, const Tensor& rstd, const T
             [&](cudaStream_t s) { return kernels::launch_row_norm(l, s); });
 }
 
+// Queues the passes that have something to compute: no rows, no grad_input; with no rows the
+// parameters' sums are zeros, which the columns pass writes too.
+void queue_backward(const char* op, const Tensor& x,
+                    const std::array<kernels::RowNormBackwardLaunch, 2>& passes) {
+  const auto& [rows, columns] = passes;
+  if (rows.grad_input && rows.rows > 0)
+    launch_on(x.device(), op,
+              [&](cudaStream_t s) { return kernels::launch_row_norm_backward(rows, s); });
+  if ((columns.grad_weight || columns.grad_bias) && columns.cols > 0)
+    launch_on(x.device(), op,
+              [&](cudaStream_t s) { return kernels::launch_row_norm_backward(columns, s); });
+}
+
 void layer_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,
                          const Tensor& grad_bias, const Tensor& x, const Tensor& grad_out,
                          const Tensor& mean, const Tensor& rstd, const Tensor& weight, int64_t M,
                          int64_t N) {
-  const auto [rows, columns] = plan_row_norm_backward_launches(
-      grad_input, grad_weight, grad_bias, x, grad_out, mean, rstd, weight, M, N);
-  const char* op = mean.defined() ? "layer_norm_backward" : "rms_norm_backward";
-  if (rows.grad_input && M > 0)
-    launch_on(x.device(), op,
-              [&](cudaStream_t s) { return kernels::launch_row_norm_backward(rows, s); });
-  // With no rows the sums are zeros, which the columns pass writes too.
-  if ((columns.grad_weight || columns.grad_bias) && N > 0)
-    launch_on(x.device(), op,
-              [&](cudaStream_t s) { return kernels::launch_row_norm_backward(columns, s); });
+  queue_backward(mean.defined() ? "layer_norm_backward" : "rms_norm_backward", x,
+                 plan_row_norm_backward_launches(grad_input, grad_weight, grad_bias, x, grad_out,
+                                                 mean, rstd, weight, M, N));
+}
+
+void group_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,
+                         const Tensor& grad_bias, const Tensor& x, const Tensor& grad_out,
+                         const Tensor& mean, const Tensor& rstd, const Tensor& weight, int64_t G) {
+  queue_backward("group_norm_backward", x,
+                 plan_group_norm_backward_launches(grad_input, grad_weight, grad_bias, x, grad_out,
+                                                   mean, rstd, weight, G));
 }
 
 }  // namespace
@@ -52,6 +68,7 @@ void install_norm_kernels(backend::Backend& b) {
   b.norm.layer_norm = &layer_norm;
   b.norm.rms_norm = &rms_norm;
   b.norm.group_norm = &group_norm;
+  b.norm.group_norm_backward = &group_norm_backward;
   b.norm.layer_norm_backward = &layer_norm_backward;
 }
 

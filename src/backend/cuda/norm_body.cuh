@@ -26,6 +26,12 @@ EMBER_HOST_DEVICE T row_sum(const Block& b, int64_t cols, F&& f) {
       Sum<T>{}));
 }
 
+/// The weight's and bias's index of column j of row r (NormChannels).
+EMBER_HOST_DEVICE inline int64_t channel_of(const NormChannels& ch, int64_t cols, int64_t r,
+                                            int64_t j) {
+  return ch.groups == 1 && ch.size == 1 ? j : ((r % ch.groups) * cols + j) / ch.size;
+}
+
 template <class S>
 struct RowNormBody {
   template <class Block>
@@ -49,10 +55,9 @@ struct RowNormBody {
         if (l.mean) reinterpret_cast<T*>(l.mean)[r] = mean;
         reinterpret_cast<T*>(l.rstd)[r] = rstd;
       });
-      const int64_t first = l.groups ? (r % l.groups) * l.cols : 0;  // group_norm's first column
       b.each_thread([&](uint32_t t) {
         for (int64_t j = t; j < l.cols; j += b.threads()) {
-          const int64_t p = l.groups ? (first + j) / l.channel_size : j;  // the parameters' index
+          const int64_t p = channel_of(l.channels, l.cols, r, j);
           T v = (T(x[j]) - mean) * rstd;
           if (w)
             v = bias ? math::fma(v, w[p], bias[p]) : v * w[p];
@@ -78,15 +83,22 @@ struct RowNormBackwardBody {
     if (l.pass == RowNormBackwardLaunch::columns_pass) {
       T* gw = reinterpret_cast<T*>(l.grad_weight);
       T* gb = reinterpret_cast<T*>(l.grad_bias);
-      grid_stride(b, l.cols, [&](int64_t j) {
+      const NormChannels ch = l.channels;
+      const int64_t per_row = l.cols / ch.size;  // channels a row holds
+      grid_stride(b, ch.groups * per_row, [&](int64_t c) {
         T sw = T(0), sb = T(0);
-        for (int64_t r = 0; r < l.rows; ++r) {
-          const T g = T(dy[r * l.cols + j]);
-          sw = math::fma(g, (T(x[r * l.cols + j]) - (mean ? mean[r] : T(0))) * rstd[r], sw);
-          sb += g;
+        for (int64_t n = 0; n < l.rows / ch.groups; ++n) {  // the rows holding channel c
+          const int64_t r = n * ch.groups + c / per_row;
+          const int64_t start = r * l.cols + (c % per_row) * ch.size;
+          const T mu = mean ? mean[r] : T(0), rs = rstd[r];
+          for (int64_t e = start; e < start + ch.size; ++e) {
+            const T g = T(dy[e]);
+            sw = math::fma(g, (T(x[e]) - mu) * rs, sw);
+            sb += g;
+          }
         }
-        if (gw) gw[j] = sw;
-        if (gb) gb[j] = sb;
+        if (gw) gw[c] = sw;
+        if (gb) gb[c] = sb;
       });
       return;
     }
@@ -96,7 +108,9 @@ struct RowNormBackwardBody {
       const S* gr = dy + r * l.cols;
       S* dx = reinterpret_cast<S*>(l.grad_input) + r * l.cols;
       const T mu = mean ? mean[r] : T(0), rs = rstd[r];
-      auto g = [&](int64_t j) { return w ? T(gr[j]) * w[j] : T(gr[j]); };
+      auto g = [&](int64_t j) {
+        return w ? T(gr[j]) * w[channel_of(l.channels, l.cols, r, j)] : T(gr[j]);
+      };
       const T sum_g = mean ? row_sum<T>(b, l.cols, g) : T(0);
       const T dot = row_sum<T>(b, l.cols, [&](int64_t j) { return g(j) * (T(xr[j]) - mu); });
       const T k = dot * rs * rs / n, gm = sum_g / n;

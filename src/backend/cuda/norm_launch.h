@@ -11,15 +11,19 @@
 
 namespace ember::cuda::kernels {
 
+/// Which weight and bias a row's column takes. layer_norm and rms_norm: {1, 1}, column j takes
+/// the j-th. group_norm reads x (N, C, S) as N G rows (n, g) of C / G channels of S elements:
+/// {G, S}, column j of row r takes channel ((r mod G) cols + j) / S.
+struct NormChannels {
+  int64_t groups, size;
+};
+
 /// y = (x - mean) rstd weight + bias per row (rms_norm: mean 0, no bias), writing each row's
-/// mean (unless null) and rstd = 1 / sqrt(var + eps); one block per row. group_norm is the same
-/// over x (N, C, S) read as N G rows (n, g) of C / G channels of S: its weight and bias are per
-/// channel, column j of row r taking channel ((r mod G) cols + j) / S.
+/// mean (unless null) and rstd = 1 / sqrt(var + eps); one block per row.
 struct RowNormLaunch {
   Type type;  // x's and y's: float32, float64, float16 or bfloat16
   int64_t rows, cols;
-  int64_t groups;        // group_norm's G; 0: weight and bias per column
-  int64_t channel_size;  // group_norm's S
+  NormChannels channels;
   double eps;
   const char* x;
   char* y;
@@ -32,12 +36,14 @@ struct RowNormLaunch {
 
 /// The fused backward (Note [Fused row norm backward] in backend/cpu/norm.cpp) in two passes:
 /// `rows`, one block per row, dx = (g - d k - Σg / N) rstd with g = dy weight, d = x - mean and
-/// k = Σ g d rstd² / N (rms_norm: mean 0, no Σg term); `columns`, a thread per column,
-/// grad_weight = Σ_rows dy d rstd and grad_bias = Σ_rows dy, summed in row order.
+/// k = Σ g d rstd² / N (rms_norm: mean 0, no Σg term; group_norm's Note [Fused group norm
+/// backward] is the same over its rows); `columns`, a thread per channel, grad_weight =
+/// Σ dy d rstd and grad_bias = Σ dy over the channel's elements, in row order.
 struct RowNormBackwardLaunch {
   enum Pass : int32_t { rows_pass, columns_pass } pass;
   Type type;  // x's, grad_out's and grad_input's
   int64_t rows, cols;
+  NormChannels channels;
   const char* x;
   const char* grad_out;
   const char* mean;  // null: rms_norm

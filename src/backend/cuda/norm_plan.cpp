@@ -40,6 +40,19 @@ void row_grid(L& l, int64_t M, int64_t N) {
   l.blocks = uint32_t(std::clamp<int64_t>(M, 1, 65536));
 }
 
+/// group_norm's shapes: C divisible by G, (N, G) statistics, (C) parameters (either undefined).
+void check_groups(const Tensor& x, const Tensor& mean, const Tensor& weight, const Tensor& other,
+                  int64_t G) {
+  const int64_t N = x.size(0), C = x.size(1);
+  EMBER_CHECK(x.dim() >= 2 && G > 0 && C % G == 0 && mean.numel() == N * G &&
+                  (!weight.defined() || weight.numel() == C) &&
+                  (!other.defined() || other.numel() == C),
+              "group_norm",
+              "expected C divisible by G, (N, G) statistics and (C) parameters, "
+              "got ",
+              x.sizes(), " in ", G, " groups");
+}
+
 }  // namespace
 
 kernels::RowNormLaunch plan_row_norm_launch(const Tensor& y, const Tensor& mean, const Tensor& rstd,
@@ -50,6 +63,7 @@ kernels::RowNormLaunch plan_row_norm_launch(const Tensor& y, const Tensor& mean,
   l.type = checked_type(op, x, {y}, {mean, rstd, weight, bias}, M, N);
   l.rows = M;
   l.cols = N;
+  l.channels = {1, 1};
   l.eps = eps;
   l.x = data_or_null<const char>(x);
   l.y = data_or_null(y);
@@ -66,16 +80,11 @@ kernels::RowNormLaunch plan_group_norm_launch(const Tensor& y, const Tensor& mea
                                               const Tensor& weight, const Tensor& bias, int64_t G,
                                               double eps) {
   const int64_t N = x.size(0), C = x.size(1), S = N * C > 0 ? x.numel() / (N * C) : 0;
-  EMBER_CHECK(G > 0 && C % G == 0 && mean.numel() == N * G &&
-                  (!weight.defined() || weight.numel() == C) &&
-                  (!bias.defined() || bias.numel() == C),
-              "group_norm", "expected C divisible by G, (N, G) statistics and (C) parameters, got ",
-              x.sizes(), " in ", G, " groups");
+  check_groups(x, mean, weight, bias, G);
   // The layouts are checked as layer_norm's (the parameters' counts are not: C, checked above).
   kernels::RowNormLaunch l =
       plan_row_norm_launch(y, mean, rstd, x, weight, bias, N * G, C / G * S, eps);
-  l.groups = G;
-  l.channel_size = S;
+  l.channels = {G, S};
   return l;
 }
 
@@ -94,6 +103,7 @@ std::array<kernels::RowNormBackwardLaunch, 2> plan_row_norm_backward_launches(
   l.mean = data_or_null<const char>(mean);
   l.rstd = data_or_null<const char>(rstd);
   l.weight = data_or_null<const char>(weight);
+  l.channels = {1, 1};
   std::array<kernels::RowNormBackwardLaunch, 2> passes{l, l};
   auto& [rows, columns] = passes;
   rows.pass = kernels::RowNormBackwardLaunch::rows_pass;
@@ -104,6 +114,19 @@ std::array<kernels::RowNormBackwardLaunch, 2> plan_row_norm_backward_launches(
   columns.grad_bias = data_or_null(grad_bias);
   columns.threads = kElementwiseThreads;
   columns.blocks = grid_blocks(N);
+  return passes;
+}
+
+std::array<kernels::RowNormBackwardLaunch, 2> plan_group_norm_backward_launches(
+    const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& x,
+    const Tensor& grad_out, const Tensor& mean, const Tensor& rstd, const Tensor& weight,
+    int64_t G) {
+  const int64_t N = x.size(0), C = x.size(1), S = N * C > 0 ? x.numel() / (N * C) : 0;
+  check_groups(x, mean, weight, grad_weight, G);
+  auto passes = plan_row_norm_backward_launches(grad_input, grad_weight, grad_bias, x, grad_out,
+                                                mean, rstd, weight, N * G, C / G * S);
+  for (auto& pass : passes) pass.channels = {G, S};
+  passes[1].blocks = grid_blocks(C);
   return passes;
 }
 

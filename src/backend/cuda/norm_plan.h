@@ -36,4 +36,11 @@ std::array<kernels::RowNormBackwardLaunch, 2> plan_row_norm_backward_launches(
     const Tensor& grad_out, const Tensor& mean, const Tensor& rstd, const Tensor& weight, int64_t M,
     int64_t N);
 
+/// group_norm's backward (NormKernels::group_norm_backward's arguments): the row norm's passes
+/// over its N G groups, the columns pass a thread per channel.
+std::array<kernels::RowNormBackwardLaunch, 2> plan_group_norm_backward_launches(
+    const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& x,
+    const Tensor& grad_out, const Tensor& mean, const Tensor& rstd, const Tensor& weight,
+    int64_t G);
+
 }  // namespace ember::cuda
