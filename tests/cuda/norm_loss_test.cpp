@@ -1,14 +1,16 @@
-// The CUDA layer_norm, rms_norm, group_norm (src/backend/cuda/norm.cu) and class-index loss
-// kernels (loss.cu) against the CPU's through the public ops, forward and backward: the norms in
-// float32, float64, float16 and bfloat16 with and without weight and bias, cross_entropy and
-// nll_loss with weights, ignore_index, label smoothing and every reduction; and the CPU's error for
-// a target out of range. Skips with "no CUDA device" on a machine without one.
+// The CUDA batch_norm (src/backend/cuda/batch_norm.cu), layer_norm, rms_norm, group_norm
+// (norm.cu) and class-index loss kernels (loss.cu) against the CPU's through the public ops,
+// forward and backward: the norms in float32, float64, float16 and bfloat16 with and without weight
+// and bias, cross_entropy and nll_loss with weights, ignore_index, label smoothing and every
+// reduction; and the CPU's error for a target out of range. Skips with "no CUDA device" on a
+// machine without one.
 #include <ember/ember.h>
 #include <ember/nn/functional/layers.h>
 #include <ember/nn/functional/loss.h>
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "cuda/op_support.h"
 #include "test_support.h"
@@ -71,6 +73,33 @@ TEST_P(CudaNormLoss, GroupNormMatchesTheCpu) {
         },
         tolerance(dtype),
         std::string(dtype_name(dtype)) + " group_norm in " + std::to_string(groups));
+}
+
+// Training (batch statistics, the running ones updated) and eval, planes of 35 (the fused
+// backward) and of 1 (the composite one).
+TEST_P(CudaNormLoss, BatchNormMatchesTheCpu) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  const Dtype dtype = GetParam(), cd = dtype == kFloat64 ? kFloat64 : kFloat32;
+  const Tensor w = values({6}, 0.3, cd) + 1.5, b = values({6}, 0.7, cd);
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{8, 6, 5, 7}, {40, 6}})
+    for (const bool training : {true, false}) {
+      const Tensor x = values(shape, 0.91, dtype) * 4 + 1;
+      Tensor mean[2], var[2];  // cpu, cuda
+      for (int k = 0; k < 2; ++k) {
+        mean[k] = values({6}, 0.2, cd).to(k ? gpu : Device(kCPU));
+        var[k] = (values({6}, 0.4, cd).abs() + 0.5).to(k ? gpu : Device(kCPU));
+      }
+      expect_same(
+          x,
+          [&](const Tensor& t, Device d) {
+            const int k = d.is_cuda() ? 1 : 0;
+            return F::batch_norm(t, mean[k], var[k],
+                                 {.weight = w.to(d), .bias = b.to(d), .training = training});
+          },
+          tolerance(dtype), std::string(dtype_name(dtype)) + (training ? " training" : " eval"));
+      EXPECT_TRUE(allclose(host(mean[1]), host(mean[0]), tolerance(dtype), tolerance(dtype)));
+      EXPECT_TRUE(allclose(host(var[1]), host(var[0]), tolerance(dtype), tolerance(dtype)));
+    }
 }
 
 TEST_P(CudaNormLoss, CrossEntropyAndNllLossMatchTheCpu) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "backend/cuda/amp_launch.h"
+#include "backend/cuda/batch_norm_launch.h"
 #include "backend/cuda/copy_launch.h"
 #include "backend/cuda/elementwise_launch.h"
 #include "backend/cuda/gather_launch.h"
@@ -33,6 +34,7 @@ void emulate_select(const SelectLaunch& launch);
 void emulate_check_index(const CheckIndexLaunch& launch);
 void emulate_row_norm(const RowNormLaunch& launch);
 void emulate_row_norm_backward(const RowNormBackwardLaunch& launch);
+void emulate_batch_norm(const BatchNormLaunch& launch);
 void emulate_class_loss(const ClassLossLaunch& launch);
 void emulate_sort(const SortLaunch& launch);
 

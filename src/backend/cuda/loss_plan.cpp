@@ -12,7 +12,7 @@ namespace {
 /// the one-block passes over all positions.
 constexpr uint32_t kLossThreads = 256;
 
-kernels::ClassLossLaunch common(const backend::ClassLossCall& c, int64_t* bad) {
+kernels::ClassLossLaunch loss_common(const backend::ClassLossCall& c, int64_t* bad) {
   const Tensor& x = c.x;
   EMBER_CHECK(x.dtype() == kFloat32 || x.dtype() == kFloat64, c.op, "the cuda backend has no ",
               dtype_name(x.dtype()), " kernel yet (", c.op,
@@ -47,9 +47,9 @@ kernels::ClassLossLaunch common(const backend::ClassLossCall& c, int64_t* bad) {
 }
 
 /// The two passes of l: a one-block pass over all positions, and one block per position.
-std::array<kernels::ClassLossLaunch, 2> passes(kernels::ClassLossLaunch l,
-                                               kernels::ClassLossLaunch::Pass one_block,
-                                               kernels::ClassLossLaunch::Pass per_position) {
+std::array<kernels::ClassLossLaunch, 2> loss_passes(kernels::ClassLossLaunch l,
+                                                    kernels::ClassLossLaunch::Pass one_block,
+                                                    kernels::ClassLossLaunch::Pass per_position) {
   kernels::ClassLossLaunch whole = l, rows = l;
   whole.pass = one_block;
   whole.blocks = 1;
@@ -67,18 +67,18 @@ int64_t class_loss_scratch(const backend::ClassLossCall& c) { return 3 * c.targe
 std::array<kernels::ClassLossLaunch, 2> plan_class_loss_launches(const backend::ClassLossCall& c,
                                                                  const Tensor& out, void* terms,
                                                                  int64_t* bad) {
-  kernels::ClassLossLaunch l = common(c, bad);
+  kernels::ClassLossLaunch l = loss_common(c, bad);
   l.terms = static_cast<char*>(terms);
   l.out = static_cast<char*>(out.data_ptr());
   const auto [total, rows] =
-      passes(l, kernels::ClassLossLaunch::total_pass, kernels::ClassLossLaunch::terms_pass);
+      loss_passes(l, kernels::ClassLossLaunch::total_pass, kernels::ClassLossLaunch::terms_pass);
   return {rows, total};
 }
 
 std::array<kernels::ClassLossLaunch, 2> plan_class_loss_backward_launches(
     const backend::ClassLossCall& c, const Tensor& grad_input, const Tensor& grad, void* sums,
     int64_t* bad) {
-  kernels::ClassLossLaunch l = common(c, bad);
+  kernels::ClassLossLaunch l = loss_common(c, bad);
   EMBER_CHECK(grad_input.is_contiguous() && grad_input.sizes() == c.x.sizes() &&
                   grad.is_contiguous() && grad.dtype() == c.x.dtype(),
               c.op,
@@ -87,7 +87,8 @@ std::array<kernels::ClassLossLaunch, 2> plan_class_loss_backward_launches(
   l.grad = static_cast<const char*>(grad.data_ptr());
   l.grad_input = static_cast<char*>(grad_input.data_ptr());
   l.sums = static_cast<char*>(sums);
-  return passes(l, kernels::ClassLossLaunch::weight_sums_pass, kernels::ClassLossLaunch::grad_pass);
+  return loss_passes(l, kernels::ClassLossLaunch::weight_sums_pass,
+                     kernels::ClassLossLaunch::grad_pass);
 }
 
 void raise_bad_target(const char* op, const int64_t* record) {

@@ -11,11 +11,6 @@
 namespace ember::cuda {
 namespace {
 
-template <class P = char>
-P* data_or_null(const Tensor& t) {
-  return t.defined() ? static_cast<P*>(t.data_ptr()) : nullptr;
-}
-
 /// The storage type of x (floating), after checking the layouts the kernels assume: the
 /// activations contiguous in x's dtype, the parameters and statistics contiguous in its op math
 /// dtype, M * N elements in x.

@@ -152,6 +152,7 @@ const backend::Backend kCudaBackend = [] {
   install_optim_kernels(b);
   install_gather_kernels(b);
   install_norm_kernels(b);
+  install_batch_norm_kernels(b);
   install_loss_kernels(b);
   install_sort_kernels(b);
   return b;

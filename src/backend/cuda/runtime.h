@@ -68,6 +68,7 @@ void install_linalg_kernels(backend::Backend& b);
 void install_optim_kernels(backend::Backend& b);
 void install_gather_kernels(backend::Backend& b);
 void install_norm_kernels(backend::Backend& b);
+void install_batch_norm_kernels(backend::Backend& b);
 void install_loss_kernels(backend::Backend& b);
 void install_sort_kernels(backend::Backend& b);
 
