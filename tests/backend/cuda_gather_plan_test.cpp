@@ -1,9 +1,9 @@
 // The CUDA gather-family kernels (src/backend/cuda/gather_body.cuh) run by their CPU emulation
 // over launches planned as the device's are (gather_plan.cpp), against the CPU backend, without a
-// GPU: gather, scatter and scatter_add on strided and transposed operands and indices, along
-// every dim, in every floating dtype; index_select, index_add_, index_copy_, index_fill_, the
-// embedding lookup and its backward, and the index check;
-// a grid smaller than the work; and the bad-index record the host turns into the CPU's error.
+// GPU: gather, scatter, scatter_add and scatter_reduce on strided and transposed operands and
+// indices, along every dim, in every floating dtype; index_select, index_add_, index_copy_,
+// index_fill_, the embedding lookup and its backward, and the index check; a grid smaller than the
+// work; and the bad-index record the host turns into the CPU's error.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -121,6 +121,41 @@ TEST(CudaGatherPlan, ScatterAddSumsRepeatedEntriesAsTheCpu) {
                     .equal(self.scatter_add(0, index, one.contiguous())))
         << dtype;
   }
+}
+
+// scatter_reduce's own kernels (prod, amax, amin) with many repeats, along each dim, src from
+// {±0.5, ±1, 2} (products exact in every dtype and order) with NaNs for amax/amin (NaN wins
+// whatever the order); without include_self the positions first take the identity by a scatter
+// (Note [CUDA scatter_reduce] in src/backend/cuda/gather.cpp).
+TEST(CudaGatherPlan, ScatterReduceMatchesTheCpu) {
+  const std::pair<GatherOp, const char*> reductions[] = {{GatherOp::scatter_prod, "prod"},
+                                                         {GatherOp::scatter_amax, "amax"},
+                                                         {GatherOp::scatter_amin, "amin"}};
+  const double identity[] = {1.0, -INFINITY, INFINITY};
+  for (const Dtype dtype : kFloating)
+    for (const int64_t dim : {0, 1})
+      for (int k = 0; k < 3; ++k)
+        for (const bool include_self : {true, false}) {
+          const auto [op, name] = reductions[k];
+          const Tensor self = ints(6, 7, dtype, 1);
+          const Tensor choices = tensor({0.5, -1.0, 2.0, 1.0, -0.5}).to(dtype);
+          Tensor src = choices.index_select(0, entries(6, 7, 5, 3).flatten()).reshape({6, 7});
+          if (k > 0) src.select(0, 4).select(0, 2).fill_(NAN);
+          const Tensor index = entries(6, 7, self.size(dim), dim);
+          const Tensor want = scatter_reduce(self, dim, index, src, name, include_self);
+          const Tensor got = self.clone();
+          Record r;
+          if (!include_self) {
+            const Tensor id = full({}, identity[k], {.dtype = dtype}).expand(index.sizes());
+            kernels::emulate_gather(
+                plan_gather_launch(GatherOp::scatter, got, dim, index, id, r.data()));
+          }
+          kernels::emulate_gather(plan_gather_launch(op, got, dim, index, src, r.data()));
+          EXPECT_EQ(r.v[0], 0);
+          EXPECT_TRUE(allclose(got, want, 0, 0, /*equal_nan=*/true))
+              << dtype_name(dtype) << " " << name << " dim " << dim << " include_self "
+              << include_self << "\ngot " << got << "\nwant " << want;
+        }
 }
 
 TEST(CudaGatherPlan, ScatterAddTakesOnlyFloatingDtypes) {

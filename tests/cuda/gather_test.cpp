@@ -1,6 +1,6 @@
-// The CUDA gather-family kernels (src/backend/cuda/gather.cu) against the CPU's: gather, scatter
-// and scatter_add along every dim of transposed and sliced inputs, index_select, the embedding
-// lookup and its backward, in float32, float64, float16 and bfloat16, and the CPU's error for an
+// The CUDA gather-family kernels (src/backend/cuda/gather.cu) against the CPU's: gather and
+// scatter_add along every dim of transposed and sliced inputs, scatter_reduce, index_select, the
+// embedding lookup and its backward, in float32, float64, float16 and bfloat16, and the CPU's error for an
 // index out of range. Skips with "no CUDA device" on a machine without one.
 #include <ember/ember.h>
 #include <ember/nn/functional/layers.h>
@@ -53,6 +53,24 @@ TEST_P(CudaGather, GatherScatterAndIndexSelectMatchTheCpu) {
   (yc * yc).sum().backward();
   (yg * yg).sum().backward();
   EXPECT_TRUE(allclose(host(wg.grad()), host(wc.grad()), tolerance(dtype), tolerance(dtype)));
+}
+
+// Every reduction, with and without self (Note [CUDA scatter_reduce]), on small integers: sums,
+// counts and the mean's one division are exact or rounded once on both sides.
+TEST_P(CudaGather, ScatterReduceMatchesTheCpu) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  const Dtype dtype = GetParam();
+  const Tensor x = (values({30, 50}, 0.91, dtype) * 3).round();
+  const Tensor src = (values({30, 50}, 0.37, dtype) * 2).round();
+  const Tensor idx = entries(30).narrow(2, 0, 1).squeeze(2);  // (30, 50), entries in [0, 30)
+  for (const char* reduce : {"sum", "prod", "mean", "amax", "amin"})
+    for (const bool include_self : {true, false}) {
+      const Tensor want = scatter_reduce(x, 0, idx, src, reduce, include_self);
+      const Tensor got =
+          scatter_reduce(x.to(gpu), 0, idx.to(gpu), src.to(gpu), reduce, include_self);
+      EXPECT_TRUE(allclose(host(got), host(want), tolerance(dtype), tolerance(dtype)))
+          << dtype_name(dtype) << " " << reduce << (include_self ? " with self" : "");
+    }
 }
 
 TEST_P(CudaGather, AnIndexOutOfRangeRaisesTheCpusError) {

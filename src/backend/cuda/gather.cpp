@@ -1,15 +1,17 @@
 // The host side of the CUDA gather family: the kCUDA backend's gather, scatter, scatter_add,
-// check_index, index_select, index_add_, index_copy_ and index_fill_ entries and the embedding
-// lookup and its backward. Each plans its launch (gather_plan.cpp, tested in every build with the
+// scatter_reduce, check_index, index_select, index_add_, index_copy_ and index_fill_ entries and
+// the embedding lookup and its backward. Each plans its launch (gather_plan.cpp, tested in every build with the
 // emulated kernels), queues gather.cu's kernel on the current stream and reads the launch's
 // bad-index record back (index_record.h) to raise the CPU kernels' error.
 #include <array>
+#include <cmath>
 
 #include "backend/backend.h"
 #include "backend/cuda/gather_plan.h"
 #include "backend/cuda/index_record.h"
 #include "backend/cuda/runtime.h"
 #include "ember/creation.h"
+#include "ember/math.h"
 
 namespace ember::cuda {
 namespace {
@@ -43,6 +45,41 @@ void scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor&
 }
 void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   along_dim<GatherOp::scatter_add>("scatter_add", self, dim, index, src);
+}
+
+// Note [CUDA scatter_reduce]
+// prod, amax and amin are kernels of their own; sum and mean are scatter_add's. Without
+// include_self the written positions first take the reduction's identity (a scatter of it); mean
+// then divides by each position's count (a scatter_add of ones, self counting once when
+// included), positions never written keeping their value (count 0 taken as 1), as the CPU's.
+void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                    backend::ScatterReduce reduce, bool include_self) {
+  using R = backend::ScatterReduce;
+  const char* op = "scatter_reduce";
+  const TensorOptions like{.dtype = self.dtype(), .device = self.device()};
+  const GatherOp kind = reduce == R::Prod   ? GatherOp::scatter_prod
+                        : reduce == R::Amax ? GatherOp::scatter_amax
+                        : reduce == R::Amin ? GatherOp::scatter_amin
+                                            : GatherOp::scatter_add;
+  const Tensor record = new_index_record(self.device());
+  // Planned first: it refuses a dtype without a kernel before anything is written.
+  const kernels::GatherLaunch l =
+      plan_gather_launch(kind, self, dim, index, src, record.data_ptr<int64_t>());
+  if (!include_self) {
+    const double identity = reduce == R::Prod   ? 1.0
+                            : reduce == R::Amax ? -INFINITY
+                            : reduce == R::Amin ? INFINITY
+                                                : 0.0;
+    along_dim<GatherOp::scatter>(op, self, dim, index,
+                                 full({}, identity, like).expand(index.sizes()));
+  }
+  raise_bad_index(op, run(op, record, l, l.numel, &kernels::launch_gather).data(), dim,
+                  self.size(dim));
+  if (reduce != R::Mean) return;
+  const Tensor count = include_self ? ones(self.sizes(), like) : zeros(self.sizes(), like);
+  along_dim<GatherOp::scatter_add>(op, count, dim, index, ones({}, like).expand(index.sizes()));
+  Tensor out = self;  // a handle: the division writes self's elements
+  out.div_(maximum(count, ones({}, like)));
 }
 
 template <GatherOp Op>
@@ -115,6 +152,7 @@ void install_gather_kernels(backend::Backend& b) {
   b.gather.gather = &gather;
   b.gather.scatter = &scatter;
   b.gather.scatter_add = &scatter_add;
+  b.gather.scatter_reduce = &scatter_reduce;
   b.gather.check_index = &check_index;
   b.gather.index_select = &index_select;
   b.gather.index_add = &index_add;

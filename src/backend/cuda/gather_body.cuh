@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "backend/cuda/block.cuh"
 #include "backend/cuda/copy_body.cuh"
@@ -38,8 +40,43 @@ EMBER_HOST_DEVICE void add_to(S* p, S v) {
 #endif
 }
 
-/// gather/scatter (E: the unsigned integer of the element size) and scatter_add (E: the floating
-/// storage type).
+/// *p = f(*p), atomically on the device (a compare-and-swap loop on the element's bits, 16 bits
+/// and up: the reductions' types), in place in the emulation.
+template <class S, class F>
+EMBER_HOST_DEVICE void update(S* p, F f) {
+#ifdef __CUDA_ARCH__
+  using U = std::conditional_t<sizeof(S) == 2, unsigned short,
+                               std::conditional_t<sizeof(S) == 4, unsigned, unsigned long long>>;
+  U* bits = reinterpret_cast<U*>(p);
+  U old = *bits, seen;
+  do {
+    seen = old;
+    S value;
+    memcpy(&value, &seen, sizeof(S));
+    const S next = f(value);
+    U next_bits;
+    memcpy(&next_bits, &next, sizeof(S));
+    old = atomicCAS(bits, seen, next_bits);
+  } while (old != seen);
+#else
+  *p = f(*p);
+#endif
+}
+
+/// a combined with b under a reduction of GatherOp, in op math C: NaN wins for amax and amin, as
+/// the CPU's (PyTorch's ReduceMaximum/ReduceMinimum).
+template <GatherOp Op, class C>
+EMBER_HOST_DEVICE C combine(C a, C b) {
+  if constexpr (Op == GatherOp::scatter_prod)
+    return a * b;
+  else if constexpr (Op == GatherOp::scatter_amax)
+    return b != b ? b : (a < b ? b : a);
+  else
+    return b != b ? b : (b < a ? b : a);
+}
+
+/// gather/scatter (E: the unsigned integer of the element size), scatter_add and the reductions
+/// (E: the floating storage type).
 template <class E, GatherOp Op>
 struct GatherBody {
   template <class Block>
@@ -56,8 +93,13 @@ struct GatherBody {
         if (entry == l.skip) return;
         const C scale = l.counts ? C(1) / C(l.counts[entry]) : C(l.alpha);
         add_to(dst, E(C(*src) * scale));  // exact for a scale of 1
-      } else
+      } else if constexpr (Op == GatherOp::gather || Op == GatherOp::scatter) {
         *dst = *src;
+      } else {
+        using C = opmath_t<E>;
+        const C v = C(*src);
+        update(dst, [v](E a) { return E(combine<Op>(C(a), v)); });
+      }
     });
   }
 };
@@ -92,9 +134,19 @@ struct CheckIndexBody {
 // The bodies of each launch (launch.cuh).
 template <class F>
 bool with_body(const GatherLaunch& l, F&& f) {
-  if (l.op == GatherOp::scatter_add)
+  if (l.op != GatherOp::gather && l.op != GatherOp::scatter)
     return with_floating_type(l.type, [&](auto t) {
-      f(Tag<GatherBody<typename decltype(t)::type, GatherOp::scatter_add>>{});
+      using E = typename decltype(t)::type;
+      switch (l.op) {
+        case GatherOp::scatter_prod:
+          return f(Tag<GatherBody<E, GatherOp::scatter_prod>>{});
+        case GatherOp::scatter_amax:
+          return f(Tag<GatherBody<E, GatherOp::scatter_amax>>{});
+        case GatherOp::scatter_amin:
+          return f(Tag<GatherBody<E, GatherOp::scatter_amin>>{});
+        default:
+          return f(Tag<GatherBody<E, GatherOp::scatter_add>>{});
+      }
     });
   return with_item_bits(l.itemsize, [&](auto u) {
     using U = typename decltype(u)::type;

@@ -14,7 +14,16 @@
 
 namespace ember::cuda::kernels {
 
-enum class GatherOp : int32_t { gather, scatter, scatter_add };
+/// scatter_prod/amax/amin are scatter_reduce's other reductions (sum and mean are scatter_add's;
+/// the host fills the identity for include_self=false and divides by the counts for mean).
+enum class GatherOp : int32_t {
+  gather,
+  scatter,
+  scatter_add,
+  scatter_prod,
+  scatter_amax,
+  scatter_amin
+};
 
 /// gather/scatter/scatter_add: a grid-stride walk over the index's shape through the strided
 /// layout of three operands (elementwise_launch.h): 0 the written one (gather's out, scatter's
@@ -22,7 +31,7 @@ enum class GatherOp : int32_t { gather, scatter, scatter_add };
 /// scatter: 0) is laid out with stride 0 along dim; the kernel adds entry * dim_stride.
 struct GatherLaunch : Strided {
   GatherOp op;
-  Type type;  // scatter_add's element type (floating); gather and scatter move itemsize bytes
+  Type type;  // the reductions' element type (floating); gather and scatter move itemsize bytes
   int32_t itemsize;    // bytes per element
   int64_t size;        // the addressed operand's size along dim: entries lie in [0, size)
   int64_t dim_stride;  // its stride along dim, in bytes

@@ -38,9 +38,11 @@ kernels::SelectLaunch plan_select(const Tensor& out, const Tensor& src, int64_t 
 kernels::GatherLaunch plan_gather_launch(kernels::GatherOp op, const Tensor& self, int64_t dim,
                                          const Tensor& index, const Tensor& other, int64_t* bad) {
   const bool gather = op == kernels::GatherOp::gather;
-  const char* name = gather                             ? "gather"
-                     : op == kernels::GatherOp::scatter ? "scatter"
-                                                        : "scatter_add";
+  const bool moves = gather || op == kernels::GatherOp::scatter;
+  const char* name = gather                                 ? "gather"
+                     : op == kernels::GatherOp::scatter     ? "scatter"
+                     : op == kernels::GatherOp::scatter_add ? "scatter_add"
+                                                            : "scatter_reduce";
   EMBER_CHECK(index.dtype() == kInt64 && self.dim() == index.dim() && other.dim() == index.dim() &&
                   self.dtype() == other.dtype() && dim >= 0 && dim < self.dim(),
               name, "expected self, index (int64) and src/out of one rank and dim in range, got ",
@@ -48,10 +50,10 @@ kernels::GatherLaunch plan_gather_launch(kernels::GatherOp op, const Tensor& sel
               other.sizes(), " ", other.dtype(), " and dim ", dim);
   kernels::GatherLaunch l{};
   l.op = op;
-  if (op == kernels::GatherOp::scatter_add) {
+  if (!moves) {
     EMBER_CHECK(self.is_floating_point(), name, "the cuda backend has no ",
-                dtype_name(self.dtype()),
-                " kernel yet (scatter_add on cuda takes float32, float64, float16 or bfloat16)");
+                dtype_name(self.dtype()), " kernel yet (", name,
+                " on cuda takes float32, float64, float16 or bfloat16)");
     l.type = storage_type(self.dtype(), name);
   }
   l.itemsize = int32_t(self.element_size());
