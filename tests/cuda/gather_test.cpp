@@ -1,7 +1,7 @@
 // The CUDA gather-family kernels (src/backend/cuda/gather.cu) against the CPU's: gather and
 // scatter_add along every dim of transposed and sliced inputs, scatter_reduce, index_select, the
-// embedding lookup and its backward, in float32, float64, float16 and bfloat16, and the CPU's error for an
-// index out of range. Skips with "no CUDA device" on a machine without one.
+// embedding lookup and its backward, in float32, float64, float16 and bfloat16, and the CPU's
+// error for an index out of range. Skips with "no CUDA device" on a machine without one.
 #include <ember/ember.h>
 #include <ember/nn/functional/layers.h>
 #include <gtest/gtest.h>
