@@ -2,8 +2,8 @@
 // over launches planned as the device's are (gather_plan.cpp), against the CPU backend, without a
 // GPU: gather, scatter, scatter_add and scatter_reduce on strided and transposed operands and
 // indices, along every dim, in every floating dtype; index_select, index_add_, index_copy_,
-// index_fill_, the embedding lookup and its backward, and the index check; a grid smaller than the
-// work; and the bad-index record the host turns into the CPU's error.
+// index_fill_, take, the embedding lookup and its backward, and the index check; a grid smaller
+// than the work; and the bad-index record the host turns into the CPU's error.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -236,6 +236,25 @@ TEST(CudaGatherPlan, IndexAddCopyAndFillMatchTheCpu) {
                       .equal(self.clone().index_fill_(dim, repeated, -7.5)))
           << what;
     }
+}
+
+// Flat entries over the whole of a (7, 9) self, negative ones from the end; an entry past the
+// end is recorded as given.
+TEST(CudaGatherPlan, TakeMatchesTheCpu) {
+  for (const Dtype dtype : {kFloat32, kFloat16, kInt64}) {
+    const Tensor self = ints(7, 9, dtype);
+    const Tensor index = entries(3, 5, 126, 1) - 63;  // in [-63, 63)
+    const Tensor out = empty({3, 5}, {.dtype = dtype});
+    Record r;
+    kernels::emulate_select(plan_take_launch(out, self, index, r.data()));
+    EXPECT_EQ(r.v[0], 0);
+    EXPECT_TRUE(out.equal(take(self, index))) << dtype_name(dtype);
+  }
+  const Tensor index = tensor({3, -64, 5}, kInt64);
+  Record r;
+  kernels::emulate_select(plan_take_launch(empty({3}), ints(7, 9, kFloat32), index, r.data()));
+  EXPECT_EQ(r.v[0], 1);
+  EXPECT_EQ(r.v[1], -64);
 }
 
 // The CPU backend's check_index wraps negative entries in place; the kernel must leave the same

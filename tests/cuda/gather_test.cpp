@@ -1,6 +1,6 @@
 // The CUDA gather-family kernels (src/backend/cuda/gather.cu) against the CPU's: gather and
-// scatter_add along every dim of transposed and sliced inputs, scatter_reduce, index_select, the
-// embedding lookup and its backward, in float32, float64, float16 and bfloat16, and the CPU's
+// scatter_add along every dim of transposed and sliced inputs, scatter_reduce, index_select, take,
+// the embedding lookup and its backward, in float32, float64, float16 and bfloat16, and the CPU's
 // error for an index out of range. Skips with "no CUDA device" on a machine without one.
 #include <ember/ember.h>
 #include <ember/nn/functional/layers.h>
@@ -45,6 +45,8 @@ TEST_P(CudaGather, GatherScatterAndIndexSelectMatchTheCpu) {
       EXPECT_TRUE(host(xg.index_select(dim, line.to(gpu))).equal(host(xc.index_select(dim, line))))
           << what;
     }
+  const Tensor flat = entries(2 * 30 * 50 * 7) - 30 * 50 * 7;  // negative ones from the end
+  EXPECT_TRUE(host(take(x.to(gpu), flat.to(gpu))).equal(host(take(x, flat))));
   const Tensor weight = values({40, 16}, 0.3, dtype), ids = entries(40).narrow(2, 0, 3);
   const Tensor wc = weight.detach().requires_grad_(), wg = weight.to(gpu).detach().requires_grad_();
   const Tensor yc = nn::functional::embedding(ids, wc),

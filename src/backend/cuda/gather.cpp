@@ -1,8 +1,8 @@
 // The host side of the CUDA gather family: the kCUDA backend's gather, scatter, scatter_add,
-// scatter_reduce, check_index, index_select, index_add_, index_copy_ and index_fill_ entries and
-// the embedding lookup and its backward. Each plans its launch (gather_plan.cpp, tested in every build with the
-// emulated kernels), queues gather.cu's kernel on the current stream and reads the launch's
-// bad-index record back (index_record.h) to raise the CPU kernels' error.
+// scatter_reduce, check_index, index_select, index_add_, index_copy_, index_fill_ and take entries
+// and the embedding lookup and its backward. Each plans its launch (gather_plan.cpp, tested in
+// every build with the emulated kernels), queues gather.cu's kernel on the current stream and reads
+// the launch's bad-index record back (index_record.h) to raise the CPU kernels' error.
 #include <array>
 #include <cmath>
 
@@ -121,6 +121,14 @@ void index_select(const Tensor& out, const Tensor& self, int64_t dim, const Tens
                   l.size);
 }
 
+void take(const Tensor& out, const Tensor& self, const Tensor& index) {
+  const Tensor record = new_index_record(self.device());
+  const kernels::SelectLaunch l = plan_take_launch(out, self, index, record.data_ptr<int64_t>());
+  const auto bad = run("take", record, l, l.numel, &kernels::launch_select);
+  EMBER_CHECK(bad[0] == 0, "take", "out of range: tried to access index ", bad[1],
+              " on a tensor of ", self.numel(), " elements.");
+}
+
 void embedding(const char* op, const Tensor& out, const Tensor& weight, const Tensor& indices) {
   const Tensor record = new_index_record(weight.device());
   const kernels::SelectLaunch l =
@@ -158,6 +166,7 @@ void install_gather_kernels(backend::Backend& b) {
   b.gather.index_add = &index_add;
   b.gather.index_copy = &index_copy;
   b.gather.index_fill = &index_fill;
+  b.gather.take = &take;
   b.embedding.embedding = &embedding;
   b.embedding.embedding_backward = &embedding_backward;
 }

@@ -112,9 +112,9 @@ struct SelectBody {
     E* out = reinterpret_cast<E*>(l.out);
     grid_stride(b, l.numel, [&](int64_t e) {
       const int64_t k = e % l.inner, row = e / l.inner, j = row % l.n, o = row / l.n;
-      const int64_t entry = l.index[j];
-      if (entry < 0 || entry >= l.size) return record_bad_index(l.bad, entry);
-      out[e] = src[(o * l.size + entry) * l.inner + k];
+      const int64_t entry = l.index[j], at = l.wrap && entry < 0 ? entry + l.size : entry;
+      if (at < 0 || at >= l.size) return record_bad_index(l.bad, entry);
+      out[e] = src[(o * l.size + at) * l.inner + k];
     });
   }
 };

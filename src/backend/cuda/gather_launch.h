@@ -45,10 +45,12 @@ struct GatherLaunch : Strided {
   const int64_t* counts;
 };
 
-/// index_select and the embedding lookup: out (outer, n, inner) = src (outer, size, inner) at
-/// index[j] in the middle dim; src, out and index (n int64) contiguous.
+/// index_select, the embedding lookup and take: out (outer, n, inner) = src (outer, size, inner)
+/// at index[j] in the middle dim; src, out and index (n int64) contiguous. With `wrap` (take's
+/// flat indices) entries in [-size, 0) count from the end.
 struct SelectLaunch {
   int32_t itemsize;  // bytes per element: the kernel moves bytes, so every dtype has one
+  int32_t wrap;
   int64_t outer, size, inner, n;
   int64_t numel;  // outer * n * inner
   const char* src;

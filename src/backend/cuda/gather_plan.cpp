@@ -94,6 +94,20 @@ kernels::SelectLaunch plan_embedding_launch(const Tensor& out, const Tensor& wei
   return plan_select(out, weight, 1, weight.size(0), indices, bad);
 }
 
+kernels::SelectLaunch plan_take_launch(const Tensor& out, const Tensor& self, const Tensor& index,
+                                       int64_t* bad) {
+  EMBER_CHECK(self.is_contiguous() && out.is_contiguous() && index.is_contiguous() &&
+                  index.dtype() == kInt64 && out.dtype() == self.dtype() &&
+                  out.numel() == index.numel(),
+              "take",
+              "expected contiguous self and out of one dtype and a contiguous int64 index "
+              "of out's size, got ",
+              self.dtype(), " ", out.dtype(), " ", index.dtype());
+  kernels::SelectLaunch l = plan_select(out, self, 1, self.numel(), index, bad);
+  l.wrap = 1;
+  return l;
+}
+
 kernels::CheckIndexLaunch plan_check_index_launch(const Tensor& index, int64_t size, bool wrap,
                                                   int64_t* bad) {
   EMBER_CHECK(index.is_contiguous() && index.dtype() == kInt64, "index_select",

@@ -28,6 +28,11 @@ kernels::SelectLaunch plan_index_select_launch(const Tensor& out, const Tensor& 
 kernels::SelectLaunch plan_embedding_launch(const Tensor& out, const Tensor& weight,
                                             const Tensor& indices, int64_t* bad);
 
+/// take: out (index's shape) = self.flatten()[index] (self and index contiguous), negative
+/// entries counting from the end.
+kernels::SelectLaunch plan_take_launch(const Tensor& out, const Tensor& self, const Tensor& index,
+                                       int64_t* bad);
+
 /// The check (and wrap, with `wrap`) of index (int64, contiguous) against a dim of `size`.
 kernels::CheckIndexLaunch plan_check_index_launch(const Tensor& index, int64_t size, bool wrap,
                                                   int64_t* bad);
