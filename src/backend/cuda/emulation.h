@@ -15,6 +15,7 @@
 #include "backend/cuda/norm_launch.h"
 #include "backend/cuda/optim_launch.h"
 #include "backend/cuda/reduce_launch.h"
+#include "backend/cuda/scan_launch.h"
 #include "backend/cuda/softmax_launch.h"
 #include "backend/cuda/sort_launch.h"
 
@@ -37,5 +38,6 @@ void emulate_row_norm_backward(const RowNormBackwardLaunch& launch);
 void emulate_batch_norm(const BatchNormLaunch& launch);
 void emulate_class_loss(const ClassLossLaunch& launch);
 void emulate_sort(const SortLaunch& launch);
+void emulate_scan(const ScanLaunch& launch);
 
 }  // namespace ember::cuda::kernels

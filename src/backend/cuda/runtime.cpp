@@ -155,6 +155,7 @@ const backend::Backend kCudaBackend = [] {
   install_batch_norm_kernels(b);
   install_loss_kernels(b);
   install_sort_kernels(b);
+  install_scan_kernels(b);
   return b;
 }();
 
