@@ -14,6 +14,7 @@
 #include "backend/cuda/loss_launch.h"
 #include "backend/cuda/norm_launch.h"
 #include "backend/cuda/optim_launch.h"
+#include "backend/cuda/pool_launch.h"
 #include "backend/cuda/reduce_launch.h"
 #include "backend/cuda/scan_launch.h"
 #include "backend/cuda/softmax_launch.h"
@@ -39,5 +40,6 @@ void emulate_batch_norm(const BatchNormLaunch& launch);
 void emulate_class_loss(const ClassLossLaunch& launch);
 void emulate_sort(const SortLaunch& launch);
 void emulate_scan(const ScanLaunch& launch);
+void emulate_max_pool(const MaxPoolLaunch& launch);
 
 }  // namespace ember::cuda::kernels

@@ -156,6 +156,7 @@ const backend::Backend kCudaBackend = [] {
   install_loss_kernels(b);
   install_sort_kernels(b);
   install_scan_kernels(b);
+  install_pool_kernels(b);
   return b;
 }();
 

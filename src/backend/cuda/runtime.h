@@ -72,5 +72,6 @@ void install_batch_norm_kernels(backend::Backend& b);
 void install_loss_kernels(backend::Backend& b);
 void install_sort_kernels(backend::Backend& b);
 void install_scan_kernels(backend::Backend& b);
+void install_pool_kernels(backend::Backend& b);
 
 }  // namespace ember::cuda

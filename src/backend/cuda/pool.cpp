@@ -1,0 +1,42 @@
+// The host side of the CUDA max pooling: the kCUDA backend's max_pool2d and max_pool_backward
+// entries. Each plans its launch (pool_plan.cpp, tested in every build with the emulated kernels)
+// and queues it on the current stream of the planes' device; the backward zeroes grad_input,
+// scatter_adds grad at the indices (gather.cu's kernel: overlapping windows add atomically) and
+// reads the launch's bad-index record back (index_record.h).
+#include "backend/backend.h"
+#include "backend/cuda/index_record.h"
+#include "backend/cuda/pool_plan.h"
+#include "backend/cuda/runtime.h"
+
+namespace ember::cuda {
+namespace {
+
+void max_pool2d(const Tensor& input, const Tensor& out, const Tensor& indices,
+                const backend::Pool2dParams& p) {
+  const kernels::MaxPoolLaunch l = plan_max_pool_launch(input, out, indices, p);
+  if (out.numel() == 0) return;
+  launch_on(input.device(), "max_pool2d",
+            [&](cudaStream_t s) { return kernels::launch_max_pool(l, s); });
+}
+
+void max_pool_backward(const Tensor& grad, const Tensor& indices, const Tensor& grad_input) {
+  const char* op = "max_pool2d_backward";
+  Tensor gi = grad_input;  // a handle: zeroed in place
+  gi.zero_();
+  const Tensor record = new_index_record(grad_input.device());
+  const kernels::GatherLaunch l =
+      plan_max_pool_backward_launch(grad, indices, grad_input, record.data_ptr<int64_t>());
+  if (l.numel == 0) return;
+  launch_on(grad.device(), op, [&](cudaStream_t s) { return kernels::launch_gather(l, s); });
+  EMBER_CHECK(read_index_record(record)[0] == 0, op, "found an index outside the input plane of ",
+              l.size, " elements");
+}
+
+}  // namespace
+
+void install_pool_kernels(backend::Backend& b) {
+  b.pool.max_pool2d = &max_pool2d;
+  b.pool.max_pool_backward = &max_pool_backward;
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,57 @@
+// See pool_plan.h.
+#include "backend/cuda/pool_plan.h"
+
+#include "backend/cuda/copy_plan.h"
+#include "backend/cuda/elementwise_plan.h"
+#include "backend/cuda/gather_plan.h"
+
+namespace ember::cuda {
+
+kernels::MaxPoolLaunch plan_max_pool_launch(const Tensor& input, const Tensor& out,
+                                            const Tensor& indices, const backend::Pool2dParams& p) {
+  const char* op = "max_pool2d";
+  EMBER_CHECK(input.is_floating_point(), op, "the cuda backend has no ", dtype_name(input.dtype()),
+              " kernel yet");
+  EMBER_CHECK(input.dim() == 3 && out.dim() == 3 && input.is_contiguous() && out.is_contiguous() &&
+                  out.dtype() == input.dtype() && out.size(0) == input.size(0) &&
+                  (!indices.defined() || (indices.is_contiguous() && indices.dtype() == kInt64 &&
+                                          indices.sizes() == out.sizes())),
+              op,
+              "expected contiguous (P, H, W) planes, (P, Ho, Wo) outputs and int64 indices, "
+              "got ",
+              input.sizes(), " and ", out.sizes());
+  kernels::MaxPoolLaunch l{};
+  l.type = storage_type(input.dtype(), op);
+  l.P = input.size(0);
+  l.H = input.size(1);
+  l.W = input.size(2);
+  l.Ho = out.size(1);
+  l.Wo = out.size(2);
+  for (int k = 0; k < 2; ++k) {
+    l.kernel[k] = p.kernel[k];
+    l.stride[k] = p.stride[k];
+    l.padding[k] = p.padding[k];
+    l.dilation[k] = p.dilation[k];
+  }
+  l.in = static_cast<const char*>(input.data_ptr());
+  l.out = static_cast<char*>(out.data_ptr());
+  l.indices = data_or_null<int64_t>(indices);
+  l.threads = kElementwiseThreads;
+  l.blocks = grid_blocks(out.numel());
+  return l;
+}
+
+kernels::GatherLaunch plan_max_pool_backward_launch(const Tensor& grad, const Tensor& indices,
+                                                    const Tensor& grad_input, int64_t* bad) {
+  EMBER_CHECK(grad.dim() == 3 && grad_input.dim() == 3 && indices.sizes() == grad.sizes() &&
+                  grad.size(0) == grad_input.size(0) && grad_input.is_contiguous(),
+              "max_pool2d_backward",
+              "expected (P, Ho, Wo) grad and indices and a contiguous "
+              "(P, H, W) grad_input, got ",
+              grad.sizes(), " and ", grad_input.sizes());
+  const int64_t P = grad.size(0);
+  return plan_gather_launch(kernels::GatherOp::scatter_add, grad_input.view({P, -1}), 1,
+                            indices.reshape({P, -1}), grad.reshape({P, -1}), bad);
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,79 @@
+// The CUDA max pooling kernel (src/backend/cuda/pool_body.cuh) and its backward (a scatter_add,
+// gather_body.cuh) run by their CPU emulation over launches planned as the device's are
+// (pool_plan.cpp), against the CPU backend's kernels, without a GPU: windows with strides,
+// padding, dilation and partial windows at the edges, NaNs (the last one wins), every floating
+// dtype; values and indices bit for bit, and the backward's sums over overlapping windows.
+#include <ember/ember.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <string>
+
+#include "backend/cuda/emulation.h"
+#include "backend/cuda/pool_plan.h"
+#include "test_support.h"
+
+namespace ember::cuda {
+namespace {
+
+using Params = backend::Pool2dParams;
+
+const backend::PoolKernels& cpu() { return backend::backend_for(kCPU)->pool; }
+
+/// PyTorch's output size of a window over n (no ceil mode).
+int64_t out_size(int64_t n, const Params& p, int k) {
+  return (n + 2 * p.padding[k] - p.dilation[k] * (p.kernel[k] - 1) - 1) / p.stride[k] + 1;
+}
+
+const Params kParams[] = {
+    {{2, 2}, {2, 2}, {0, 0}, {1, 1}},  // the CPU's 2x2 fast path
+    {{3, 3}, {2, 2}, {1, 1}, {1, 1}},  // padding: windows cut at the edges
+    {{3, 2}, {1, 2}, {1, 0}, {2, 1}},  // dilation, overlapping rows
+};
+
+TEST(CudaPoolPlan, MaxPoolAndItsBackwardMatchTheCpu) {
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16})
+    for (const Params& p : kParams) {
+      const int64_t P = 3, H = 11, W = 9, Ho = out_size(H, p, 0), Wo = out_size(W, p, 1);
+      // Five levels, so windows hold ties (the first maximum keeps its index); a NaN in plane 1.
+      const Tensor input =
+          ((arange(P * H * W, {.dtype = kInt64}) * 7 % 5) - 2).to(dtype).reshape({P, H, W});
+      input.select(0, 1).select(0, 4).select(0, 3).fill_(NAN);
+      auto outputs = [&] {
+        return std::array<Tensor, 2>{empty({P, Ho, Wo}, {.dtype = dtype}),
+                                     empty({P, Ho, Wo}, {.dtype = kInt64})};
+      };
+      const auto [want, want_idx] = outputs();
+      cpu().max_pool2d(input, want, want_idx, p);
+      const auto [got, got_idx] = outputs();
+      kernels::emulate_max_pool(plan_max_pool_launch(input, got, got_idx, p));
+      const std::string what = std::string(dtype_name(dtype)) + " kernel " +
+                               std::to_string(p.kernel[0]) + "x" + std::to_string(p.kernel[1]);
+      EXPECT_TRUE(allclose(got, want, 0, 0, /*equal_nan=*/true)) << what;
+      EXPECT_TRUE(got_idx.equal(want_idx)) << what;
+
+      // Integer gradients: sums over overlapping windows are exact in any order.
+      const Tensor grad =
+          ((arange(P * Ho * Wo, {.dtype = kInt64}) % 5) - 2).to(dtype).reshape({P, Ho, Wo});
+      const Tensor gi_want = empty({P, H, W}, {.dtype = dtype});
+      cpu().max_pool_backward(grad, want_idx, gi_want);
+      const Tensor gi = zeros({P, H, W}, {.dtype = dtype});
+      int64_t bad[2] = {0, 0};
+      kernels::emulate_gather(plan_max_pool_backward_launch(grad, want_idx, gi, bad));
+      EXPECT_EQ(bad[0], 0);
+      EXPECT_TRUE(gi.equal(gi_want)) << what << " backward";
+    }
+}
+
+TEST(CudaPoolPlan, AnIndexOutsideThePlaneIsRecorded) {
+  const Tensor grad = ones({1, 2, 2}), gi = zeros({1, 3, 3});
+  const Tensor idx = tensor({0, 4, 9, 8}, kInt64).reshape({1, 2, 2});
+  int64_t bad[2] = {0, 0};
+  kernels::emulate_gather(plan_max_pool_backward_launch(grad, idx, gi, bad));
+  EXPECT_EQ(bad[0], 1);
+  EXPECT_EQ(bad[1], 9);
+  EXPECT_EQ(gi.sum().item<float>(), 3.0f);  // the others still added
+}
+
+}  // namespace
+}  // namespace ember::cuda
