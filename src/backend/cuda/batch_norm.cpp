@@ -11,7 +11,7 @@ namespace ember::cuda {
 namespace {
 
 void queue(const char* op, const Tensor& x, const kernels::BatchNormLaunch& l) {
-  launch_on(x.device(), op, [&](cudaStream_t s) { return kernels::launch_batch_norm(l, s); });
+  launch_on(x.device(), op, &kernels::launch_batch_norm, l);
 }
 
 /// 2 C values of x's op math dtype on its device.

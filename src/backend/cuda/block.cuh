@@ -21,9 +21,10 @@
 // order, reduce keeps every thread's value and combines them in the device's tree
 // (emulated_block_reduce), broadcast returns v. This is a per-block sequential emulation split
 // into phases at the barriers: reduce, broadcast and the end of a phase are the only places
-// threads meet, and everything between two of them runs thread by thread. It needs no fibers and keeps the
-// device's combine order, which a plain thread-by-thread loop across a barrier could not; the
-// price is the rule above: shared memory and __syncthreads only through the block's calls.
+// threads meet, and everything between two of them runs thread by thread. It needs no fibers and
+// keeps the device's combine order, which a plain thread-by-thread loop across a barrier could
+// not; the price is the rule above: shared memory and __syncthreads only through the block's
+// calls.
 #pragma once
 
 #include <cstdint>

@@ -23,7 +23,7 @@ template <class L>
 std::array<int64_t, 2> run(const char* op, const Tensor& record, const L& l, int64_t numel,
                            int (*launcher)(const L&, void*)) {
   if (numel == 0) return {0, 0};
-  launch_on(record.device(), op, [&](cudaStream_t s) { return launcher(l, s); });
+  launch_on(record.device(), op, launcher, l);
   return read_index_record(record);
 }
 
@@ -148,8 +148,7 @@ void embedding_backward(const char* op, const Tensor& grad_weight, const Tensor&
       grad_weight, grad, indices, padding_idx,
       counts.defined() ? counts.data_ptr<int64_t>() : nullptr, record.data_ptr<int64_t>());
   if (check.numel == 0) return;
-  launch_on(grad_weight.device(), op,
-            [&](cudaStream_t s) { return kernels::launch_check_index(check, s); });
+  launch_on(grad_weight.device(), op, &kernels::launch_check_index, check);
   EMBER_CHECK(run(op, record, add, add.numel, &kernels::launch_gather)[0] == 0, op,
               "index out of range in self");
 }

@@ -12,7 +12,7 @@ namespace ember::cuda {
 namespace {
 
 void queue(const backend::ClassLossCall& c, const kernels::ClassLossLaunch& l) {
-  launch_on(c.x.device(), c.op, [&](cudaStream_t s) { return kernels::launch_class_loss(l, s); });
+  launch_on(c.x.device(), c.op, &kernels::launch_class_loss, l);
 }
 
 void class_loss(const backend::ClassLossCall& c, const Tensor& out) {

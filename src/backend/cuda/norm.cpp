@@ -15,8 +15,7 @@ void layer_norm(const Tensor& y, const Tensor& mean, const Tensor& rstd, const T
                 const Tensor& weight, const Tensor& bias, int64_t M, int64_t N, double eps) {
   const kernels::RowNormLaunch l = plan_row_norm_launch(y, mean, rstd, x, weight, bias, M, N, eps);
   if (M == 0) return;
-  launch_on(x.device(), mean.defined() ? "layer_norm" : "rms_norm",
-            [&](cudaStream_t s) { return kernels::launch_row_norm(l, s); });
+  launch_on(x.device(), mean.defined() ? "layer_norm" : "rms_norm", &kernels::launch_row_norm, l);
 }
 
 void rms_norm(const Tensor& y, const Tensor& rstd, const Tensor& x, const Tensor& weight, int64_t M,
@@ -28,8 +27,7 @@ void group_norm(const Tensor& y, const Tensor& mean, const Tensor& rstd, const T
                 const Tensor& weight, const Tensor& bias, int64_t G, double eps) {
   const kernels::RowNormLaunch l = plan_group_norm_launch(y, mean, rstd, x, weight, bias, G, eps);
   if (l.rows == 0) return;
-  launch_on(x.device(), "group_norm",
-            [&](cudaStream_t s) { return kernels::launch_row_norm(l, s); });
+  launch_on(x.device(), "group_norm", &kernels::launch_row_norm, l);
 }
 
 // Queues the passes that have something to compute: no rows, no grad_input; with no rows the
@@ -38,11 +36,9 @@ void queue_backward(const char* op, const Tensor& x,
                     const std::array<kernels::RowNormBackwardLaunch, 2>& passes) {
   const auto& [rows, columns] = passes;
   if (rows.grad_input && rows.rows > 0)
-    launch_on(x.device(), op,
-              [&](cudaStream_t s) { return kernels::launch_row_norm_backward(rows, s); });
+    launch_on(x.device(), op, &kernels::launch_row_norm_backward, rows);
   if ((columns.grad_weight || columns.grad_bias) && columns.cols > 0)
-    launch_on(x.device(), op,
-              [&](cudaStream_t s) { return kernels::launch_row_norm_backward(columns, s); });
+    launch_on(x.device(), op, &kernels::launch_row_norm_backward, columns);
 }
 
 void layer_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,

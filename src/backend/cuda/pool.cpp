@@ -15,8 +15,7 @@ void max_pool2d(const Tensor& input, const Tensor& out, const Tensor& indices,
                 const backend::Pool2dParams& p) {
   const kernels::MaxPoolLaunch l = plan_max_pool_launch(input, out, indices, p);
   if (out.numel() == 0) return;
-  launch_on(input.device(), "max_pool2d",
-            [&](cudaStream_t s) { return kernels::launch_max_pool(l, s); });
+  launch_on(input.device(), "max_pool2d", &kernels::launch_max_pool, l);
 }
 
 void max_pool_backward(const Tensor& grad, const Tensor& indices, const Tensor& grad_input) {
@@ -27,7 +26,7 @@ void max_pool_backward(const Tensor& grad, const Tensor& indices, const Tensor& 
   const kernels::GatherLaunch l =
       plan_max_pool_backward_launch(grad, indices, grad_input, record.data_ptr<int64_t>());
   if (l.numel == 0) return;
-  launch_on(grad.device(), op, [&](cudaStream_t s) { return kernels::launch_gather(l, s); });
+  launch_on(grad.device(), op, &kernels::launch_gather, l);
   EMBER_CHECK(read_index_record(record)[0] == 0, op, "found an index outside the input plane of ",
               l.size, " elements");
 }

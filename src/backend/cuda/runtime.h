@@ -56,6 +56,12 @@ void launch_on(Device device, const char* op, Launch&& launch) {
         index);
 }
 
+/// launch_on for one of the kernels' launchers (`int launch_x(const XLaunch&, void* stream)`).
+template <class L>
+void launch_on(Device device, const char* op, int (*launcher)(const L&, void*), const L& l) {
+  launch_on(device, op, [&](cudaStream_t s) { return launcher(l, s); });
+}
+
 /// The caching allocator of device `index` (created on first use, never destroyed).
 CachingAllocator& device_allocator(int index);
 

@@ -12,7 +12,7 @@ template <bool Prod>
 void scan(const char* op, const Tensor& y, const Tensor& x, int64_t dim) {
   const kernels::ScanLaunch l = plan_scan_launch(op, y, x, dim, Prod);
   if (l.lines == 0) return;
-  launch_on(x.device(), op, [&](cudaStream_t s) { return kernels::launch_scan(l, s); });
+  launch_on(x.device(), op, &kernels::launch_scan, l);
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ namespace {
 
 void queue(const char* op, const Tensor& self, const kernels::SortLaunch& l) {
   if (l.lines == 0) return;
-  launch_on(self.device(), op, [&](cudaStream_t s) { return kernels::launch_sort(l, s); });
+  launch_on(self.device(), op, &kernels::launch_sort, l);
 }
 
 void sort(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t dim,
