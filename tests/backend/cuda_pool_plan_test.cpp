@@ -1,13 +1,15 @@
-// The CUDA max pooling kernel (src/backend/cuda/pool_body.cuh) and its backward (a scatter_add,
-// gather_body.cuh) run by their CPU emulation over launches planned as the device's are
-// (pool_plan.cpp), against the CPU backend's kernels, without a GPU: windows with strides,
+// The CUDA pooling kernels (src/backend/cuda/pool_body.cuh) and max pooling's backward (a
+// scatter_add, gather_body.cuh) run by their CPU emulation over launches planned as the device's
+// are (pool_plan.cpp), against the CPU backend's kernels, without a GPU: windows with strides,
 // padding, dilation and partial windows at the edges, NaNs (the last one wins), every floating
-// dtype; values and indices bit for bit, and the backward's sums over overlapping windows.
+// dtype; values and indices bit for bit, and the backward's sums over overlapping windows; the
+// average pools (fixed and adaptive windows) forward and backward, bit for bit.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
 #include <array>
 #include <string>
+#include <utility>
 
 #include "backend/cuda/emulation.h"
 #include "backend/cuda/pool_plan.h"
@@ -63,6 +65,54 @@ TEST(CudaPoolPlan, MaxPoolAndItsBackwardMatchTheCpu) {
       EXPECT_EQ(bad[0], 0);
       EXPECT_TRUE(gi.equal(gi_want)) << what << " backward";
     }
+}
+
+// avg_pool2d with and without count_include_pad and divisor_override, and adaptive_avg_pool2d to
+// sizes that do and do not divide the input, forward and backward: the same sums in the same
+// order as the CPU's kernels, so the same bits.
+TEST(CudaPoolPlan, AveragePoolsAndTheirBackwardMatchTheCpu) {
+  struct Avg {
+    Params p;
+    bool count_include_pad;
+    int64_t divisor;
+  };
+  const Avg avgs[] = {
+      {kParams[0], true, 0}, {kParams[1], true, 0}, {kParams[1], false, 0}, {kParams[1], false, 5}};
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    const int64_t P = 3, H = 11, W = 9;
+    const Tensor input =
+        ((arange(P * H * W, {.dtype = kFloat64}) * 0.37).sin() * 3).to(dtype).reshape({P, H, W});
+    auto check = [&](const Params& p, bool cip, int64_t divisor, bool adaptive, int64_t Ho,
+                     int64_t Wo, const std::string& what) {
+      const Tensor want = empty({P, Ho, Wo}, {.dtype = dtype}), got = empty_like(want);
+      if (adaptive)
+        cpu().adaptive_avg_pool2d(input, want);
+      else
+        cpu().avg_pool2d(input, want, p, cip, divisor);
+      kernels::emulate_avg_pool(plan_avg_pool_launch(input, got, p, cip, divisor, adaptive, false));
+      EXPECT_TRUE(got.equal(want)) << what;
+      const Tensor grad =
+          ((arange(P * Ho * Wo, {.dtype = kFloat64}) * 0.71).cos()).to(dtype).reshape({P, Ho, Wo});
+      const Tensor gi_want = empty_like(input), gi = empty_like(input);
+      if (adaptive)
+        cpu().adaptive_avg_pool2d_backward(grad, gi_want);
+      else
+        cpu().avg_pool2d_backward(grad, gi_want, p, cip, divisor);
+      kernels::emulate_avg_pool(plan_avg_pool_launch(grad, gi, p, cip, divisor, adaptive, true));
+      EXPECT_TRUE(gi.equal(gi_want)) << what << " backward";
+    };
+    for (const Avg& a : avgs) {
+      const int64_t Ho = (H + 2 * a.p.padding[0] - a.p.kernel[0]) / a.p.stride[0] + 1;
+      const int64_t Wo = (W + 2 * a.p.padding[1] - a.p.kernel[1]) / a.p.stride[1] + 1;
+      check(a.p, a.count_include_pad, a.divisor, false, Ho, Wo,
+            std::string(dtype_name(dtype)) + " avg kernel " + std::to_string(a.p.kernel[0]) +
+                (a.count_include_pad ? " with pad" : "") + " divisor " + std::to_string(a.divisor));
+    }
+    for (const auto& [Ho, Wo] : {std::pair<int64_t, int64_t>{4, 3}, {11, 9}, {1, 1}, {5, 7}})
+      check({}, false, 0, true, Ho, Wo,
+            std::string(dtype_name(dtype)) + " adaptive " + std::to_string(Ho) + "x" +
+                std::to_string(Wo));
+  }
 }
 
 TEST(CudaPoolPlan, AnIndexOutsideThePlaneIsRecorded) {

@@ -1,10 +1,12 @@
-// The CUDA max pooling kernel (src/backend/cuda/pool.cu) and its backward against the CPU's
-// through F::max_pool2d, with strides, padding and dilation, in float32, float64, float16 and
-// bfloat16. Skips with "no CUDA device" on a machine without one.
+// The CUDA pooling kernels (src/backend/cuda/pool.cu) and their backward against the CPU's
+// through F::max_pool2d (strides, padding, dilation), F::avg_pool2d and F::adaptive_avg_pool2d, in
+// float32, float64, float16 and bfloat16. Skips with "no CUDA device" on a machine without one.
 #include <ember/ember.h>
 #include <ember/nn/functional/conv.h>
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <iterator>
 #include <string>
 
 #include "cuda/op_support.h"
@@ -36,6 +38,33 @@ TEST_P(CudaPool, MaxPool2dAndItsBackwardMatchTheCpu) {
       EXPECT_TRUE(allclose(host(xg.grad()), host(xc.grad()), tolerance(dtype), tolerance(dtype)))
           << "backward, " << what;
     }
+}
+
+TEST_P(CudaPool, AveragePoolsAndTheirBackwardMatchTheCpu) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  const Dtype dtype = GetParam();
+  const Tensor x = values({4, 3, 28, 28}, 0.91, dtype);
+  const std::function<Tensor(const Tensor&)> pools[] = {
+      [](const Tensor& t) { return F::avg_pool2d(t, 3, {.stride = 2, .padding = 1}); },
+      [](const Tensor& t) {
+        return F::avg_pool2d(t, 3, {.stride = 2, .padding = 1, .count_include_pad = false});
+      },
+      [](const Tensor& t) {
+        return F::adaptive_avg_pool2d(t, {5, 7});
+      },
+      [](const Tensor& t) { return F::adaptive_avg_pool2d(t, 1); },
+  };
+  for (size_t k = 0; k < std::size(pools); ++k) {
+    const Tensor xc = x.detach().requires_grad_(), xg = x.to(gpu).detach().requires_grad_();
+    const Tensor yc = pools[k](xc), yg = pools[k](xg);
+    const std::string what = std::string(dtype_name(dtype)) + " pool " + std::to_string(k);
+    EXPECT_TRUE(allclose(host(yg), host(yc), tolerance(dtype), tolerance(dtype))) << what;
+    const Tensor w = values(yc.sizes(), 0.13, dtype);
+    (yc * w).sum().backward();
+    (yg * w.to(gpu)).sum().backward();
+    EXPECT_TRUE(allclose(host(xg.grad()), host(xc.grad()), tolerance(dtype), tolerance(dtype)))
+        << "backward, " << what;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, CudaPool,

@@ -41,5 +41,6 @@ void emulate_class_loss(const ClassLossLaunch& launch);
 void emulate_sort(const SortLaunch& launch);
 void emulate_scan(const ScanLaunch& launch);
 void emulate_max_pool(const MaxPoolLaunch& launch);
+void emulate_avg_pool(const AvgPoolLaunch& launch);
 
 }  // namespace ember::cuda::kernels

@@ -1,8 +1,9 @@
-// The host side of the CUDA max pooling: the kCUDA backend's max_pool2d and max_pool_backward
-// entries. Each plans its launch (pool_plan.cpp, tested in every build with the emulated kernels)
-// and queues it on the current stream of the planes' device; the backward zeroes grad_input,
-// scatter_adds grad at the indices (gather.cu's kernel: overlapping windows add atomically) and
-// reads the launch's bad-index record back (index_record.h).
+// The host side of the CUDA pooling: the kCUDA backend's max_pool2d, max_pool_backward,
+// avg_pool2d, adaptive_avg_pool2d and their backward entries. Each plans its launch
+// (pool_plan.cpp, tested in every build with the emulated kernels) and queues it on the current
+// stream of the planes' device; max_pool's backward zeroes grad_input, scatter_adds grad at the
+// indices (gather.cu's kernel: overlapping windows add atomically) and reads the launch's
+// bad-index record back (index_record.h).
 #include "backend/backend.h"
 #include "backend/cuda/index_record.h"
 #include "backend/cuda/pool_plan.h"
@@ -31,11 +32,37 @@ void max_pool_backward(const Tensor& grad, const Tensor& indices, const Tensor& 
               l.size, " elements");
 }
 
+void avg(const char* op, const Tensor& planes, const Tensor& out, const backend::Pool2dParams& p,
+         bool count_include_pad, int64_t divisor, bool adaptive, bool backward) {
+  const kernels::AvgPoolLaunch l =
+      plan_avg_pool_launch(planes, out, p, count_include_pad, divisor, adaptive, backward);
+  if (out.numel() > 0) launch_on(out.device(), op, &kernels::launch_avg_pool, l);
+}
+
+void avg_pool2d(const Tensor& input, const Tensor& out, const backend::Pool2dParams& p,
+                bool count_include_pad, int64_t divisor) {
+  avg("avg_pool2d", input, out, p, count_include_pad, divisor, false, false);
+}
+void avg_pool2d_backward(const Tensor& grad, const Tensor& grad_input,
+                         const backend::Pool2dParams& p, bool count_include_pad, int64_t divisor) {
+  avg("avg_pool2d_backward", grad, grad_input, p, count_include_pad, divisor, false, true);
+}
+void adaptive_avg_pool2d(const Tensor& input, const Tensor& out) {
+  avg("adaptive_avg_pool2d", input, out, {}, false, 0, true, false);
+}
+void adaptive_avg_pool2d_backward(const Tensor& grad, const Tensor& grad_input) {
+  avg("adaptive_avg_pool2d_backward", grad, grad_input, {}, false, 0, true, true);
+}
+
 }  // namespace
 
 void install_pool_kernels(backend::Backend& b) {
   b.pool.max_pool2d = &max_pool2d;
   b.pool.max_pool_backward = &max_pool_backward;
+  b.pool.avg_pool2d = &avg_pool2d;
+  b.pool.avg_pool2d_backward = &avg_pool2d_backward;
+  b.pool.adaptive_avg_pool2d = &adaptive_avg_pool2d;
+  b.pool.adaptive_avg_pool2d_backward = &adaptive_avg_pool2d_backward;
 }
 
 }  // namespace ember::cuda

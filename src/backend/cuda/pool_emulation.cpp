@@ -6,5 +6,6 @@
 namespace ember::cuda::kernels {
 
 void emulate_max_pool(const MaxPoolLaunch& l) { emulate_launch(l, "max_pool2d"); }
+void emulate_avg_pool(const AvgPoolLaunch& l) { emulate_launch(l, "avg_pool2d"); }
 
 }  // namespace ember::cuda::kernels

@@ -41,6 +41,42 @@ kernels::MaxPoolLaunch plan_max_pool_launch(const Tensor& input, const Tensor& o
   return l;
 }
 
+kernels::AvgPoolLaunch plan_avg_pool_launch(const Tensor& planes, const Tensor& out,
+                                            const backend::Pool2dParams& p, bool count_include_pad,
+                                            int64_t divisor, bool adaptive, bool backward) {
+  const char* op = backward ? "avg_pool2d_backward" : "avg_pool2d";
+  EMBER_CHECK(planes.is_floating_point(), op, "the cuda backend has no ",
+              dtype_name(planes.dtype()), " kernel yet");
+  EMBER_CHECK(planes.dim() == 3 && out.dim() == 3 && planes.is_contiguous() &&
+                  out.is_contiguous() && out.dtype() == planes.dtype() &&
+                  out.size(0) == planes.size(0),
+              op, "expected contiguous (P, H, W) and (P, Ho, Wo) planes of one dtype, got ",
+              planes.sizes(), " and ", out.sizes());
+  const Tensor& input = backward ? out : planes;
+  const Tensor& pooled = backward ? planes : out;
+  kernels::AvgPoolLaunch l{};
+  l.pass = backward ? kernels::AvgPoolLaunch::backward_pass : kernels::AvgPoolLaunch::forward_pass;
+  l.type = storage_type(planes.dtype(), op);
+  l.adaptive = adaptive;
+  l.count_include_pad = count_include_pad;
+  l.divisor = divisor;
+  l.P = input.size(0);
+  l.H = input.size(1);
+  l.W = input.size(2);
+  l.Ho = pooled.size(1);
+  l.Wo = pooled.size(2);
+  for (int k = 0; k < 2; ++k) {
+    l.kernel[k] = p.kernel[k];
+    l.stride[k] = p.stride[k];
+    l.padding[k] = p.padding[k];
+  }
+  l.in = static_cast<const char*>(planes.data_ptr());
+  l.out = static_cast<char*>(out.data_ptr());
+  l.threads = kElementwiseThreads;
+  l.blocks = grid_blocks(out.numel());
+  return l;
+}
+
 kernels::GatherLaunch plan_max_pool_backward_launch(const Tensor& grad, const Tensor& indices,
                                                     const Tensor& grad_input, int64_t* bad) {
   EMBER_CHECK(grad.dim() == 3 && grad_input.dim() == 3 && indices.sizes() == grad.sizes() &&
