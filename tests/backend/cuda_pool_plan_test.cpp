@@ -3,7 +3,8 @@
 // are (pool_plan.cpp), against the CPU backend's kernels, without a GPU: windows with strides,
 // padding, dilation and partial windows at the edges, NaNs (the last one wins), every floating
 // dtype; values and indices bit for bit, and the backward's sums over overlapping windows; the
-// average pools (fixed and adaptive windows) forward and backward, bit for bit.
+// adaptive max pool; the average pools (fixed and adaptive windows) forward and backward, bit for
+// bit.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -64,6 +65,28 @@ TEST(CudaPoolPlan, MaxPoolAndItsBackwardMatchTheCpu) {
       kernels::emulate_gather(plan_max_pool_backward_launch(grad, want_idx, gi, bad));
       EXPECT_EQ(bad[0], 0);
       EXPECT_TRUE(gi.equal(gi_want)) << what << " backward";
+    }
+}
+
+// Adaptive windows that do and do not divide the input, ties and a NaN: values and indices.
+TEST(CudaPoolPlan, AdaptiveMaxPoolMatchesTheCpu) {
+  for (const Dtype dtype : {kFloat32, kFloat16})
+    for (const auto& [Ho, Wo] : {std::pair<int64_t, int64_t>{4, 3}, {11, 9}, {1, 1}, {5, 7}}) {
+      const Tensor input =
+          ((arange(3 * 11 * 9, {.dtype = kInt64}) * 7 % 5) - 2).to(dtype).reshape({3, 11, 9});
+      input.select(0, 2).select(0, 5).select(0, 5).fill_(NAN);
+      auto outputs = [&] {
+        return std::array<Tensor, 2>{empty({3, Ho, Wo}, {.dtype = dtype}),
+                                     empty({3, Ho, Wo}, {.dtype = kInt64})};
+      };
+      const auto [want, want_idx] = outputs();
+      cpu().adaptive_max_pool2d(input, want, want_idx);
+      const auto [got, got_idx] = outputs();
+      kernels::emulate_max_pool(plan_max_pool_launch(input, got, got_idx, {}, true));
+      const std::string what =
+          std::string(dtype_name(dtype)) + " " + std::to_string(Ho) + "x" + std::to_string(Wo);
+      EXPECT_TRUE(allclose(got, want, 0, 0, /*equal_nan=*/true)) << what;
+      EXPECT_TRUE(got_idx.equal(want_idx)) << what;
     }
 }
 

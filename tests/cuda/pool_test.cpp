@@ -1,6 +1,7 @@
 // The CUDA pooling kernels (src/backend/cuda/pool.cu) and their backward against the CPU's
-// through F::max_pool2d (strides, padding, dilation), F::avg_pool2d and F::adaptive_avg_pool2d, in
-// float32, float64, float16 and bfloat16. Skips with "no CUDA device" on a machine without one.
+// through F::max_pool2d (strides, padding, dilation), F::avg_pool2d, F::adaptive_avg_pool2d and
+// F::adaptive_max_pool2d, in float32, float64, float16 and bfloat16. Skips with "no CUDA device"
+// on a machine without one.
 #include <ember/ember.h>
 #include <ember/nn/functional/conv.h>
 #include <gtest/gtest.h>
@@ -53,6 +54,9 @@ TEST_P(CudaPool, AveragePoolsAndTheirBackwardMatchTheCpu) {
         return F::adaptive_avg_pool2d(t, {5, 7});
       },
       [](const Tensor& t) { return F::adaptive_avg_pool2d(t, 1); },
+      [](const Tensor& t) {
+        return F::adaptive_max_pool2d(t, {5, 7});
+      },
   };
   for (size_t k = 0; k < std::size(pools); ++k) {
     const Tensor xc = x.detach().requires_grad_(), xg = x.to(gpu).detach().requires_grad_();

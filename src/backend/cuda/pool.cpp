@@ -1,8 +1,8 @@
-// The host side of the CUDA pooling: the kCUDA backend's max_pool2d, max_pool_backward,
-// avg_pool2d, adaptive_avg_pool2d and their backward entries. Each plans its launch
-// (pool_plan.cpp, tested in every build with the emulated kernels) and queues it on the current
-// stream of the planes' device; max_pool's backward zeroes grad_input, scatter_adds grad at the
-// indices (gather.cu's kernel: overlapping windows add atomically) and reads the launch's
+// The host side of the CUDA pooling: the kCUDA backend's max_pool2d, adaptive_max_pool2d,
+// max_pool_backward, avg_pool2d, adaptive_avg_pool2d and their backward entries. Each plans its
+// launch (pool_plan.cpp, tested in every build with the emulated kernels) and queues it on the
+// current stream of the planes' device; max_pool's backward zeroes grad_input, scatter_adds grad at
+// the indices (gather.cu's kernel: overlapping windows add atomically) and reads the launch's
 // bad-index record back (index_record.h).
 #include "backend/backend.h"
 #include "backend/cuda/index_record.h"
@@ -17,6 +17,12 @@ void max_pool2d(const Tensor& input, const Tensor& out, const Tensor& indices,
   const kernels::MaxPoolLaunch l = plan_max_pool_launch(input, out, indices, p);
   if (out.numel() == 0) return;
   launch_on(input.device(), "max_pool2d", &kernels::launch_max_pool, l);
+}
+
+void adaptive_max_pool2d(const Tensor& input, const Tensor& out, const Tensor& indices) {
+  const kernels::MaxPoolLaunch l = plan_max_pool_launch(input, out, indices, {}, true);
+  if (out.numel() > 0)
+    launch_on(input.device(), "adaptive_max_pool2d", &kernels::launch_max_pool, l);
 }
 
 void max_pool_backward(const Tensor& grad, const Tensor& indices, const Tensor& grad_input) {
@@ -58,6 +64,7 @@ void adaptive_avg_pool2d_backward(const Tensor& grad, const Tensor& grad_input) 
 
 void install_pool_kernels(backend::Backend& b) {
   b.pool.max_pool2d = &max_pool2d;
+  b.pool.adaptive_max_pool2d = &adaptive_max_pool2d;
   b.pool.max_pool_backward = &max_pool_backward;
   b.pool.avg_pool2d = &avg_pool2d;
   b.pool.avg_pool2d_backward = &avg_pool2d_backward;

@@ -10,6 +10,14 @@
 
 namespace ember::cuda::kernels {
 
+/// PyTorch's adaptive window of output i of `out` over `in`: [start, end), computed in float.
+EMBER_HOST_DEVICE inline int64_t adaptive_start(int64_t i, int64_t out, int64_t in) {
+  return int64_t(floorf(float(i * in) / float(out)));
+}
+EMBER_HOST_DEVICE inline int64_t adaptive_end(int64_t i, int64_t out, int64_t in) {
+  return int64_t(ceilf(float((i + 1) * in) / float(out)));
+}
+
 template <class S>
 struct MaxPoolBody {
   template <class Block>
@@ -28,10 +36,16 @@ struct MaxPoolBody {
                               : l.W;
       while (ih0 < 0) ih0 += l.dilation[0];
       while (iw0 < 0) iw0 += l.dilation[1];
+      const bool adaptive = l.adaptive;  // then dilation is 1
+      if (adaptive) {
+        ih0 = adaptive_start(oh, l.Ho, l.H), iw0 = adaptive_start(ow, l.Wo, l.W);
+      }
+      const int64_t h1 = adaptive ? adaptive_end(oh, l.Ho, l.H) : ih1;
+      const int64_t w1 = adaptive ? adaptive_end(ow, l.Wo, l.W) : iw1;
       C best = C(-INFINITY);
       int64_t best_i = ih0 * l.W + iw0;
-      for (int64_t ih = ih0; ih < ih1; ih += l.dilation[0])
-        for (int64_t iw = iw0; iw < iw1; iw += l.dilation[1]) {
+      for (int64_t ih = ih0; ih < h1; ih += adaptive ? 1 : l.dilation[0])
+        for (int64_t iw = iw0; iw < w1; iw += adaptive ? 1 : l.dilation[1]) {
           const C v = C(in[ih * l.W + iw]);
           if (v > best || v != v) {
             best = v;
@@ -50,13 +64,6 @@ struct AvgWindow {
   int64_t h0, h1, w0, w1;
   int64_t divisor;  // 0 for the adaptive windows, divided by each side in turn
 };
-
-EMBER_HOST_DEVICE inline int64_t adaptive_start(int64_t i, int64_t out, int64_t in) {
-  return int64_t(floorf(float(i * in) / float(out)));
-}
-EMBER_HOST_DEVICE inline int64_t adaptive_end(int64_t i, int64_t out, int64_t in) {
-  return int64_t(ceilf(float((i + 1) * in) / float(out)));
-}
 
 EMBER_HOST_DEVICE inline AvgWindow avg_window(const AvgPoolLaunch& l, int64_t oh, int64_t ow) {
   if (l.adaptive)

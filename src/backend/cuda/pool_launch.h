@@ -14,7 +14,8 @@ namespace ember::cuda::kernels {
 /// CPU's): from -inf with the window's first in-bounds position as the index, take a value when
 /// it is greater or NaN (so the last NaN wins); indices (flat in H W) when not null.
 struct MaxPoolLaunch {
-  Type type;  // float32, float64, float16 or bfloat16
+  Type type;         // float32, float64, float16 or bfloat16
+  int32_t adaptive;  // adaptive_max_pool2d's windows (AvgPoolLaunch's), no kernel/stride/...
   int64_t P, H, W, Ho, Wo;
   int64_t kernel[2], stride[2], padding[2], dilation[2];  // (H, W)
   const char* in;

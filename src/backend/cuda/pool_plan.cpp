@@ -8,7 +8,8 @@
 namespace ember::cuda {
 
 kernels::MaxPoolLaunch plan_max_pool_launch(const Tensor& input, const Tensor& out,
-                                            const Tensor& indices, const backend::Pool2dParams& p) {
+                                            const Tensor& indices, const backend::Pool2dParams& p,
+                                            bool adaptive) {
   const char* op = "max_pool2d";
   EMBER_CHECK(input.is_floating_point(), op, "the cuda backend has no ", dtype_name(input.dtype()),
               " kernel yet");
@@ -17,11 +18,11 @@ kernels::MaxPoolLaunch plan_max_pool_launch(const Tensor& input, const Tensor& o
                   (!indices.defined() || (indices.is_contiguous() && indices.dtype() == kInt64 &&
                                           indices.sizes() == out.sizes())),
               op,
-              "expected contiguous (P, H, W) planes, (P, Ho, Wo) outputs and int64 indices, "
-              "got ",
+              "expected contiguous (P, H, W) planes, (P, Ho, Wo) outputs and int64 indices, got ",
               input.sizes(), " and ", out.sizes());
   kernels::MaxPoolLaunch l{};
   l.type = storage_type(input.dtype(), op);
+  l.adaptive = adaptive;
   l.P = input.size(0);
   l.H = input.size(1);
   l.W = input.size(2);

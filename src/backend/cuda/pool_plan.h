@@ -12,10 +12,12 @@
 
 namespace ember::cuda {
 
-/// PoolKernels::max_pool2d's arguments: input (P, H, W) and out (P, Ho, Wo) contiguous in one
-/// floating dtype, indices (P, Ho, Wo) int64 or undefined.
+/// PoolKernels::max_pool2d's arguments (or adaptive_max_pool2d's, `adaptive`, p unused): input
+/// (P, H, W) and out (P, Ho, Wo) contiguous in one floating dtype, indices (P, Ho, Wo) int64 or
+/// undefined.
 kernels::MaxPoolLaunch plan_max_pool_launch(const Tensor& input, const Tensor& out,
-                                            const Tensor& indices, const backend::Pool2dParams& p);
+                                            const Tensor& indices, const backend::Pool2dParams& p,
+                                            bool adaptive = false);
 
 /// avg_pool2d (p, count_include_pad, divisor as PoolKernels takes them; adaptive: the
 /// adaptive windows, p unused) of planes (P, H, W) into (P, Ho, Wo), or its backward (`backward`:
