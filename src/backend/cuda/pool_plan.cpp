@@ -6,6 +6,31 @@
 #include "backend/cuda/gather_plan.h"
 
 namespace ember::cuda {
+namespace {
+
+/// A pooling launch's planes (P, H, W) of `input` pooled to (P, Ho, Wo), its window (those of
+/// p the launch has), the tensors it reads and writes and a thread per element of `out`.
+template <class L>
+void set_planes(L& l, const Tensor& input, const Tensor& pooled, const Tensor& in,
+                const Tensor& out, const backend::Pool2dParams& p) {
+  l.P = input.size(0);
+  l.H = input.size(1);
+  l.W = input.size(2);
+  l.Ho = pooled.size(1);
+  l.Wo = pooled.size(2);
+  for (int k = 0; k < 2; ++k) {
+    l.kernel[k] = p.kernel[k];
+    l.stride[k] = p.stride[k];
+    l.padding[k] = p.padding[k];
+    if constexpr (requires { l.dilation[k]; }) l.dilation[k] = p.dilation[k];
+  }
+  l.in = static_cast<const char*>(in.data_ptr());
+  l.out = static_cast<char*>(out.data_ptr());
+  l.threads = kElementwiseThreads;
+  l.blocks = grid_blocks(out.numel());
+}
+
+}  // namespace
 
 kernels::MaxPoolLaunch plan_max_pool_launch(const Tensor& input, const Tensor& out,
                                             const Tensor& indices, const backend::Pool2dParams& p,
@@ -23,22 +48,8 @@ kernels::MaxPoolLaunch plan_max_pool_launch(const Tensor& input, const Tensor& o
   kernels::MaxPoolLaunch l{};
   l.type = storage_type(input.dtype(), op);
   l.adaptive = adaptive;
-  l.P = input.size(0);
-  l.H = input.size(1);
-  l.W = input.size(2);
-  l.Ho = out.size(1);
-  l.Wo = out.size(2);
-  for (int k = 0; k < 2; ++k) {
-    l.kernel[k] = p.kernel[k];
-    l.stride[k] = p.stride[k];
-    l.padding[k] = p.padding[k];
-    l.dilation[k] = p.dilation[k];
-  }
-  l.in = static_cast<const char*>(input.data_ptr());
-  l.out = static_cast<char*>(out.data_ptr());
+  set_planes(l, input, out, input, out, p);
   l.indices = data_or_null<int64_t>(indices);
-  l.threads = kElementwiseThreads;
-  l.blocks = grid_blocks(out.numel());
   return l;
 }
 
@@ -61,20 +72,7 @@ kernels::AvgPoolLaunch plan_avg_pool_launch(const Tensor& planes, const Tensor& 
   l.adaptive = adaptive;
   l.count_include_pad = count_include_pad;
   l.divisor = divisor;
-  l.P = input.size(0);
-  l.H = input.size(1);
-  l.W = input.size(2);
-  l.Ho = pooled.size(1);
-  l.Wo = pooled.size(2);
-  for (int k = 0; k < 2; ++k) {
-    l.kernel[k] = p.kernel[k];
-    l.stride[k] = p.stride[k];
-    l.padding[k] = p.padding[k];
-  }
-  l.in = static_cast<const char*>(planes.data_ptr());
-  l.out = static_cast<char*>(out.data_ptr());
-  l.threads = kElementwiseThreads;
-  l.blocks = grid_blocks(out.numel());
+  set_planes(l, input, pooled, planes, out, p);
   return l;
 }
 
