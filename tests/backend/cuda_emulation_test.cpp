@@ -3,9 +3,10 @@
 // backend, without a GPU: every elementwise op in every floating dtype, strided, broadcast and
 // transposed operands and outputs, tails and grids smaller than the work, the reductions (their
 // combine tree, accumulation and split pass), softmax, the fused SGD and Adam updates and
-// GradScaler's inf/NaN check and unscale. Copies
-// between every pair of dtypes, fills and more reduction layouts run emulated in
-// cuda_copy_plan_test / cuda_reduce_plan_test.
+// GradScaler's inf/NaN check and unscale. Copies between every pair of dtypes, fills and more
+// reduction layouts run emulated in cuda_copy_plan_test / cuda_reduce_plan_test; the other
+// families in their own cuda_<family>_plan_test (gather, norm, batch_norm, loss, sort, scan,
+// pool).
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 

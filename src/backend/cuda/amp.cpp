@@ -18,8 +18,7 @@ bool non_finite_check_and_unscale_(std::span<const Tensor> tensors, float inv_sc
     const kernels::UnscaleLaunch l =
         plan_unscale_launch(t, inv_scale, static_cast<int32_t*>(flag.data_ptr()));
     if (l.numel == 0) continue;
-    launch_on(t.device(), "GradScaler.unscale_",
-              [&](cudaStream_t s) { return kernels::launch_unscale(l, s); });
+    launch_on(t.device(), "GradScaler.unscale_", &kernels::launch_unscale, l);
   }
   bool found = false;
   for (const auto& [index, flag] : flags) found |= flag.item<int32_t>() != 0;

@@ -10,16 +10,21 @@
 //   - b.each_thread(f): f(t) for each thread t of the block (its per-thread work);
 //   - b.reduce(f, combine): combines f(t) over the block's threads in block_reduce's tree;
 //     the result is valid in the leader (thread 0) only;
-//   - b.leader(f): f() in thread 0 only; b.broadcast(v): the leader's v, to every thread.
+//   - b.leader(f): f() in thread 0 only; b.broadcast(v): the leader's v, to every thread;
+//   - b.phase(f): each_thread(f), then a barrier: what a thread wrote in f is what every thread
+//     reads after it. Within one phase no thread may read what another writes (a sorting
+//     network's compare-exchanges touch disjoint pairs), so running threads one by one gives
+//     the device's result.
 // On the device each thread runs the body: each_thread calls f(threadIdx.x) once, reduce is the
 // shuffle/shared-memory block_reduce, broadcast goes through shared memory with __syncthreads.
-// The emulation runs the body once per block: each_thread loops over the threads in order,
-// reduce keeps every thread's value and combines them in the device's tree
+// The emulation runs the body once per block: each_thread and phase loop over the threads in
+// order, reduce keeps every thread's value and combines them in the device's tree
 // (emulated_block_reduce), broadcast returns v. This is a per-block sequential emulation split
-// into phases at the barriers: reduce and broadcast are the only places threads meet, and
-// everything between two of them runs thread by thread. It needs no fibers and keeps the
-// device's combine order, which a plain thread-by-thread loop across a barrier could not; the
-// price is the rule above: shared memory and __syncthreads only through the block's calls.
+// into phases at the barriers: reduce, broadcast and the end of a phase are the only places
+// threads meet, and everything between two of them runs thread by thread. It needs no fibers and
+// keeps the device's combine order, which a plain thread-by-thread loop across a barrier could
+// not; the price is the rule above: shared memory and __syncthreads only through the block's
+// calls.
 #pragma once
 
 #include <cstdint>
@@ -58,6 +63,11 @@ struct DeviceBlock {
   __device__ void leader(F&& f) const {
     if (threadIdx.x == 0) f();
   }
+  template <class F>
+  __device__ void phase(F&& f) const {
+    f(uint32_t(threadIdx.x));
+    __syncthreads();
+  }
   template <class T>
   __device__ T broadcast(T v) const {
     T& slot = block_scratch<T>()[kMaxWarps];  // block_reduce leaves it alone
@@ -93,6 +103,10 @@ struct HostBlock {
   void leader(F&& f) const {
     f();
   }
+  template <class F>
+  void phase(F&& f) const {
+    each_thread(f);
+  }
   template <class T>
   T broadcast(T v) const {
     return v;
@@ -119,6 +133,19 @@ EMBER_HOST_DEVICE void grid_stride(const Block& b, int64_t n, F&& f) {
     const int64_t step = int64_t(b.threads()) * b.blocks_x();
     for (int64_t i = int64_t(b.x()) * b.threads() + t; i < n; i += step) f(i);
   });
+}
+
+/// Records `entry` in a launch's bad-index record, two int64 ({0, 0} until an entry is out of
+/// range, then {1, that entry}), unless one is recorded already (gather_launch.h, loss_launch.h).
+EMBER_HOST_DEVICE inline void record_bad_index(int64_t* bad, int64_t entry) {
+#ifdef __CUDA_ARCH__
+  if (atomicCAS(reinterpret_cast<unsigned long long*>(bad), 0ull, 1ull) == 0ull) bad[1] = entry;
+#else
+  if (bad[0] == 0) {
+    bad[0] = 1;
+    bad[1] = entry;
+  }
+#endif
 }
 
 }  // namespace ember::cuda::kernels

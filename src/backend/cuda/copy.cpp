@@ -22,7 +22,7 @@ void copy(const Tensor& dst, const Tensor& src) {
 void fill(const Tensor& dst, Scalar value) {
   const kernels::FillLaunch l = plan_fill_launch(dst, value);
   if (l.numel == 0) return;
-  launch_on(dst.device(), "fill_", [&](cudaStream_t s) { return kernels::launch_fill(l, s); });
+  launch_on(dst.device(), "fill_", &kernels::launch_fill, l);
 }
 
 // t is new and contiguous: every byte zero.

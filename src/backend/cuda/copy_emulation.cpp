@@ -1,31 +1,11 @@
-// The CPU emulation of copy.cu: the same block bodies over a grid loop (emulation.h).
+// The CPU emulation of copy.cu: the same block bodies over a grid loop (launch.cuh).
 #include "backend/cuda/copy_body.cuh"
 #include "backend/cuda/emulation.h"
-#include "ember/error.h"
+#include "backend/cuda/launch.cuh"
 
 namespace ember::cuda::kernels {
 
-void emulate_copy(const CopyLaunch& l) {
-  bool ran = false;
-  with_type(l.dst, [&](auto d) {
-    with_type(l.src, [&](auto s) {
-      ran = emulate_grid(l.blocks, 1, l.threads, [&](const HostBlock& b) {
-        copy_block<typename decltype(d)::type, typename decltype(s)::type>(b, l);
-      });
-    });
-  });
-  EMBER_CHECK(ran, "cuda emulation", "no copy kernel from type ", int(l.src), " to ", int(l.dst),
-              " in blocks of ", l.threads, " threads");
-}
-
-void emulate_fill(const FillLaunch& l) {
-  bool ran = false;
-  with_item_bits(l.itemsize, [&](auto u) {
-    ran = emulate_grid(l.blocks, 1, l.threads,
-                       [&](const HostBlock& b) { fill_block<typename decltype(u)::type>(b, l); });
-  });
-  EMBER_CHECK(ran, "cuda emulation", "no fill kernel for ", l.itemsize,
-              "-byte elements in blocks of ", l.threads, " threads");
-}
+void emulate_copy(const CopyLaunch& l) { emulate_launch(l, "copy"); }
+void emulate_fill(const FillLaunch& l) { emulate_launch(l, "fill"); }
 
 }  // namespace ember::cuda::kernels

@@ -16,6 +16,12 @@ namespace ember::cuda {
 /// kernel yet (...)` for uint8, int8 and int16.
 kernels::Type storage_type(Dtype dtype, const char* op);
 
+/// The data of an optional operand (a kernel's null for an undefined tensor), as P*.
+template <class P = char>
+P* data_or_null(const Tensor& t) {
+  return t.defined() ? static_cast<P*>(t.data_ptr()) : nullptr;
+}
+
 /// dst = src converted: equal shapes (src expanded by the front end), any layouts and dtypes.
 kernels::CopyLaunch plan_copy_launch(const Tensor& dst, const Tensor& src);
 

@@ -18,8 +18,7 @@ template <Op K, int NIn>
 void run(const ElementwiseCall& call) {
   const kernels::Launch l = plan_elementwise_launch(K, NIn, call);
   if (l.numel == 0) return;
-  launch_on(call.out.device(), call.op,
-            [&](cudaStream_t s) { return kernels::launch_elementwise(l, s); });
+  launch_on(call.out.device(), call.op, &kernels::launch_elementwise, l);
 }
 
 }  // namespace

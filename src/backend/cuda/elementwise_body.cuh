@@ -200,24 +200,36 @@ bool with_op(Op op, F&& f) {
 }
 
 /// One block's share of out = f(in...) over l's layout, S the storage type, NIn 1 or 2.
-template <class S, int NIn, class F, class Block>
-EMBER_HOST_DEVICE void map_block(const Block& b, F f, const Launch& l) {
-  using C = opmath_t<S>;
-  const C alpha = C(l.alpha);
-  grid_stride(b, l.numel, [&](int64_t i) {
-    int64_t off[NIn + 1];
-    strided_offsets(l, i, off);
-    const auto in = [&](int k) {
-      return C(*reinterpret_cast<const S*>(l.base[k + 1] + off[k + 1]));
-    };
-    C r;
-    if constexpr (NIn == 1) {
-      r = f(in(0));
-    } else {
-      r = f(in(0), in(1), alpha);
-    }
-    *reinterpret_cast<S*>(l.base[0] + off[0]) = S(r);
+template <class S, int NIn, class F>
+struct MapBody {
+  template <class Block>
+  EMBER_HOST_DEVICE static void run(const Block& b, const Launch& l) {
+    const F f{};  // the functors hold no state
+    using C = opmath_t<S>;
+    const C alpha = C(l.alpha);
+    each_strided<NIn + 1>(b, l, [&](char* const* at) {
+      const auto in = [&](int k) { return C(*reinterpret_cast<const S*>(at[k + 1])); };
+      C r;
+      if constexpr (NIn == 1) {
+        r = f(in(0));
+      } else {
+        r = f(in(0), in(1), alpha);
+      }
+      *reinterpret_cast<S*>(at[0]) = S(r);
+    });
+  }
+};
+
+/// The body of l (launch.cuh): l's op on one of the four floating types.
+template <class G>
+bool with_body(const Launch& l, G&& g) {
+  bool found = false;
+  with_floating_type(l.type, [&](auto type) {
+    found = with_op(l.op, [&](auto f, auto arity) {
+      g(Tag<MapBody<typename decltype(type)::type, decltype(arity)::value, decltype(f)>>{});
+    });
   });
+  return found;
 }
 
 }  // namespace ember::cuda::kernels

@@ -7,11 +7,18 @@
 #pragma once
 
 #include "backend/cuda/amp_launch.h"
+#include "backend/cuda/batch_norm_launch.h"
 #include "backend/cuda/copy_launch.h"
 #include "backend/cuda/elementwise_launch.h"
+#include "backend/cuda/gather_launch.h"
+#include "backend/cuda/loss_launch.h"
+#include "backend/cuda/norm_launch.h"
 #include "backend/cuda/optim_launch.h"
+#include "backend/cuda/pool_launch.h"
 #include "backend/cuda/reduce_launch.h"
+#include "backend/cuda/scan_launch.h"
 #include "backend/cuda/softmax_launch.h"
+#include "backend/cuda/sort_launch.h"
 
 namespace ember::cuda::kernels {
 
@@ -23,5 +30,17 @@ void emulate_reduce(const ReduceLaunch& launch);
 void emulate_softmax(const SoftmaxLaunch& launch);
 void emulate_optim(const OptimLaunch& launch);
 void emulate_unscale(const UnscaleLaunch& launch);
+/// The index entries out of range are recorded in launch.bad (host memory here).
+void emulate_gather(const GatherLaunch& launch);
+void emulate_select(const SelectLaunch& launch);
+void emulate_check_index(const CheckIndexLaunch& launch);
+void emulate_row_norm(const RowNormLaunch& launch);
+void emulate_row_norm_backward(const RowNormBackwardLaunch& launch);
+void emulate_batch_norm(const BatchNormLaunch& launch);
+void emulate_class_loss(const ClassLossLaunch& launch);
+void emulate_sort(const SortLaunch& launch);
+void emulate_scan(const ScanLaunch& launch);
+void emulate_max_pool(const MaxPoolLaunch& launch);
+void emulate_avg_pool(const AvgPoolLaunch& launch);
 
 }  // namespace ember::cuda::kernels

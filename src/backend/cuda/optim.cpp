@@ -10,7 +10,7 @@ namespace {
 
 void launch(const char* op, const Tensor& param, const kernels::OptimLaunch& l) {
   if (l.numel == 0) return;
-  launch_on(param.device(), op, [&](cudaStream_t s) { return kernels::launch_optim(l, s); });
+  launch_on(param.device(), op, &kernels::launch_optim, l);
 }
 
 void sgd(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,

@@ -63,18 +63,22 @@ struct AdamUpdate {
   }
 };
 
-template <class T, class Block>
-EMBER_HOST_DEVICE void optim_block(const Block& b, const OptimLaunch& l) {
-  if (l.op == OptimOp::sgd)
-    grid_stride(b, l.numel, SgdUpdate<T>{l});
-  else
-    grid_stride(b, l.numel, AdamUpdate<T>{l});
-}
+template <class T>
+struct OptimBody {
+  template <class Block>
+  EMBER_HOST_DEVICE static void run(const Block& b, const OptimLaunch& l) {
+    if (l.op == OptimOp::sgd)
+      grid_stride(b, l.numel, SgdUpdate<T>{l});
+    else
+      grid_stride(b, l.numel, AdamUpdate<T>{l});
+  }
+};
 
-/// Calls f(Tag<T>{}) for l's type among those with a kernel; false for another.
+/// The body of l (launch.cuh): float32 and float64.
 template <class F>
-bool with_optim_type(const OptimLaunch& l, F&& f) {
-  return with_type_among<float, double>(l.type, f);
+bool with_body(const OptimLaunch& l, F&& f) {
+  return with_type_among<float, double>(
+      l.type, [&](auto t) { f(Tag<OptimBody<typename decltype(t)::type>>{}); });
 }
 
 }  // namespace ember::cuda::kernels

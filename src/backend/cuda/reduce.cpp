@@ -22,8 +22,7 @@ void run(const backend::ReduceCall& call) {
     partial = empty({bytes}, {.dtype = kUInt8, .device = call.in.device()});
     l.partial = partial.data_ptr();
   }
-  launch_on(call.in.device(), call.op,
-            [&](cudaStream_t s) { return kernels::launch_reduce(l, s); });
+  launch_on(call.in.device(), call.op, &kernels::launch_reduce, l);
 }
 
 }  // namespace

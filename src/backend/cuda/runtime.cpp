@@ -150,6 +150,13 @@ const backend::Backend kCudaBackend = [] {
   install_softmax_kernels(b);
   install_linalg_kernels(b);
   install_optim_kernels(b);
+  install_gather_kernels(b);
+  install_norm_kernels(b);
+  install_batch_norm_kernels(b);
+  install_loss_kernels(b);
+  install_sort_kernels(b);
+  install_scan_kernels(b);
+  install_pool_kernels(b);
   return b;
 }();
 

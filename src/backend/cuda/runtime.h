@@ -56,6 +56,12 @@ void launch_on(Device device, const char* op, Launch&& launch) {
         index);
 }
 
+/// launch_on for one of the kernels' launchers (`int launch_x(const XLaunch&, void* stream)`).
+template <class L>
+void launch_on(Device device, const char* op, int (*launcher)(const L&, void*), const L& l) {
+  launch_on(device, op, [&](cudaStream_t s) { return launcher(l, s); });
+}
+
 /// The caching allocator of device `index` (created on first use, never destroyed).
 CachingAllocator& device_allocator(int index);
 
@@ -66,5 +72,12 @@ void install_reduce_kernels(backend::Backend& b);
 void install_softmax_kernels(backend::Backend& b);
 void install_linalg_kernels(backend::Backend& b);
 void install_optim_kernels(backend::Backend& b);
+void install_gather_kernels(backend::Backend& b);
+void install_norm_kernels(backend::Backend& b);
+void install_batch_norm_kernels(backend::Backend& b);
+void install_loss_kernels(backend::Backend& b);
+void install_sort_kernels(backend::Backend& b);
+void install_scan_kernels(backend::Backend& b);
+void install_pool_kernels(backend::Backend& b);
 
 }  // namespace ember::cuda

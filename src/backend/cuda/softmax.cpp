@@ -12,7 +12,7 @@ template <bool Log>
 void run(const char* op, const Tensor& y, const Tensor& x, int64_t dim) {
   const kernels::SoftmaxLaunch l = plan_softmax_launch(op, y, x, dim, Log);
   if (l.lines == 0) return;
-  launch_on(x.device(), op, [&](cudaStream_t s) { return kernels::launch_softmax(l, s); });
+  launch_on(x.device(), op, &kernels::launch_softmax, l);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "backend/cuda/block.cuh"
 #include "backend/cuda/elementwise_launch.h"
 #include "backend/cuda/host_device.cuh"
 
@@ -36,6 +37,19 @@ EMBER_HOST_DEVICE inline void strided_offsets(const Strided& l, int64_t i, int64
     rest /= l.shape[d];
     for (int k = 0; k < N; ++k) off[k] += coord * l.strides[k][d];
   }
+}
+
+/// The grid-stride loop over a strided layout (grid_stride): f(at) for each element, at[k] its
+/// address in operand k (k < N), for every kernel that walks one (copy, fill, map, gather).
+template <int N, class Block, class F>
+EMBER_HOST_DEVICE void each_strided(const Block& b, const Strided& l, F&& f) {
+  grid_stride(b, l.numel, [&](int64_t i) {
+    int64_t off[N];
+    strided_offsets(l, i, off);
+    char* at[N];
+    for (int k = 0; k < N; ++k) at[k] = l.base[k] + off[k];
+    f(at);
+  });
 }
 
 }  // namespace ember::cuda::kernels

@@ -1,0 +1,341 @@
+// The CUDA gather-family kernels (src/backend/cuda/gather_body.cuh) run by their CPU emulation
+// over launches planned as the device's are (gather_plan.cpp), against the CPU backend, without a
+// GPU: gather, scatter, scatter_add and scatter_reduce on strided and transposed operands and
+// indices, along every dim, in every floating dtype; index_select, index_add_, index_copy_,
+// index_fill_, take, the embedding lookup and its backward, and the index check; a grid smaller
+// than the work; and the bad-index record the host turns into the CPU's error.
+#include <ember/ember.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "backend/cuda/emulation.h"
+#include "backend/cuda/gather_plan.h"
+#include "test_support.h"
+
+namespace ember::cuda {
+namespace {
+
+using kernels::GatherOp;
+
+constexpr Dtype kFloating[] = {kFloat32, kFloat64, kFloat16, kBFloat16};
+
+/// (rows, cols) small integers in [-9, 9] as `dtype`: exact in every dtype, so any order of
+/// scatter_add's additions gives the same bits, and a misplaced element shows.
+Tensor ints(int64_t rows, int64_t cols, Dtype dtype, int64_t phase = 0) {
+  return ((arange(rows * cols, {.dtype = kInt64}) * 7 + phase) % 19 - 9)
+      .reshape({rows, cols})
+      .to(dtype);
+}
+
+/// (rows, cols) int64 entries in [0, n): many repeats, in no order.
+Tensor entries(int64_t rows, int64_t cols, int64_t n, int64_t phase = 0) {
+  return ((arange(rows * cols, {.dtype = kInt64}) * 5 + phase) % n).reshape({rows, cols});
+}
+
+/// A bad-index record in host memory, as the device's (gather_launch.h).
+struct Record {
+  std::array<int64_t, 2> v{0, 0};
+  int64_t* data() { return v.data(); }
+};
+
+Tensor gathered(const Tensor& self, int64_t dim, const Tensor& index, uint32_t blocks = 0) {
+  Record r;
+  const Tensor out = empty(index.sizes(), {.dtype = self.dtype()});
+  kernels::GatherLaunch l = plan_gather_launch(GatherOp::gather, self, dim, index, out, r.data());
+  if (blocks) l.blocks = blocks;
+  kernels::emulate_gather(l);
+  EXPECT_EQ(r.v[0], 0);
+  return out;
+}
+
+Tensor scattered(GatherOp op, const Tensor& self, int64_t dim, const Tensor& index,
+                 const Tensor& src) {
+  Record r;
+  const Tensor out = self.clone();
+  kernels::emulate_gather(plan_gather_launch(op, out, dim, index, src, r.data()));
+  EXPECT_EQ(r.v[0], 0);
+  return out;
+}
+
+// self transposed (strides (1, 9)), the index a strided slice of a transposed tensor (strides
+// (2, 80)), along both dims: 360 and 2000 entries, one block and a tail, eight and a tail. Moves
+// are bit for bit.
+TEST(CudaGatherPlan, GatherMatchesTheCpuOnStridedOperands) {
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16, kInt64}) {
+    const Tensor self = ints(9, 50, dtype).t();  // (50, 9)
+    for (const int64_t dim : {0, 1}) {
+      const Tensor strided = entries(90, 80, self.size(dim)).t().slice(0, 0, 80, 2);  // (40, 90)
+      const Tensor index = strided.narrow(1, 0, dim == 0 ? 9 : 50);
+      EXPECT_TRUE(gathered(self, dim, index).equal(self.gather(dim, index))) << dtype << " " << dim;
+    }
+  }
+}
+
+// The plan caps nothing here, so force a grid of 2 blocks for 1200 entries: the grid-stride
+// loop still gives every entry to one thread.
+TEST(CudaGatherPlan, AGridSmallerThanTheIndexCoversIt) {
+  const Tensor self = ints(50, 9, kFloat32);
+  const Tensor index = entries(40, 9, 50);
+  EXPECT_TRUE(gathered(self, 0, index, 2).equal(self.gather(0, index)));
+}
+
+// Each line of the index a permutation (no repeats: scatter's winner is unspecified otherwise),
+// src transposed and larger than the index, self a transposed view written in place.
+TEST(CudaGatherPlan, ScatterMatchesTheCpuWithoutRepeats) {
+  for (const Dtype dtype : kFloating)
+    for (const int64_t dim : {0, 1}) {
+      const Tensor self = ints(13, 11, dtype, 3).t();  // (11, 13)
+      const int64_t n = self.size(dim), m = self.size(1 - dim);
+      // entry (i, j) = (i + 3j) mod n along dim: a permutation of each line.
+      Tensor index = (arange(n, {.dtype = kInt64}).unsqueeze(1) +
+                      arange(m, {.dtype = kInt64}).unsqueeze(0) * 3) %
+                     n;  // (n, m)
+      if (dim == 1) index = index.t();
+      const Tensor src = ints(20, 20, dtype, 5).t();
+      EXPECT_TRUE(
+          scattered(GatherOp::scatter, self, dim, index, src).equal(self.scatter(dim, index, src)))
+          << dtype << " " << dim;
+    }
+}
+
+// Many repeats per element, along the first, a middle and the last dim of a 3-d self; a broadcast
+// scalar src (strides 0) too.
+TEST(CudaGatherPlan, ScatterAddSumsRepeatedEntriesAsTheCpu) {
+  for (const Dtype dtype : kFloating) {
+    const Tensor self = ints(8, 42, dtype).reshape({8, 6, 7});
+    const Tensor src = ints(8, 40, dtype, 2).reshape({8, 5, 8});
+    for (const int64_t dim : {0, 1, 2}) {
+      const Tensor index = entries(8, 35, self.size(dim), dim).reshape({8, 5, 7});
+      const Tensor s = src.narrow(2, 0, 7);
+      EXPECT_TRUE(scattered(GatherOp::scatter_add, self, dim, index, s)
+                      .equal(self.scatter_add(dim, index, s)))
+          << dtype << " " << dim;
+    }
+    const Tensor one = ones({}, {.dtype = dtype}).expand({8, 5, 7});
+    const Tensor index = entries(8, 35, 8).reshape({8, 5, 7});
+    EXPECT_TRUE(scattered(GatherOp::scatter_add, self, 0, index, one)
+                    .equal(self.scatter_add(0, index, one.contiguous())))
+        << dtype;
+  }
+}
+
+// scatter_reduce's own kernels (prod, amax, amin) with many repeats, along each dim, src from
+// {±0.5, ±1, 2} (products exact in every dtype and order) with NaNs for amax/amin (NaN wins
+// whatever the order); without include_self the positions first take the identity by a scatter
+// (Note [CUDA scatter_reduce] in src/backend/cuda/gather.cpp).
+TEST(CudaGatherPlan, ScatterReduceMatchesTheCpu) {
+  const std::pair<GatherOp, const char*> reductions[] = {{GatherOp::scatter_prod, "prod"},
+                                                         {GatherOp::scatter_amax, "amax"},
+                                                         {GatherOp::scatter_amin, "amin"}};
+  const double identity[] = {1.0, -INFINITY, INFINITY};
+  for (const Dtype dtype : kFloating)
+    for (const int64_t dim : {0, 1})
+      for (int k = 0; k < 3; ++k)
+        for (const bool include_self : {true, false}) {
+          const auto [op, name] = reductions[k];
+          const Tensor self = ints(6, 7, dtype, 1);
+          const Tensor choices = tensor({0.5, -1.0, 2.0, 1.0, -0.5}).to(dtype);
+          Tensor src = choices.index_select(0, entries(6, 7, 5, 3).flatten()).reshape({6, 7});
+          if (k > 0) src.select(0, 4).select(0, 2).fill_(NAN);
+          const Tensor index = entries(6, 7, self.size(dim), dim);
+          const Tensor want = scatter_reduce(self, dim, index, src, name, include_self);
+          const Tensor got = self.clone();
+          Record r;
+          if (!include_self) {
+            const Tensor id = full({}, identity[k], {.dtype = dtype}).expand(index.sizes());
+            kernels::emulate_gather(
+                plan_gather_launch(GatherOp::scatter, got, dim, index, id, r.data()));
+          }
+          kernels::emulate_gather(plan_gather_launch(op, got, dim, index, src, r.data()));
+          EXPECT_EQ(r.v[0], 0);
+          EXPECT_TRUE(allclose(got, want, 0, 0, /*equal_nan=*/true))
+              << dtype_name(dtype) << " " << name << " dim " << dim << " include_self "
+              << include_self << "\ngot " << got << "\nwant " << want;
+        }
+}
+
+TEST(CudaGatherPlan, ScatterAddTakesOnlyFloatingDtypes) {
+  const Tensor self = zeros({4}, {.dtype = kInt64}), index = zeros({4}, {.dtype = kInt64});
+  Record r;
+  EXPECT_ERROR(plan_gather_launch(GatherOp::scatter_add, self, 0, index, self, r.data()),
+               "the cuda backend has no int64 kernel yet");
+}
+
+// An entry out of range (past the end, then negative) is recorded, its element left alone, the
+// others written; the host's error is the CPU kernel's.
+TEST(CudaGatherPlan, BadEntriesAreRecordedAndRaiseTheCpusError) {
+  const Tensor self = ints(5, 4, kFloat32);
+  for (const int64_t bad : {5, -1}) {
+    const Tensor index = entries(3, 4, 5);
+    index.select(0, 2).select(0, 1).fill_(bad);
+    Record r;
+    const Tensor out = full({3, 4}, 100.0f);
+    kernels::emulate_gather(plan_gather_launch(GatherOp::gather, self, 0, index, out, r.data()));
+    EXPECT_EQ(r.v[0], 1);
+    EXPECT_EQ(r.v[1], bad);
+    EXPECT_EQ(out.select(0, 2).select(0, 1).item<float>(), 100.0f);
+    EXPECT_TRUE(out.narrow(0, 0, 2).equal(self.gather(0, index.narrow(0, 0, 2))));
+    const std::string words =
+        "index " + std::to_string(bad) + " is out of bounds for dimension 0 with size 5";
+    EXPECT_ERROR(raise_bad_index("gather", r.data(), 0, 5), words);
+    EXPECT_ERROR((void)self.gather(0, index), words);
+  }
+}
+
+// Along the first, a middle and the last dim of (4, 5, 6), repeated entries, every dtype
+// (the kernel moves bytes): 4 * 7 * 6 = 168 outputs, less than one block.
+TEST(CudaGatherPlan, IndexSelectMatchesTheCpu) {
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16, kInt32, kBool}) {
+    const Tensor self = ints(4, 30, kFloat32).reshape({4, 5, 6}).to(dtype);
+    for (const int64_t dim : {0, 1, 2}) {
+      const Tensor index = entries(1, 7, self.size(dim), dim).reshape({7});
+      const Tensor want = self.index_select(dim, index);
+      const Tensor out = empty(want.sizes(), {.dtype = dtype});
+      Record r;
+      kernels::emulate_select(plan_index_select_launch(out, self, dim, index, r.data()));
+      EXPECT_EQ(r.v[0], 0);
+      EXPECT_TRUE(out.equal(want)) << dtype << " " << dim;
+    }
+  }
+}
+
+// Slices of (4, 5, 6) along each dim: index_add_ with repeated entries (small integers and an
+// alpha of 0.5: exact in every order and dtype), index_copy_ with distinct ones, index_fill_.
+TEST(CudaGatherPlan, IndexAddCopyAndFillMatchTheCpu) {
+  for (const Dtype dtype : kFloating)
+    for (const int64_t dim : {0, 1, 2}) {
+      const Tensor self = ints(4, 30, dtype).reshape({4, 5, 6});
+      const int64_t size = self.size(dim);
+      const Tensor repeated = entries(1, 9, size, dim).reshape({9});
+      const Tensor distinct = arange(size - 1, -1, -1, {.dtype = kInt64});  // reversed
+      DimVector shape(self.sizes());
+      shape[size_t(dim)] = 9;
+      const Tensor source = ints(1, 9 * (120 / size), dtype, 3).reshape(shape);
+      const std::string what = std::string(dtype_name(dtype)) + " dim " + std::to_string(dim);
+      auto emulated = [&](GatherOp op, const Tensor& index, const Tensor& src, double alpha) {
+        Record r;
+        const Tensor out = self.clone();
+        kernels::emulate_gather(
+            plan_index_scatter_launch(op, out, dim, index, src, alpha, r.data()));
+        EXPECT_EQ(r.v[0], 0) << what;
+        return out;
+      };
+      EXPECT_TRUE(emulated(GatherOp::scatter_add, repeated, source, 0.5)
+                      .equal(self.clone().index_add_(dim, repeated, source, 0.5)))
+          << what;
+      const Tensor slices = self.flip({dim}) * 2;  // one slice per entry of distinct
+      EXPECT_TRUE(emulated(GatherOp::scatter, distinct, slices, 1)
+                      .equal(self.clone().index_copy_(dim, distinct, slices)))
+          << what;
+      const Tensor value = full({}, -7.5, {.dtype = dtype}).expand(shape);
+      EXPECT_TRUE(emulated(GatherOp::scatter, repeated, value, 1)
+                      .equal(self.clone().index_fill_(dim, repeated, -7.5)))
+          << what;
+    }
+}
+
+// Flat entries over the whole of a (7, 9) self, negative ones from the end; an entry past the
+// end is recorded as given.
+TEST(CudaGatherPlan, TakeMatchesTheCpu) {
+  for (const Dtype dtype : {kFloat32, kFloat16, kInt64}) {
+    const Tensor self = ints(7, 9, dtype);
+    const Tensor index = entries(3, 5, 126, 1) - 63;  // in [-63, 63)
+    const Tensor out = empty({3, 5}, {.dtype = dtype});
+    Record r;
+    kernels::emulate_select(plan_take_launch(out, self, index, r.data()));
+    EXPECT_EQ(r.v[0], 0);
+    EXPECT_TRUE(out.equal(take(self, index))) << dtype_name(dtype);
+  }
+  const Tensor index = tensor({3, -64, 5}, kInt64);
+  Record r;
+  kernels::emulate_select(plan_take_launch(empty({3}), ints(7, 9, kFloat32), index, r.data()));
+  EXPECT_EQ(r.v[0], 1);
+  EXPECT_EQ(r.v[1], -64);
+}
+
+// The CPU backend's check_index wraps negative entries in place; the kernel must leave the same
+// entries, and record an entry out of range with or without wrapping.
+TEST(CudaGatherPlan, IndexCheckWrapsAndRecordsAsTheCpu) {
+  const Tensor index = arange(-7, 7, {.dtype = kInt64}).repeat({30});  // 420 entries: a tail
+  const Tensor want = index.clone();
+  backend::backend_for(kCPU)->gather.check_index("index_select", want, 0, 7, true);
+  Record r;
+  const Tensor got = index.clone();
+  kernels::emulate_check_index(plan_check_index_launch(got, 7, true, r.data()));
+  EXPECT_EQ(r.v[0], 0);
+  EXPECT_TRUE(got.equal(want));
+  for (const bool wrap : {true, false}) {
+    Record bad;
+    const Tensor t = index.clone();
+    kernels::emulate_check_index(plan_check_index_launch(t, wrap ? 6 : 7, wrap, bad.data()));
+    EXPECT_EQ(bad.v[0], 1) << wrap;
+    EXPECT_EQ(bad.v[1], -7) << wrap;  // the first entry, out of range either way
+  }
+}
+
+// Rows of a (10, 7) table at (3, 5) indices with repeats, in every floating dtype; an index past
+// the table is recorded.
+TEST(CudaGatherPlan, EmbeddingLooksUpTheCpusRows) {
+  const backend::EmbeddingKernels& cpu = backend::backend_for(kCPU)->embedding;
+  for (const Dtype dtype : kFloating) {
+    const Tensor weight = ints(10, 7, dtype);
+    const Tensor indices = entries(3, 5, 10, 1);
+    const Tensor want = empty({3, 5, 7}, {.dtype = dtype}),
+                 got = empty({3, 5, 7}, {.dtype = dtype});
+    cpu.embedding("embedding", want, weight, indices);
+    Record r;
+    kernels::emulate_select(plan_embedding_launch(got, weight, indices, r.data()));
+    EXPECT_EQ(r.v[0], 0);
+    EXPECT_TRUE(got.equal(want)) << dtype;
+  }
+  const Tensor indices = entries(3, 5, 10);
+  indices.select(0, 1).select(0, 4).fill_(10);
+  Record r;
+  const Tensor out = empty({3, 5, 7});
+  kernels::emulate_select(plan_embedding_launch(out, ints(10, 7, kFloat32), indices, r.data()));
+  EXPECT_EQ(r.v[0], 1);
+  EXPECT_EQ(r.v[1], 10);
+}
+
+// grad_weight (12, 9) from 40 rows at indices with repeats, with and without padding_idx and
+// scale_grad_by_freq, in float32 and float64. Without scaling each element adds its rows in index
+// order, as the CPU: the same bits. With it each row is scaled by 1 / count first, where the CPU's
+// compiler may fuse the multiply into its add: within a few eps of the sum of |terms|.
+TEST(CudaGatherPlan, EmbeddingBackwardSumsRowsAsTheCpu) {
+  const backend::EmbeddingKernels& cpu = backend::backend_for(kCPU)->embedding;
+  for (const Dtype dtype : {kFloat32, kFloat64})
+    for (const int64_t pad : {int64_t(-1), int64_t(3)})
+      for (const bool freq : {false, true}) {
+        const Tensor grad = ints(40, 9, dtype, 4) * 0.37;
+        const Tensor indices = entries(1, 40, 12, 2).reshape({40});
+        const Tensor want = zeros({12, 9}, {.dtype = dtype}),
+                     got = zeros({12, 9}, {.dtype = dtype});
+        cpu.embedding_backward("embedding_backward", want, grad, indices, pad, freq);
+        Record r;
+        std::vector<int64_t> counts(12, 0);
+        const auto [check, add] = plan_embedding_backward_launches(
+            got, grad, indices, pad, freq ? counts.data() : nullptr, r.data());
+        kernels::emulate_check_index(check);
+        kernels::emulate_gather(add);
+        EXPECT_EQ(r.v[0], 0);
+        const std::string what =
+            std::string(dtype_name(dtype)) + " pad " + std::to_string(pad) + (freq ? " freq" : "");
+        if (!freq) {
+          EXPECT_TRUE(got.equal(want)) << what;
+          continue;
+        }
+        const double eps = dtype == kFloat64 ? 0x1p-52 : 0x1p-23;
+        Tensor tol = zeros({12, 9}, {.dtype = kFloat64});
+        tol.index_add_(0, indices, grad.to(kFloat64).abs() * (4 * eps));
+        EXPECT_TRUE(((got.to(kFloat64) - want.to(kFloat64)).abs() <= tol).all().item<bool>())
+            << what << "\ngot " << got << "\nwant " << want;
+        EXPECT_EQ(counts[2], (indices == 2).sum().item<int64_t>());
+      }
+}
+
+}  // namespace
+}  // namespace ember::cuda
