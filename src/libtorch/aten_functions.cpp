@@ -2,6 +2,7 @@
 #include "torch/detail/aten_functions.h"
 
 #include "ember/error.h"
+#include "ember/index_ops.h"
 
 namespace at {
 
@@ -88,6 +89,41 @@ Tensor max_pool2d(const Tensor& self, ember::IntArrayRef kernel_size, ember::Int
 
 Tensor constant_pad_nd(const Tensor& self, ember::IntArrayRef pad, const ember::Scalar& value) {
   return F::pad(self, pad, {.mode = "constant", .value = value.to<double>()});
+}
+
+namespace {
+
+// ATen's fixed-rank pads: `dims` last dims padded, an input of dims + 1 or dims + 2 dims.
+Tensor fixed_pad(const char* op, const char* mode, int64_t dims, const Tensor& self,
+                 ember::IntArrayRef padding) {
+  EMBER_CHECK(int64_t(padding.size()) == 2 * dims, op, "padding size is expected to be ",
+              2 * dims, ", but got: ", padding.size());
+  EMBER_CHECK(self.dim() == dims + 1 || self.dim() == dims + 2, op, "Expected ", dims + 1, "D or ",
+              dims + 2, "D (batch mode) tensor with possibly 0 batch size and other non-zero "
+              "dimensions for input, but got: ", self.sizes());
+  return F::pad(self, padding, {.mode = mode});
+}
+
+}  // namespace
+
+Tensor reflection_pad1d(const Tensor& self, ember::IntArrayRef padding) {
+  return fixed_pad("reflection_pad1d", "reflect", 1, self, padding);
+}
+Tensor reflection_pad2d(const Tensor& self, ember::IntArrayRef padding) {
+  return fixed_pad("reflection_pad2d", "reflect", 2, self, padding);
+}
+Tensor replication_pad1d(const Tensor& self, ember::IntArrayRef padding) {
+  return fixed_pad("replication_pad1d", "replicate", 1, self, padding);
+}
+Tensor replication_pad2d(const Tensor& self, ember::IntArrayRef padding) {
+  return fixed_pad("replication_pad2d", "replicate", 2, self, padding);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool sorted,
+                                              bool return_inverse, bool return_counts) {
+  auto r = ember::unique(self, {.sorted = sorted, .return_inverse = return_inverse,
+                                .return_counts = return_counts, .dim = dim});
+  return {r.output, r.inverse_indices, r.counts};
 }
 
 Tensor avg_pool2d(const Tensor& self, ember::IntArrayRef kernel_size, ember::IntArrayRef stride,

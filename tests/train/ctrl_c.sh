@@ -13,11 +13,11 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; echo "--- first run:"; cat "$dir/first.txt"; echo "--- resumed run:";
          cat "$dir/resumed.txt" 2>/dev/null; exit 1; }
-args=(--epochs 3 --limit 12800 --val-limit 1000 --workers 2 --output-dir "$dir/run")
+args=(--epochs 3 --limit 6400 --val-limit 500 --workers 2 --output-dir "$dir/run")
 
 "$bin" "${args[@]}" > "$dir/first.txt" 2>&1 &
 pid=$!
-# Interrupt as soon as epoch 0 is reported: two epochs (200 steps) are still to come.
+# Interrupt as soon as epoch 0 is reported: two epochs (100 steps) are still to come.
 for _ in $(seq 1200); do
   grep -q "^Epoch 0 |" "$dir/first.txt" && break
   kill -0 "$pid" 2>/dev/null || break

@@ -61,6 +61,15 @@ int main() {
   std::cout << "max " << first.max(second) << " min " << first.min(second) << std::endl;
   std::cout << "norm " << torch::norm(first).item<float>() << " "
             << torch::norm(grid, 1, {1}, /*keepdim=*/true) << std::endl;
+  std::cout << "torch::max/min " << torch::max(first).item<float>() << " "
+            << std::get<1>(torch::min(grid, 1)) << torch::max(first, second) << std::endl;
+  auto rows = torch::tensor({3, 1, 3, 1, 2, 2, 3, 1}, torch::kLong).view({4, 2});
+  auto [unique_rows, inverse, counts] = torch::unique_dim(rows, 0, true, true, true);
+  std::cout << "unique_dim " << unique_rows << inverse << counts << std::endl;
+  auto image = torch::arange(12.0).view({1, 1, 3, 4});
+  std::cout << "reflection_pad2d " << torch::reflection_pad2d(image, {1, 1, 2, 0})[0][0]
+            << " replication_pad1d " << torch::replication_pad1d(image[0][0], {0, 2})
+            << std::endl;
   auto leaf = torch::arange(6.0).view({2, 1, 3}).requires_grad_();
   auto moved = leaf * torch::tensor({1.0, 2.0, 3.0});
   moved.unsqueeze_(0);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "ember/nn/functional.h"
 #include "ember/tensor.h"
@@ -57,6 +58,31 @@ Tensor avg_pool2d(const Tensor& self, ember::IntArrayRef kernel_size,
 /// Pads the last dims with `value` (pad = {left, right} of the last dim, then of the one before).
 Tensor constant_pad_nd(const Tensor& self, ember::IntArrayRef pad, const ember::Scalar& value = 0);
 
+/// ATen's reflection and replication pads of the last 1 or 2 dims (padding: 2 or 4 amounts,
+/// last dim first, as F::pad).
+Tensor reflection_pad1d(const Tensor& self, ember::IntArrayRef padding);
+Tensor reflection_pad2d(const Tensor& self, ember::IntArrayRef padding);
+Tensor replication_pad1d(const Tensor& self, ember::IntArrayRef padding);
+Tensor replication_pad2d(const Tensor& self, ember::IntArrayRef padding);
+
+/// (unique slices along dim, inverse indices, counts); the last two undefined unless asked for.
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool sorted = true,
+                                              bool return_inverse = false,
+                                              bool return_counts = false);
+
+/// The methods t.max(...) / t.min(...) as functions: of all elements, along a dim (values and
+/// indices), or elementwise with another tensor.
+inline Tensor max(const Tensor& self) { return self.max(); }
+inline std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim = false) {
+  return self.max(dim, keepdim);
+}
+inline Tensor max(const Tensor& self, const Tensor& other) { return self.maximum(other); }
+inline Tensor min(const Tensor& self) { return self.min(); }
+inline std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim = false) {
+  return self.min(dim, keepdim);
+}
+inline Tensor min(const Tensor& self, const Tensor& other) { return self.minimum(other); }
+
 /// The p-norm of all elements, or over `dim`: the method t.norm(...) as a function.
 inline Tensor norm(const Tensor& self, const ember::Scalar& p = 2) { return self.norm(p); }
 inline Tensor norm(const Tensor& self, const ember::Scalar& p, ember::IntArrayRef dim,
@@ -76,9 +102,16 @@ using at::cross_entropy_loss;
 using at::huber_loss;
 using at::kl_div;
 using at::l1_loss;
+using at::max;
 using at::max_pool2d;
+using at::min;
 using at::mse_loss;
 using at::nll_loss;
+using at::reflection_pad1d;
+using at::reflection_pad2d;
+using at::replication_pad1d;
+using at::replication_pad2d;
 using at::norm;
 using at::smooth_l1_loss;
+using at::unique_dim;
 }  // namespace torch
