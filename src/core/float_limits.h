@@ -9,19 +9,23 @@
 
 namespace ember {
 
+// `inline` on each: an explicit specialization of a variable template is not implicitly inline,
+// so without it every translation unit that includes this header defines it again (an ODR
+// violation GCC tolerates and Clang's linker reports).
+
 /// Mantissa digits, the implicit bit included (std::numeric_limits<T>::digits for the others).
 template <class T>
-constexpr int kDigits = std::numeric_limits<T>::digits;
+inline constexpr int kDigits = std::numeric_limits<T>::digits;
 template <>
-constexpr int kDigits<Half> = 11;
+inline constexpr int kDigits<Half> = 11;
 template <>
-constexpr int kDigits<BFloat16> = 8;
+inline constexpr int kDigits<BFloat16> = 8;
 
 template <class T>
-constexpr double kMaxFinite = double(std::numeric_limits<T>::max());
+inline constexpr double kMaxFinite = double(std::numeric_limits<T>::max());
 template <>
-constexpr double kMaxFinite<Half> = 65504.0;
+inline constexpr double kMaxFinite<Half> = 65504.0;
 template <>
-constexpr double kMaxFinite<BFloat16> = 3.3895313892515355e38;  // (2 - 2^-7) * 2^127
+inline constexpr double kMaxFinite<BFloat16> = 3.3895313892515355e38;  // (2 - 2^-7) * 2^127
 
 }  // namespace ember

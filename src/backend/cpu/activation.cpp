@@ -68,7 +68,8 @@ void leaky_relu(const ElementwiseCall& c) {
 }
 
 void elu(const ElementwiseCall& c) {
-  const auto [alpha_scale, scale, input_scale] = c.args.real;
+  // Named copies, not a structured binding: Clang 14 cannot capture a binding in a lambda.
+  const double alpha_scale = c.args.real[0], scale = c.args.real[1], input_scale = c.args.real[2];
   run_elementwise<K::elu, kFloating, 1>(c, [=]<class T>() {
     return [a = T(alpha_scale), s = T(scale), is = T(input_scale)](auto x) {
       using V = decltype(x);

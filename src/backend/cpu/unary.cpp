@@ -124,7 +124,8 @@ inline constexpr auto clamp_tensor_fn = []<class T>() {
 };
 
 void nan_to_num(const ElementwiseCall& c) {
-  const auto [nan, posinf, neginf] = c.args.real;
+  // Named copies, not a structured binding: Clang 14 cannot capture a binding in a lambda.
+  const double nan = c.args.real[0], posinf = c.args.real[1], neginf = c.args.real[2];
   run_elementwise<K::nan_to_num, kFloating, 1>(c, [=]<class T>() {
     const T n = T(nan), p = T(posinf), m = T(neginf);
     return [n, p, m](T x) -> T { return x != x ? n : x == INFINITY ? p : x == -INFINITY ? m : x; };
