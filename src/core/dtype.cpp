@@ -1,9 +1,11 @@
 // dtype names and PyTorch's promotion lattice.
 #include "ember/dtype.h"
 
+#include <atomic>
 #include <ostream>
 
 #include "ember/error.h"
+#include "ember/print_hooks.h"
 
 namespace ember {
 
@@ -13,7 +15,19 @@ const char* dtype_name(Dtype t) {
   return names[int(t)];
 }
 
-std::ostream& operator<<(std::ostream& os, Dtype t) { return os << "torch." << dtype_name(t); }
+namespace {
+std::atomic<DtypePrinter> installed_dtype_printer{nullptr};
+}  // namespace
+
+void set_dtype_printer(DtypePrinter printer) { installed_dtype_printer.store(printer); }
+
+std::ostream& operator<<(std::ostream& os, Dtype t) {
+  if (DtypePrinter printer = installed_dtype_printer.load(std::memory_order_relaxed)) {
+    printer(os, t);
+    return os;
+  }
+  return os << "torch." << dtype_name(t);
+}
 
 Dtype promote_types(Dtype a, Dtype b) {
   if (a == b) return a;

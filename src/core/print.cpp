@@ -14,7 +14,7 @@
 #include "core/dispatch.h"
 #include "ember/autograd.h"
 #include "ember/tensor.h"
-#include "ember/tensor_printer.h"
+#include "ember/print_hooks.h"
 
 namespace ember {
 namespace {

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "c10/core/TensorOptions.h"
 #include "ember/error.h"
 
 namespace torch::detail {
@@ -219,6 +220,14 @@ std::string type_string(const Tensor& t) {
 
 void print_tensor(std::ostream& os, const Tensor& t) { at::print(os, t, 80); }
 
+void print_dtype(std::ostream& os, ember::Dtype t) {
+  // The names GCC's __PRETTY_FUNCTION__ gives each element type, which TypeMeta reports.
+  static const char* const names[ember::kNumDtypes] = {
+      "bool",      "unsigned char", "signed char",    "short int", "int",
+      "long int",  "c10::Half",     "c10::BFloat16", "float",     "double"};
+  os << names[int(t)];
+}
+
 }  // namespace torch::detail
 
 namespace c10 {
@@ -248,6 +257,27 @@ const char* toString(ember::ScalarType t) {
   }
   ember::fail("c10::toString", "expected one of ember's ten dtypes, got ScalarType ", int(t));
 }
+
+std::ostream& operator<<(std::ostream& os, Layout) { return os << "Strided"; }
+
+std::ostream& operator<<(std::ostream& os, const TensorOptions& options) {
+  auto mark = [](bool set) { return set ? "" : " (default)"; };
+  os << "TensorOptions(dtype=";
+  torch::detail::print_dtype(os, options.dtype());
+  return os << mark(options.has_dtype()) << ", device=" << options.device() << mark(options.has_device())
+            << ", layout=" << options.layout() << mark(options.has_layout())
+            << ", requires_grad=" << (options.requires_grad() ? "true" : "false")
+            << mark(options.has_requires_grad())
+            << ", pinned_memory=false (default), memory_format=(nullopt))";
+}
+
+}  // namespace c10
+
+std::ostream& ember::operator<<(std::ostream& os, const ember::TensorOptions& options) {
+  return os << c10::TensorOptions(options);
+}
+
+namespace c10 {
 
 std::string DeviceTypeName(ember::DeviceType d, bool lower_case) {
   switch (d) {

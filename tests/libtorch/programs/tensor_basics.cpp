@@ -1,7 +1,7 @@
 // LibTorch's tensor spellings: TensorOptions as a builder, factories with options, dtypes,
 // TORCH_CHECK, ATen's positional losses and pools with torch::Reduction, seeds, IntArrayRef's
-// slice, constant_pad_nd, writing through `t[i] = ...`, max/min of two tensors and the
-// in-place shape changes.
+// slice, constant_pad_nd, writing through `t[i] = ...`, max/min of two tensors, the in-place
+// shape changes, and dtypes and options printed as LibTorch prints them.
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -82,6 +82,15 @@ int main() {
   std::cout << ", transpose_ " << moved.sizes() << " " << moved.grad_fn()->name() << std::endl;
   (moved * moved).sum().backward();
   std::cout << "grad through the in-place shape changes " << leaf.grad() << std::endl;
+  // A dtype prints as LibTorch's TypeMeta names it; options mark what the builder left unset.
+  for (auto dtype : {torch::kFloat32, torch::kFloat64, torch::kFloat16, torch::kBFloat16,
+                     torch::kInt64, torch::kInt32, torch::kInt16, torch::kInt8, torch::kUInt8,
+                     torch::kBool}) {
+    std::cout << torch::zeros({1}, dtype).dtype() << " " << c10::toString(dtype) << ", ";
+  }
+  std::cout << std::endl << torch::ones({2}, torch::kInt64).options() << std::endl;
+  std::cout << torch::TensorOptions().dtype(torch::kInt64).requires_grad(false) << std::endl;
+  std::cout << torch::TensorOptions(torch::kCPU).layout(torch::kStrided) << std::endl;
   torch::Device device(torch::kCPU);
   if (torch::cuda::is_available()) device = torch::Device(torch::kCUDA);
   std::cout << "device: " << device << std::endl;

@@ -47,7 +47,9 @@ namespace torch {
 using c10::ArrayRef;
 using c10::IntArrayRef;
 using c10::IValue;
+using c10::Layout;
 using c10::TensorOptions;
+using c10::kStrided;
 using c10::nullopt;
 using c10::optional;
 using c10::str;
