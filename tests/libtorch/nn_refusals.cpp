@@ -1,6 +1,7 @@
-// The torch::nn layer's own checks, which LibTorch programs (whose goldens come from LibTorch,
-// where these run) cannot show: what ember refuses with a message rather than ignore, empty
-// handles and containers, type-erased calls with wrong arguments, and the enum spellings.
+// The layer's own checks, which LibTorch programs (whose goldens come from LibTorch, where these
+// run) cannot show: what ember refuses with a message rather than ignore (torch::nn options,
+// at::globalContext()'s TF32 switches), empty handles and containers, type-erased calls with
+// wrong arguments, and the enum spellings.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -113,6 +114,19 @@ TEST(LibtorchNnRefusals, EnumSpellings) {
   EXPECT_EQ(torch::enumtype::get_enum_name(nn::Conv2dOptions::padding_mode_t(torch::kCircular)),
             "kCircular");
   EXPECT_DOUBLE_EQ(nn::init::calculate_gain(torch::kConvTranspose2D), 1.0);
+}
+
+TEST(LibtorchContext, AcceptsOnlyFullFloat32) {
+  at::globalContext().setAllowTF32CuBLAS(false);
+  at::globalContext().setAllowTF32CuDNN(false);
+  at::globalContext().setFloat32MatmulPrecision("highest");
+  EXPECT_FALSE(at::globalContext().allowTF32CuBLAS());
+  EXPECT_ERROR(at::globalContext().setAllowTF32CuBLAS(true),
+               "[at::globalContext().setAllowTF32CuBLAS] ember has no TF32 path");
+  EXPECT_ERROR(at::globalContext().setAllowTF32CuDNN(true), "only false is accepted");
+  EXPECT_ERROR(at::globalContext().setFloat32MatmulPrecision("medium"),
+               "only \"highest\" is accepted; got \"medium\"");
+  EXPECT_EQ(std::string(TORCH_VERSION), "1.13.1");
 }
 
 }  // namespace

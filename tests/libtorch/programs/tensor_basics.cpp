@@ -1,7 +1,8 @@
 // LibTorch's tensor spellings: TensorOptions as a builder, factories with options, dtypes,
 // TORCH_CHECK, ATen's positional losses and pools with torch::Reduction, seeds, IntArrayRef's
 // slice, constant_pad_nd, writing through `t[i] = ...`, max/min of two tensors, the in-place
-// shape changes, and dtypes and options printed as LibTorch prints them.
+// shape changes, dtypes and options printed as LibTorch prints them, TORCH_VERSION_* and
+// at::globalContext()'s TF32 switch.
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -91,6 +92,9 @@ int main() {
   std::cout << std::endl << torch::ones({2}, torch::kInt64).options() << std::endl;
   std::cout << torch::TensorOptions().dtype(torch::kInt64).requires_grad(false) << std::endl;
   std::cout << torch::TensorOptions(torch::kCPU).layout(torch::kStrided) << std::endl;
+  at::globalContext().setAllowTF32CuBLAS(false);  // full float32 products, as ember computes them
+  std::cout << "LibTorch " << TORCH_VERSION_MAJOR << "." << TORCH_VERSION_MINOR << ", pi "
+            << std::setprecision(3) << 3.14159 << std::endl;
   torch::Device device(torch::kCPU);
   if (torch::cuda::is_available()) device = torch::Device(torch::kCUDA);
   std::cout << "device: " << device << std::endl;

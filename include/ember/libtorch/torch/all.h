@@ -9,3 +9,4 @@
 #include "torch/serialize.h"
 #include "torch/types.h"
 #include "torch/utils.h"
+#include "torch/version.h"

@@ -1,13 +1,14 @@
 // LibTorch's core spellings on ember: torch::Tensor (ember::Tensor itself), the dtypes, the
 // factories and ops (ember's, by using-declarations), the TensorOptions builder, ATen's
-// positional losses and pools, at:: and c10:: for what programs name there; and LibTorch's
-// tensor format for std::ostream << tensor (torch/detail/print.h).
+// positional losses and pools, at:: and c10:: for what programs name there, at::globalContext();
+// and LibTorch's tensor format for std::ostream << tensor (torch/detail/print.h).
 #pragma once
 
 // What LibTorch's headers bring in and programs use without including (std::isnan, std::cout,
 // std::printf, std::tuple, ...).
 #include <cmath>
 #include <cstdio>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -20,6 +21,7 @@
 
 #include "ember/tensor_accessor.h"
 
+#include "ATen/Context.h"
 #include "ATen/core/ivalue.h"
 #include "c10/core/TensorOptions.h"
 #include "c10/util/ArrayRef.h"
