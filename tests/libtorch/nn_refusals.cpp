@@ -126,6 +126,11 @@ TEST(LibtorchContext, AcceptsOnlyFullFloat32) {
   EXPECT_ERROR(at::globalContext().setAllowTF32CuDNN(true), "only false is accepted");
   EXPECT_ERROR(at::globalContext().setFloat32MatmulPrecision("medium"),
                "only \"highest\" is accepted; got \"medium\"");
+  EXPECT_ERROR(at::globalContext().setAllowFP16ReductionCuBLAS(true),
+               "float16 matrix products accumulate in float32");
+  EXPECT_ERROR(at::globalContext().setBenchmarkCuDNN(true), "no cuDNN convolutions to autotune");
+  at::globalContext().setBenchmarkCuDNN(false);
+  EXPECT_FALSE(torch::cuda::cudnn_is_available());
   EXPECT_EQ(std::string(TORCH_VERSION), "1.13.1");
 }
 

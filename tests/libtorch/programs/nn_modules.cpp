@@ -1,6 +1,7 @@
 // Modules written the LibTorch way: Impl classes with TORCH_MODULE handles, registered layers
 // built with option builders, ModuleHolder's constructors and accessors, then a few SGD steps
-// with losses printed.
+// with losses printed; cloning, to() overrides, replace_module, unregister_module and
+// set_requires_grad.
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -39,7 +40,7 @@ struct ConvNetImpl : torch::nn::Module {
 TORCH_MODULE(ConvNet);
 
 // A module whose constructor has a default, so its handle default-constructs one.
-struct ScaleImpl : torch::nn::Module {
+struct TORCH_API ScaleImpl : torch::nn::Module {  // LibTorch's visibility macro, as programs write it
   explicit ScaleImpl(double factor = 2.0) : factor(factor) {}
   torch::Tensor forward(torch::Tensor x) { return x * factor; }
   double factor;
@@ -217,5 +218,19 @@ int main() {
   std::printf("LSTM clone: same output %d, %zu parameters\n",
               std::get<0>(lstm_copy->forward(sequence)).equal(std::get<0>(lstm->forward(sequence))),
               lstm_copy->parameters().size());
+  // ── replace_module, unregister_module and freezing with set_requires_grad ─────
+  Net swapped(4, 8, 3);
+  swapped->fc2 = swapped->replace_module(
+      "fc2", torch::nn::Linear(torch::nn::LinearOptions(8, 5).bias(false)));
+  std::printf("replaced fc2: output %lld wide, %zu children\n",
+              static_cast<long long>(swapped(torch::ones({1, 4})).size(1)),
+              swapped->children().size());
+  for (auto& p : swapped->fc1->parameters()) p.set_requires_grad(false);
+  int64_t trainable = 0;
+  for (const auto& p : swapped->parameters())
+    if (p.requires_grad()) trainable += p.numel();
+  std::printf("trainable after freezing fc1: %lld\n", static_cast<long long>(trainable));
+  swapped->unregister_module("fc1");
+  for (const auto& item : swapped->named_parameters()) std::printf("left %s\n", item.key().c_str());
   return 0;
 }

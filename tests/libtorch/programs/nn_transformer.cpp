@@ -1,9 +1,11 @@
 // torch::nn's attention and transformer layers with LibTorch's options and forward
 // signatures: MultiheadAttention (masks positional), TransformerEncoderLayer, TransformerEncoder
-// (copies of a layer, a final LayerNorm as AnyModule), TransformerDecoderLayer; a training step.
+// (copies of a layer, a final LayerNorm as AnyModule), TransformerDecoderLayer, TransformerDecoder,
+// the whole Transformer with generate_square_subsequent_mask; training steps.
 #include <torch/torch.h>
 
 #include <cstdio>
+#include <string>
 
 namespace nn = torch::nn;
 
@@ -85,5 +87,33 @@ int main() {
     std::printf("step %d loss %.5f\n", step, loss.item<float>());
   }
   show("draw after", torch::randn({4}));
+
+  // TransformerDecoder (copies of a decoder layer, a final norm) and the whole Transformer with
+  // a causal mask; each construction draws as LibTorch's does, so later draws line up too.
+  nn::TransformerDecoder stack(
+      nn::TransformerDecoderOptions(decoder, 2).norm(
+          nn::AnyModule(nn::LayerNorm(nn::LayerNormOptions({d_model})))));
+  show("Decoder(2 layers, norm)", stack(tgt, memory, tgt_mask));
+  std::printf("decoder parameters %zu\n", stack->parameters().size());
+  show("draw after decoder", torch::randn({4}));
+  nn::Transformer model(nn::TransformerOptions(d_model, heads, 2, 1).dim_feedforward(16).dropout(0.0));
+  auto square_mask = nn::TransformerImpl::generate_square_subsequent_mask(4);
+  show("square subsequent mask", square_mask);
+  show("Transformer", model(src, tgt));
+  show("Transformer(tgt_mask)", model->forward(src, tgt, {}, square_mask));
+  for (const auto& item : model->named_parameters()) {
+    if (item.key().find("layers.0") != std::string::npos || item.key().find("norm.") == 0)
+      std::printf("%s %.5f\n", item.key().c_str(), item.value().sum().item<float>());
+  }
+  std::printf("transformer parameters %zu\n", model->parameters().size());
+  torch::optim::Adam adam(model->parameters(), 1e-3);
+  for (int step = 0; step < 2; ++step) {
+    adam.zero_grad();
+    auto loss = model->forward(src, tgt, {}, square_mask).pow(2).mean();
+    loss.backward();
+    adam.step();
+    std::printf("transformer step %d loss %.5f\n", step, loss.item<float>());
+  }
+  show("draw after transformer", torch::randn({4}));
   return 0;
 }

@@ -1,7 +1,8 @@
 // at::globalContext(): ATen's process-wide switches, the ones programs set before training.
 // ember computes every float32 matrix product and convolution in full float32 (no TF32 path on
-// any device), so the TF32 and matmul-precision switches accept the value ember already obeys
-// and refuse the others with an ember::Error, instead of taking a request ember would not honour.
+// any device), accumulates float16 products in float32 and has no cuDNN path, so these switches
+// accept the value ember already obeys and refuse the others with an ember::Error, instead of
+// taking a request ember would not honour.
 #pragma once
 
 #include <string>
@@ -19,6 +20,20 @@ class Context {
   }
   bool allowTF32CuDNN() const { return false; }
   void setAllowTF32CuDNN(bool allow) { refuse_tf32("at::globalContext().setAllowTF32CuDNN", allow); }
+
+  /// ember's float16 products accumulate in float32 (cuBLAS's CUBLAS_COMPUTE_32F), never in float16.
+  bool allowFP16ReductionCuBLAS() const { return false; }
+  void setAllowFP16ReductionCuBLAS(bool allow) {
+    EMBER_CHECK(!allow, "at::globalContext().setAllowFP16ReductionCuBLAS",
+                "ember's float16 matrix products accumulate in float32, so only false is accepted");
+  }
+
+  /// ember has no cuDNN path (torch::cuda::cudnn_is_available() is false): nothing to autotune.
+  bool benchmarkCuDNN() const { return false; }
+  void setBenchmarkCuDNN(bool benchmark) {
+    EMBER_CHECK(!benchmark, "at::globalContext().setBenchmarkCuDNN",
+                "ember runs no cuDNN convolutions to autotune, so only false is accepted");
+  }
 
   /// "highest": float32 products in float32, the only precision ember has.
   std::string float32MatmulPrecision() const { return "highest"; }

@@ -24,6 +24,7 @@
 #include "ATen/Context.h"
 #include "ATen/core/ivalue.h"
 #include "c10/core/TensorOptions.h"
+#include "c10/macros/Macros.h"
 #include "c10/util/ArrayRef.h"
 #include "c10/util/Exception.h"
 #include "c10/util/Optional.h"

@@ -19,6 +19,7 @@
 #include "torch/nn/modules/normalization.h"
 #include "torch/nn/modules/pooling.h"
 #include "torch/nn/modules/rnn.h"
+#include "torch/nn/modules/transformer.h"
 #include "torch/nn/modules/transformercoder.h"
 #include "torch/nn/modules/transformerlayer.h"
 #include "torch/nn/modules/upsampling.h"

@@ -13,6 +13,7 @@
 #include "torch/nn/options/padding.h"
 #include "torch/nn/options/pooling.h"
 #include "torch/nn/options/rnn.h"
+#include "torch/nn/options/transformer.h"
 #include "torch/nn/options/transformercoder.h"
 #include "torch/nn/options/transformerlayer.h"
 #include "torch/nn/options/upsampling.h"

@@ -1,7 +1,9 @@
-// torch::nn::TransformerEncoder over ember's: num_layers copies of a layer (same starting
+// torch::nn::TransformerEncoder over ember's, and LibTorch's TransformerDecoder (ember's core
+// has no decoder stack; Python composes its own): num_layers copies of a layer (same starting
 // weights), then an optional norm:
 //   torch::nn::TransformerEncoder encoder(torch::nn::TransformerEncoderOptions(layer, 2));
 //   torch::nn::TransformerEncoder encoder(layer, /*num_layers=*/2);  encoder(src);
+//   torch::nn::TransformerDecoder decoder(decoder_layer, 2);  decoder(tgt, memory);
 #pragma once
 
 #include <cstdint>
@@ -9,6 +11,7 @@
 #include "ember/nn/layers/transformer.h"
 #include "torch/nn/modules/attention.h"
 #include "torch/nn/modules/common.h"
+#include "torch/nn/modules/container/modulelist.h"
 #include "torch/nn/modules/utils.h"
 #include "torch/nn/options/transformercoder.h"
 
@@ -33,5 +36,29 @@ class TransformerEncoderImpl : public ember::nn::TransformerEncoderImpl {
   FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(ember::Tensor())}, {2, AnyValue(ember::Tensor())})
 };
 TORCH_MODULE(TransformerEncoder);
+
+/// Copies of the decoder layer under "layers" (each drawing, as LibTorch's clones do, the random
+/// numbers of a fresh layer and of its children's clones), then a copy of the norm, if given,
+/// under "norm".
+class TransformerDecoderImpl : public ember::nn::Module {
+ public:
+  TransformerDecoderImpl(TransformerDecoderLayer decoder_layer, int64_t num_layers)
+      : TransformerDecoderImpl(TransformerDecoderOptions(std::move(decoder_layer), num_layers)) {}
+  explicit TransformerDecoderImpl(TransformerDecoderOptions options_);
+  /// tgt (T, N, E) and memory (S, N, E) through every layer, then the norm.
+  ember::Tensor forward(const ember::Tensor& tgt, const ember::Tensor& memory,
+                        const ember::Tensor& tgt_mask = {}, const ember::Tensor& memory_mask = {},
+                        const ember::Tensor& tgt_key_padding_mask = {},
+                        const ember::Tensor& memory_key_padding_mask = {});
+  EMBER_TORCH_LAYER_NAME(TransformerDecoderImpl)
+  TransformerDecoderOptions options;
+  ModuleList layers{nullptr};
+  AnyModule norm;
+
+ protected:
+  FORWARD_HAS_DEFAULT_ARGS({2, AnyValue(ember::Tensor())}, {3, AnyValue(ember::Tensor())},
+                           {4, AnyValue(ember::Tensor())}, {5, AnyValue(ember::Tensor())})
+};
+TORCH_MODULE(TransformerDecoder);
 
 }  // namespace torch::nn
