@@ -20,11 +20,17 @@ class IntArrayRef {
   /// literal argument, the call).
   IntArrayRef(const int64_t& one) : data_(&one), size_(1) {}  // NOLINT
   IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
+// GCC warns that the list's array dies with the full expression; that is the intended use.
+// Clang has no such warning and would warn about the unknown group instead.
+#if !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   // Like std::span over a braced list: valid for the full expression it appears in (a call).
   IntArrayRef(std::initializer_list<int64_t> l) : data_(l.begin()), size_(l.size()) {}  // NOLINT
+#if !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
   const int64_t* data() const { return data_; }
   size_t size() const { return size_; }

@@ -421,6 +421,9 @@ class Tensor {
   /// Created under InferenceMode (it can never enter autograd).
   bool is_inference() const;
   Tensor& requires_grad_(bool requires_grad = true);
+  /// LibTorch's spelling: requires_grad_ on a leaf. A result recorded in the graph keeps
+  /// requiring grad whatever is set (its grad_fn decides), as in LibTorch, instead of refusing.
+  const Tensor& set_requires_grad(bool requires_grad) const;
   /// Backpropagates from this tensor: an implicit gradient of 1 only for one-element outputs.
   void backward() const;
   void backward(const BackwardOptions& options) const;

@@ -74,6 +74,11 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
   return *this;
 }
 
+const Tensor& Tensor::set_requires_grad(bool requires_grad) const {
+  if (is_leaf()) const_cast<Tensor&>(*this).requires_grad_(requires_grad);
+  return *this;
+}
+
 TensorIndex::TensorIndex(const Tensor& t) : kind_(Kind::Tensor), tensor_(t.impl_ptr()) {}
 
 Tensor TensorIndex::tensor() const { return Tensor(tensor_); }

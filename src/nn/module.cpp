@@ -2,6 +2,7 @@
 // torch/nn/modules/module.py (1.13) closely enough that names, orders and messages match.
 #include "ember/nn/module.h"
 
+#include <algorithm>
 #include <cxxabi.h>
 
 #include <cstdlib>
@@ -103,6 +104,25 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> module) 
       return;
     }
   children_.emplace_back(name, std::move(module));
+}
+
+void Module::replace_child(const std::string& name, std::shared_ptr<Module> module) {
+  EMBER_CHECK(module.get() != this, "replace_module", "a module can't be its own child ('", name,
+              "')");
+  for (auto& [n, m] : children_)
+    if (n == name) {
+      m = std::move(module);
+      return;
+    }
+  fail("replace_module", "Submodule '", name, "' is not defined");
+}
+
+void Module::unregister_module(const std::string& name) {
+  auto it = std::find_if(children_.begin(), children_.end(),
+                         [&](const auto& child) { return child.first == name; });
+  EMBER_CHECK(it != children_.end(), "unregister_module", "No Module with name `", name,
+              "` is registered");
+  children_.erase(it);
 }
 
 // ── traversal ─────────────────────────────────────────────────────────────

@@ -3,6 +3,7 @@
 // module names and shapes, state_dict keys and repr; load_state_dict reports missing, unexpected
 // and mismatched keys with PyTorch's messages; plus hooks, modes, dtype moves and handles.
 #include "golden_dir.h"
+#include "test_support.h"
 #include <gtest/gtest.h>
 
 #include <ember/ember.h>
@@ -238,6 +239,36 @@ TEST(Module, RegistrationErrors) {
   EXPECT_EQ(m.parameters().size(), 1u);
   EXPECT_EQ(m.state_dict().size(), 1u);
   EXPECT_EQ(m.name(), "Module");
+}
+
+TEST(Module, ReplaceAndUnregisterChildren) {
+  nn::Module m;
+  auto fc = m.register_module("fc", nn::Linear(2, 3));
+  m.register_module("act", nn::ReLU());
+  // The new child takes the old one's place (and name); the caller re-points its handle.
+  fc = m.replace_module("fc", nn::Linear(2, 5));
+  auto children = m.named_children();
+  ASSERT_EQ(children.size(), 2u);
+  EXPECT_EQ(children[0].first, "fc");
+  EXPECT_EQ(children[0].second.get(), fc.ptr().get());
+  EXPECT_EQ(m.named_parameters()[0].second.sizes(), (std::vector<int64_t>{5, 2}));
+  EXPECT_ERROR(m.replace_module("head", nn::Linear(2, 5)),
+               "[replace_module] Submodule 'head' is not defined");
+  m.unregister_module("act");
+  EXPECT_EQ(m.named_children().size(), 1u);
+  EXPECT_ERROR(m.unregister_module("act"), "No Module with name `act` is registered");
+}
+
+TEST(Module, SetRequiresGradAsLibTorch) {
+  auto leaf = ones({2});
+  EXPECT_TRUE(leaf.set_requires_grad(true).requires_grad());
+  const auto result = leaf * 2;
+  // A graph result keeps requiring grad (its grad_fn decides) instead of refusing, as LibTorch.
+  EXPECT_TRUE(result.set_requires_grad(false).requires_grad());
+  leaf.set_requires_grad(false);
+  EXPECT_FALSE(leaf.requires_grad());
+  EXPECT_ERROR(zeros({2}, {.dtype = kInt64}).set_requires_grad(true),
+               "only Tensors of floating point dtype can require gradients");
 }
 
 TEST(Module, ForwardHooksSeeAndReplace) {

@@ -86,6 +86,23 @@ class Module : public std::enable_shared_from_this<Module> {
     add_child(name, module);
     return module;
   }
+  /// Puts `module` in place of the child registered as `name` and returns it (LibTorch's
+  /// replace_module: assign the result to the member handle that held the old child). Throws
+  /// when no child has that name.
+  template <class Holder>
+    requires std::derived_from<Holder, ModuleHolderBase>
+  auto replace_module(const std::string& name, Holder module) {
+    replace_child(name, module.ptr());
+    return module.ptr();
+  }
+  template <class M>
+    requires std::derived_from<M, Module>
+  std::shared_ptr<M> replace_module(const std::string& name, std::shared_ptr<M> module) {
+    replace_child(name, module);
+    return module;
+  }
+  /// Removes the child registered as `name` (LibTorch's unregister_module); throws when none.
+  void unregister_module(const std::string& name);
 
   // ── traversal (dotted names, registration order, shared objects listed once) ──
   NamedTensors named_parameters(bool recurse = true) const;
@@ -208,6 +225,7 @@ class Module : public std::enable_shared_from_this<Module> {
   static HookHandle add_hook(std::shared_ptr<HookList<Fn>>& list, Fn fn);
 
   void add_child(const std::string& name, std::shared_ptr<Module> module);
+  void replace_child(const std::string& name, std::shared_ptr<Module> module);
   void check_new_name(const std::string& name, const char* op, const char* kind) const;
   void convert(const std::function<Tensor(const Tensor&)>& fn);
   void save_to(StateDict& out, const std::string& prefix) const;

@@ -5,9 +5,10 @@
 #pragma once
 
 // What LibTorch's headers bring in and programs use without including (std::isnan, std::cout,
-// std::printf, std::tuple, ...).
+// std::printf, std::ifstream, std::setprecision, std::tuple, ...).
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
