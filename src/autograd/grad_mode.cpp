@@ -1,34 +1,38 @@
 // Thread-local grad mode, inference mode and anomaly mode, and their scope guards.
 #include <atomic>
 
+#include "core/grad_mode_state.h"
 #include "ember/autograd.h"
 
 namespace ember {
 namespace {
-thread_local bool t_grad_enabled = true;
-thread_local bool t_inference = false;
 std::atomic<bool> g_anomaly{false};  // global, like torch.autograd.set_detect_anomaly
 }  // namespace
 
-bool is_grad_enabled() { return t_grad_enabled; }
-void set_grad_enabled(bool enabled) { t_grad_enabled = enabled; }
-bool is_inference_mode_enabled() { return t_inference; }
+bool is_grad_enabled() { return grad_mode_state::grad_enabled; }
+void set_grad_enabled(bool enabled) { grad_mode_state::grad_enabled = enabled; }
+bool is_inference_mode_enabled() { return grad_mode_state::inference; }
 
-NoGradGuard::NoGradGuard() : previous_(t_grad_enabled) { t_grad_enabled = false; }
-NoGradGuard::~NoGradGuard() { t_grad_enabled = previous_; }
-EnableGradGuard::EnableGradGuard() : previous_(t_grad_enabled) { t_grad_enabled = true; }
-EnableGradGuard::~EnableGradGuard() { t_grad_enabled = previous_; }
+NoGradGuard::NoGradGuard() : previous_(grad_mode_state::grad_enabled) {
+  grad_mode_state::grad_enabled = false;
+}
+NoGradGuard::~NoGradGuard() { grad_mode_state::grad_enabled = previous_; }
+EnableGradGuard::EnableGradGuard() : previous_(grad_mode_state::grad_enabled) {
+  grad_mode_state::grad_enabled = true;
+}
+EnableGradGuard::~EnableGradGuard() { grad_mode_state::grad_enabled = previous_; }
 
 InferenceMode::InferenceMode(bool enabled)
-    : previous_grad_(t_grad_enabled), previous_inference_(t_inference) {
+    : previous_grad_(grad_mode_state::grad_enabled),
+      previous_inference_(grad_mode_state::inference) {
   if (enabled) {
-    t_grad_enabled = false;
-    t_inference = true;
+    grad_mode_state::grad_enabled = false;
+    grad_mode_state::inference = true;
   }
 }
 InferenceMode::~InferenceMode() {
-  t_grad_enabled = previous_grad_;
-  t_inference = previous_inference_;
+  grad_mode_state::grad_enabled = previous_grad_;
+  grad_mode_state::inference = previous_inference_;
 }
 
 namespace autograd {

@@ -1,4 +1,5 @@
-// The autograd methods of Tensor: backward, grad slots, grad_fn, retain_grad, hooks.
+// The autograd methods of Tensor: requires_grad, backward, grad slots, grad_fn, retain_grad,
+// hooks.
 #include "autograd/autograd_meta.h"
 #include "ember/autograd.h"
 #include "ember/math.h"
@@ -25,6 +26,31 @@ std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
   autograd::refresh_view_history(*this);
   const AutogradMeta* meta = impl_->autograd();
   return meta ? meta->grad_fn : nullptr;
+}
+
+bool Tensor::requires_grad() const {
+  autograd::refresh_view_history(*this);
+  const AutogradMeta* meta = impl_->autograd();
+  return meta && (meta->requires_grad || meta->grad_fn);
+}
+
+Tensor& Tensor::requires_grad_(bool requires_grad) {
+  EMBER_CHECK(!(requires_grad && is_inference() && !is_inference_mode_enabled()), "requires_grad_",
+              "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+              "allowed.");
+  EMBER_CHECK(!requires_grad || is_floating_point(), "requires_grad_",
+              "only Tensors of floating point dtype can require gradients, got ", dtype());
+  EMBER_CHECK(requires_grad || is_leaf(), "requires_grad_",
+              "you can only change requires_grad flags of leaf variables. If you want to use a "
+              "computed variable in a subgraph that doesn't require differentiation use "
+              "var_no_grad = var.detach().");
+  if (requires_grad || impl_->autograd()) impl_->autograd_mut().requires_grad = requires_grad;
+  return *this;
+}
+
+const Tensor& Tensor::set_requires_grad(bool requires_grad) const {
+  if (is_leaf()) const_cast<Tensor&>(*this).requires_grad_(requires_grad);
+  return *this;
 }
 
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }

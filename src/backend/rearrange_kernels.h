@@ -7,10 +7,17 @@
 
 #include <cstdint>
 
-#include "ember/index_ops.h"
 #include "ember/tensor.h"
 
 namespace ember::backend {
+
+/// unique over the elements: the sorted distinct values, with the inverse indices and counts
+/// when asked (undefined otherwise). The front end hands them out as ember::UniqueResult.
+struct UniqueElements {
+  Tensor values;   // (groups): self's dtype
+  Tensor inverse;  // self's shape, int64: the group of each element
+  Tensor counts;   // (groups), int64: the elements in each group
+};
 
 /// unique along a dim: the rows of x (n, row) grouped in lexicographic order. All int64.
 struct UniqueRows {
@@ -42,7 +49,7 @@ struct RearrangeKernels {
                        const Tensor& sorter, bool right) = nullptr;
   /// The sorted distinct elements of self (contiguous; every NaN distinct), with the inverse
   /// indices (self's shape) and counts when asked.
-  UniqueResult (*unique)(const Tensor& self, bool return_inverse, bool return_counts) = nullptr;
+  UniqueElements (*unique)(const Tensor& self, bool return_inverse, bool return_counts) = nullptr;
   /// The distinct rows of x (n, ...), contiguous.
   UniqueRows (*unique_rows)(const Tensor& x) = nullptr;
 };

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <new>
@@ -21,14 +22,14 @@
 
 #include "ember/allocator.h"
 #include "ember/error.h"
-#include "backend/backend.h"
-#include "backend/cuda/api.h"
-#include "profiler/recorder.h"
 
 namespace ember {
 namespace {
 
 constexpr size_t kAlignment = 64;
+std::atomic<MemoryObserver> g_memory_observer{nullptr};
+const DeviceMemory* g_device_memory = nullptr;  // set once, before main
+
 constexpr size_t kHugeThreshold = size_t(2) << 20;
 constexpr size_t kHugePage = size_t(2) << 20;
 
@@ -189,9 +190,8 @@ class CachingCpuAllocator {
     return {int64_t(stats_.allocated_bytes), int64_t(stats_.allocated_bytes + stats_.cached_bytes)};
   }
   static void report(void* p, int64_t bytes, const Totals& t) {
-    if (profiler::detail::memory_on())
-      profiler::detail::record_memory(reinterpret_cast<uintptr_t>(p), bytes, t.allocated,
-                                      t.reserved);
+    if (const MemoryObserver observer = g_memory_observer.load(std::memory_order_relaxed))
+      observer(reinterpret_cast<uintptr_t>(p), bytes, t.allocated, t.reserved);
   }
 
   std::mutex mutex_;
@@ -210,22 +210,21 @@ CachingCpuAllocator& cpu_allocator() {
 
 void* device_allocate(Device device, size_t nbytes) {
   if (!device.is_cpu()) {
-    // An installed backend with its own memory (a test's fake device), else CUDA's (which
-    // throws in CPU-only builds).
-    const backend::Backend* b = backend::backend_for(device.type());
-    if (b && b->allocate) return b->allocate(device, nbytes);
-    return cuda::allocate(device, nbytes);
+    EMBER_CHECK(g_device_memory, "empty", "no memory for ", device, " (no backend installed)");
+    return g_device_memory->allocate(device, nbytes);
   }
   return nbytes == 0 ? nullptr : cpu_allocator().allocate(nbytes);
 }
 
 void device_free(Device device, void* data, size_t nbytes) {
-  if (!device.is_cpu()) {
-    const backend::Backend* b = backend::backend_for(device.type());
-    if (b && b->free) return b->free(device, data, nbytes);
-    return cuda::free(device, data, nbytes);
-  }
+  if (!device.is_cpu()) return g_device_memory->free(device, data, nbytes);
   if (data) cpu_allocator().free(data, nbytes);
+}
+
+void set_device_memory(const DeviceMemory* memory) { g_device_memory = memory; }
+
+void set_memory_observer(MemoryObserver observer) {
+  g_memory_observer.store(observer, std::memory_order_relaxed);
 }
 
 namespace cpu {

@@ -1,16 +1,19 @@
 // TensorImpl layout bookkeeping: numel and the contiguity flag are derived from sizes/strides.
 #include "ember/tensor_impl.h"
 
-#include "ember/autograd.h"
-
-#include "autograd/autograd_meta.h"
+#include "core/autograd_meta.h"
+#include "core/grad_mode_state.h"
 
 namespace ember {
 
 TensorImpl::TensorImpl(Storage storage, Dtype dtype, IntArrayRef sizes, IntArrayRef strides,
                        int64_t offset)
-    : storage_(std::move(storage)), sizes_(sizes), strides_(strides), offset_(offset),
-      dtype_(dtype), inference_(is_inference_mode_enabled()) {
+    : storage_(std::move(storage)),
+      sizes_(sizes),
+      strides_(strides),
+      offset_(offset),
+      dtype_(dtype),
+      inference_(grad_mode_state::inference) {
   refresh();
 }
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "backend/cpu/parallel.h"
+#include "core/parallel.h"
 #include "ember/data/worker.h"
 #include "ember/error.h"
 #include "profiler/recorder.h"

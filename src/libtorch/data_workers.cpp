@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "backend/cpu/parallel.h"  // set_num_threads_in_this_thread, as src/data's workers
+#include "core/parallel.h"  // set_num_threads_in_this_thread, as src/data's workers
 #include "ember/error.h"
 #include "torch/data/detail/worker_threads.h"
 #include "torch/data/worker_exception.h"

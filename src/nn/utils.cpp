@@ -8,8 +8,10 @@
 #include <sstream>
 
 #include "ember/autograd.h"
-#include "ember/ember.h"
+#include "ember/creation.h"
 #include "ember/error.h"
+#include "ember/math.h"
+#include "ember/shape.h"
 
 namespace ember::nn::utils {
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "backend/buffers.h"
 #include "backend/family_kernel.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
@@ -82,19 +83,9 @@ void flatten_into(const NestedList& l, T*& out) {
 }  // namespace
 
 Tensor empty(IntArrayRef sizes, TensorOptions options) {
-  for (int64_t s : sizes)
-    EMBER_CHECK(s >= 0, "empty", "negative dimension ", s, " in size ", sizes);
-  const Dtype dtype = options.dtype.value_or(default_dtype());
-  // Overflow anywhere is an error, even if a later 0 makes the product 0 (as in PyTorch).
-  int64_t nbytes = 1;
-  bool overflow = false;
-  for (int64_t s : sizes) overflow |= __builtin_mul_overflow(nbytes, s, &nbytes);
-  overflow |= __builtin_mul_overflow(nbytes, itemsize(dtype), &nbytes);
-  EMBER_CHECK(!overflow, "empty", "Storage size calculation overflowed with sizes=", sizes);
-  auto storage = make_intrusive<StorageImpl>(size_t(nbytes), device_or_cpu(options));
-  return finish(Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes,
-                                                  contiguous_strides(sizes), 0)),
-                options);
+  return finish(
+      backend::new_buffer(sizes, options.dtype.value_or(default_dtype()), device_or_cpu(options)),
+      options);
 }
 
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions options) {

@@ -330,8 +330,9 @@ namespace {
 
 UniqueResult unique_elements(const Tensor& t, const UniqueOptions& o) {
   const Tensor s = t.contiguous();
-  return rearrange_kernel("unique", s, &backend::RearrangeKernels::unique)(s, o.return_inverse,
-                                                                          o.return_counts);
+  backend::UniqueElements u = rearrange_kernel("unique", s, &backend::RearrangeKernels::unique)(
+      s, o.return_inverse, o.return_counts);
+  return {std::move(u.values), std::move(u.inverse), std::move(u.counts)};
 }
 
 // Unique slices along dim, ordered lexicographically (PyTorch's _unique_dim).

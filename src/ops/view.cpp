@@ -77,6 +77,17 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   return dim < 0 ? dim + n : dim;
 }
 
+// wrap_dim lets a 0-d tensor take dim 0 or -1 (as reductions do), but it has no size to read.
+int64_t Tensor::size(int64_t d) const {
+  EMBER_CHECK(dim() > 0, "size", "dimension specified as ", d, " but tensor has no dimensions");
+  return sizes()[wrap_dim(d, dim(), "size")];
+}
+
+int64_t Tensor::stride(int64_t d) const {
+  EMBER_CHECK(dim() > 0, "stride", "dimension specified as ", d, " but tensor has no dimensions");
+  return strides()[wrap_dim(d, dim(), "stride")];
+}
+
 DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
   DimVector out(shape);
   int64_t known = 1, infer_at = -1;

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/allocator.h"
 #include "ember/error.h"
 #include "ember/tensor.h"
 #include "profiler/op_observer.h"
@@ -190,6 +191,7 @@ void start_session(uint32_t session_flags) {
   g_generation.store(g_session->generation, std::memory_order_release);
   g_flags.store(session_flags | kOn, std::memory_order_release);
   install_op_observer(true);
+  if (session_flags & kMemory) set_memory_observer(&record_memory);
 }
 
 std::vector<ThreadRecord> stop_session(int64_t end_ns) {
@@ -197,6 +199,7 @@ std::vector<ThreadRecord> stop_session(int64_t end_ns) {
   {
     std::lock_guard lock(g_session_mutex);
     g_flags.store(0, std::memory_order_release);
+    set_memory_observer(nullptr);
     if (g_session) install_op_observer(false);
     session.reset(std::exchange(g_session, nullptr));
   }

@@ -14,7 +14,7 @@
 
 #include <cstring>
 
-#include "backend/cpu/dispatch.h"
+#include "backend/host_cpu.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -209,7 +209,7 @@ uint32_t crc32_with(uint32_t crc, const void* data, size_t size, int max_bits) {
 uint32_t crc32(uint32_t crc, const void* data, size_t size) {
   // The same bits at any width; AVX-512 only where the CPU level in use has it, as
   // EMBER_CPU_CAPABILITY=avx2 asks (Note [CPU levels]).
-  static const int max_bits = cpu::cpu_level().needs.avx512f ? 512 : 256;
+  static const int max_bits = backend::vector_bits();
   return crc32_with(crc, data, size, max_bits);
 }
 

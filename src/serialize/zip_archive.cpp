@@ -16,7 +16,7 @@
 #include <exception>
 #include <vector>
 
-#include "backend/cpu/parallel.h"
+#include "core/parallel.h"
 #include "core/read_at.h"
 #include "ember/error.h"
 #include "serialize/crc32.h"

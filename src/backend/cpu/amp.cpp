@@ -6,8 +6,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "backend/cpu/parallel.h"
 #include "core/dispatch.h"
+#include "core/parallel.h"
 #include "ember/error.h"
 
 namespace ember::cpu {

@@ -14,14 +14,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "backend/buffers.h"
 #include "backend/cpu/cpu_features.h"
 #include "backend/cpu/dispatch.h"
 #include "backend/cpu/half_convert.h"
 #include "backend/cpu/kernels.h"
-#include "backend/cpu/parallel.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
-#include "ember/creation.h"
+#include "core/parallel.h"
 
 namespace ember::cpu {
 namespace {
@@ -102,7 +102,7 @@ void blas_gemm(Tensor a, Tensor b, Tensor c, T alpha, T beta) {  // c: a handle,
     EMBER_CHECK(fits_blas(M) && fits_blas(N) && fits_blas(K), "matmul",
                 "matrix dims must be below 2^31 for BLAS, got ", M, "x", K, " and ", K, "x", N);
     // An output BLAS cannot write in place: compute into a fresh matrix and copy back.
-    Tensor tmp = empty(c.sizes(), c.options());
+    Tensor tmp = backend::new_buffer(c.sizes(), c.dtype(), c.device());
     if (beta != T(0)) tmp.copy_(c);
     blas_gemm<T>(a, b, tmp, alpha, beta);
     c.copy_(tmp);
@@ -299,7 +299,7 @@ Tensor to_float_matrices(const Tensor& t) {
       src = src.contiguous();
     }
   }
-  Tensor out = empty(src.sizes(), {.dtype = kFloat32});
+  Tensor out = backend::new_buffer(src.sizes(), kFloat32);
   to_float(static_cast<const T*>(src.data_ptr()), out.data_ptr<float>(), src.numel());
   if (transposed) out = out.transpose(1, 2);
   if (broadcast_batch) out = out.expand(t.sizes());
@@ -391,7 +391,7 @@ void reduced_gemm(const Tensor& a, const Tensor& b, const Tensor& c, float alpha
   EMBER_CHECK(fits_blas(c.size(1)) && fits_blas(c.size(2)) && fits_blas(a.size(2)), "matmul",
               "matrix dims must be below 2^31 for BLAS, got ", c.size(1), "x", a.size(2),
               " and ", a.size(2), "x", c.size(2));
-  Tensor cf = beta == 0 ? empty(c.sizes(), {.dtype = kFloat32}) : c.to(kFloat32).contiguous();
+  Tensor cf = beta == 0 ? backend::new_buffer(c.sizes(), kFloat32) : c.to(kFloat32).contiguous();
   if (std::is_same_v<T, BFloat16> && bf16_gemm()) {
     bf16_gemm_batches(bf16_gemm(), a, b, cf, alpha, beta);
   } else {

@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backend/buffers.h"
 #include "backend/cpu/kernels.h"
-#include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "core/dispatch.h"
-#include "ember/creation.h"
+#include "core/parallel.h"
 
 namespace ember::cpu {
 namespace {
@@ -179,7 +179,7 @@ void class_loss_kernel(const ClassLossCall& c, const Tensor& out) {
   dispatch<DtypeSet::Floating>(cd, c.op, [&]<class T>() {
     if constexpr (simd_type_v<T>) {
       // Per-position terms in tensors: the caching allocator spares fresh pages each call.
-      Tensor buf = empty({3, R}, {.dtype = cd});
+      Tensor buf = backend::new_buffer({3, R}, cd);
       T* nll = buf.data_ptr<T>();
       T* sm = nll + R;
       T* wt = sm + R;

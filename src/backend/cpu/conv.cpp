@@ -6,6 +6,8 @@
 #include <cblas.h>
 #include <omp.h>
 
+#include "backend/buffers.h"
+
 #if defined(__AVX__)
 #include <immintrin.h>
 #endif
@@ -20,10 +22,9 @@
 #include "backend/cpu/conv_winograd.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/optional_data.h"
-#include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "core/dispatch.h"
-#include "ember/creation.h"
+#include "core/parallel.h"
 
 namespace EMBER_CPU_NS {
 namespace {
@@ -91,12 +92,12 @@ void for_images(int64_t N, int64_t scratch, const F& body) {
   const Dtype dt = std::is_same_v<T, float> ? kFloat32 : kFloat64;
   if (split_images(N)) {
     parallel_for(0, N, 1, [&](int64_t n0, int64_t n1) {
-      Tensor buf = empty({std::max<int64_t>(scratch, 1)}, {.dtype = dt});
+      Tensor buf = backend::new_buffer({std::max<int64_t>(scratch, 1)}, dt);
       body(n0, n1, static_cast<T*>(buf.data_ptr()));
     });
   } else {
     sync_blas_threads();
-    Tensor buf = empty({std::max<int64_t>(scratch, 1)}, {.dtype = dt});
+    Tensor buf = backend::new_buffer({std::max<int64_t>(scratch, 1)}, dt);
     body(0, N, static_cast<T*>(buf.data_ptr()));
   }
 }
@@ -308,7 +309,7 @@ void conv_direct(const Geometry& g, const T* in, const T* w, const T* bias, T* o
     // Each thread pads the planes of its run once.
     const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(out_plane, 1));
     parallel_for(0, planes, grain, [&](int64_t p0, int64_t p1) {
-      Tensor b = empty({L.size(g)}, {.dtype = dt});
+      Tensor b = backend::new_buffer({L.size(g)}, dt);
       T* buf = static_cast<T*>(b.data_ptr());
       for (int64_t ng = p0; ng < p1; ++ng) {
         pad_planes(g, L, in + ng * in_plane, buf);
@@ -317,7 +318,7 @@ void conv_direct(const Geometry& g, const T* in, const T* w, const T* bias, T* o
     });
   } else {
     // Few planes (one image): pad once, split output channels over threads in blocks of 8.
-    Tensor b = empty({L.size(g)}, {.dtype = dt});
+    Tensor b = backend::new_buffer({L.size(g)}, dt);
     T* buf = static_cast<T*>(b.data_ptr());
     for (int64_t ng = 0; ng < planes; ++ng) {
       pad_planes(g, L, in + ng * in_plane, buf);
@@ -396,7 +397,7 @@ bool adjoint_as_forward(const Geometry& g, const T* grad, const T* w, const T* b
   f.C = g.O, f.H = g.Ho, f.W = g.Wo, f.O = g.C, f.Ho = g.H, f.Wo = g.W;
   f.Cg = g.Og, f.Og = g.Cg, f.ph = eh - g.ph, f.pw = ew - g.pw;
   const Dtype dt = std::is_same_v<T, float> ? kFloat32 : kFloat64;
-  Tensor flipped = empty({g.C * g.Og * g.kh * g.kw}, {.dtype = dt});
+  Tensor flipped = backend::new_buffer({g.C * g.Og * g.kh * g.kw}, dt);
   T* wf = static_cast<T*>(flipped.data_ptr());
   const int64_t kk = g.kh * g.kw;
   for (int64_t gi = 0; gi < g.G; ++gi)
@@ -452,7 +453,7 @@ void conv_weight_grad(const Geometry& g, const T* grad, const T* in, T* gw) {
   const bool split = split_images(g.N);
   const int threads = split ? get_num_threads() : 1;
   const Dtype dt = std::is_same_v<T, float> ? kFloat32 : kFloat64;
-  Tensor partial = zeros({threads, wsize}, {.dtype = dt});
+  Tensor partial = backend::new_zeros({threads, wsize}, dt);
   T* parts = static_cast<T*>(partial.data_ptr());
   for_images<T>(g.N, pointwise ? 0 : K * rows * g.Wo, [&](int64_t n0, int64_t n1, T* col) {
     T* acc = parts + (split ? omp_get_thread_num() : 0) * wsize;

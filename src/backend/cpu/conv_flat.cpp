@@ -5,6 +5,8 @@
 
 #include <omp.h>
 
+#include "backend/buffers.h"
+
 #if defined(__AVX__)
 #include <immintrin.h>
 #endif
@@ -15,8 +17,7 @@
 #include <vector>
 
 #include "backend/cpu/kernels.h"
-#include "backend/cpu/parallel.h"
-#include "ember/creation.h"
+#include "core/parallel.h"
 
 namespace EMBER_CPU_NS {
 namespace {
@@ -288,7 +289,7 @@ void flat_forward(const Geometry& g, const T* in, const T* w, const T* bias, T* 
   const int64_t planes = g.N * g.G;
   if (split_images(planes)) {
     parallel_for(0, planes, 1, [&](int64_t p0, int64_t p1) {
-      Tensor b = empty({L.size}, {.dtype = dt});
+      Tensor b = backend::new_buffer({L.size}, dt);
       T* buf = static_cast<T*>(b.data_ptr());
       for (int64_t ng = p0; ng < p1; ++ng) {
         flat_pad(g, L, in + ng * in_plane, buf);
@@ -297,7 +298,7 @@ void flat_forward(const Geometry& g, const T* in, const T* w, const T* bias, T* 
     });
   } else {
     // Few images: pad each once, spread its chunks over the threads.
-    Tensor b = empty({L.size}, {.dtype = dt});
+    Tensor b = backend::new_buffer({L.size}, dt);
     T* buf = static_cast<T*>(b.data_ptr());
     for (int64_t ng = 0; ng < planes; ++ng) {
       flat_pad(g, L, in + ng * in_plane, buf);
@@ -318,10 +319,10 @@ void flat_weight_grad(const Geometry& g, const T* grad, const T* in, T* gw) {
   const int threads = split ? get_num_threads() : 1;
   const int64_t part = g.G * Kp * Ogp;  // one thread's (G, Kp, Ogp)
   const Dtype dt = std::is_same_v<T, float> ? kFloat32 : kFloat64;
-  Tensor partial = zeros({threads, part}, {.dtype = dt});
+  Tensor partial = backend::new_zeros({threads, part}, dt);
   T* parts = static_cast<T*>(partial.data_ptr());
   auto images = [&](int64_t n0, int64_t n1) {
-    Tensor scratch = empty({L.size + HWo * Ogp}, {.dtype = dt});
+    Tensor scratch = backend::new_buffer({L.size + HWo * Ogp}, dt);
     T* buf = static_cast<T*>(scratch.data_ptr());
     T* gT = buf + L.size;
     T* acc = parts + (split ? omp_get_thread_num() : 0) * part;

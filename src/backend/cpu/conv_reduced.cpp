@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <array>
 
+#include "backend/buffers.h"
 #include "backend/cpu/conv.h"
 #include "backend/cpu/half_convert.h"
-#include "backend/cpu/parallel.h"
-#include "ember/creation.h"
+#include "core/parallel.h"
 
 namespace EMBER_CPU_NS {
 namespace {
@@ -49,7 +49,7 @@ void round_into(const float* src, const Tensor& t, int64_t begin, int64_t n) {
 // A float32 copy of a small operand (weight, bias); undefined stays undefined.
 Tensor widened(const Tensor& t) {
   if (!t.defined()) return t;
-  Tensor f = empty(t.sizes(), {.dtype = kFloat32});
+  Tensor f = backend::new_buffer(t.sizes(), kFloat32);
   widen(t, 0, t.numel(), f.data_ptr<float>());
   return f;
 }
@@ -58,7 +58,7 @@ int64_t per_image(const Tensor& t) { return t.size(0) ? t.numel() / t.size(0) : 
 
 // A float32 buffer for images [n0, n1) of the (N, C, H, W) tensor t.
 Tensor float_images(const Tensor& t, int64_t n0, int64_t n1) {
-  return empty({n1 - n0, t.size(1), t.size(2), t.size(3)}, {.dtype = kFloat32});
+  return backend::new_buffer({n1 - n0, t.size(1), t.size(2), t.size(3)}, kFloat32);
 }
 
 // Images [n0, n1) of t, widened into a fresh float32 tensor.
@@ -119,10 +119,10 @@ void conv2d_weight_grad_reduced(const Tensor& grad, const Tensor& input,
   const int64_t N = grad.size(0), size = grad_weight.numel();
   // One float32 sum per thread that takes images (see for_chunks), added up at the end.
   const int threads = split_images(N) ? get_num_threads() : 1;
-  Tensor sums = zeros({threads, size}, {.dtype = kFloat32});
+  Tensor sums = backend::new_zeros({threads, size}, kFloat32);
   float* all = sums.data_ptr<float>();
   for_chunks(N, per_image(grad) + per_image(input), [&](int64_t n0, int64_t n1) {
-    const Tensor part = empty(grad_weight.sizes(), {.dtype = kFloat32});
+    const Tensor part = backend::new_buffer(grad_weight.sizes(), kFloat32);
     conv2d_weight_grad(widened_images(grad, n0, n1), widened_images(input, n0, n1), part, p);
     float* sum = all + (threads > 1 ? omp_get_thread_num() : 0) * size;
     const float* x = part.data_ptr<float>();

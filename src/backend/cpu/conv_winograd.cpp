@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
-#include "backend/cpu/parallel.h"
+#include "backend/buffers.h"
 #include "backend/cpu/vec.h"
-#include "ember/creation.h"
+#include "core/parallel.h"
 
 namespace EMBER_CPU_NS {
 namespace {
@@ -265,7 +265,7 @@ void transform_output(const WinogradShape& s, const Plan& p, const float* m, con
 void conv_winograd(const WinogradShape& s, const float* in, const float* w, const float* bias,
                    float* out) {
   const Plan p = make_plan(s);
-  Tensor ut = empty({16 * s.C * p.Op + p.Op}, {.dtype = kFloat32});
+  Tensor ut = backend::new_buffer({16 * s.C * p.Op + p.Op}, kFloat32);
   float* u = static_cast<float*>(ut.data_ptr());
   transform_weight(s, p, w, bias, u);
   const float* bias_p = u + 16 * s.C * p.Op;
@@ -274,7 +274,7 @@ void conv_winograd(const WinogradShape& s, const float* in, const float* w, cons
   const int64_t msize = 16 * p.rows * p.TW * p.Op, psize = p.Hp * 2 * p.Wq;
   // Items are (image, chunk) pairs; a thread builds an image's planes once per run.
   parallel_for(0, s.N * p.chunks, 1, [&](int64_t i0, int64_t i1) {
-    Tensor scratch = empty({qsize + vsize + msize + psize}, {.dtype = kFloat32});
+    Tensor scratch = backend::new_buffer({qsize + vsize + msize + psize}, kFloat32);
     float* q = static_cast<float*>(scratch.data_ptr());
     float* v = q + qsize;
     float* m = v + vsize;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "backend/cpu/kernels.h"
+#include "backend/host_cpu.h"
 #include "ember/error.h"
 
 namespace ember::cpu {
@@ -134,3 +135,9 @@ const Backend& cpu_backend() {
 }
 
 }  // namespace ember::backend::detail
+
+namespace ember::backend {
+
+int vector_bits() { return cpu::cpu_level().needs.avx512f ? 512 : 256; }
+
+}  // namespace ember::backend

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "backend/cpu/kernels.h"
-#include "backend/cpu/parallel.h"
 #include "core/dispatch.h"
+#include "core/parallel.h"
 
 namespace ember::cpu {
 namespace {

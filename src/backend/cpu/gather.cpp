@@ -6,13 +6,12 @@
 #include <array>
 #include <limits>
 
+#include "backend/buffers.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/loop.h"
-#include "backend/cpu/parallel.h"
+#include "backend/cpu/raw_elements.h"
 #include "core/dispatch.h"
-#include "ember/creation.h"
-#include "ember/math.h"
-#include "ops/raw_elements.h"
+#include "core/parallel.h"
 
 namespace ember::cpu {
 namespace {
@@ -143,7 +142,7 @@ void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const 
   dispatch<DtypeSet::Numeric>(t.dtype(), "scatter_reduce", [&]<class T>() {
     using C = compute_t<T>;
     if (!include_self) {  // the written positions start from the identity instead of self
-      const Tensor fill = full({}, reduce_identity<T>(r), {.dtype = t.dtype()}).expand(i.sizes());
+      const Tensor fill = backend::new_full({}, reduce_identity<T>(r), t.dtype()).expand(i.sizes());
       scatter_lines(s, dim, i, fill, "scatter_reduce");
     }
     auto run = [&](auto op) { line_kernel<T>(s, dim, i, x, "scatter_reduce", op); };
@@ -167,9 +166,9 @@ void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const 
     }
     if (r != Reduce::Mean) return;
     // mean = sum / count, with count in self's dtype (self counts once when included).
-    Tensor count = include_self ? ones(s.sizes(), {.dtype = t.dtype()})
-                                : zeros(s.sizes(), {.dtype = t.dtype()});
-    const Tensor one = ones({}, {.dtype = t.dtype()}).expand(i.sizes());
+    Tensor count = include_self ? backend::new_full(s.sizes(), 1, t.dtype())
+                                : backend::new_zeros(s.sizes(), t.dtype());
+    const Tensor one = backend::new_full({}, 1, t.dtype()).expand(i.sizes());
     line_kernel<T>(count, dim, i, one, "scatter_reduce", add);
     count.masked_fill_(count.eq(0), 1);
     if (is_floating_point(t.dtype()))

@@ -7,7 +7,7 @@
 #include <immintrin.h>
 
 #include "backend/cpu/cpu_features.h"
-#include "backend/cpu/parallel.h"
+#include "core/parallel.h"
 
 namespace ember::cpu {
 namespace {

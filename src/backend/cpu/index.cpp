@@ -4,10 +4,9 @@
 #include <vector>
 
 #include "backend/cpu/kernels.h"
-#include "backend/cpu/parallel.h"
+#include "backend/cpu/raw_elements.h"
 #include "core/dispatch.h"
-#include "ember/shape.h"
-#include "ops/raw_elements.h"
+#include "core/parallel.h"
 
 namespace ember::cpu {
 namespace {

@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "backend/cpu/gather.h"
-#include "backend/cpu/parallel.h"
+#include "backend/cpu/raw_elements.h"
 #include "core/dispatch.h"
-#include "ops/raw_elements.h"
+#include "core/parallel.h"
 
 namespace ember::cpu {
 namespace {

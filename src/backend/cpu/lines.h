@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "backend/cpu/level.h"
-#include "backend/cpu/parallel.h"
+#include "core/parallel.h"
 #include "ember/tensor.h"
 
 namespace EMBER_CPU_NS {

@@ -10,7 +10,7 @@
 #include <array>
 #include <cstdint>
 
-#include "backend/cpu/parallel.h"
+#include "core/parallel.h"
 #include "ember/int_array.h"
 
 namespace ember {

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <vector>
 
+#include "backend/buffers.h"
 #include "backend/cpu/gather.h"
-#include "backend/cpu/parallel.h"
+#include "backend/cpu/raw_elements.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
-#include "ember/creation.h"
-#include "ops/raw_elements.h"
+#include "core/parallel.h"
 
 namespace ember::cpu {
 namespace {
@@ -40,7 +40,7 @@ Tensor masked_select(const Tensor& s, const Tensor& m) {
     const E* src = static_cast<const E*>(s.data_ptr());
     compact(
         s.numel(), [&](int64_t b, int64_t e) { return int64_t(std::count(mv + b, mv + e, true)); },
-        [&](int64_t total) { out = empty({total}, s.options()); },
+        [&](int64_t total) { out = backend::new_buffer({total}, s.dtype(), s.device()); },
         [&](int64_t b, int64_t e, int64_t k) {
           E* dst = static_cast<E*>(out.data_ptr());
           for (int64_t i = b; i < e; ++i)
@@ -77,7 +77,7 @@ Tensor nonzero(const Tensor& s) {
           return c;
         },
         [&](int64_t total) {
-          out = empty({total, nd}, {.dtype = kInt64});
+          out = backend::new_buffer({total, nd}, kInt64);
         },
         [&](int64_t b, int64_t e, int64_t k) {
           int64_t* dst = out.data_ptr<int64_t>();

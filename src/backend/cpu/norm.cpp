@@ -11,10 +11,10 @@
 #include "backend/cpu/half_convert.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/optional_data.h"
-#include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
+#include "core/parallel.h"
 
 namespace EMBER_CPU_NS {
 namespace {

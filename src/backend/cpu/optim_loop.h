@@ -8,9 +8,9 @@
 
 #include "backend/cpu/level.h"
 #include "backend/cpu/optional_data.h"
-#include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "backend/optim_kernels.h"
+#include "core/parallel.h"
 #include "ember/error.h"
 #include "ember/tensor.h"
 

@@ -9,9 +9,9 @@
 #include <limits>
 
 #include "backend/cpu/kernels.h"
-#include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "core/dispatch.h"
+#include "core/parallel.h"
 
 namespace EMBER_CPU_NS {
 namespace {

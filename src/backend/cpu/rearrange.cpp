@@ -5,13 +5,13 @@
 #include <numeric>
 #include <vector>
 
+#include "backend/buffers.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/loop.h"
-#include "backend/cpu/parallel.h"
+#include "backend/cpu/raw_elements.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
-#include "ember/creation.h"
-#include "ops/raw_elements.h"
+#include "core/parallel.h"
 
 namespace ember::cpu {
 namespace {
@@ -81,7 +81,7 @@ Tensor repeat_interleave(const Tensor& r) {
     EMBER_CHECK(rv[i] >= 0, "repeat_interleave", "repeats can not be negative");
     total += rv[i];
   }
-  Tensor out = empty({total}, {.dtype = kInt64});
+  Tensor out = backend::new_buffer({total}, kInt64);
   int64_t* o = out.data_ptr<int64_t>();
   for (int64_t i = 0; i < r.numel(); ++i) o = std::fill_n(o, rv[i], i);
   return out;
@@ -96,7 +96,7 @@ Tensor one_hot(const Tensor& s, int64_t num_classes) {
   EMBER_CHECK(*hi < num_classes, "one_hot", "Class values must be smaller than num_classes.");
   DimVector shape(s.sizes());
   shape.push_back(num_classes);
-  Tensor out = zeros(shape, {.dtype = kInt64});
+  Tensor out = backend::new_zeros(shape, kInt64);
   int64_t* o = out.data_ptr<int64_t>();
   for (int64_t i = 0; i < n; ++i) o[i * num_classes + v[i]] = 1;
   return out;
@@ -145,9 +145,9 @@ std::vector<int64_t> sorted_groups(std::vector<std::pair<K, int64_t>>& items) {
   return starts;
 }
 
-UniqueResult unique(const Tensor& s, bool return_inverse, bool return_counts) {
+backend::UniqueElements unique(const Tensor& s, bool return_inverse, bool return_counts) {
   const int64_t n = s.numel();
-  UniqueResult r;
+  backend::UniqueElements r;
   dispatch(s.dtype(), "unique", [&]<class T>() {
     using K = order_key_t<T>;
     const T* v = s.data_ptr<T>();
@@ -155,19 +155,19 @@ UniqueResult unique(const Tensor& s, bool return_inverse, bool return_counts) {
     for (int64_t i = 0; i < n; ++i) items[size_t(i)] = {K(v[i]), i};
     const std::vector<int64_t> starts = sorted_groups(items);
     const int64_t groups = int64_t(starts.size());
-    r.output = empty({groups}, s.options());
-    T* out = r.output.data_ptr<T>();
+    r.values = backend::new_buffer({groups}, s.dtype(), s.device());
+    T* out = r.values.data_ptr<T>();
     for (int64_t g = 0; g < groups; ++g) out[g] = v[items[size_t(starts[size_t(g)])].second];
     if (return_inverse) {
-      r.inverse_indices = empty(s.sizes(), {.dtype = kInt64});
-      int64_t* inv = r.inverse_indices.data_ptr<int64_t>();
+      r.inverse = backend::new_buffer(s.sizes(), kInt64);
+      int64_t* inv = r.inverse.data_ptr<int64_t>();
       for (int64_t g = 0, k = 0; k < n; ++k) {
         if (g + 1 < groups && k == starts[size_t(g) + 1]) ++g;
         inv[items[size_t(k)].second] = g;
       }
     }
     if (return_counts) {
-      r.counts = empty({groups}, {.dtype = kInt64});
+      r.counts = backend::new_buffer({groups}, kInt64);
       int64_t* c = r.counts.data_ptr<int64_t>();
       for (int64_t g = 0; g < groups; ++g)
         c[g] = (g + 1 < groups ? starts[size_t(g) + 1] : n) - starts[size_t(g)];

@@ -25,10 +25,10 @@
 #include <vector>
 
 #include "backend/cpu/level.h"
-#include "backend/cpu/parallel.h"
 #include "backend/cpu/vec.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
+#include "core/parallel.h"
 
 namespace EMBER_CPU_NS {
 

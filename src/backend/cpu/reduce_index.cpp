@@ -1,10 +1,10 @@
 // CPU kernels of the reductions that return positions (src/ops/reduce_index.cpp): max/min along
 // the rows of a contiguous (M, D) matrix. PyTorch's rules: the first occurrence wins ties; a NaN
 // counts as the maximum (and the minimum) and ends the scan.
-#include "backend/cpu/parallel.h"
 #include "backend/cpu/reduce_engine.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
+#include "core/parallel.h"
 
 namespace EMBER_CPU_NS {
 namespace {

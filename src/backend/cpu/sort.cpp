@@ -1,14 +1,15 @@
 // CPU kernels of sorting along a dim (src/ops/sort.cpp): sort/argsort and topk, one line per
 // task; NaN is the largest value. The selections (kthvalue, median, mode) are in sort_select.cpp.
+#include "backend/cpu/sort.h"
+
 #include <algorithm>
 #include <vector>
 
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/lines.h"
-#include "backend/cpu/sort.h"
+#include "backend/cpu/raw_elements.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
-#include "ops/raw_elements.h"
 
 namespace ember::cpu {
 namespace {

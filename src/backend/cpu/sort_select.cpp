@@ -9,10 +9,10 @@
 
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/lines.h"
+#include "backend/cpu/raw_elements.h"
 #include "backend/cpu/sort.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
-#include "ops/raw_elements.h"
 
 namespace ember::cpu {
 namespace {

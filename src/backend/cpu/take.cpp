@@ -1,7 +1,7 @@
 // CPU kernel of take (src/ops/take.cpp): flat indices into a contiguous tensor.
 #include "backend/cpu/gather.h"
-#include "backend/cpu/parallel.h"
-#include "ops/raw_elements.h"
+#include "backend/cpu/raw_elements.h"
+#include "core/parallel.h"
 
 namespace ember::cpu {
 

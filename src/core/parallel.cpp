@@ -1,5 +1,5 @@
 // The thread count shared by ember's kernels and OpenBLAS (both use libgomp's pool).
-#include "backend/cpu/parallel.h"
+#include "core/parallel.h"
 
 #include <atomic>
 
@@ -8,9 +8,9 @@
 
 namespace ember {
 namespace {
-std::atomic<int> g_num_threads{0};  // 0: not set yet, use omp's default (the core count)
+std::atomic<int> g_num_threads{0};   // 0: not set yet, use omp's default (the core count)
 thread_local int t_num_threads = 0;  // this thread's own count; 0: the global one
-}
+}  // namespace
 
 int get_num_threads() {
   if (t_num_threads > 0) return t_num_threads;

@@ -1,6 +1,7 @@
 // Printing: repr(t) and operator<< write exactly what Python's repr(t) writes in PyTorch 1.13
 // (torch/_tensor_str.py with the default options: precision 4, threshold 1000, edgeitems 3,
-// linewidth 80). Only the shown elements are read, straight from the strided view.
+// linewidth 80). Only the shown elements are read, straight from the strided view. It sits above
+// core, beside the ops, because a result's repr names its grad_fn (an autograd node).
 #include <algorithm>
 #include <atomic>
 #include <charconv>

@@ -1,6 +1,7 @@
 // DistributedSampler: PyTorch 1.13's partition — permute (seed + epoch), pad by repeating the head
 // of the order (or cut the tail with drop_last) to num_samples * num_replicas, then rank r takes
-// every num_replicas-th index starting at r.
+// every num_replicas-th index starting at r. A data sampler that lives with the distributed layer:
+// by default it asks the default process group for the rank and the number of replicas.
 #include "ember/data/distributed_sampler.h"
 
 #include <iostream>
@@ -42,8 +43,9 @@ std::vector<int64_t> DistributedSampler::indices() {
   if (shuffle_ && last_pass_epoch_ == epoch_ && rank_ == 0 && !warned_) {
     std::cerr << "[DistributedSampler] warning: this pass shuffles exactly as the previous one "
                  "(epoch "
-              << epoch_ << " again): call sampler.set_epoch(epoch) at the start of every epoch, "
-                           "or every epoch sees the same order\n";
+              << epoch_
+              << " again): call sampler.set_epoch(epoch) at the start of every epoch, "
+                 "or every epoch sees the same order\n";
     warned_ = true;
   }
   last_pass_epoch_ = epoch_;
