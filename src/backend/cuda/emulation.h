@@ -15,6 +15,7 @@
 #include "backend/cuda/norm_launch.h"
 #include "backend/cuda/optim_launch.h"
 #include "backend/cuda/pool_launch.h"
+#include "backend/cuda/random_launch.h"
 #include "backend/cuda/reduce_launch.h"
 #include "backend/cuda/scan_launch.h"
 #include "backend/cuda/softmax_launch.h"
@@ -42,5 +43,6 @@ void emulate_sort(const SortLaunch& launch);
 void emulate_scan(const ScanLaunch& launch);
 void emulate_max_pool(const MaxPoolLaunch& launch);
 void emulate_avg_pool(const AvgPoolLaunch& launch);
+void emulate_random(const RandomLaunch& launch);
 
 }  // namespace ember::cuda::kernels

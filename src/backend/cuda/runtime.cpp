@@ -157,6 +157,7 @@ const backend::Backend kCudaBackend = [] {
   install_sort_kernels(b);
   install_scan_kernels(b);
   install_pool_kernels(b);
+  install_random_kernels(b);
   return b;
 }();
 

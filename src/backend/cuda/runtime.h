@@ -79,5 +79,6 @@ void install_loss_kernels(backend::Backend& b);
 void install_sort_kernels(backend::Backend& b);
 void install_scan_kernels(backend::Backend& b);
 void install_pool_kernels(backend::Backend& b);
+void install_random_kernels(backend::Backend& b);
 
 }  // namespace ember::cuda
