@@ -3,7 +3,9 @@
 // broadcast and offset operands), the kernel type, alpha, the grid, and the errors. Then the
 // elementwise kernels that draw random numbers (random_plan.cpp, random_body.cuh): Philox against
 // Random123's known answers, and the emulated fills element by element against the Philox words
-// Note [Philox streams] assigns to each element, in every dtype, with a grid smaller than the work.
+// Note [Philox streams] assigns to each element, in every dtype, with a grid smaller than the work;
+// the fused dropout (dropout_plan.cpp, dropout_body.cuh) against the bernoulli fill of the same
+// generator and the words of its vectorised walks.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -11,6 +13,7 @@
 #include <functional>
 #include <vector>
 
+#include "backend/cuda/dropout_plan.h"
 #include "backend/cuda/elementwise_plan.h"
 #include "backend/cuda/emulation.h"
 #include "backend/cuda/random_body.cuh"
@@ -327,6 +330,82 @@ TEST(CudaRandomPlan, BadFillsAreErrors) {
                "more than one element of the written-to tensor refers to a single memory location");
   EXPECT_ERROR(default_philox_generator(64, "normal_"), "[normal_] no CUDA generator for device");
   EXPECT_EQ(gen.offset(), 0u);  // refused launches draw nothing
+}
+
+// ── fused dropout ───────────────────────────────────────────────────────────────────────────
+
+// y = x * mask * scale in the kernel's compute type, scale = 1 / keep rounded to it.
+Tensor dropped(const Tensor& x, const Tensor& mask, double keep) {
+  if (x.dtype() == kFloat64) return x * mask.to(kFloat64) * (1 / keep);
+  const float scale = float(1.0 / double(float(keep)));
+  return (x.to(kFloat32) * mask.to(kFloat32) * scale).to(x.dtype());
+}
+
+// A non-dense input walks one element per word, as the random fills: its mask is the bernoulli
+// fill of 1 - p from the same generator state.
+TEST(CudaDropoutPlan, TheUnrolledMaskIsTheBernoulliFillOfTheSameGenerator) {
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    const Tensor x = randn({7, 600}).to(dtype).narrow(1, 0, 300);
+    const Tensor y = empty({7, 300}, {.dtype = dtype}), mask = empty({7, 300}, {.dtype = kBool});
+    PhiloxGenerator gen(9), twin(9);
+    const kernels::DropoutLaunch l = plan_dropout_launch("dropout", y, mask, x, 0.25, gen, 2);
+    EXPECT_EQ(l.vec, 1);
+    kernels::emulate_dropout(l);
+    const Tensor b = zeros({7, 300});
+    kernels::emulate_random(
+        plan_random_launch("bernoulli_", b, {.dist = Distribution::bernoulli, .a = 0.75}, twin, 2));
+    EXPECT_TRUE(mask.equal(b.to(kBool))) << dtype_name(dtype);
+    EXPECT_EQ(gen.offset(), twin.offset());
+    EXPECT_TRUE(y.equal(dropped(x, mask, 0.75))) << dtype_name(dtype);
+  }
+}
+
+// A dense input takes 4 neighbours per draw (2 when numel is only even): element i is lane i % vec
+// of thread (i / vec) % grid's draw i / (grid * vec).
+TEST(CudaDropoutPlan, DenseInputsTakeNeighboursFromOneDraw) {
+  for (const int64_t n : {2100, 1002}) {
+    const Tensor x = randn({n}), y = empty({n}), mask = empty({n}, {.dtype = kBool});
+    PhiloxGenerator gen(3);
+    gen.philox_inputs(1);
+    const kernels::DropoutLaunch l = plan_dropout_launch("dropout", y, mask, x, 0.4, gen, 2);
+    ASSERT_EQ(l.vec, n % 4 == 0 ? 4 : 2);
+    kernels::emulate_dropout(l);
+    const int64_t grid = 2 * 256;
+    std::vector<uint8_t> want(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      const uint64_t thread = uint64_t(i / l.vec % grid), b = 1 + uint64_t(i / (grid * l.vec));
+      const Words4 w = kernels::philox4x32_10({uint32_t(b), 0, uint32_t(thread), 0}, 3, 0);
+      want[size_t(i)] = std::fma(float(word(w, int(i % l.vec))), 0x1p-32f, 0x1p-33f) < 0.6f;
+    }
+    EXPECT_TRUE(mask.equal(from_blob(want.data(), {n}, {.dtype = kBool}))) << n;
+    EXPECT_TRUE(y.equal(dropped(x, mask, 0.6))) << n;
+  }
+}
+
+TEST(CudaDropoutPlan, BackwardScalesTheKeptGradients) {
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    const Tensor grad = randn({5, 1}).to(dtype).expand({5, 40});  // a broadcast operand
+    const Tensor mask = randn({5, 40}) > 0, dx = empty({5, 40}, {.dtype = dtype});
+    kernels::emulate_dropout_backward(
+        plan_dropout_backward_launch("dropout", dx, grad, mask, 1.25));
+    const Tensor want = dtype == kFloat64
+                            ? grad * mask.to(kFloat64) * 1.25
+                            : (mask.to(kFloat32) * grad.to(kFloat32) * 1.25f).to(dtype);
+    EXPECT_TRUE(dx.equal(want)) << dtype_name(dtype);
+  }
+}
+
+TEST(CudaDropoutPlan, BadDropoutsAreErrors) {
+  PhiloxGenerator gen;
+  const Tensor x = randn({4}), y = empty({4}), mask = empty({4}, {.dtype = kBool});
+  EXPECT_ERROR(plan_dropout_launch("dropout", y, mask, x, 1.0, gen, 8),
+               "[dropout] the fused kernel expects a probability in [0, 1), got 1");
+  const Tensor i = zeros({4}, {.dtype = kInt64});
+  EXPECT_ERROR(plan_dropout_launch("dropout", i, mask, i, 0.5, gen, 8),
+               "[dropout] expected a floating-point input, got torch.int64");
+  EXPECT_ERROR(plan_dropout_backward_launch("dropout", y, x, y, 2.0),
+               "expected an output of the input's shape and dtype and a bool mask of that shape");
+  EXPECT_EQ(gen.offset(), 0u);
 }
 
 }  // namespace

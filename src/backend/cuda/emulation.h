@@ -9,6 +9,7 @@
 #include "backend/cuda/amp_launch.h"
 #include "backend/cuda/batch_norm_launch.h"
 #include "backend/cuda/copy_launch.h"
+#include "backend/cuda/dropout_launch.h"
 #include "backend/cuda/elementwise_launch.h"
 #include "backend/cuda/gather_launch.h"
 #include "backend/cuda/loss_launch.h"
@@ -44,5 +45,7 @@ void emulate_scan(const ScanLaunch& launch);
 void emulate_max_pool(const MaxPoolLaunch& launch);
 void emulate_avg_pool(const AvgPoolLaunch& launch);
 void emulate_random(const RandomLaunch& launch);
+void emulate_dropout(const DropoutLaunch& launch);
+void emulate_dropout_backward(const DropoutBackwardLaunch& launch);
 
 }  // namespace ember::cuda::kernels

@@ -16,12 +16,18 @@ uint32_t random_max_blocks(int sm_count, int max_threads_per_sm) {
   return uint32_t(std::max(1, sm_count * per_sm));
 }
 
+RandomGrid random_grid(int64_t numel, uint32_t max_blocks, PhiloxGenerator& gen) {
+  const uint64_t n = uint64_t(numel), threads = kernels::kRandomThreads;
+  const auto blocks =
+      uint32_t(std::min<uint64_t>(std::max<uint32_t>(max_blocks, 1), (n + threads - 1) / threads));
+  return {blocks, gen.philox_inputs(((n - 1) / (blocks * threads * 4) + 1) * 4)};
+}
+
 kernels::RandomLaunch plan_random_launch(const char* op, const Tensor& t, const RandomFill& fill,
                                          PhiloxGenerator& gen, uint32_t max_blocks) {
   const Type type = storage_type(t.dtype(), op);
-  const bool floating = type == Type::float32 || type == Type::float64 || type == Type::float16 ||
-                        type == Type::bfloat16;
-  EMBER_CHECK(floating || (fill.dist != Distribution::uniform && fill.dist != Distribution::normal),
+  EMBER_CHECK(is_floating_type(type) ||
+                  (fill.dist != Distribution::uniform && fill.dist != Distribution::normal),
               op, "expected a floating-point dtype, got ", t.dtype());
   for (int64_t d = 0; d < t.dim(); ++d)
     EMBER_CHECK(t.size(d) == 1 || t.stride(d) != 0, op, "unsupported operation: more than one ",
@@ -40,17 +46,10 @@ kernels::RandomLaunch plan_random_launch(const char* op, const Tensor& t, const 
   l.range = fill.range;
   l.low = fill.low;
   if (l.numel == 0) return l;
-  // calc_execution_policy: a thread per element up to the device's cap, and an offset increment
-  // of 4 words per draw counted as if every draw served 4 elements (also for the 2-element
-  // draws: PyTorch's increment, reproduced so that later launches start where its do).
-  const uint64_t n = uint64_t(l.numel);
-  l.blocks =
-      uint32_t(std::min<uint64_t>(std::max<uint32_t>(max_blocks, 1),
-                                  (n + kernels::kRandomThreads - 1) / kernels::kRandomThreads));
-  const uint64_t per_draw = uint64_t(l.blocks) * kernels::kRandomThreads * 4;
-  const PhiloxInputs in = gen.philox_inputs(((n - 1) / per_draw + 1) * 4);
-  l.seed = in.seed;
-  l.offset = in.offset;
+  const RandomGrid grid = random_grid(l.numel, max_blocks, gen);
+  l.blocks = grid.blocks;
+  l.seed = grid.inputs.seed;
+  l.offset = grid.inputs.offset;
   return l;
 }
 

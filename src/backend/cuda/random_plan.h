@@ -25,6 +25,22 @@ struct RandomFill {
 /// PyTorch's grid cap for its distribution kernels on a device: SMs * (max threads per SM / 256).
 uint32_t random_max_blocks(int sm_count, int max_threads_per_sm);
 
+/// Whether t is one of the floating storage types (float32, float64, float16, bfloat16).
+constexpr bool is_floating_type(kernels::Type t) {
+  return t == kernels::Type::float32 || t == kernels::Type::float64 ||
+         t == kernels::Type::float16 || t == kernels::Type::bfloat16;
+}
+
+/// PyTorch's calc_execution_policy for numel > 0 elements: a thread per element in blocks of
+/// kRandomThreads up to max_blocks, and the generator's inputs for the launch, its offset moved by
+/// 4 words per draw of a thread (counted as if each draw served 4 elements, also where it serves
+/// 2: PyTorch's increment, kept so that later launches start where PyTorch's do).
+struct RandomGrid {
+  uint32_t blocks;
+  PhiloxInputs inputs;
+};
+RandomGrid random_grid(int64_t numel, uint32_t max_blocks, PhiloxGenerator& gen);
+
 /// The launch filling t in place (any layout whose elements do not overlap) with `fill`, drawing
 /// from `gen`, whose offset moves past the launch's words (not for an empty t); at most
 /// `max_blocks` blocks. `[op] the cuda backend has no <dtype> kernel yet` for int8/int16/uint8,
