@@ -5,7 +5,8 @@
 // Random123's known answers, and the emulated fills element by element against the Philox words
 // Note [Philox streams] assigns to each element, in every dtype, with a grid smaller than the work;
 // the fused dropout (dropout_plan.cpp, dropout_body.cuh) against the bernoulli fill of the same
-// generator and the words of its vectorised walks.
+// generator and the words of its vectorised walks. Last, the front ends (rand, randn, randint,
+// dropout) on a fake device whose kernels are these emulated ones.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -18,6 +19,8 @@
 #include "backend/cuda/emulation.h"
 #include "backend/cuda/random_body.cuh"
 #include "backend/cuda/random_plan.h"
+#include "backend/fake_device.h"
+#include "ops/dropout.h"
 #include "test_support.h"
 
 namespace ember::cuda {
@@ -406,6 +409,121 @@ TEST(CudaDropoutPlan, BadDropoutsAreErrors) {
   EXPECT_ERROR(plan_dropout_backward_launch("dropout", y, x, y, 2.0),
                "expected an output of the input's shape and dtype and a bool mask of that shape");
   EXPECT_EQ(gen.offset(), 0u);
+}
+
+// ── the front ends on a device that has these kernels ──────────────────────────────────────────
+// A fake CUDA device (backend/fake_device.h: host memory) whose random entries are the emulated
+// Philox kernels over one generator with a grid of at most kFakeBlocks blocks, as cuda/random.cpp
+// and cuda/dropout.cpp install the real ones. rand, randn, randint and F::dropout run their CUDA
+// paths on it; each result is compared with the same plan run directly on the CPU from a twin
+// generator.
+constexpr uint32_t kFakeBlocks = 3;
+constexpr uint64_t kFakeSeed = 17;
+
+PhiloxGenerator& fake_philox() {
+  static PhiloxGenerator gen;
+  return gen;
+}
+
+// A CPU view of a tensor in the fake device's (host) memory: same address and strides, so a plan
+// over it walks as the device's would.
+Tensor on_host(const Tensor& t) {
+  return from_blob(t.impl()->data(), t.sizes(), t.strides(), t.dtype());
+}
+Tensor on_fake_device(const Tensor& cpu) {
+  Tensor t = empty(cpu.sizes(), {.dtype = cpu.dtype(), .device = test::kFakeDevice});
+  on_host(t).copy_(cpu);
+  return t;
+}
+
+struct EmulatedRandomDevice : test::FakeDevice {
+  EmulatedRandomDevice() {
+    fake_philox().manual_seed(kFakeSeed);
+    table.random.uniform = [](const char* op, const Tensor& t, double from, double to, Generator*) {
+      fill(op, t, {.dist = Distribution::uniform, .a = from, .b = to});
+    };
+    table.random.normal = [](const char* op, const Tensor& t, double mean, double std, Generator*) {
+      fill(op, t, {.dist = Distribution::normal, .a = mean, .b = std});
+    };
+    table.random.random = [](const char* op, const Tensor& t, uint64_t range, int64_t base,
+                             Generator*) {
+      fill(op, t, {.dist = Distribution::random32, .range = range, .low = base});
+    };
+    table.random.dropout = [](const char* op, const Tensor& y, const Tensor& mask, const Tensor& x,
+                              double p, Generator*) {
+      kernels::emulate_dropout(plan_dropout_launch(op, on_host(y), on_host(mask), on_host(x), p,
+                                                   fake_philox(), kFakeBlocks));
+    };
+    table.random.dropout_backward = [](const char* op, const Tensor& dx, const Tensor& grad,
+                                       const Tensor& mask, double scale) {
+      kernels::emulate_dropout_backward(
+          plan_dropout_backward_launch(op, on_host(dx), on_host(grad), on_host(mask), scale));
+    };
+  }
+  static void fill(const char* op, const Tensor& t, const RandomFill& f) {
+    kernels::emulate_random(plan_random_launch(op, on_host(t), f, fake_philox(), kFakeBlocks));
+  }
+};
+
+TEST(CudaRandomFrontEnd, RandRandnAndRandintFillOnTheDevice) {
+  EmulatedRandomDevice device;
+  PhiloxGenerator twin(kFakeSeed);
+  const auto want = [&](Dtype dtype, const RandomFill& f) {
+    const Tensor t = empty({4, 75}, {.dtype = dtype});
+    kernels::emulate_random(plan_random_launch("want", t, f, twin, kFakeBlocks));
+    return t;
+  };
+  const Tensor u = rand({4, 75}, {.device = test::kFakeDevice});
+  EXPECT_EQ(u.device(), test::kFakeDevice);
+  EXPECT_TRUE(on_host(u).equal(want(kFloat32, {.dist = Distribution::uniform, .a = 0, .b = 1})));
+  const Tensor n = randn({4, 75}, {.dtype = kFloat16, .device = test::kFakeDevice});
+  EXPECT_TRUE(on_host(n).equal(want(kFloat16, {.dist = Distribution::normal, .a = 0, .b = 1})));
+  const Tensor i = randint(-3, 9, {4, 75}, {.device = test::kFakeDevice});
+  EXPECT_EQ(i.dtype(), kInt64);
+  EXPECT_TRUE(
+      on_host(i).equal(want(kInt64, {.dist = Distribution::random32, .range = 12, .low = -3})));
+  const Tensor like = rand_like(u, {.dtype = kFloat64});  // *_like stays on u's device
+  EXPECT_EQ(like.device(), test::kFakeDevice);
+  EXPECT_TRUE(on_host(like).equal(want(kFloat64, {.dist = Distribution::uniform, .a = 0, .b = 1})));
+  EXPECT_EQ(fake_philox().offset(), twin.offset());
+}
+
+TEST(CudaDropoutFrontEnd, DropoutOnTheDeviceIsNativeDropoutAndItsBackward) {
+  EmulatedRandomDevice device;
+  PhiloxGenerator twin(kFakeSeed);
+  const Tensor x = on_fake_device(randn({3, 100})).requires_grad_(true);
+  const auto [y, mask] = nn::functional::dropout_forward(x, 0.25, true, false, false, nullptr);
+  ASSERT_TRUE(y.grad_fn());
+  EXPECT_EQ(y.grad_fn()->name(), "NativeDropoutBackward0");
+  EXPECT_EQ(mask.dtype(), kBool);
+  const Tensor want_y = empty({3, 100}), want_mask = empty({3, 100}, {.dtype = kBool});
+  kernels::emulate_dropout(
+      plan_dropout_launch("want", want_y, want_mask, on_host(x), 0.25, twin, kFakeBlocks));
+  EXPECT_TRUE(on_host(mask).equal(want_mask));
+  EXPECT_TRUE(on_host(y).equal(want_y));
+  EXPECT_EQ(fake_philox().offset(), twin.offset());
+
+  // The gradient is the backward kernel's, recorded again under create_graph (double backward).
+  const Tensor g = on_fake_device(randn({3, 100})).requires_grad_(true);
+  y.backward(g, true, true);
+  const Tensor want_dx = empty({3, 100});
+  kernels::emulate_dropout_backward(
+      plan_dropout_backward_launch("want", want_dx, on_host(g), want_mask, 1 / 0.75));
+  ASSERT_TRUE(x.grad().defined());
+  EXPECT_TRUE(on_host(x.grad()).equal(want_dx));
+  ASSERT_TRUE(x.grad().grad_fn());
+  EXPECT_EQ(x.grad().grad_fn()->name(), "NativeDropoutBackwardBackward0");
+}
+
+// In place, whole channels and p == 1 keep the bernoulli_-and-mul path (this device has neither).
+TEST(CudaDropoutFrontEnd, OtherDropoutsKeepTheNoisePath) {
+  EmulatedRandomDevice device;
+  Tensor x = on_fake_device(randn({2, 3, 4}));
+  using nn::functional::dropout_forward;
+  EXPECT_ERROR(dropout_forward(x, 0.5, true, false, true, nullptr), "[bernoulli_]");
+  EXPECT_ERROR(dropout_forward(x, 0.5, true, true, false, nullptr), "[bernoulli_]");
+  EXPECT_ERROR(dropout_forward(x, 1.0, true, false, false, nullptr), "[zeros]");
+  EXPECT_EQ(fake_philox().offset(), 0u);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The host side of the CUDA random fills: the kCUDA backend's uniform, normal, bernoulli and
 // random entries. Each plans its launch (random_plan.cpp, tested in every build with the emulated
 // kernel) with the grid PyTorch picks on this device and the device's default Philox generator,
-// then queues random.cu's kernel on the current stream.
+// then queues random.cu's kernel on the current stream. random_target is what the fused dropout
+// (dropout.cpp) draws with too.
 #include <cuda_runtime_api.h>
 
 #include "backend/backend.h"
@@ -11,20 +12,9 @@
 namespace ember::cuda {
 namespace {
 
-// ember::Generator is the CPU's mt19937; a CUDA tensor draws from its device's Philox generator,
-// so a passed generator is refused as PyTorch refuses a CPU generator for a CUDA tensor.
 void fill(const char* op, const Tensor& t, const RandomFill& f, Generator* gen) {
-  EMBER_CHECK(gen == nullptr, op, "expected a 'cuda' device type for generator but found 'cpu' ",
-              "(an ember::Generator is a CPU generator; ", t.device(),
-              " draws from its device's default generator)");
-  const int index = resolve_device(t.device(), op);
-  int sms = 0, threads_per_sm = 0;
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, index), op,
-        " reading the SM count of cuda:", index);
-  check(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, index), op,
-        " reading the threads per SM of cuda:", index);
-  const kernels::RandomLaunch l = plan_random_launch(op, t, f, default_philox_generator(index, op),
-                                                     random_max_blocks(sms, threads_per_sm));
+  const RandomTarget target = random_target(op, t.device(), gen);
+  const kernels::RandomLaunch l = plan_random_launch(op, t, f, target.gen, target.max_blocks);
   if (l.numel == 0) return;
   launch_on(t.device(), op, &kernels::launch_random, l);
 }
@@ -43,6 +33,19 @@ void random(const char* op, const Tensor& t, uint64_t range, int64_t base, Gener
 }
 
 }  // namespace
+
+RandomTarget random_target(const char* op, Device device, const Generator* gen) {
+  EMBER_CHECK(gen == nullptr, op, "expected a 'cuda' device type for generator but found 'cpu' ",
+              "(an ember::Generator is a CPU generator; ", device,
+              " draws from its device's default generator)");
+  const int index = resolve_device(device, op);
+  int sms = 0, threads_per_sm = 0;
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, index), op,
+        " reading the SM count of cuda:", index);
+  check(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, index), op,
+        " reading the threads per SM of cuda:", index);
+  return {default_philox_generator(index, op), random_max_blocks(sms, threads_per_sm)};
+}
 
 void install_random_kernels(backend::Backend& b) {
   b.random.uniform = &uniform;

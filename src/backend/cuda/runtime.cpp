@@ -158,6 +158,7 @@ const backend::Backend kCudaBackend = [] {
   install_scan_kernels(b);
   install_pool_kernels(b);
   install_random_kernels(b);
+  install_dropout_kernels(b);
   return b;
 }();
 
