@@ -2,9 +2,9 @@
 // (src/backend/cuda/emulation.h) over launches planned as the device's are, against the CPU
 // backend, without a GPU: every elementwise op in every floating dtype, strided, broadcast and
 // transposed operands and outputs, tails and grids smaller than the work, the reductions (their
-// combine tree, accumulation and split pass), softmax, the fused SGD and Adam updates and
-// GradScaler's inf/NaN check and unscale. Copies between every pair of dtypes, fills and more
-// reduction layouts run emulated in cuda_copy_plan_test / cuda_reduce_plan_test; the other
+// combine tree, accumulation and split pass), softmax and its backwards, the fused SGD and Adam
+// updates and GradScaler's inf/NaN check and unscale. Copies between every pair of dtypes, fills
+// and more reduction layouts run emulated in cuda_copy_plan_test / cuda_reduce_plan_test; the other
 // families in their own cuda_<family>_plan_test (gather, norm, batch_norm, loss, sort, scan,
 // pool).
 #include <ember/ember.h>
@@ -24,6 +24,7 @@
 #include "backend/cuda/optim_plan.h"
 #include "backend/cuda/reduce_plan.h"
 #include "backend/cuda/softmax_plan.h"
+#include "test_support.h"
 
 namespace ember::cuda {
 namespace {
@@ -253,6 +254,44 @@ TEST(CudaEmulation, SoftmaxAndLogSoftmaxMatchTheCpuBackend) {
         }
       }
   }
+}
+
+// The backwards from one output y and gradient g against the CPU backend: the gradient its
+// autograd gives through softmax/log_softmax in float32 and float64; for float16 and bfloat16,
+// whose CPU formula runs in the half type, the same formula in float64 on the same rounded
+// values (the kernel sums in float, so it rounds once at the store: within an ulp or two).
+TEST(CudaEmulation, SoftmaxBackwardsMatchTheCpuBackend) {
+  const Tensor x = wavy(15, 77 * 6, kFloat64, 2.0).reshape({15, 77, 6});
+  const Tensor g = wavy(15, 77 * 6, kFloat64, 0.5).reshape({15, 77, 6});
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16})
+    for (const int64_t dim : {1, 2})
+      for (const bool log : {false, true}) {
+        const bool half = dtype == kFloat16 || dtype == kBFloat16;
+        const Tensor leaf = x.to(half ? kFloat32 : dtype).detach().requires_grad_(true);
+        const Tensor out = log ? log_softmax(leaf, dim) : softmax(leaf, dim);
+        const Tensor y = out.detach().to(dtype), gd = g.to(dtype);
+        const Tensor dx = empty_like(y);
+        kernels::emulate_softmax_backward(
+            plan_softmax_backward_launch("softmax_backward", dx, gd, y, dim, log));
+        Tensor want;
+        if (half) {
+          const Tensor y64 = y.to(kFloat64), g64 = gd.to(kFloat64);
+          want =
+              log ? g64 - y64.exp() * g64.sum(dim, true) : y64 * (g64 - (g64 * y64).sum(dim, true));
+        } else {
+          out.backward(gd);
+          want = leaf.grad();
+        }
+        const double tol = (half ? 2 : 16) * eps(dtype);
+        EXPECT_TRUE(allclose(dx.to(kFloat64), want.to(kFloat64), tol, tol))
+            << dtype << " dim " << dim << " log " << log;
+      }
+  const Tensor y = empty({3, 4});
+  EXPECT_ERROR(plan_softmax_backward_launch("softmax_backward", y, y.t(), y, 1, false),
+               "expected contiguous operands of one shape and dtype");
+  const Tensor i = zeros({3}, {.dtype = kInt64});
+  EXPECT_ERROR(plan_softmax_backward_launch("softmax_backward", i, i, i, 0, false),
+               "[softmax_backward] expected a floating-point output, got torch.int64");
 }
 
 // ── fused optimizer updates ─────────────────────────────────────────────────────────────────

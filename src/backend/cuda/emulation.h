@@ -30,6 +30,7 @@ void emulate_fill(const FillLaunch& launch);
 /// launch.partial must hold reduce_partial_bytes(launch) bytes when it splits, as on the device.
 void emulate_reduce(const ReduceLaunch& launch);
 void emulate_softmax(const SoftmaxLaunch& launch);
+void emulate_softmax_backward(const SoftmaxBackwardLaunch& launch);
 void emulate_optim(const OptimLaunch& launch);
 void emulate_unscale(const UnscaleLaunch& launch);
 /// The index entries out of range are recorded in launch.bad (host memory here).
