@@ -425,16 +425,8 @@ PhiloxGenerator& fake_philox() {
   return gen;
 }
 
-// A CPU view of a tensor in the fake device's (host) memory: same address and strides, so a plan
-// over it walks as the device's would.
-Tensor on_host(const Tensor& t) {
-  return from_blob(t.impl()->data(), t.sizes(), t.strides(), t.dtype());
-}
-Tensor on_fake_device(const Tensor& cpu) {
-  Tensor t = empty(cpu.sizes(), {.dtype = cpu.dtype(), .device = test::kFakeDevice});
-  on_host(t).copy_(cpu);
-  return t;
-}
+Tensor on_host(const Tensor& t) { return test::FakeDevice::host_view(t); }
+Tensor on_fake_device(const Tensor& cpu) { return test::FakeDevice::copy_of(cpu); }
 
 struct EmulatedRandomDevice : test::FakeDevice {
   EmulatedRandomDevice() {
