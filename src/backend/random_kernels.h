@@ -1,6 +1,7 @@
 // The random fills' kernels (src/ops/random.cpp: uniform_, normal_, random_, bernoulli_,
 // exponential_ and randperm, which rand/randn/randint build on; multinomial's sampling with
-// replacement, src/ops/multinomial.cpp). The front end checks the bounds against the
+// replacement, src/ops/multinomial.cpp; the fused dropout of src/ops/dropout.cpp, which only a
+// device that has it installs). The front end checks the bounds against the
 // dtype; a kernel draws from `gen` (the default generator when null) under its lock and visits
 // the elements in TensorIterator's order, so that a seed gives PyTorch's CPU numbers
 // (Note [Matching PyTorch's random streams] in backend/cpu/random.cpp).
@@ -38,6 +39,15 @@ struct RandomKernels {
   /// checked finite and >= 0 here; result int64 (samples) or (rows, samples), contiguous.
   void (*multinomial_with_replacement)(const Tensor& probs, const Tensor& result,
                                        Generator* gen) = nullptr;
+  /// PyTorch's native_dropout in one pass: y = x * mask / (1 - p), mask (bool) = the kept
+  /// elements, 0 <= p < 1; y and mask are x's shape, x floating. Null where the front end drops
+  /// out through bernoulli_ and mul instead (the CPU).
+  void (*dropout)(const char* op, const Tensor& y, const Tensor& mask, const Tensor& x, double p,
+                  Generator* gen) = nullptr;
+  /// native_dropout_backward: dx = grad * mask * scale; dx and grad one floating dtype, mask
+  /// bool, one shape (grad may be expanded).
+  void (*dropout_backward)(const char* op, const Tensor& dx, const Tensor& grad, const Tensor& mask,
+                           double scale) = nullptr;
 };
 
 }  // namespace ember::backend

@@ -1,5 +1,5 @@
 // The softmax family's kernels (src/ops/softmax.cpp): what a backend implements so that softmax
-// and log_softmax run on its device.
+// and log_softmax run on its device, and optionally their fused backwards.
 #pragma once
 
 #include <cstdint>
@@ -14,10 +14,19 @@ namespace ember::backend {
 /// contiguous, of x's shape and dtype, on its device.
 using SoftmaxFn = void (*)(const char* op, const Tensor& y, const Tensor& x, int64_t dim);
 
-/// One backend's softmax kernels; a null entry is `[op] no kernel for <device>`.
+/// dx = the gradient of softmax (log_softmax) along `dim` from grad and the forward's output y:
+/// y * (grad - sum(grad * y)), or grad - exp(y) * sum(grad). grad and y contiguous, of one shape
+/// and floating dtype (float16/bfloat16 summed in float32); dx new and alike.
+using SoftmaxBackwardFn = void (*)(const char* op, const Tensor& dx, const Tensor& grad,
+                                   const Tensor& y, int64_t dim);
+
+/// One backend's softmax kernels; a null forward is `[op] no kernel for <device>`, a null
+/// backward runs the formula in ops instead (the CPU's).
 struct SoftmaxKernels {
   SoftmaxFn softmax = nullptr;
   SoftmaxFn log_softmax = nullptr;
+  SoftmaxBackwardFn softmax_backward = nullptr;
+  SoftmaxBackwardFn log_softmax_backward = nullptr;
 };
 
 }  // namespace ember::backend

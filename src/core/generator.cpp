@@ -5,6 +5,7 @@
 #include <cstring>
 #include <random>
 
+#include "backend/cuda/philox_generator.h"
 #include "ember/error.h"
 
 namespace ember {
@@ -168,6 +169,10 @@ Generator& default_generator() {
   return generator;
 }
 
-void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
+// As torch.manual_seed: the CUDA generators too (their state is host bookkeeping, in every build).
+void manual_seed(uint64_t seed) {
+  default_generator().manual_seed(seed);
+  cuda::manual_seed_all(seed);
+}
 
 }  // namespace ember

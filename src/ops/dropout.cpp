@@ -24,6 +24,52 @@
 namespace ember::nn::functional {
 
 // ── dropout ──────────────────────────────────────────────────────────────
+namespace {
+
+using backend::RandomKernels;
+
+// Entry `entry` of t's device's random kernels (null where the device has none: the caller asks).
+template <class Fn>
+Fn random_entry(const Tensor& t, Fn RandomKernels::*entry) {
+  const backend::Backend* b = backend::backend_for(t.device().type());
+  return b ? b->random.*entry : nullptr;
+}
+
+// native_dropout_backward: grad * mask * scale in the device's fused kernel. Linear in grad and
+// its own adjoint, so double backward records it again (NativeDropoutBackwardBackward0).
+Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double scale) {
+  return linear_grad(
+      "NativeDropoutBackwardBackward0", grad,
+      [&](const Tensor& g) {
+        const char* op = "native_dropout_backward";
+        Tensor dx = empty(g.sizes(), {.dtype = g.dtype(), .device = g.device()});
+        backend::kernel(op, g.device(), &backend::Backend::random,
+                        &RandomKernels::dropout_backward)(op, dx, g, mask, scale);
+        return dx;
+      },
+      [mask, scale](const Tensor& gg) { return native_dropout_backward(gg, mask, scale); });
+}
+
+// PyTorch's native_dropout, which its dropout takes on CUDA (is_fused_kernel_acceptable: 0 < p
+// < 1, not in place, not whole channels): one kernel draws the mask and scales the kept
+// elements, and the backward reads the bool mask instead of a noise tensor of x's dtype.
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, Generator* gen) {
+  const char* op = "native_dropout";
+  autograd::Recorder rec(op, {&input});
+  const auto kernel = random_entry(input, &RandomKernels::dropout);
+  Tensor y = empty(input.sizes(), {.dtype = input.dtype(), .device = input.device()});
+  Tensor mask = empty(input.sizes(), {.dtype = kBool, .device = input.device()});
+  kernel(op, y, mask, input, p, gen);
+  if (rec)
+    rec.record("NativeDropoutBackward0", {y}, {mask},
+               [scale = 1 / (1 - p)](const autograd::Grads& g, const autograd::Saved& s) {
+                 return autograd::TensorList{native_dropout_backward(g[0], s[0], scale)};
+               });
+  return {y, mask};
+}
+
+}  // namespace
+
 std::tuple<Tensor, Tensor> dropout_forward(const Tensor& input, double p, bool training,
                                            bool feature, bool inplace, Generator* gen) {
   const char* op = feature ? "feature_dropout" : "dropout";
@@ -32,17 +78,20 @@ std::tuple<Tensor, Tensor> dropout_forward(const Tensor& input, double p, bool t
   EMBER_CHECK(!feature || input.dim() >= 2, op,
               "Feature dropout requires at least 2 dimensions in the input");
   if (p == 0 || !training || input.numel() == 0) return {input, Tensor()};
+  if (!feature && !inplace && p < 1 && random_entry(input, &RandomKernels::dropout))
+    return native_dropout(input, p, gen);
   Tensor self = input;  // a handle, so the in-place forms can write through it
   // Whole channels share one draw: the noise is (N, C, 1, ..., 1) and broadcasts.
   DimVector noise_shape(input.sizes());
   if (feature)
     for (size_t d = 2; d < noise_shape.size(); ++d) noise_shape[d] = 1;
+  const TensorOptions noise_options{.dtype = input.dtype(), .device = input.device()};
   Tensor noise;
   if (p == 1) {
     // PyTorch multiplies by zero rather than filling, so NaN and inf inputs give NaN.
-    noise = zeros(noise_shape, {.dtype = input.dtype()});
+    noise = zeros(noise_shape, noise_options);
   } else {
-    noise = empty(noise_shape, {.dtype = input.dtype()});
+    noise = empty(noise_shape, noise_options);
     bernoulli_(noise, 1 - p, gen);
     noise.div_(1 - p);
   }

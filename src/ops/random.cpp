@@ -1,9 +1,10 @@
 // Random tensors (rand, randn, randint, randperm, *_like) and the in-place fills uniform_,
 // normal_, random_, bernoulli_ and exponential_: their checks. The fills are the backend's random
 // family (backend/random_kernels.h); for a given seed the CPU's produce PyTorch 1.13's CPU
-// numbers bit for bit (Note [Matching PyTorch's random streams] in backend/cpu/random.cpp). The
-// factories fill on the CPU, where the generator's stream is defined, then move to the device
-// asked for.
+// numbers bit for bit (Note [Matching PyTorch's random streams] in backend/cpu/random.cpp).
+// rand, randn and randint fill on the device asked for with its own generator (on CUDA the
+// Philox streams of Note [Philox streams], backend/cuda/random_launch.h, which refuse a CPU
+// generator as PyTorch does); randperm, which only the CPU has, fills there and moves.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -112,6 +113,11 @@ Tensor& random_impl(const char* op, Tensor& t, int64_t from, int64_t to, Generat
   return written(t);
 }
 
+// A factory's tensor before its fill: on the device asked for (the CPU when none).
+Tensor empty_on(IntArrayRef sizes, Dtype dtype, const RandomOptions& o) {
+  return empty(sizes, {.dtype = dtype, .device = o.device});
+}
+
 // The options a factory resolves: dtype (default given), then device and requires_grad after.
 Tensor finish(Tensor t, const RandomOptions& o) {
   if (o.device && !o.device->is_cpu()) t = t.to(*o.device);
@@ -167,7 +173,7 @@ Tensor rand(IntArrayRef sizes, RandomOptions options) {
   check_sizes("rand", sizes);
   const Dtype dtype = options.dtype.value_or(default_dtype());
   check_floating("rand", dtype);
-  Tensor t = empty(sizes, {.dtype = dtype});
+  Tensor t = empty_on(sizes, dtype, options);
   uniform_impl("rand", t, 0.0, 1.0, options.generator);
   return finish(t, options);
 }
@@ -177,7 +183,7 @@ Tensor randn(IntArrayRef sizes, RandomOptions options) {
   check_sizes("randn", sizes);
   const Dtype dtype = options.dtype.value_or(default_dtype());
   check_floating("randn", dtype);
-  Tensor t = empty(sizes, {.dtype = dtype});
+  Tensor t = empty_on(sizes, dtype, options);
   normal_impl("randn", t, 0.0, 1.0, options.generator);
   return finish(t, options);
 }
@@ -185,7 +191,7 @@ Tensor randn(IntArrayRef sizes, RandomOptions options) {
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, RandomOptions options) {
   OpScope scope("randint");
   check_sizes("randint", sizes);
-  Tensor t = empty(sizes, {.dtype = options.dtype.value_or(kInt64)});
+  Tensor t = empty_on(sizes, options.dtype.value_or(kInt64), options);
   random_impl("randint", t, low, high, options.generator);
   return finish(t, options);
 }

@@ -1,5 +1,6 @@
 // softmax and log_softmax along one dim, with their backward formulas; the kernels are the
-// backend's softmax family (backend/softmax_kernels.h).
+// backend's softmax family (backend/softmax_kernels.h), whose fused backwards (CUDA's) replace
+// the formulas where the device has them and no graph of the backward is wanted.
 #include "autograd/function.h"
 #include "backend/family_kernel.h"
 #include "ember/creation.h"
@@ -31,26 +32,35 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<Dtype> dtype,
   return y.dtype() == out_dtype ? y : y.to(out_dtype);
 }
 
-// Backward formulas in differentiable ops (so double backward works); dims are wrapped, and a
-// 0-d tensor is its own single-element line.
+// The gradient along d (wrapped; 0 for a 0-d y) from the forward's output y. The formula in
+// differentiable ops is the reference and what double backward records; without create_graph a
+// device's fused kernel replaces it (one pass over each line instead of four elementwise and
+// reduction launches).
+Tensor softmax_backward(const Tensor& g, const Tensor& y, int64_t d, bool log) {
+  const Backend* b = backend::backend_for(y.device().type());
+  const backend::SoftmaxBackwardFn fused = !b    ? nullptr
+                                           : log ? b->softmax.log_softmax_backward
+                                                 : b->softmax.softmax_backward;
+  if (fused && !is_grad_enabled()) {
+    const Tensor gc = g.to(y.dtype()).contiguous(), yc = y.contiguous();
+    Tensor dx = empty(yc.sizes(), {.dtype = yc.dtype(), .device = yc.device()});
+    fused(log ? "log_softmax_backward" : "softmax_backward", dx, gc, yc, d);
+    return dx;
+  }
+  return log ? g - y.exp() * g.sum(d, true) : y * (g - (g * y).sum(d, true));
+}
+
 Tensor softmax_recorded(const Tensor& self, int64_t dim, std::optional<Dtype> dtype, bool log) {
   const char* op = log ? "log_softmax" : "softmax";
   Recorder rec(op, {&self});
   Tensor y = log ? softmax_impl<true>(self, dim, dtype, op) : softmax_impl<false>(self, dim, dtype, op);
   if (rec) {
     const int64_t d = self.dim() == 0 ? 0 : wrap_dim(dim, self.dim(), op);
-    if (log)
-      rec.record("LogSoftmaxBackward0", {y}, {},
-                 [d](const Grads& g, const Saved& s) {
-                   return TensorList{g[0] - s[0].exp() * g[0].sum(d, true)};
-                 },
-                 {y});
-    else
-      rec.record("SoftmaxBackward0", {y}, {},
-                 [d](const Grads& g, const Saved& s) {
-                   return TensorList{s[0] * (g[0] - (g[0] * s[0]).sum(d, true))};
-                 },
-                 {y});
+    rec.record(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {y}, {},
+               [d, log](const Grads& g, const Saved& s) {
+                 return TensorList{softmax_backward(g[0], s[0], d, log)};
+               },
+               {y});
   }
   return y;
 }

@@ -1,13 +1,26 @@
 // The host half of a CUDA elementwise launch (src/backend/cuda/elementwise_plan.cpp), over CPU
 // tensors so that it runs in every build: how the layout is planned (merged dims, byte strides,
-// broadcast and offset operands), the kernel type, alpha, the grid, and the errors.
-#include "backend/cuda/elementwise_plan.h"
-
+// broadcast and offset operands), the kernel type, alpha, the grid, and the errors. Then the
+// elementwise kernels that draw random numbers (random_plan.cpp, random_body.cuh): Philox against
+// Random123's known answers, and the emulated fills element by element against the Philox words
+// Note [Philox streams] assigns to each element, in every dtype, with a grid smaller than the work;
+// the fused dropout (dropout_plan.cpp, dropout_body.cuh) against the bernoulli fill of the same
+// generator and the words of its vectorised walks. Last, the front ends (rand, randn, randint,
+// dropout) on a fake device whose kernels are these emulated ones.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <functional>
 #include <vector>
 
+#include "backend/cuda/dropout_plan.h"
+#include "backend/cuda/elementwise_plan.h"
+#include "backend/cuda/emulation.h"
+#include "backend/cuda/random_body.cuh"
+#include "backend/cuda/random_plan.h"
+#include "backend/fake_device.h"
+#include "ops/dropout.h"
 #include "test_support.h"
 
 namespace ember::cuda {
@@ -96,6 +109,413 @@ TEST(CudaElementwisePlan, OtherDtypesAndUnmergeableRanksAreErrors) {
   EXPECT_ERROR(plan_elementwise_launch(Op::neg, 1, {"neg", out, deep, kFloat32, ElementwiseArgs{}}),
                "[neg] the cuda backend's elementwise kernels take at most 12 dimensions that "
                "cannot be merged, got 13");
+}
+
+// ── random fills ────────────────────────────────────────────────────────────────────────────
+
+using kernels::Distribution;
+using kernels::Words4;
+
+// Random123's kat_vectors for philox4x32 10 rounds: counter, key, expected output.
+TEST(CudaRandomPlan, PhiloxMatchesRandom123sKnownAnswers) {
+  struct Kat {
+    Words4 ctr;
+    uint32_t k0, k1;
+    Words4 out;
+  };
+  const Kat kats[] = {
+      {{0, 0, 0, 0}, 0, 0, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
+      {{~0u, ~0u, ~0u, ~0u}, ~0u, ~0u, {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
+      {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+       0xa4093822,
+       0x299f31d0,
+       {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},  // the digits of pi
+  };
+  for (const Kat& k : kats) {
+    const Words4 out = kernels::philox4x32_10(k.ctr, k.k0, k.k1);
+    EXPECT_EQ(out.x, k.out.x);
+    EXPECT_EQ(out.y, k.out.y);
+    EXPECT_EQ(out.z, k.out.z);
+    EXPECT_EQ(out.w, k.out.w);
+  }
+}
+
+bool same_words(const Words4& a, const Words4& b) {
+  return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w;
+}
+
+// curand_init(seed, subsequence, offset): key = seed, counter = (offset / 4, subsequence), and an
+// offset that is not a multiple of 4 starts inside a block.
+TEST(CudaRandomPlan, PhiloxStreamsFollowCurandsSeedSubsequenceAndOffset) {
+  const uint64_t seed = 0x0123456789abcdefULL, sub = 0x100000002ULL;
+  const auto block = [&](uint64_t b) {
+    return kernels::philox4x32_10({uint32_t(b), uint32_t(b >> 32), 2, 1}, 0x89abcdef, 0x01234567);
+  };
+  kernels::Philox rng(seed, sub, 8);
+  EXPECT_TRUE(same_words(rng.next4(), block(2)));
+  EXPECT_TRUE(same_words(rng.next4(), block(3)));
+  kernels::Philox inside(seed, sub, 4 * ((uint64_t(1) << 32) - 1) + 2);  // a carry into y
+  const Words4 a = block((uint64_t(1) << 32) - 1), b = block(uint64_t(1) << 32);
+  EXPECT_TRUE(same_words(inside.next4(), Words4{a.z, a.w, b.x, b.y}));
+}
+
+// The four words and the lane element i of a launch reads (Note [Philox streams]), computed from
+// the counter directly rather than through kernels::Philox.
+std::pair<Words4, int> words_of(const kernels::RandomLaunch& l, int64_t i) {
+  const int64_t grid = int64_t(l.blocks) * l.threads, unroll = kernels::random_unroll(l);
+  const uint64_t thread = uint64_t(i % grid), draw = uint64_t(i / (grid * unroll));
+  const uint64_t b = l.offset / 4 + draw;
+  const Words4 w = kernels::philox4x32_10(
+      {uint32_t(b), uint32_t(b >> 32), uint32_t(thread), uint32_t(thread >> 32)}, uint32_t(l.seed),
+      uint32_t(l.seed >> 32));
+  return {w, int((i / grid) % unroll)};
+}
+
+uint32_t word(const Words4& w, int k) { return k == 0 ? w.x : k == 1 ? w.y : k == 2 ? w.z : w.w; }
+
+// curand's unit uniforms: (x + 1/2) 2^-32 in float, 53-bit (z + 1/2) 2^-53 in double.
+double unit_uniform(const kernels::RandomLaunch& l, int64_t i) {
+  const auto [w, lane] = words_of(l, i);
+  if (l.type == kernels::Type::float64) {
+    const uint64_t z = uint64_t(word(w, 2 * lane)) ^ (uint64_t(word(w, 2 * lane + 1)) << 21);
+    return double(z) * 0x1p-53 + 0x1p-54;
+  }
+  return std::fma(float(word(w, lane)), 0x1p-32f, 0x1p-33f);
+}
+
+// Fills a (7, 300) tensor of `dtype` through its transpose (memory order is what counts) with a
+// grid of two blocks, so each thread draws three times; returns the contiguous result as float64
+// and the launch.
+std::pair<Tensor, kernels::RandomLaunch> emulated_fill(Dtype dtype, const RandomFill& f,
+                                                       uint64_t seed = 42) {
+  PhiloxGenerator gen(seed);
+  gen.philox_inputs(5);  // the launch starts at offset 8
+  const Tensor t = zeros({7, 300}, {.dtype = dtype});
+  const kernels::RandomLaunch l = plan_random_launch("fill", t.t(), f, gen, 2);
+  kernels::emulate_random(l);
+  EXPECT_EQ(l.offset, 8u);
+  EXPECT_EQ(gen.offset(), 8u + 8u);  // 2100 elements over 2 x 256 threads: 2 draws of 4 each
+  return {t.reshape({-1}).to(kFloat64), l};
+}
+
+// Expected values of each element, in float64, rounded to dtype as the kernel stores them.
+Tensor expected(Dtype dtype, const kernels::RandomLaunch& l,
+                const std::function<double(int64_t)>& f) {
+  std::vector<double> v(size_t(l.numel));
+  for (int64_t i = 0; i < l.numel; ++i) v[size_t(i)] = f(i);
+  const Tensor e = from_blob(v.data(), {l.numel}, {.dtype = kFloat64}).clone();
+  return (dtype == kFloat64 ? e : e.to(kFloat32)).to(dtype).to(kFloat64);
+}
+
+TEST(CudaRandomPlan, UniformIsCurandsUniformReversedAndScaled) {
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    const auto [y, l] = emulated_fill(dtype, {.dist = Distribution::uniform, .a = -2, .b = 3});
+    const Tensor e = expected(dtype, l, [&, &l = l](int64_t i) {
+      const double u = unit_uniform(l, i);
+      return dtype == kFloat64 ? std::fma(u == 1 ? 0 : u, 5.0, -2.0)
+                               : double(std::fma(float(u == 1 ? 0 : u), 5.0f, -2.0f));
+    });
+    EXPECT_TRUE(y.equal(e)) << dtype_name(dtype);
+    EXPECT_GE(y.min().item<double>(), -2);
+    // float16/bfloat16 may round up to `to` itself, as in PyTorch 1.13 (its issue 96947).
+    EXPECT_LE(y.max().item<double>(), 3);
+    if (dtype == kFloat32 || dtype == kFloat64) EXPECT_LT(y.max().item<double>(), 3);
+  }
+  // Bounds round to float first: [0.1f, 0.7f) with range 0.7f - 0.1f rounded to float.
+  const auto [y, l] = emulated_fill(kFloat32, {.dist = Distribution::uniform, .a = 0.1, .b = 0.7});
+  const float from = 0.1f, range = 0.7f - 0.1f;
+  EXPECT_TRUE(y.equal(expected(kFloat32, l, [&, &l = l](int64_t i) {
+    return double(std::fma(float(unit_uniform(l, i)), range, from));
+  })));
+}
+
+TEST(CudaRandomPlan, NormalIsCurandsBoxMullerScaled) {
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    const auto [y, l] = emulated_fill(dtype, {.dist = Distribution::normal, .a = 1, .b = 2});
+    const Tensor e = expected(dtype, l, [&, &l = l](int64_t i) {
+      const auto [w, lane] = words_of(l, i);
+      const int pair = dtype == kFloat64 ? 0 : lane / 2, half = dtype == kFloat64 ? lane : lane % 2;
+      double u, angle;  // the radius' uniform and the angle, in double
+      if (dtype == kFloat64) {
+        u = (double(uint64_t(w.x) ^ uint64_t(w.y) << 21) + 0.5) * 0x1p-53;
+        angle = (double(uint64_t(w.z) ^ uint64_t(w.w) << 21) + 0.5) * 0x1p-52 * M_PI;
+      } else {
+        u = std::fma(float(word(w, 2 * pair)), 0x1p-32f, 0x1p-33f);
+        angle =
+            std::fma(float(word(w, 2 * pair + 1)), 0x1p-32f * 6.2831855f, 0x1p-33f * 6.2831855f);
+      }
+      const double z =
+          std::sqrt(-2 * std::log(u)) * (half == 0 ? std::sin(angle) : std::cos(angle));
+      return 1 + 2 * z;
+    });
+    // libm's float sin/cos/log against double ones: a few float ulps (Note [Philox streams]).
+    EXPECT_TRUE(y.allclose(e,
+                           dtype == kFloat32   ? 1e-5
+                           : dtype == kFloat64 ? 1e-12
+                                               : 1e-2,
+                           1e-5))
+        << dtype_name(dtype) << " " << (y - e).abs().max().item<double>();
+    EXPECT_NEAR(y.mean().item<double>(), 1, 0.2) << dtype_name(dtype);
+    EXPECT_NEAR(y.std().item<double>(), 2, 0.2) << dtype_name(dtype);
+  }
+}
+
+TEST(CudaRandomPlan, BernoulliComparesTheUniformWithP) {
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16, kInt32, kInt64, kBool}) {
+    const auto [y, l] = emulated_fill(dtype, {.dist = Distribution::bernoulli, .a = 0.3});
+    // float64 compares 53-bit doubles with p; the rest curand's floats with float(p).
+    const Tensor e = expected(dtype, l, [&, &l = l](int64_t i) {
+      const double u = unit_uniform(l, i);
+      return dtype == kFloat64 ? double(u < 0.3) : double(float(u) < 0.3f);
+    });
+    EXPECT_TRUE(y.equal(e)) << dtype_name(dtype);
+    EXPECT_NEAR(y.mean().item<double>(), 0.3, 0.05) << dtype_name(dtype);
+  }
+}
+
+TEST(CudaRandomPlan, RandomTakesOneWordOrTwoPerElement) {
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16, kInt32, kInt64, kBool}) {
+    const uint64_t range = dtype == kBool ? 2 : 100;
+    const auto [y, l] = emulated_fill(
+        dtype, {.dist = Distribution::random32, .range = range, .low = -7 * (dtype != kBool)});
+    EXPECT_EQ(l.dist, Distribution::random32);
+    EXPECT_TRUE(y.equal(expected(dtype, l, [&, &l = l](int64_t i) {
+      const auto [w, lane] = words_of(l, i);
+      return double(int64_t(word(w, lane) % range) - 7 * (dtype != kBool));
+    }))) << dtype_name(dtype);
+  }
+  // A range of 2^32 or more draws (x << 32 | y) and (z << 32 | w) for the types that hold it.
+  const uint64_t range = uint64_t(1) << 40;
+  const auto [y, l] =
+      emulated_fill(kInt64, {.dist = Distribution::random32, .range = range, .low = -5});
+  EXPECT_EQ(l.dist, Distribution::random64);
+  const Tensor got = y.to(kInt64);  // exact below 2^53
+  for (int64_t i = 0; i < l.numel; i += 97) {
+    const auto [w, lane] = words_of(l, i);
+    const uint64_t pair = uint64_t(word(w, 2 * lane)) << 32 | word(w, 2 * lane + 1);
+    EXPECT_EQ(got[i].item<int64_t>(), int64_t(pair % range) - 5) << i;
+  }
+}
+
+TEST(CudaRandomPlan, TheGridAndTheGeneratorsOffsetAreDerivedAsPyTorchDoes) {
+  EXPECT_EQ(random_max_blocks(132, 2048), 1056u);  // an H100 or H200
+  PhiloxGenerator gen(5);
+  const Tensor small = empty({1000}), big = empty({3'000'000});
+  const RandomFill u{.dist = Distribution::uniform, .a = 0, .b = 1};
+  kernels::RandomLaunch l = plan_random_launch("uniform_", small, u, gen, 1056);
+  EXPECT_EQ(l.blocks, 4u);  // a thread per element
+  EXPECT_EQ(l.threads, 256u);
+  EXPECT_EQ(l.seed, 5u);
+  EXPECT_EQ(l.offset, 0u);
+  EXPECT_EQ(gen.offset(), 4u);
+  l = plan_random_launch("uniform_", big, u, gen, 1056);
+  EXPECT_EQ(l.blocks, 1056u);
+  EXPECT_EQ(l.offset, 4u);
+  EXPECT_EQ(gen.offset(), 4u + 12u);  // ceil(3e6 / (1056 * 256 * 4)) = 3 draws of 4 words
+  EXPECT_EQ(plan_random_launch("uniform_", empty({0}), u, gen, 1056).numel, 0);
+  EXPECT_EQ(gen.offset(), 16u);  // an empty tensor draws nothing
+  // ember::manual_seed seeds the CUDA generators too, as torch.manual_seed does.
+  default_philox_generator(0, "test").philox_inputs(4);
+  manual_seed(1234);
+  EXPECT_EQ(default_philox_generator(0, "test").initial_seed(), 1234u);
+  EXPECT_EQ(default_philox_generator(0, "test").offset(), 0u);
+}
+
+TEST(CudaRandomPlan, BadFillsAreErrors) {
+  PhiloxGenerator gen;
+  const RandomFill u{.dist = Distribution::uniform, .a = 0, .b = 1};
+  EXPECT_ERROR(plan_random_launch("uniform_", empty({3}, {.dtype = kInt64}), u, gen, 8),
+               "[uniform_] expected a floating-point dtype, got torch.int64");
+  EXPECT_ERROR(plan_random_launch("random_", empty({3}, {.dtype = kInt8}),
+                                  {.dist = Distribution::random32, .range = 3}, gen, 8),
+               "no int8 kernel yet");
+  EXPECT_ERROR(plan_random_launch("normal_", empty({1}).expand({4}), u, gen, 8),
+               "more than one element of the written-to tensor refers to a single memory location");
+  EXPECT_ERROR(default_philox_generator(64, "normal_"), "[normal_] no CUDA generator for device");
+  EXPECT_EQ(gen.offset(), 0u);  // refused launches draw nothing
+}
+
+// ── fused dropout ───────────────────────────────────────────────────────────────────────────
+
+// y = x * mask * scale in the kernel's compute type, scale = 1 / keep rounded to it.
+Tensor dropped(const Tensor& x, const Tensor& mask, double keep) {
+  if (x.dtype() == kFloat64) return x * mask.to(kFloat64) * (1 / keep);
+  const float scale = float(1.0 / double(float(keep)));
+  return (x.to(kFloat32) * mask.to(kFloat32) * scale).to(x.dtype());
+}
+
+// A non-dense input walks one element per word, as the random fills: its mask is the bernoulli
+// fill of 1 - p from the same generator state.
+TEST(CudaDropoutPlan, TheUnrolledMaskIsTheBernoulliFillOfTheSameGenerator) {
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    const Tensor x = randn({7, 600}).to(dtype).narrow(1, 0, 300);
+    const Tensor y = empty({7, 300}, {.dtype = dtype}), mask = empty({7, 300}, {.dtype = kBool});
+    PhiloxGenerator gen(9), twin(9);
+    const kernels::DropoutLaunch l = plan_dropout_launch("dropout", y, mask, x, 0.25, gen, 2);
+    EXPECT_EQ(l.vec, 1);
+    kernels::emulate_dropout(l);
+    const Tensor b = zeros({7, 300});
+    kernels::emulate_random(
+        plan_random_launch("bernoulli_", b, {.dist = Distribution::bernoulli, .a = 0.75}, twin, 2));
+    EXPECT_TRUE(mask.equal(b.to(kBool))) << dtype_name(dtype);
+    EXPECT_EQ(gen.offset(), twin.offset());
+    EXPECT_TRUE(y.equal(dropped(x, mask, 0.75))) << dtype_name(dtype);
+  }
+}
+
+// A dense input takes 4 neighbours per draw (2 when numel is only even): element i is lane i % vec
+// of thread (i / vec) % grid's draw i / (grid * vec).
+TEST(CudaDropoutPlan, DenseInputsTakeNeighboursFromOneDraw) {
+  for (const int64_t n : {2100, 1002}) {
+    const Tensor x = randn({n}), y = empty({n}), mask = empty({n}, {.dtype = kBool});
+    PhiloxGenerator gen(3);
+    gen.philox_inputs(1);
+    const kernels::DropoutLaunch l = plan_dropout_launch("dropout", y, mask, x, 0.4, gen, 2);
+    ASSERT_EQ(l.vec, n % 4 == 0 ? 4 : 2);
+    kernels::emulate_dropout(l);
+    const int64_t grid = 2 * 256;
+    std::vector<uint8_t> want(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      const uint64_t thread = uint64_t(i / l.vec % grid), b = 1 + uint64_t(i / (grid * l.vec));
+      const Words4 w = kernels::philox4x32_10({uint32_t(b), 0, uint32_t(thread), 0}, 3, 0);
+      want[size_t(i)] = std::fma(float(word(w, int(i % l.vec))), 0x1p-32f, 0x1p-33f) < 0.6f;
+    }
+    EXPECT_TRUE(mask.equal(from_blob(want.data(), {n}, {.dtype = kBool}))) << n;
+    EXPECT_TRUE(y.equal(dropped(x, mask, 0.6))) << n;
+  }
+}
+
+TEST(CudaDropoutPlan, BackwardScalesTheKeptGradients) {
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    const Tensor grad = randn({5, 1}).to(dtype).expand({5, 40});  // a broadcast operand
+    const Tensor mask = randn({5, 40}) > 0, dx = empty({5, 40}, {.dtype = dtype});
+    kernels::emulate_dropout_backward(
+        plan_dropout_backward_launch("dropout", dx, grad, mask, 1.25));
+    const Tensor want = dtype == kFloat64
+                            ? grad * mask.to(kFloat64) * 1.25
+                            : (mask.to(kFloat32) * grad.to(kFloat32) * 1.25f).to(dtype);
+    EXPECT_TRUE(dx.equal(want)) << dtype_name(dtype);
+  }
+}
+
+TEST(CudaDropoutPlan, BadDropoutsAreErrors) {
+  PhiloxGenerator gen;
+  const Tensor x = randn({4}), y = empty({4}), mask = empty({4}, {.dtype = kBool});
+  EXPECT_ERROR(plan_dropout_launch("dropout", y, mask, x, 1.0, gen, 8),
+               "[dropout] the fused kernel expects a probability in [0, 1), got 1");
+  const Tensor i = zeros({4}, {.dtype = kInt64});
+  EXPECT_ERROR(plan_dropout_launch("dropout", i, mask, i, 0.5, gen, 8),
+               "[dropout] expected a floating-point input, got torch.int64");
+  EXPECT_ERROR(plan_dropout_backward_launch("dropout", y, x, y, 2.0),
+               "expected an output of the input's shape and dtype and a bool mask of that shape");
+  EXPECT_EQ(gen.offset(), 0u);
+}
+
+// ── the front ends on a device that has these kernels ──────────────────────────────────────────
+// A fake CUDA device (backend/fake_device.h: host memory) whose random entries are the emulated
+// Philox kernels over one generator with a grid of at most kFakeBlocks blocks, as cuda/random.cpp
+// and cuda/dropout.cpp install the real ones. rand, randn, randint and F::dropout run their CUDA
+// paths on it; each result is compared with the same plan run directly on the CPU from a twin
+// generator.
+constexpr uint32_t kFakeBlocks = 3;
+constexpr uint64_t kFakeSeed = 17;
+
+PhiloxGenerator& fake_philox() {
+  static PhiloxGenerator gen;
+  return gen;
+}
+
+Tensor on_host(const Tensor& t) { return test::FakeDevice::host_view(t); }
+Tensor on_fake_device(const Tensor& cpu) { return test::FakeDevice::copy_of(cpu); }
+
+struct EmulatedRandomDevice : test::FakeDevice {
+  EmulatedRandomDevice() {
+    fake_philox().manual_seed(kFakeSeed);
+    table.random.uniform = [](const char* op, const Tensor& t, double from, double to, Generator*) {
+      fill(op, t, {.dist = Distribution::uniform, .a = from, .b = to});
+    };
+    table.random.normal = [](const char* op, const Tensor& t, double mean, double std, Generator*) {
+      fill(op, t, {.dist = Distribution::normal, .a = mean, .b = std});
+    };
+    table.random.random = [](const char* op, const Tensor& t, uint64_t range, int64_t base,
+                             Generator*) {
+      fill(op, t, {.dist = Distribution::random32, .range = range, .low = base});
+    };
+    table.random.dropout = [](const char* op, const Tensor& y, const Tensor& mask, const Tensor& x,
+                              double p, Generator*) {
+      kernels::emulate_dropout(plan_dropout_launch(op, on_host(y), on_host(mask), on_host(x), p,
+                                                   fake_philox(), kFakeBlocks));
+    };
+    table.random.dropout_backward = [](const char* op, const Tensor& dx, const Tensor& grad,
+                                       const Tensor& mask, double scale) {
+      kernels::emulate_dropout_backward(
+          plan_dropout_backward_launch(op, on_host(dx), on_host(grad), on_host(mask), scale));
+    };
+  }
+  static void fill(const char* op, const Tensor& t, const RandomFill& f) {
+    kernels::emulate_random(plan_random_launch(op, on_host(t), f, fake_philox(), kFakeBlocks));
+  }
+};
+
+TEST(CudaRandomFrontEnd, RandRandnAndRandintFillOnTheDevice) {
+  EmulatedRandomDevice device;
+  PhiloxGenerator twin(kFakeSeed);
+  const auto want = [&](Dtype dtype, const RandomFill& f) {
+    const Tensor t = empty({4, 75}, {.dtype = dtype});
+    kernels::emulate_random(plan_random_launch("want", t, f, twin, kFakeBlocks));
+    return t;
+  };
+  const Tensor u = rand({4, 75}, {.device = test::kFakeDevice});
+  EXPECT_EQ(u.device(), test::kFakeDevice);
+  EXPECT_TRUE(on_host(u).equal(want(kFloat32, {.dist = Distribution::uniform, .a = 0, .b = 1})));
+  const Tensor n = randn({4, 75}, {.dtype = kFloat16, .device = test::kFakeDevice});
+  EXPECT_TRUE(on_host(n).equal(want(kFloat16, {.dist = Distribution::normal, .a = 0, .b = 1})));
+  const Tensor i = randint(-3, 9, {4, 75}, {.device = test::kFakeDevice});
+  EXPECT_EQ(i.dtype(), kInt64);
+  EXPECT_TRUE(
+      on_host(i).equal(want(kInt64, {.dist = Distribution::random32, .range = 12, .low = -3})));
+  const Tensor like = rand_like(u, {.dtype = kFloat64});  // *_like stays on u's device
+  EXPECT_EQ(like.device(), test::kFakeDevice);
+  EXPECT_TRUE(on_host(like).equal(want(kFloat64, {.dist = Distribution::uniform, .a = 0, .b = 1})));
+  EXPECT_EQ(fake_philox().offset(), twin.offset());
+}
+
+TEST(CudaDropoutFrontEnd, DropoutOnTheDeviceIsNativeDropoutAndItsBackward) {
+  EmulatedRandomDevice device;
+  PhiloxGenerator twin(kFakeSeed);
+  const Tensor x = on_fake_device(randn({3, 100})).requires_grad_(true);
+  const auto [y, mask] = nn::functional::dropout_forward(x, 0.25, true, false, false, nullptr);
+  ASSERT_TRUE(y.grad_fn());
+  EXPECT_EQ(y.grad_fn()->name(), "NativeDropoutBackward0");
+  EXPECT_EQ(mask.dtype(), kBool);
+  const Tensor want_y = empty({3, 100}), want_mask = empty({3, 100}, {.dtype = kBool});
+  kernels::emulate_dropout(
+      plan_dropout_launch("want", want_y, want_mask, on_host(x), 0.25, twin, kFakeBlocks));
+  EXPECT_TRUE(on_host(mask).equal(want_mask));
+  EXPECT_TRUE(on_host(y).equal(want_y));
+  EXPECT_EQ(fake_philox().offset(), twin.offset());
+
+  // The gradient is the backward kernel's, recorded again under create_graph (double backward).
+  const Tensor g = on_fake_device(randn({3, 100})).requires_grad_(true);
+  y.backward(g, true, true);
+  const Tensor want_dx = empty({3, 100});
+  kernels::emulate_dropout_backward(
+      plan_dropout_backward_launch("want", want_dx, on_host(g), want_mask, 1 / 0.75));
+  ASSERT_TRUE(x.grad().defined());
+  EXPECT_TRUE(on_host(x.grad()).equal(want_dx));
+  ASSERT_TRUE(x.grad().grad_fn());
+  EXPECT_EQ(x.grad().grad_fn()->name(), "NativeDropoutBackwardBackward0");
+}
+
+// In place, whole channels and p == 1 keep the bernoulli_-and-mul path (this device has neither).
+TEST(CudaDropoutFrontEnd, OtherDropoutsKeepTheNoisePath) {
+  EmulatedRandomDevice device;
+  Tensor x = on_fake_device(randn({2, 3, 4}));
+  using nn::functional::dropout_forward;
+  EXPECT_ERROR(dropout_forward(x, 0.5, true, false, true, nullptr), "[bernoulli_]");
+  EXPECT_ERROR(dropout_forward(x, 0.5, true, true, false, nullptr), "[bernoulli_]");
+  EXPECT_ERROR(dropout_forward(x, 1.0, true, false, false, nullptr), "[zeros]");
+  EXPECT_EQ(fake_philox().offset(), 0u);
 }
 
 }  // namespace

@@ -2,9 +2,10 @@
 // (src/backend/cuda/emulation.h) over launches planned as the device's are, against the CPU
 // backend, without a GPU: every elementwise op in every floating dtype, strided, broadcast and
 // transposed operands and outputs, tails and grids smaller than the work, the reductions (their
-// combine tree, accumulation and split pass), softmax, the fused SGD and Adam updates and
-// GradScaler's inf/NaN check and unscale. Copies between every pair of dtypes, fills and more
-// reduction layouts run emulated in cuda_copy_plan_test / cuda_reduce_plan_test; the other
+// combine tree, accumulation and split pass), masked_fill and where, softmax and its backwards
+// (also through the front end on a fake device), the fused SGD and Adam
+// updates and GradScaler's inf/NaN check and unscale. Copies between every pair of dtypes, fills
+// and more reduction layouts run emulated in cuda_copy_plan_test / cuda_reduce_plan_test; the other
 // families in their own cuda_<family>_plan_test (gather, norm, batch_norm, loss, sort, scan,
 // pool).
 #include <ember/ember.h>
@@ -24,6 +25,8 @@
 #include "backend/cuda/optim_plan.h"
 #include "backend/cuda/reduce_plan.h"
 #include "backend/cuda/softmax_plan.h"
+#include "backend/fake_device.h"
+#include "test_support.h"
 
 namespace ember::cuda {
 namespace {
@@ -130,6 +133,33 @@ TEST(CudaEmulation, ElementwiseOpsMatchTheCpuBackendOnEveryLayout) {
       run_elementwise(c, out_t, {a_t, row});
       expect_matches(out_t, c.cpu(a_t, row), c, "strided");
     }
+}
+
+// masked_fill and where against the CPU backend: a transposed input and output and a broadcast
+// row as the mask or condition, converted to the compute dtype as the front end does. where's
+// four operands walk in one launch (kMaxOperands), not as a copy and a masked pass.
+TEST(CudaEmulation, MaskedFillAndWhereMatchTheCpuBackend) {
+  const Tensor row = (wavy(1, 150, kFloat64, 0.3) > 0).expand({7, 150});  // strides (0, 1)
+  for (const Dtype dtype : kFloating) {
+    const Tensor x = wavy(7, 150, dtype), y = wavy(150, 7, dtype, 1.0).t();
+    const Tensor out = empty({150, 7}, {.dtype = dtype}).t();
+    const std::vector<Tensor> where_in{row.to(dtype), x, y};
+    kernels::emulate_elementwise(
+        plan_elementwise_launch(Op::where, 3, {"where", out, where_in, dtype, ElementwiseArgs{}}));
+    EXPECT_TRUE(out.equal(where(row, x, y))) << dtype;
+
+    const Tensor self = y.clone();
+    const std::vector<Tensor> fill_in{self, row.to(dtype)};
+    const ElementwiseArgs value{.scalar = {Scalar(-2.5)}};
+    kernels::emulate_elementwise(
+        plan_elementwise_launch(Op::masked_fill, 2, {"masked_fill", self, fill_in, dtype, value}));
+    EXPECT_TRUE(self.equal(y.masked_fill(row, -2.5))) << dtype;
+  }
+  const Tensor t = empty({3});
+  const std::vector<Tensor> four{t, t, t, t};
+  EXPECT_ERROR(
+      plan_elementwise_launch(Op::where, 4, {"where", t, four, kFloat32, ElementwiseArgs{}}),
+      "[where] an elementwise launch takes 1 to 3 inputs, got 4 of 4");
 }
 
 // A grid smaller than the work (the plan caps it at 65536 blocks): the grid-stride loop gives
@@ -253,6 +283,76 @@ TEST(CudaEmulation, SoftmaxAndLogSoftmaxMatchTheCpuBackend) {
         }
       }
   }
+}
+
+// The backwards from one output y and gradient g against the CPU backend: the gradient its
+// autograd gives through softmax/log_softmax in float32 and float64; for float16 and bfloat16,
+// whose CPU formula runs in the half type, the same formula in float64 on the same rounded
+// values (the kernel sums in float, so it rounds once at the store: within an ulp or two).
+TEST(CudaEmulation, SoftmaxBackwardsMatchTheCpuBackend) {
+  const Tensor x = wavy(15, 77 * 6, kFloat64, 2.0).reshape({15, 77, 6});
+  const Tensor g = wavy(15, 77 * 6, kFloat64, 0.5).reshape({15, 77, 6});
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16})
+    for (const int64_t dim : {1, 2})
+      for (const bool log : {false, true}) {
+        const bool half = dtype == kFloat16 || dtype == kBFloat16;
+        const Tensor leaf = x.to(half ? kFloat32 : dtype).detach().requires_grad_(true);
+        const Tensor out = log ? log_softmax(leaf, dim) : softmax(leaf, dim);
+        const Tensor y = out.detach().to(dtype), gd = g.to(dtype);
+        const Tensor dx = empty_like(y);
+        kernels::emulate_softmax_backward(
+            plan_softmax_backward_launch("softmax_backward", dx, gd, y, dim, log));
+        Tensor want;
+        if (half) {
+          const Tensor y64 = y.to(kFloat64), g64 = gd.to(kFloat64);
+          want =
+              log ? g64 - y64.exp() * g64.sum(dim, true) : y64 * (g64 - (g64 * y64).sum(dim, true));
+        } else {
+          out.backward(gd);
+          want = leaf.grad();
+        }
+        const double tol = (half ? 2 : 16) * eps(dtype);
+        EXPECT_TRUE(allclose(dx.to(kFloat64), want.to(kFloat64), tol, tol))
+            << dtype << " dim " << dim << " log " << log;
+      }
+  const Tensor y = empty({3, 4});
+  EXPECT_ERROR(plan_softmax_backward_launch("softmax_backward", y, y.t(), y, 1, false),
+               "expected contiguous operands of one shape and dtype");
+  const Tensor i = zeros({3}, {.dtype = kInt64});
+  EXPECT_ERROR(plan_softmax_backward_launch("softmax_backward", i, i, i, 0, false),
+               "[softmax_backward] expected a floating-point output, got torch.int64");
+}
+
+// Through the front end on a fake CUDA device whose softmax entries are the emulated kernels:
+// backward() runs the fused kernel on the forward's output; create_graph keeps the formula (its
+// double backward needs the graph), which this device could not run without its elementwise
+// kernels.
+TEST(CudaEmulation, SoftmaxBackwardOnTheDeviceIsTheFusedKernel) {
+  using test::FakeDevice;
+  FakeDevice device;
+  device.table.softmax.softmax = [](const char* op, const Tensor& y, const Tensor& x, int64_t d) {
+    kernels::emulate_softmax(
+        plan_softmax_launch(op, FakeDevice::host_view(y), FakeDevice::host_view(x), d, false));
+  };
+  device.table.softmax.softmax_backward = [](const char* op, const Tensor& dx, const Tensor& g,
+                                             const Tensor& y, int64_t d) {
+    FakeDevice::calls().push_back(op);
+    kernels::emulate_softmax_backward(
+        plan_softmax_backward_launch(op, FakeDevice::host_view(dx), FakeDevice::host_view(g),
+                                     FakeDevice::host_view(y), d, false));
+  };
+  const Tensor g = wavy(4, 30, kFloat32, 1.0);
+  const Tensor x = FakeDevice::copy_of(wavy(4, 30, kFloat32)).requires_grad_(true);
+  const Tensor y = softmax(x, 1);
+  y.backward(FakeDevice::copy_of(g));
+  EXPECT_EQ(FakeDevice::calls(), std::vector<std::string>{"softmax_backward"});
+  const Tensor want = empty({4, 30});
+  kernels::emulate_softmax_backward(
+      plan_softmax_backward_launch("want", want, g, FakeDevice::host_view(y), 1, false));
+  EXPECT_TRUE(FakeDevice::host_view(x.grad()).equal(want));
+  const Tensor again = softmax(x, 1);
+  EXPECT_ERROR(again.backward(FakeDevice::copy_of(g), true, true), test::kMissing);
+  EXPECT_EQ(FakeDevice::calls().size(), 1u);
 }
 
 // ── fused optimizer updates ─────────────────────────────────────────────────────────────────

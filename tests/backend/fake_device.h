@@ -59,6 +59,17 @@ class FakeDevice {
   static std::vector<T> values(const Tensor& t) {
     return {data<T>(t), data<T>(t) + t.numel()};
   }
+  /// A CPU tensor over t's memory (same address, sizes and strides): what a fake kernel hands a
+  /// CPU routine, and how a test reads a result where it lies.
+  static Tensor host_view(const Tensor& t) {
+    return from_blob(t.impl()->data(), t.sizes(), t.strides(), t.dtype());
+  }
+  /// A copy of the CPU tensor `cpu` on the fake device.
+  static Tensor copy_of(const Tensor& cpu) {
+    Tensor t = empty(cpu.sizes(), {.dtype = cpu.dtype(), .device = kFakeDevice});
+    host_view(t).copy_(cpu);
+    return t;
+  }
 
  private:
   const backend::Backend* previous_ = nullptr;

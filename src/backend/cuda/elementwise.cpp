@@ -44,6 +44,8 @@ void install_elementwise_kernels(backend::Backend& b) {
   b[K::true_div] = &run<Op::true_div, 2>;
   b[K::maximum] = &run<Op::maximum, 2>;
   b[K::minimum] = &run<Op::minimum, 2>;
+  b[K::masked_fill] = &run<Op::masked_fill, 2>;
+  b[K::where] = &run<Op::where, 3>;
 }
 
 }  // namespace ember::cuda

@@ -131,6 +131,23 @@ struct Minimum {
   }
 };
 
+// masked_fill's (x, mask, value): the front end converts the mask to x's dtype (nonzero: fill).
+// value goes through the compute type, as PyTorch's CUDA kernel reads it as its scalar_t.
+struct MaskedFill {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C x, C mask, C value) const {
+    return mask != C(0) ? value : x;
+  }
+};
+
+// ── ternary: where(condition, x, y), the condition in the compute dtype ─────────────────────
+struct Where {
+  template <class C>
+  EMBER_HOST_DEVICE C operator()(C condition, C x, C y) const {
+    return condition != C(0) ? x : y;
+  }
+};
+
 template <int N>
 using Arity = std::integral_constant<int, N>;
 
@@ -195,11 +212,17 @@ bool with_op(Op op, F&& f) {
     case Op::minimum:
       f(Minimum{}, Arity<2>{});
       return true;
+    case Op::masked_fill:
+      f(MaskedFill{}, Arity<2>{});
+      return true;
+    case Op::where:
+      f(Where{}, Arity<3>{});
+      return true;
   }
   return false;
 }
 
-/// One block's share of out = f(in...) over l's layout, S the storage type, NIn 1 or 2.
+/// One block's share of out = f(in...) over l's layout, S the storage type, NIn 1, 2 or 3.
 template <class S, int NIn, class F>
 struct MapBody {
   template <class Block>
@@ -212,8 +235,10 @@ struct MapBody {
       C r;
       if constexpr (NIn == 1) {
         r = f(in(0));
-      } else {
+      } else if constexpr (NIn == 2) {
         r = f(in(0), in(1), alpha);
+      } else {
+        r = f(in(0), in(1), in(2));
       }
       *reinterpret_cast<S*>(at[0]) = S(r);
     });

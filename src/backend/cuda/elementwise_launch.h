@@ -9,14 +9,19 @@
 namespace ember::cuda::kernels {
 
 inline constexpr int kMaxDims = 12;
-inline constexpr int kMaxOperands = 3;  // the output and up to two inputs
+// The output and up to three inputs: where's (condition, x, y) walk in one pass, as in PyTorch's
+// TensorIterator, instead of a copy of y and a masked pass (twice the traffic); the other
+// launches pay 104 bytes more of kernel parameters.
+inline constexpr int kMaxOperands = 4;
 
 /// The kernels there are; each has a functor in elementwise.cu.
 enum class Op : int32_t {
   // unary
   neg, abs, sqrt, rsqrt, square, reciprocal, exp, log, sin, cos, tanh, sigmoid, relu,
-  // binary (add/sub read alpha)
-  add, sub, mul, true_div, maximum, minimum,
+  // binary (add/sub read alpha, masked_fill reads it as the value)
+  add, sub, mul, true_div, maximum, minimum, masked_fill,
+  // ternary
+  where,
 };
 inline constexpr int kFirstBinary = int(Op::add);
 
@@ -40,7 +45,7 @@ struct Strided {
 struct Launch : Strided {
   Op op;
   Type type;
-  double alpha;  // add/sub: out = a ± alpha * b
+  double alpha;  // add/sub: out = a ± alpha * b; masked_fill: the value where b != 0
 };
 
 /// Queues the kernel on `stream` (a cudaStream_t); returns the launch's cudaError_t.

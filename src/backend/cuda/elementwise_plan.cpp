@@ -28,11 +28,16 @@ kernels::Launch plan_elementwise_launch(kernels::Op op, int inputs,
   l.op = op;
   l.type = kernel_type(call);
   EMBER_CHECK(inputs >= 1 && inputs < kernels::kMaxOperands && size_t(inputs) <= call.in.size(),
-              call.op, "an elementwise launch takes 1 or 2 inputs, got ", inputs, " of ",
-              call.in.size());
+              call.op, "an elementwise launch takes 1 to ", kernels::kMaxOperands - 1,
+              " inputs, got ", inputs, " of ", call.in.size());
   // The operands are in the compute dtype (promoted by the front end), so their own strides are it.
-  if (inputs == 1) static_cast<kernels::Strided&>(l) = plan_strided<2>(call.op, {&call.out, &call.in[0]});
-  else static_cast<kernels::Strided&>(l) = plan_strided<3>(call.op, {&call.out, &call.in[0], &call.in[1]});
+  kernels::Strided& strided = l;
+  if (inputs == 1)
+    strided = plan_strided<2>(call.op, {&call.out, &call.in[0]});
+  else if (inputs == 2)
+    strided = plan_strided<3>(call.op, {&call.out, &call.in[0], &call.in[1]});
+  else
+    strided = plan_strided<4>(call.op, {&call.out, &call.in[0], &call.in[1], &call.in[2]});
   l.alpha = call.args.scalar[0] ? call.args.scalar[0]->to_double() : 1.0;
   return l;
 }
@@ -65,6 +70,8 @@ template kernels::Strided plan_strided<1>(const char*, const std::array<const Te
 template kernels::Strided plan_strided<2>(const char*, const std::array<const Tensor*, 2>&,
                                           uint32_t);
 template kernels::Strided plan_strided<3>(const char*, const std::array<const Tensor*, 3>&,
+                                          uint32_t);
+template kernels::Strided plan_strided<4>(const char*, const std::array<const Tensor*, 4>&,
                                           uint32_t);
 
 }  // namespace ember::cuda

@@ -30,7 +30,7 @@ template <int N>
 kernels::Strided plan_strided(const char* op, const std::array<const Tensor*, N>& tensors,
                               uint32_t threads = kElementwiseThreads);
 
-/// The launch of kernel `op` over `call`'s output and its first `inputs` operands (1 or 2).
+/// The launch of kernel `op` over `call`'s output and its first `inputs` operands (1 to 3).
 /// Throws `[op] the cuda backend has no <dtype> kernel yet` for a non-floating compute dtype and
 /// `[op] ... at most 12 dimensions ...` for a layout that does not merge to that many.
 kernels::Launch plan_elementwise_launch(kernels::Op op, int inputs,

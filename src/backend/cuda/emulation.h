@@ -9,12 +9,14 @@
 #include "backend/cuda/amp_launch.h"
 #include "backend/cuda/batch_norm_launch.h"
 #include "backend/cuda/copy_launch.h"
+#include "backend/cuda/dropout_launch.h"
 #include "backend/cuda/elementwise_launch.h"
 #include "backend/cuda/gather_launch.h"
 #include "backend/cuda/loss_launch.h"
 #include "backend/cuda/norm_launch.h"
 #include "backend/cuda/optim_launch.h"
 #include "backend/cuda/pool_launch.h"
+#include "backend/cuda/random_launch.h"
 #include "backend/cuda/reduce_launch.h"
 #include "backend/cuda/scan_launch.h"
 #include "backend/cuda/softmax_launch.h"
@@ -28,6 +30,7 @@ void emulate_fill(const FillLaunch& launch);
 /// launch.partial must hold reduce_partial_bytes(launch) bytes when it splits, as on the device.
 void emulate_reduce(const ReduceLaunch& launch);
 void emulate_softmax(const SoftmaxLaunch& launch);
+void emulate_softmax_backward(const SoftmaxBackwardLaunch& launch);
 void emulate_optim(const OptimLaunch& launch);
 void emulate_unscale(const UnscaleLaunch& launch);
 /// The index entries out of range are recorded in launch.bad (host memory here).
@@ -42,5 +45,8 @@ void emulate_sort(const SortLaunch& launch);
 void emulate_scan(const ScanLaunch& launch);
 void emulate_max_pool(const MaxPoolLaunch& launch);
 void emulate_avg_pool(const AvgPoolLaunch& launch);
+void emulate_random(const RandomLaunch& launch);
+void emulate_dropout(const DropoutLaunch& launch);
+void emulate_dropout_backward(const DropoutBackwardLaunch& launch);
 
 }  // namespace ember::cuda::kernels

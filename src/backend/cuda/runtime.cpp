@@ -157,6 +157,8 @@ const backend::Backend kCudaBackend = [] {
   install_sort_kernels(b);
   install_scan_kernels(b);
   install_pool_kernels(b);
+  install_random_kernels(b);
+  install_dropout_kernels(b);
   return b;
 }();
 

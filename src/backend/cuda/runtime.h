@@ -5,9 +5,13 @@
 #include <cuda_runtime_api.h>
 
 #include "backend/cuda/caching_allocator.h"
+#include "backend/cuda/philox_generator.h"
 #include "ember/device.h"
 #include "ember/error.h"
 
+namespace ember {
+class Generator;
+}
 namespace ember::backend {
 struct Backend;
 }
@@ -65,6 +69,15 @@ void launch_on(Device device, const char* op, int (*launcher)(const L&, void*), 
 /// The caching allocator of device `index` (created on first use, never destroyed).
 CachingAllocator& device_allocator(int index);
 
+/// What a random launch on `device` draws with (random.cpp): the device's default Philox
+/// generator and PyTorch's grid cap there (random_max_blocks). A passed `gen` is refused, as
+/// PyTorch refuses a CPU generator for a CUDA tensor: an ember::Generator is the CPU's mt19937.
+struct RandomTarget {
+  PhiloxGenerator& gen;
+  uint32_t max_blocks;
+};
+RandomTarget random_target(const char* op, Device device, const Generator* gen);
+
 /// Fill `b`'s entries of one family with the CUDA kernels (elementwise.cpp, copy.cpp, ...).
 void install_elementwise_kernels(backend::Backend& b);
 void install_copy_kernels(backend::Backend& b);
@@ -79,5 +92,7 @@ void install_loss_kernels(backend::Backend& b);
 void install_sort_kernels(backend::Backend& b);
 void install_scan_kernels(backend::Backend& b);
 void install_pool_kernels(backend::Backend& b);
+void install_random_kernels(backend::Backend& b);
+void install_dropout_kernels(backend::Backend& b);
 
 }  // namespace ember::cuda
