@@ -3,9 +3,11 @@
 #include "ember/generator.h"
 
 #include <cstring>
+#include <mutex>
 #include <random>
+#include <vector>
 
-#include "backend/cuda/philox_generator.h"
+#include "core/manual_seed_hooks.h"
 #include "ember/error.h"
 
 namespace ember {
@@ -169,10 +171,31 @@ Generator& default_generator() {
   return generator;
 }
 
-// As torch.manual_seed: the CUDA generators too (their state is host bookkeeping, in every build).
+namespace {
+struct ManualSeedHooks {
+  std::mutex mutex;
+  std::vector<detail::ManualSeedHook> hooks;
+};
+// A function-local static: hooks register from other translation units' static initialisers.
+ManualSeedHooks& manual_seed_hooks() {
+  static ManualSeedHooks registry;
+  return registry;
+}
+}  // namespace
+
+bool detail::add_manual_seed_hook(ManualSeedHook hook) {
+  auto& registry = manual_seed_hooks();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  registry.hooks.push_back(hook);
+  return true;
+}
+
+// As torch.manual_seed: every registered generator too (the CUDA backend's Philox generators).
 void manual_seed(uint64_t seed) {
   default_generator().manual_seed(seed);
-  cuda::manual_seed_all(seed);
+  auto& registry = manual_seed_hooks();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  for (detail::ManualSeedHook hook : registry.hooks) hook(seed);
 }
 
 }  // namespace ember

@@ -3,6 +3,7 @@
 
 #include <array>
 
+#include "core/manual_seed_hooks.h"
 #include "ember/error.h"
 
 namespace ember::cuda {
@@ -46,5 +47,10 @@ PhiloxGenerator& default_philox_generator(int index, const char* op) {
 void manual_seed_all(uint64_t seed) {
   for (PhiloxGenerator& g : generators()) g.manual_seed(seed);
 }
+
+namespace {
+// ember::manual_seed seeds these generators too (core/manual_seed_hooks.h).
+const bool seeded_with_manual_seed = ember::detail::add_manual_seed_hook(&manual_seed_all);
+}  // namespace
 
 }  // namespace ember::cuda
