@@ -1,4 +1,4 @@
-// The embedding kernels (src/ops/dropout.cpp: F::embedding and its backward). The front end
+// The embedding kernels (src/ops/embedding.cpp: F::embedding and its backward). The front end
 // checks the weight and the indices' dtype, makes the indices int64 and contiguous and records
 // autograd; a kernel checks each index against [0, num_embeddings) (the front end never reads
 // element memory) and raises PyTorch's `[op] index out of range in self`.

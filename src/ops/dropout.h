@@ -1,9 +1,6 @@
-// The layer kernels of src/ops/dropout.cpp in the forms autograd needs: dropout returning its
-// scaled mask, attention returning its probabilities, embedding's dense weight gradient.
+// Dropout (src/ops/dropout.cpp) in the form autograd needs: returning its scaled mask.
 #pragma once
 
-#include <cstdint>
-#include <optional>
 #include <tuple>
 
 #include "ember/generator.h"
@@ -18,16 +15,5 @@ namespace ember::nn::functional {
 /// native_dropout instead: noise is then its bool mask, and the node NativeDropoutBackward0.
 std::tuple<Tensor, Tensor> dropout_forward(const Tensor& input, double p, bool training,
                                            bool feature, bool inplace, Generator* gen);
-
-/// (output, attn): attn (..., L, S) the softmax probabilities after dropout, which the backward
-/// of the math path reads.
-std::tuple<Tensor, Tensor> scaled_dot_product_attention_forward(
-    const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask,
-    double dropout_p, bool is_causal, std::optional<double> scale, Generator* gen);
-
-/// Dense gradient of embedding's weight (num_weights, D) from grad_out (*, D): rows summed per
-/// index; the padding_idx row stays zero; scale_grad_by_freq divides by each index's count.
-Tensor embedding_backward(const Tensor& grad_out, const Tensor& indices, int64_t num_weights,
-                          std::optional<int64_t> padding_idx, bool scale_grad_by_freq);
 
 }  // namespace ember::nn::functional

@@ -1,12 +1,14 @@
 // Matrix products. Primitives (one kernel call each, later each with its backward next to it):
 // mm, bmm, mv, dot/vdot, addmm, addmv, baddbmm. Composites of those and views: matmul, addbmm,
-// outer, linear. Checks and messages follow PyTorch's; there is no dtype promotion.
+// outer, linear (also nn.functional's, the same op). Checks and messages follow PyTorch's; there is
+// no dtype promotion.
 #include "ember/linalg.h"
 
 #include "autograd/function.h"
 #include "backend/family_kernel.h"
 #include "ember/creation.h"
 #include "ember/math.h"
+#include "ember/nn/functional/layers.h"
 #include "ember/shape.h"
 #include "ops/view.h"
 
@@ -414,6 +416,13 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   const Tensor out = matmul(input, weight.t());
   return bias.defined() ? add(out, bias) : out;
 }
+
+namespace nn::functional {
+// F::linear is ember::linear under torch.nn.functional's name, kept beside it.
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  return ember::linear(input, weight, bias);
+}
+}  // namespace nn::functional
 
 // ── Tensor methods ─────────────────────────────────────────────────────────────────────────
 

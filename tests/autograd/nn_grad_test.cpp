@@ -1,6 +1,7 @@
 // Gradients of the nn kernels (src/ops/conv.cpp, pool.cpp, resize.cpp, norm.cpp, dropout.cpp,
-// loss.cpp): gradcheck over a table, and the gradients compared with PyTorch 1.13's
-// (tests/golden/nn_grad.json, from tests/golden/gen_nn_grad.py).
+// embedding.cpp, attention.cpp, distance.cpp, loss.cpp): gradcheck over a table, and the
+// gradients compared with PyTorch 1.13's (tests/golden/nn_grad.json, from
+// tests/golden/gen_nn_grad.py).
 #include "grad_table.h"
 
 #include <cmath>

@@ -14,7 +14,7 @@
 
 #include "backend/backend.h"
 #include "backend/fake_device.h"
-#include "ops/dropout.h"
+#include "ops/embedding.h"
 #include "test_support.h"
 
 namespace ember {

@@ -4,7 +4,9 @@
 // survivors are scaled by 1 / (1 - p), a seed reproduces the mask, channels drop as a whole.
 #include <cmath>
 
+#include "ops/attention.h"
 #include "ops/dropout.h"
+#include "ops/embedding.h"
 #include "ops/nn_golden.h"
 
 namespace {

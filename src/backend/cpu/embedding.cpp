@@ -1,4 +1,4 @@
-// CPU kernels of the embedding (src/ops/dropout.cpp): row lookup, torch.embedding_renorm_ and
+// CPU kernels of the embedding (src/ops/embedding.cpp): row lookup, torch.embedding_renorm_ and
 // the dense weight gradient. Each checks the indices against the table's rows first.
 #include <algorithm>
 #include <cstring>
