@@ -123,32 +123,33 @@ ember::Tensor TransformerDecoderImpl::forward(const ember::Tensor& tgt, const em
   return norm.is_empty() ? output : norm.forward(output);
 }
 
+namespace {
+/// LibTorch's default stack for Transformer: built from layer options (the layer drawn, then its
+/// copies), with a final LayerNorm.
+template <class Stack, class StackOptions, class LayerOptions>
+AnyModule default_stack(const TransformerOptions& o, int64_t num_layers) {
+  auto layer = LayerOptions(o.d_model(), o.nhead())
+                   .dim_feedforward(o.dim_feedforward())
+                   .dropout(o.dropout())
+                   .activation(o.activation());
+  LayerNorm norm(LayerNormOptions({o.d_model()}));
+  return AnyModule(Stack(StackOptions(layer, num_layers).norm(AnyModule(norm))));
+}
+}  // namespace
+
 TransformerImpl::TransformerImpl(TransformerOptions options_) : options(std::move(options_)) {
-  // As LibTorch's reset(): each stack built from layer options (the layer drawn, then its
-  // copies), with a final LayerNorm, unless the program brought its own.
-  if (options.custom_encoder().is_empty()) {
-    auto layer = TransformerEncoderLayerOptions(options.d_model(), options.nhead())
-                     .dim_feedforward(options.dim_feedforward())
-                     .dropout(options.dropout())
-                     .activation(options.activation());
-    LayerNorm norm(LayerNormOptions({options.d_model()}));
-    encoder = AnyModule(TransformerEncoder(
-        TransformerEncoderOptions(layer, options.num_encoder_layers()).norm(AnyModule(norm))));
-  } else {
-    encoder = options.custom_encoder().clone();
-  }
+  // As LibTorch's reset(): the default stacks unless the program brought its own.
+  encoder = options.custom_encoder().is_empty()
+                ? default_stack<TransformerEncoder, TransformerEncoderOptions,
+                                TransformerEncoderLayerOptions>(options,
+                                                                options.num_encoder_layers())
+                : options.custom_encoder().clone();
   register_module("encoder", encoder.ptr());
-  if (options.custom_decoder().is_empty()) {
-    auto layer = TransformerDecoderLayerOptions(options.d_model(), options.nhead())
-                     .dim_feedforward(options.dim_feedforward())
-                     .dropout(options.dropout())
-                     .activation(options.activation());
-    LayerNorm norm(LayerNormOptions({options.d_model()}));
-    decoder = AnyModule(TransformerDecoder(
-        TransformerDecoderOptions(layer, options.num_decoder_layers()).norm(AnyModule(norm))));
-  } else {
-    decoder = options.custom_decoder().clone();
-  }
+  decoder = options.custom_decoder().is_empty()
+                ? default_stack<TransformerDecoder, TransformerDecoderOptions,
+                                TransformerDecoderLayerOptions>(options,
+                                                                options.num_decoder_layers())
+                : options.custom_decoder().clone();
   register_module("decoder", decoder.ptr());
   reset_parameters();
 }
