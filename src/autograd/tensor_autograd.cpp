@@ -49,7 +49,7 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
 }
 
 const Tensor& Tensor::set_requires_grad(bool requires_grad) const {
-  if (is_leaf()) const_cast<Tensor&>(*this).requires_grad_(requires_grad);
+  if (is_leaf()) requires_grad_(requires_grad);  // through the const in-place forwarder
   return *this;
 }
 

@@ -8,11 +8,18 @@
 
 namespace ember::backend {
 
+/// Entry `entry` of sub-table `family` of `device`'s backend, or null where that device has none
+/// (an optional entry: a fused path the front end takes only where a backend offers it).
+template <class Family, class Fn>
+Fn optional_kernel(Device device, Family Backend::*family, Fn Family::*entry) {
+  const Backend* b = backend_for(device.type());
+  return b ? b->*family.*entry : nullptr;
+}
+
 /// Entry `entry` of sub-table `family` of `device`'s backend, or `[op] no kernel for <device>`.
 template <class Family, class Fn>
 Fn kernel(const char* op, Device device, Family Backend::*family, Fn Family::*entry) {
-  const Backend* b = backend_for(device.type());
-  const Fn fn = b ? b->*family.*entry : nullptr;
+  const Fn fn = optional_kernel(device, family, entry);
   if (!fn) [[unlikely]]
     no_kernel(op, device);
   return fn;

@@ -52,6 +52,15 @@ std::shared_ptr<Module> Module::clone(const std::optional<Device>&) const {
 }
 
 // ── registration ──────────────────────────────────────────────────────────
+namespace {
+// The child named `name` in a module's (name, module) list, or end().
+template <class Children>
+auto find_child(Children& children, const std::string& name) {
+  return std::find_if(children.begin(), children.end(),
+                      [&](const auto& child) { return child.first == name; });
+}
+}  // namespace
+
 void Module::check_new_name(const std::string& name, const char* op, const char* kind) const {
   EMBER_CHECK(!name.empty(), op, kind, " name can't be empty string \"\"");
   EMBER_CHECK(name.find('.') == std::string::npos, op, kind, " name can't contain \".\", got \"",
@@ -65,8 +74,7 @@ void Module::check_new_name(const std::string& name, const char* op, const char*
   bool clash = false;
   if (std::string(kind) != "parameter") clash |= taken(parameters_);
   if (std::string(kind) != "buffer") clash |= taken(buffers_);
-  if (std::string(kind) != "module")
-    for (const auto& [n, m] : children_) clash |= n == name;
+  if (std::string(kind) != "module") clash |= find_child(children_, name) != children_.end();
   EMBER_CHECK(!clash, op, "attribute '", name, "' already exists");
 }
 
@@ -98,28 +106,22 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> module) 
   check_new_name(name, "register_module", "module");
   EMBER_CHECK(module.get() != this, "register_module", "a module can't be its own child ('",
               name, "')");
-  for (auto& [n, m] : children_)
-    if (n == name) {
-      m = std::move(module);
-      return;
-    }
-  children_.emplace_back(name, std::move(module));
+  if (auto it = find_child(children_, name); it != children_.end())
+    it->second = std::move(module);  // registering a name again replaces it in place
+  else
+    children_.emplace_back(name, std::move(module));
 }
 
 void Module::replace_child(const std::string& name, std::shared_ptr<Module> module) {
   EMBER_CHECK(module.get() != this, "replace_module", "a module can't be its own child ('", name,
               "')");
-  for (auto& [n, m] : children_)
-    if (n == name) {
-      m = std::move(module);
-      return;
-    }
-  fail("replace_module", "Submodule '", name, "' is not defined");
+  auto it = find_child(children_, name);
+  EMBER_CHECK(it != children_.end(), "replace_module", "Submodule '", name, "' is not defined");
+  it->second = std::move(module);
 }
 
 void Module::unregister_module(const std::string& name) {
-  auto it = std::find_if(children_.begin(), children_.end(),
-                         [&](const auto& child) { return child.first == name; });
+  auto it = find_child(children_, name);
   EMBER_CHECK(it != children_.end(), "unregister_module", "No Module with name `", name,
               "` is registered");
   children_.erase(it);

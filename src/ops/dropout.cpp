@@ -16,14 +16,8 @@ namespace ember::nn::functional {
 
 namespace {
 
+using backend::Backend;
 using backend::RandomKernels;
-
-// Entry `entry` of t's device's random kernels (null where the device has none: the caller asks).
-template <class Fn>
-Fn random_entry(const Tensor& t, Fn RandomKernels::*entry) {
-  const backend::Backend* b = backend::backend_for(t.device().type());
-  return b ? b->random.*entry : nullptr;
-}
 
 // native_dropout_backward: grad * mask * scale in the device's fused kernel. Linear in grad and
 // its own adjoint, so double backward records it again (NativeDropoutBackwardBackward0).
@@ -33,8 +27,8 @@ Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double sc
       [&](const Tensor& g) {
         const char* op = "native_dropout_backward";
         Tensor dx = empty(g.sizes(), {.dtype = g.dtype(), .device = g.device()});
-        backend::kernel(op, g.device(), &backend::Backend::random,
-                        &RandomKernels::dropout_backward)(op, dx, g, mask, scale);
+        backend::kernel(op, g.device(), &Backend::random, &RandomKernels::dropout_backward)(
+            op, dx, g, mask, scale);
         return dx;
       },
       [mask, scale](const Tensor& gg) { return native_dropout_backward(gg, mask, scale); });
@@ -46,7 +40,8 @@ Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double sc
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, Generator* gen) {
   const char* op = "native_dropout";
   autograd::Recorder rec(op, {&input});
-  const auto kernel = random_entry(input, &RandomKernels::dropout);
+  const auto kernel =
+      backend::kernel(op, input.device(), &Backend::random, &RandomKernels::dropout);
   Tensor y = empty(input.sizes(), {.dtype = input.dtype(), .device = input.device()});
   Tensor mask = empty(input.sizes(), {.dtype = kBool, .device = input.device()});
   kernel(op, y, mask, input, p, gen);
@@ -67,7 +62,8 @@ std::tuple<Tensor, Tensor> dropout_forward(const Tensor& input, double p, bool t
   EMBER_CHECK(!feature || input.dim() >= 2, op,
               "Feature dropout requires at least 2 dimensions in the input");
   if (p == 0 || !training || input.numel() == 0) return {input, Tensor()};
-  if (!feature && !inplace && p < 1 && random_entry(input, &RandomKernels::dropout))
+  if (!feature && !inplace && p < 1 &&
+      backend::optional_kernel(input.device(), &Backend::random, &RandomKernels::dropout))
     return native_dropout(input, p, gen);
   Tensor self = input;  // a handle, so the in-place forms can write through it
   // Whole channels share one draw: the noise is (N, C, 1, ..., 1) and broadcasts.

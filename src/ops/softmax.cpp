@@ -37,10 +37,10 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<Dtype> dtype,
 // device's fused kernel replaces it (one pass over each line instead of four elementwise and
 // reduction launches).
 Tensor softmax_backward(const Tensor& g, const Tensor& y, int64_t d, bool log) {
-  const Backend* b = backend::backend_for(y.device().type());
-  const backend::SoftmaxBackwardFn fused = !b    ? nullptr
-                                           : log ? b->softmax.log_softmax_backward
-                                                 : b->softmax.softmax_backward;
+  using backend::SoftmaxKernels;
+  const backend::SoftmaxBackwardFn fused = backend::optional_kernel(
+      y.device(), &Backend::softmax,
+      log ? &SoftmaxKernels::log_softmax_backward : &SoftmaxKernels::softmax_backward);
   if (fused && !is_grad_enabled()) {
     const Tensor gc = g.to(y.dtype()).contiguous(), yc = y.contiguous();
     Tensor dx = empty(yc.sizes(), {.dtype = yc.dtype(), .device = yc.device()});
