@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ember/optim/adam.h"
+#include "ember/optim/lbfgs.h"
 #include "ember/optim/optimizer.h"
 #include "ember/optim/rmsprop.h"
 #include "ember/optim/sgd.h"

@@ -40,9 +40,10 @@ void bind_nn_functional(py::module_& parent) {
             [&, bias = optional_tensor(b, "linear", "bias")] { return F::linear(x, w, bias); });
       },
       py::arg("input"), py::arg("weight"), py::arg("bias") = py::none());
-  for (int dims : {1, 2}) {
+  for (int dims : {1, 2, 3}) {
+    static const char* const kConvNames[] = {"conv1d", "conv2d", "conv3d"};
     m.def(
-        dims == 1 ? "conv1d" : "conv2d",
+        kConvNames[dims - 1],
         [dims](const Tensor& x, const Tensor& w, py::handle b, py::handle stride,
                py::handle padding, py::handle dilation, int64_t groups) {
           F::ConvFuncOptions o;
@@ -54,11 +55,13 @@ void bind_nn_functional(py::module_& parent) {
             o.padding = F::ConvPadding(to_int_list(padding, "conv", "padding"));
           o.dilation = int_or_list(dilation, "conv", "dilation");
           o.groups = groups;
-          return without_gil(x.numel() * w.numel(),
-                             [&] { return dims == 1 ? F::conv1d(x, w, o) : F::conv2d(x, w, o); });
+          return without_gil(x.numel() * w.numel(), [&] {
+            return dims == 1 ? F::conv1d(x, w, o) : dims == 2 ? F::conv2d(x, w, o) : F::conv3d(x, w, o);
+          });
         },
         py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
         py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
+    if (dims == 3) continue;  // no conv_transpose3d
     m.def(
         dims == 1 ? "conv_transpose1d" : "conv_transpose2d",
         [dims](const Tensor& x, const Tensor& w, py::handle b, py::handle stride,
@@ -165,6 +168,26 @@ void bind_nn_functional(py::module_& parent) {
       },
       py::arg("input"), py::arg("num_groups"), py::arg("weight") = py::none(),
       py::arg("bias") = py::none(), py::arg("eps") = 1e-5);
+  m.def(
+      "instance_norm",
+      [](const Tensor& x, py::handle running_mean, py::handle running_var, py::handle weight,
+         py::handle bias, bool use_input_stats, double momentum, double eps) {
+        const char* op = "instance_norm";
+        F::InstanceNormFuncOptions o{.running_mean = optional_tensor(running_mean, op, "running_mean"),
+                                     .running_var = optional_tensor(running_var, op, "running_var"),
+                                     .weight = optional_tensor(weight, op, "weight"),
+                                     .bias = optional_tensor(bias, op, "bias"),
+                                     .use_input_stats = use_input_stats,
+                                     .momentum = momentum,
+                                     .eps = eps};
+        return without_gil(x.numel(), [&] { return F::instance_norm(x, o); });
+      },
+      py::arg("input"), py::arg("running_mean") = py::none(), py::arg("running_var") = py::none(),
+      py::arg("weight") = py::none(), py::arg("bias") = py::none(),
+      py::arg("use_input_stats") = true, py::arg("momentum") = 0.1, py::arg("eps") = 1e-5);
+  m.def(
+      "prelu", [](const Tensor& x, const Tensor& weight) { return F::prelu(x, weight); },
+      py::arg("input"), py::arg("weight"));
   m.def(
       "rms_norm",
       [](const Tensor& x, py::handle shape, py::handle weight, std::optional<double> eps) {

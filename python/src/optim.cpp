@@ -43,6 +43,7 @@ Maker maker(const std::string& name) {
   if (name == "RAdam") return make<optim::RAdam, optim::RAdamOptions>;
   if (name == "RMSprop") return make<optim::RMSprop, optim::RMSpropOptions>;
   if (name == "Adagrad") return make<optim::Adagrad, optim::AdagradOptions>;
+  if (name == "LBFGS") return make<optim::LBFGS, optim::LBFGSOptions>;
   throw std::runtime_error("optim: ember has no optimizer '" + name + "'");
 }
 
@@ -91,6 +92,11 @@ void bind_optim(py::module_& parent) {
            [](optim::Optimizer& o) {
              py::gil_scoped_release release;
              o.step();
+           })
+      // LBFGS's step: the closure is Python, so the GIL stays held while C++ calls it.
+      .def("step_closure",
+           [](optim::Optimizer& o, py::function closure) {
+             return o.step([&closure] { return closure().cast<Tensor>(); });
            })
       .def(
           "zero_grad",

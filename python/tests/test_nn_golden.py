@@ -55,7 +55,7 @@ def _module():
 
 
 def test_nn_golden_files_present():
-    for name in ("module", "init", "layers", "grads", "transformer", "rnn"):
+    for name in ("module", "init", "layers", "grads", "transformer", "rnn", "more_layers"):
         assert name in GROUPS and GROUPS[name][1], \
             "python/tests/golden/nn/%s.json missing or empty: run " \
             "python/tests/golden/nn/generate.py" % name

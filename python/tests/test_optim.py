@@ -11,15 +11,15 @@ import ember as torch
 
 HERE = pathlib.Path(__file__).resolve().parent / "golden" / "optim"
 sys.path.insert(0, str(HERE))
-from trajectories import CONFIGS, run  # noqa: E402
+from trajectories import CONFIGS, LBFGS_CONFIGS, run, run_lbfgs  # noqa: E402
 
 EXPECTED = json.loads((HERE / "trajectories.json").read_text())
 
 
-def close(a, b):
+def close(a, b, tol=1e-12):
     if isinstance(a, list):
-        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b))
-    return abs(a - b) <= 1e-12 * max(1.0, abs(b))
+        return len(a) == len(b) and all(close(x, y, tol) for x, y in zip(a, b))
+    return abs(a - b) <= tol * max(1.0, abs(b))
 
 
 @pytest.mark.parametrize("i", range(len(CONFIGS)), ids=["%02d_%s" % (i, c[0]) for i, c in enumerate(CONFIGS)])
@@ -30,6 +30,41 @@ def test_trajectory_matches_pytorch(i):
     assert close(got["w"], want["w"]) and close(got["b"], want["b"])
     assert got["group0"] == want["group0"]
     assert got["state_keys"] == want["state_keys"] and got["state_ids"] == [int(k) for k in want["state_ids"]]
+
+
+@pytest.mark.parametrize("i", range(len(LBFGS_CONFIGS)), ids=["lbfgs_%02d" % i for i in range(len(LBFGS_CONFIGS))])
+def test_lbfgs_trajectory_matches_pytorch(i):
+    got = run_lbfgs(torch, LBFGS_CONFIGS[i])
+    want = EXPECTED["lbfgs_%02d" % i]
+    # Dozens of iterations, each with dot products summed in another order than PyTorch's: the
+    # float64 rounding differences compound to ~1e-12, so 1e-9 here.
+    assert close(got["w"], want["w"], 1e-9) and close(got["b"], want["b"], 1e-9)
+    assert close(got["losses"], want["losses"], 1e-9)
+    assert got["group0"] == want["group0"] and got["state_keys"] == want["state_keys"]
+    assert (got["func_evals"], got["n_iter"], got["history"]) == \
+        (want["func_evals"], want["n_iter"], want["history"])
+
+
+def test_lbfgs_errors_are_pytorchs():
+    w = torch.zeros(2, requires_grad=True)
+    b = torch.zeros(2, requires_grad=True)
+    with pytest.raises(ValueError, match="doesn't support per-parameter options"):
+        torch.optim.LBFGS([{"params": [w]}, {"params": [b]}])
+    opt = torch.optim.LBFGS([w], line_search_fn="foo")  # PyTorch refuses it at the first step
+    with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+        opt.step(lambda: (w ** 2).sum())
+    with pytest.raises(TypeError):
+        torch.optim.LBFGS([w]).step()  # the closure is required
+    # A closure returning a minimum at once: one evaluation, the parameters untouched.
+    opt = torch.optim.LBFGS([w])
+
+    def at_minimum():
+        opt.zero_grad()
+        loss = (w ** 2).sum()
+        loss.backward()
+        return loss
+    assert float(opt.step(at_minimum)) == 0.0 and opt.state[w]["func_evals"] == 1
+    assert w.tolist() == [0.0, 0.0]
 
 
 def test_param_groups_are_dicts_and_errors_are_pytorchs():

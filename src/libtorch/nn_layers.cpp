@@ -14,6 +14,7 @@
 #include "torch/nn/modules/conv.h"
 #include "torch/nn/modules/dropout.h"
 #include "torch/nn/modules/embedding.h"
+#include "torch/nn/modules/instancenorm.h"
 #include "torch/nn/modules/linear.h"
 #include "torch/nn/modules/normalization.h"
 #include "torch/nn/modules/upsampling.h"
@@ -112,6 +113,9 @@ ember::nn::ConvOptions conv_options(const ConvOptions<1>& options) {
 ember::nn::ConvOptions conv_options(const ConvOptions<2>& options) {
   return conv_options_of(options);
 }
+ember::nn::ConvOptions conv_options(const ConvOptions<3>& options) {
+  return conv_options_of(options);
+}
 
 ember::nn::ConvTransposeOptions conv_transpose_options(const ConvTransposeOptions<2>& o) {
   if (!std::holds_alternative<enumtype::kZeros>(o.padding_mode()))
@@ -155,6 +159,7 @@ std::string conv_description(const ConvTransposeOptions<D>& o) {
 
 template std::string conv_description(const ConvOptions<1>&);
 template std::string conv_description(const ConvOptions<2>&);
+template std::string conv_description(const ConvOptions<3>&);
 template std::string conv_description(const ConvTransposeOptions<2>&);
 
 // ── activations ───────────────────────────────────────────────────────────
@@ -204,6 +209,14 @@ std::string batch_norm_description(const BatchNormOptions& o) {
   else
     s << "None";
   s << ", affine=" << bool_string(o.affine())
+    << ", track_running_stats=" << bool_string(o.track_running_stats());
+  return s.str();
+}
+
+std::string instance_norm_description(const InstanceNormOptions& o) {
+  std::ostringstream s;
+  s << o.num_features() << ", eps=" << o.eps() << ", momentum=" << o.momentum()
+    << ", affine=" << bool_string(o.affine())
     << ", track_running_stats=" << bool_string(o.track_running_stats());
   return s.str();
 }

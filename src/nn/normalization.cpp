@@ -1,5 +1,6 @@
-// BatchNorm/LayerNorm/GroupNorm/RMSNorm modules: torch/nn/modules/{batchnorm,normalization}.py
-// (1.13; RMSNorm as 2.4) over nn::functional.
+// BatchNorm/InstanceNorm/LayerNorm/GroupNorm/RMSNorm modules:
+// torch/nn/modules/{batchnorm,instancenorm,normalization}.py (1.13; RMSNorm as 2.4) over
+// nn::functional.
 #include "ember/nn/layers/normalization.h"
 
 #include <sstream>
@@ -18,34 +19,59 @@ std::string shape_tuple(const std::vector<int64_t>& s) {
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + (s.size() == 1 ? ",)" : ")");
 }
-}  // namespace
 
-BatchNormImplBase::BatchNormImplBase(int64_t num_features, BatchNormOptions options,
-                                     int64_t min_dim, int64_t max_dim)
-    : num_features(num_features), options(options), min_dim_(min_dim), max_dim_(max_dim) {
-  weight = register_parameter("weight", options.affine ? ones({num_features}) : Tensor());
-  bias = register_parameter("bias", options.affine ? zeros({num_features}) : Tensor());
-  if (options.track_running_stats) {
-    running_mean = register_buffer("running_mean", zeros({num_features}));
-    running_var = register_buffer("running_var", ones({num_features}));
-    num_batches_tracked = register_buffer("num_batches_tracked", zeros({}, {.dtype = kInt64}));
-  }
+// PyTorch's _NormBase state, shared by BatchNorm and InstanceNorm: weight (ones) and bias
+// (zeros) when affine, running_mean/running_var and num_batches_tracked when tracking.
+void register_norm_state(Module& m, int64_t C, bool affine, bool track, Tensor& weight,
+                         Tensor& bias, Tensor& running_mean, Tensor& running_var,
+                         Tensor& num_batches_tracked) {
+  weight = m.register_parameter("weight", affine ? ones({C}) : Tensor());
+  bias = m.register_parameter("bias", affine ? zeros({C}) : Tensor());
+  if (!track) return;
+  running_mean = m.register_buffer("running_mean", zeros({C}));
+  running_var = m.register_buffer("running_var", ones({C}));
+  num_batches_tracked = m.register_buffer("num_batches_tracked", zeros({}, {.dtype = kInt64}));
 }
 
-void BatchNormImplBase::reset_running_stats() {
-  if (!options.track_running_stats) return;
+void reset_stats(Tensor& running_mean, Tensor& running_var, Tensor& num_batches_tracked) {
+  if (!running_mean.defined()) return;
   NoGradGuard g;
   running_mean.zero_();
   running_var.fill_(1);
   num_batches_tracked.zero_();
 }
 
-void BatchNormImplBase::reset_parameters() {
-  reset_running_stats();
-  if (!options.affine) return;
+void reset_affine(Tensor& weight, Tensor& bias) {
+  if (!weight.defined()) return;
   NoGradGuard g;
   weight.fill_(1);
   bias.zero_();
+}
+
+std::string norm_repr(int64_t num_features, double eps, const std::string& momentum, bool affine,
+                      bool track_running_stats) {
+  std::ostringstream os;
+  os << num_features << ", eps=" << detail::python_float(eps) << ", momentum=" << momentum
+     << ", affine=" << detail::python_bool(affine)
+     << ", track_running_stats=" << detail::python_bool(track_running_stats);
+  return os.str();
+}
+}  // namespace
+
+BatchNormImplBase::BatchNormImplBase(int64_t num_features, BatchNormOptions options,
+                                     int64_t min_dim, int64_t max_dim)
+    : num_features(num_features), options(options), min_dim_(min_dim), max_dim_(max_dim) {
+  register_norm_state(*this, num_features, options.affine, options.track_running_stats, weight,
+                      bias, running_mean, running_var, num_batches_tracked);
+}
+
+void BatchNormImplBase::reset_running_stats() {
+  reset_stats(running_mean, running_var, num_batches_tracked);
+}
+
+void BatchNormImplBase::reset_parameters() {
+  reset_running_stats();
+  reset_affine(weight, bias);
 }
 
 Tensor BatchNormImplBase::forward(const Tensor& input) {
@@ -88,12 +114,45 @@ void BatchNormImplBase::synchronize_over(const dist::ProcessGroup& group) {
 }
 
 std::string BatchNormImplBase::extra_repr() const {
-  std::ostringstream os;
-  os << num_features << ", eps=" << detail::python_float(options.eps)
-     << ", momentum=" << (options.momentum ? detail::python_float(*options.momentum) : "None")
-     << ", affine=" << detail::python_bool(options.affine)
-     << ", track_running_stats=" << detail::python_bool(options.track_running_stats);
-  return os.str();
+  return norm_repr(num_features, options.eps,
+                   options.momentum ? detail::python_float(*options.momentum) : "None",
+                   options.affine, options.track_running_stats);
+}
+
+InstanceNormImplBase::InstanceNormImplBase(int64_t num_features, InstanceNormOptions options,
+                                           int64_t spatial_dims)
+    : num_features(num_features), options(options), spatial_dims_(spatial_dims) {
+  register_norm_state(*this, num_features, options.affine, options.track_running_stats, weight,
+                      bias, running_mean, running_var, num_batches_tracked);
+}
+
+void InstanceNormImplBase::reset_running_stats() {
+  reset_stats(running_mean, running_var, num_batches_tracked);
+}
+
+void InstanceNormImplBase::reset_parameters() {
+  reset_running_stats();
+  reset_affine(weight, bias);
+}
+
+// torch/nn/modules/instancenorm.py (1.13): the input's statistics in training or without running
+// statistics; num_batches_tracked is kept in the state dict but, as there, never counted.
+Tensor InstanceNormImplBase::forward(const Tensor& input) {
+  const int64_t unbatched = spatial_dims_ + 1;
+  EMBER_CHECK(input.dim() == unbatched || input.dim() == unbatched + 1, name().c_str(),
+              "expected ", unbatched, "D or ", unbatched + 1, "D input (got ", input.dim(),
+              "D input)");
+  const Tensor batched = input.dim() == unbatched ? input.unsqueeze(0) : input;
+  Tensor out = functional::instance_norm(
+      batched, {.running_mean = running_mean, .running_var = running_var, .weight = weight,
+                .bias = bias, .use_input_stats = is_training() || !options.track_running_stats,
+                .momentum = options.momentum, .eps = options.eps});
+  return input.dim() == unbatched ? out.squeeze(0) : out;
+}
+
+std::string InstanceNormImplBase::extra_repr() const {
+  return norm_repr(num_features, options.eps, detail::python_float(options.momentum),
+                   options.affine, options.track_running_stats);
 }
 
 LayerNormImpl::LayerNormImpl(std::vector<int64_t> shape, LayerNormOptions options)

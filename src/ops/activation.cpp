@@ -1,12 +1,14 @@
 // Pointwise activations: sigmoid, logit, relu family, elu/selu, gelu (exact and tanh), silu,
 // mish, softplus, hardtanh, hardsigmoid, hardswish: the front ends and gradients; each kernel is
-// an ElementwiseKernel identity (the CPU's in src/backend/cpu/activation.cpp).
+// an ElementwiseKernel identity (the CPU's in src/backend/cpu/activation.cpp). F::prelu, at the
+// bottom, is composed of where and mul.
 #include <cmath>
 #include <limits>
 
 #include "autograd/function.h"
 #include "ember/creation.h"
 #include "ember/math.h"
+#include "ember/nn/functional/layers.h"
 #include "ops/elementwise.h"
 #include "ops/unary_op.h"
 
@@ -213,3 +215,26 @@ Tensor Tensor::relu() const { return ember::relu(*this); }
 Tensor& Tensor::relu_() { return unary_(relu_op(), *this); }
 
 }  // namespace ember
+
+namespace ember::nn::functional {
+
+// PyTorch's prelu: x where x > 0, else weight * x, so a zero input takes the weight's branch
+// (grad_input = weight * grad there, as PReluBackward0). Composed of where and mul, whose
+// gradients are prelu's: grad_weight sums x * grad over the elements not above zero.
+Tensor prelu(const Tensor& input, const Tensor& weight) {
+  const char* op = "prelu";
+  EMBER_CHECK(weight.defined() && weight.dim() <= 1, op,
+              "Expected `weight` to be a scalar or 1D tensor, but got ndim = ",
+              weight.defined() ? weight.dim() : 0);
+  if (weight.numel() == 1) return where(input > 0, input, weight.reshape({}) * input);
+  EMBER_CHECK(input.dim() > 0, op, "Not allow zero-dim input tensor.");
+  const int64_t channels = input.dim() >= 2 ? input.size(1) : 1;
+  EMBER_CHECK(weight.numel() == channels, op,
+              "Mismatch of parameter numbers and input channel size. Found parameter numbers = ",
+              weight.numel(), " and channel size = ", channels, ".");
+  std::vector<int64_t> shape(size_t(input.dim()), 1);
+  shape[1] = channels;
+  return where(input > 0, input, weight.reshape(shape) * input);
+}
+
+}  // namespace ember::nn::functional

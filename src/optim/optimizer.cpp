@@ -90,6 +90,10 @@ void Optimizer::zero_grad(ZeroGradOptions options) {
 
 Tensor Optimizer::step(const std::function<Tensor()>& closure) {
   const ProfiledCall profiled{begin_profiled(name_, "step")};
+  return run_step(closure);
+}
+
+Tensor Optimizer::run_step(const std::function<Tensor()>& closure) {
   Tensor loss;
   if (closure) {
     EnableGradGuard enable;

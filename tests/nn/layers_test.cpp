@@ -99,6 +99,26 @@ const std::map<std::string, std::function<std::shared_ptr<nn::Module>()>>& facto
        [] { return nn::Upsample({.scale_factor = 2, .mode = "linear", .align_corners = false}).ptr(); }},
       {"bilinear", [] { return nn::Bilinear(3, 2, 4).ptr(); }},
       {"bilinear_batched_nobias", [] { return nn::Bilinear(3, 2, 2, {.bias = false}).ptr(); }},
+      {"instance_norm2d_affine_stats",
+       [] { return nn::InstanceNorm2d(3, {.affine = true, .track_running_stats = true}).ptr(); }},
+      {"instance_norm1d", [] { return nn::InstanceNorm1d(2).ptr(); }},
+      {"instance_norm3d_eval",
+       [] { return nn::InstanceNorm3d(2, {.affine = true, .track_running_stats = true}).ptr(); }},
+      {"instance_norm1d_unbatched",
+       [] { return nn::InstanceNorm1d(2, {.momentum = 0.5, .track_running_stats = true}).ptr(); }},
+      {"prelu_channels", [] { return nn::PReLU({.num_parameters = 3, .init = 0.1}).ptr(); }},
+      {"prelu", [] { return nn::PReLU().ptr(); }},
+      {"conv3d", [] { return nn::Conv3d(2, 3, 3, {.padding = 1}).ptr(); }},
+      {"conv3d_strided_groups",
+       [] {
+         return nn::Conv3d(4, 6, {3, 2, 2}, {.stride = {2, 1, 2}, .dilation = {1, 2, 1}, .groups = 2})
+             .ptr();
+       }},
+      {"conv3d_same_reflect",
+       [] {
+         return nn::Conv3d(2, 2, {2, 3, 4}, {.padding = "same", .bias = false, .padding_mode = "reflect"})
+             .ptr();
+       }},
   };
   return f;
 }
@@ -114,7 +134,8 @@ Tensor call(const std::shared_ptr<nn::Module>& m, const Tensor& x, const Tensor&
   EMBER_TRY(Softplus) EMBER_TRY(Softmax) EMBER_TRY(LogSoftmax) EMBER_TRY(Sequential)
   EMBER_TRY(Flatten) EMBER_TRY(Dropout) EMBER_TRY(Conv1d) EMBER_TRY(Conv2d)
   EMBER_TRY(ConvTranspose2d) EMBER_TRY(MaxPool1d) EMBER_TRY(MaxPool2d) EMBER_TRY(AvgPool2d)
-  EMBER_TRY(AdaptiveAvgPool2d) EMBER_TRY(Upsample)
+  EMBER_TRY(AdaptiveAvgPool2d) EMBER_TRY(Upsample) EMBER_TRY(InstanceNorm1d)
+  EMBER_TRY(InstanceNorm2d) EMBER_TRY(InstanceNorm3d) EMBER_TRY(PReLU) EMBER_TRY(Conv3d)
 #undef EMBER_TRY
   throw std::runtime_error("no forward for " + m->name());
 }

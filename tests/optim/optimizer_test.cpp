@@ -337,4 +337,55 @@ TEST(Optimizer, Errors) {
   expect_error([&] { half.step(); }, "[optim.Adam] parameters must be float32 or float64");
 }
 
+// LBFGS against torch.optim.LBFGS 1.13 (golden/lbfgs.json, written by golden/gen_lbfgs.py): three
+// step(closure) calls per configuration, with and without the strong-Wolfe line search.
+TEST(LBFGS, MatchesPyTorch) {
+  static const json data = test::load_golden("lbfgs.json");
+  const json& problem = data["problem"];
+  const Tensor x = test::golden_tensor(problem["x"]), target = test::golden_tensor(problem["target"]);
+  for (const json& c : data["cases"]) {
+    SCOPED_TRACE(c["name"].get<std::string>());
+    Tensor w = test::golden_tensor(problem["w"]).requires_grad_();
+    Tensor b = test::golden_tensor(problem["b"]).requires_grad_();
+    optim::LBFGSOptions o;
+    const json& kw = c["options"];
+    if (kw.contains("lr")) o.lr = kw["lr"].get<double>();
+    if (kw.contains("max_iter")) o.max_iter = kw["max_iter"].get<int64_t>();
+    if (kw.contains("max_eval")) o.max_eval = kw["max_eval"].get<int64_t>();
+    if (kw.contains("history_size")) o.history_size = kw["history_size"].get<int64_t>();
+    if (kw.contains("tolerance_grad")) o.tolerance_grad = kw["tolerance_grad"].get<double>();
+    if (kw.contains("tolerance_change")) o.tolerance_change = kw["tolerance_change"].get<double>();
+    if (kw.contains("line_search_fn")) o.line_search_fn = kw["line_search_fn"].get<std::string>();
+    optim::LBFGS opt({w, b}, o);
+    auto closure = [&] {
+      opt.zero_grad();
+      Tensor loss = (tanh(x.matmul(w) + b) - target).pow(2).sum() + 0.1 * w.pow(4).sum();
+      loss.backward();
+      return loss;
+    };
+    for (int step = 0; step < 3; ++step)
+      EXPECT_NEAR(opt.step(closure).item<double>(), c["losses"][step].get<double>(),
+                  1e-9 * std::max(1.0, c["losses"][step].get<double>()))
+          << "step " << step;
+    EXPECT_TRUE(allclose(w, test::golden_tensor(c["w"]), 1e-9, 1e-9));
+    EXPECT_TRUE(allclose(b, test::golden_tensor(c["b"]), 1e-9, 1e-9));
+    const Dict& st = opt.state(w);
+    EXPECT_EQ(st.at(Value("func_evals")).to_int(), c["func_evals"].get<int64_t>());
+    EXPECT_EQ(st.at(Value("n_iter")).to_int(), c["n_iter"].get<int64_t>());
+    EXPECT_EQ(st.at(Value("old_dirs")).to_list().size(), c["history"].get<size_t>());
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : st) keys.push_back(k.to_string());
+    EXPECT_EQ(keys, c["state_keys"].get<std::vector<std::string>>());
+  }
+}
+
+TEST(LBFGS, Errors) {
+  Tensor w = ones({2}).requires_grad_(), b = ones({1}).requires_grad_();
+  EXPECT_ERROR((optim::LBFGS({{{w}, {}}, {{b}, {}}})), "doesn't support per-parameter options");
+  EXPECT_ERROR((optim::LBFGS({w}, {.line_search_fn = "backtracking"})),
+               "only 'strong_wolfe' is supported");
+  optim::LBFGS opt({w});
+  EXPECT_ERROR(opt.step(), "step() needs a closure");
+}
+
 }  // namespace

@@ -29,6 +29,10 @@ class Setting {
  public:
   Setting() = default;
   Setting(T v) : value_(std::move(v)), set_(true) {}  // NOLINT: implicit, for designated init
+  /// `.line_search_fn = "strong_wolfe"`: a value that converts to T (one conversion, not two).
+  template <class U>
+    requires(std::is_convertible_v<U, T> && !std::is_same_v<std::decay_t<U>, T>)
+  Setting(U&& v) : value_(std::forward<U>(v)), set_(true) {}  // NOLINT: implicit, as above
   template <class A, class B>
     requires std::is_constructible_v<T, A, B>
   Setting(A a, B b) : value_(a, b), set_(true) {}  // NOLINT: `.betas = {0.9, 0.999}`
@@ -110,6 +114,9 @@ class Optimizer {
   void add_group(std::vector<Tensor> params, Dict options);
   /// Updates the group's parameters that have a grad (called under NoGradGuard).
   virtual void update(ParamGroup& group) = 0;
+  /// What step() does inside its profiler range: the closure, then update() per group. LBFGS,
+  /// which evaluates the closure many times per step, replaces it.
+  virtual Tensor run_step(const std::function<Tensor()>& closure);
 
  private:
   const char* name_;

@@ -4,13 +4,31 @@ activations, which are tensor ops."""
 
 from .. import _C
 from .._C._nn import (  # noqa: F401
-    linear, conv1d, conv2d, conv_transpose1d, conv_transpose2d, avg_pool1d, avg_pool2d, batch_norm,
+    linear, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, avg_pool1d, avg_pool2d, batch_norm,
     layer_norm, group_norm, rms_norm, embedding,
     scaled_dot_product_attention, cosine_similarity, pairwise_distance, pad, interpolate,
     cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy,
     binary_cross_entropy_with_logits, kl_div, cosine_embedding_loss, margin_ranking_loss,
     triplet_margin_loss, one_hot,
 )
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    if use_input_stats:  # PyTorch's _verify_spatial_size: a ValueError, raised here as there
+        size = input.size()
+        spatial = 1
+        for s in size[2:]:
+            spatial *= s
+        if len(size) >= 2 and spatial == 1:
+            raise ValueError("Expected more than 1 spatial element when training, got input size "
+                             "{}".format(size))
+    return _C._nn.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
+                                momentum, eps)
+
+
+def prelu(input, weight):
+    return _C._nn.prelu(input, weight)
 
 
 def _inplace(input, result, inplace):

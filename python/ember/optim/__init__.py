@@ -4,6 +4,7 @@ from .optimizer import Optimizer  # noqa: F401
 from .sgd import SGD  # noqa: F401
 from .adam import Adam, AdamW, Adamax, NAdam, RAdam  # noqa: F401
 from .rmsprop import RMSprop, Adagrad  # noqa: F401
+from .lbfgs import LBFGS  # noqa: F401
 
 from . import lr_scheduler  # noqa: F401
 

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <cstdio>
+#include <iostream>
 #include <vector>
 
 namespace nn = torch::nn;
@@ -132,5 +133,44 @@ int main() {
   auto z = x2.clone();
   nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.5).inplace(true))(z);
   show("LeakyReLU(inplace)", z);
+
+  // ── instance normalisation and PReLU ─────────────────────────────────
+  nn::InstanceNorm2d in2(nn::InstanceNorm2dOptions(3).affine(true).track_running_stats(true));
+  show("InstanceNorm2d", in2(img));
+  show("InstanceNorm2d running", in2->running_mean + in2->running_var);
+  in2->eval();
+  show("InstanceNorm2d(eval)", in2(img));
+  nn::InstanceNorm1d in1(nn::InstanceNorm1dOptions(3).eps(1e-3).momentum(0.5));
+  show("InstanceNorm1d", in1(seq));
+  show("InstanceNorm1d(unbatched)", in1(seq[0]));
+  show("InstanceNorm3d", nn::InstanceNorm3d(3)(img.unsqueeze(2)));
+  show("F::instance_norm",
+       torch::nn::functional::instance_norm(
+           seq, torch::nn::functional::InstanceNormFuncOptions().weight(torch::ones({3}) * 2)));
+  nn::PReLU prelu(nn::PReLUOptions().num_parameters(3).init(0.1));
+  auto pin = img.clone().requires_grad_();
+  auto pout = prelu(pin);
+  show("PReLU(3)", pout);
+  (pout * pout).sum().backward();
+  show("PReLU weight grad", prelu->weight.grad());
+  show("PReLU input grad", pin.grad());
+  show("PReLU()", nn::PReLU()(x2));
+  show("F::prelu", torch::nn::functional::prelu(x2, torch::full({1}, 0.3)));
+  std::cout << in2 << "\n" << in1 << "\n" << prelu << "\n" << nn::PReLU() << "\n";
+  for (const auto& b : in2->named_buffers()) std::cout << "buffer " << b.key() << "\n";
+
+  // ── Conv3d ───────────────────────────────────────────────────────────
+  auto vol = torch::randn({2, 3, 5, 6, 4});
+  nn::Conv3d conv3(3, 4, 3);
+  nn::Conv3d conv3_b(
+      nn::Conv3dOptions(3, 2, {2, 3, 1}).stride({2, 1, 1}).padding({1, 0, 0}).bias(false));
+  nn::Conv3d conv3_same(nn::Conv3dOptions(3, 3, 2).padding(torch::kSame).groups(3)
+                            .padding_mode(torch::kReplicate));
+  show("Conv3d", conv3(vol));
+  show("Conv3d(options)", conv3_b(vol));
+  show("Conv3d(same)", conv3_same(vol));
+  show("F::conv3d", torch::nn::functional::conv3d(
+                        vol, conv3->weight, torch::nn::functional::Conv3dFuncOptions().padding(1)));
+  std::cout << conv3 << "\n" << conv3_b << "\n" << conv3_same << "\n";
   return 0;
 }

@@ -99,5 +99,40 @@ int main() {
   auto& defaults = static_cast<SGDOptions&>(sgd.defaults());
   std::printf("defaults: lr %g momentum %g, groups %zu, parameters %zu, size %zu\n", defaults.lr(),
               defaults.momentum(), sgd.param_groups().size(), sgd.parameters().size(), sgd.size());
+
+  // LBFGS: a closure evaluated several times per step, with and without the line search.
+  using torch::optim::LBFGS;
+  using torch::optim::LBFGSOptions;
+  using torch::optim::LBFGSParamState;
+  for (bool wolfe : {false, true}) {
+    torch::manual_seed(3);
+    torch::nn::Linear fit(3, 2);
+    auto inputs = torch::randn({8, 3}), targets = torch::randn({8, 2});
+    auto options = LBFGSOptions(0.8).max_iter(6).history_size(4);
+    if (wolfe) options.line_search_fn("strong_wolfe");
+    LBFGS lbfgs(fit->parameters(), options);
+    for (int step = 0; step < 3; ++step) {
+      auto loss = lbfgs.step([&] {
+        lbfgs.zero_grad();
+        auto l = torch::mse_loss(torch::tanh(fit(inputs)), targets);
+        l.backward();
+        return l;
+      });
+      std::printf("lbfgs%s step %d loss %.6f\n", wolfe ? "(strong_wolfe)" : "", step,
+                  loss.item<double>());
+    }
+    for (auto& entry : lbfgs.state()) {  // one entry: LBFGS keeps its state on one parameter
+      auto& st = static_cast<LBFGSParamState&>(*entry.second);
+      std::printf("lbfgs state: %zu entry, func_evals %lld n_iter %lld history %zu t %.6f\n",
+                  lbfgs.state().size(), static_cast<long long>(st.func_evals()),
+                  static_cast<long long>(st.n_iter()), st.old_dirs().size(), st.t());
+    }
+    std::printf("lbfgs weight sum %.6f\n", fit->weight.sum().item<double>());
+  }
+  auto lbfgs_defaults = LBFGSOptions();
+  std::printf("lbfgs defaults: lr %g max_iter %lld max_eval set %d tolerance_grad %g history %lld\n",
+              lbfgs_defaults.lr(), static_cast<long long>(lbfgs_defaults.max_iter()),
+              int(lbfgs_defaults.max_eval().has_value()), lbfgs_defaults.tolerance_grad(),
+              static_cast<long long>(lbfgs_defaults.history_size()));
   return 0;
 }

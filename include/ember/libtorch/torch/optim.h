@@ -1,7 +1,7 @@
 // LibTorch's torch::optim on ember: the optimizer base and option builders of LibTorch 1.13 over
 // ember's optimizers (Note [LibTorch optimizers over ember's] in
-// torch/optim/detail/ember_optimizer.h), and its schedulers. LBFGS is refused at compile time
-// (torch/optim/lbfgs.h). ember's own schedulers that LibTorch 1.13 has no C++ spelling for
+// torch/optim/detail/ember_optimizer.h), LBFGS included, and its schedulers. ember's own
+// schedulers that LibTorch 1.13 has no C++ spelling for
 // (CosineAnnealingLR, ...) keep ember's names in torch::optim but drive ember's optimizers
 // (ember::optim::...), not these.
 #pragma once

@@ -1,4 +1,4 @@
-// torch.nn.functional's spatial ops: convolution (conv1d/2d, conv_transpose1d/2d), pooling
+// torch.nn.functional's spatial ops: convolution (conv1d/2d/3d, conv_transpose1d/2d), pooling
 // (max, avg, adaptive), interpolate and pad, with PyTorch's keyword options as structs, plus the
 // backward kernels that autograd calls (grad_output -> grads of the inputs).
 //   F::conv2d(x, w, {.bias = b, .stride = 1, .padding = "same"});
@@ -93,6 +93,9 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const ConvFuncOptions& 
 /// input (N, C_in, H, W) or (C_in, H, W), weight (C_out, C_in / groups, kH, kW)
 /// -> (N, C_out, H_out, W_out). float32/float64; float16/bfloat16 are computed in float.
 Tensor conv2d(const Tensor& input, const Tensor& weight, const ConvFuncOptions& options = {});
+/// input (N, C_in, D, H, W) or (C_in, D, H, W), weight (C_out, C_in / groups, kD, kH, kW):
+/// kD conv2d calls over the depth taps (src/ops/conv3d.cpp); the same options, per 3 dims.
+Tensor conv3d(const Tensor& input, const Tensor& weight, const ConvFuncOptions& options = {});
 /// input (N, C_in, L), weight (C_in, C_out / groups, k) -> (N, C_out, L_out).
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
                         const ConvTransposeFuncOptions& options = {});

@@ -1,6 +1,6 @@
-// torch.nn.functional's layers: linear, normalisation (batch, layer, group, RMS), dropout,
-// embedding, scaled dot-product attention and the distances. Options follow PyTorch's keyword
-// order, so designated initialisers read like Python calls:
+// torch.nn.functional's layers: linear, normalisation (batch, layer, group, RMS, instance), prelu,
+// dropout, embedding, scaled dot-product attention and the distances. Options follow PyTorch's
+// keyword order, so designated initialisers read like Python calls:
 //   F::batch_norm(x, running_mean, running_var, {.weight = g, .bias = b, .training = true});
 #pragma once
 
@@ -59,6 +59,22 @@ struct RMSNormFuncOptions {
 /// x / sqrt(mean(x^2 over normalized_shape) + eps) * weight.
 Tensor rms_norm(const Tensor& input, IntArrayRef normalized_shape,
                 RMSNormFuncOptions options = {});
+
+struct InstanceNormFuncOptions {
+  Tensor running_mean = {};  // (C) or undefined; with use_input_stats, updated in place
+  Tensor running_var = {};   // (C) or undefined; the unbiased per-instance variances' mean
+  Tensor weight = {};        // (C) or undefined
+  Tensor bias = {};
+  bool use_input_stats = true;  // false: normalise by the running statistics (they must exist)
+  double momentum = 0.1;
+  double eps = 1e-5;
+};
+/// input (N, C, *): normalises each (sample, channel) plane over its own elements.
+Tensor instance_norm(const Tensor& input, InstanceNormFuncOptions options = {});
+
+// ── parametric activation ────────────────────────────────────────────────
+/// x where x > 0, else weight * x; weight holds 1 slope or one per channel (dim 1 of input).
+Tensor prelu(const Tensor& input, const Tensor& weight);
 
 // ── dropout ──────────────────────────────────────────────────────────────
 struct DropoutFuncOptions {

@@ -1,4 +1,4 @@
-// Activation layers (torch.nn.ReLU, GELU, Softmax, ...): modules over the elementwise ops,
+// Activation layers (torch.nn.ReLU, GELU, PReLU, Softmax, ...): modules over the elementwise ops,
 // with PyTorch's options, defaults and repr.
 //   nn::Sequential(nn::Linear(4, 8), nn::GELU({.approximate = "tanh"}), nn::Softmax(-1));
 #pragma once
@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "ember/creation.h"
 #include "ember/math.h"
+#include "ember/nn/functional/layers.h"
 #include "ember/nn/module.h"
 
 namespace ember::nn {
@@ -162,6 +164,29 @@ class Softplus : public ModuleHolder<SoftplusImpl> {
  public:
   using ModuleHolder::ModuleHolder;
   Softplus(SoftplusOptions options = {}) : ModuleHolder(std::make_shared<SoftplusImpl>(options)) {}
+};
+
+/// PReLU: x where x > 0, else a learned slope times x; one slope, or one per channel.
+struct PReLUOptions {
+  int64_t num_parameters = 1;
+  double init = 0.25;
+};
+class PReLUImpl : public Module {
+ public:
+  explicit PReLUImpl(PReLUOptions options = {})
+      : options(options),
+        weight(register_parameter("weight", full({options.num_parameters}, options.init))) {}
+  Tensor forward(const Tensor& input) { return functional::prelu(input, weight); }
+  std::string extra_repr() const override {
+    return "num_parameters=" + std::to_string(options.num_parameters);
+  }
+  PReLUOptions options;
+  Tensor weight;
+};
+class PReLU : public ModuleHolder<PReLUImpl> {
+ public:
+  using ModuleHolder::ModuleHolder;
+  PReLU(PReLUOptions options = {}) : ModuleHolder(std::make_shared<PReLUImpl>(options)) {}
 };
 
 /// softmax / log_softmax along `dim` (PyTorch's dim=None legacy choice is not offered).

@@ -1,4 +1,4 @@
-// Convolution layers: Conv1d, Conv2d and ConvTranspose2d (torch.nn.Conv1d, ...), with
+// Convolution layers: Conv1d, Conv2d, Conv3d and ConvTranspose2d (torch.nn.Conv1d, ...), with
 // PyTorch's options (padding as sizes or "same"/"valid", padding_mode), initialisation and repr.
 //   nn::Conv2d conv(3, 64, 3, {.stride = 1, .padding = 1});  Tensor y = conv(x);
 //   conv->weight;  // (64, 3, 3, 3)
@@ -93,6 +93,22 @@ class Conv2d : public ModuleHolder<Conv2dImpl> {
   Conv2d(int64_t in_channels, int64_t out_channels, functional::IntOrList kernel_size,
          ConvOptions options = {})
       : ModuleHolder(std::make_shared<Conv2dImpl>(in_channels, out_channels,
+                                                  std::move(kernel_size), std::move(options))) {}
+};
+
+/// input (N, C_in, D, H, W) or (C_in, D, H, W) -> (N, C_out, D_out, H_out, W_out).
+class Conv3dImpl : public ConvImplBase {
+ public:
+  Conv3dImpl(int64_t in_channels, int64_t out_channels, functional::IntOrList kernel_size,
+             ConvOptions options = {});
+  Tensor forward(const Tensor& input);
+};
+class Conv3d : public ModuleHolder<Conv3dImpl> {
+ public:
+  using ModuleHolder::ModuleHolder;
+  Conv3d(int64_t in_channels, int64_t out_channels, functional::IntOrList kernel_size,
+         ConvOptions options = {})
+      : ModuleHolder(std::make_shared<Conv3dImpl>(in_channels, out_channels,
                                                   std::move(kernel_size), std::move(options))) {}
 };
 

@@ -1,7 +1,8 @@
 // Normalisation layers: BatchNorm1d/2d (running statistics, cumulative average when momentum is
-// unset, num_batches_tracked), LayerNorm, GroupNorm and RMSNorm, with PyTorch's parameters,
-// buffers, defaults and repr.
+// unset, num_batches_tracked), InstanceNorm1d/2d/3d, LayerNorm, GroupNorm and RMSNorm, with
+// PyTorch's parameters, buffers, defaults and repr.
 //   nn::BatchNorm2d bn(64);  nn::LayerNorm ln({128});  nn::GroupNorm gn(8, 64);
+//   nn::InstanceNorm2d in(64, {.affine = true});
 #pragma once
 
 #include <optional>
@@ -74,6 +75,49 @@ class BatchNorm2d : public ModuleHolder<BatchNorm2dImpl> {
   BatchNorm2d(int64_t num_features, BatchNormOptions options = {})
       : ModuleHolder(std::make_shared<BatchNorm2dImpl>(num_features, options)) {}
 };
+
+/// PyTorch's InstanceNorm defaults: no affine parameters, no running statistics.
+struct InstanceNormOptions {
+  double eps = 1e-5;
+  double momentum = 0.1;
+  bool affine = false;
+  bool track_running_stats = false;
+};
+
+/// Shared by InstanceNorm1d/2d/3d: each (sample, channel) plane normalised over its own
+/// elements; in eval with track_running_stats, by the running statistics instead. An input
+/// without the batch dim (C, *) is taken as a batch of one.
+class InstanceNormImplBase : public Module {
+ public:
+  InstanceNormImplBase(int64_t num_features, InstanceNormOptions options, int64_t spatial_dims);
+  Tensor forward(const Tensor& input);
+  void reset_running_stats();
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  int64_t num_features;
+  InstanceNormOptions options;
+  Tensor weight, bias, running_mean, running_var, num_batches_tracked;
+
+ private:
+  int64_t spatial_dims_;
+};
+#define EMBER_INSTANCE_NORM(Name, spatial_dims)                                             \
+  class Name##Impl : public InstanceNormImplBase {                                          \
+   public:                                                                                  \
+    explicit Name##Impl(int64_t num_features, InstanceNormOptions options = {})             \
+        : InstanceNormImplBase(num_features, options, spatial_dims) {}                      \
+  };                                                                                        \
+  class Name : public ModuleHolder<Name##Impl> {                                            \
+   public:                                                                                  \
+    using ModuleHolder::ModuleHolder;                                                       \
+    Name(int64_t num_features, InstanceNormOptions options = {})                            \
+        : ModuleHolder(std::make_shared<Name##Impl>(num_features, options)) {}              \
+  };
+EMBER_INSTANCE_NORM(InstanceNorm1d, 1)  // (N, C, L) or (C, L)
+EMBER_INSTANCE_NORM(InstanceNorm2d, 2)  // (N, C, H, W) or (C, H, W)
+EMBER_INSTANCE_NORM(InstanceNorm3d, 3)  // (N, C, D, H, W) or (C, D, H, W)
+#undef EMBER_INSTANCE_NORM
 
 struct LayerNormOptions {
   double eps = 1e-5;

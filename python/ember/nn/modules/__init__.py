@@ -2,9 +2,10 @@
 from .module import Module
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .linear import Identity, Linear, Bilinear
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .sync_batchnorm import SyncBatchNorm
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .normalization import LayerNorm, GroupNorm, RMSNorm
 from .activation import (
     Threshold, ReLU, RReLU, Hardtanh, ReLU6, Sigmoid, Hardsigmoid, Tanh, SiLU, Mish, Hardswish, ELU,
@@ -29,8 +30,9 @@ from .transformer_model import Transformer
 
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
-    "Identity", "Linear", "Bilinear", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
-    "BatchNorm1d", "BatchNorm2d", "SyncBatchNorm", "LayerNorm", "GroupNorm", "RMSNorm",
+    "Identity", "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+    "BatchNorm1d", "BatchNorm2d", "SyncBatchNorm", "InstanceNorm1d", "InstanceNorm2d",
+    "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm",
     "Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU",
     "Mish", "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink", "LeakyReLU",
     "LogSigmoid", "Softplus", "Softshrink", "MultiheadAttention", "PReLU", "Softsign",

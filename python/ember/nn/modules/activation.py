@@ -31,13 +31,6 @@ def _softshrink(input, lambd=0.5):
                     _C.where(input < -lambd, input + lambd, _C.zeros_like(input)))
 
 
-def _prelu(input, weight):
-    w = weight
-    if input.dim() >= 2 and weight.numel() != 1:
-        w = weight.reshape((1, weight.numel()) + (1,) * (input.dim() - 2))
-    return _C.where(input >= 0, input, w * input)
-
-
 def _rrelu(input, lower=1. / 8, upper=1. / 3, training=False, inplace=False):
     if training:
         # A random slope in [lower, upper] per element (not PyTorch's random stream).
@@ -302,7 +295,7 @@ class PReLU(Module):
         self.weight = Parameter(_empty(num_parameters, device, dtype).fill_(init))
 
     def forward(self, input):
-        return _f("prelu", _prelu)(input, self.weight)
+        return F.prelu(input, self.weight)
 
     def extra_repr(self):
         return "num_parameters={}".format(self.num_parameters)

@@ -5,7 +5,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
-from .utils import _single, _pair, _reverse_repeat_tuple, _empty
+from .utils import _single, _pair, _triple, _reverse_repeat_tuple, _empty
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
@@ -110,6 +110,26 @@ class Conv1d(_ConvNd):
             return F.conv1d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
                             weight, bias, self.stride, _single(0), self.dilation, self.groups)
         return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C_in, D, H, W) or (C_in, D, H, W)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride),
+                         padding if isinstance(padding, str) else _triple(padding),
+                         _triple(dilation), False, _triple(0), groups, bias, padding_mode,
+                         device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            return F.conv3d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                            weight, bias, self.stride, _triple(0), self.dilation, self.groups)
+        return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)

@@ -1074,11 +1074,12 @@ LAYERS += [
     C("(nn.SyncBatchNorm._version, list(nn.SyncBatchNorm(2).state_dict()._metadata.items()))"),
 ]
 
-def _rnn_cases():
+def _cases_from(file_name):
+    """The cases of a sibling file cases_<name>.py (its cases(C))."""
     import importlib.util
     import os
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases_rnn.py")
-    spec = importlib.util.spec_from_file_location("golden_nn_rnn_cases", path)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), file_name)
+    spec = importlib.util.spec_from_file_location("golden_nn_" + file_name[:-3], path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.cases(C)
@@ -1090,5 +1091,6 @@ GROUPS = {
     "layers": LAYERS,
     "grads": GRADS,
     "transformer": TRANSFORMER,
-    "rnn": _rnn_cases(),
+    "rnn": _cases_from("cases_rnn.py"),
+    "more_layers": _cases_from("cases_more_layers.py"),
 }

@@ -9,6 +9,7 @@
 #include "torch/nn/functional/distance.h"
 #include "torch/nn/functional/dropout.h"
 #include "torch/nn/functional/embedding.h"
+#include "torch/nn/functional/instancenorm.h"
 #include "torch/nn/functional/linear.h"
 #include "torch/nn/functional/loss.h"
 #include "torch/nn/functional/normalization.h"

@@ -14,6 +14,7 @@
 #include "torch/nn/modules/conv.h"
 #include "torch/nn/modules/dropout.h"
 #include "torch/nn/modules/embedding.h"
+#include "torch/nn/modules/instancenorm.h"
 #include "torch/nn/modules/linear.h"
 #include "torch/nn/modules/loss.h"
 #include "torch/nn/modules/normalization.h"

@@ -7,6 +7,7 @@
 #include "torch/nn/options/distance.h"
 #include "torch/nn/options/dropout.h"
 #include "torch/nn/options/embedding.h"
+#include "torch/nn/options/instancenorm.h"
 #include "torch/nn/options/linear.h"
 #include "torch/nn/options/loss.h"
 #include "torch/nn/options/normalization.h"

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "ember/math.h"
+#include "ember/nn/functional/layers.h"
 #include "ember/reduce.h"
 #include "ember/tensor.h"
 #include "torch/nn/options/activation.h"
@@ -56,6 +57,10 @@ inline ember::Tensor softmax(const ember::Tensor& input, const SoftmaxFuncOption
 }
 inline ember::Tensor log_softmax(const ember::Tensor& input, const LogSoftmaxFuncOptions& options) {
   return ember::log_softmax(input, options.dim(), options.dtype());
+}
+
+inline ember::Tensor prelu(const ember::Tensor& input, const ember::Tensor& weight) {
+  return ember::nn::functional::prelu(input, weight);
 }
 
 }  // namespace torch::nn::functional

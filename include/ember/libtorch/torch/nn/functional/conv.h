@@ -1,4 +1,4 @@
-// F::conv1d/conv2d and F::conv_transpose1d/2d with LibTorch's options:
+// F::conv1d/conv2d/conv3d and F::conv_transpose1d/2d with LibTorch's options:
 //   F::conv2d(x, w, F::Conv2dFuncOptions().stride(2).padding(1).bias(b))
 #pragma once
 
@@ -43,6 +43,10 @@ inline ember::Tensor conv1d(const ember::Tensor& input, const ember::Tensor& wei
 inline ember::Tensor conv2d(const ember::Tensor& input, const ember::Tensor& weight,
                             const Conv2dFuncOptions& options = {}) {
   return ember::nn::functional::conv2d(input, weight, detail::conv_options(options));
+}
+inline ember::Tensor conv3d(const ember::Tensor& input, const ember::Tensor& weight,
+                            const Conv3dFuncOptions& options = {}) {
+  return ember::nn::functional::conv3d(input, weight, detail::conv_options(options));
 }
 inline ember::Tensor conv_transpose1d(const ember::Tensor& input, const ember::Tensor& weight,
                                       const ConvTranspose1dFuncOptions& options = {}) {

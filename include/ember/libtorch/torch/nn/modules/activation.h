@@ -57,6 +57,19 @@ EMBER_TORCH_ACTIVATION(Softplus, softplus,
                        {.beta = options_.beta(), .threshold = options_.threshold()});
 #undef EMBER_TORCH_ACTIVATION
 
+class PReLUImpl : public ember::nn::PReLUImpl {
+ public:
+  explicit PReLUImpl(const PReLUOptions& options_ = {})
+      : ember::nn::PReLUImpl({.num_parameters = options_.num_parameters(), .init = options_.init()}),
+        options(options_) {}
+  EMBER_TORCH_LAYER_NAME(PReLU)
+  std::string extra_repr() const override {
+    return "num_parameters=" + std::to_string(options.num_parameters());
+  }
+  PReLUOptions options;
+};
+TORCH_MODULE(PReLU);
+
 // Softmax and LogSoftmax: a dim, or the options that carry it.
 #define EMBER_TORCH_SOFTMAX(Name)                                                              \
   class Name##Impl : public ember::nn::Name##Impl {                                            \

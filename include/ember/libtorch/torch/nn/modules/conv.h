@@ -1,4 +1,4 @@
-// torch::nn::Conv1d, Conv2d and ConvTranspose2d over ember's layers, from LibTorch's options or
+// torch::nn::Conv1d, Conv2d, Conv3d and ConvTranspose2d over ember's layers, from LibTorch's options or
 // positional arguments:
 //   torch::nn::Conv2d(1, 10, /*kernel_size=*/5)
 //   torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 10, {3, 5}).stride(2).padding(torch::kSame))
@@ -21,6 +21,7 @@ namespace detail {
 /// ember's keyword options for a convolution layer built from LibTorch's.
 ember::nn::ConvOptions conv_options(const ConvOptions<1>& options);
 ember::nn::ConvOptions conv_options(const ConvOptions<2>& options);
+ember::nn::ConvOptions conv_options(const ConvOptions<3>& options);
 ember::nn::ConvTransposeOptions conv_transpose_options(const ConvTransposeOptions<2>& options);
 /// LibTorch's description of a convolution: "1, 10, kernel_size=[5, 5], stride=[2, 2], ...".
 template <size_t D>
@@ -29,7 +30,7 @@ template <size_t D>
 std::string conv_description(const ConvTransposeOptions<D>& options);
 }  // namespace detail
 
-// Conv1d and Conv2d: the same over D.
+// Conv1d, Conv2d and Conv3d: the same over D.
 #define EMBER_TORCH_CONV(D)                                                                        \
   class Conv##D##dImpl : public ember::nn::Conv##D##dImpl {                                        \
    public:                                                                                         \
@@ -46,6 +47,7 @@ std::string conv_description(const ConvTransposeOptions<D>& options);
   TORCH_MODULE(Conv##D##d)
 EMBER_TORCH_CONV(1);
 EMBER_TORCH_CONV(2);
+EMBER_TORCH_CONV(3);
 #undef EMBER_TORCH_CONV
 
 class ConvTranspose2dImpl : public ember::nn::ConvTranspose2dImpl {

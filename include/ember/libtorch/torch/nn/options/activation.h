@@ -22,6 +22,11 @@ struct SELUOptions {
   TORCH_ARG(bool, inplace);
 };
 
+struct PReLUOptions {
+  TORCH_ARG(int64_t, num_parameters) = 1;
+  TORCH_ARG(double, init) = 0.25;
+};
+
 struct GELUOptions {
   TORCH_ARG(std::string, approximate) = "none";  // or "tanh"
 };

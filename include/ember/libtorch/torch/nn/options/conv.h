@@ -53,6 +53,7 @@ struct ConvOptions {
 };
 using Conv1dOptions = ConvOptions<1>;
 using Conv2dOptions = ConvOptions<2>;
+using Conv3dOptions = ConvOptions<3>;
 
 template <size_t D>
 struct ConvTransposeOptions {
@@ -95,6 +96,7 @@ struct ConvFuncOptions {
 };
 using Conv1dFuncOptions = ConvFuncOptions<1>;
 using Conv2dFuncOptions = ConvFuncOptions<2>;
+using Conv3dFuncOptions = ConvFuncOptions<3>;
 
 template <size_t D>
 struct ConvTransposeFuncOptions {

@@ -1,13 +1,17 @@
 // The fields of LibTorch's optimizer options and parameter states, declared once per class and
 // used generically: the builder accessors (TORCH_ARG, torch/arg.h), and a table of {key, member,
 // ember's member} that converts to ember's options structs, compares, and moves fields to and
-// from archives and ember's per-parameter state Dicts. Five optimizers share this instead of each spelling every field five times.
+// from archives and ember's per-parameter state Dicts. Six optimizers share this instead of each
+// spelling every field five times.
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "ember/optim/optimizer.h"
 #include "ember/tensor.h"
@@ -44,6 +48,13 @@ inline ember::optim::Betas ember_setting(const Betas& v) {
   return {std::get<0>(v), std::get<1>(v)};
 }
 
+inline int64_t ember_setting(int64_t v) { return v; }
+/// An unset LibTorch optional (LBFGS's max_eval, line_search_fn) leaves ember's setting unset.
+template <class T>
+ember::optim::Setting<T> ember_setting(const std::optional<T>& v) {
+  return v ? ember::optim::Setting<T>(*v) : ember::optim::Setting<T>();
+}
+
 inline ember::Value option_value(double v) { return ember::Value(v); }
 inline ember::Value option_value(bool v) { return ember::Value(v); }
 inline ember::Value option_value(const Betas& v) {
@@ -55,6 +66,10 @@ inline ember::Value option_value(const Betas& v) {
 void option_from_value(const ember::Value& value, const char* key, double& out);
 void option_from_value(const ember::Value& value, const char* key, bool& out);
 void option_from_value(const ember::Value& value, const char* key, Betas& out);
+void option_from_value(const ember::Value& value, const char* key, int64_t& out);
+void option_from_value(const ember::Value& value, const char* key, std::optional<int64_t>& out);
+void option_from_value(const ember::Value& value, const char* key,
+                       std::optional<std::string>& out);
 
 /// ember's options struct with every field set from the LibTorch options.
 template <class Options>
@@ -81,6 +96,16 @@ void read_state(const ember::Dict& state, const char* key, int64_t& out);
 /// ember's form); entries ember does not have are left alone, undefined tensors are skipped.
 void write_state(ember::Dict& state, const char* key, const ember::Tensor& value);
 void write_state(ember::Dict& state, const char* key, int64_t value);
+// LBFGS's state: a step and a loss (doubles), the curvature pairs (lists of tensors, "al" None
+// until the second iteration).
+void read_state(const ember::Dict& state, const char* key, double& out);
+void read_state(const ember::Dict& state, const char* key, std::deque<ember::Tensor>& out);
+void read_state(const ember::Dict& state, const char* key,
+                std::optional<std::vector<ember::Tensor>>& out);
+void write_state(ember::Dict& state, const char* key, double value);
+void write_state(ember::Dict& state, const char* key, const std::deque<ember::Tensor>& value);
+void write_state(ember::Dict& state, const char* key,
+                 const std::optional<std::vector<ember::Tensor>>& value);
 
 template <class State>
 void read_state(State& out, const ember::Dict& state) {

@@ -20,6 +20,22 @@ void read_field(serialize::InputArchive& archive, const char* key, bool& value);
 void read_field(serialize::InputArchive& archive, const char* key, Betas& value);
 void read_field(serialize::InputArchive& archive, const char* key, int64_t& value);
 void read_field(serialize::InputArchive& archive, const char* key, ember::Tensor& value);
+// LBFGS's optional options and list states.
+void write_field(serialize::OutputArchive& archive, const char* key,
+                 const std::optional<int64_t>& value);
+void write_field(serialize::OutputArchive& archive, const char* key,
+                 const std::optional<std::string>& value);
+void write_field(serialize::OutputArchive& archive, const char* key,
+                 const std::deque<ember::Tensor>& value);
+void write_field(serialize::OutputArchive& archive, const char* key,
+                 const std::optional<std::vector<ember::Tensor>>& value);
+void read_field(serialize::InputArchive& archive, const char* key, std::optional<int64_t>& value);
+void read_field(serialize::InputArchive& archive, const char* key,
+                std::optional<std::string>& value);
+void read_field(serialize::InputArchive& archive, const char* key,
+                std::deque<ember::Tensor>& value);
+void read_field(serialize::InputArchive& archive, const char* key,
+                std::optional<std::vector<ember::Tensor>>& value);
 
 template <class Object>
 void write_fields(serialize::OutputArchive& archive, const Object& object) {
