@@ -56,7 +56,9 @@ void bind_nn_functional(py::module_& parent) {
           o.dilation = int_or_list(dilation, "conv", "dilation");
           o.groups = groups;
           return without_gil(x.numel() * w.numel(), [&] {
-            return dims == 1 ? F::conv1d(x, w, o) : dims == 2 ? F::conv2d(x, w, o) : F::conv3d(x, w, o);
+            return dims == 1   ? F::conv1d(x, w, o)
+                   : dims == 2 ? F::conv2d(x, w, o)
+                               : F::conv3d(x, w, o);
           });
         },
         py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
@@ -173,13 +175,14 @@ void bind_nn_functional(py::module_& parent) {
       [](const Tensor& x, py::handle running_mean, py::handle running_var, py::handle weight,
          py::handle bias, bool use_input_stats, double momentum, double eps) {
         const char* op = "instance_norm";
-        F::InstanceNormFuncOptions o{.running_mean = optional_tensor(running_mean, op, "running_mean"),
-                                     .running_var = optional_tensor(running_var, op, "running_var"),
-                                     .weight = optional_tensor(weight, op, "weight"),
-                                     .bias = optional_tensor(bias, op, "bias"),
-                                     .use_input_stats = use_input_stats,
-                                     .momentum = momentum,
-                                     .eps = eps};
+        F::InstanceNormFuncOptions o{
+            .running_mean = optional_tensor(running_mean, op, "running_mean"),
+            .running_var = optional_tensor(running_var, op, "running_var"),
+            .weight = optional_tensor(weight, op, "weight"),
+            .bias = optional_tensor(bias, op, "bias"),
+            .use_input_stats = use_input_stats,
+            .momentum = momentum,
+            .eps = eps};
         return without_gil(x.numel(), [&] { return F::instance_norm(x, o); });
       },
       py::arg("input"), py::arg("running_mean") = py::none(), py::arg("running_var") = py::none(),

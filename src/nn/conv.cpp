@@ -1,7 +1,7 @@
-// Conv1d/Conv2d/Conv3d/ConvTranspose2d modules: torch/nn/modules/conv.py (1.13) over nn::functional.
-// reset_parameters is _ConvNd's: kaiming_uniform_(a = √5) on the weight (a bound of 1/√fan_in),
-// then U(±1/√fan_in) on the bias, fan_in taken from the weight as laid out (so a transposed
-// convolution's fan_in counts its out_channels / groups).
+// Conv1d/Conv2d/Conv3d/ConvTranspose2d modules: torch/nn/modules/conv.py (1.13) over
+// nn::functional. reset_parameters is _ConvNd's: kaiming_uniform_(a = √5) on the weight (a bound of
+// 1/√fan_in), then U(±1/√fan_in) on the bias, fan_in taken from the weight as laid out (so a
+// transposed convolution's fan_in counts its out_channels / groups).
 #include "ember/nn/layers/conv.h"
 
 #include <cmath>
@@ -143,10 +143,10 @@ Tensor Conv2dImpl::forward(const Tensor& input) {
   return functional::conv2d(pad_input(input), weight, func_options());
 }
 
-Conv3dImpl::Conv3dImpl(int64_t in_channels, int64_t out_channels,
-                       functional::IntOrList kernel_size, ConvOptions o)
-    : ConvImplBase("Conv3d", 3, false, in_channels, out_channels, kernel_size, o.stride,
-                   o.padding, 0, o.dilation, o.groups, o.bias, std::move(o.padding_mode)) {}
+Conv3dImpl::Conv3dImpl(int64_t in_channels, int64_t out_channels, functional::IntOrList kernel_size,
+                       ConvOptions o)
+    : ConvImplBase("Conv3d", 3, false, in_channels, out_channels, kernel_size, o.stride, o.padding,
+                   0, o.dilation, o.groups, o.bias, std::move(o.padding_mode)) {}
 
 Tensor Conv3dImpl::forward(const Tensor& input) {
   return functional::conv3d(pad_input(input), weight, func_options());

@@ -139,14 +139,17 @@ void InstanceNormImplBase::reset_parameters() {
 // statistics; num_batches_tracked is kept in the state dict but, as there, never counted.
 Tensor InstanceNormImplBase::forward(const Tensor& input) {
   const int64_t unbatched = spatial_dims_ + 1;
-  EMBER_CHECK(input.dim() == unbatched || input.dim() == unbatched + 1, name().c_str(),
-              "expected ", unbatched, "D or ", unbatched + 1, "D input (got ", input.dim(),
-              "D input)");
+  EMBER_CHECK(input.dim() == unbatched || input.dim() == unbatched + 1, name().c_str(), "expected ",
+              unbatched, "D or ", unbatched + 1, "D input (got ", input.dim(), "D input)");
   const Tensor batched = input.dim() == unbatched ? input.unsqueeze(0) : input;
   Tensor out = functional::instance_norm(
-      batched, {.running_mean = running_mean, .running_var = running_var, .weight = weight,
-                .bias = bias, .use_input_stats = is_training() || !options.track_running_stats,
-                .momentum = options.momentum, .eps = options.eps});
+      batched, {.running_mean = running_mean,
+                .running_var = running_var,
+                .weight = weight,
+                .bias = bias,
+                .use_input_stats = is_training() || !options.track_running_stats,
+                .momentum = options.momentum,
+                .eps = options.eps});
   return input.dim() == unbatched ? out.squeeze(0) : out;
 }
 

@@ -64,14 +64,15 @@ Tensor conv3d(const Tensor& input, const Tensor& weight, const ConvFuncOptions& 
     }
   }
   // Depth padding, and whatever of H/W's is uneven, as explicit zeros; conv2d pads the rest.
-  std::vector<int64_t> explicit_pad{0, pad[2][1] - pad[2][0], 0, pad[1][1] - pad[1][0],
-                                    pad[0][0], pad[0][1]};
+  std::vector<int64_t> explicit_pad{
+      0, pad[2][1] - pad[2][0], 0, pad[1][1] - pad[1][0], pad[0][0], pad[0][1]};
   if (explicit_pad != std::vector<int64_t>(6, 0)) x = functional::pad(x, explicit_pad);
   const int64_t N = x.size(0), C = x.size(1), D = x.size(2), H = x.size(3), W = x.size(4);
   const int64_t span = dilation[0] * (kernel[0] - 1) + 1;
   EMBER_CHECK(D >= span, op, "Calculated padded input size per channel: (", D, " x ",
               H + pad[1][0] * 2, " x ", W + pad[2][0] * 2, "). Kernel size: (", kernel[0], " x ",
-              kernel[1], " x ", kernel[2], "). Kernel size can't be greater than actual input size");
+              kernel[1], " x ", kernel[2],
+              "). Kernel size can't be greater than actual input size");
   const int64_t d_out = (D - span) / stride[0] + 1;
   const ConvFuncOptions plane{.stride = {stride[1], stride[2]},
                               .padding = {pad[1][0], pad[2][0]},

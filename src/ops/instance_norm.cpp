@@ -56,8 +56,7 @@ Tensor instance_norm(const Tensor& input, InstanceNormFuncOptions o) {
                       {.weight = o.weight, .bias = o.bias, .training = false, .eps = o.eps});
   }
   EMBER_CHECK(input.numel() == 0 || input.numel() / (input.size(0) * input.size(1)) > 1, op,
-              "Expected more than 1 spatial element when training, got input size ",
-              input.sizes());
+              "Expected more than 1 spatial element when training, got input size ", input.sizes());
   Tensor out = group_norm(input, input.size(1), {.weight = o.weight, .bias = o.bias, .eps = o.eps});
   if (o.running_mean.defined() || o.running_var.defined())
     update_running_stats(input, o.running_mean, o.running_var, o.momentum);

@@ -67,7 +67,8 @@ Tensor max_abs(const Tensor& t) { return t.abs().max(); }
 std::vector<Tensor> tensors_of(const Dict& st, const char* key) {
   std::vector<Tensor> out;
   if (!st.contains(Value(key))) return out;
-  for (const Value& v : st.at(Value(key)).to_list()) out.push_back(v.is_none() ? Tensor() : v.to_tensor());
+  for (const Value& v : st.at(Value(key)).to_list())
+    out.push_back(v.is_none() ? Tensor() : v.to_tensor());
   return out;
 }
 
@@ -103,13 +104,14 @@ Tensor LBFGS::run_step(const std::function<Tensor()>& closure) {
   const std::vector<Tensor>& params = group.params();
   const double lr = group.lr(), tolerance_grad = group.get("tolerance_grad"),
                tolerance_change = group.get("tolerance_change");
-  const int64_t max_iter = int64_t(group.get("max_iter")), max_eval = int64_t(group.get("max_eval")),
+  const int64_t max_iter = int64_t(group.get("max_iter")),
+                max_eval = int64_t(group.get("max_eval")),
                 history_size = int64_t(group.get("history_size"));
   const Value& line_search_fn = group.options().at(Value("line_search_fn"));
   const bool line_search = !line_search_fn.is_none();
-  EMBER_CHECK(!line_search || (line_search_fn.is_string() &&
-                               line_search_fn.to_string() == "strong_wolfe"),
-              name(), "only 'strong_wolfe' is supported");
+  EMBER_CHECK(
+      !line_search || (line_search_fn.is_string() && line_search_fn.to_string() == "strong_wolfe"),
+      name(), "only 'strong_wolfe' is supported");
 
   auto evaluate = [&] {
     EnableGradGuard enable;
@@ -139,7 +141,8 @@ Tensor LBFGS::run_step(const std::function<Tensor()>& closure) {
   std::vector<Tensor> old_dirs = tensors_of(st, "old_dirs"), old_stps = tensors_of(st, "old_stps"),
                       ro = tensors_of(st, "ro");
   Value h_diag = get("H_diag");
-  Tensor prev_flat_grad = get("prev_flat_grad").is_none() ? Tensor() : get("prev_flat_grad").to_tensor();
+  Tensor prev_flat_grad =
+      get("prev_flat_grad").is_none() ? Tensor() : get("prev_flat_grad").to_tensor();
   double prev_loss = get("prev_loss").is_none() ? 0.0 : get("prev_loss").to_double();
 
   for (int64_t n_iter = 1; n_iter <= max_iter; ++n_iter) {

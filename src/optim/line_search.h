@@ -18,9 +18,9 @@ double cubic_interpolate(double x1, double f1, double g1, double x2, double f2, 
                          std::optional<std::pair<double, double>> bounds = {});
 
 struct LineSearchResult {
-  double loss;      // at the accepted step
+  double loss;  // at the accepted step
   Tensor flat_grad;
-  double t;         // the accepted step
+  double t;  // the accepted step
   int64_t func_evals;
 };
 

@@ -342,7 +342,8 @@ TEST(Optimizer, Errors) {
 TEST(LBFGS, MatchesPyTorch) {
   static const json data = test::load_golden("lbfgs.json");
   const json& problem = data["problem"];
-  const Tensor x = test::golden_tensor(problem["x"]), target = test::golden_tensor(problem["target"]);
+  const Tensor x = test::golden_tensor(problem["x"]),
+               target = test::golden_tensor(problem["target"]);
   for (const json& c : data["cases"]) {
     SCOPED_TRACE(c["name"].get<std::string>());
     Tensor w = test::golden_tensor(problem["w"]).requires_grad_();

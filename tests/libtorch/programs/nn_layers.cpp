@@ -164,8 +164,8 @@ int main() {
   nn::Conv3d conv3(3, 4, 3);
   nn::Conv3d conv3_b(
       nn::Conv3dOptions(3, 2, {2, 3, 1}).stride({2, 1, 1}).padding({1, 0, 0}).bias(false));
-  nn::Conv3d conv3_same(nn::Conv3dOptions(3, 3, 2).padding(torch::kSame).groups(3)
-                            .padding_mode(torch::kReplicate));
+  nn::Conv3d conv3_same(
+      nn::Conv3dOptions(3, 3, 2).padding(torch::kSame).groups(3).padding_mode(torch::kReplicate));
   show("Conv3d", conv3(vol));
   show("Conv3d(options)", conv3_b(vol));
   show("Conv3d(same)", conv3_same(vol));

@@ -130,9 +130,10 @@ int main() {
     std::printf("lbfgs weight sum %.6f\n", fit->weight.sum().item<double>());
   }
   auto lbfgs_defaults = LBFGSOptions();
-  std::printf("lbfgs defaults: lr %g max_iter %lld max_eval set %d tolerance_grad %g history %lld\n",
-              lbfgs_defaults.lr(), static_cast<long long>(lbfgs_defaults.max_iter()),
-              int(lbfgs_defaults.max_eval().has_value()), lbfgs_defaults.tolerance_grad(),
-              static_cast<long long>(lbfgs_defaults.history_size()));
+  std::printf(
+      "lbfgs defaults: lr %g max_iter %lld max_eval set %d tolerance_grad %g history %lld\n",
+      lbfgs_defaults.lr(), static_cast<long long>(lbfgs_defaults.max_iter()),
+      int(lbfgs_defaults.max_eval().has_value()), lbfgs_defaults.tolerance_grad(),
+      static_cast<long long>(lbfgs_defaults.history_size()));
   return 0;
 }

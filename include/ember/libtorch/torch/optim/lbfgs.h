@@ -61,12 +61,14 @@ struct LBFGSParamState : public detail::TypedParamState<LBFGSParamState> {
   static auto fields() {
     using S = LBFGSParamState;
     return std::make_tuple(
-        detail::StateField{"func_evals", &S::func_evals_}, detail::StateField{"n_iter", &S::n_iter_},
-        detail::StateField{"t", &S::t_}, detail::StateField{"prev_loss", &S::prev_loss_},
-        detail::StateField{"d", &S::d_}, detail::StateField{"H_diag", &S::H_diag_},
+        detail::StateField{"func_evals", &S::func_evals_},
+        detail::StateField{"n_iter", &S::n_iter_}, detail::StateField{"t", &S::t_},
+        detail::StateField{"prev_loss", &S::prev_loss_}, detail::StateField{"d", &S::d_},
+        detail::StateField{"H_diag", &S::H_diag_},
         detail::StateField{"prev_flat_grad", &S::prev_flat_grad_},
-        detail::StateField{"old_dirs", &S::old_dirs_}, detail::StateField{"old_stps", &S::old_stps_},
-        detail::StateField{"ro", &S::ro_}, detail::StateField{"al", &S::al_});
+        detail::StateField{"old_dirs", &S::old_dirs_},
+        detail::StateField{"old_stps", &S::old_stps_}, detail::StateField{"ro", &S::ro_},
+        detail::StateField{"al", &S::al_});
   }
 };
 

@@ -60,7 +60,8 @@ EMBER_TORCH_ACTIVATION(Softplus, softplus,
 class PReLUImpl : public ember::nn::PReLUImpl {
  public:
   explicit PReLUImpl(const PReLUOptions& options_ = {})
-      : ember::nn::PReLUImpl({.num_parameters = options_.num_parameters(), .init = options_.init()}),
+      : ember::nn::PReLUImpl(
+            {.num_parameters = options_.num_parameters(), .init = options_.init()}),
         options(options_) {}
   EMBER_TORCH_LAYER_NAME(PReLU)
   std::string extra_repr() const override {

@@ -1,5 +1,5 @@
-// torch::nn::Conv1d, Conv2d, Conv3d and ConvTranspose2d over ember's layers, from LibTorch's options or
-// positional arguments:
+// torch::nn::Conv1d, Conv2d, Conv3d and ConvTranspose2d over ember's layers, from LibTorch's
+// options or positional arguments:
 //   torch::nn::Conv2d(1, 10, /*kernel_size=*/5)
 //   torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 10, {3, 5}).stride(2).padding(torch::kSame))
 #pragma once

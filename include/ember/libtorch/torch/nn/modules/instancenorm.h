@@ -15,23 +15,20 @@ namespace detail {
 std::string instance_norm_description(const InstanceNormOptions& options);
 }  // namespace detail
 
-#define EMBER_TORCH_INSTANCE_NORM(D)                                                         \
-  class InstanceNorm##D##dImpl : public ember::nn::InstanceNorm##D##dImpl {                  \
-   public:                                                                                   \
-    explicit InstanceNorm##D##dImpl(const InstanceNorm##D##dOptions& options_)               \
-        : ember::nn::InstanceNorm##D##dImpl(                                                 \
-              options_.num_features(),                                                       \
-              {.eps = options_.eps(),                                                        \
-               .momentum = options_.momentum(),                                              \
-               .affine = options_.affine(),                                                  \
-               .track_running_stats = options_.track_running_stats()}),                      \
-          options(options_) {}                                                               \
-    EMBER_TORCH_LAYER_NAME(InstanceNorm##D##d)                                               \
-    std::string extra_repr() const override {                                                \
-      return detail::instance_norm_description(options);                                    \
-    }                                                                                        \
-    InstanceNorm##D##dOptions options;                                                       \
-  };                                                                                         \
+#define EMBER_TORCH_INSTANCE_NORM(D)                                                               \
+  class InstanceNorm##D##dImpl : public ember::nn::InstanceNorm##D##dImpl {                        \
+   public:                                                                                         \
+    explicit InstanceNorm##D##dImpl(const InstanceNorm##D##dOptions& options_)                     \
+        : ember::nn::InstanceNorm##D##dImpl(                                                       \
+              options_.num_features(), {.eps = options_.eps(),                                     \
+                                        .momentum = options_.momentum(),                           \
+                                        .affine = options_.affine(),                               \
+                                        .track_running_stats = options_.track_running_stats()}),   \
+          options(options_) {}                                                                     \
+    EMBER_TORCH_LAYER_NAME(InstanceNorm##D##d)                                                     \
+    std::string extra_repr() const override { return detail::instance_norm_description(options); } \
+    InstanceNorm##D##dOptions options;                                                             \
+  };                                                                                               \
   TORCH_MODULE(InstanceNorm##D##d)
 EMBER_TORCH_INSTANCE_NORM(1);
 EMBER_TORCH_INSTANCE_NORM(2);

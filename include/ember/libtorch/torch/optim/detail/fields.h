@@ -68,8 +68,7 @@ void option_from_value(const ember::Value& value, const char* key, bool& out);
 void option_from_value(const ember::Value& value, const char* key, Betas& out);
 void option_from_value(const ember::Value& value, const char* key, int64_t& out);
 void option_from_value(const ember::Value& value, const char* key, std::optional<int64_t>& out);
-void option_from_value(const ember::Value& value, const char* key,
-                       std::optional<std::string>& out);
+void option_from_value(const ember::Value& value, const char* key, std::optional<std::string>& out);
 
 /// ember's options struct with every field set from the LibTorch options.
 template <class Options>
