@@ -7,12 +7,17 @@
 #include <cstdint>
 
 #include "backend/conv_kernels.h"
+#include "backend/cpu/conv_geometry.h"
 #include "backend/cpu/level.h"
 #include "ember/tensor.h"
 
 namespace EMBER_CPU_NS {
 
 using backend::Conv2dParams;
+
+/// The problem's sizes: input and weight are the conv's operands, out its output (Ho, Wo).
+Geometry conv_geometry(const Tensor& input, const Tensor& weight, const Tensor& out,
+                       const Conv2dParams& p);
 
 /// out (N, O, Ho, Wo) = conv(input (N, C, H, W), weight (O, C / g, kH, kW)) + bias (O).
 /// bias may be undefined.
