@@ -466,8 +466,7 @@ bool bf16_dot_conv(int64_t reduction) {
 }
 
 void bf16_dot_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const BFloat16* a,
-                   int64_t lda, const BFloat16* b, int64_t ldb, float beta, float* c,
-                   int64_t ldc) {
+                   int64_t lda, const BFloat16* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   sync_blas_threads();  // oneDNN threads like OpenBLAS: from omp_get_max_threads()
   run_onednn_gemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', M, N, K, 1.0f,
                   reinterpret_cast<const bfloat16*>(a), lda, reinterpret_cast<const bfloat16*>(b),

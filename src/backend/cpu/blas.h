@@ -46,9 +46,8 @@ bool bf16_dot_conv(int64_t reduction);
 /// c (M, N), rows ldc apart, float32 = op(a) @ op(b) + beta * c with bfloat16 a, b in the
 /// layouts of cblas (row-major, lda/ldb the row strides of the stored matrices). Only where
 /// bf16_dot_conv is true (oneDNN loaded); inside a parallel region it runs on the calling thread.
-void bf16_dot_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
-                   const BFloat16* a, int64_t lda, const BFloat16* b, int64_t ldb, float beta,
-                   float* c, int64_t ldc);
+void bf16_dot_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const BFloat16* a,
+                   int64_t lda, const BFloat16* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
 /// Makes OpenBLAS use ember's thread count (get_num_threads()) in the calling thread.
 void sync_blas_threads();

@@ -1,7 +1,9 @@
 // CPU convolution kernels on normalised operands: contiguous NCHW tensors of one floating dtype,
 // sizes already checked, the output allocated by the caller. conv1d is conv2d with H == 1.
 // See Note [Convolution algorithms] in conv.cpp for how the kernel is chosen; float16/bfloat16
-// go through the float32 kernels chunk by chunk (Note [Reduced-precision convolution]).
+// go through the float32 kernels chunk by chunk (Note [Reduced-precision convolution]), or, for
+// bfloat16 on bfloat16 hardware, through oneDNN's bfloat16 GEMM (Note [bfloat16 dot-product
+// convolution]).
 #pragma once
 
 #include <cstdint>

@@ -123,7 +123,13 @@ void image_chunks(ImageKernel kernel, const Tensor& in, const Tensor& weight, co
 // GEMM is a plain C symbol with one signature from oneDNN 1.x to 3.x, while the primitive API
 // takes memory and operation descriptors by value whose layout changed between 2.x and 3.x and
 // that Debian's runtime package ships no header for; PyTorch's bfloat16 convolutions run that
-// primitive, so bench/conv_bench's side-by-side figures measure the choice.
+// primitive, so bench/conv_compare.py's side-by-side figures measure the choice. What they
+// showed on a 2-core Zen 5 (AVX512-BF16, one thread, batch 128): conv 32 -> 64 at 14x14
+// forward 4.1-4.7 ms here against 3.8-4.5 ms widened and 3.5 ms in PyTorch's primitive, its
+// backward 10.5-13.2 ms against 11.2-13.4 ms widened. oneDNN's GEMM runs near the vdpbf16ps
+// peak (about two thirds of the time); im2col, its own packing and the rounding are the rest.
+// The float32 kernel it is measured against is Winograd (2.25x fewer multiplies), which is why
+// doubling the multiply rate only draws level with it here.
 // bf16_dot_conv (blas.cpp) chooses per call from the reduction length; otherwise, and for
 // grad_input with stride > 1, the widening path above runs.
 constexpr int64_t kDotColElements = int64_t(1) << 18;  // 512 KiB of bfloat16 col per thread
@@ -139,9 +145,7 @@ struct ColShape {
   int64_t Hp, Wp;
   int64_t row;  // columns per output row: Wp if wide, else Wo
   // The padded image group, plus the (kw - 1) * dw elements the last run reads past its end.
-  int64_t padded(const Geometry& g) const {
-    return wide ? g.Cg * Hp * Wp + (g.kw - 1) * g.dw : 0;
-  }
+  int64_t padded(const Geometry& g) const { return wide ? g.Cg * Hp * Wp + (g.kw - 1) * g.dw : 0; }
 };
 
 ColShape col_shape(const Geometry& g) {
@@ -181,9 +185,9 @@ void for_dot_pieces(const Geometry& g, const ColShape& s, int64_t scratch_per_co
   const int64_t images =
       std::clamp<int64_t>(kDotColElements / std::max<int64_t>(per_image, 1), 1, g.N);
   const int64_t rows =
-      images > 1 ? g.Ho
-                 : std::clamp<int64_t>(kDotColElements / std::max<int64_t>(g.K() * s.row, 1), 1,
-                                       g.Ho);
+      images > 1
+          ? g.Ho
+          : std::clamp<int64_t>(kDotColElements / std::max<int64_t>(g.K() * s.row, 1), 1, g.Ho);
   const int64_t max_cols = images * rows * s.row;
   const bool split = split_images(g.N);
   auto run = [&](int64_t b, int64_t e) {
@@ -219,8 +223,8 @@ void pad_image(const Geometry& g, const ColShape& s, const BFloat16* src, BFloat
 }
 
 // col (K, piece.cols) for group gi: the piece's images side by side.
-void fill_col(const Geometry& g, const ColShape& s, const BFloat16* in, int64_t gi,
-              const Piece& p, const DotBuffers& b) {
+void fill_col(const Geometry& g, const ColShape& s, const BFloat16* in, int64_t gi, const Piece& p,
+              const DotBuffers& b) {
   const int64_t ld = p.cols(s), len = p.len(s), kk = g.kh * g.kw;
   for (int64_t n = p.n0; n < p.n1; ++n) {
     const BFloat16* image = in + (n * g.C + gi * g.Cg) * g.H * g.W;
