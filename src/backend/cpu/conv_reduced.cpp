@@ -15,6 +15,7 @@
 #include "backend/cpu/blas.h"
 #include "backend/cpu/conv.h"
 #include "backend/cpu/conv_im2col.h"
+#include "backend/cpu/conv_winograd.h"
 #include "backend/cpu/half_convert.h"
 #include "core/parallel.h"
 
@@ -130,8 +131,9 @@ void image_chunks(ImageKernel kernel, const Tensor& in, const Tensor& weight, co
 // peak (about two thirds of the time); im2col, its own packing and the rounding are the rest.
 // The float32 kernel it is measured against is Winograd (2.25x fewer multiplies), which is why
 // doubling the multiply rate only draws level with it here.
-// bf16_dot_conv (blas.cpp) chooses per call from the reduction length; otherwise, and for
-// grad_input with stride > 1, the widening path above runs.
+// bf16_dot_conv (blas.cpp) chooses per call from the reduction length, and forward and
+// grad_input keep the float32 Winograd kernel where it applies (float_path_is_winograd);
+// otherwise, and for grad_input with stride > 1, the widening path above runs.
 constexpr int64_t kDotColElements = int64_t(1) << 18;  // 512 KiB of bfloat16 col per thread
 
 // How col lays out an image's output positions. With stride 1 each output row is computed Wp
@@ -153,6 +155,14 @@ ColShape col_shape(const Geometry& g) {
   const int64_t Hp = std::max(g.H + 2 * g.ph, g.Ho + (g.kh - 1) * g.dh);
   const int64_t Wp = std::max(g.W + 2 * g.pw, g.Wo + (g.kw - 1) * g.dw);
   return {true, Hp, Wp, Wp};
+}
+
+// Where the float32 path takes Winograd F(2x2, 3x3), 2.25x fewer multiplies, widening to it
+// beat the doubled multiply rate in the figures above (forward 0.87x, one thread), so forward
+// and grad_input keep to it there; grad_weight has no Winograd path and always takes the GEMM.
+bool float_path_is_winograd(const Geometry& g) {
+  return g.G == 1 && g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
+         g.dw == 1 && winograd_wins({g.N, g.C, g.H, g.W, g.O, g.Ho, g.Wo, g.ph, g.pw});
 }
 
 const BFloat16* bf16_data(const Tensor& t) {
@@ -305,7 +315,7 @@ bool dot_adjoint(const Geometry& g, const BFloat16* grad, const BFloat16* w, con
   Geometry f = g;
   f.C = g.O, f.H = g.Ho, f.W = g.Wo, f.O = g.C, f.Ho = g.H, f.Wo = g.W;
   f.Cg = g.Og, f.Og = g.Cg, f.ph = eh - g.ph, f.pw = ew - g.pw;
-  if (!bf16_dot_conv(f.K())) return false;
+  if (!bf16_dot_conv(f.K()) || float_path_is_winograd(f)) return false;
   const int64_t kk = g.kh * g.kw;
   Tensor flipped = backend::new_buffer({g.C * g.Og * kk}, kBFloat16);
   auto* wf = static_cast<BFloat16*>(flipped.data_ptr());
@@ -358,7 +368,7 @@ bool is_reduced_conv(const Tensor& t) {
 void conv2d_reduced(const Tensor& input, const Tensor& weight, const Tensor& bias,
                     const Tensor& out, const Conv2dParams& p) {
   const Geometry g = conv_geometry(input, weight, out, p);
-  if (is_bf16(input) && bf16_dot_conv(g.K()))
+  if (is_bf16(input) && bf16_dot_conv(g.K()) && !float_path_is_winograd(g))
     return dot_forward(g, bf16_data(input), bf16_data(weight), bf16_data(bias),
                        static_cast<BFloat16*>(out.data_ptr()));
   image_chunks(&conv2d, input, weight, bias, out, p);

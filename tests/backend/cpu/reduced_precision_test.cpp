@@ -183,10 +183,11 @@ TEST_P(ReducedGemm, ConvAndGradientsAgainstFloat64) {
       {{2, 6, 10, 10}, {6, 1, 3, 3}, 2, 1, 1, 6, false},    // depthwise, stride 2
       {{12, 4, 64, 64}, {8, 4, 3, 3}, 1, 1, 1, 1, false},   // several chunks of images
       // Reductions of 32 terms or more: bfloat16 dot products where the CPU has them (Note
-      // [bfloat16 dot-product convolution]), the chunks above elsewhere.
+      // [bfloat16 dot-product convolution]), the chunks above elsewhere. 3x3 stride 1 keeps
+      // float32 Winograd forward and grad_input, so there only grad_weight takes them.
       {{4, 32, 14, 14}, {64, 32, 3, 3}, 1, 1, 1, 1, false},  // the reference CNN's conv2
       {{3, 32, 14, 14}, {16, 32, 3, 3}, 1, 1, 1, 1, false},  // threaded GEMMs (3 images)
-      {{2, 40, 30, 30}, {8, 40, 3, 3}, 1, 1, 1, 1, false},   // blocks of rows of one image
+      {{2, 40, 30, 30}, {8, 40, 3, 3}, 1, 2, 2, 1, false},   // blocks of rows, dilation 2
       {{3, 36, 9, 9}, {8, 36, 3, 3}, 2, 1, 1, 1, false},     // stride 2: grad_input widens
       {{4, 64, 7, 7}, {16, 64, 1, 1}, 1, 0, 1, 1, true},     // pointwise
       {{4, 16, 10, 10}, {8, 8, 3, 3}, 1, 2, 2, 2, false}};   // groups, dilation 2
