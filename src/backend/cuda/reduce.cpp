@@ -2,9 +2,9 @@
 // Each plans a kernels::ReduceLaunch (reduce_plan.cpp, tested in every build) and queues
 // reduce.cu's kernels on the current stream of the input's device.
 #include "backend/backend.h"
+#include "backend/buffers.h"
 #include "backend/cuda/reduce_plan.h"
 #include "backend/cuda/runtime.h"
-#include "ember/creation.h"
 
 namespace ember::cuda {
 namespace {
@@ -19,7 +19,7 @@ void run(const backend::ReduceCall& call) {
   // out again only to work on this same stream, which runs after these kernels.
   Tensor partial;
   if (const int64_t bytes = reduce_partial_bytes(l)) {
-    partial = empty({bytes}, {.dtype = kUInt8, .device = call.in.device()});
+    partial = backend::new_buffer({bytes}, kUInt8, call.in.device(), call.op);
     l.partial = partial.data_ptr();
   }
   launch_on(call.in.device(), call.op, &kernels::launch_reduce, l);
