@@ -17,6 +17,7 @@
 #include "backend/cuda/optim_launch.h"
 #include "backend/cuda/pool_launch.h"
 #include "backend/cuda/random_launch.h"
+#include "backend/cuda/randperm_launch.h"
 #include "backend/cuda/reduce_launch.h"
 #include "backend/cuda/scan_launch.h"
 #include "backend/cuda/softmax_launch.h"
@@ -48,5 +49,8 @@ void emulate_avg_pool(const AvgPoolLaunch& launch);
 void emulate_random(const RandomLaunch& launch);
 void emulate_dropout(const DropoutLaunch& launch);
 void emulate_dropout_backward(const DropoutBackwardLaunch& launch);
+void emulate_randperm(const RandpermLaunch& launch);
+/// cub's radix sort on the device; here a stable sort on the same radix keys.
+void emulate_randperm_sort(const RandpermSort& sort);
 
 }  // namespace ember::cuda::kernels

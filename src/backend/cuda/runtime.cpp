@@ -159,6 +159,7 @@ const backend::Backend kCudaBackend = [] {
   install_pool_kernels(b);
   install_random_kernels(b);
   install_dropout_kernels(b);
+  install_randperm_kernels(b);
   return b;
 }();
 

@@ -94,5 +94,6 @@ void install_scan_kernels(backend::Backend& b);
 void install_pool_kernels(backend::Backend& b);
 void install_random_kernels(backend::Backend& b);
 void install_dropout_kernels(backend::Backend& b);
+void install_randperm_kernels(backend::Backend& b);
 
 }  // namespace ember::cuda
