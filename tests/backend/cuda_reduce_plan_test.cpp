@@ -3,7 +3,8 @@
 // index spaces (merged dims, byte strides), the splitting of few outputs over many blocks, the
 // (outer, dim, inner) view of softmax, and the errors. A planned reduction is also run by the
 // kernels' CPU emulation (backend/cuda/emulation.h: chunks per split, then the combine) and
-// compared with the CPU's reductions.
+// compared with the CPU's reductions: sum, mean, amax, amin, and nansum, prod and the p-norms
+// against the CPU backend's own entries.
 #include "backend/cuda/reduce_plan.h"
 
 #include <ember/ember.h>
@@ -14,6 +15,7 @@
 
 #include "backend/cuda/emulation.h"
 #include "backend/cuda/softmax_plan.h"
+#include "backend/family_kernel.h"
 #include "test_support.h"
 
 namespace ember::cuda {
@@ -107,6 +109,93 @@ TEST(CudaReducePlan, WalkingThePlanGivesTheCpusReductions) {
   const kernels::ReduceLaunch l = plan(ReduceOp::sum, total, big, {0});
   EXPECT_EQ(l.splits, 4u);
   EXPECT_EQ(walk(l, total).item<double>(), double(big.numel()));
+}
+
+/// The CPU backend's `entry` over the same call: the reference the emulated kernels must meet.
+Tensor cpu_reduce(backend::ReduceFn backend::ReduceKernels::*entry, const Tensor& in,
+                  std::vector<int64_t> dims, double arg = 0) {
+  const Tensor out = empty(in.sum(dims).sizes(), {.dtype = in.dtype()});
+  backend::kernel("cpu", Device(kCPU), &backend::Backend::reduce,
+                  entry)({"cpu", out, in, dims, arg});
+  return out;
+}
+
+// nansum, prod and the norms in every floating dtype over strided, sliced and broadcast inputs
+// and a split one. Exact where no rounding happens: nansum of small integers with NaNs, the
+// +-inf norms (an |x| picked), a NaN's way through max|x|. Else within the rounding of n
+// accumulations of the accumulator type, the load's own rounding (pow, square) and the store's.
+TEST(CudaReducePlan, NansumProdAndNormsMatchTheCpuBackend) {
+  using backend::ReduceKernels;
+  const Tensor base =
+      (arange(40 * 30 * 6, {.dtype = kFloat64}).reshape({40, 30, 6}) * 0.37).sin() * 3;
+  const std::vector<std::vector<int64_t>> dim_sets = {{0, 1, 2}, {1}, {0, 2}};
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    const double eps_acc = dtype == kFloat64 ? 0x1p-52 : 0x1p-23;
+    const double eps_out = dtype == kFloat16 ? 0x1p-10 : dtype == kBFloat16 ? 0x1p-7 : eps_acc;
+    const Tensor v = base.to(dtype);
+    const Tensor inputs[] = {v.transpose(0, 2), v.narrow(1, 3, 20).narrow(2, 1, 4),
+                             v.select(1, 2).unsqueeze(1).expand({40, 7, 6})};
+    for (const Tensor& in : inputs)
+      for (const auto& dims : dim_sets) {
+        const std::string what = std::string(dtype_name(dtype)) + " over " +
+                                 std::to_string(dims.size()) + " dims of " +
+                                 std::to_string(in.numel());
+        const auto run = [&](ReduceOp op, double arg) {
+          const Tensor out = empty(in.sum(dims).sizes(), {.dtype = dtype});
+          return walk(plan(op, out, in, dims, arg), out).to(kFloat64);
+        };
+        const double n = double(in.numel() / in.sum(dims).numel());
+        // Within rel of the reference, relative to the sum of |what was summed|.
+        const auto near = [&](const Tensor& got, const Tensor& want, const Tensor& scale,
+                              double rel) {
+          // Equal also covers an overflow to inf on both sides (float16's |x|^0.5 sums).
+          return ((got - want).abs() <= scale * rel + want.abs() * 2 * eps_out)
+              .logical_or(got == want)
+              .all()
+              .item<bool>();
+        };
+        const Tensor in64 = in.to(kFloat64);
+        // prod of values near 1 (no overflow): n roundings, relative.
+        const Tensor near_one = (in * 0.01 + 1).to(dtype);
+        {
+          const Tensor out = empty(in.sum(dims).sizes(), {.dtype = dtype});
+          const Tensor got = walk(plan(ReduceOp::prod, out, near_one, dims), out).to(kFloat64);
+          const Tensor want = cpu_reduce(&ReduceKernels::prod, near_one, dims).to(kFloat64);
+          EXPECT_TRUE(near(got, want, want.abs(), 4 * n * eps_acc)) << "prod, " << what;
+        }
+        for (const double p : {1.0, 2.0, 3.0, 0.5, -1.5}) {
+          const Tensor got = run(ReduceOp::norm, p);
+          const Tensor want = cpu_reduce(&ReduceKernels::norm, in, dims, p).to(kFloat64);
+          // The p-th root scales a relative error of the sum by 1/|p|.
+          EXPECT_TRUE(near(got, want, want.abs(), 8 * n * eps_acc / std::min(1.0, std::abs(p))))
+              << "norm " << p << ", " << what << "\ngot " << got << "\nwant " << want;
+        }
+        for (const double p : {INFINITY, -INFINITY})
+          EXPECT_TRUE(run(ReduceOp::norm, p)
+                          .equal(cpu_reduce(&ReduceKernels::norm, in, dims, p).to(kFloat64)))
+              << "norm " << p << ", " << what;
+        const Tensor sum_abs = in64.abs().sum(dims);
+        EXPECT_TRUE(near(run(ReduceOp::nansum, 0),
+                         cpu_reduce(&ReduceKernels::nansum, in, dims).to(kFloat64), sum_abs,
+                         4 * n * eps_acc))
+            << "nansum, " << what;
+      }
+    // NaNs: skipped by nansum (exact on small integers, split over blocks too), winning max|x|.
+    const Tensor ints = (base.reshape({-1}).repeat({3}) * 4).round().to(dtype);  // 21600
+    ints.narrow(0, 5, 3).fill_(NAN);
+    ints.select(0, 20000).fill_(NAN);
+    const Tensor total = empty({}, {.dtype = dtype});
+    const kernels::ReduceLaunch split = plan(ReduceOp::nansum, total, ints, {0});
+    EXPECT_GT(split.splits, 1u);
+    EXPECT_TRUE(walk(split, total).equal(cpu_reduce(&ReduceKernels::nansum, ints, {0}))) << dtype;
+    const Tensor rows = ints.reshape({8, -1});
+    const Tensor inf_norm = empty({8}, {.dtype = dtype});
+    const Tensor want_inf = cpu_reduce(&ReduceKernels::norm, rows, {1}, INFINITY);
+    walk(plan(ReduceOp::norm, inf_norm, rows, {1}, INFINITY), inf_norm);
+    EXPECT_TRUE(allclose(inf_norm, want_inf, 0, 0, /*equal_nan=*/true))
+        << dtype << "\ngot " << inf_norm << "\nwant " << want_inf;
+    EXPECT_TRUE(std::isnan(inf_norm.select(0, 0).to(kFloat64).item<double>()));
+  }
 }
 
 TEST(CudaReducePlan, ZeroDimensionalAndEmptyInputs) {

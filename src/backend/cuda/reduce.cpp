@@ -1,4 +1,5 @@
-// The host side of the CUDA reductions: the kCUDA backend's sum, mean, amax and amin entries.
+// The host side of the CUDA reductions: the kCUDA backend's sum, mean, amax, amin, nansum, prod
+// and norm entries.
 // Each plans a kernels::ReduceLaunch (reduce_plan.cpp, tested in every build) and queues
 // reduce.cu's kernels on the current stream of the input's device.
 #include "backend/backend.h"
@@ -32,6 +33,9 @@ void install_reduce_kernels(backend::Backend& b) {
   b.reduce.mean = &run<ReduceOp::mean>;
   b.reduce.amax = &run<ReduceOp::amax>;
   b.reduce.amin = &run<ReduceOp::amin>;
+  b.reduce.nansum = &run<ReduceOp::nansum>;
+  b.reduce.prod = &run<ReduceOp::prod>;
+  b.reduce.norm = &run<ReduceOp::norm>;
 }
 
 }  // namespace ember::cuda

@@ -10,7 +10,15 @@
 
 namespace ember::cuda::kernels {
 
-enum class ReduceOp : int32_t { sum, mean, amax, amin };
+enum class ReduceOp : int32_t {
+  sum,
+  mean,
+  amax,
+  amin,
+  nansum,  // NaN elements count as 0
+  prod,
+  norm,  // p-norm: (sum |x|^p)^(1/p), max|x| for p = inf, min|x| for p = -inf
+};
 
 /// Grid: (blocks, splits). Block (x, y) reduces chunk `y` of output x, x + blocks, ... with
 /// `threads` threads; float16/bfloat16/float32 accumulate in float32, float64 in float64. With
@@ -28,6 +36,7 @@ struct ReduceLaunch {
   char* out;
   void* partial;  // set by the host when splits > 1
   double divisor;  // mean: out = sum / divisor
+  double p;        // norm: the order (non-zero, may be +-inf)
   uint32_t blocks, splits, threads;
   int64_t chunk;  // reduced elements per split
 };

@@ -83,6 +83,7 @@ kernels::ReduceLaunch plan_reduce_launch(kernels::ReduceOp op, const backend::Re
   l.in = static_cast<const char*>(call.in.data_ptr());
   l.out = static_cast<char*>(call.out.data_ptr());
   l.divisor = call.arg;
+  l.p = call.arg;
   l.blocks = uint32_t(std::clamp<int64_t>(l.outputs, 1, 65536));
   // Few outputs over many elements: split each output's elements over more blocks.
   int64_t splits = 1;
