@@ -12,6 +12,7 @@
 #include "backend/cuda/dropout_launch.h"
 #include "backend/cuda/elementwise_launch.h"
 #include "backend/cuda/gather_launch.h"
+#include "backend/cuda/index_launch.h"
 #include "backend/cuda/loss_launch.h"
 #include "backend/cuda/norm_launch.h"
 #include "backend/cuda/optim_launch.h"
@@ -38,6 +39,7 @@ void emulate_unscale(const UnscaleLaunch& launch);
 void emulate_gather(const GatherLaunch& launch);
 void emulate_select(const SelectLaunch& launch);
 void emulate_check_index(const CheckIndexLaunch& launch);
+void emulate_index_offsets(const IndexOffsetsLaunch& launch);
 void emulate_row_norm(const RowNormLaunch& launch);
 void emulate_row_norm_backward(const RowNormBackwardLaunch& launch);
 void emulate_batch_norm(const BatchNormLaunch& launch);

@@ -160,6 +160,7 @@ const backend::Backend kCudaBackend = [] {
   install_random_kernels(b);
   install_dropout_kernels(b);
   install_randperm_kernels(b);
+  install_index_kernels(b);
   return b;
 }();
 
