@@ -5,7 +5,7 @@
 // index_fill_, take, the embedding lookup and its backward, and the index check; a grid smaller
 // than the work; and the bad-index record the host turns into the CPU's error. Then advanced
 // indexing (index_plan.cpp: index() and index_put_ with and without accumulate) against the CPU
-// backend's index entries.
+// backend's index entries, and nonzero (nonzero_plan.cpp) against the CPU's.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -17,6 +17,7 @@
 #include "backend/cuda/emulation.h"
 #include "backend/cuda/gather_plan.h"
 #include "backend/cuda/index_plan.h"
+#include "backend/cuda/nonzero_plan.h"
 #include "backend/family_kernel.h"
 #include "test_support.h"
 
@@ -419,6 +420,45 @@ TEST(CudaIndexPlan, BadEntriesAndTypesAreTheCpusErrors) {
       plan_index("index_put_", GatherOp::scatter_add, ints.narrow(0, 0, 2), {ints, 0, {&good, 1}}),
       "[index_put_] the cuda backend has no int64 kernel yet (index_put_ with "
       "accumulate on cuda takes float32, float64, float16 or bfloat16)");
+}
+
+// ── nonzero (Note [CUDA nonzero]) ─────────────────────────────────────────────────────────────
+
+/// The emulated steps of nonzero.cpp: count, scan, the total read back, write.
+Tensor nonzero_emulated(const Tensor& x) {
+  NonzeroWork w = plan_nonzero(x);
+  kernels::emulate_nonzero(w.count);
+  kernels::emulate_scan(w.scan);
+  const Tensor out =
+      nonzero_result(w, w.ends.select(0, w.ends.numel() - 1).item<int64_t>(), x.device());
+  kernels::emulate_nonzero(w.write);
+  return out;
+}
+
+// Every storage type, NaN (nonzero) and -0.0 (zero), 0-d, all-zero and one-element inputs, runs
+// of 1 to 17 elements (more than the grid's threads at the largest): the CPU's rows, in order.
+TEST(CudaNonzeroPlan, CoordinatesInRowMajorOrderMatchTheCpuBackend) {
+  const auto cpu_nonzero = backend::backend_for(kCPU)->gather.nonzero;
+  const Tensor pattern = (arange(256 * 16 * 256 + 77, {.dtype = kInt64}) * 7 % 5 - 2)
+                             .clamp(0, 2);  // 0, 1 or 2, zeros in runs
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16, kInt64, kInt32, kBool}) {
+    const Tensor inputs[] = {pattern.narrow(0, 0, 1050).reshape({7, 150}).to(dtype),
+                             pattern.narrow(0, 5, 360).reshape({3, 4, 5, 6}).to(dtype),
+                             pattern.to(dtype),
+                             full({}, 1, {.dtype = dtype}),
+                             zeros({40}, {.dtype = dtype}),
+                             ones({1}, {.dtype = dtype})};
+    for (const Tensor& x : inputs) {
+      const Tensor got = nonzero_emulated(x);
+      EXPECT_TRUE(got.equal(cpu_nonzero(x))) << dtype << " " << x.sizes();
+    }
+  }
+  Tensor special = tensor({0.0, -0.0, NAN, 1.0, -0.0, INFINITY});
+  EXPECT_TRUE(nonzero_emulated(special).equal(tensor({{2}, {3}, {5}})));
+  const NonzeroWork big = plan_nonzero(pattern);
+  EXPECT_EQ(big.count.blocks, kNonzeroMaxBlocks);
+  EXPECT_EQ(big.count.per_thread, 17);  // beyond the 16 a thread aims at: the grid is capped
+  EXPECT_ERROR(plan_nonzero(zeros({4, 4}).t()), "[nonzero] the cuda kernel expects a contiguous");
 }
 
 }  // namespace

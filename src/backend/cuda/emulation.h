@@ -14,6 +14,7 @@
 #include "backend/cuda/gather_launch.h"
 #include "backend/cuda/index_launch.h"
 #include "backend/cuda/loss_launch.h"
+#include "backend/cuda/nonzero_launch.h"
 #include "backend/cuda/norm_launch.h"
 #include "backend/cuda/optim_launch.h"
 #include "backend/cuda/pool_launch.h"
@@ -40,6 +41,7 @@ void emulate_gather(const GatherLaunch& launch);
 void emulate_select(const SelectLaunch& launch);
 void emulate_check_index(const CheckIndexLaunch& launch);
 void emulate_index_offsets(const IndexOffsetsLaunch& launch);
+void emulate_nonzero(const NonzeroLaunch& launch);
 void emulate_row_norm(const RowNormLaunch& launch);
 void emulate_row_norm_backward(const RowNormBackwardLaunch& launch);
 void emulate_batch_norm(const BatchNormLaunch& launch);

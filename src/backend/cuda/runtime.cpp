@@ -161,6 +161,7 @@ const backend::Backend kCudaBackend = [] {
   install_dropout_kernels(b);
   install_randperm_kernels(b);
   install_index_kernels(b);
+  install_nonzero_kernels(b);
   return b;
 }();
 

@@ -96,5 +96,6 @@ void install_random_kernels(backend::Backend& b);
 void install_dropout_kernels(backend::Backend& b);
 void install_randperm_kernels(backend::Backend& b);
 void install_index_kernels(backend::Backend& b);
+void install_nonzero_kernels(backend::Backend& b);
 
 }  // namespace ember::cuda
