@@ -3,8 +3,8 @@
 // index spaces (merged dims, byte strides), the splitting of few outputs over many blocks, the
 // (outer, dim, inner) view of softmax, and the errors. A planned reduction is also run by the
 // kernels' CPU emulation (backend/cuda/emulation.h: chunks per split, then the combine) and
-// compared with the CPU's reductions: sum, mean, amax, amin, and nansum, prod and the p-norms
-// against the CPU backend's own entries.
+// compared with the CPU's reductions: sum, mean, amax, amin, and nansum, prod, the p-norms and
+// aminmax against the CPU backend's own entries.
 #include "backend/cuda/reduce_plan.h"
 
 #include <ember/ember.h>
@@ -195,6 +195,35 @@ TEST(CudaReducePlan, NansumProdAndNormsMatchTheCpuBackend) {
     EXPECT_TRUE(allclose(inf_norm, want_inf, 0, 0, /*equal_nan=*/true))
         << dtype << "\ngot " << inf_norm << "\nwant " << want_inf;
     EXPECT_TRUE(std::isnan(inf_norm.select(0, 0).to(kFloat64).item<double>()));
+  }
+}
+
+// aminmax: amin's and amax's launches into lo and hi, the CPU's one-pass kernel's results, NaN
+// winning both.
+TEST(CudaReducePlan, AminmaxIsTheCpusOnStridedInputs) {
+  const auto cpu_aminmax = backend::backend_for(kCPU)->reduce.aminmax;
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    const Tensor v = ((arange(40 * 30 * 6, {.dtype = kFloat64}) * 0.37).sin() * 3)
+                         .reshape({40, 30, 6})
+                         .to(dtype);
+    v.select(0, 7).select(0, 4).select(0, 2).fill_(NAN);
+    const Tensor inputs[] = {v.transpose(0, 2), v.narrow(1, 3, 20)};
+    for (const Tensor& in : inputs)
+      for (const std::vector<int64_t>& dims :
+           {std::vector<int64_t>{0, 1, 2}, std::vector<int64_t>{1}, std::vector<int64_t>{2}}) {
+        const DimVector shape(in.sum(dims).sizes());
+        const Tensor lo = empty(shape, {.dtype = dtype}), hi = empty(shape, {.dtype = dtype});
+        const Tensor want_lo = empty(shape, {.dtype = dtype}),
+                     want_hi = empty(shape, {.dtype = dtype});
+        const auto [min, max] = plan_aminmax_launches("aminmax", lo, hi, in, dims);
+        walk(min, lo);
+        walk(max, hi);
+        cpu_aminmax("aminmax", want_lo, want_hi, in, dims);
+        EXPECT_TRUE(allclose(lo, want_lo, 0, 0, /*equal_nan=*/true)) << dtype;
+        EXPECT_TRUE(allclose(hi, want_hi, 0, 0, /*equal_nan=*/true)) << dtype;
+        EXPECT_TRUE(lo.isnan().any().item<bool>()) << dtype;
+        EXPECT_FALSE(lo.equal(hi)) << dtype;
+      }
   }
 }
 

@@ -96,6 +96,12 @@ kernels::ReduceLaunch plan_reduce_launch(kernels::ReduceOp op, const backend::Re
   return l;
 }
 
+std::pair<kernels::ReduceLaunch, kernels::ReduceLaunch> plan_aminmax_launches(
+    const char* op, const Tensor& lo, const Tensor& hi, const Tensor& in, IntArrayRef dims) {
+  return {plan_reduce_launch(kernels::ReduceOp::amin, {op, lo, in, dims}),
+          plan_reduce_launch(kernels::ReduceOp::amax, {op, hi, in, dims})};
+}
+
 int64_t reduce_partial_bytes(const kernels::ReduceLaunch& l) {
   if (l.splits <= 1) return 0;
   const int64_t acc = l.type == kernels::Type::float64 ? 8 : 4;

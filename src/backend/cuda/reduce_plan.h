@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "backend/cuda/reduce_launch.h"
 #include "backend/reduce_kernels.h"
@@ -27,6 +28,12 @@ uint32_t block_threads(int64_t n, uint32_t most);
 /// The launch of `op` over `call` (its input in float32/float64/float16/bfloat16, the output of
 /// the same dtype): `[op] the cuda backend has no <dtype> kernel yet` otherwise.
 kernels::ReduceLaunch plan_reduce_launch(kernels::ReduceOp op, const backend::ReduceCall& call);
+
+/// aminmax over `dims` as two launches, amin into lo and amax into hi (lo and hi like `out`
+/// above): the same bodies as amin and amax, reading the input twice where PyTorch's CUDA
+/// aminmax reads it once.
+std::pair<kernels::ReduceLaunch, kernels::ReduceLaunch> plan_aminmax_launches(
+    const char* op, const Tensor& lo, const Tensor& hi, const Tensor& in, IntArrayRef dims);
 
 /// Bytes of the partial buffer a split launch needs (0 when it has one split).
 int64_t reduce_partial_bytes(const kernels::ReduceLaunch& launch);
