@@ -3,8 +3,8 @@
 // index spaces (merged dims, byte strides), the splitting of few outputs over many blocks, the
 // (outer, dim, inner) view of softmax, and the errors. A planned reduction is also run by the
 // kernels' CPU emulation (backend/cuda/emulation.h: chunks per split, then the combine) and
-// compared with the CPU's reductions: sum, mean, amax, amin, and nansum, prod, the p-norms and
-// aminmax against the CPU backend's own entries.
+// compared with the CPU's reductions: sum, mean, amax, amin, and nansum, prod, the p-norms,
+// aminmax and var/std against the CPU backend's own entries.
 #include "backend/cuda/reduce_plan.h"
 
 #include <ember/ember.h>
@@ -224,6 +224,55 @@ TEST(CudaReducePlan, AminmaxIsTheCpusOnStridedInputs) {
         EXPECT_TRUE(lo.isnan().any().item<bool>()) << dtype;
         EXPECT_FALSE(lo.equal(hi)) << dtype;
       }
+  }
+}
+
+// var/std and their means in two passes against the CPU's double Welford: within the rounding of
+// n accumulations in the accumulator type and the store; n <= correction gives inf (or NaN for
+// an empty line) on both sides.
+TEST(CudaReducePlan, VarStdAndTheirMeansAreTheCpusWithinRounding) {
+  const auto cpu_var = backend::backend_for(kCPU)->reduce.var;
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    const double eps_acc = dtype == kFloat64 ? 0x1p-52 : 0x1p-23;
+    const double eps_out = dtype == kFloat16 ? 0x1p-10 : dtype == kBFloat16 ? 0x1p-7 : eps_acc;
+    const Tensor v = ((arange(40 * 30 * 6, {.dtype = kFloat64}) * 0.37).sin() * 3 + 5)
+                         .reshape({40, 30, 6})
+                         .to(dtype);
+    const Tensor inputs[] = {v.transpose(0, 2), v.narrow(1, 3, 20),
+                             v.narrow(0, 0, 1).narrow(1, 0, 2), empty({3, 0}, {.dtype = dtype})};
+    for (const Tensor& in : inputs)
+      for (const std::vector<int64_t>& dims : {std::vector<int64_t>{0, 1}, std::vector<int64_t>{1}})
+        for (const int64_t correction : {0, 1, 2})
+          for (const bool take_sqrt : {false, true}) {
+            const DimVector shape(in.sum(dims).sizes());
+            const auto fresh = [&] { return empty(shape, {.dtype = dtype}); };
+            const Tensor var = fresh(), mean = fresh(), want_var = fresh(), want_mean = fresh();
+            const backend::MomentsCall call{"var", var, mean, in, dims, correction, take_sqrt};
+            const MomentsWork w = plan_moments(call);
+            walk(w.mean, w.center);
+            walk(w.var, var);
+            ASSERT_TRUE(w.mean_out.has_value());
+            if (w.mean_out->numel > 0) kernels::emulate_copy(*w.mean_out);
+            cpu_var({"var", want_var, want_mean, in, dims, correction, take_sqrt});
+            const double n = double(in.numel()) / double(std::max<int64_t>(1, var.numel()));
+            const auto near = [&](const Tensor& got, const Tensor& want, const Tensor& scale) {
+              const Tensor g = got.to(kFloat64), x = want.to(kFloat64);
+              return ((g - x).abs() <= scale * (8 * n * eps_acc) + x.abs() * 2 * eps_out)
+                  .logical_or(g == x)
+                  .logical_or(g.isnan().logical_and(x.isnan()))
+                  .all()
+                  .item<bool>();
+            };
+            const std::string what = std::string(dtype_name(dtype)) + " " +
+                                     std::to_string(in.numel()) + " over " +
+                                     std::to_string(dims.size()) + " dims, correction " +
+                                     std::to_string(correction) + (take_sqrt ? ", std" : "");
+            EXPECT_TRUE(near(var, want_var, want_var.to(kFloat64).abs()))
+                << what << "\ngot " << var << "\nwant " << want_var;
+            const Tensor scale =
+                in.numel() ? in.to(kFloat64).abs().mean(dims) : zeros(shape, {.dtype = kFloat64});
+            EXPECT_TRUE(near(mean, want_mean, scale)) << what;
+          }
   }
 }
 

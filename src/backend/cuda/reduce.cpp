@@ -1,5 +1,5 @@
 // The host side of the CUDA reductions: the kCUDA backend's sum, mean, amax, amin, nansum, prod,
-// norm and aminmax entries.
+// norm, aminmax and var (var, std and their _mean variants) entries.
 // Each plans a kernels::ReduceLaunch (reduce_plan.cpp, tested in every build) and queues
 // reduce.cu's kernels on the current stream of the input's device.
 #include "backend/backend.h"
@@ -29,6 +29,14 @@ void run(const backend::ReduceCall& call) {
   queue(call.op, call.in, plan_reduce_launch(Op, call));
 }
 
+void var(const backend::MomentsCall& call) {
+  const MomentsWork w = plan_moments(call);
+  queue(call.op, call.in, w.mean);
+  queue(call.op, call.in, w.var);
+  if (w.mean_out && w.mean_out->numel > 0)
+    launch_on(call.in.device(), call.op, &kernels::launch_copy, *w.mean_out);
+}
+
 void aminmax(const char* op, const Tensor& lo, const Tensor& hi, const Tensor& in,
              IntArrayRef dims) {
   const auto [min, max] = plan_aminmax_launches(op, lo, hi, in, dims);
@@ -47,6 +55,7 @@ void install_reduce_kernels(backend::Backend& b) {
   b.reduce.prod = &run<ReduceOp::prod>;
   b.reduce.norm = &run<ReduceOp::norm>;
   b.reduce.aminmax = &aminmax;
+  b.reduce.var = &var;
 }
 
 }  // namespace ember::cuda

@@ -1,4 +1,4 @@
-// The reductions' work (sum, mean, amax, amin, nansum, prod, norm), for the device (reduce.cu)
+// The reductions' work (sum, mean, amax, amin, nansum, prod, norm, var), for the device (reduce.cu)
 // and the CPU emulation (reduce_emulation.cpp) alike, over the two index spaces of
 // reduce_launch.h: each block reduces one output (or one chunk of it) through b.reduce
 // (block_reduce's tree); float16/bfloat16 load into a float32 accumulator, as PyTorch's
@@ -6,9 +6,10 @@
 //
 // A reduction is a combiner (identity and combine, block_reduce.cuh's Sum/Max/Min or Prod here)
 // with a load: what each input element becomes before it is combined (itself; 0 for a NaN in
-// nansum; |x|, x^2 or |x|^p in norm). Loads apply to elements only, never to accumulators, so the
+// nansum; |x|, x^2 or |x|^p in norm; (x - mean)^2 in var's second pass, the mean the first pass's,
+// kept in the accumulator type). Loads apply to elements only, never to accumulators, so the
 // tree and the split pass combine what the elements became; the store finishes (mean's division,
-// norm's root).
+// norm's root, var's division and std's root).
 #pragma once
 
 #include <cstdint>
@@ -28,37 +29,46 @@ struct Prod {
 // The loads.
 struct LoadSame {
   template <class Acc>
-  EMBER_HOST_DEVICE Acc operator()(Acc x) const {
+  EMBER_HOST_DEVICE Acc operator()(Acc x, int64_t) const {
     return x;
   }
 };
 struct LoadNanAsZero {
   template <class Acc>
-  EMBER_HOST_DEVICE Acc operator()(Acc x) const {
+  EMBER_HOST_DEVICE Acc operator()(Acc x, int64_t) const {
     return x != x ? Acc(0) : x;
   }
 };
 struct LoadAbs {
   template <class Acc>
-  EMBER_HOST_DEVICE Acc operator()(Acc x) const {
+  EMBER_HOST_DEVICE Acc operator()(Acc x, int64_t) const {
     return math::fabs(x);
   }
 };
 struct LoadSquare {
   template <class Acc>
-  EMBER_HOST_DEVICE Acc operator()(Acc x) const {
+  EMBER_HOST_DEVICE Acc operator()(Acc x, int64_t) const {
     return x * x;
   }
 };
 struct LoadAbsPow {
   double p;
   template <class Acc>
-  EMBER_HOST_DEVICE Acc operator()(Acc x) const {
+  EMBER_HOST_DEVICE Acc operator()(Acc x, int64_t) const {
     return math::pow(math::fabs(x), Acc(p));
   }
 };
+/// var's second pass: the square of x's distance from its output's mean (the first pass's).
+struct LoadCentered {
+  const void* center;
+  template <class Acc>
+  EMBER_HOST_DEVICE Acc operator()(Acc x, int64_t o) const {
+    const Acc d = x - static_cast<const Acc*>(center)[o];
+    return d * d;
+  }
+};
 
-/// A combiner R with the load applied to each element first (reduce_block's r.load).
+/// A combiner R with the load applied to each element of output o first (r.load(x, o)).
 template <class R, class Load>
 struct Loaded : R {
   Load load;
@@ -77,7 +87,14 @@ template <class S, class Acc>
 EMBER_HOST_DEVICE void store_reduced(const ReduceLaunch& l, int64_t o, Acc acc) {
   if (l.op == ReduceOp::mean) acc = acc / Acc(l.divisor);
   if (l.op == ReduceOp::norm) acc = finish_norm(acc, l.p);
-  reinterpret_cast<S*>(l.out)[o] = S(acc);
+  if (l.op == ReduceOp::var) {
+    acc = acc / Acc(l.divisor);  // n <= correction: inf, or NaN for 0 / 0, as PyTorch
+    if (l.take_sqrt) acc = math::sqrt(acc);
+  }
+  if (l.acc_out)
+    reinterpret_cast<Acc*>(l.out)[o] = acc;
+  else
+    reinterpret_cast<S*>(l.out)[o] = S(acc);
 }
 
 /// Block (x, y)'s share: chunk y of outputs x, x + blocks_x, ...; with one split it writes the
@@ -93,7 +110,7 @@ EMBER_HOST_DEVICE void reduce_block(const Block& b, R r, const ReduceLaunch& l) 
           Acc a = r.identity();
           for (int64_t j = begin + t; j < end; j += b.threads()) {
             const char* p = line + offset_of(l.reduced_ndim, l.reduced_shape, l.reduced_strides, j);
-            a = r(a, r.load(Acc(*reinterpret_cast<const S*>(p))));
+            a = r(a, r.load(Acc(*reinterpret_cast<const S*>(p)), o));
           }
           return a;
         },
@@ -161,6 +178,9 @@ bool with_reduction(const ReduceLaunch& l, F&& f) {
           f(type, Tag<Acc>{}, Loaded<Sum<Acc>, LoadSquare>{});
         else
           f(type, Tag<Acc>{}, Loaded<Sum<Acc>, LoadAbsPow>{{}, LoadAbsPow{l.p}});
+        return;
+      case ReduceOp::var:
+        f(type, Tag<Acc>{}, Loaded<Sum<Acc>, LoadCentered>{{}, LoadCentered{l.center}});
         return;
     }
     known = false;

@@ -18,6 +18,7 @@ enum class ReduceOp : int32_t {
   nansum,  // NaN elements count as 0
   prod,
   norm,  // p-norm: (sum |x|^p)^(1/p), max|x| for p = inf, min|x| for p = -inf
+  var,   // sum((x - center[o])^2) / divisor, its square root with take_sqrt
 };
 
 /// Grid: (blocks, splits). Block (x, y) reduces chunk `y` of output x, x + blocks, ... with
@@ -35,8 +36,11 @@ struct ReduceLaunch {
   const char* in;
   char* out;
   void* partial;  // set by the host when splits > 1
-  double divisor;  // mean: out = sum / divisor
+  double divisor;  // mean: out = sum / divisor; var: max(0, n - correction)
   double p;        // norm: the order (non-zero, may be +-inf)
+  const void* center;  // var: each output's mean, in the accumulator type
+  int32_t take_sqrt;   // var: std
+  int32_t acc_out;     // 1: out holds the accumulator type, unrounded (var's mean pass)
   uint32_t blocks, splits, threads;
   int64_t chunk;  // reduced elements per split
 };
