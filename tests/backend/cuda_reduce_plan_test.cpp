@@ -4,16 +4,16 @@
 // (outer, dim, inner) view of softmax, and the errors. A planned reduction is also run by the
 // kernels' CPU emulation (backend/cuda/emulation.h: chunks per split, then the combine) and
 // compared with the CPU's reductions: sum, mean, amax, amin, and nansum, prod, the p-norms,
-// aminmax and var/std against the CPU backend's own entries.
-#include "backend/cuda/reduce_plan.h"
-
+// aminmax, var/std and max/min with indices against the CPU backend's own entries.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
+#include "backend/cuda/arg_reduce_plan.h"
 #include "backend/cuda/emulation.h"
+#include "backend/cuda/reduce_plan.h"
 #include "backend/cuda/softmax_plan.h"
 #include "backend/family_kernel.h"
 #include "test_support.h"
@@ -274,6 +274,46 @@ TEST(CudaReducePlan, VarStdAndTheirMeansAreTheCpusWithinRounding) {
             EXPECT_TRUE(near(mean, want_mean, scale)) << what;
           }
   }
+}
+
+// max/min with indices against the CPU's: repeated extrema (the first position wins), NaN
+// (beating every number, its first position), zeros of both signs (the first one's sign), rows
+// of 1 to 700 elements (more than the 256 threads of a block) and a grid of fewer blocks than
+// rows.
+TEST(CudaReducePlan, MaxAndMinWithIndicesAreTheCpus) {
+  const auto cpu = backend::backend_for(kCPU)->reduce;
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    for (const int64_t cols : {1, 5, 33, 700}) {
+      const int64_t rows = 9;
+      Tensor x = ((arange(rows * cols, {.dtype = kInt64}) * 7 % 11) - 5)
+                     .to(dtype)
+                     .reshape({rows, cols});  // many ties
+      if (cols > 5) {
+        x.select(0, 1).select(0, 3).fill_(NAN);
+        x.select(0, 1).select(0, cols - 1).fill_(NAN);
+        x.select(0, 2).fill_(0.0);
+        x.select(0, 2).select(0, 0).fill_(-0.0);
+      }
+      for (const bool is_max : {true, false}) {
+        const Tensor values = empty({rows}, {.dtype = dtype}), want_values = empty_like(values);
+        const Tensor indices = empty({rows}, {.dtype = kInt64}), want_indices = empty_like(indices);
+        kernels::ArgReduceLaunch l = plan_arg_reduce_launch("max", is_max, values, indices, x);
+        l.blocks = 4;  // fewer than the rows: each block loops
+        kernels::emulate_arg_reduce(l);
+        (is_max ? cpu.max_dim : cpu.min_dim)("max", want_values, want_indices, x);
+        EXPECT_TRUE(indices.equal(want_indices))
+            << dtype << " " << cols << (is_max ? " max" : " min") << "\ngot " << indices
+            << "\nwant " << want_indices;
+        EXPECT_TRUE(allclose(values, want_values, 0, 0, /*equal_nan=*/true)) << dtype << cols;
+        EXPECT_EQ(std::signbit(values.to(kFloat64).select(0, 2).item<double>()),
+                  std::signbit(want_values.to(kFloat64).select(0, 2).item<double>()));
+      }
+    }
+  }
+  EXPECT_ERROR(
+      plan_arg_reduce_launch("max", true, empty({2}, {.dtype = kInt64}),
+                             empty({2}, {.dtype = kInt64}), zeros({2, 3}, {.dtype = kInt64})),
+      "[max] the cuda backend has no int64 kernel yet");
 }
 
 TEST(CudaReducePlan, ZeroDimensionalAndEmptyInputs) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "backend/cuda/amp_launch.h"
+#include "backend/cuda/arg_reduce_launch.h"
 #include "backend/cuda/batch_norm_launch.h"
 #include "backend/cuda/copy_launch.h"
 #include "backend/cuda/dropout_launch.h"
@@ -32,6 +33,7 @@ void emulate_copy(const CopyLaunch& launch);
 void emulate_fill(const FillLaunch& launch);
 /// launch.partial must hold reduce_partial_bytes(launch) bytes when it splits, as on the device.
 void emulate_reduce(const ReduceLaunch& launch);
+void emulate_arg_reduce(const ArgReduceLaunch& launch);
 void emulate_softmax(const SoftmaxLaunch& launch);
 void emulate_softmax_backward(const SoftmaxBackwardLaunch& launch);
 void emulate_optim(const OptimLaunch& launch);

@@ -162,6 +162,7 @@ const backend::Backend kCudaBackend = [] {
   install_randperm_kernels(b);
   install_index_kernels(b);
   install_nonzero_kernels(b);
+  install_arg_reduce_kernels(b);
   return b;
 }();
 

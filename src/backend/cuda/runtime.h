@@ -97,5 +97,6 @@ void install_dropout_kernels(backend::Backend& b);
 void install_randperm_kernels(backend::Backend& b);
 void install_index_kernels(backend::Backend& b);
 void install_nonzero_kernels(backend::Backend& b);
+void install_arg_reduce_kernels(backend::Backend& b);
 
 }  // namespace ember::cuda
