@@ -36,8 +36,8 @@ struct ReduceLaunch {
   const char* in;
   char* out;
   void* partial;  // set by the host when splits > 1
-  double divisor;  // mean: out = sum / divisor; var: max(0, n - correction)
-  double p;        // norm: the order (non-zero, may be +-inf)
+  double divisor;      // mean: out = sum / divisor; var: max(0, n - correction)
+  double p;            // norm: the order (non-zero, may be +-inf)
   const void* center;  // var: each output's mean, in the accumulator type
   int32_t take_sqrt;   // var: std
   int32_t acc_out;     // 1: out holds the accumulator type, unrounded (var's mean pass)
