@@ -379,6 +379,32 @@ TEST(TcpStoreWorkerCount, CountsUnderTheUnprefixedKeyOnEmbersServer) {
   EXPECT_EQ(detail::count_as_worker(client, "test", 1), 3);
 }
 
+// Against a v2 server (one that ignores the probe), the count is v2's ADD (code 4) of the
+// unprefixed "init/" on a validated connection of its own.
+TEST(TcpStoreWorkerCount, CountsOnAValidatedConnectionWithAV2Server) {
+  uint16_t port = 0;
+  const int listener = net::listen_on("test", "127.0.0.1", 0, &port);
+  std::string received;
+  std::thread server([&] {
+    { Socket probe(::accept(listener, nullptr, nullptr)); }  // the client's: closed unanswered
+    Socket client_connection(::accept(listener, nullptr, nullptr));
+    received = hex(client_connection.read(5));               // VALIDATE
+    { Socket probe(::accept(listener, nullptr, nullptr)); }  // the count's
+    Socket conn(::accept(listener, nullptr, nullptr));
+    received += " " + hex(conn.read(5 + 22));  // VALIDATE; ADD init/ 1
+    conn.send(unhex("0700000000000000"));
+  });
+  {
+    TCPStore client("127.0.0.1", port, {.timeout = 5s});
+    EXPECT_EQ(detail::count_as_worker(client, "test", 1), 7);
+  }
+  server.join();
+  ::close(listener);
+  EXPECT_EQ(received,
+            "00cef7853c 00cef7853c"
+            "040500000000000000696e69742f0100000000000000");
+}
+
 // The mixed job of Note [PyTorch's init/ counter]: a PyTorch rank 0 (its TCPStore hosting, with
 // world_size 2, as c10d's env:// rendezvous makes it) and an ember rank 1 joining through
 // init_process_group. The PyTorch rank's constructor returns once the ember rank has counted
