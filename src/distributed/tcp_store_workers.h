@@ -5,9 +5,10 @@
 // passes (TCPStore::waitForWorkers, torch/csrc/distributed/c10d/TCPStore.cpp). c10d's env:// and
 // tcp:// rendezvous build every rank's store that way (_create_c10d_store in
 // torch/distributed/rendezvous.py: the world size given on every rank, rank 0 the server unless
-// the launcher hosts it). PyTorch 1.13 and 2.0 go on silently when the timeout passes; later ones
-// throw "Timed out after N seconds waiting for clients. k/N clients joined.". So a PyTorch rank 0
-// of a job with an ember rank in it waits out its whole timeout (30 minutes under
+// the launcher hosts it). PyTorch 1.13 and 2.0 go on silently when the timeout passes; later
+// servers throw "Timed out after N seconds waiting for clients. k/N clients joined." (added by
+// pytorch/pytorch#111805, late 2023; which release first has it was not checked). So a PyTorch
+// rank 0 of a job with an ember rank in it waits out its whole timeout (30 minutes under
 // init_process_group's default) or fails, unless the ember rank counts itself too. ember's ranks
 // therefore count themselves once per env:// / tcp:// rendezvous, on whatever server hosts it, as
 // PyTorch's do (on a torchrun agent's store nobody reads the count; ember's own server does not
