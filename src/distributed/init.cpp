@@ -24,6 +24,7 @@
 
 #include "distributed/group.h"
 #include "distributed/launch_environment.h"
+#include "distributed/tcp_store_workers.h"
 #include "ember/error.h"
 
 namespace ember::dist {
@@ -186,8 +187,16 @@ Rendezvous rendezvous_from(const InitOptions& o) {
          "' is not one of env://, tcp://host:port, file:///path");
   }
   const bool launcher_hosts = launcher_hosts_store();
-  r.store = std::make_shared<TCPStore>(
-      host, port, TCPStoreOptions{.is_master = !launcher_hosts && r.rank == 0, .timeout = o.timeout});
+  auto store = std::make_shared<TCPStore>(
+      host, port,
+      TCPStoreOptions{.is_master = !launcher_hosts && r.rank == 0, .timeout = o.timeout});
+  // A PyTorch rank 0 hosting the store waits for every rank's count (Note [PyTorch's init/
+  // counter] in tcp_store_workers.h).
+  const int64_t joined = detail::count_as_worker(*store, kInit, r.rank);
+  if (launch_log_enabled())
+    std::fprintf(stderr, "[ember.distributed] rank %d counted itself in init/: %lld of %d\n",
+                 r.rank, static_cast<long long>(joined), r.world_size);
+  r.store = store;
   r.interface = address_towards(host, port);
   return r;
 }

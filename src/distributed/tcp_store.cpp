@@ -15,6 +15,7 @@
 #include "distributed/store_detail.h"
 #include "distributed/tcp_store_protocol.h"
 #include "distributed/tcp_store_server.h"
+#include "distributed/tcp_store_workers.h"
 #include "ember/distributed/store.h"
 #include "ember/error.h"
 
@@ -42,6 +43,48 @@ auto read_string_into(std::string& out) {
   return [&out](int fd, net::Clock::time_point deadline) { return read_string(fd, deadline, out); };
 }
 
+std::string store_at(const std::string& host, uint16_t port) {
+  return " (store at " + host + ":" + std::to_string(port) + ")";
+}
+
+// What the server at host:port reads, and whether it is ember's.
+struct ServerKind {
+  wire::Dialect dialect = wire::Dialect::v1;
+  bool ember = false;
+};
+
+// Note [Which server is this]: one v1 check of the probe key on a half-closed connection.
+ServerKind probe(const std::string& host, uint16_t port, std::chrono::milliseconds timeout) {
+  const int c = net::connect_until("TCPStore", host, port, net::Clock::now() + timeout, timeout);
+  const std::string ask =
+      wire::Writer().op(wire::Dialect::v1, Op::check).strs({wire::kProbeKey}).bytes;
+  uint8_t answer = 0;
+  net::Received got = net::Received::closed;
+  if (net::send_all(c, ask.data(), ask.size()) && ::shutdown(c, SHUT_WR) == 0)
+    got = net::recv_exact(c, &answer, 1, net::Clock::now() + timeout);
+  ::close(c);
+  if (got == net::Received::timed_out)
+    fail("TCPStore", "the server did not answer within ", detail::format_duration(timeout),
+         store_at(host, port), "; is it a TCPStore?");
+  return {got == net::Received::ok ? wire::Dialect::v1 : wire::Dialect::v2,
+          got == net::Received::ok && answer == wire::kReady};
+}
+
+// A new connection, opened with VALIDATE for a v2 server; -1 when the server hung up on it.
+int open_connection(const char* op, const std::string& host, uint16_t port, wire::Dialect dialect,
+                    std::chrono::milliseconds timeout) {
+  const int c = net::connect_until(op, host, port, net::Clock::now() + timeout, timeout);
+  if (dialect == wire::Dialect::v2) {
+    const std::string hello =
+        wire::Writer().op(dialect, Op::validate).u32(wire::kValidationMagic).bytes;
+    if (!net::send_all(c, hello.data(), hello.size())) {
+      ::close(c);
+      return -1;
+    }
+  }
+  return c;
+}
+
 }  // namespace
 
 struct TCPStore::State {
@@ -54,7 +97,7 @@ struct TCPStore::State {
   wire::Dialect dialect = wire::Dialect::v1;
   bool ember_server = false;  // the server has ember's extension (watch_connection)
 
-  std::string where() const { return " (store at " + host + ":" + std::to_string(port) + ")"; }
+  std::string where() const { return store_at(host, port); }
 
   // A request's first bytes: c10d's clients put "/" before every key (keyPrefix_).
   wire::Writer request(Op op) const { return wire::Writer().op(dialect, op); }
@@ -72,37 +115,13 @@ struct TCPStore::State {
 
   // A new connection, opened with VALIDATE for a v2 server.
   int open(const char* op, std::chrono::milliseconds timeout) {
-    const int c = net::connect_until(op, host, port, net::Clock::now() + timeout, timeout);
-    if (dialect == wire::Dialect::v2) {
-      const std::string hello =
-          wire::Writer().op(dialect, Op::validate).u32(wire::kValidationMagic).bytes;
-      if (!net::send_all(c, hello.data(), hello.size())) {
-        ::close(c);
-        lost(op);
-      }
-    }
+    const int c = open_connection(op, host, port, dialect, timeout);
+    if (c < 0) lost(op);
     return c;
   }
 
   void connect(const char* op, std::chrono::milliseconds timeout) {
     if (fd < 0) fd = open(op, timeout);
-  }
-
-  // Note [Which server is this]: one v1 check of the probe key on a half-closed connection.
-  void probe(std::chrono::milliseconds timeout) {
-    const int c = net::connect_until("TCPStore", host, port, net::Clock::now() + timeout, timeout);
-    const std::string ask =
-        wire::Writer().op(wire::Dialect::v1, Op::check).strs({wire::kProbeKey}).bytes;
-    uint8_t answer = 0;
-    net::Received got = net::Received::closed;
-    if (net::send_all(c, ask.data(), ask.size()) && ::shutdown(c, SHUT_WR) == 0)
-      got = net::recv_exact(c, &answer, 1, net::Clock::now() + timeout);
-    ::close(c);
-    if (got == net::Received::timed_out)
-      fail("TCPStore", "the server did not answer within ", detail::format_duration(timeout),
-           where(), "; is it a TCPStore?");
-    dialect = got == net::Received::ok ? wire::Dialect::v1 : wire::Dialect::v2;
-    ember_server = got == net::Received::ok && answer == wire::kReady;
   }
 
   // Sends one request and, unless `read` is null, reads its reply with it: read(fd, deadline)
@@ -184,7 +203,9 @@ TCPStore::TCPStore(std::string host, uint16_t port, TCPStoreOptions options)
     state_->port = state_->server->port();
     state_->ember_server = true;
   } else {
-    state_->probe(timeout());
+    const ServerKind kind = probe(state_->host, port, timeout());
+    state_->dialect = kind.dialect;
+    state_->ember_server = kind.ember;
   }
   std::lock_guard lock(state_->mutex);
   state_->connect("TCPStore", timeout());
@@ -301,5 +322,35 @@ void TCPStore::wait_for(const std::vector<std::string>& keys, std::chrono::milli
   std::lock_guard lock(state_->mutex);
   state_->wait("TCPStore.wait", keys, timeout);
 }
+
+namespace detail {
+
+// Note [PyTorch's init/ counter]. On a connection of its own: every request of TCPStore's puts "/"
+// before its key, and its connection is the class's (kept out of the public header).
+int64_t count_as_worker(const TCPStore& store, const char* op, int rank) {
+  const std::string& host = store.host();
+  const uint16_t port = store.port();
+  const std::chrono::milliseconds timeout = store.timeout();
+  const std::string what = "rank " + std::to_string(rank) + ": counting itself in the key 'init/'";
+  // ember's own server (this process's, or one the probe finds) reads v1 too.
+  const wire::Dialect dialect =
+      store.is_master() ? wire::Dialect::v1 : probe(host, port, timeout).dialect;
+  const int c = open_connection(op, host, port, dialect, timeout);
+  const std::string request =
+      wire::Writer().op(dialect, Op::add).str(wire::kWorkerCountKey).i64(1).bytes;
+  int64_t count = 0;
+  net::Received got = net::Received::closed;
+  if (c >= 0 && net::send_all(c, request.data(), request.size()))
+    got = net::recv_exact(c, &count, sizeof count, net::Clock::now() + timeout);
+  if (c >= 0) ::close(c);
+  if (got == net::Received::timed_out)
+    fail(op, what, ": no reply within ", detail::format_duration(timeout), store_at(host, port));
+  if (got != net::Received::ok)
+    fail(op, what, ": the server closed the connection", store_at(host, port),
+         "; the process hosting it (rank 0, ember-run or torchrun) exited?");
+  return count;
+}
+
+}  // namespace detail
 
 }  // namespace ember::dist

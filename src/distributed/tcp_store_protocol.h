@@ -65,6 +65,9 @@ constexpr uint8_t kKeyUpdated = 0, kKeyCreated = 1, kKeyDeleted = 2, kWatchRegis
 // client can make that key: theirs start with "/"), and a v2 server nothing before closing (the
 // request is not VALIDATE). Nothing is stored or blocked on any of them, and nothing is timed.
 inline const std::string kProbeKey = "ember/extensions";
+// The count of workers that PyTorch's TCPStore keeps (Note [PyTorch's init/ counter],
+// tcp_store_workers.h), the one key its clients send without the "/" before it.
+inline const std::string kWorkerCountKey = "init/";
 
 /// The code of op in a dialect; nullopt when that dialect has no such request.
 std::optional<uint8_t> code_of(Dialect dialect, Op op);

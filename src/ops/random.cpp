@@ -4,7 +4,8 @@
 // numbers bit for bit (Note [Matching PyTorch's random streams] in backend/cpu/random.cpp).
 // rand, randn and randint fill on the device asked for with its own generator (on CUDA the
 // Philox streams of Note [Philox streams], backend/cuda/random_launch.h, which refuse a CPU
-// generator as PyTorch does); randperm, which only the CPU has, fills there and moves.
+// generator as PyTorch does); so does randperm (on CUDA PyTorch's sort of random keys, Note
+// [CUDA randperm] in backend/cuda/randperm_launch.h).
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -204,7 +205,7 @@ Tensor randperm(int64_t n, RandomOptions options) {
   OpScope scope("randperm");
   EMBER_CHECK(n >= 0, "randperm", "n must be non-negative, got ", n);
   const Dtype dtype = options.dtype.value_or(kInt64);
-  Tensor t = empty({n}, {.dtype = dtype});
+  Tensor t = empty_on({n}, dtype, options);
   const auto kernel = random_kernel_of("randperm", t, &RandomKernels::randperm);
   dispatch<DtypeSet::Numeric>(dtype, "randperm", [&]<class T>() {
     // Every value 0..n-1 must be exact in T.

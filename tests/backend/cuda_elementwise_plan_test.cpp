@@ -5,8 +5,10 @@
 // Random123's known answers, and the emulated fills element by element against the Philox words
 // Note [Philox streams] assigns to each element, in every dtype, with a grid smaller than the work;
 // the fused dropout (dropout_plan.cpp, dropout_body.cuh) against the bernoulli fill of the same
-// generator and the words of its vectorised walks. Last, the front ends (rand, randn, randint,
-// dropout) on a fake device whose kernels are these emulated ones.
+// generator and the words of its vectorised walks; randperm's steps (randperm_plan.cpp,
+// randperm_body.cuh: PyTorch's key width, the sort's order, the islands' shuffles, the whole
+// permutation in every dtype). Last, the front ends (rand, randn, randint, randperm, dropout) on a
+// fake device whose kernels are these emulated ones.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -19,6 +21,8 @@
 #include "backend/cuda/emulation.h"
 #include "backend/cuda/random_body.cuh"
 #include "backend/cuda/random_plan.h"
+#include "backend/cuda/randperm_body.cuh"
+#include "backend/cuda/randperm_plan.h"
 #include "backend/fake_device.h"
 #include "ops/dropout.h"
 #include "test_support.h"
@@ -411,6 +415,160 @@ TEST(CudaDropoutPlan, BadDropoutsAreErrors) {
   EXPECT_EQ(gen.offset(), 0u);
 }
 
+// ── randperm (Note [CUDA randperm]) ────────────────────────────────────────────────────────────
+
+/// w's steps emulated, in the order randperm.cpp queues them on the device.
+void run_emulated(const RandpermWork& w) {
+  kernels::emulate_random(w.fill_keys);
+  kernels::emulate_randperm(w.fill_iota);
+  kernels::emulate_randperm_sort(w.sort);
+  kernels::emulate_randperm(w.islands);
+  if (w.copy_out) kernels::emulate_copy(*w.copy_out);
+}
+
+// The widths are Randperm.cu's expression evaluated independently (Python's math.log2/ceil).
+TEST(CudaRandpermPlan, KeyBitsAreRandpermCusAndPickTheKeys) {
+  EXPECT_EQ(randperm_key_bits(1), 3);
+  EXPECT_EQ(randperm_key_bits(2), 5);
+  EXPECT_EQ(randperm_key_bits(10), 9);
+  EXPECT_EQ(randperm_key_bits(1000), 23);
+  EXPECT_EQ(randperm_key_bits(30083), 32);  // the largest n with int32 keys
+  EXPECT_EQ(randperm_key_bits(30084), 33);
+  PhiloxGenerator gen(5);
+  const RandpermWork narrow = plan_randperm(empty({30083}, {.dtype = kInt64}), gen, 8);
+  EXPECT_EQ(narrow.keys.dtype(), kInt32);
+  EXPECT_EQ(narrow.fill_keys.dist, Distribution::random32);  // random_(INT32_MIN, INT32_MAX)
+  EXPECT_EQ(narrow.fill_keys.range, 0xFFFFFFFFu);
+  EXPECT_EQ(narrow.fill_keys.low, int64_t(INT32_MIN));
+  EXPECT_EQ(narrow.islands.mask, 0xFFFFFFFFu);
+  const RandpermWork wide = plan_randperm(empty({30084}, {.dtype = kInt64}), gen, 8);
+  EXPECT_EQ(wide.keys.dtype(), kInt64);
+  EXPECT_EQ(wide.fill_keys.dist, Distribution::random64);  // two words per key
+  EXPECT_EQ(wide.fill_keys.low, INT64_MIN);
+  EXPECT_EQ(wide.islands.mask, (uint64_t(1) << 33) - 1);
+  EXPECT_EQ(wide.islands.blocks, (30084u + 511) / 512);
+  EXPECT_FALSE(wide.copy_out.has_value());  // an int64 result is the sort's output itself
+  EXPECT_EQ(wide.sort.values_out, wide.perm.data_ptr<int64_t>());
+}
+
+// cub's order: signed keys with the sign bit flipped, compared on bits [0, bits), stable.
+TEST(CudaRandpermPlan, TheSortIsStableOnTheLowBitsInCubsSignedOrder) {
+  const auto sorted_values = [](const Tensor& keys, int bits) {
+    const int64_t n = keys.numel();
+    const Tensor values = arange(n), keys_out = empty_like(keys),
+                 values_out = empty({n}, {.dtype = kInt64});
+    kernels::emulate_randperm_sort({.n = n,
+                                    .key_bytes = int32_t(keys.element_size()),
+                                    .bits = bits,
+                                    .keys_in = keys.data_ptr(),
+                                    .keys_out = keys_out.data_ptr(),
+                                    .values_in = values.data_ptr<int64_t>(),
+                                    .values_out = values_out.data_ptr<int64_t>(),
+                                    .scratch = nullptr,
+                                    .scratch_bytes = 0});
+    EXPECT_TRUE(keys_out.equal(keys.index_select(0, values_out)));
+    return values_out;
+  };
+  const Tensor k32 = tensor({-1, 5, -3, 5, 13, -8}, {.dtype = kInt32});
+  EXPECT_TRUE(sorted_values(k32, 32).equal(tensor({5, 2, 0, 1, 3, 4})));
+  // On 3 bits: -1 is 7, -8 is 0 and 5, -3 and 13 are all 5, kept in their order.
+  EXPECT_TRUE(sorted_values(k32, 3).equal(tensor({5, 1, 2, 3, 4, 0})));
+  const Tensor k64 =
+      tensor({int64_t(1) << 40, -(int64_t(1) << 40), 3, INT64_MIN}, {.dtype = kInt64});
+  EXPECT_TRUE(sorted_values(k64, 64).equal(tensor({3, 1, 2, 0})));
+  EXPECT_TRUE(sorted_values(k64, 33).equal(tensor({0, 1, 3, 2})));  // 2^40 and -2^40 are 0 there
+  EXPECT_ERROR(sorted_values(k32, 33), "[cuda emulation] a randperm sort of 6 pairs on 33 bits");
+}
+
+// An island is a run of equal masked keys; its first thread shuffles it with Fisher-Yates from
+// the back, r = curand() % (i + 1) at (seed, its index, offset). Three islands: one at the front,
+// one across the two blocks' boundary, one of keys equal only below the mask at the tail.
+TEST(CudaRandpermPlan, IslandsOfEqualMaskedKeysAreShuffledByTheirFirstThread) {
+  constexpr int64_t n = 600;
+  std::vector<int32_t> keys(n);
+  for (int64_t i = 0; i < n; ++i) keys[size_t(i)] = int32_t(i);
+  const std::vector<std::pair<int64_t, int64_t>> islands{{0, 4}, {508, 9}, {590, 10}};
+  for (const auto& [start, size] : islands)
+    for (int64_t k = 0; k < size; ++k)
+      keys[size_t(start + k)] = int32_t(start) + (start == 590 ? int32_t(k) << 10 : 0);
+  const uint64_t seed = 99, offset = 12;
+  std::vector<int64_t> want(n);
+  for (int64_t i = 0; i < n; ++i) want[size_t(i)] = i;
+  for (const auto& [start, size] : islands) {
+    kernels::Philox rng(seed, uint64_t(start), offset);
+    std::vector<uint32_t> words;
+    while (words.size() < size_t(size)) {
+      const Words4 w = rng.next4();
+      words.insert(words.end(), {w.x, w.y, w.z, w.w});
+    }
+    size_t next = 0;
+    for (int64_t i = size - 1; i > 0; --i)
+      std::swap(want[size_t(start + i)], want[size_t(start + words[next++] % uint32_t(i + 1))]);
+  }
+  std::vector<int64_t> perm(n);
+  for (int64_t i = 0; i < n; ++i) perm[size_t(i)] = i;
+  ASSERT_NE(perm, want);  // the shuffles move something
+  kernels::emulate_randperm({.phase = kernels::RandpermLaunch::Phase::islands,
+                             .key_bytes = 4,
+                             .n = n,
+                             .blocks = 2,
+                             .threads = kernels::kRandpermThreads,
+                             .keys = keys.data(),
+                             .mask = 1023,
+                             .perm = perm.data(),
+                             .seed = seed,
+                             .offset = offset});
+  EXPECT_EQ(perm, want);
+}
+
+// The whole permutation in every dtype the cuda copies take, int32 and int64 keys, a grid
+// smaller than the keys: each of 0..n-1 once, in the order of the sorted keys, the generator
+// moved past the keys' draw and then n words (rounded to 4) for the islands.
+TEST(CudaRandpermPlan, EveryDtypeGetsAPermutationInTheSortedKeysOrder) {
+  const std::pair<int64_t, Dtype> cases[] = {{1, kInt64},      {7, kInt32},     {1000, kInt64},
+                                             {1000, kFloat32}, {999, kFloat64}, {2049, kFloat16},
+                                             {257, kBFloat16}, {30084, kInt64}, {40000, kInt32}};
+  for (const auto& [n, dtype] : cases) {
+    PhiloxGenerator gen(21), twin(21);
+    const Tensor out = empty({n}, {.dtype = dtype});
+    const RandpermWork w = plan_randperm(out, gen, 4);
+    const uint64_t after_keys = (random_grid(n, 4, twin), twin.offset());
+    EXPECT_EQ(w.islands.offset, after_keys) << n;
+    EXPECT_EQ(gen.offset(), after_keys + uint64_t((n + 3) / 4 * 4)) << n;
+    run_emulated(w);
+    const Tensor p = out.to(kInt64);
+    EXPECT_TRUE(p.equal(w.perm)) << n << " " << dtype;
+    std::vector<int> seen(size_t(n), 0);
+    for (int64_t i = 0; i < n; ++i) ++seen[size_t(p.data_ptr<int64_t>()[i])];
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), n) << n << " " << dtype;
+    // Each position holds the index of a key equal to its sorted key under the mask, and the
+    // sorted keys ascend in cub's order.
+    const Tensor keys = w.keys.to(kInt64), sorted = w.sorted_keys.to(kInt64);
+    const int width = int(w.keys.element_size() * 8);
+    const auto radix = [&](int64_t k) {
+      const uint64_t u = uint64_t(k) ^ (uint64_t(1) << (width - 1));
+      return (width == 64 ? u : u & 0xFFFFFFFFu) & w.islands.mask;
+    };
+    bool ordered = true;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t s = sorted.data_ptr<int64_t>()[i];
+      ordered &= radix(keys.data_ptr<int64_t>()[p.data_ptr<int64_t>()[i]]) == radix(s);
+      if (i > 0) ordered &= radix(sorted.data_ptr<int64_t>()[i - 1]) <= radix(s);
+    }
+    EXPECT_TRUE(ordered) << n << " " << dtype;
+    if (n > 1) {
+      EXPECT_FALSE(p.equal(arange(n))) << n;
+    }
+  }
+  PhiloxGenerator gen(21);
+  EXPECT_ERROR(plan_randperm(empty({4}, {.dtype = kInt16}), gen, 4),
+               "[randperm] the cuda backend has no int16 kernel yet");
+  EXPECT_ERROR(plan_randperm(empty({8}).slice(0, 0, 8, 2), gen, 4),
+               "[randperm] the cuda kernel expects a contiguous 1-D result of 1 to 2147483647 "
+               "elements (PyTorch's int counts), got sizes [4] and strides [2]");
+  EXPECT_EQ(gen.offset(), 0u);  // refused before drawing
+}
+
 // ── the front ends on a device that has these kernels ──────────────────────────────────────────
 // A fake CUDA device (backend/fake_device.h: host memory) whose random entries are the emulated
 // Philox kernels over one generator with a grid of at most kFakeBlocks blocks, as cuda/random.cpp
@@ -440,6 +598,9 @@ struct EmulatedRandomDevice : test::FakeDevice {
     table.random.random = [](const char* op, const Tensor& t, uint64_t range, int64_t base,
                              Generator*) {
       fill(op, t, {.dist = Distribution::random32, .range = range, .low = base});
+    };
+    table.random.randperm = [](const Tensor& t, Generator*) {
+      if (t.numel() > 0) run_emulated(plan_randperm(on_host(t), fake_philox(), kFakeBlocks));
     };
     table.random.dropout = [](const char* op, const Tensor& y, const Tensor& mask, const Tensor& x,
                               double p, Generator*) {
@@ -477,6 +638,26 @@ TEST(CudaRandomFrontEnd, RandRandnAndRandintFillOnTheDevice) {
   const Tensor like = rand_like(u, {.dtype = kFloat64});  // *_like stays on u's device
   EXPECT_EQ(like.device(), test::kFakeDevice);
   EXPECT_TRUE(on_host(like).equal(want(kFloat64, {.dist = Distribution::uniform, .a = 0, .b = 1})));
+  EXPECT_EQ(fake_philox().offset(), twin.offset());
+}
+
+// randperm fills on the device it is asked for (before, the CPU filled and copied): the same
+// permutation as the plan run from the twin generator, in int64 and in float32.
+TEST(CudaRandomFrontEnd, RandpermSortsRandomKeysOnTheDevice) {
+  EmulatedRandomDevice device;
+  PhiloxGenerator twin(kFakeSeed);
+  const auto want = [&](int64_t n, Dtype dtype) {
+    const Tensor t = empty({n}, {.dtype = dtype});
+    run_emulated(plan_randperm(t, twin, kFakeBlocks));
+    return t;
+  };
+  const Tensor p = randperm(1000, {.device = test::kFakeDevice});
+  EXPECT_EQ(p.device(), test::kFakeDevice);
+  EXPECT_EQ(p.dtype(), kInt64);
+  EXPECT_TRUE(on_host(p).equal(want(1000, kInt64)));
+  const Tensor f = randperm(300, {.dtype = kFloat32, .device = test::kFakeDevice});
+  EXPECT_TRUE(on_host(f).equal(want(300, kFloat32)));
+  EXPECT_EQ(randperm(0, {.device = test::kFakeDevice}).numel(), 0);  // nothing drawn
   EXPECT_EQ(fake_philox().offset(), twin.offset());
 }
 

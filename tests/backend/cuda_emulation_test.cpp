@@ -162,6 +162,57 @@ TEST(CudaEmulation, MaskedFillAndWhereMatchTheCpuBackend) {
       "[where] an elementwise launch takes 1 to 3 inputs, got 4 of 4");
 }
 
+// The same on int32, int64 and bool, which select stored values (SelectBody): the fill value
+// exact for an int64 beyond 2^53 (a double would round it), converted to the type as the CPU's
+// (2 is true in bool), over a transposed input and output, a broadcast row and a 1050-element
+// tail. Other integer types are refused by name.
+TEST(CudaEmulation, MaskedFillAndWhereSelectIntegersAndBools) {
+  const Tensor row = (wavy(1, 150, kFloat64, 0.3) > 0).expand({7, 150});  // strides (0, 1)
+  const Scalar values[] = {Scalar(int64_t(-7)), Scalar((int64_t(1) << 60) + 1), Scalar(2)};
+  const Dtype dtypes[] = {kInt32, kInt64, kBool};
+  for (int k = 0; k < 3; ++k) {
+    const Dtype dtype = dtypes[k];
+    // Signed values, which bool sees as their sign so that both of its values occur.
+    const auto ints = [&](const Tensor& w) {
+      const Tensor i = (w * 1e6).to(kInt64);
+      return dtype == kBool ? i > 0 : i.to(dtype);
+    };
+    const Tensor x = ints(wavy(7, 150, kFloat64)), y = ints(wavy(150, 7, kFloat64, 1.0)).t();
+    const Tensor out = empty({150, 7}, {.dtype = dtype}).t();
+    const std::vector<Tensor> where_in{row.to(dtype), x, y};
+    kernels::emulate_elementwise(
+        plan_elementwise_launch(Op::where, 3, {"where", out, where_in, dtype, ElementwiseArgs{}}));
+    EXPECT_TRUE(out.equal(where(row, x, y))) << dtype;
+    EXPECT_FALSE(out.equal(x)) << dtype;  // both sides were taken
+
+    const Tensor self = y.clone();
+    const std::vector<Tensor> fill_in{self, row.to(dtype)};
+    const ElementwiseArgs value{.scalar = {values[k]}};
+    const kernels::Launch l =
+        plan_elementwise_launch(Op::masked_fill, 2, {"masked_fill", self, fill_in, dtype, value});
+    kernels::emulate_elementwise(l);
+    const Tensor want = y.masked_fill(row, values[k]);
+    EXPECT_TRUE(self.equal(want)) << dtype;
+    if (dtype == kInt64) {
+      EXPECT_EQ(l.integer, (int64_t(1) << 60) + 1);
+      ASSERT_TRUE(row.select(0, 0).select(0, 3).item<bool>());  // a filled position
+      EXPECT_EQ(self.select(0, 0).select(0, 3).item<int64_t>(), (int64_t(1) << 60) + 1);
+    }
+  }
+  const Tensor bytes = zeros({4}, {.dtype = kInt8});
+  const std::vector<Tensor> in{bytes, bytes};
+  const ElementwiseArgs one{.scalar = {Scalar(1)}};
+  EXPECT_ERROR(plan_elementwise_launch(Op::masked_fill, 2, {"masked_fill", bytes, in, kInt8, one}),
+               "[masked_fill] the cuda backend has no int8 kernel yet (masked_fill on cpu takes "
+               "float32, float64, float16, bfloat16, int32, int64 or bool)");
+  const Tensor ints = zeros({4}, {.dtype = kInt32});
+  const std::vector<Tensor> int_in{ints, ints};
+  EXPECT_ERROR(
+      plan_elementwise_launch(Op::add, 2, {"add", ints, int_in, kInt32, ElementwiseArgs{}}),
+      "[add] the cuda backend has no int32 kernel yet (add on cpu takes float32, float64, "
+      "float16 or bfloat16)");
+}
+
 // A grid smaller than the work (the plan caps it at 65536 blocks): the grid-stride loop gives
 // every element to exactly one thread, over three dims that do not merge.
 TEST(CudaEmulation, GridStrideLoopsCoverWorkBeyondTheGrid) {

@@ -3,7 +3,9 @@
 // GPU: gather, scatter, scatter_add and scatter_reduce on strided and transposed operands and
 // indices, along every dim, in every floating dtype; index_select, index_add_, index_copy_,
 // index_fill_, take, the embedding lookup and its backward, and the index check; a grid smaller
-// than the work; and the bad-index record the host turns into the CPU's error.
+// than the work; and the bad-index record the host turns into the CPU's error. Then advanced
+// indexing (index_plan.cpp: index() and index_put_ with and without accumulate) against the CPU
+// backend's index entries, and nonzero (nonzero_plan.cpp) against the CPU's.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -14,6 +16,9 @@
 #include "backend/backend.h"
 #include "backend/cuda/emulation.h"
 #include "backend/cuda/gather_plan.h"
+#include "backend/cuda/index_plan.h"
+#include "backend/cuda/nonzero_plan.h"
+#include "backend/family_kernel.h"
 #include "test_support.h"
 
 namespace ember::cuda {
@@ -335,6 +340,125 @@ TEST(CudaGatherPlan, EmbeddingBackwardSumsRowsAsTheCpu) {
             << what << "\ngot " << got << "\nwant " << want;
         EXPECT_EQ(counts[2], (indices == 2).sum().item<int64_t>());
       }
+}
+
+// ── advanced indexing (Note [CUDA advanced indexing]) ────────────────────────────────────────
+
+/// The emulated steps of plan_index, as index.cpp queues them: the offsets, the record check,
+/// the walk.
+void index_emulated(kernels::GatherOp op, const Tensor& plain, const backend::AdvancedIndex& at) {
+  const IndexWork w = plan_index("emulated", op, plain, at);
+  kernels::emulate_index_offsets(w.offsets_launch);
+  raise_bad_index_entry(w.record.data_ptr<int64_t>(), at);
+  if (w.walk.numel > 0) kernels::emulate_gather(w.walk);
+}
+
+const backend::IndexKernels& cpu_index() { return backend::backend_for(kCPU)->index; }
+
+// src (5, 4, 6) transposed and sliced, dims 1 and 2 indexed by two (2, 3) indices with negative
+// entries (a front-end plan has them broadcast and contiguous), and a lone index at the front and
+// at the back: index() moves every dtype's bytes as the CPU's.
+TEST(CudaIndexPlan, IndexMatchesTheCpuBackendOnStridedSources) {
+  const Tensor i0 = tensor({{0, -1, 2}, {3, 1, -4}}), i1 = tensor({{5, 0, -6}, {2, 2, 1}});
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16, kInt64, kInt32, kBool}) {
+    const Tensor base = ints(30, 28, dtype).reshape({6, 4, 35}).narrow(2, 3, 30);
+    const Tensor src = base.reshape({6, 4, 5, 6}).select(0, 2).permute({1, 0, 2});  // (5, 4, 6)
+    ASSERT_FALSE(src.is_contiguous());
+    const std::vector<Tensor> pair{i0, i1};
+    const backend::AdvancedIndex cases[] = {{src, 1, pair}, {src, 0, {&i0, 1}}, {src, 2, {&i1, 1}}};
+    for (const backend::AdvancedIndex& at : cases) {
+      DimVector shape;
+      for (int64_t d = 0; d < at.first; ++d) shape.push_back(src.size(d));
+      for (int64_t s : at.indices[0].sizes()) shape.push_back(s);
+      for (int64_t d = at.first + int64_t(at.indices.size()); d < src.dim(); ++d)
+        shape.push_back(src.size(d));
+      const Tensor got = empty(shape, {.dtype = dtype}), want = empty(shape, {.dtype = dtype});
+      index_emulated(GatherOp::gather, got, at);
+      cpu_index().index(want, at);
+      EXPECT_TRUE(got.equal(want)) << dtype << " from dim " << at.first;
+    }
+  }
+}
+
+// index_put_ of distinct positions (a scatter) and, with accumulate, of repeated ones (an atomic
+// add on the device: small integers, exact in any order), with values broadcast over the index
+// shape in a way that does not flatten (a contiguous copy is walked) and that does.
+TEST(CudaIndexPlan, IndexPutWithAndWithoutAccumulateMatchesTheCpuBackend) {
+  const Tensor distinct0 = tensor({{0, 4}, {2, -2}}), distinct1 = tensor({{1, 3}, {-1, 0}});
+  const Tensor repeated0 = tensor({{1, 1}, {1, -4}}), repeated1 = tensor({{2, 2}, {-2, 2}});
+  for (const Dtype dtype : kFloating) {
+    const Tensor self = ints(20, 6, dtype).reshape({5, 4, 6});  // indexed on dims 0 and 1
+    const Tensor rows = ints(2, 6, dtype, 3);
+    const Tensor values[] = {rows.reshape({1, 2, 6}).expand({2, 2, 6}),  // S doesn't flatten
+                             ints(1, 6, dtype, 5).expand({2, 2, 6}),     // broadcast over S
+                             ints(4, 6, dtype, 1).reshape({2, 2, 6})};
+    for (const Tensor& value : values)
+      for (const bool accumulate : {false, true}) {
+        const std::vector<Tensor> idx = accumulate ? std::vector<Tensor>{repeated0, repeated1}
+                                                   : std::vector<Tensor>{distinct0, distinct1};
+        const Tensor got = self.clone(), want = self.clone();
+        index_emulated(accumulate ? GatherOp::scatter_add : GatherOp::scatter, value,
+                       {got, 0, idx});
+        cpu_index().index_put({want, 0, idx}, value, accumulate);
+        EXPECT_TRUE(got.equal(want))
+            << dtype << " accumulate " << accumulate << " values " << value.strides();
+        EXPECT_FALSE(got.equal(self)) << dtype;
+      }
+  }
+}
+
+TEST(CudaIndexPlan, BadEntriesAndTypesAreTheCpusErrors) {
+  const Tensor src = zeros({3, 4}), good = tensor({0, 1}), bad = tensor({1, 4, -5});
+  const Tensor out = empty({2});
+  const std::vector<Tensor> indices{good.expand({2}).contiguous(), tensor({3, 4})};
+  EXPECT_ERROR(index_emulated(GatherOp::gather, out, {src, 0, indices}),
+               "[index] index 4 is out of bounds for dimension 1 with size 4");
+  EXPECT_ERROR(index_emulated(GatherOp::gather, empty({3, 3}), {src, 1, {&bad, 1}}),
+               "[index] index 4 is out of bounds for dimension 0 with size 4");
+  const Tensor ints = zeros({3}, {.dtype = kInt64});
+  EXPECT_ERROR(
+      plan_index("index_put_", GatherOp::scatter_add, ints.narrow(0, 0, 2), {ints, 0, {&good, 1}}),
+      "[index_put_] the cuda backend has no int64 kernel yet (index_put_ with "
+      "accumulate on cuda takes float32, float64, float16 or bfloat16)");
+}
+
+// ── nonzero (Note [CUDA nonzero]) ─────────────────────────────────────────────────────────────
+
+/// The emulated steps of nonzero.cpp: count, scan, the total read back, write.
+Tensor nonzero_emulated(const Tensor& x) {
+  NonzeroWork w = plan_nonzero(x);
+  kernels::emulate_nonzero(w.count);
+  kernels::emulate_scan(w.scan);
+  const Tensor out =
+      nonzero_result(w, w.ends.select(0, w.ends.numel() - 1).item<int64_t>(), x.device());
+  kernels::emulate_nonzero(w.write);
+  return out;
+}
+
+// Every storage type, NaN (nonzero) and -0.0 (zero), 0-d, all-zero and one-element inputs, runs
+// of 1 to 17 elements (more than the grid's threads at the largest): the CPU's rows, in order.
+TEST(CudaNonzeroPlan, CoordinatesInRowMajorOrderMatchTheCpuBackend) {
+  const auto cpu_nonzero = backend::backend_for(kCPU)->gather.nonzero;
+  const Tensor pattern = (arange(256 * 16 * 256 + 77, {.dtype = kInt64}) * 7 % 5 - 2)
+                             .clamp(0, 2);  // 0, 1 or 2, zeros in runs
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16, kInt64, kInt32, kBool}) {
+    const Tensor inputs[] = {pattern.narrow(0, 0, 1050).reshape({7, 150}).to(dtype),
+                             pattern.narrow(0, 5, 360).reshape({3, 4, 5, 6}).to(dtype),
+                             pattern.to(dtype),
+                             full({}, 1, {.dtype = dtype}),
+                             zeros({40}, {.dtype = dtype}),
+                             ones({1}, {.dtype = dtype})};
+    for (const Tensor& x : inputs) {
+      const Tensor got = nonzero_emulated(x);
+      EXPECT_TRUE(got.equal(cpu_nonzero(x))) << dtype << " " << x.sizes();
+    }
+  }
+  Tensor special = tensor({0.0, -0.0, NAN, 1.0, -0.0, INFINITY});
+  EXPECT_TRUE(nonzero_emulated(special).equal(tensor({{2}, {3}, {5}})));
+  const NonzeroWork big = plan_nonzero(pattern);
+  EXPECT_EQ(big.count.blocks, kNonzeroMaxBlocks);
+  EXPECT_EQ(big.count.per_thread, 17);  // beyond the 16 a thread aims at: the grid is capped
+  EXPECT_ERROR(plan_nonzero(zeros({4, 4}).t()), "[nonzero] the cuda kernel expects a contiguous");
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 //  - the v2 dialect (a VALIDATE handshake, shifted codes, ping, multi_get/multi_set, append,
 //    cancel_wait), as bytes written out from PyTorch's 2.x sources: nothing here records them;
 //  - both directions against Debian's PyTorch 1.13 itself (skipped without python3-torch).
+//  - the worker count PyTorch's TCPStore keeps in "init/" (Note [PyTorch's init/ counter]): on
+//    ember's server, and an ember rank joining a PyTorch rank 0's store (without torch: skipped).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -21,6 +23,8 @@
 #include <utility>
 
 #include "distributed/socket.h"
+#include "distributed/tcp_store_workers.h"
+#include "ember/distributed/process_group.h"
 #include "ember/distributed/store.h"
 #include "golden_dir.h"
 #include "serialize/checkpoint_helpers.h"
@@ -360,6 +364,85 @@ time.sleep(60)  # until the test kills it
       lost.find("lost the connection to the store (store at 127.0.0.1:" + std::to_string(port)),
       std::string::npos)
       << lost;
+}
+
+// Note [PyTorch's init/ counter]: the count goes to the key "init/" as it is; ember's own keys
+// travel as "/<key>", so "init/" is not the user's key "init/".
+TEST(TcpStoreWorkerCount, CountsUnderTheUnprefixedKeyOnEmbersServer) {
+  TCPStore server("127.0.0.1", 0, {.is_master = true, .timeout = 5s});
+  TCPStore client("127.0.0.1", server.port(), {.timeout = 5s});
+  EXPECT_EQ(detail::count_as_worker(server, "test", 0), 1);
+  EXPECT_EQ(detail::count_as_worker(client, "test", 1), 2);
+  EXPECT_EQ(server.num_keys(), 1);
+  EXPECT_FALSE(client.check({"init/"}));
+  EXPECT_EQ(client.add("init/", 5), 5);  // the user's key, beside the count
+  EXPECT_EQ(detail::count_as_worker(client, "test", 1), 3);
+}
+
+// Against a v2 server (one that ignores the probe), the count is v2's ADD (code 4) of the
+// unprefixed "init/" on a validated connection of its own.
+TEST(TcpStoreWorkerCount, CountsOnAValidatedConnectionWithAV2Server) {
+  uint16_t port = 0;
+  const int listener = net::listen_on("test", "127.0.0.1", 0, &port);
+  std::string received;
+  std::thread server([&] {
+    { Socket probe(::accept(listener, nullptr, nullptr)); }  // the client's: closed unanswered
+    Socket client_connection(::accept(listener, nullptr, nullptr));
+    received = hex(client_connection.read(5));               // VALIDATE
+    { Socket probe(::accept(listener, nullptr, nullptr)); }  // the count's
+    Socket conn(::accept(listener, nullptr, nullptr));
+    received += " " + hex(conn.read(5 + 22));  // VALIDATE; ADD init/ 1
+    conn.send(unhex("0700000000000000"));
+  });
+  {
+    TCPStore client("127.0.0.1", port, {.timeout = 5s});
+    EXPECT_EQ(detail::count_as_worker(client, "test", 1), 7);
+  }
+  server.join();
+  ::close(listener);
+  EXPECT_EQ(received,
+            "00cef7853c 00cef7853c"
+            "040500000000000000696e69742f0100000000000000");
+}
+
+// The mixed job of Note [PyTorch's init/ counter]: a PyTorch rank 0 (its TCPStore hosting, with
+// world_size 2, as c10d's env:// rendezvous makes it) and an ember rank 1 joining through
+// init_process_group. The PyTorch rank's constructor returns once the ember rank has counted
+// itself (1.13 would otherwise go on silently after its whole 20 s timeout: it says which), and
+// reads the count; then it exits, and the ember rank, whose rendezvous goes on to wait for a
+// rank 0 that PyTorch's rank is not, fails at once naming the lost store.
+TEST(TcpStorePyTorch113, EmberRankCountsItselfForAPyTorchRank0) {
+  if (!test::have_torch())
+    GTEST_SKIP() << "python3-torch is not installed (apt install python3-torch)";
+  Python torch(R"(
+import datetime, socket, struct, time, torch.distributed as d
+s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+print(port, flush=True)
+start = time.monotonic()
+store = d.TCPStore("127.0.0.1", port, 2, True, datetime.timedelta(seconds=20))
+waited = time.monotonic() - start
+# The count through a raw v1 ADD of 0 (code 3): TCPStore.add would send "/init/".
+c = socket.create_connection(("127.0.0.1", port))
+c.sendall(b"\x03" + struct.pack("<Q", 5) + b"init/" + struct.pack("<q", 0))
+count = struct.unpack("<q", c.recv(8))[0]
+print("init/=%d %s" % (count, "joined" if waited < 20 else "timed out"), flush=True)
+)",
+               {});
+  const std::string port = torch.line();
+  ASSERT_FALSE(port.empty());
+  std::string error;
+  std::thread rank1([&] {
+    error = message_of([&] {
+      init_process_group(
+          {.init_method = "tcp://127.0.0.1:" + port, .timeout = 20s, .world_size = 2, .rank = 1});
+    });
+  });
+  EXPECT_EQ(torch.line(), "init/=2 joined");
+  EXPECT_EQ(torch.wait(), 0);
+  rank1.join();
+  EXPECT_NE(error.find("lost the connection to the store (store at 127.0.0.1:" + port),
+            std::string::npos)
+      << error;
 }
 
 }  // namespace

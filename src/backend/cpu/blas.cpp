@@ -245,19 +245,24 @@ CblasSbgemm cblas_sbgemm_symbol() {
 // products: 64^3 4.2 vs 10.7 us, 128^3 17 vs 25 us, 192^3 47 vs 40 us), so it gets one.
 constexpr double kThreadedBf16Macs = 4e6;
 
-void onednn_bf16_gemm(Layout la, Layout lb, int64_t M, int64_t N, int64_t K, float alpha,
-                      const bfloat16* a, const bfloat16* b, float beta, float* c) {
-  auto flag = [](const Layout& l) { return l.trans == CblasTrans ? 'T' : 'N'; };
+void run_onednn_gemm(char ta, char tb, int64_t M, int64_t N, int64_t K, float alpha,
+                     const bfloat16* a, int64_t lda, const bfloat16* b, int64_t ldb, float beta,
+                     float* c, int64_t ldc) {
   // oneDNN's OpenMP build sizes its team from the calling thread's omp_get_max_threads().
   const bool one_thread = double(M) * double(N) * double(K) < kThreadedBf16Macs;
   const int team = omp_get_max_threads();
   if (one_thread) omp_set_num_threads(1);
-  const int status =
-      dnnl_gemm()(flag(la), flag(lb), M, N, K, alpha, reinterpret_cast<const uint16_t*>(a), la.ld,
-                  reinterpret_cast<const uint16_t*>(b), lb.ld, beta, c, N);
+  const int status = dnnl_gemm()(ta, tb, M, N, K, alpha, reinterpret_cast<const uint16_t*>(a), lda,
+                                 reinterpret_cast<const uint16_t*>(b), ldb, beta, c, ldc);
   if (one_thread) omp_set_num_threads(team);
   EMBER_CHECK(status == 0, "matmul", "oneDNN's dnnl_gemm_bf16bf16f32 failed with status ",
               int(status), " on bfloat16 ", M, "x", K, " @ ", K, "x", N);
+}
+
+void onednn_bf16_gemm(Layout la, Layout lb, int64_t M, int64_t N, int64_t K, float alpha,
+                      const bfloat16* a, const bfloat16* b, float beta, float* c) {
+  auto flag = [](const Layout& l) { return l.trans == CblasTrans ? 'T' : 'N'; };
+  run_onednn_gemm(flag(la), flag(lb), M, N, K, alpha, a, la.ld, b, lb.ld, beta, c, N);
 }
 
 void openblas_bf16_gemm(Layout la, Layout lb, int64_t M, int64_t N, int64_t K, float alpha,
@@ -441,6 +446,31 @@ ReducedGemmPath choose_reduced_gemm_path(Dtype dtype, const CpuFeatures& cpu,
   if (found.onednn) return ReducedGemmPath::kOnednn;
   if (found.sbgemm) return ReducedGemmPath::kSbgemm;
   return ReducedGemmPath::kConvert;
+}
+
+// Below this reduction oneDNN's kernel, which takes K in pairs and blocks it for vdpbf16ps, is
+// mostly overhead: conv 1 -> 32 (K = 9) forward stays on the flat float32 kernel.
+constexpr int64_t kMinDotConvReduction = 32;
+
+// Only oneDNN's path: OpenBLAS's sbgemm is missing from Debian's OpenBLAS, so a convolution on
+// it could not be measured or tested here.
+bool choose_bf16_dot_conv(Dtype dtype, ReducedGemmPath path, int64_t reduction) {
+  return dtype == kBFloat16 && path == ReducedGemmPath::kOnednn &&
+         reduction >= kMinDotConvReduction;
+}
+
+bool bf16_dot_conv(int64_t reduction) {
+  const ReducedGemmPath path =
+      bf16_gemm() == &onednn_bf16_gemm ? ReducedGemmPath::kOnednn : ReducedGemmPath::kConvert;
+  return choose_bf16_dot_conv(kBFloat16, path, reduction);
+}
+
+void bf16_dot_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const BFloat16* a,
+                   int64_t lda, const BFloat16* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  sync_blas_threads();  // oneDNN threads like OpenBLAS: from omp_get_max_threads()
+  run_onednn_gemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', M, N, K, 1.0f,
+                  reinterpret_cast<const bfloat16*>(a), lda, reinterpret_cast<const bfloat16*>(b),
+                  ldb, beta, c, ldc);
 }
 
 std::string reduced_gemm_path(Dtype dtype) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backend/cpu/cpu_features.h"
+#include "ember/half.h"
 #include "ember/scalar.h"
 #include "ember/tensor.h"
 
@@ -32,6 +33,21 @@ ReducedGemmPath choose_reduced_gemm_path(Dtype dtype, const CpuFeatures& cpu,
                                          const CpuFeatures& level, Bf16GemmLibraries found);
 /// The path this process uses for `dtype`, in words (for logs and benchmarks).
 std::string reduced_gemm_path(Dtype dtype);
+
+/// Whether a bfloat16 convolution whose products reduce over `reduction` terms (C / groups * kH *
+/// kW for forward and the stride-1 grad_input, batch * Ho * Wo for grad_weight) runs im2col in
+/// bfloat16 and oneDNN's bfloat16 GEMM (Note [bfloat16 dot-product convolution] in
+/// conv_reduced.cpp) rather than the float32 kernels on widened chunks, given the process's
+/// bfloat16 GEMM path.
+bool choose_bf16_dot_conv(Dtype dtype, ReducedGemmPath path, int64_t reduction);
+/// The same for this process (its path is chosen once, at the first call).
+bool bf16_dot_conv(int64_t reduction);
+
+/// c (M, N), rows ldc apart, float32 = op(a) @ op(b) + beta * c with bfloat16 a, b in the
+/// layouts of cblas (row-major, lda/ldb the row strides of the stored matrices). Only where
+/// bf16_dot_conv is true (oneDNN loaded); inside a parallel region it runs on the calling thread.
+void bf16_dot_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const BFloat16* a,
+                   int64_t lda, const BFloat16* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
 /// Makes OpenBLAS use ember's thread count (get_num_threads()) in the calling thread.
 void sync_blas_threads();

@@ -19,6 +19,7 @@
 
 #include "backend/cpu/conv_flat.h"
 #include "backend/cpu/conv_geometry.h"
+#include "backend/cpu/conv_im2col.h"
 #include "backend/cpu/conv_winograd.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/optional_data.h"
@@ -51,9 +52,10 @@ namespace {
 constexpr int64_t kDirectMaxK = 16;
 constexpr int64_t kColBudget = int64_t(1) << 18;  // elements: 1 MiB of float per thread
 
-// input and weight are the conv's; `out` is the conv's output (sizes Ho, Wo).
-Geometry geometry(const Tensor& input, const Tensor& weight, const Tensor& out,
-                  const Conv2dParams& p) {
+}  // namespace
+
+Geometry conv_geometry(const Tensor& input, const Tensor& weight, const Tensor& out,
+                       const Conv2dParams& p) {
   Geometry g{};
   g.N = input.size(0), g.C = input.size(1), g.H = input.size(2), g.W = input.size(3);
   g.O = weight.size(0), g.kh = weight.size(2), g.kw = weight.size(3);
@@ -63,6 +65,8 @@ Geometry geometry(const Tensor& input, const Tensor& weight, const Tensor& out,
   g.dh = p.dilation[0], g.dw = p.dilation[1];
   return g;
 }
+
+namespace {
 
 template <class T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
@@ -105,69 +109,6 @@ void for_images(int64_t N, int64_t scratch, const F& body) {
 // Rows of output per im2col block: all of them when col fits the budget.
 int64_t rows_per_block(const Geometry& g) {
   return std::clamp<int64_t>(kColBudget / std::max<int64_t>(g.K() * g.Wo, 1), 1, g.Ho);
-}
-
-// n in [B, 2B] bytes: the first and the last B, overlapping in the middle.
-template <size_t B>
-inline void copy_ends(char* d, const char* s, size_t n) {
-  std::memcpy(d, s, B);
-  std::memcpy(d + n - B, s + n - B, B);
-}
-
-// memcpy for the short runs im2col copies (one output row: often 7..56 elements), inlined
-// instead of a call per row: whole 64-byte blocks, then one block ending at n.
-inline void copy_short(void* dst, const void* src, size_t n) {
-  auto* d = static_cast<char*>(dst);
-  auto* s = static_cast<const char*>(src);
-  if (n >= 64) {
-    for (size_t i = 0; i + 64 <= n; i += 64) std::memcpy(d + i, s + i, 64);
-    std::memcpy(d + n - 64, s + n - 64, 64);
-  } else if (n >= 32) {
-    copy_ends<32>(d, s, n);
-  } else if (n >= 16) {
-    copy_ends<16>(d, s, n);
-  } else if (n >= 8) {
-    copy_ends<8>(d, s, n);
-  } else if (n >= 4) {
-    copy_ends<4>(d, s, n);
-  } else {
-    for (size_t i = 0; i < n; ++i) d[i] = s[i];
-  }
-}
-
-// col (K, (y1 - y0) * Wo): row (c, i, j) holds input[c, y*sh - ph + i*dh, x*sw - pw + j*dw]
-// for output rows y0 <= y < y1 (zero where that falls in the padding). in: (Cg, H, W).
-template <class T>
-void im2col(const Geometry& g, const T* in, T* col, int64_t y0, int64_t y1, bool parallel) {
-  const int64_t cols = (y1 - y0) * g.Wo, kk = g.kh * g.kw;
-  auto rows = [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const int64_t c = r / kk, i = r % kk / g.kw, j = r % g.kw;
-      T* dst = col + r * cols;
-      const int64_t off = j * g.dw - g.pw;  // input column of output column 0
-      // Output columns whose input column lies inside the image: [xa, xb).
-      const int64_t xa = std::clamp<int64_t>((-off + g.sw - 1) / g.sw, 0, g.Wo);
-      const int64_t xb = std::clamp<int64_t>((g.W - off + g.sw - 1) / g.sw, xa, g.Wo);
-      for (int64_t y = y0; y < y1; ++y, dst += g.Wo) {
-        const int64_t iy = y * g.sh - g.ph + i * g.dh;
-        if (iy < 0 || iy >= g.H) {
-          std::fill(dst, dst + g.Wo, T(0));
-          continue;
-        }
-        const T* src = in + (c * g.H + iy) * g.W + off;
-        for (int64_t x = 0; x < xa; ++x) dst[x] = T(0);  // padding: usually one element
-        if (g.sw == 1)
-          copy_short(dst + xa, src + xa, sizeof(T) * size_t(xb - xa));
-        else
-          for (int64_t x = xa; x < xb; ++x) dst[x] = src[x * g.sw];
-        for (int64_t x = xb; x < g.Wo; ++x) dst[x] = T(0);
-      }
-    }
-  };
-  if (parallel)
-    parallel_for(0, g.K(), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cols, 1)), rows);
-  else
-    rows(0, g.K());
 }
 
 // The adjoint of im2col: out (Cg, H, W) += col scattered back (windows overlap, so it adds).
@@ -351,7 +292,7 @@ void conv_gemm(const Geometry& g, const T* in, const T* w, const T* bias, T* out
         }
         for (int64_t y0 = 0; y0 < g.Ho; y0 += rows) {
           const int64_t y1 = std::min(g.Ho, y0 + rows), cols = (y1 - y0) * g.Wo;
-          im2col(g, ig, col, y0, y1, parallel_inner);
+          im2col(g, ig, col, cols, y0, y1, parallel_inner);
           gemm<T>(false, false, g.Og, cols, K, wg, K, col, cols, beta, og + y0 * g.Wo, HWo);
         }
       }
@@ -468,7 +409,7 @@ void conv_weight_grad(const Geometry& g, const T* grad, const T* in, T* gw) {
         }
         for (int64_t y0 = 0; y0 < g.Ho; y0 += rows) {
           const int64_t y1 = std::min(g.Ho, y0 + rows), cols = (y1 - y0) * g.Wo;
-          im2col(g, ig, col, y0, y1, !split);
+          im2col(g, ig, col, cols, y0, y1, !split);
           gemm<T>(false, true, g.Og, K, cols, gg + y0 * g.Wo, HWo, col, cols, T(1), ag, K);
         }
       }
@@ -490,7 +431,7 @@ bool split_images(int64_t N) {
 
 void conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& out,
             const Conv2dParams& p) {
-  const Geometry g = geometry(input, weight, out, p);
+  const Geometry g = conv_geometry(input, weight, out, p);
   if (out.numel() == 0) return;
   if (is_reduced_conv(input)) return conv2d_reduced(input, weight, bias, out, p);
   dispatch<DtypeSet::Floating>(input.dtype(), "conv2d", [&]<class T>() {
@@ -505,7 +446,7 @@ void conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const
 
 void conv2d_adjoint(const Tensor& grad, const Tensor& weight, const Tensor& bias, const Tensor& out,
                     const Conv2dParams& p) {
-  const Geometry g = geometry(out, weight, grad, p);
+  const Geometry g = conv_geometry(out, weight, grad, p);
   if (out.numel() == 0) return;
   if (is_reduced_conv(grad)) return conv2d_adjoint_reduced(grad, weight, bias, out, p);
   dispatch<DtypeSet::Floating>(grad.dtype(), "conv_transpose2d", [&]<class T>() {
@@ -520,7 +461,7 @@ void conv2d_adjoint(const Tensor& grad, const Tensor& weight, const Tensor& bias
 
 void conv2d_weight_grad(const Tensor& grad, const Tensor& input, const Tensor& grad_weight,
                         const Conv2dParams& p) {
-  const Geometry g = geometry(input, grad_weight, grad, p);
+  const Geometry g = conv_geometry(input, grad_weight, grad, p);
   if (grad_weight.numel() == 0) return;
   if (is_reduced_conv(grad)) return conv2d_weight_grad_reduced(grad, input, grad_weight, p);
   dispatch<DtypeSet::Floating>(grad.dtype(), "conv2d_backward", [&]<class T>() {

@@ -1,18 +1,25 @@
 // CPU convolution kernels on normalised operands: contiguous NCHW tensors of one floating dtype,
 // sizes already checked, the output allocated by the caller. conv1d is conv2d with H == 1.
 // See Note [Convolution algorithms] in conv.cpp for how the kernel is chosen; float16/bfloat16
-// go through the float32 kernels chunk by chunk (Note [Reduced-precision convolution]).
+// go through the float32 kernels chunk by chunk (Note [Reduced-precision convolution]), or, for
+// bfloat16 on bfloat16 hardware, through oneDNN's bfloat16 GEMM (Note [bfloat16 dot-product
+// convolution]).
 #pragma once
 
 #include <cstdint>
 
 #include "backend/conv_kernels.h"
+#include "backend/cpu/conv_geometry.h"
 #include "backend/cpu/level.h"
 #include "ember/tensor.h"
 
 namespace EMBER_CPU_NS {
 
 using backend::Conv2dParams;
+
+/// The problem's sizes: input and weight are the conv's operands, out its output (Ho, Wo).
+Geometry conv_geometry(const Tensor& input, const Tensor& weight, const Tensor& out,
+                       const Conv2dParams& p);
 
 /// out (N, O, Ho, Wo) = conv(input (N, C, H, W), weight (O, C / g, kH, kW)) + bias (O).
 /// bias may be undefined.

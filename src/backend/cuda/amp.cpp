@@ -4,9 +4,9 @@
 
 #include <map>
 
+#include "backend/buffers.h"
 #include "backend/cuda/amp_plan.h"
 #include "backend/cuda/runtime.h"
-#include "ember/creation.h"
 
 namespace ember::cuda {
 
@@ -14,7 +14,7 @@ bool non_finite_check_and_unscale_(std::span<const Tensor> tensors, float inv_sc
   std::map<int, Tensor> flags;  // device index -> its found_inf flag
   for (const Tensor& t : tensors) {
     Tensor& flag = flags[t.device().index()];
-    if (!flag.defined()) flag = zeros({1}, {.dtype = kInt32, .device = t.device()});
+    if (!flag.defined()) flag = backend::new_zeros({1}, kInt32, t.device());
     const kernels::UnscaleLaunch l =
         plan_unscale_launch(t, inv_scale, static_cast<int32_t*>(flag.data_ptr()));
     if (l.numel == 0) continue;

@@ -3,9 +3,9 @@
 // with the emulated kernels) and queues batch_norm.cu's kernel for them on the current stream of
 // x's device, with a scratch of 2 C values between passes.
 #include "backend/backend.h"
+#include "backend/buffers.h"
 #include "backend/cuda/batch_norm_plan.h"
 #include "backend/cuda/runtime.h"
-#include "ember/creation.h"
 
 namespace ember::cuda {
 namespace {
@@ -16,8 +16,8 @@ void queue(const char* op, const Tensor& x, const kernels::BatchNormLaunch& l) {
 
 /// 2 C values of x's op math dtype on its device.
 Tensor scratch_for(const Tensor& x) {
-  return empty({2 * x.size(1)},
-               {.dtype = x.dtype() == kFloat64 ? kFloat64 : kFloat32, .device = x.device()});
+  return backend::new_buffer({2 * x.size(1)}, x.dtype() == kFloat64 ? kFloat64 : kFloat32,
+                             x.device(), "batch_norm");
 }
 
 void stats(const Tensor& x, const Tensor& mean, const Tensor& var) {

@@ -1,7 +1,8 @@
 // The host side of the CUDA elementwise kernels: the kCUDA backend's ElementwiseKernel entries.
 // Each entry packs its call into a kernels::Launch (elementwise_plan.cpp, built and tested
 // in every build) and queues the kernel on the current stream of the output's device
-// (elementwise.cu). Floating dtypes only, so far.
+// (elementwise.cu). Floating dtypes only, so far, but for masked_fill and where (also int32, int64
+// and bool).
 #include "backend/backend.h"
 #include "backend/cuda/elementwise_launch.h"
 #include "backend/cuda/elementwise_plan.h"

@@ -1,7 +1,8 @@
 // The elementwise kernels' work, for the device (elementwise.cu) and the CPU emulation
 // (elementwise_emulation.cpp) alike: one functor per Op, and the block body that maps one over
 // the strided layout of elementwise_launch.h in a grid-stride loop, float16/bfloat16 loaded
-// into float32 and rounded once on the store (PyTorch's opmath).
+// into float32 and rounded once on the store (PyTorch's opmath); masked_fill and where on the
+// integer and bool types select stored values (SelectBody).
 #pragma once
 
 #include <cstdint>
@@ -245,7 +246,28 @@ struct MapBody {
   }
 };
 
-/// The body of l (launch.cuh): l's op on one of the four floating types.
+/// One block's share of masked_fill (NIn 2: x, mask) or where (NIn 3: condition, x, y) on an
+/// integer or bool storage type S: a selection of stored values, nothing computed, the fill value
+/// taken from l.integer (exact for every int64).
+template <class S, int NIn>
+struct SelectBody {
+  template <class Block>
+  EMBER_HOST_DEVICE static void run(const Block& b, const Launch& l) {
+    const S value = S(l.integer);
+    each_strided<NIn + 1>(b, l, [&](char* const* at) {
+      const auto in = [&](int k) { return *reinterpret_cast<const S*>(at[k + 1]); };
+      S r;
+      if constexpr (NIn == 2)
+        r = in(1) != S(0) ? value : in(0);
+      else
+        r = in(0) != S(0) ? in(1) : in(2);
+      *reinterpret_cast<S*>(at[0]) = r;
+    });
+  }
+};
+
+/// The body of l (launch.cuh): l's op on one of the four floating types, or masked_fill and where
+/// on int32, int64 or bool.
 template <class G>
 bool with_body(const Launch& l, G&& g) {
   bool found = false;
@@ -254,7 +276,14 @@ bool with_body(const Launch& l, G&& g) {
       g(Tag<MapBody<typename decltype(type)::type, decltype(arity)::value, decltype(f)>>{});
     });
   });
-  return found;
+  if (found || (l.op != Op::masked_fill && l.op != Op::where)) return found;
+  return with_type_among<int32_t, int64_t, bool>(l.type, [&](auto type) {
+    using S = typename decltype(type)::type;
+    if (l.op == Op::masked_fill)
+      g(Tag<SelectBody<S, 2>>{});
+    else
+      g(Tag<SelectBody<S, 3>>{});
+  });
 }
 
 }  // namespace ember::cuda::kernels

@@ -26,7 +26,8 @@ enum class Op : int32_t {
 inline constexpr int kFirstBinary = int(Op::add);
 
 /// Storage types; float16/bfloat16 compute in float32, as PyTorch's kernels do. The elementwise
-/// kernels take the four floating ones; copies convert between all of them.
+/// kernels take the four floating ones, masked_fill and where also int32, int64 and bool (they
+/// select, computing nothing); copies convert between all of them.
 enum class Type : int32_t { float32, float64, float16, bfloat16, int32, int64, boolean };
 
 /// The strided layout a grid-stride kernel walks over up to kMaxOperands operands (operand 0 the
@@ -46,6 +47,9 @@ struct Launch : Strided {
   Op op;
   Type type;
   double alpha;  // add/sub: out = a ± alpha * b; masked_fill: the value where b != 0
+  // masked_fill on int32/int64/bool: the value, converted to the storage type on the host as the
+  // CPU kernel does (alpha, a double, would round an int64 beyond 2^53).
+  int64_t integer;
 };
 
 /// Queues the kernel on `stream` (a cudaStream_t); returns the launch's cudaError_t.

@@ -8,16 +8,30 @@
 namespace ember::cuda {
 namespace {
 
-kernels::Type kernel_type(const backend::ElementwiseCall& call) {
+// masked_fill and where only select: they take the integer and bool types the cuda copies
+// have (the front end converts the mask or condition to the compute dtype with a copy first).
+kernels::Type kernel_type(kernels::Op op, const backend::ElementwiseCall& call) {
+  const bool selects = op == kernels::Op::masked_fill || op == kernels::Op::where;
   switch (call.compute) {
     case kFloat32: return kernels::Type::float32;
     case kFloat64: return kernels::Type::float64;
     case kFloat16: return kernels::Type::float16;
     case kBFloat16: return kernels::Type::bfloat16;
-    default: fail(call.op, "the cuda backend has no ", dtype_name(call.compute), " kernel yet (",
-                  call.op, " on ", call.out.device(), " takes float32, float64, float16 or "
-                  "bfloat16)");
+    case kInt32:
+      if (selects) return kernels::Type::int32;
+      break;
+    case kInt64:
+      if (selects) return kernels::Type::int64;
+      break;
+    case kBool:
+      if (selects) return kernels::Type::boolean;
+      break;
+    default:
+      break;
   }
+  fail(call.op, "the cuda backend has no ", dtype_name(call.compute), " kernel yet (", call.op,
+       " on ", call.out.device(), " takes float32, float64, float16",
+       selects ? ", bfloat16, int32, int64 or bool)" : " or bfloat16)");
 }
 
 }  // namespace
@@ -26,7 +40,7 @@ kernels::Launch plan_elementwise_launch(kernels::Op op, int inputs,
                                         const backend::ElementwiseCall& call) {
   kernels::Launch l{};
   l.op = op;
-  l.type = kernel_type(call);
+  l.type = kernel_type(op, call);
   EMBER_CHECK(inputs >= 1 && inputs < kernels::kMaxOperands && size_t(inputs) <= call.in.size(),
               call.op, "an elementwise launch takes 1 to ", kernels::kMaxOperands - 1,
               " inputs, got ", inputs, " of ", call.in.size());
@@ -39,6 +53,13 @@ kernels::Launch plan_elementwise_launch(kernels::Op op, int inputs,
   else
     strided = plan_strided<4>(call.op, {&call.out, &call.in[0], &call.in[1], &call.in[2]});
   l.alpha = call.args.scalar[0] ? call.args.scalar[0]->to_double() : 1.0;
+  if (op == kernels::Op::masked_fill && !is_floating_point(call.compute)) {
+    EMBER_CHECK(call.args.scalar[0].has_value(), call.op, "expected the fill value, got none");
+    const Scalar& value = *call.args.scalar[0];
+    l.integer = call.compute == kInt32   ? value.to<int32_t>()
+                : call.compute == kInt64 ? value.to<int64_t>()
+                                         : int64_t(value.to<bool>());
+  }
   return l;
 }
 

@@ -7,16 +7,20 @@
 #pragma once
 
 #include "backend/cuda/amp_launch.h"
+#include "backend/cuda/arg_reduce_launch.h"
 #include "backend/cuda/batch_norm_launch.h"
 #include "backend/cuda/copy_launch.h"
 #include "backend/cuda/dropout_launch.h"
 #include "backend/cuda/elementwise_launch.h"
 #include "backend/cuda/gather_launch.h"
+#include "backend/cuda/index_launch.h"
 #include "backend/cuda/loss_launch.h"
+#include "backend/cuda/nonzero_launch.h"
 #include "backend/cuda/norm_launch.h"
 #include "backend/cuda/optim_launch.h"
 #include "backend/cuda/pool_launch.h"
 #include "backend/cuda/random_launch.h"
+#include "backend/cuda/randperm_launch.h"
 #include "backend/cuda/reduce_launch.h"
 #include "backend/cuda/scan_launch.h"
 #include "backend/cuda/softmax_launch.h"
@@ -29,6 +33,7 @@ void emulate_copy(const CopyLaunch& launch);
 void emulate_fill(const FillLaunch& launch);
 /// launch.partial must hold reduce_partial_bytes(launch) bytes when it splits, as on the device.
 void emulate_reduce(const ReduceLaunch& launch);
+void emulate_arg_reduce(const ArgReduceLaunch& launch);
 void emulate_softmax(const SoftmaxLaunch& launch);
 void emulate_softmax_backward(const SoftmaxBackwardLaunch& launch);
 void emulate_optim(const OptimLaunch& launch);
@@ -37,6 +42,8 @@ void emulate_unscale(const UnscaleLaunch& launch);
 void emulate_gather(const GatherLaunch& launch);
 void emulate_select(const SelectLaunch& launch);
 void emulate_check_index(const CheckIndexLaunch& launch);
+void emulate_index_offsets(const IndexOffsetsLaunch& launch);
+void emulate_nonzero(const NonzeroLaunch& launch);
 void emulate_row_norm(const RowNormLaunch& launch);
 void emulate_row_norm_backward(const RowNormBackwardLaunch& launch);
 void emulate_batch_norm(const BatchNormLaunch& launch);
@@ -48,5 +55,8 @@ void emulate_avg_pool(const AvgPoolLaunch& launch);
 void emulate_random(const RandomLaunch& launch);
 void emulate_dropout(const DropoutLaunch& launch);
 void emulate_dropout_backward(const DropoutBackwardLaunch& launch);
+void emulate_randperm(const RandpermLaunch& launch);
+/// cub's radix sort on the device; here a stable sort on the same radix keys.
+void emulate_randperm_sort(const RandpermSort& sort);
 
 }  // namespace ember::cuda::kernels

@@ -7,11 +7,10 @@
 #include <cmath>
 
 #include "backend/backend.h"
+#include "backend/buffers.h"
 #include "backend/cuda/gather_plan.h"
 #include "backend/cuda/index_record.h"
 #include "backend/cuda/runtime.h"
-#include "ember/creation.h"
-#include "ember/math.h"
 
 namespace ember::cuda {
 namespace {
@@ -52,11 +51,13 @@ void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
 // include_self the written positions first take the reduction's identity (a scatter of it); mean
 // then divides by each position's count (a scatter_add of ones, self counting once when
 // included), positions never written keeping their value (count 0 taken as 1), as the CPU's.
+// The plan takes floating dtypes only, so the division is a true one.
 void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                     backend::ScatterReduce reduce, bool include_self) {
   using R = backend::ScatterReduce;
   const char* op = "scatter_reduce";
-  const TensorOptions like{.dtype = self.dtype(), .device = self.device()};
+  const Dtype dtype = self.dtype();
+  const Device device = self.device();
   const GatherOp kind = reduce == R::Prod   ? GatherOp::scatter_prod
                         : reduce == R::Amax ? GatherOp::scatter_amax
                         : reduce == R::Amin ? GatherOp::scatter_amin
@@ -70,16 +71,18 @@ void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const 
                             : reduce == R::Amax ? -INFINITY
                             : reduce == R::Amin ? INFINITY
                                                 : 0.0;
-    along_dim<GatherOp::scatter>(op, self, dim, index,
-                                 full({}, identity, like).expand(index.sizes()));
+    along_dim<GatherOp::scatter>(
+        op, self, dim, index, backend::new_full({}, identity, dtype, device).expand(index.sizes()));
   }
   raise_bad_index(op, run(op, record, l, l.numel, &kernels::launch_gather).data(), dim,
                   self.size(dim));
   if (reduce != R::Mean) return;
-  const Tensor count = include_self ? ones(self.sizes(), like) : zeros(self.sizes(), like);
-  along_dim<GatherOp::scatter_add>(op, count, dim, index, ones({}, like).expand(index.sizes()));
+  const Tensor one = backend::new_full({}, 1, dtype, device);
+  const Tensor count = include_self ? backend::new_full(self.sizes(), 1, dtype, device)
+                                    : backend::new_zeros(self.sizes(), dtype, device);
+  along_dim<GatherOp::scatter_add>(op, count, dim, index, one.expand(index.sizes()));
   Tensor out = self;  // a handle: the division writes self's elements
-  out.div_(maximum(count, ones({}, like)));
+  out.div_(count.maximum(one));
 }
 
 template <GatherOp Op>
@@ -101,7 +104,7 @@ void index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tens
 void index_fill(const Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
   DimVector shape(self.sizes());
   if (!shape.empty()) shape[size_t(dim)] = index.numel();
-  const Tensor fill = full({}, value, {.dtype = self.dtype(), .device = self.device()});
+  const Tensor fill = backend::new_full({}, value, self.dtype(), self.device());
   into_slices<GatherOp::scatter>("index_fill_", self, dim, index, fill.expand(shape), 1);
 }
 
@@ -141,9 +144,8 @@ void embedding_backward(const char* op, const Tensor& grad_weight, const Tensor&
                         const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq) {
   const Tensor record = new_index_record(grad_weight.device());
   const Tensor counts =
-      scale_grad_by_freq
-          ? zeros({grad_weight.size(0)}, {.dtype = kInt64, .device = grad_weight.device()})
-          : Tensor();
+      scale_grad_by_freq ? backend::new_zeros({grad_weight.size(0)}, kInt64, grad_weight.device())
+                         : Tensor();
   const auto [check, add] = plan_embedding_backward_launches(
       grad_weight, grad, indices, padding_idx,
       counts.defined() ? counts.data_ptr<int64_t>() : nullptr, record.data_ptr<int64_t>());

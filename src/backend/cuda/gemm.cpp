@@ -9,7 +9,6 @@
 #include "backend/backend.h"
 #include "backend/cuda/gemm_plan.h"
 #include "backend/cuda/runtime.h"
-#include "ember/creation.h"
 
 namespace ember::cuda {
 namespace {

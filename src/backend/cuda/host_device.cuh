@@ -41,9 +41,9 @@ namespace math {
 // CUDA declares __host__ __device__ overloads of these for float and double in the global
 // namespace; the host compiler has std's.
 #ifdef __CUDACC__
-using ::cos, ::exp, ::fabs, ::fma, ::log, ::sin, ::sqrt, ::tanh;
+using ::cos, ::exp, ::fabs, ::fma, ::log, ::pow, ::sin, ::sqrt, ::tanh;
 #else
-using std::cos, std::exp, std::fabs, std::fma, std::log, std::sin, std::sqrt, std::tanh;
+using std::cos, std::exp, std::fabs, std::fma, std::log, std::pow, std::sin, std::sqrt, std::tanh;
 #endif
 
 // The device's rsqrt (an instruction in float32, within 2 ulp); the host divides, one more

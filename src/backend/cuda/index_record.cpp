@@ -1,11 +1,11 @@
 // See index_record.h.
 #include "backend/cuda/index_record.h"
 
-#include "ember/creation.h"
+#include "backend/buffers.h"
 
 namespace ember::cuda {
 
-Tensor new_index_record(Device device) { return zeros({2}, {.dtype = kInt64, .device = device}); }
+Tensor new_index_record(Device device) { return backend::new_zeros({2}, kInt64, device); }
 
 std::array<int64_t, 2> read_index_record(const Tensor& record) {
   const Tensor host = record.cpu();

@@ -3,10 +3,10 @@
 // in every build with the emulated kernels), queues loss.cu's kernel for them on the current
 // stream of the input's device, and reads the targets' record back (index_record.h).
 #include "backend/backend.h"
+#include "backend/buffers.h"
 #include "backend/cuda/index_record.h"
 #include "backend/cuda/loss_plan.h"
 #include "backend/cuda/runtime.h"
-#include "ember/creation.h"
 
 namespace ember::cuda {
 namespace {
@@ -17,7 +17,7 @@ void queue(const backend::ClassLossCall& c, const kernels::ClassLossLaunch& l) {
 
 void class_loss(const backend::ClassLossCall& c, const Tensor& out) {
   const Device device = c.x.device();
-  const Tensor terms = empty({class_loss_scratch(c)}, {.dtype = c.x.dtype(), .device = device});
+  const Tensor terms = backend::new_buffer({class_loss_scratch(c)}, c.x.dtype(), device, c.op);
   const Tensor record = new_index_record(device);
   const auto [rows, total] =
       plan_class_loss_launches(c, out, terms.data_ptr(), record.data_ptr<int64_t>());
@@ -30,7 +30,7 @@ void class_loss(const backend::ClassLossCall& c, const Tensor& out) {
 void class_loss_backward(const backend::ClassLossCall& c, const Tensor& grad_input,
                          const Tensor& grad) {
   const Device device = c.x.device();
-  const Tensor sums = empty({2}, {.dtype = c.x.dtype(), .device = device});
+  const Tensor sums = backend::new_buffer({2}, c.x.dtype(), device, c.op);
   const Tensor g = grad.to(c.x.dtype());  // a 0-d grad comes in the loss's dtype
   const Tensor record = new_index_record(device);
   const auto [weight_sums, rows] = plan_class_loss_backward_launches(

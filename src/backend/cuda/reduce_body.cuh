@@ -1,8 +1,15 @@
-// The reductions' work (sum, mean, amax, amin), for the device (reduce.cu) and the CPU emulation
-// (reduce_emulation.cpp) alike, over the two index spaces of reduce_launch.h: each block reduces
-// one output (or one chunk of it) through b.reduce (block_reduce's tree); float16/bfloat16 load
-// into a float32 accumulator, as PyTorch's acc_type, and round once on the store. amax/amin
-// propagate NaN, as torch.amax does.
+// The reductions' work (sum, mean, amax, amin, nansum, prod, norm, var), for the device (reduce.cu)
+// and the CPU emulation (reduce_emulation.cpp) alike, over the two index spaces of
+// reduce_launch.h: each block reduces one output (or one chunk of it) through b.reduce
+// (block_reduce's tree); float16/bfloat16 load into a float32 accumulator, as PyTorch's
+// acc_type, and round once on the store. amax/amin propagate NaN, as torch.amax does.
+//
+// A reduction is a combiner (identity and combine, block_reduce.cuh's Sum/Max/Min or Prod here)
+// with a load: what each input element becomes before it is combined (itself; 0 for a NaN in
+// nansum; |x|, x^2 or |x|^p in norm; (x - mean)^2 in var's second pass, the mean the first pass's,
+// kept in the accumulator type). Loads apply to elements only, never to accumulators, so the
+// tree and the split pass combine what the elements became; the store finishes (mean's division,
+// norm's root, var's division and std's root).
 #pragma once
 
 #include <cstdint>
@@ -13,10 +20,81 @@
 
 namespace ember::cuda::kernels {
 
+template <class Acc>
+struct Prod {
+  EMBER_HOST_DEVICE Acc identity() const { return Acc(1); }
+  EMBER_HOST_DEVICE Acc operator()(Acc a, Acc b) const { return a * b; }
+};
+
+// The loads.
+struct LoadSame {
+  template <class Acc>
+  EMBER_HOST_DEVICE Acc operator()(Acc x, int64_t) const {
+    return x;
+  }
+};
+struct LoadNanAsZero {
+  template <class Acc>
+  EMBER_HOST_DEVICE Acc operator()(Acc x, int64_t) const {
+    return x != x ? Acc(0) : x;
+  }
+};
+struct LoadAbs {
+  template <class Acc>
+  EMBER_HOST_DEVICE Acc operator()(Acc x, int64_t) const {
+    return math::fabs(x);
+  }
+};
+struct LoadSquare {
+  template <class Acc>
+  EMBER_HOST_DEVICE Acc operator()(Acc x, int64_t) const {
+    return x * x;
+  }
+};
+struct LoadAbsPow {
+  double p;
+  template <class Acc>
+  EMBER_HOST_DEVICE Acc operator()(Acc x, int64_t) const {
+    return math::pow(math::fabs(x), Acc(p));
+  }
+};
+/// var's second pass: the square of x's distance from its output's mean (the first pass's).
+struct LoadCentered {
+  const void* center;
+  template <class Acc>
+  EMBER_HOST_DEVICE Acc operator()(Acc x, int64_t o) const {
+    const Acc d = x - static_cast<const Acc*>(center)[o];
+    return d * d;
+  }
+};
+
+/// A combiner R with the load applied to each element of output o first (r.load(x, o)).
+template <class R, class Load>
+struct Loaded : R {
+  Load load;
+};
+
+/// norm's finish, as the CPU kernel's: the square root for p = 2, nothing for p = 1 and +-inf
+/// (max|x|, min|x|), else the p-th root.
+template <class Acc>
+EMBER_HOST_DEVICE Acc finish_norm(Acc acc, double p) {
+  if (p == 2) return math::sqrt(acc);
+  if (p == 1 || p == INFINITY || p == -INFINITY) return acc;
+  return math::pow(acc, Acc(1.0 / p));
+}
+
 template <class S, class Acc>
 EMBER_HOST_DEVICE void store_reduced(const ReduceLaunch& l, int64_t o, Acc acc) {
   if (l.op == ReduceOp::mean) acc = acc / Acc(l.divisor);
-  reinterpret_cast<S*>(l.out)[o] = S(acc);
+  if (l.op == ReduceOp::norm) acc = finish_norm(acc, l.p);
+  if (l.op == ReduceOp::var) {
+    acc = acc / Acc(l.divisor);  // n <= correction: inf, or NaN for 0 / 0, as PyTorch
+    if (l.take_sqrt) acc = math::sqrt(acc);
+  }
+  if (l.acc_out)
+    reinterpret_cast<Acc*>(l.out)[o] = acc;
+  else
+    reinterpret_cast<S*>(l.out)[o] = S(acc);
 }
 
 /// Block (x, y)'s share: chunk y of outputs x, x + blocks_x, ...; with one split it writes the
@@ -32,7 +110,7 @@ EMBER_HOST_DEVICE void reduce_block(const Block& b, R r, const ReduceLaunch& l) 
           Acc a = r.identity();
           for (int64_t j = begin + t; j < end; j += b.threads()) {
             const char* p = line + offset_of(l.reduced_ndim, l.reduced_shape, l.reduced_strides, j);
-            a = r(a, Acc(*reinterpret_cast<const S*>(p)));
+            a = r(a, r.load(Acc(*reinterpret_cast<const S*>(p)), o));
           }
           return a;
         },
@@ -64,7 +142,8 @@ inline uint32_t combine_blocks(const ReduceLaunch& l) {
   return uint32_t(blocks < 65536 ? blocks : 65536);
 }
 
-/// Calls f(Tag<S>{}, Tag<Acc>{}, combiner) for l's storage type and op; false for unknown ones.
+/// Calls f(Tag<S>{}, Tag<Acc>{}, reduction) for l's storage type and op, the reduction a Loaded
+/// combiner; false for unknown ones.
 template <class F>
 bool with_reduction(const ReduceLaunch& l, F&& f) {
   bool known = true;
@@ -74,13 +153,34 @@ bool with_reduction(const ReduceLaunch& l, F&& f) {
     switch (l.op) {
       case ReduceOp::sum:
       case ReduceOp::mean:
-        f(type, Tag<Acc>{}, Sum<Acc>{});
+        f(type, Tag<Acc>{}, Loaded<Sum<Acc>, LoadSame>{});
         return;
       case ReduceOp::amax:
-        f(type, Tag<Acc>{}, Max<Acc>{});
+        f(type, Tag<Acc>{}, Loaded<Max<Acc>, LoadSame>{});
         return;
       case ReduceOp::amin:
-        f(type, Tag<Acc>{}, Min<Acc>{});
+        f(type, Tag<Acc>{}, Loaded<Min<Acc>, LoadSame>{});
+        return;
+      case ReduceOp::nansum:
+        f(type, Tag<Acc>{}, Loaded<Sum<Acc>, LoadNanAsZero>{});
+        return;
+      case ReduceOp::prod:
+        f(type, Tag<Acc>{}, Loaded<Prod<Acc>, LoadSame>{});
+        return;
+      case ReduceOp::norm:
+        if (l.p == INFINITY)
+          f(type, Tag<Acc>{}, Loaded<Max<Acc>, LoadAbs>{});
+        else if (l.p == -INFINITY)
+          f(type, Tag<Acc>{}, Loaded<Min<Acc>, LoadAbs>{});
+        else if (l.p == 1)
+          f(type, Tag<Acc>{}, Loaded<Sum<Acc>, LoadAbs>{});
+        else if (l.p == 2)
+          f(type, Tag<Acc>{}, Loaded<Sum<Acc>, LoadSquare>{});
+        else
+          f(type, Tag<Acc>{}, Loaded<Sum<Acc>, LoadAbsPow>{{}, LoadAbsPow{l.p}});
+        return;
+      case ReduceOp::var:
+        f(type, Tag<Acc>{}, Loaded<Sum<Acc>, LoadCentered>{{}, LoadCentered{l.center}});
         return;
     }
     known = false;

@@ -10,7 +10,16 @@
 
 namespace ember::cuda::kernels {
 
-enum class ReduceOp : int32_t { sum, mean, amax, amin };
+enum class ReduceOp : int32_t {
+  sum,
+  mean,
+  amax,
+  amin,
+  nansum,  // NaN elements count as 0
+  prod,
+  norm,  // p-norm: (sum |x|^p)^(1/p), max|x| for p = inf, min|x| for p = -inf
+  var,   // sum((x - center[o])^2) / divisor, its square root with take_sqrt
+};
 
 /// Grid: (blocks, splits). Block (x, y) reduces chunk `y` of output x, x + blocks, ... with
 /// `threads` threads; float16/bfloat16/float32 accumulate in float32, float64 in float64. With
@@ -27,7 +36,11 @@ struct ReduceLaunch {
   const char* in;
   char* out;
   void* partial;  // set by the host when splits > 1
-  double divisor;  // mean: out = sum / divisor
+  double divisor;      // mean: out = sum / divisor; var: max(0, n - correction)
+  double p;            // norm: the order (non-zero, may be +-inf)
+  const void* center;  // var: each output's mean, in the accumulator type
+  int32_t take_sqrt;   // var: std
+  int32_t acc_out;     // 1: out holds the accumulator type, unrounded (var's mean pass)
   uint32_t blocks, splits, threads;
   int64_t chunk;  // reduced elements per split
 };

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 
+#include "backend/buffers.h"
+#include "backend/cuda/copy_plan.h"
+
 namespace ember::cuda {
 namespace {
 
@@ -83,6 +86,7 @@ kernels::ReduceLaunch plan_reduce_launch(kernels::ReduceOp op, const backend::Re
   l.in = static_cast<const char*>(call.in.data_ptr());
   l.out = static_cast<char*>(call.out.data_ptr());
   l.divisor = call.arg;
+  l.p = call.arg;
   l.blocks = uint32_t(std::clamp<int64_t>(l.outputs, 1, 65536));
   // Few outputs over many elements: split each output's elements over more blocks.
   int64_t splits = 1;
@@ -93,6 +97,30 @@ kernels::ReduceLaunch plan_reduce_launch(kernels::ReduceOp op, const backend::Re
   l.splits = uint32_t(l.chunk ? (l.reduced + l.chunk - 1) / l.chunk : 1);
   l.threads = block_threads(l.chunk, kReduceThreads);
   return l;
+}
+
+std::pair<kernels::ReduceLaunch, kernels::ReduceLaunch> plan_aminmax_launches(
+    const char* op, const Tensor& lo, const Tensor& hi, const Tensor& in, IntArrayRef dims) {
+  return {plan_reduce_launch(kernels::ReduceOp::amin, {op, lo, in, dims}),
+          plan_reduce_launch(kernels::ReduceOp::amax, {op, hi, in, dims})};
+}
+
+MomentsWork plan_moments(const backend::MomentsCall& c) {
+  MomentsWork w{};
+  const Dtype acc = c.in.dtype() == kFloat64 ? kFloat64 : kFloat32;
+  w.center = backend::new_buffer(c.var.sizes(), acc, c.in.device(), c.op);
+  int64_t n = 1;
+  for (const int64_t d : c.dims) n *= c.in.size(d);
+  // The mean pass plans over var (the input's dtype, the outputs' shape), then writes center.
+  w.mean = plan_reduce_launch(kernels::ReduceOp::mean, {c.op, c.var, c.in, c.dims, double(n)});
+  w.mean.out = static_cast<char*>(w.center.data_ptr());
+  w.mean.acc_out = 1;
+  w.var = plan_reduce_launch(kernels::ReduceOp::var, {c.op, c.var, c.in, c.dims});
+  w.var.divisor = std::max<double>(0, double(n) - double(c.correction));
+  w.var.take_sqrt = c.take_sqrt;
+  w.var.center = w.center.data_ptr();
+  if (c.mean.defined()) w.mean_out = plan_copy_launch(c.mean, w.center);
+  return w;
 }
 
 int64_t reduce_partial_bytes(const kernels::ReduceLaunch& l) {

@@ -5,7 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 
+#include "backend/cuda/copy_launch.h"
 #include "backend/cuda/reduce_launch.h"
 #include "backend/reduce_kernels.h"
 
@@ -27,6 +30,24 @@ uint32_t block_threads(int64_t n, uint32_t most);
 /// The launch of `op` over `call` (its input in float32/float64/float16/bfloat16, the output of
 /// the same dtype): `[op] the cuda backend has no <dtype> kernel yet` otherwise.
 kernels::ReduceLaunch plan_reduce_launch(kernels::ReduceOp op, const backend::ReduceCall& call);
+
+/// aminmax over `dims` as two launches, amin into lo and amax into hi (lo and hi like `out`
+/// above): the same bodies as amin and amax, reading the input twice where PyTorch's CUDA
+/// aminmax reads it once.
+std::pair<kernels::ReduceLaunch, kernels::ReduceLaunch> plan_aminmax_launches(
+    const char* op, const Tensor& lo, const Tensor& hi, const Tensor& in, IntArrayRef dims);
+
+/// var/std (and their _mean variants) in two passes: `mean` (each output's mean, unrounded in
+/// the accumulator type, into `center`), then `var` (the squared distances from it, summed and
+/// divided by max(0, n - correction), the root for std), then `mean_out` (center converted to
+/// call.mean's dtype) when call.mean is defined. PyTorch's CUDA kernel is one Welford pass: the
+/// results differ by rounding.
+struct MomentsWork {
+  Tensor center;  // float32 (float64 for float64 input), the outputs' shape, on in's device
+  kernels::ReduceLaunch mean, var;
+  std::optional<kernels::CopyLaunch> mean_out;
+};
+MomentsWork plan_moments(const backend::MomentsCall& call);
 
 /// Bytes of the partial buffer a split launch needs (0 when it has one split).
 int64_t reduce_partial_bytes(const kernels::ReduceLaunch& launch);

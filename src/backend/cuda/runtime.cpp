@@ -159,6 +159,10 @@ const backend::Backend kCudaBackend = [] {
   install_pool_kernels(b);
   install_random_kernels(b);
   install_dropout_kernels(b);
+  install_randperm_kernels(b);
+  install_index_kernels(b);
+  install_nonzero_kernels(b);
+  install_arg_reduce_kernels(b);
   return b;
 }();
 

@@ -94,5 +94,9 @@ void install_scan_kernels(backend::Backend& b);
 void install_pool_kernels(backend::Backend& b);
 void install_random_kernels(backend::Backend& b);
 void install_dropout_kernels(backend::Backend& b);
+void install_randperm_kernels(backend::Backend& b);
+void install_index_kernels(backend::Backend& b);
+void install_nonzero_kernels(backend::Backend& b);
+void install_arg_reduce_kernels(backend::Backend& b);
 
 }  // namespace ember::cuda

@@ -3,9 +3,9 @@
 // plans its launch (sort_plan.cpp, tested in every build with the emulated kernel) and queues
 // sort.cu's kernel on the current stream of self's device.
 #include "backend/backend.h"
+#include "backend/buffers.h"
 #include "backend/cuda/runtime.h"
 #include "backend/cuda/sort_plan.h"
-#include "ember/creation.h"
 
 namespace ember::cuda {
 namespace {
@@ -22,8 +22,8 @@ void sort(const Tensor& values, const Tensor& indices, const Tensor& self, int64
 
 void topk(const Tensor& values, const Tensor& indices, const Tensor& self, int64_t k, int64_t dim,
           bool largest, bool /*sorted*/) {
-  const Tensor sorted = empty_like(self);
-  const Tensor order = empty(self.sizes(), {.dtype = kInt64, .device = self.device()});
+  const Tensor sorted = backend::new_buffer(self.sizes(), self.dtype(), self.device(), "topk");
+  const Tensor order = backend::new_buffer(self.sizes(), kInt64, self.device(), "topk");
   queue("topk", self, plan_topk_launch(values, indices, self, k, dim, largest, sorted, order));
 }
 

@@ -181,7 +181,16 @@ TEST_P(ReducedGemm, ConvAndGradientsAgainstFloat64) {
       {{2, 8, 12, 12}, {6, 4, 3, 3}, 1, 2, 2, 2, false},    // dilation 2, 2 groups
       {{4, 16, 7, 7}, {8, 16, 1, 1}, 1, 0, 1, 1, true},     // pointwise
       {{2, 6, 10, 10}, {6, 1, 3, 3}, 2, 1, 1, 6, false},    // depthwise, stride 2
-      {{12, 4, 64, 64}, {8, 4, 3, 3}, 1, 1, 1, 1, false}};  // several chunks of images
+      {{12, 4, 64, 64}, {8, 4, 3, 3}, 1, 1, 1, 1, false},   // several chunks of images
+      // Reductions of 32 terms or more: bfloat16 dot products where the CPU has them (Note
+      // [bfloat16 dot-product convolution]), the chunks above elsewhere. 3x3 stride 1 keeps
+      // float32 Winograd forward and grad_input, so there only grad_weight takes them.
+      {{4, 32, 14, 14}, {64, 32, 3, 3}, 1, 1, 1, 1, false},  // the reference CNN's conv2
+      {{3, 32, 14, 14}, {16, 32, 3, 3}, 1, 1, 1, 1, false},  // threaded GEMMs (3 images)
+      {{2, 40, 30, 30}, {8, 40, 3, 3}, 1, 2, 2, 1, false},   // blocks of rows, dilation 2
+      {{3, 36, 9, 9}, {8, 36, 3, 3}, 2, 1, 1, 1, false},     // stride 2: grad_input widens
+      {{4, 64, 7, 7}, {16, 64, 1, 1}, 1, 0, 1, 1, true},     // pointwise
+      {{4, 16, 10, 10}, {8, 8, 3, 3}, 1, 2, 2, 2, false}};   // groups, dilation 2
   for (const ConvCase& c : cases) {
     const std::string what = std::string(dtype_name(dt)) + " x" + ::testing::PrintToString(c.x) +
                              " w" + ::testing::PrintToString(c.w);
@@ -220,6 +229,27 @@ TEST_P(ReducedGemm, ConvAndGradientsAgainstFloat64) {
   const auto [si, sw, sb] = F::conv_transpose2d_backward(g64.abs(), x64.abs(), w64.abs(), o);
   expect_within(gi, ri, si, 27, dt, "conv_transpose2d grad_input");
   expect_within(gw, rw, sw, 2 * 25, dt, "conv_transpose2d grad_weight");
+}
+
+// bfloat16 convolutions take bfloat16 dot products exactly where bfloat16 GEMMs take oneDNN and
+// the reduction is long enough to fill its kernel; everything else widens to float32.
+TEST(ReducedConvPath, DotProductsFollowTheGemmPathAndReduction) {
+  using cpu::ReducedGemmPath;
+  EXPECT_TRUE(cpu::choose_bf16_dot_conv(kBFloat16, ReducedGemmPath::kOnednn, 288));
+  EXPECT_TRUE(cpu::choose_bf16_dot_conv(kBFloat16, ReducedGemmPath::kOnednn, 32));
+  // conv 1 -> 32 (K = 9): the flat float32 kernel on widened chunks.
+  EXPECT_FALSE(cpu::choose_bf16_dot_conv(kBFloat16, ReducedGemmPath::kOnednn, 9));
+  // OpenBLAS's sbgemm (not in Debian's OpenBLAS, so never measured) and the convert path: widen.
+  EXPECT_FALSE(cpu::choose_bf16_dot_conv(kBFloat16, ReducedGemmPath::kSbgemm, 288));
+  EXPECT_FALSE(cpu::choose_bf16_dot_conv(kBFloat16, ReducedGemmPath::kConvert, 288));
+  EXPECT_FALSE(cpu::choose_bf16_dot_conv(kFloat16, ReducedGemmPath::kOnednn, 288));
+  // This process: the same choice as its bfloat16 GEMM.
+  const bool onednn = cpu::reduced_gemm_path(kBFloat16).rfind("oneDNN", 0) == 0;
+  EXPECT_EQ(cpu::bf16_dot_conv(288), onednn);
+  EXPECT_FALSE(cpu::bf16_dot_conv(9));
+  if (cpu::cpu_features().avx512_bf16 && cpu::cpu_level().needs.avx512f) {
+    EXPECT_TRUE(onednn);
+  }
 }
 
 // Under autocast a convolution allocates no float32 copy of its operands or result: its peak
