@@ -1,13 +1,14 @@
 // GradScaler: PyTorch 1.13's torch/cuda/amp/grad_scaler.py state machine, with the scale and the
-// growth tracker held on the host (ember's kernels run on the host; a CUDA backend may move them
-// to the device to avoid a sync per step). Messages are PyTorch's, after the "[GradScaler.fn]"
-// prefix.
+// growth tracker held on the host. PyTorch keeps them on the device to avoid a sync per step;
+// ember's unscale_ reads the inf verdict back anyway, so the update is host arithmetic with no
+// kernel, and only the check-and-unscale goes through the backend table (backend/amp_kernels.h).
+// Messages are PyTorch's, after the "[GradScaler.fn]" prefix.
 #include "ember/amp/grad_scaler.h"
 
+#include <algorithm>
 #include <cmath>
 
-#include "backend/cpu/amp.h"
-#include "backend/cuda/amp.h"
+#include "backend/family_kernel.h"
 #include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/error.h"
@@ -64,7 +65,9 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
               "unscale_() is being called after step().");
   // PyTorch: inv_scale = _scale.double().reciprocal().float()
   const float inv_scale = float(1.0 / double(scale_));
-  std::vector<Tensor> grads, cuda_grads;  // each device's kernel checks its own
+  // Grouped by device type: each backend's amp entry checks its own, and a CUDA one reads each
+  // device's verdict back once for all of that device's gradients.
+  std::vector<std::vector<Tensor>> by_type;
   for (optim::ParamGroup& group : optimizer.param_groups()) {
     for (Tensor& p : group.params()) {
       Tensor& g = p.mutable_grad();
@@ -75,16 +78,25 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
       // be written in place: it becomes a contiguous copy, the layout PyTorch's AccumulateGrad
       // gives such gradients anyway.
       if (!g.is_contiguous()) g = g.contiguous();
-      (g.is_cuda() ? cuda_grads : grads).push_back(g);
+      auto same_type = std::find_if(by_type.begin(), by_type.end(), [&](const auto& grads) {
+        return grads.front().device().type() == g.device().type();
+      });
+      if (same_type == by_type.end()) same_type = by_type.emplace(by_type.end());
+      same_type->push_back(g);
     }
   }
   {
     NoGradGuard no_grad;
     bool found = false;
-    if (!grads.empty()) found = cpu::non_finite_check_and_unscale_(grads, inv_scale);
-    if (!cuda_grads.empty())
-      found = cuda::non_finite_check_and_unscale_(cuda_grads, inv_scale) || found;
-    if (!grads.empty() || !cuda_grads.empty()) st.found_inf = found;
+    for (const std::vector<Tensor>& grads : by_type) {
+      // The backend of the gradients' device, never the CPU's for device memory: a device type
+      // without the entry is `[GradScaler.unscale_] no kernel for <device>`.
+      const auto unscale =
+          backend::kernel("GradScaler.unscale_", grads.front().device(), &backend::Backend::amp,
+                          &backend::AmpKernels::non_finite_check_and_unscale_);
+      found = unscale(grads, inv_scale) || found;
+    }
+    if (!by_type.empty()) st.found_inf = found;
   }
   st.stage = Stage::kUnscaled;
 }

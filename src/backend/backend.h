@@ -38,6 +38,7 @@
 #include "backend/rearrange_kernels.h"
 #include "backend/resize_kernels.h"
 #include "backend/optim_kernels.h"
+#include "backend/amp_kernels.h"
 
 namespace ember::backend {
 
@@ -142,6 +143,7 @@ struct Backend {
   RearrangeKernels rearrange;
   ResizeKernels resize;
   OptimKernels optim;       // the optimizers' fused updates
+  AmpKernels amp;           // GradScaler's unscale
   EqualFn equal = nullptr;  // Tensor::equal (the copy family)
 
   ElementwiseFn& operator[](ElementwiseKernel k) { return elementwise[size_t(k)]; }

@@ -2,7 +2,10 @@
 // grad_scaler.json; see Note [Running 1.13's CUDA-only GradScaler on CPU] in its generator):
 // the scale's growth after growth_interval clean steps, the backoff and skipped step on an
 // injected inf or NaN, unscaled gradients, parameters for every optimizer, clip_grad_norm_
-// after unscale_, the state_dict, and PyTorch's errors for misuse.
+// after unscale_, the state_dict, and PyTorch's errors for misuse. And the kernel-table dispatch of
+// unscale_: each device type's gradients reach that backend's amp entry (a fake CUDA device here;
+// the emulated CUDA kernel behind it runs in cuda_emulation_test), and a device without the entry
+// is refused by name.
 #include "ember/amp/grad_scaler.h"
 
 #include <ember/autograd.h>
@@ -15,7 +18,9 @@
 #include <map>
 #include <memory>
 
+#include "backend/backend.h"
 #include "backend/cpu/amp.h"
+#include "backend/fake_device.h"
 #include "test_support.h"
 
 namespace ember::amp {
@@ -290,6 +295,68 @@ TEST(GradScalerKernel, UnscalesEverythingAndFindsNonFinite) {
     EXPECT_EQ(b.select(0, 0).select(0, 0).item<double>(), 1.0);  // still unscaled after the inf
     EXPECT_EQ(a.select(0, 0).item<double>(), 0.5);
   }
+}
+
+// unscale_ reaches the CPU kernel through the CPU backend's table entry, so the golden replays
+// above run it by dispatch.
+TEST(GradScalerKernel, TheCpuBackendsAmpEntryIsTheFusedKernel) {
+  EXPECT_EQ(backend::backend_for(kCPU)->amp.non_finite_check_and_unscale_,
+            &cpu::non_finite_check_and_unscale_);
+}
+
+// The fake device's amp entry: logs how many tensors it was given and runs the CPU kernel over
+// their (host) memory.
+bool fake_unscale(std::span<const Tensor> tensors, float inv_scale) {
+  test::FakeDevice::calls().push_back("unscale " + std::to_string(tensors.size()));
+  std::vector<Tensor> host;
+  for (const Tensor& t : tensors) host.push_back(test::FakeDevice::host_view(t));
+  return cpu::non_finite_check_and_unscale_(host, inv_scale);
+}
+
+// One optimizer over a CPU parameter and two on a fake CUDA device: the device's gradients go to
+// its backend's entry in one call, the CPU one to the CPU kernel, and either one's inf skips the
+// step and backs the scale off.
+TEST(GradScaler, EachDeviceTypesGradientsReachItsBackendsEntry) {
+  using test::FakeDevice;
+  FakeDevice fake;
+  fake.table.amp.non_finite_check_and_unscale_ = &fake_unscale;
+  Tensor c = zeros({2}).requires_grad_();
+  Tensor d0 = FakeDevice::tensor<float>({0, 0}).requires_grad_();
+  Tensor d1 = FakeDevice::tensor<float>({0}).requires_grad_();
+  optim::SGD opt({c, d0, d1}, {.lr = 0.5});
+  GradScaler scaler({.init_scale = 4.0});
+  scaler.scale(ones({1}));  // starts the iteration (the scale lives on the host)
+  c.mutable_grad() = full({2}, 8.0);
+  d0.mutable_grad() = FakeDevice::tensor<float>({4, 12});
+  d1.mutable_grad() = FakeDevice::tensor<float>({-2});
+  scaler.unscale_(opt);
+  EXPECT_EQ(FakeDevice::calls(), std::vector<std::string>{"unscale 2"});
+  EXPECT_TRUE(c.grad().equal(full({2}, 2.0)));
+  EXPECT_EQ(FakeDevice::values<float>(d0.grad()), (std::vector<float>{1, 3}));
+  EXPECT_EQ(FakeDevice::values<float>(d1.grad()), (std::vector<float>{-0.5f}));
+
+  // An inf on the device only: its verdict skips the step (no optimizer kernel runs) and the
+  // update backs off.
+  scaler.update(4.0);
+  FakeDevice::data<float>(d0.grad())[1] = INFINITY;
+  c.mutable_grad() = full({2}, 8.0);
+  EXPECT_FALSE(scaler.step(opt));
+  scaler.update();
+  EXPECT_EQ(scaler.get_scale(), 2.0);
+  EXPECT_EQ(FakeDevice::calls().size(), 2u);
+  EXPECT_TRUE(c.detach().equal(zeros({2})));
+}
+
+// A device type whose backend has no amp entry is refused by the op's name and the device, before
+// any of its memory is read as the host's.
+TEST(GradScaler, ADeviceWithoutTheEntryIsRefused) {
+  test::FakeDevice fake;
+  Tensor d = test::FakeDevice::tensor<float>({0}).requires_grad_();
+  optim::SGD opt({d}, {.lr = 0.5});
+  GradScaler scaler;
+  scaler.scale(ones({1}));
+  d.mutable_grad() = test::FakeDevice::tensor<float>({1});
+  EXPECT_ERROR(scaler.unscale_(opt), "[GradScaler.unscale_] " + test::kMissing);
 }
 
 }  // namespace

@@ -4,10 +4,12 @@
 // transposed operands and outputs, tails and grids smaller than the work, the reductions (their
 // combine tree, accumulation and split pass), masked_fill and where, softmax and its backwards
 // (also through the front end on a fake device), the fused SGD and Adam
-// updates and GradScaler's inf/NaN check and unscale. Copies between every pair of dtypes, fills
+// updates and GradScaler's inf/NaN check and unscale (also through GradScaler on a fake device).
+// Copies between every pair of dtypes, fills
 // and more reduction layouts run emulated in cuda_copy_plan_test / cuda_reduce_plan_test; the other
 // families in their own cuda_<family>_plan_test (gather, norm, batch_norm, loss, sort, scan,
 // pool).
+#include <ember/amp/grad_scaler.h>
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -510,6 +512,50 @@ TEST(CudaEmulation, UnscaleChecksAndUnscalesAsTheCpuKernel) {
         EXPECT_EQ(found_inf != 0, want_inf) << dtype << " " << bad;
         EXPECT_TRUE(allclose(g, want, 0, 0, /*equal_nan=*/true)) << dtype << " " << inv_scale;
       }
+}
+
+// Through GradScaler on a fake CUDA device whose amp entry plans and runs the emulated kernel as
+// the CUDA backend's entry (src/backend/cuda/amp.cpp) launches it, one flag for the device: the
+// same verdict, unscaled gradients and skipped step as GradScaler over the same gradients on the
+// CPU.
+bool emulated_unscale(std::span<const Tensor> tensors, float inv_scale) {
+  test::FakeDevice::calls().push_back("unscale");
+  int32_t found_inf = 0;
+  for (const Tensor& t : tensors)
+    kernels::emulate_unscale(
+        plan_unscale_launch(test::FakeDevice::host_view(t), inv_scale, &found_inf));
+  return found_inf != 0;
+}
+
+TEST(CudaEmulation, GradScalerOnTheDeviceReachesTheEmulatedKernel) {
+  using test::FakeDevice;
+  FakeDevice device;
+  device.table.amp.non_finite_check_and_unscale_ = &emulated_unscale;
+  for (const Dtype dtype : {kFloat32, kFloat64, kBFloat16})  // float16 grads are refused first
+    for (const float bad : {0.0f, INFINITY, NAN}) {
+      const Tensor grad = wavy(3, 70, dtype) * 1000;
+      if (bad != 0) grad.select(0, 2).select(0, 69).fill_(bad);
+      Tensor on_cpu = zeros({3, 70}, {.dtype = dtype}).requires_grad_();
+      Tensor on_device = FakeDevice::copy_of(zeros({3, 70}, {.dtype = dtype})).requires_grad_();
+      on_cpu.mutable_grad() = grad.clone();
+      on_device.mutable_grad() = FakeDevice::copy_of(grad);
+      optim::SGD cpu_opt({on_cpu}, {.lr = 0}), device_opt({on_device}, {.lr = 0});
+      amp::GradScaler cpu_scaler({.init_scale = 3.0}), device_scaler({.init_scale = 3.0});
+      cpu_scaler.scale(ones({1}));  // starts each scaler's iteration: the scale is on the host
+      device_scaler.scale(ones({1}));
+      cpu_scaler.unscale_(cpu_opt);
+      device_scaler.unscale_(device_opt);
+      EXPECT_TRUE(allclose(FakeDevice::host_view(on_device.grad()), on_cpu.grad(), 0, 0,
+                           /*equal_nan=*/true))
+          << dtype << " " << bad;
+      if (bad == 0) continue;  // a clean step would need the device's SGD kernel
+      EXPECT_FALSE(device_scaler.step(device_opt)) << dtype << " " << bad;
+      EXPECT_FALSE(cpu_scaler.step(cpu_opt));
+      device_scaler.update();
+      cpu_scaler.update();
+      EXPECT_EQ(device_scaler.get_scale(), cpu_scaler.get_scale());
+    }
+  EXPECT_EQ(FakeDevice::calls().size(), 9u);
 }
 
 }  // namespace

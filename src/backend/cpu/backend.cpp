@@ -16,6 +16,7 @@ void add_common_kernels(backend::Backend& b) {
   add_linalg_kernels(b);
   add_rearrange_kernels(b);
   add_resize_kernels(b);
+  add_amp_kernels(b);
 }
 
 }  // namespace ember::cpu

@@ -24,6 +24,7 @@ void add_creation_kernels(backend::Backend& b);
 void add_linalg_kernels(backend::Backend& b);
 void add_rearrange_kernels(backend::Backend& b);
 void add_resize_kernels(backend::Backend& b);
+void add_amp_kernels(backend::Backend& b);
 
 }  // namespace ember::cpu
 

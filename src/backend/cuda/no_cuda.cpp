@@ -1,6 +1,5 @@
 // Linked into CPU-only builds in place of the CUDA backend: CUDA is reported absent, there is no
 // cache to empty, and anything else that would need a device throws one clear error.
-#include "backend/cuda/amp.h"
 #include "backend/cuda/api.h"
 #include "ember/cuda.h"
 #include "ember/error.h"
@@ -54,8 +53,5 @@ void reset_accumulated_memory_stats(Device) { no_cuda("cuda.reset_accumulated_me
 void empty_cache() {}
 std::map<std::string, int64_t> memory_stats(Device) { no_cuda("cuda.memory_stats"); }
 std::string memory_summary(Device, bool) { no_cuda("cuda.memory_summary"); }
-bool non_finite_check_and_unscale_(std::span<const Tensor>, float) {
-  no_cuda("GradScaler.unscale_");
-}
 
 }  // namespace ember::cuda

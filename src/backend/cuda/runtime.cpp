@@ -150,6 +150,7 @@ const backend::Backend kCudaBackend = [] {
   install_softmax_kernels(b);
   install_linalg_kernels(b);
   install_optim_kernels(b);
+  install_amp_kernels(b);
   install_gather_kernels(b);
   install_norm_kernels(b);
   install_batch_norm_kernels(b);

@@ -85,6 +85,7 @@ void install_reduce_kernels(backend::Backend& b);
 void install_softmax_kernels(backend::Backend& b);
 void install_linalg_kernels(backend::Backend& b);
 void install_optim_kernels(backend::Backend& b);
+void install_amp_kernels(backend::Backend& b);
 void install_gather_kernels(backend::Backend& b);
 void install_norm_kernels(backend::Backend& b);
 void install_batch_norm_kernels(backend::Backend& b);
