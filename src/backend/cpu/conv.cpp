@@ -327,26 +327,16 @@ void conv_forward(const Geometry& g, const T* in, const T* w, const T* bias, T* 
 
 // grad (N, O, Ho, Wo) -> out (N, C, H, W): per image and group, col = w_g^T @ grad_g, then
 // col2im. A pointwise conv writes w_g^T @ grad_g straight into out.
-// With stride 1 the adjoint is itself a convolution: of grad, padded by d*(k-1) - p, with the
-// weights flipped in space and transposed in channels, w'[c][o][i][j] = w[o][c][-i][-j] within
-// each group. The forward kernels (the flat one, mostly) then do it without col2im.
+// grad_input with stride 1 as the adjoint's forward convolution (adjoint_geometry in
+// conv_geometry.h): the forward kernels (the flat one, mostly) then do it without col2im.
 template <class T>
 bool adjoint_as_forward(const Geometry& g, const T* grad, const T* w, const T* bias, T* out) {
-  const int64_t eh = (g.kh - 1) * g.dh, ew = (g.kw - 1) * g.dw;  // kernel extents - 1
-  if (g.sh != 1 || g.sw != 1 || g.ph > eh || g.pw > ew || g.pointwise()) return false;
-  Geometry f = g;
-  f.C = g.O, f.H = g.Ho, f.W = g.Wo, f.O = g.C, f.Ho = g.H, f.Wo = g.W;
-  f.Cg = g.Og, f.Og = g.Cg, f.ph = eh - g.ph, f.pw = ew - g.pw;
+  Geometry f;
+  if (g.pointwise() || !adjoint_geometry(g, f)) return false;
   const Dtype dt = std::is_same_v<T, float> ? kFloat32 : kFloat64;
   Tensor flipped = backend::new_buffer({g.C * g.Og * g.kh * g.kw}, dt);
   T* wf = static_cast<T*>(flipped.data_ptr());
-  const int64_t kk = g.kh * g.kw;
-  for (int64_t gi = 0; gi < g.G; ++gi)
-    for (int64_t o = 0; o < g.Og; ++o)
-      for (int64_t c = 0; c < g.Cg; ++c)
-        for (int64_t t = 0; t < kk; ++t)  // t -> kk - 1 - t flips both spatial axes
-          wf[((gi * g.Cg + c) * g.Og + o) * kk + kk - 1 - t] =
-              w[((gi * g.Og + o) * g.Cg + c) * kk + t];
+  adjoint_weights(g, w, wf);
   conv_forward(f, grad, wf, bias, out);
   return true;
 }

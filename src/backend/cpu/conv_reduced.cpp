@@ -306,25 +306,17 @@ void dot_forward(const Geometry& g, const BFloat16* in, const BFloat16* w, const
   });
 }
 
-// grad_input with stride 1 as a forward convolution (see adjoint_as_forward in conv.cpp);
-// false where that does not apply (stride > 1, padding beyond the kernel's extent).
+// grad_input with stride 1 as the adjoint's forward convolution (adjoint_geometry in
+// conv_geometry.h); false where that does not apply (stride > 1, padding beyond the kernel's
+// extent) or the float32 path would take Winograd.
 bool dot_adjoint(const Geometry& g, const BFloat16* grad, const BFloat16* w, const BFloat16* bias,
                  BFloat16* out) {
-  const int64_t eh = (g.kh - 1) * g.dh, ew = (g.kw - 1) * g.dw;  // kernel extents - 1
-  if (g.sh != 1 || g.sw != 1 || g.ph > eh || g.pw > ew) return false;
-  Geometry f = g;
-  f.C = g.O, f.H = g.Ho, f.W = g.Wo, f.O = g.C, f.Ho = g.H, f.Wo = g.W;
-  f.Cg = g.Og, f.Og = g.Cg, f.ph = eh - g.ph, f.pw = ew - g.pw;
+  Geometry f;
+  if (!adjoint_geometry(g, f)) return false;
   if (!bf16_dot_conv(f.K()) || float_path_is_winograd(f)) return false;
-  const int64_t kk = g.kh * g.kw;
-  Tensor flipped = backend::new_buffer({g.C * g.Og * kk}, kBFloat16);
+  Tensor flipped = backend::new_buffer({g.C * g.Og * g.kh * g.kw}, kBFloat16);
   auto* wf = static_cast<BFloat16*>(flipped.data_ptr());
-  for (int64_t gi = 0; gi < g.G; ++gi)
-    for (int64_t o = 0; o < g.Og; ++o)
-      for (int64_t c = 0; c < g.Cg; ++c)
-        for (int64_t t = 0; t < kk; ++t)  // t -> kk - 1 - t flips both spatial axes
-          wf[((gi * g.Cg + c) * g.Og + o) * kk + kk - 1 - t] =
-              w[((gi * g.Og + o) * g.Cg + c) * kk + t];
+  adjoint_weights(g, w, wf);
   dot_forward(f, grad, wf, bias, out);
   return true;
 }
