@@ -74,21 +74,26 @@ Tensor conv3d(const Tensor& input, const Tensor& weight, const ConvFuncOptions& 
               kernel[1], " x ", kernel[2],
               "). Kernel size can't be greater than actual input size");
   const int64_t d_out = (D - span) / stride[0] + 1;
-  const ConvFuncOptions plane{.stride = {stride[1], stride[2]},
-                              .padding = {pad[1][0], pad[2][0]},
-                              .dilation = {dilation[1], dilation[2]},
-                              .groups = groups};
+  ConvFuncOptions plane{.stride = {stride[1], stride[2]},
+                        .padding = {pad[1][0], pad[2][0]},
+                        .dilation = {dilation[1], dilation[2]},
+                        .groups = groups};
   Tensor out;
   for (int64_t kd = 0; kd < kernel[0]; ++kd) {
     const int64_t first = kd * dilation[0];
     const Tensor taps = x.slice(2, first, first + (d_out - 1) * stride[0] + 1, stride[0]);
     const Tensor planes = taps.permute({0, 2, 1, 3, 4}).reshape({N * d_out, C, H, W});
+    // The first tap adds the bias; the others accumulate into its result (add's backward needs
+    // no saved values, so the in-place sum is safe under autograd).
+    plane.bias = kd == 0 ? o.bias : Tensor();
     const Tensor part = conv2d(planes, weight.select(2, kd), plane);
-    out = out.defined() ? out + part : part;
+    if (kd == 0)
+      out = part;
+    else
+      out.add_(part);
   }
   const int64_t c_out = weight.size(0), h_out = out.size(2), w_out = out.size(3);
   out = out.reshape({N, d_out, c_out, h_out, w_out}).permute({0, 2, 1, 3, 4}).contiguous();
-  if (o.bias.defined()) out = out + o.bias.reshape({1, c_out, 1, 1, 1});
   return batched ? out : out.squeeze(0);
 }
 

@@ -119,9 +119,8 @@ Tensor empty_on(IntArrayRef sizes, Dtype dtype, const RandomOptions& o) {
   return empty(sizes, {.dtype = dtype, .device = o.device});
 }
 
-// The options a factory resolves: dtype (default given), then device and requires_grad after.
+// A factory's last option, after the fill (empty_on made the tensor on its device).
 Tensor finish(Tensor t, const RandomOptions& o) {
-  if (o.device && !o.device->is_cpu()) t = t.to(*o.device);
   if (o.requires_grad) t.requires_grad_(true);
   return t;
 }

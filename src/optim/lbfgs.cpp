@@ -139,7 +139,7 @@ Tensor LBFGS::run_step(const std::function<Tensor()>& closure) {
   Tensor d = get("d").is_none() ? Tensor() : get("d").to_tensor();
   double t = get("t").is_none() ? lr : get("t").to_double();
   std::vector<Tensor> old_dirs = tensors_of(st, "old_dirs"), old_stps = tensors_of(st, "old_stps"),
-                      ro = tensors_of(st, "ro");
+                      ro = tensors_of(st, "ro"), al = tensors_of(st, "al");
   Value h_diag = get("H_diag");
   Tensor prev_flat_grad =
       get("prev_flat_grad").is_none() ? Tensor() : get("prev_flat_grad").to_tensor();
@@ -167,8 +167,11 @@ Tensor LBFGS::run_step(const std::function<Tensor()>& closure) {
         ro.push_back(ys.reciprocal());
         h_diag = Value(ys / y.dot(y));
       }
-      if (!st.contains(Value("al"))) st.insert(Value("al"), Value(List(size_t(history_size))));
-      std::vector<Tensor> al = tensors_of(st, "al");
+      // "al" is made at the first two-loop iteration, so its key comes where PyTorch's does.
+      if (al.empty()) {
+        al.resize(size_t(history_size));
+        st.insert(Value("al"), Value());
+      }
       Tensor q = flat_grad.neg();
       for (int64_t i = int64_t(old_dirs.size()) - 1; i >= 0; --i) {
         al[i] = old_stps[i].dot(q) * ro[i];
@@ -180,7 +183,6 @@ Tensor LBFGS::run_step(const std::function<Tensor()>& closure) {
         r.add_(old_stps[i], (al[i] - be_i).item<double>());
       }
       d = r;
-      st[Value("al")] = list_of(al);
     }
     if (prev_flat_grad.defined())
       prev_flat_grad.copy_(flat_grad);
@@ -239,6 +241,7 @@ Tensor LBFGS::run_step(const std::function<Tensor()>& closure) {
   st[Value("old_dirs")] = list_of(old_dirs);
   st[Value("old_stps")] = list_of(old_stps);
   st[Value("ro")] = list_of(ro);
+  if (!al.empty()) st[Value("al")] = list_of(al);
   st[Value("H_diag")] = h_diag;
   st[Value("prev_flat_grad")] = Value(prev_flat_grad);
   st[Value("prev_loss")] = Value(prev_loss);

@@ -43,7 +43,9 @@ LineSearchResult strong_wolfe(const DirectionalObjective& objective, double t, c
   auto [f_new, g_new] = objective(t);
   int64_t evals = 1;
   double gtd_new = g_new.dot(d).item<double>();
-  Point prev{0.0, f, g.clone(), gtd};
+  // The objective returns a fresh gradient each time and nothing writes one in place, so the
+  // points share them (PyTorch clones each, defensively).
+  Point prev{0.0, f, g, gtd};
   std::array<Point, 2> bracket;
   int n = 0;  // points in the bracket: 1 when t already satisfies the conditions
   bool done = false;
@@ -51,25 +53,22 @@ LineSearchResult strong_wolfe(const DirectionalObjective& objective, double t, c
   // Bracketing: grow t until [prev, t] holds a point satisfying the conditions.
   while (ls_iter < max_ls) {
     const Point here{t, f_new, g_new, gtd_new};
-    if (f_new > f + c1 * t * gtd || (ls_iter > 1 && f_new >= prev.f)) {
-      bracket = {prev, Point{t, f_new, g_new.clone(), gtd_new}};
-      n = 2;
-      break;
-    }
-    if (std::abs(gtd_new) <= -c2 * gtd) {
+    // Written as PyTorch's test (a NaN loss is not "too high"), not as its negation.
+    const bool too_high = f_new > f + c1 * t * gtd || (ls_iter > 1 && f_new >= prev.f);
+    if (!too_high && std::abs(gtd_new) <= -c2 * gtd) {
       bracket[0] = here;
       n = 1;
       done = true;
       break;
     }
-    if (gtd_new >= 0) {
-      bracket = {prev, Point{t, f_new, g_new.clone(), gtd_new}};
+    if (too_high || gtd_new >= 0) {
+      bracket = {prev, here};
       n = 2;
       break;
     }
     const double min_step = t + 0.01 * (t - prev.t), max_step = t * 10;
     t = cubic_interpolate(prev.t, prev.f, prev.gtd, t, f_new, gtd_new, {{min_step, max_step}});
-    prev = Point{here.t, here.f, here.g.clone(), here.gtd};
+    prev = here;
     std::tie(f_new, g_new) = objective(t);
     ++evals;
     gtd_new = g_new.dot(d).item<double>();
@@ -106,8 +105,9 @@ LineSearchResult strong_wolfe(const DirectionalObjective& objective, double t, c
     ++evals;
     gtd_new = g_new.dot(d).item<double>();
     ++ls_iter;
+    const Point here{t, f_new, g_new, gtd_new};
     if (f_new > f + c1 * t * gtd || f_new >= bracket[low].f) {
-      bracket[high] = Point{t, f_new, g_new.clone(), gtd_new};
+      bracket[high] = here;
       low = bracket[0].f <= bracket[1].f ? 0 : 1;
       high = 1 - low;
     } else {
@@ -116,7 +116,7 @@ LineSearchResult strong_wolfe(const DirectionalObjective& objective, double t, c
       } else if (gtd_new * (bracket[high].t - bracket[low].t) >= 0) {
         bracket[high] = bracket[low];
       }
-      bracket[low] = Point{t, f_new, g_new.clone(), gtd_new};
+      bracket[low] = here;
     }
   }
   const Point& best = bracket[low];
