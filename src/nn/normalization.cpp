@@ -9,9 +9,17 @@
 #include "ember/creation.h"
 #include "ember/nn/functional.h"
 #include "ember/nn/layers/activation.h"
-#include "ember/nn/layers/sync_batchnorm.h"
+#include "nn/batch_norm_sync.h"
 
 namespace ember::nn {
+
+namespace detail {
+namespace {
+SyncBatchNormFn installed_sync_batch_norm = nullptr;
+}
+void install_sync_batch_norm(SyncBatchNormFn fn) { installed_sync_batch_norm = fn; }
+SyncBatchNormFn sync_batch_norm() { return installed_sync_batch_norm; }
+}  // namespace detail
 
 namespace {
 std::string shape_tuple(const std::vector<int64_t>& s) {
@@ -91,11 +99,11 @@ Tensor BatchNormImplBase::forward(const Tensor& input) {
   const bool use_batch_stats = is_training() || !running_mean.defined();
   const bool pass_stats = !is_training() || options.track_running_stats;
   if (sync_group_ && use_batch_stats)
-    return functional::sync_batch_norm(input, pass_stats ? running_mean : Tensor(),
-                                       pass_stats ? running_var : Tensor(),
-                                       {.weight = weight, .bias = bias, .training = true,
-                                        .momentum = factor, .eps = options.eps},
-                                       *sync_group_);
+    return detail::sync_batch_norm()(input, pass_stats ? running_mean : Tensor(),
+                                     pass_stats ? running_var : Tensor(),
+                                     {.weight = weight, .bias = bias, .training = true,
+                                      .momentum = factor, .eps = options.eps},
+                                     *sync_group_);
   return functional::batch_norm(input, pass_stats ? running_mean : Tensor(),
                                 pass_stats ? running_var : Tensor(),
                                 {.weight = weight, .bias = bias, .training = use_batch_stats,
@@ -104,13 +112,6 @@ Tensor BatchNormImplBase::forward(const Tensor& input) {
 
 std::string BatchNormImplBase::name() const {
   return sync_group_ ? "SyncBatchNorm" : Module::name();
-}
-
-void BatchNormImplBase::synchronize_over(const dist::ProcessGroup& group) {
-  sync_group_ = std::make_shared<dist::ProcessGroup>(group);
-  // SyncBatchNorm takes any input of 2 or more dims, as PyTorch's.
-  min_dim_ = 2;
-  max_dim_ = 8;
 }
 
 std::string BatchNormImplBase::extra_repr() const {

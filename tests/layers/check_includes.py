@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""Fails when a file of src/ includes a header of a higher layer than its own.
+"""Fails when a file of src/ or a public header (include/ember/) includes a header of a higher
+layer than its own.
 
 The layers come from the table in docs/layers.md (layer, src folder, public headers). Each
-`#include "..."` of src/ is resolved the way the compiler finds it (next to the file, then src/,
+`#include "..."` of src/ and include/ember/ is resolved the way the compiler finds it (next to the file, then src/,
 then include/), and both ends are placed in a layer by the longest matching folder or public
 header of the table. A folder or public header the table does not place is an error too, so a
 new one must be given a layer. `--skip FOLDER` leaves out the files of one src folder.
@@ -59,7 +60,9 @@ def main():
     places = read_layers(os.path.join(root, 'docs', 'layers.md'))
     skipped = tuple('src/' + s.strip('/') + '/' for s in args.skip)
     problems, files = [], 0
-    for directory, _, names in sorted(os.walk(os.path.join(root, 'src'))):
+    walked = [(d, n) for top in ('src', os.path.join('include', 'ember'))
+              for d, _, n in sorted(os.walk(os.path.join(root, top)))]
+    for directory, names in walked:
         for name in sorted(names):
             path = os.path.relpath(os.path.join(directory, name), root)
             if path.startswith(skipped) or os.path.dirname(path) == 'src':

@@ -10,6 +10,7 @@
 #include "ember/math.h"
 #include "ember/reduce.h"
 #include "ember/shape.h"
+#include "nn/batch_norm_sync.h"
 
 namespace ember::nn {
 namespace {
@@ -74,6 +75,16 @@ Tensor sync_batch_norm(const Tensor& input, const Tensor& running_mean, const Te
 }
 
 }  // namespace functional
+
+// Defined here, not with BatchNorm (src/nn/normalization.cpp), because it installs the
+// collective statistics that BatchNorm's forward then calls (nn/batch_norm_sync.h).
+void BatchNormImplBase::synchronize_over(const dist::ProcessGroup& group) {
+  detail::install_sync_batch_norm(&functional::sync_batch_norm);
+  sync_group_ = std::make_shared<dist::ProcessGroup>(group);
+  // SyncBatchNorm takes any input of 2 or more dims, as PyTorch's.
+  min_dim_ = 2;
+  max_dim_ = 8;
+}
 
 void convert_sync_batchnorm_in_place(Module& module, const dist::ProcessGroup& process_group) {
   module.apply([&](Module& m) {
