@@ -22,6 +22,7 @@ packages=(
   iproute2                 # ip netns: the two-host launcher test (tests/launcher/two_nodes.sh)
   clang                    # its AST of ember's headers: the LibTorch layer's names (scripts/gen_libtorch_names.py)
   openmpi-bin              # mpirun starting ranks without ember's launcher (tests/launcher/slurm_mpi_env.sh)
+  slurm-wlm                # a one-node Slurm cluster whose srun starts ranks (tests/launcher/srun.sh)
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist    # the main job's default data
   python3-dev pybind11-dev # the Python package (python/), for Debian's /usr/bin/python3

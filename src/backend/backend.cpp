@@ -4,7 +4,6 @@
 
 #include <utility>
 
-#include "backend/cuda/api.h"
 #include "core/allocator.h"
 #include "ember/error.h"
 
@@ -16,18 +15,19 @@ const Backend* installed[2] = {nullptr, nullptr};
 
 namespace {
 
-// An installed backend with its own memory (a test's fake device), else CUDA's (which throws in
-// CPU-only builds).
+// Device memory is the installed backend's (CUDA's, the CPU-only build's refusal in
+// cuda/no_cuda.cpp, or a test's fake device), so this layer names no device type.
 void* device_memory_allocate(Device device, size_t nbytes) {
   const Backend* b = backend_for(device.type());
-  if (b && b->allocate) return b->allocate(device, nbytes);
-  return cuda::allocate(device, nbytes);
+  if (!b || !b->allocate)
+    fail("allocate", "no memory for ", device, ": this build has no backend for its device type");
+  return b->allocate(device, nbytes);
 }
 
 void device_memory_free(Device device, void* data, size_t nbytes) {
   const Backend* b = backend_for(device.type());
-  if (b && b->free) return b->free(device, data, nbytes);
-  return cuda::free(device, data, nbytes);
+  // Memory of a device comes only from its backend, so one that frees it is installed.
+  if (b && b->free) b->free(device, data, nbytes);
 }
 
 const DeviceMemory kDeviceMemory{.allocate = &device_memory_allocate, .free = &device_memory_free};

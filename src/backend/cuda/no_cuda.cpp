@@ -1,5 +1,6 @@
 // Linked into CPU-only builds in place of the CUDA backend: CUDA is reported absent, there is no
 // cache to empty, and anything else that would need a device throws one clear error.
+#include "backend/backend.h"
 #include "backend/cuda/api.h"
 #include "ember/cuda.h"
 #include "ember/error.h"
@@ -53,5 +54,20 @@ void reset_accumulated_memory_stats(Device) { no_cuda("cuda.reset_accumulated_me
 void empty_cache() {}
 std::map<std::string, int64_t> memory_stats(Device) { no_cuda("cuda.memory_stats"); }
 std::string memory_summary(Device, bool) { no_cuda("cuda.memory_summary"); }
+
+namespace {
+// The kCUDA backend of this build: only device memory, refused with the message above, so every
+// way to a CUDA tensor (a factory, .to(), .cuda()) says how to get one. Installed when the library
+// loads; this file is always linked, as runtime.cpp is in a CUDA build, because the copy front end
+// (ops/copy.cpp) calls copy_bytes.
+const backend::Backend kNoCudaBackend = [] {
+  backend::Backend b;
+  b.name = "cuda";
+  b.allocate = &allocate;
+  b.free = &free;
+  return b;
+}();
+[[maybe_unused]] const bool kInstalled = (backend::install_backend(kCUDA, &kNoCudaBackend), true);
+}  // namespace
 
 }  // namespace ember::cuda

@@ -167,7 +167,8 @@ const backend::Backend kCudaBackend = [] {
   return b;
 }();
 
-// Installed when the library loads (this file is always linked: the allocator calls into it).
+// Installed when the library loads (this file is always linked: the copy front end, ops/copy.cpp,
+// calls copy_bytes).
 // Nothing here talks to the driver, so a machine without one loads ember as any other.
 [[maybe_unused]] const bool kInstalled = [] {
   backend::install_backend(kCUDA, &kCudaBackend);
