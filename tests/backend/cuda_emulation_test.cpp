@@ -3,7 +3,8 @@
 // backend, without a GPU: every elementwise op in every floating dtype, strided, broadcast and
 // transposed operands and outputs, tails and grids smaller than the work, the reductions (their
 // combine tree, accumulation and split pass), masked_fill and where, softmax and its backwards
-// (also through the front end on a fake device), the fused SGD and Adam
+// (also through the front end on a fake device), every fused optimizer update (SGD, Adam/AdamW,
+// Adamax, NAdam, RAdam, RMSprop, Adagrad)
 // updates and GradScaler's inf/NaN check and unscale (also through GradScaler on a fake device).
 // Copies between every pair of dtypes, fills
 // and more reduction layouts run emulated in cuda_copy_plan_test / cuda_reduce_plan_test; the other
@@ -491,6 +492,82 @@ TEST(CudaEmulation, AdamAndAdamWUpdatesFollowTheCpuKernel) {
               cpu_optim().adam(t[0], g, t[1], t[2], amsgrad, s);
           });
     }
+}
+
+TEST(CudaEmulation, AdamaxNAdamAndRAdamUpdatesFollowTheCpuKernel) {
+  const double lr = 0.01, beta1 = 0.9, beta2 = 0.999;
+  for (const Dtype dtype : {kFloat32, kFloat64}) {
+    for (const bool maximize : {false, true})
+      expect_same_trajectory(dtype, 2, [&](std::vector<Tensor>& t, const Tensor& g, int step,
+                                           bool emulate) {
+        const backend::AdamaxStep s{.beta1 = beta1, .beta2 = beta2, .l2 = maximize ? 0 : 0.1,
+                                    .eps = 1e-8, .neg_clr = -lr / (1 - std::pow(beta1, step)),
+                                    .maximize = maximize};
+        if (emulate)
+          kernels::emulate_optim(plan_adamax_launch(t[0], g, t[1], t[2], s));
+        else
+          cpu_optim().adamax(t[0], g, t[1], t[2], s);
+      });
+    expect_same_trajectory(dtype, 2, [&](std::vector<Tensor>& t, const Tensor& g, int step,
+                                         bool emulate) {
+      // The momentum cache's coefficients as the front end makes them (any values will do here).
+      const double mu = beta1 * (1 - 0.5 * std::pow(0.96, step * 0.004));
+      const double mu_next = beta1 * (1 - 0.5 * std::pow(0.96, (step + 1) * 0.004));
+      const double product = mu * 0.95, product_next = product * mu_next;
+      const backend::NAdamStep s{.beta1 = beta1, .beta2 = beta2, .l2 = 0.05, .eps = 1e-8,
+                                 .bias_correction2 = 1 - std::pow(beta2, step),
+                                 .grad_coef = -lr * (1 - mu) / (1 - product),
+                                 .avg_coef = -lr * mu_next / (1 - product_next)};
+      if (emulate)
+        kernels::emulate_optim(plan_nadam_launch(t[0], g, t[1], t[2], s));
+      else
+        cpu_optim().nadam(t[0], g, t[1], t[2], s);
+    });
+    for (const bool rectify : {false, true})
+      expect_same_trajectory(dtype, 2, [&](std::vector<Tensor>& t, const Tensor& g, int step,
+                                           bool emulate) {
+        const backend::RAdamStep s{.beta1 = beta1, .beta2 = beta2, .l2 = rectify ? 0.1 : 0,
+                                   .eps = 1e-8, .bias_correction1 = 1 - std::pow(beta1, step),
+                                   .lr = lr, .rectify = rectify,
+                                   .bc2_sqrt = std::sqrt(1 - std::pow(beta2, step)),
+                                   .rect = 0.3 + 0.1 * step};
+        if (emulate)
+          kernels::emulate_optim(plan_radam_launch(t[0], g, t[1], t[2], s));
+        else
+          cpu_optim().radam(t[0], g, t[1], t[2], s);
+      });
+  }
+}
+
+TEST(CudaEmulation, RMSpropAndAdagradUpdatesFollowTheCpuKernel) {
+  for (const Dtype dtype : {kFloat32, kFloat64}) {
+    // Plain; centered with momentum and weight decay, maximizing.
+    for (const bool full : {false, true})
+      expect_same_trajectory(dtype, 3, [&](std::vector<Tensor>& t, const Tensor& g, int,
+                                           bool emulate) {
+        const backend::RMSpropStep s{.lr = 0.01, .alpha = 0.99, .eps = 1e-8,
+                                     .l2 = full ? 0.1 : 0, .momentum = full ? 0.9 : 0,
+                                     .maximize = full};
+        // A centered grad_avg may exceed sqrt(square_avg): keep it small so the root is real.
+        if (full && t[2].abs().max().item<double>() > 0.01) t[2].mul_(0.001);
+        const Tensor grad_avg = full ? t[2] : Tensor(), buffer = full ? t[3] : Tensor();
+        if (emulate)
+          kernels::emulate_optim(plan_rmsprop_launch(t[0], g, t[1], grad_avg, buffer, s));
+        else
+          cpu_optim().rmsprop(t[0], g, t[1], grad_avg, buffer, s);
+      });
+    for (const bool maximize : {false, true})
+      expect_same_trajectory(dtype, 1, [&](std::vector<Tensor>& t, const Tensor& g, int step,
+                                           bool emulate) {
+        const backend::AdagradStep s{.neg_clr = -0.01 / (1 + (step - 1) * 0.001),
+                                     .l2 = maximize ? 0 : 0.1, .eps = 1e-10,
+                                     .maximize = maximize};
+        if (emulate)
+          kernels::emulate_optim(plan_adagrad_launch(t[0], g, t[1], s));
+        else
+          cpu_optim().adagrad(t[0], g, t[1], s);
+      });
+  }
 }
 
 // ── GradScaler's unscale ────────────────────────────────────────────────────────────────────

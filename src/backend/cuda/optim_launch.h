@@ -1,5 +1,5 @@
 // What the host side (optim.cpp) hands the CUDA fused optimizer updates (optim.cu): one plain
-// struct, so nvcc compiles no ember header. Its scalars are backend::SgdStep's and AdamStep's
+// struct, so nvcc compiles no ember header. Its scalars are the backend's *Step structs'
 // (backend/optim_kernels.h), copied by the plan (optim_plan.cpp); every buffer is contiguous, of
 // the parameter's dtype and numel.
 #pragma once
@@ -10,7 +10,7 @@
 
 namespace ember::cuda::kernels {
 
-enum class OptimOp : int32_t { sgd, adam };
+enum class OptimOp : int32_t { sgd, adam, adamax, nadam, radam, rmsprop, adagrad };
 
 struct OptimLaunch {
   OptimOp op;
@@ -19,17 +19,26 @@ struct OptimLaunch {
   uint32_t blocks, threads;  // a grid-stride loop over the elements
   char* param;
   const char* grad;
-  char* momentum_buffer;  // SGD; null without momentum
-  char* exp_avg;          // Adam's moments; max_exp_avg_sq null without amsgrad
-  char* exp_avg_sq;
-  char* max_exp_avg_sq;
+  char* momentum_buffer;  // SGD, RMSprop; null without momentum
+  char* exp_avg;          // the first moment: Adam, Adamax, NAdam, RAdam
+  char* exp_avg_sq;       // the second moment: Adam, NAdam, RAdam; Adamax's exp_inf
+  char* max_exp_avg_sq;   // Adam with amsgrad, else null
+  char* square_avg;       // RMSprop
+  char* grad_avg;         // RMSprop when centered, else null
+  char* sum;              // Adagrad
   // SGD (backend::SgdStep)
   double lr, weight_decay, momentum, dampening;
   bool nesterov, first;
-  // Adam and AdamW (backend::AdamStep)
+  // The Adam family (backend::AdamStep, AdamaxStep, NAdamStep, RAdamStep)
   double beta1, beta2, l2, decay, bc2_sqrt, eps, neg_step_size;
   bool decoupled;
-  bool maximize;  // both
+  double bias_correction1, bias_correction2;  // RAdam's first, NAdam's second
+  double grad_coef, avg_coef;                 // NAdam's two addcdiv_ values
+  double rect;                                // RAdam, used when rectify
+  bool rectify;
+  double neg_clr;  // Adamax, Adagrad: the step's signed learning rate
+  double alpha;    // RMSprop
+  bool maximize;   // SGD, Adam, Adamax, RMSprop, Adagrad
 };
 
 /// Queues the update on `stream` (a cudaStream_t); returns the launch's cudaError_t.

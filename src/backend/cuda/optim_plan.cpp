@@ -74,4 +74,90 @@ kernels::OptimLaunch plan_adam_launch(const Tensor& param, const Tensor& grad,
   return l;
 }
 
+kernels::OptimLaunch plan_adamax_launch(const Tensor& param, const Tensor& grad,
+                                        const Tensor& exp_avg, const Tensor& exp_inf,
+                                        const backend::AdamaxStep& s) {
+  kernels::OptimLaunch l =
+      plan_common("optim.Adamax", param, grad, {&param, &grad, &exp_avg, &exp_inf});
+  l.op = kernels::OptimOp::adamax;
+  l.exp_avg = data_or_null(exp_avg);
+  l.exp_avg_sq = data_or_null(exp_inf);
+  l.beta1 = s.beta1;
+  l.beta2 = s.beta2;
+  l.l2 = s.l2;
+  l.eps = s.eps;
+  l.neg_clr = s.neg_clr;
+  l.maximize = s.maximize;
+  return l;
+}
+
+kernels::OptimLaunch plan_nadam_launch(const Tensor& param, const Tensor& grad,
+                                       const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                                       const backend::NAdamStep& s) {
+  kernels::OptimLaunch l =
+      plan_common("optim.NAdam", param, grad, {&param, &grad, &exp_avg, &exp_avg_sq});
+  l.op = kernels::OptimOp::nadam;
+  l.exp_avg = data_or_null(exp_avg);
+  l.exp_avg_sq = data_or_null(exp_avg_sq);
+  l.beta1 = s.beta1;
+  l.beta2 = s.beta2;
+  l.l2 = s.l2;
+  l.eps = s.eps;
+  l.bias_correction2 = s.bias_correction2;
+  l.grad_coef = s.grad_coef;
+  l.avg_coef = s.avg_coef;
+  return l;
+}
+
+kernels::OptimLaunch plan_radam_launch(const Tensor& param, const Tensor& grad,
+                                       const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                                       const backend::RAdamStep& s) {
+  kernels::OptimLaunch l =
+      plan_common("optim.RAdam", param, grad, {&param, &grad, &exp_avg, &exp_avg_sq});
+  l.op = kernels::OptimOp::radam;
+  l.exp_avg = data_or_null(exp_avg);
+  l.exp_avg_sq = data_or_null(exp_avg_sq);
+  l.beta1 = s.beta1;
+  l.beta2 = s.beta2;
+  l.l2 = s.l2;
+  l.eps = s.eps;
+  l.bias_correction1 = s.bias_correction1;
+  l.lr = s.lr;
+  l.rectify = s.rectify;
+  l.bc2_sqrt = s.bc2_sqrt;
+  l.rect = s.rect;
+  return l;
+}
+
+kernels::OptimLaunch plan_rmsprop_launch(const Tensor& param, const Tensor& grad,
+                                         const Tensor& square_avg, const Tensor& grad_avg,
+                                         const Tensor& momentum_buffer,
+                                         const backend::RMSpropStep& s) {
+  kernels::OptimLaunch l = plan_common("optim.RMSprop", param, grad,
+                                       {&param, &grad, &square_avg, &grad_avg, &momentum_buffer});
+  l.op = kernels::OptimOp::rmsprop;
+  l.square_avg = data_or_null(square_avg);
+  l.grad_avg = data_or_null(grad_avg);
+  l.momentum_buffer = data_or_null(momentum_buffer);
+  l.lr = s.lr;
+  l.alpha = s.alpha;
+  l.eps = s.eps;
+  l.l2 = s.l2;
+  l.momentum = s.momentum;
+  l.maximize = s.maximize;
+  return l;
+}
+
+kernels::OptimLaunch plan_adagrad_launch(const Tensor& param, const Tensor& grad, const Tensor& sum,
+                                         const backend::AdagradStep& s) {
+  kernels::OptimLaunch l = plan_common("optim.Adagrad", param, grad, {&param, &grad, &sum});
+  l.op = kernels::OptimOp::adagrad;
+  l.sum = data_or_null(sum);
+  l.neg_clr = s.neg_clr;
+  l.l2 = s.l2;
+  l.eps = s.eps;
+  l.maximize = s.maximize;
+  return l;
+}
+
 }  // namespace ember::cuda
