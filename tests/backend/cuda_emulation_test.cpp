@@ -4,9 +4,8 @@
 // transposed operands and outputs, tails and grids smaller than the work, the reductions (their
 // combine tree, accumulation and split pass), masked_fill and where, softmax and its backwards
 // (also through the front end on a fake device), every fused optimizer update (SGD, Adam/AdamW,
-// Adamax, NAdam, RAdam, RMSprop, Adagrad)
-// updates and GradScaler's inf/NaN check and unscale (also through GradScaler on a fake device).
-// Copies between every pair of dtypes, fills
+// Adamax, NAdam, RAdam, RMSprop, Adagrad) and GradScaler's inf/NaN check and unscale (also through
+// GradScaler on a fake device). Copies between every pair of dtypes, fills
 // and more reduction layouts run emulated in cuda_copy_plan_test / cuda_reduce_plan_test; the other
 // families in their own cuda_<family>_plan_test (gather, norm, batch_norm, loss, sort, scan,
 // pool).
