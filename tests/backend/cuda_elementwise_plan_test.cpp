@@ -223,7 +223,9 @@ TEST(CudaRandomPlan, UniformIsCurandsUniformReversedAndScaled) {
     EXPECT_GE(y.min().item<double>(), -2);
     // float16/bfloat16 may round up to `to` itself, as in PyTorch 1.13 (its issue 96947).
     EXPECT_LE(y.max().item<double>(), 3);
-    if (dtype == kFloat32 || dtype == kFloat64) EXPECT_LT(y.max().item<double>(), 3);
+    if (dtype == kFloat32 || dtype == kFloat64) {
+      EXPECT_LT(y.max().item<double>(), 3);
+    }
   }
   // Bounds round to float first: [0.1f, 0.7f) with range 0.7f - 0.1f rounded to float.
   const auto [y, l] = emulated_fill(kFloat32, {.dist = Distribution::uniform, .a = 0.1, .b = 0.7});
@@ -261,6 +263,22 @@ TEST(CudaRandomPlan, NormalIsCurandsBoxMullerScaled) {
         << dtype_name(dtype) << " " << (y - e).abs().max().item<double>();
     EXPECT_NEAR(y.mean().item<double>(), 1, 0.2) << dtype_name(dtype);
     EXPECT_NEAR(y.std().item<double>(), 2, 0.2) << dtype_name(dtype);
+  }
+}
+
+TEST(CudaRandomPlan, ExponentialIsMinusTheLogOfCurandsUniformOverLambda) {
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    const auto [y, l] = emulated_fill(dtype, {.dist = Distribution::exponential, .a = 2.5});
+    // In float (double for float64); u within half an epsilon of 1 takes log = -epsilon/2.
+    const Tensor e = expected(dtype, l, [&, &l = l](int64_t i) {
+      const double u = unit_uniform(l, i);
+      if (dtype == kFloat64) return u >= 1 - 0x1p-53 ? -1 / 2.5 * -0x1p-53 : -1 / 2.5 * std::log(u);
+      const float uf = float(u);
+      return double(uf >= 1 - 0x1p-24f ? -1 / 2.5f * -0x1p-24f : -1 / 2.5f * std::log(uf));
+    });
+    EXPECT_TRUE(y.allclose(e, dtype == kFloat64 ? 1e-14 : 1e-6, 0)) << dtype_name(dtype);
+    EXPECT_GT(y.min().item<double>(), 0) << dtype_name(dtype);
+    EXPECT_NEAR(y.mean().item<double>(), 1 / 2.5, 0.05) << dtype_name(dtype);
   }
 }
 

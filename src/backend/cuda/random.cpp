@@ -1,5 +1,5 @@
-// The host side of the CUDA random fills: the kCUDA backend's uniform, normal, bernoulli and
-// random entries. Each plans its launch (random_plan.cpp, tested in every build with the emulated
+// The host side of the CUDA random fills: the kCUDA backend's uniform, normal, bernoulli,
+// exponential and random entries. Each plans its launch (random_plan.cpp, tested in every build with the emulated
 // kernel) with the grid PyTorch picks on this device and the device's default Philox generator,
 // then queues random.cu's kernel on the current stream. random_target is what the fused dropout
 // (dropout.cpp) draws with too.
@@ -28,6 +28,9 @@ void normal(const char* op, const Tensor& t, double mean, double std, Generator*
 void bernoulli(const char* op, const Tensor& t, double p, Generator* gen) {
   fill(op, t, {.dist = kernels::Distribution::bernoulli, .a = p}, gen);
 }
+void exponential(const char* op, const Tensor& t, double lambd, Generator* gen) {
+  fill(op, t, {.dist = kernels::Distribution::exponential, .a = lambd}, gen);
+}
 void random(const char* op, const Tensor& t, uint64_t range, int64_t base, Generator* gen) {
   fill(op, t, {.dist = kernels::Distribution::random32, .range = range, .low = base}, gen);
 }
@@ -51,6 +54,7 @@ void install_random_kernels(backend::Backend& b) {
   b.random.uniform = &uniform;
   b.random.normal = &normal;
   b.random.bernoulli = &bernoulli;
+  b.random.exponential = &exponential;
   b.random.random = &random;
 }
 

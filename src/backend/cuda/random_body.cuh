@@ -29,6 +29,12 @@ EMBER_HOST_DEVICE inline int32_t random_unroll(const RandomLaunch& l) {
   return wide ? 2 : 4;
 }
 
+/// std::numeric_limits<C>::epsilon() of an opmath type, on either side.
+template <class C>
+EMBER_HOST_DEVICE constexpr C epsilon() {
+  return std::is_same_v<C, double> ? C(0x1p-52) : C(0x1p-23);
+}
+
 template <class S>
 struct RandomBody {
   using C = opmath_t<S>;
@@ -92,6 +98,18 @@ struct RandomBody {
         each_unit(rng, [&](int j, D u) { v[j] = store_as<S>(u < p ? 1 : 0); });
         break;
       }
+      case Distribution::exponential:
+        if constexpr (kFloating) {
+          // PyTorch 1.13's transformation::exponential for CUDA, in the opmath type: curand's
+          // uniform is in (0, 1], and log(1) = 0 is not an exponential variate, so u within half
+          // an epsilon of 1 takes log = -epsilon/2. (2.x squashes u = 1 to the float below 1.)
+          const C lambda = C(l.a), half_eps = epsilon<C>() / 2;
+          each_unit(rng, [&](int j, C u) {
+            const C log_u = u >= C(1) - half_eps ? -half_eps : math::log(u);
+            v[j] = store_as<S>(C(-1) / lambda * log_u);
+          });
+        }
+        break;
       case Distribution::random32: {
         const Words4 w = rng.next4();
         const uint32_t words[4] = {w.x, w.y, w.z, w.w};

@@ -1,6 +1,6 @@
 // What the host side (random.cpp) hands the CUDA random fills (random.cu): uniform_, normal_,
-// bernoulli_ and random_ over any layout, drawing from Philox (philox.cuh) at the generator's
-// (seed, offset). A plain struct, so nvcc compiles no ember header.
+// bernoulli_, exponential_ and random_ over any layout, drawing from Philox (philox.cuh) at the
+// generator's (seed, offset). A plain struct, so nvcc compiles no ember header.
 //
 // Note [Philox streams]
 // ~~~~~~~~~~~~~~~~~~~~~
@@ -16,6 +16,7 @@
 //  * the Philox words (checked against Random123's known answers), hence random_ and the
 //    integers' and bool's bernoulli_, and every mask;
 //  * uniform_ and bernoulli_ of every floating dtype (integer words, fmas and roundings only);
+//  * exponential_ up to the device's log (the emulation runs libm's: a few ulp, as normal_);
 //  * normal_ on the device up to the device math library: the float path is curand's
 //    (logf, __sincosf), the double path sincospi. The CPU emulation runs curand's host path
 //    (libm's logf/sinf/cosf), which agrees within a few ulp, so the tests compare normals with a
@@ -43,6 +44,7 @@ enum class Distribution : int32_t {
   uniform,    // a + (b - a) u, u from curand_uniform4 (unroll 4) or uniform2_double (unroll 2)
   normal,     // a + b z, z from curand_normal4 (unroll 4) or normal2_double (unroll 2)
   bernoulli,  // u < a, u as for uniform (double for float64, float otherwise)
+  exponential,  // -1/a log(u), u as for uniform, in float or double (log -eps/2 near u = 1)
   random32,   // low + word % range, one word per element (unroll 4)
   random64,   // low + (two words) % range: range >= 2^32 in int64, float64, float32, bfloat16
 };
@@ -50,7 +52,8 @@ enum class Distribution : int32_t {
 struct RandomLaunch : Strided {  // operand 0 the output; blocks/threads the grid
   Type type;
   Distribution dist;
-  double a, b;            // uniform: from, to; normal: mean, std; bernoulli: p in a
+  double a, b;            // uniform: from, to; normal: mean, std; bernoulli: p in a;
+                          // exponential: lambda in a
   uint64_t range;         // random32/random64: the number of values
   int64_t low;            // random32/random64: the smallest value (random_'s from)
   uint64_t seed, offset;  // the generator's Philox inputs for this launch

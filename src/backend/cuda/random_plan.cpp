@@ -27,7 +27,8 @@ kernels::RandomLaunch plan_random_launch(const char* op, const Tensor& t, const 
                                          PhiloxGenerator& gen, uint32_t max_blocks) {
   const Type type = storage_type(t.dtype(), op);
   EMBER_CHECK(is_floating_type(type) ||
-                  (fill.dist != Distribution::uniform && fill.dist != Distribution::normal),
+                  (fill.dist != Distribution::uniform && fill.dist != Distribution::normal &&
+                   fill.dist != Distribution::exponential),
               op, "expected a floating-point dtype, got ", t.dtype());
   for (int64_t d = 0; d < t.dim(); ++d)
     EMBER_CHECK(t.size(d) == 1 || t.stride(d) != 0, op, "unsupported operation: more than one ",
