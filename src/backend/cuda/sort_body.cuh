@@ -1,6 +1,8 @@
-// The sort and topk kernels' work, for the device (sort.cu) and the CPU emulation
-// (sort_emulation.cpp) alike: one block per line runs a bitonic sorting network over the line's
-// (value, index) pairs in place in the outputs, one b.phase per stage (Note [Block programs]).
+// The sort kernel's work (sort, topk and the selections: sort_launch.h's Pick), for the device
+// (sort.cu) and the CPU emulation (sort_emulation.cpp) alike: one block per line runs a bitonic
+// sorting network over the line's (value, index) pairs in place in the outputs, one b.phase per
+// stage (Note [Block programs]); the block's leader then picks a selection's position from the
+// sorted line.
 //
 // Note [Bitonic sort of any length]
 // The network is the form whose comparators all put the smaller element first: each merge of
@@ -14,7 +16,9 @@
 // radix sort instead (as PyTorch's cub path).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "backend/cuda/block.cuh"
 #include "backend/cuda/sort_launch.h"
@@ -70,15 +74,56 @@ struct SortBody {
               }
             }
           });
-      if (!l.top_values) continue;
+      if (l.pick == Pick::all) continue;
       const int64_t top = o * l.k * l.inner + line % l.inner;
-      b.phase([&](uint32_t t) {
-        for (int64_t i = t; i < l.k; i += b.threads()) {
-          reinterpret_cast<S*>(l.top_values)[top + i * l.inner] = v[i * l.inner];
-          l.top_indices[top + i * l.inner] = ix[i * l.inner];
+      S* top_values = reinterpret_cast<S*>(l.top_values) + top;
+      if (l.pick == Pick::first_k) {
+        b.phase([&](uint32_t t) {
+          for (int64_t i = t; i < l.k; i += b.threads()) {
+            top_values[i * l.inner] = v[i * l.inner];
+            l.top_indices[top + i * l.inner] = ix[i * l.inner];
+          }
+        });
+        continue;
+      }
+      b.leader([&] {
+        if (l.n == 0) {  // the median of no elements (floating types only: the plan checks)
+          if constexpr (std::is_floating_point_v<C>) *top_values = S(C(NAN));
+          return;
         }
+        const int64_t at = position(l, v);
+        *top_values = v[at * l.inner];
+        if (l.top_indices) l.top_indices[top] = ix[at * l.inner];
       });
     }
+  }
+
+  /// Where a selection's result sits in a sorted line v (of n > 0, `inner` apart), NaNs last:
+  /// stable order puts equal values in index order, so the first NaN is the input's first, and
+  /// a position's index is the CPU's where the CPU breaks ties by index (median, nanmedian).
+  EMBER_HOST_DEVICE static int64_t position(const SortLaunch& l, const S* v) {
+    if (l.pick == Pick::kth) return l.kth - 1;
+    if (l.pick == Pick::mode) {
+      // Runs of equal values (each NaN a run of its own, as NaN != NaN); the longest, the first
+      // among equally long ones, reported at its end.
+      int64_t best = 0, best_len = 0, run = 0;
+      for (int64_t j = 0; j < l.n; ++j) {
+        ++run;
+        if (j == l.n - 1 || C(v[j * l.inner]) != C(v[(j + 1) * l.inner])) {
+          if (run > best_len) {
+            best_len = run;
+            best = j;
+          }
+          run = 0;
+        }
+      }
+      return best;
+    }
+    int64_t first_nan = l.n;  // NaNs sort last
+    while (first_nan > 0 && C(v[(first_nan - 1) * l.inner]) != C(v[(first_nan - 1) * l.inner]))
+      --first_nan;
+    if (l.pick == Pick::median) return first_nan < l.n ? first_nan : (l.n - 1) / 2;
+    return first_nan == 0 ? 0 : (first_nan - 1) / 2;  // nanmedian
   }
 };
 

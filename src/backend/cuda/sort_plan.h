@@ -1,4 +1,4 @@
-// The host half of the CUDA sort and topk kernels, apart from the CUDA build so that every build
+// The host half of the CUDA sort kernel (sort, topk and the selections), apart from the CUDA build so that every build
 // compiles and tests it: the backend's sort entries' tensors become a kernels::SortLaunch over
 // the (outer, n, inner) view of self. No device is touched.
 #pragma once
@@ -21,5 +21,14 @@ kernels::SortLaunch plan_sort_launch(const Tensor& values, const Tensor& indices
 kernels::SortLaunch plan_topk_launch(const Tensor& values, const Tensor& indices,
                                      const Tensor& self, int64_t k, int64_t dim, bool largest,
                                      const Tensor& sorted_values, const Tensor& sorted_indices);
+
+/// kthvalue, median, nanmedian or mode (pick; kth for kthvalue) of self's lines along dim, or,
+/// with dim = -1, of all its elements (self read as one line; indices undefined): self sorted
+/// into `sorted_values` and `sorted_indices` (scratch of self's shape, in its dtype and int64),
+/// one value and index per line into values and indices.
+kernels::SortLaunch plan_select_launch(const char* op, kernels::Pick pick, const Tensor& values,
+                                       const Tensor& indices, const Tensor& self, int64_t dim,
+                                       int64_t kth, const Tensor& sorted_values,
+                                       const Tensor& sorted_indices);
 
 }  // namespace ember::cuda
