@@ -4,11 +4,14 @@
 // (outer, dim, inner) view of softmax, and the errors. A planned reduction is also run by the
 // kernels' CPU emulation (backend/cuda/emulation.h: chunks per split, then the combine) and
 // compared with the CPU's reductions: sum, mean, amax, amin, and nansum, prod, the p-norms,
-// aminmax, var/std and max/min with indices against the CPU backend's own entries.
+// aminmax, var/std and max/min with indices against the CPU backend's own entries; the integer
+// reductions (sum, prod, amax, amin of int32, int64 and bool).
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "backend/cuda/arg_reduce_plan.h"
@@ -328,13 +331,64 @@ TEST(CudaReducePlan, ZeroDimensionalAndEmptyInputs) {
   EXPECT_EQ(e.splits, 1u);
 }
 
+// sum, prod, amax and amin of int32, int64 and bool (any/all are amax/amin over bool): int64
+// accumulators, sums and products stored as int64 (int32 wrapping as the CPU's), on strided
+// inputs, split and not, against the CPU backend's entries bit for bit.
+TEST(CudaReducePlan, IntegerReductionsAreTheCpus) {
+  using backend::ReduceKernels;
+  const auto& cpu = backend::backend_for(kCPU)->reduce;
+  const Tensor base = (arange(40 * 30 * 6, {.dtype = kInt64}) * 7919 % 2001 - 1000)
+                          .reshape({40, 30, 6});
+  const std::vector<std::vector<int64_t>> dim_sets = {{0, 1, 2}, {1}, {0, 2}};
+  const std::pair<ReduceOp, backend::ReduceFn ReduceKernels::*> ops[] = {
+      {ReduceOp::sum, &ReduceKernels::sum}, {ReduceOp::prod, &ReduceKernels::prod},
+      {ReduceOp::amax, &ReduceKernels::amax}, {ReduceOp::amin, &ReduceKernels::amin}};
+  for (const Dtype dtype : {kInt32, kInt64, kBool}) {
+    // Products of small values (-2..2), so int64 products neither overflow nor vanish.
+    const Tensor v = dtype == kBool ? (base % 3 == 0) : base.to(dtype);
+    const Tensor small = dtype == kBool ? v : (base % 5 - 2).to(dtype);
+    for (const auto& [op, entry] : ops) {
+      const Tensor& x = op == ReduceOp::prod ? small : v;
+      const Tensor inputs[] = {x.transpose(0, 2), x.narrow(1, 3, 20).narrow(2, 1, 4)};
+      const bool promotes = (op == ReduceOp::sum || op == ReduceOp::prod) && dtype != kInt64;
+      const Dtype out_dtype = promotes ? kInt64 : dtype;
+      for (const Tensor& in : inputs)
+        for (const auto& dims : dim_sets) {
+          std::vector<int64_t> kept;
+          for (int64_t d = 0; d < in.dim(); ++d)
+            if (std::find(dims.begin(), dims.end(), d) == dims.end()) kept.push_back(in.size(d));
+          const Tensor got = empty(kept, {.dtype = out_dtype}), want = empty_like(got);
+          walk(plan_reduce_launch(op, {"reduce", got, in, dims}), got);
+          (cpu.*entry)({"reduce", want, in, dims});
+          EXPECT_TRUE(got.equal(want)) << dtype_name(dtype) << " op " << int(op) << " over "
+                                       << dims.size() << " dims";
+        }
+    }
+  }
+  // One output over 2^20 int32 elements: the split pass combines int64 partials.
+  const Tensor many = (arange(int64_t(1) << 20, {.dtype = kInt64}) % 1000).to(kInt32);
+  const kernels::ReduceLaunch l = plan(ReduceOp::sum, empty({}, {.dtype = kInt64}), many, {0});
+  EXPECT_GT(l.splits, 1u);
+  EXPECT_EQ(reduce_partial_bytes(l), int64_t(l.splits) * 8);
+  const Tensor total = empty({}, {.dtype = kInt64});
+  walk(plan_reduce_launch(ReduceOp::sum, {"sum", total, many, {0}}), total);
+  EXPECT_EQ(total.item<int64_t>(), many.to(kInt64).sum().item<int64_t>());
+}
+
 TEST(CudaReducePlan, OtherDtypesAreErrors) {
   const Tensor i = arange(4);
-  EXPECT_ERROR(plan(ReduceOp::sum, empty({}, {.dtype = kInt64}), i, {0}),
-               "[sum] the cuda backend has no int64 kernel yet");
+  EXPECT_ERROR(plan_reduce_launch(ReduceOp::mean, {"mean", empty({}, {.dtype = kInt64}), i, {0}}),
+               "[mean] the cuda backend has no int64 kernel yet (mean on cpu takes float32, "
+               "float64, float16 or bfloat16)");
+  EXPECT_ERROR(plan(ReduceOp::sum, empty({}), arange(4, {.dtype = kInt16}), {0}),
+               "[sum] the cuda backend reduces into the input's dtype (int64 for sums and "
+               "products of integers), got torch.int16 into torch.float32");
+  EXPECT_ERROR(plan(ReduceOp::sum, empty({}, {.dtype = kInt16}), arange(4, {.dtype = kInt16}), {0}),
+               "[sum] the cuda backend has no int16 kernel yet (sum on cpu takes float32, "
+               "float64, float16 or bfloat16, int32, int64 or bool)");
   EXPECT_ERROR(plan(ReduceOp::sum, empty({}, {.dtype = kFloat64}), ones({4}), {0}),
-               "[sum] the cuda backend reduces into the input's dtype, got torch.float32 into "
-               "torch.float64");
+               "[sum] the cuda backend reduces into the input's dtype (int64 for sums and "
+               "products of integers), got torch.float32 into torch.float64");
 }
 
 TEST(CudaSoftmaxPlan, LinesAreOuterTimesInnerWithTheDimBetween) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "backend/cuda/host_device.cuh"
 
@@ -13,6 +14,13 @@ namespace ember::cuda::kernels {
 
 inline constexpr int kWarp = 32;
 inline constexpr int kMaxWarps = 32;  // blocks of at most 1024 threads, a multiple of 32
+
+/// The largest value of an integral accumulator, on either side (numeric_limits is host-only).
+template <class Acc>
+EMBER_HOST_DEVICE constexpr Acc int_max() {
+  using U = std::make_unsigned_t<Acc>;
+  return std::is_signed_v<Acc> ? Acc(U(~U(0)) >> 1) : Acc(~U(0));
+}
 
 // ── combiners: an associative combine with its identity ───────────────────────────────────
 template <class Acc>
@@ -22,12 +30,22 @@ struct Sum {
 };
 template <class Acc>
 struct Max {  // NaN wins, as torch.amax
-  EMBER_HOST_DEVICE Acc identity() const { return Acc(-INFINITY); }
+  EMBER_HOST_DEVICE Acc identity() const {
+    if constexpr (std::is_integral_v<Acc>)
+      return std::is_signed_v<Acc> ? Acc(-int_max<Acc>() - 1) : Acc(0);  // the lowest
+    else
+      return Acc(-INFINITY);
+  }
   EMBER_HOST_DEVICE Acc operator()(Acc a, Acc b) const { return a != a || a > b ? a : b; }
 };
 template <class Acc>
 struct Min {
-  EMBER_HOST_DEVICE Acc identity() const { return Acc(INFINITY); }
+  EMBER_HOST_DEVICE Acc identity() const {
+    if constexpr (std::is_integral_v<Acc>)
+      return int_max<Acc>();
+    else
+      return Acc(INFINITY);
+  }
   EMBER_HOST_DEVICE Acc operator()(Acc a, Acc b) const { return a != a || a < b ? a : b; }
 };
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "backend/cuda/block.cuh"
 #include "backend/cuda/reduce_launch.h"
@@ -93,6 +94,8 @@ EMBER_HOST_DEVICE void store_reduced(const ReduceLaunch& l, int64_t o, Acc acc) 
   }
   if (l.acc_out)
     reinterpret_cast<Acc*>(l.out)[o] = acc;
+  else if (std::is_integral_v<Acc> && l.int64_out)
+    reinterpret_cast<int64_t*>(l.out)[o] = int64_t(acc);
   else
     reinterpret_cast<S*>(l.out)[o] = S(acc);
 }
@@ -147,6 +150,18 @@ inline uint32_t combine_blocks(const ReduceLaunch& l) {
 template <class F>
 bool with_reduction(const ReduceLaunch& l, F&& f) {
   bool known = true;
+  if (l.type == Type::int32 || l.type == Type::int64 || l.type == Type::boolean) {
+    // The integers accumulate in int64 (any/all over bool are amax/amin of 0 and 1).
+    return with_type_among<int32_t, int64_t, bool>(l.type, [&](auto type) {
+      switch (l.op) {
+        case ReduceOp::sum: return f(type, Tag<int64_t>{}, Loaded<Sum<int64_t>, LoadSame>{});
+        case ReduceOp::prod: return f(type, Tag<int64_t>{}, Loaded<Prod<int64_t>, LoadSame>{});
+        case ReduceOp::amax: return f(type, Tag<int64_t>{}, Loaded<Max<int64_t>, LoadSame>{});
+        case ReduceOp::amin: return f(type, Tag<int64_t>{}, Loaded<Min<int64_t>, LoadSame>{});
+        default: known = false;
+      }
+    }) && known;
+  }
   const bool typed = with_floating_type(l.type, [&](auto type) {
     using S = typename decltype(type)::type;
     using Acc = std::conditional_t<std::is_same_v<S, double>, double, float>;

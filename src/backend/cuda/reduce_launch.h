@@ -22,12 +22,13 @@ enum class ReduceOp : int32_t {
 };
 
 /// Grid: (blocks, splits). Block (x, y) reduces chunk `y` of output x, x + blocks, ... with
-/// `threads` threads; float16/bfloat16/float32 accumulate in float32, float64 in float64. With
+/// `threads` threads; float16/bfloat16/float32 accumulate in float32, float64 in float64, the
+/// integers (int32, int64, bool: sum, prod, amax, amin only) in int64. With
 /// one split the block writes the output; with more, each writes its accumulator to `partial`
 /// (outputs x splits, of the accumulator type) and a second kernel combines each row.
 struct ReduceLaunch {
   ReduceOp op;
-  Type type;  // of the input and the output: float32, float64, float16, bfloat16
+  Type type;  // of the input, and of the output unless int64_out
   int64_t outputs;
   int64_t reduced;  // elements per output (1 for a 0-d input; 0: sum 0, mean NaN)
   int32_t kept_ndim, reduced_ndim;
@@ -41,6 +42,7 @@ struct ReduceLaunch {
   const void* center;  // var: each output's mean, in the accumulator type
   int32_t take_sqrt;   // var: std
   int32_t acc_out;     // 1: out holds the accumulator type, unrounded (var's mean pass)
+  int32_t int64_out;   // 1: out holds int64 (sum and prod of int32 or bool)
   uint32_t blocks, splits, threads;
   int64_t chunk;  // reduced elements per split
 };

@@ -9,18 +9,32 @@
 namespace ember::cuda {
 namespace {
 
-kernels::Type reduce_type(const backend::ReduceCall& call) {
-  EMBER_CHECK(call.out.dtype() == call.in.dtype(), call.op, "the cuda backend reduces into the "
-              "input's dtype, got ", call.in.dtype(), " into ", call.out.dtype());
-  switch (call.in.dtype()) {
+// The storage type of the input, and whether the output holds int64 instead: sums and products
+// of int32 and bool promote to int64 (the front end's output dtype, PyTorch's rule); amax/amin
+// (and any/all over bool) keep the input's type. The integer types take only these four ops.
+kernels::Type reduce_type(kernels::ReduceOp op, const backend::ReduceCall& call,
+                          int32_t& int64_out) {
+  const Dtype in = call.in.dtype(), out = call.out.dtype();
+  const bool integral = in == kInt32 || in == kInt64 || in == kBool;
+  const bool promotes = op == kernels::ReduceOp::sum || op == kernels::ReduceOp::prod;
+  int64_out = integral && promotes && out == kInt64 && in != kInt64;
+  EMBER_CHECK(out == in || int64_out, call.op, "the cuda backend reduces into the input's dtype",
+              " (int64 for sums and products of integers), got ", in, " into ", out);
+  switch (in) {
     case kFloat32: return kernels::Type::float32;
     case kFloat64: return kernels::Type::float64;
     case kFloat16: return kernels::Type::float16;
     case kBFloat16: return kernels::Type::bfloat16;
-    default: fail(call.op, "the cuda backend has no ", dtype_name(call.in.dtype()), " kernel yet (",
-                  call.op, " on ", call.in.device(), " takes float32, float64, float16 or "
-                  "bfloat16)");
+    default: break;
   }
+  const bool integer_op = promotes || op == kernels::ReduceOp::amax ||
+                          op == kernels::ReduceOp::amin;
+  if (integral && integer_op)
+    return in == kInt32 ? kernels::Type::int32 : in == kInt64 ? kernels::Type::int64
+                                                              : kernels::Type::boolean;
+  fail(call.op, "the cuda backend has no ", dtype_name(in), " kernel yet (", call.op, " on ",
+       call.in.device(), " takes float32, float64, float16 or bfloat16",
+       integer_op ? ", int32, int64 or bool)" : ")");
 }
 
 // The dims `pick` of `in` in order, size-1 ones dropped and each merged into its predecessor
@@ -69,7 +83,7 @@ uint32_t block_threads(int64_t n, uint32_t most) {
 kernels::ReduceLaunch plan_reduce_launch(kernels::ReduceOp op, const backend::ReduceCall& call) {
   kernels::ReduceLaunch l{};
   l.op = op;
-  l.type = reduce_type(call);
+  l.type = reduce_type(op, call, l.int64_out);
   const auto reduced = [&](int64_t d) {
     return std::find(call.dims.begin(), call.dims.end(), d) != call.dims.end();
   };
@@ -125,7 +139,9 @@ MomentsWork plan_moments(const backend::MomentsCall& c) {
 
 int64_t reduce_partial_bytes(const kernels::ReduceLaunch& l) {
   if (l.splits <= 1) return 0;
-  const int64_t acc = l.type == kernels::Type::float64 ? 8 : 4;
+  const bool wide = l.type == kernels::Type::float64 || l.type == kernels::Type::int32 ||
+                    l.type == kernels::Type::int64 || l.type == kernels::Type::boolean;
+  const int64_t acc = wide ? 8 : 4;  // double, or int64 for the integers
   return l.outputs * int64_t(l.splits) * acc;
 }
 
