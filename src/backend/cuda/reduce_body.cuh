@@ -86,11 +86,13 @@ EMBER_HOST_DEVICE Acc finish_norm(Acc acc, double p) {
 
 template <class S, class Acc>
 EMBER_HOST_DEVICE void store_reduced(const ReduceLaunch& l, int64_t o, Acc acc) {
-  if (l.op == ReduceOp::mean) acc = acc / Acc(l.divisor);
-  if (l.op == ReduceOp::norm) acc = finish_norm(acc, l.p);
-  if (l.op == ReduceOp::var) {
-    acc = acc / Acc(l.divisor);  // n <= correction: inf, or NaN for 0 / 0, as PyTorch
-    if (l.take_sqrt) acc = math::sqrt(acc);
+  if constexpr (!std::is_integral_v<Acc>) {  // the integers are only summed, multiplied, compared
+    if (l.op == ReduceOp::mean) acc = acc / Acc(l.divisor);
+    if (l.op == ReduceOp::norm) acc = finish_norm(acc, l.p);
+    if (l.op == ReduceOp::var) {
+      acc = acc / Acc(l.divisor);  // n <= correction: inf, or NaN for 0 / 0, as PyTorch
+      if (l.take_sqrt) acc = math::sqrt(acc);
+    }
   }
   if (l.acc_out)
     reinterpret_cast<Acc*>(l.out)[o] = acc;
