@@ -5,12 +5,14 @@
 // index_fill_, take, the embedding lookup and its backward, and the index check; a grid smaller
 // than the work; and the bad-index record the host turns into the CPU's error. Then advanced
 // indexing (index_plan.cpp: index() and index_put_ with and without accumulate) against the CPU
-// backend's index entries, and nonzero (nonzero_plan.cpp) against the CPU's.
+// backend's index entries, and nonzero, masked_select and masked_scatter (nonzero_plan.cpp)
+// against the CPU's.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/backend.h"
@@ -459,6 +461,50 @@ TEST(CudaNonzeroPlan, CoordinatesInRowMajorOrderMatchTheCpuBackend) {
   EXPECT_EQ(big.count.blocks, kNonzeroMaxBlocks);
   EXPECT_EQ(big.count.per_thread, 17);  // beyond the 16 a thread aims at: the grid is capped
   EXPECT_ERROR(plan_nonzero(zeros({4, 4}).t()), "[nonzero] the cuda kernel expects a contiguous");
+}
+
+// masked_select and masked_scatter: the same count and scan over the mask, then the values'
+// compaction. Every element size (bool, float16, float32, float64), masks with runs longer and
+// shorter than a thread's share, all-false and all-true masks; the CPU backend's results bit for
+// bit, and its error for a short source.
+TEST(CudaNonzeroPlan, MaskedSelectAndScatterMatchTheCpuBackend) {
+  const auto& cpu = backend::backend_for(kCPU)->gather;
+  const Tensor pattern = (arange(256 * 16 * 256 + 77, {.dtype = kInt64}) * 7 % 5 - 2).clamp(0, 2);
+  const auto counted = [](const Tensor& mask) {
+    NonzeroWork w = plan_nonzero(mask);
+    kernels::emulate_nonzero(w.count);
+    kernels::emulate_scan(w.scan);
+    const int64_t total = w.ends.select(0, w.ends.numel() - 1).item<int64_t>();
+    return std::pair<NonzeroWork, int64_t>{std::move(w), total};
+  };
+  for (const Dtype dtype : {kBool, kFloat16, kFloat32, kFloat64}) {
+    const Tensor masks[] = {pattern.narrow(0, 0, 1050).reshape({7, 150}) > 0,
+                            pattern.narrow(0, 0, 1048649).reshape({-1, 7}) == 1,
+                            zeros({7, 150}, {.dtype = kBool}),
+                            ones({3, 5}, {.dtype = kBool})};
+    for (const Tensor& mask : masks) {
+      const Tensor self = (arange(mask.numel(), {.dtype = kFloat64}) * 0.37).sin()
+                              .reshape(mask.sizes()).to(dtype);
+      const std::string what = std::string(dtype_name(dtype)) + " " +
+                               std::to_string(mask.numel());
+      auto [w, total] = counted(mask);
+      Tensor got;
+      const kernels::NonzeroLaunch select = plan_masked_select(w, self, total, got);
+      if (total > 0) kernels::emulate_nonzero(select);
+      EXPECT_TRUE(got.equal(cpu.masked_select(self, mask))) << what;
+
+      const Tensor source = (arange(mask.numel() + 3, {.dtype = kFloat64}) * -1.5).to(dtype);
+      const Tensor want = self.clone(), scattered = self.clone();
+      cpu.masked_scatter(want, mask, source);
+      const kernels::NonzeroLaunch scatter = plan_masked_scatter(w, scattered, source, total);
+      if (total > 0) kernels::emulate_nonzero(scatter);
+      EXPECT_TRUE(scattered.equal(want)) << what;
+    }
+  }
+  const Tensor mask = ones({6}, {.dtype = kBool});
+  auto [w, total] = counted(mask);
+  EXPECT_ERROR(plan_masked_scatter(w, zeros({6}), zeros({4}), total),
+               "[masked_scatter_] Number of elements of source (4) < number of ones in mask (6)");
 }
 
 }  // namespace

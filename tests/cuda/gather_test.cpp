@@ -1,7 +1,8 @@
 // The CUDA gather-family kernels (src/backend/cuda/gather.cu) against the CPU's: gather and
 // scatter_add along every dim of transposed and sliced inputs, scatter_reduce, index_select, take,
 // the embedding lookup and its backward, in float32, float64, float16 and bfloat16, and the CPU's
-// error for an index out of range. Skips with "no CUDA device" on a machine without one.
+// error for an index out of range; nonzero, a boolean mask's indexing, masked_select and
+// masked_scatter_. Skips with "no CUDA device" on a machine without one.
 #include <ember/ember.h>
 #include <ember/nn/functional/layers.h>
 #include <gtest/gtest.h>
@@ -81,6 +82,20 @@ TEST_P(CudaGather, AnIndexOutOfRangeRaisesTheCpusError) {
   const Tensor idx = full({3, 4}, 5, {.dtype = kInt64});
   EXPECT_ERROR(x.gather(0, idx.to(gpu)), "index 5 is out of bounds for dimension 0 with size 5");
   EXPECT_ERROR(nn::functional::embedding(idx.to(gpu), x), "index out of range in self");
+}
+
+TEST_P(CudaGather, NonzeroAndMasksMatchTheCpu) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  const Tensor x = values({30, 50, 7}, 0.91, GetParam()), xg = x.to(gpu);
+  const Tensor mask = x > 0.3, mg = mask.to(gpu);
+  EXPECT_TRUE(nonzero(mg).cpu().equal(nonzero(mask)));
+  EXPECT_TRUE(host(masked_select(xg, mg)).equal(host(masked_select(x, mask))));
+  EXPECT_TRUE(host(xg.index({mg})).equal(host(x.index({mask}))));
+  const Tensor source = values({30 * 50 * 7}, 0.13, GetParam());
+  Tensor want = x.clone(), got = xg.clone();
+  masked_scatter_(want, mask, source);
+  masked_scatter_(got, mg, source.to(gpu));
+  EXPECT_TRUE(host(got).equal(host(want)));
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, CudaGather,

@@ -1,5 +1,7 @@
 // What the host side (nonzero.cpp) hands the CUDA nonzero (nonzero.cu): an order-preserving
-// compaction in three launches. A plain struct, so nvcc compiles no ember header.
+// compaction in three launches, whose last one writes coordinates (nonzero), the selected
+// elements (masked_select) or the source's elements into the selected places (masked_scatter).
+// A plain struct, so nvcc compiles no ember header.
 //
 // Note [CUDA nonzero]
 // ~~~~~~~~~~~~~~~~~~~
@@ -19,7 +21,9 @@
 namespace ember::cuda::kernels {
 
 struct NonzeroLaunch {
-  enum class Phase : int32_t { count, write };
+  // write: x's nonzero coordinates; select: values[i] for x's nonzero i, in order, into selected;
+  // scatter: values[i] = the next of `selected` for x's nonzero i.
+  enum class Phase : int32_t { count, write, select, scatter };
   Phase phase;
   Type type;  // x's storage type: nonzero is x != 0 there (NaN is nonzero, -0.0 is not)
   int32_t ndim;
@@ -30,6 +34,9 @@ struct NonzeroLaunch {
   int64_t* counts;      // G = blocks * threads: the count phase writes them, the write reads
   const int64_t* ends;  // write: the inclusive sums of counts
   int64_t* out;         // write: (total, ndim) int64, row-major
+  char* values;         // select, scatter: contiguous, x's shape, `item` bytes an element
+  char* selected;       // select: total elements out; scatter: the source's first total, in
+  int64_t item;         // the element size of values and selected: 1, 2, 4 or 8
   uint32_t blocks, threads;
 };
 

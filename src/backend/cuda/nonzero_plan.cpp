@@ -46,4 +46,49 @@ Tensor nonzero_result(NonzeroWork& w, int64_t total, Device device) {
   return out;
 }
 
+namespace {
+
+// The write launch of w as a compaction of self's elements (contiguous, the mask's shape).
+kernels::NonzeroLaunch plan_values(const char* op, const NonzeroWork& w, const Tensor& self,
+                                   kernels::NonzeroLaunch::Phase phase) {
+  const int64_t item = self.element_size();
+  EMBER_CHECK(self.is_contiguous() && self.numel() == w.count.n &&
+                  (item == 1 || item == 2 || item == 4 || item == 8),
+              op, "expected a contiguous self of the mask's ", w.count.n,
+              " elements and 1, 2, 4 or 8 bytes each, got ", self.sizes(), " ", self.dtype());
+  kernels::NonzeroLaunch l = w.write;
+  l.phase = phase;
+  l.values = static_cast<char*>(self.data_ptr());
+  l.item = item;
+  return l;
+}
+
+}  // namespace
+
+kernels::NonzeroLaunch plan_masked_select(const NonzeroWork& w, const Tensor& self, int64_t total,
+                                          Tensor& out) {
+  const char* op = "masked_select";
+  EMBER_CHECK(total >= 0 && total <= w.count.n, op, "a count of ", total, " ones among ",
+              w.count.n);
+  kernels::NonzeroLaunch l =
+      plan_values(op, w, self, kernels::NonzeroLaunch::Phase::select);
+  out = backend::new_buffer({total}, self.dtype(), self.device(), op);
+  l.selected = static_cast<char*>(out.data_ptr());
+  return l;
+}
+
+kernels::NonzeroLaunch plan_masked_scatter(const NonzeroWork& w, const Tensor& self,
+                                           const Tensor& source, int64_t total) {
+  const char* op = "masked_scatter_";
+  EMBER_CHECK(total <= source.numel(), op, "Number of elements of source (", source.numel(),
+              ") < number of ones in mask (", total, ")");
+  EMBER_CHECK(source.is_contiguous() && source.dtype() == self.dtype(), op,
+              "expected a contiguous source of self's dtype ", self.dtype(), ", got ",
+              source.dtype());
+  kernels::NonzeroLaunch l =
+      plan_values(op, w, self, kernels::NonzeroLaunch::Phase::scatter);
+  l.selected = static_cast<char*>(source.data_ptr());
+  return l;
+}
+
 }  // namespace ember::cuda
