@@ -10,6 +10,7 @@
 #include "backend/cuda/arg_reduce_launch.h"
 #include "backend/cuda/batch_norm_launch.h"
 #include "backend/cuda/copy_launch.h"
+#include "backend/cuda/creation_launch.h"
 #include "backend/cuda/dropout_launch.h"
 #include "backend/cuda/elementwise_launch.h"
 #include "backend/cuda/gather_launch.h"
@@ -58,5 +59,6 @@ void emulate_dropout_backward(const DropoutBackwardLaunch& launch);
 void emulate_randperm(const RandpermLaunch& launch);
 /// cub's radix sort on the device; here a stable sort on the same radix keys.
 void emulate_randperm_sort(const RandpermSort& sort);
+void emulate_range(const RangeLaunch& launch);
 
 }  // namespace ember::cuda::kernels
