@@ -9,6 +9,7 @@
 #include "backend/cuda/amp_launch.h"
 #include "backend/cuda/arg_reduce_launch.h"
 #include "backend/cuda/batch_norm_launch.h"
+#include "backend/cuda/conv_launch.h"
 #include "backend/cuda/copy_launch.h"
 #include "backend/cuda/creation_launch.h"
 #include "backend/cuda/dropout_launch.h"
@@ -60,5 +61,6 @@ void emulate_randperm(const RandpermLaunch& launch);
 /// cub's radix sort on the device; here a stable sort on the same radix keys.
 void emulate_randperm_sort(const RandpermSort& sort);
 void emulate_range(const RangeLaunch& launch);
+void emulate_im2col(const Im2colLaunch& launch);
 
 }  // namespace ember::cuda::kernels

@@ -165,6 +165,7 @@ const backend::Backend kCudaBackend = [] {
   install_nonzero_kernels(b);
   install_arg_reduce_kernels(b);
   install_creation_kernels(b);
+  install_conv_kernels(b);
   return b;
 }();
 
