@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "backend/buffers.h"
 #include "backend/cuda/copy_plan.h"
 #include "backend/cuda/elementwise_plan.h"
 
@@ -91,7 +92,9 @@ void conv2d_by_gemm(const ConvSteps& steps, const Tensor& input, const Tensor& w
   const bool pointwise = s.kh == 1 && s.kw == 1 && p.stride[0] == 1 && p.stride[1] == 1 &&
                          p.padding[0] == 0 && p.padding[1] == 0;
   const int64_t chunk = images_per_chunk(steps, s, input.element_size());
-  const Tensor col = pointwise ? Tensor() : empty({chunk, G, K, L}, input.options());
+  const Tensor col =
+      pointwise ? Tensor()
+                : backend::new_buffer({chunk, G, K, L}, input.dtype(), input.device(), "conv2d");
   const Tensor w = weight.view({G, Og, K});
   for (int64_t n0 = 0; n0 < s.N; n0 += chunk) {
     const int64_t nc = std::min(chunk, s.N - n0);
@@ -112,7 +115,8 @@ void conv2d_adjoint_by_gemm(const ConvSteps& steps, const Tensor& grad, const Te
   if (out.numel() == 0) return;
   const int64_t G = s.G, Og = s.O / G, K = s.K(), L = s.L();
   const int64_t chunk = images_per_chunk(steps, s, out.element_size());
-  const Tensor col = empty({chunk, G, K, L}, out.options());
+  const Tensor col =
+      backend::new_buffer({chunk, G, K, L}, out.dtype(), out.device(), "conv2d_adjoint");
   const Tensor w = weight.view({G, Og, K});
   for (int64_t n0 = 0; n0 < s.N; n0 += chunk) {
     const int64_t nc = std::min(chunk, s.N - n0);
@@ -137,7 +141,8 @@ void conv2d_weight_grad_by_gemm(const ConvSteps& steps, const Tensor& grad, cons
   }
   const int64_t G = s.G, Og = s.O / G, K = s.K(), L = s.L();
   const int64_t chunk = images_per_chunk(steps, s, input.element_size());
-  const Tensor col = empty({chunk * G * K * L}, input.options());
+  const Tensor col =
+      backend::new_buffer({chunk * G * K * L}, input.dtype(), input.device(), "conv2d_weight_grad");
   for (int64_t n0 = 0; n0 < s.N; n0 += chunk) {
     const int64_t nc = std::min(chunk, s.N - n0);
     // Columns (G, K, nc, L): a group's rows run over the chunk's images and positions at once.

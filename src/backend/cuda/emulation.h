@@ -24,6 +24,7 @@
 #include "backend/cuda/random_launch.h"
 #include "backend/cuda/randperm_launch.h"
 #include "backend/cuda/reduce_launch.h"
+#include "backend/cuda/renorm_launch.h"
 #include "backend/cuda/scan_launch.h"
 #include "backend/cuda/softmax_launch.h"
 #include "backend/cuda/sort_launch.h"
@@ -62,5 +63,7 @@ void emulate_randperm(const RandpermLaunch& launch);
 void emulate_randperm_sort(const RandpermSort& sort);
 void emulate_range(const RangeLaunch& launch);
 void emulate_im2col(const Im2colLaunch& launch);
+/// The index entries out of range are recorded in launch.bad (host memory here).
+void emulate_renorm(const RenormLaunch& launch);
 
 }  // namespace ember::cuda::kernels

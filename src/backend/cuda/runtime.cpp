@@ -166,6 +166,7 @@ const backend::Backend kCudaBackend = [] {
   install_arg_reduce_kernels(b);
   install_creation_kernels(b);
   install_conv_kernels(b);
+  install_renorm_kernels(b);
   return b;
 }();
 

@@ -101,5 +101,6 @@ void install_nonzero_kernels(backend::Backend& b);
 void install_arg_reduce_kernels(backend::Backend& b);
 void install_creation_kernels(backend::Backend& b);
 void install_conv_kernels(backend::Backend& b);
+void install_renorm_kernels(backend::Backend& b);
 
 }  // namespace ember::cuda
