@@ -130,6 +130,7 @@ const Problem kProblems[] = {
     {"strided dilated groups", 3, 4, 9, 8, 6, 3, 2, {{2, 3}, {1, 2}, {2, 1}, 2}},
     {"three groups", 2, 6, 5, 7, 6, 2, 3, {{1, 2}, {0, 1}, {1, 1}, 3}},
     {"depthwise 5x5", 2, 4, 6, 5, 8, 5, 5, {{2, 2}, {2, 2}, {1, 1}, 4}},
+    {"one channel a group", 2, 3, 6, 6, 3, 3, 3, {{1, 1}, {1, 1}, {1, 1}, 3}},
     {"pointwise", 2, 4, 5, 6, 3, 1, 1, {}},
     {"1x1 strided", 3, 4, 5, 6, 3, 1, 1, {{2, 2}, {0, 0}, {1, 1}, 1}},
 };
@@ -138,43 +139,13 @@ ConvShape shape_of(const Problem& pr) {
   return {pr.N, pr.C, pr.H, pr.W, pr.O, pr.kh, pr.kw, pr.Ho(), pr.Wo(), pr.p.groups};
 }
 
-/// Element (n, g, k, l) of a problem's columns as a plain loop reads the receptive fields (zero
-/// in the padding), in float64 (exact for every floating dtype), (n, G, K, L).
-Tensor reference_columns(const Problem& pr, const Tensor& images) {
+/// f(column element, image element) for every column element of a problem read from an image
+/// element inside images (N, C, H, W) (not the padding): the flat offsets in the columns
+/// (N, G, K, L) and the images, in (n, c, i, j, y, x) order.
+template <class F>
+void each_tap(const Problem& pr, int64_t H, int64_t W, F&& f) {
   const ConvShape s = shape_of(pr);
   const int64_t Cg = s.C / s.G, K = s.K(), L = s.L();
-  const Tensor x = images.to(kFloat64).contiguous();
-  const double* in = x.data_ptr<double>();
-  Tensor col = zeros({s.N, s.G, K, L}, {.dtype = kFloat64});
-  double* out = col.data_ptr<double>();
-  for (int64_t n = 0; n < s.N; ++n)
-    for (int64_t c = 0; c < s.C; ++c)
-      for (int64_t i = 0; i < s.kh; ++i)
-        for (int64_t j = 0; j < s.kw; ++j)
-          for (int64_t y = 0; y < s.Ho; ++y)
-            for (int64_t xo = 0; xo < s.Wo; ++xo) {
-              const int64_t h = y * pr.p.stride[0] - pr.p.padding[0] + i * pr.p.dilation[0];
-              const int64_t w = xo * pr.p.stride[1] - pr.p.padding[1] + j * pr.p.dilation[1];
-              if (h < 0 || h >= s.H || w < 0 || w >= s.W) continue;
-              const int64_t k = (c % Cg * s.kh + i) * s.kw + j;
-              out[((n * s.G + c / Cg) * K + k) * L + y * s.Wo + xo] =
-                  in[((n * s.C + c) * s.H + h) * s.W + w];
-            }
-  return col;
-}
-
-/// col2im by scattering each column element onto the image element it was read from, summed in
-/// Acc in the kernel's (i, j) order, plus bias, rounded once to dtype: images (N, C, H, W).
-template <class Acc>
-Tensor reference_images(const Problem& pr, const Tensor& col, const Tensor& bias, int64_t H,
-                        int64_t W, Dtype dtype) {
-  const ConvShape s = shape_of(pr);
-  const Dtype acc = sizeof(Acc) == 8 ? kFloat64 : kFloat32;
-  const int64_t Cg = s.C / s.G, K = s.K(), L = s.L();
-  const Tensor c64 = col.to(acc).contiguous();
-  const Acc* in = c64.data_ptr<Acc>();
-  Tensor sum = zeros({s.N, s.C, H, W}, {.dtype = acc});
-  Acc* out = sum.data_ptr<Acc>();
   for (int64_t n = 0; n < s.N; ++n)
     for (int64_t c = 0; c < s.C; ++c)
       for (int64_t i = 0; i < s.kh; ++i)
@@ -185,12 +156,36 @@ Tensor reference_images(const Problem& pr, const Tensor& col, const Tensor& bias
               const int64_t w = xo * pr.p.stride[1] - pr.p.padding[1] + j * pr.p.dilation[1];
               if (h < 0 || h >= H || w < 0 || w >= W) continue;
               const int64_t k = (c % Cg * s.kh + i) * s.kw + j;
-              out[((n * s.C + c) * H + h) * W + w] +=
-                  in[((n * s.G + c / Cg) * K + k) * L + y * s.Wo + xo];
+              f(((n * s.G + c / Cg) * K + k) * L + y * s.Wo + xo, ((n * s.C + c) * H + h) * W + w);
             }
+}
+
+/// A problem's columns (N, G, K, L) as a plain loop reads the receptive fields (zero in the
+/// padding), in float64 (exact for every floating dtype).
+Tensor reference_columns(const Problem& pr, const Tensor& images) {
+  const ConvShape s = shape_of(pr);
+  const Tensor x = images.to(kFloat64).contiguous();
+  const double* in = x.data_ptr<double>();
+  Tensor col = zeros({s.N, s.G, s.K(), s.L()}, {.dtype = kFloat64});
+  double* out = col.data_ptr<double>();
+  each_tap(pr, s.H, s.W, [&](int64_t at_col, int64_t at_image) { out[at_col] = in[at_image]; });
+  return col;
+}
+
+/// col2im by scattering each column element onto the image element it was read from, summed in
+/// Acc in the kernel's (i, j) order, plus bias, rounded once to dtype: images (N, C, H, W).
+template <class Acc>
+Tensor reference_images(const Problem& pr, const Tensor& col, const Tensor& bias, int64_t H,
+                        int64_t W, Dtype dtype) {
+  const Dtype acc = sizeof(Acc) == 8 ? kFloat64 : kFloat32;
+  const Tensor c64 = col.to(acc).contiguous();
+  const Acc* in = c64.data_ptr<Acc>();
+  Tensor sum = zeros({pr.N, pr.C, H, W}, {.dtype = acc});
+  Acc* out = sum.data_ptr<Acc>();
+  each_tap(pr, H, W, [&](int64_t at_col, int64_t at_image) { out[at_image] += in[at_col]; });
   if (bias.defined()) {
     const Tensor b = bias.to(acc).contiguous();
-    for (int64_t e = 0; e < sum.numel(); ++e) out[e] += b.data_ptr<Acc>()[e / (H * W) % s.C];
+    for (int64_t e = 0; e < sum.numel(); ++e) out[e] += b.data_ptr<Acc>()[e / (H * W) % pr.C];
   }
   return sum.to(dtype);
 }

@@ -7,7 +7,9 @@
 #include <ember/nn/functional/conv.h>
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "cuda/op_support.h"
 #include "test_support.h"
@@ -25,6 +27,20 @@ void expect_close(const Tensor& got, const Tensor& want, Dtype dtype, const std:
   const double tol = tolerance(dtype), scale = w.abs().max().item<double>();
   EXPECT_TRUE(allclose(g, w, tol, tol * scale))
       << what << ": largest difference " << (g - w).abs().max().item<double>() << " of " << scale;
+}
+
+/// The device's y and the CPU's against each other, then their backward from one grad_output:
+/// each (device, CPU) pair of leaves' gradients.
+void expect_same_backward(
+    const Tensor& yg, const Tensor& yc,
+    std::initializer_list<std::pair<const char*, std::pair<Tensor, Tensor>>> leaves, Dtype dtype,
+    const std::string& what) {
+  expect_close(yg, yc, dtype, what);
+  const Tensor dy = values(yc.sizes(), 0.13, dtype);
+  (yc * dy).sum().backward();
+  (yg * dy.to(gpu)).sum().backward();
+  for (const auto& [name, pair] : leaves)
+    expect_close(pair.first.grad(), pair.second.grad(), dtype, what + " " + name);
 }
 
 class CudaConv : public ::testing::TestWithParam<Dtype> {};
@@ -56,13 +72,9 @@ TEST_P(CudaConv, Conv2dAndItsBackwardMatchTheCpu) {
     oc.bias = bc, og.bias = bg;
     const Tensor yc = F::conv2d(xc, wc, oc), yg = F::conv2d(xg, wg, og);
     const std::string what = std::string(dtype_name(dtype)) + " " + c.name;
-    expect_close(yg, yc, dtype, what);
-    const Tensor dy = values(yc.sizes(), 0.13, dtype);
-    (yc * dy).sum().backward();
-    (yg * dy.to(gpu)).sum().backward();
-    expect_close(xg.grad(), xc.grad(), dtype, what + " grad_input");
-    expect_close(wg.grad(), wc.grad(), dtype, what + " grad_weight");
-    expect_close(bg.grad(), bc.grad(), dtype, what + " grad_bias");
+    expect_same_backward(
+        yg, yc, {{"grad_input", {xg, xc}}, {"grad_weight", {wg, wc}}, {"grad_bias", {bg, bc}}},
+        dtype, what);
   }
 }
 
@@ -79,12 +91,7 @@ TEST_P(CudaConv, ConvTranspose2dAndItsBackwardMatchTheCpu) {
   oc.bias = b, og.bias = b.to(gpu);
   const Tensor yc = F::conv_transpose2d(xc, wc, oc), yg = F::conv_transpose2d(xg, wg, og);
   const std::string what = std::string(dtype_name(dtype)) + " conv_transpose2d";
-  expect_close(yg, yc, dtype, what);
-  const Tensor dy = values(yc.sizes(), 0.13, dtype);
-  (yc * dy).sum().backward();
-  (yg * dy.to(gpu)).sum().backward();
-  expect_close(xg.grad(), xc.grad(), dtype, what + " grad_input");
-  expect_close(wg.grad(), wc.grad(), dtype, what + " grad_weight");
+  expect_same_backward(yg, yc, {{"grad_input", {xg, xc}}, {"grad_weight", {wg, wc}}}, dtype, what);
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, CudaConv,
