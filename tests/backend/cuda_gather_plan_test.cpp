@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "backend/cuda/gather_plan.h"
 #include "backend/cuda/index_plan.h"
 #include "backend/cuda/nonzero_plan.h"
+#include "backend/cuda/renorm_plan.h"
 #include "backend/family_kernel.h"
 #include "test_support.h"
 
@@ -342,6 +344,69 @@ TEST(CudaGatherPlan, EmbeddingBackwardSumsRowsAsTheCpu) {
             << what << "\ngot " << got << "\nwant " << want;
         EXPECT_EQ(counts[2], (indices == 2).sum().item<int64_t>());
       }
+}
+
+/// embedding_renorm's two emulated passes, as renorm.cpp queues them (the record checked between).
+void renorm_emulated(const Tensor& weight, const Tensor& indices, double max_norm, double p,
+                     uint32_t blocks = 0) {
+  Record r;
+  const Tensor owner = full({weight.size(0)}, int64_t(-1), {.dtype = kInt64});
+  using Pass = kernels::RenormLaunch;
+  kernels::emulate_renorm(plan_renorm_launch("embedding_renorm", Pass::own, weight, indices, owner,
+                                             r.data(), max_norm, p));
+  ASSERT_EQ(r.v[0], 0);
+  kernels::RenormLaunch l = plan_renorm_launch("embedding_renorm", Pass::renorm, weight, indices,
+                                               owner, r.data(), max_norm, p);
+  if (blocks) l.blocks = blocks;
+  kernels::emulate_renorm(l);
+}
+
+// A (30, D) table renormalised at 40 entries with repeats, for norms 2, 1, 3, inf and 0, rows a
+// warp's length and shorter (32 threads) and longer (128, several elements a thread), in every
+// floating dtype, against the CPU kernel: rows not indexed, or within max_norm, keep their bits;
+// the others are within the dtype's rounding (the norm sums in block_reduce's tree, the CPU in
+// its reduction's order). Each repeated row is scaled once: a second scale would shrink it again.
+TEST(CudaGatherPlan, EmbeddingRenormMatchesTheCpu) {
+  const backend::EmbeddingKernels& cpu = backend::backend_for(kCPU)->embedding;
+  for (const Dtype dtype : kFloating)
+    for (const int64_t D : {1, 7, 32, 300})
+      for (const double p : {2.0, 1.0, 3.0, double(INFINITY), 0.0})
+        for (const uint32_t blocks : {0u, 3u}) {  // a block per entry; a grid-stride over blocks
+          const Tensor weight = ints(30, D, dtype) * 0.37;
+          const Tensor indices = entries(1, 40, 25, 3).reshape({40});  // rows 25.. untouched
+          // About half a typical row's norm (|x| averages 1.8): some rows exceed it, some not.
+          const double max_norm = p == 0          ? 0.5 * double(D)
+                                  : p == INFINITY ? 2.0
+                                                  : std::pow(double(D), 1 / p);
+          const Tensor want = weight.clone(), got = weight.clone();
+          cpu.embedding_renorm("embedding_renorm", want, indices, max_norm, p);
+          renorm_emulated(got, indices, max_norm, p, blocks);
+          const std::string what = std::string(dtype_name(dtype)) + " D " + std::to_string(D) +
+                                   " p " + std::to_string(p) + " blocks " + std::to_string(blocks);
+          const Tensor same = (want == weight).all(1);  // the rows the CPU left alone
+          EXPECT_TRUE(got.index_select(0, same.nonzero().flatten())
+                          .equal(weight.index_select(0, same.nonzero().flatten())))
+              << what;
+          EXPECT_FALSE(same.all().item<bool>()) << what << ": no row was renormalised";
+          const double tol = dtype == kFloat64   ? 1e-12
+                             : dtype == kFloat32 ? 1e-5
+                             : dtype == kFloat16 ? 2e-3
+                                                 : 1.6e-2;
+          EXPECT_TRUE(allclose(got.to(kFloat64), want.to(kFloat64), tol, tol)) << what;
+        }
+}
+
+TEST(CudaGatherPlan, EmbeddingRenormRecordsAnIndexOutsideTheTable) {
+  Record r;
+  const Tensor weight = ints(5, 3, kFloat32), owner = empty({5}, {.dtype = kInt64});
+  const Tensor indices = tensor({1, 5, 2}, kInt64);
+  kernels::emulate_renorm(plan_renorm_launch("embedding_renorm", kernels::RenormLaunch::own, weight,
+                                             indices, owner, r.data(), 1.0, 2.0));
+  EXPECT_EQ(r.v[0], 1);
+  EXPECT_EQ(r.v[1], 5);
+  EXPECT_ERROR(plan_renorm_launch("embedding_renorm", kernels::RenormLaunch::own,
+                                  ints(5, 3, kInt64), indices, owner, r.data(), 1.0, 2.0),
+               "the cuda backend has no int64 kernel");
 }
 
 // ── advanced indexing (Note [CUDA advanced indexing]) ────────────────────────────────────────

@@ -76,6 +76,23 @@ TEST_P(CudaGather, ScatterReduceMatchesTheCpu) {
     }
 }
 
+// F::embedding with max_norm renormalises the rows it looks up in place (embedding_renorm, each
+// repeated row once), for the 2-norm and the 1-norm, as the CPU does.
+TEST_P(CudaGather, EmbeddingMaxNormRenormalisesAsTheCpu) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  const Dtype dtype = GetParam();
+  for (const double p : {2.0, 1.0}) {
+    const Tensor wc = values({40, 300}, 0.3, dtype) * 3, wg = wc.to(gpu);
+    const Tensor ids = entries(40).narrow(2, 0, 3);  // repeats
+    const nn::functional::EmbeddingFuncOptions o{.max_norm = 10.0, .norm_type = p};
+    const Tensor yc = nn::functional::embedding(ids, wc, o),
+                 yg = nn::functional::embedding(ids.to(gpu), wg, o);
+    const std::string what = std::string(dtype_name(dtype)) + " p " + std::to_string(p);
+    EXPECT_TRUE(allclose(host(wg), host(wc), tolerance(dtype), tolerance(dtype))) << what;
+    EXPECT_TRUE(allclose(host(yg), host(yc), tolerance(dtype), tolerance(dtype))) << what;
+  }
+}
+
 TEST_P(CudaGather, AnIndexOutOfRangeRaisesTheCpusError) {
   if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
   const Tensor x = values({5, 4}, 0.5, GetParam()).to(gpu);

@@ -9,7 +9,9 @@
 #include "backend/cuda/amp_launch.h"
 #include "backend/cuda/arg_reduce_launch.h"
 #include "backend/cuda/batch_norm_launch.h"
+#include "backend/cuda/conv_launch.h"
 #include "backend/cuda/copy_launch.h"
+#include "backend/cuda/creation_launch.h"
 #include "backend/cuda/dropout_launch.h"
 #include "backend/cuda/elementwise_launch.h"
 #include "backend/cuda/gather_launch.h"
@@ -22,6 +24,7 @@
 #include "backend/cuda/random_launch.h"
 #include "backend/cuda/randperm_launch.h"
 #include "backend/cuda/reduce_launch.h"
+#include "backend/cuda/renorm_launch.h"
 #include "backend/cuda/scan_launch.h"
 #include "backend/cuda/softmax_launch.h"
 #include "backend/cuda/sort_launch.h"
@@ -58,5 +61,9 @@ void emulate_dropout_backward(const DropoutBackwardLaunch& launch);
 void emulate_randperm(const RandpermLaunch& launch);
 /// cub's radix sort on the device; here a stable sort on the same radix keys.
 void emulate_randperm_sort(const RandpermSort& sort);
+void emulate_range(const RangeLaunch& launch);
+void emulate_im2col(const Im2colLaunch& launch);
+/// The index entries out of range are recorded in launch.bad (host memory here).
+void emulate_renorm(const RenormLaunch& launch);
 
 }  // namespace ember::cuda::kernels

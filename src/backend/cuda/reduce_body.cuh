@@ -59,6 +59,13 @@ struct LoadAbsPow {
     return math::pow(math::fabs(x), Acc(p));
   }
 };
+/// torch.norm's p = 0: the count of non-zero elements.
+struct LoadNonzero {
+  template <class Acc>
+  EMBER_HOST_DEVICE Acc operator()(Acc x, int64_t) const {
+    return x != Acc(0) ? Acc(1) : Acc(0);
+  }
+};
 /// var's second pass: the square of x's distance from its output's mean (the first pass's).
 struct LoadCentered {
   const void* center;
@@ -76,11 +83,11 @@ struct Loaded : R {
 };
 
 /// norm's finish, as the CPU kernel's: the square root for p = 2, nothing for p = 1 and +-inf
-/// (max|x|, min|x|), else the p-th root.
+/// (max|x|, min|x|) and p = 0 (the count), else the p-th root.
 template <class Acc>
 EMBER_HOST_DEVICE Acc finish_norm(Acc acc, double p) {
   if (p == 2) return math::sqrt(acc);
-  if (p == 1 || p == INFINITY || p == -INFINITY) return acc;
+  if (p == 1 || p == 0 || p == INFINITY || p == -INFINITY) return acc;
   return math::pow(acc, Acc(1.0 / p));
 }
 
@@ -147,6 +154,26 @@ inline uint32_t combine_blocks(const ReduceLaunch& l) {
   return uint32_t(blocks < 65536 ? blocks : 65536);
 }
 
+/// Calls f(reduction) with the p-norm's reduction over Acc (a Loaded combiner; finish_norm
+/// finishes it): max|x| and min|x| for p = +-inf, the count of non-zero elements for p = 0, else
+/// the sum of |x|, x^2 or |x|^p. The reductions and embedding_renorm's row norms (renorm_body.cuh)
+/// share it; a launcher picks its body with it, on the host.
+template <class Acc, class F>
+void with_norm(double p, F&& f) {
+  if (p == INFINITY)
+    f(Loaded<Max<Acc>, LoadAbs>{});
+  else if (p == -INFINITY)
+    f(Loaded<Min<Acc>, LoadAbs>{});
+  else if (p == 0)
+    f(Loaded<Sum<Acc>, LoadNonzero>{});
+  else if (p == 1)
+    f(Loaded<Sum<Acc>, LoadAbs>{});
+  else if (p == 2)
+    f(Loaded<Sum<Acc>, LoadSquare>{});
+  else
+    f(Loaded<Sum<Acc>, LoadAbsPow>{{}, LoadAbsPow{p}});
+}
+
 /// Calls f(Tag<S>{}, Tag<Acc>{}, reduction) for l's storage type and op, the reduction a Loaded
 /// combiner; false for unknown ones.
 template <class F>
@@ -185,16 +212,7 @@ bool with_reduction(const ReduceLaunch& l, F&& f) {
         f(type, Tag<Acc>{}, Loaded<Prod<Acc>, LoadSame>{});
         return;
       case ReduceOp::norm:
-        if (l.p == INFINITY)
-          f(type, Tag<Acc>{}, Loaded<Max<Acc>, LoadAbs>{});
-        else if (l.p == -INFINITY)
-          f(type, Tag<Acc>{}, Loaded<Min<Acc>, LoadAbs>{});
-        else if (l.p == 1)
-          f(type, Tag<Acc>{}, Loaded<Sum<Acc>, LoadAbs>{});
-        else if (l.p == 2)
-          f(type, Tag<Acc>{}, Loaded<Sum<Acc>, LoadSquare>{});
-        else
-          f(type, Tag<Acc>{}, Loaded<Sum<Acc>, LoadAbsPow>{{}, LoadAbsPow{l.p}});
+        with_norm<Acc>(l.p, [&](auto r) { f(type, Tag<Acc>{}, r); });
         return;
       case ReduceOp::var:
         f(type, Tag<Acc>{}, Loaded<Sum<Acc>, LoadCentered>{{}, LoadCentered{l.center}});

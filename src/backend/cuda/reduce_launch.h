@@ -17,7 +17,7 @@ enum class ReduceOp : int32_t {
   amin,
   nansum,  // NaN elements count as 0
   prod,
-  norm,  // p-norm: (sum |x|^p)^(1/p), max|x| for p = inf, min|x| for p = -inf
+  norm,  // p-norm: (sum |x|^p)^(1/p), max|x| for p = inf, min|x| for p = -inf, count for p = 0
   var,   // sum((x - center[o])^2) / divisor, its square root with take_sqrt
 };
 
@@ -38,7 +38,7 @@ struct ReduceLaunch {
   char* out;
   void* partial;  // set by the host when splits > 1
   double divisor;      // mean: out = sum / divisor; var: max(0, n - correction)
-  double p;            // norm: the order (non-zero, may be +-inf)
+  double p;            // norm: the order (may be 0 or +-inf)
   const void* center;  // var: each output's mean, in the accumulator type
   int32_t take_sqrt;   // var: std
   int32_t acc_out;     // 1: out holds the accumulator type, unrounded (var's mean pass)

@@ -164,6 +164,9 @@ const backend::Backend kCudaBackend = [] {
   install_index_kernels(b);
   install_nonzero_kernels(b);
   install_arg_reduce_kernels(b);
+  install_creation_kernels(b);
+  install_conv_kernels(b);
+  install_renorm_kernels(b);
   return b;
 }();
 
