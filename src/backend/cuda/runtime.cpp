@@ -164,6 +164,8 @@ const backend::Backend kCudaBackend = [] {
   install_index_kernels(b);
   install_nonzero_kernels(b);
   install_arg_reduce_kernels(b);
+  install_resize_kernels(b);
+  install_rearrange_kernels(b);
   return b;
 }();
 

@@ -99,5 +99,7 @@ void install_randperm_kernels(backend::Backend& b);
 void install_index_kernels(backend::Backend& b);
 void install_nonzero_kernels(backend::Backend& b);
 void install_arg_reduce_kernels(backend::Backend& b);
+void install_resize_kernels(backend::Backend& b);
+void install_rearrange_kernels(backend::Backend& b);
 
 }  // namespace ember::cuda

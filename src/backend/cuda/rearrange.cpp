@@ -1,0 +1,68 @@
+// The host side of the CUDA rearranging family: the kCUDA backend's flip, triangle, trace,
+// searchsorted, one_hot and repeat_interleave entries. Each plans its launches
+// (rearrange_plan.cpp, tested in every build with the emulated kernels) and queues them on the
+// current stream of the operands' device; one_hot and repeat_interleave read their values'
+// statistics back first (one sync each, as PyTorch's CUDA kernels), to raise the CPU's errors and
+// size their results. unique and unique_rows have no CUDA kernel yet (the table's entry stays
+// empty, so they raise the backend's "no kernel" error).
+#include "backend/backend.h"
+#include "backend/buffers.h"
+#include "backend/cuda/rearrange_plan.h"
+#include "backend/cuda/runtime.h"
+
+namespace ember::cuda {
+namespace {
+
+void flip(const Tensor& out, const Tensor& self, IntArrayRef dims) {
+  const kernels::FlipLaunch l = plan_flip_launch(out, self, dims);
+  launch_on(self.device(), "flip", &kernels::launch_flip, l);
+}
+
+void triangle(const Tensor& out, const Tensor& self, int64_t k, bool lower) {
+  const kernels::TriangleLaunch l = plan_triangle_launch(out, self, k, lower);
+  if (l.numel > 0) launch_on(self.device(), lower ? "tril" : "triu", &kernels::launch_triangle, l);
+}
+
+void trace(const Tensor& out, const Tensor& self) {
+  launch_on(self.device(), "trace", &kernels::launch_trace, plan_trace_launch(out, self));
+}
+
+void searchsorted(const Tensor& out, const Tensor& boundaries, const Tensor& values,
+                  const Tensor& sorter, bool right) {
+  const kernels::SearchsortedLaunch l =
+      plan_searchsorted_launch(out, boundaries, values, sorter, right);
+  if (l.n > 0) launch_on(values.device(), "searchsorted", &kernels::launch_searchsorted, l);
+}
+
+Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  const char* op = "one_hot";
+  OneHotWork w = plan_one_hot(self);
+  launch_on(self.device(), op, &kernels::launch_int_stats, w.stats_launch);
+  Tensor out = one_hot_result(w, self, read_int_stats(w.stats), num_classes);
+  if (out.numel() > 0) launch_on(self.device(), op, &kernels::launch_one_hot, w.write);
+  return out;
+}
+
+Tensor repeat_interleave(const Tensor& repeats) {
+  const char* op = "repeat_interleave";
+  if (repeats.numel() == 0) return backend::new_buffer({0}, kInt64, repeats.device(), op);
+  RepeatWork w = plan_repeat_interleave(repeats);
+  launch_on(repeats.device(), op, &kernels::launch_int_stats, w.stats_launch);
+  launch_on(repeats.device(), op, &kernels::launch_scan, w.scan);
+  Tensor out = repeat_interleave_result(w, repeats, read_int_stats(w.stats));
+  if (out.numel() > 0) launch_on(repeats.device(), op, &kernels::launch_repeat, w.write);
+  return out;
+}
+
+}  // namespace
+
+void install_rearrange_kernels(backend::Backend& b) {
+  b.rearrange.flip = &flip;
+  b.rearrange.triangle = &triangle;
+  b.rearrange.trace = &trace;
+  b.rearrange.searchsorted = &searchsorted;
+  b.rearrange.one_hot = &one_hot;
+  b.rearrange.repeat_interleave = &repeat_interleave;
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,190 @@
+// The rearranging kernels' work (rearrange_launch.h), for the device (rearrange.cu) and the CPU
+// emulation (rearrange_emulation.cpp) alike: the moving kernels (flip, tril/triu) by element
+// size, trace and the int64 statistics as one block's b.reduce (Note [Block programs] in
+// block.cuh), one_hot, repeat_interleave and searchsorted a thread per output.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "backend/cuda/block.cuh"
+#include "backend/cuda/copy_body.cuh"
+#include "backend/cuda/rearrange_launch.h"
+#include "backend/cuda/strided.cuh"
+
+namespace ember::cuda::kernels {
+
+/// flip: U the unsigned integer of the element size.
+template <class U>
+struct FlipBody {
+  template <class Block>
+  EMBER_HOST_DEVICE static void run(const Block& b, const FlipLaunch& l) {
+    each_strided<2>(b, l, [&](char* const* at) {
+      *reinterpret_cast<U*>(at[0]) = *reinterpret_cast<const U*>(at[1]);
+    });
+  }
+};
+
+/// tril/triu: U the unsigned integer of the element size.
+template <class U>
+struct TriangleBody {
+  template <class Block>
+  EMBER_HOST_DEVICE static void run(const Block& b, const TriangleLaunch& l) {
+    grid_stride(b, l.numel, [&](int64_t e) {
+      const int64_t j = e % l.cols, i = e / l.cols % l.rows;
+      const bool keep = l.lower ? j - i <= l.k : j - i >= l.k;
+      reinterpret_cast<U*>(l.dst)[e] = keep ? reinterpret_cast<const U*>(l.src)[e] : U(0);
+    });
+  }
+};
+
+/// trace: the CPU kernel's accumulator of S (PyTorch's CPU trace: double for float, float for
+/// the half types, int64 for the integers).
+template <class S>
+using trace_acc_t = std::conditional_t<std::is_integral_v<S>, int64_t,
+                                       std::conditional_t<is_half_v<S>, float, double>>;
+
+template <class S>
+struct TraceBody {
+  template <class Block>
+  EMBER_HOST_DEVICE static void run(const Block& b, const TraceLaunch& l) {
+    using Acc = trace_acc_t<S>;
+    const S* self = reinterpret_cast<const S*>(l.self);
+    const Acc sum = b.reduce(
+        [&](uint32_t t) {
+          Acc a = Acc(0);
+          for (int64_t i = t; i < l.n; i += b.threads()) a += Acc(self[i * l.step]);
+          return a;
+        },
+        Sum<Acc>{});
+    b.leader([&] {
+      if constexpr (std::is_integral_v<S>)
+        *reinterpret_cast<int64_t*>(l.out) = sum;
+      else
+        *reinterpret_cast<S*>(l.out) = S(sum);
+    });
+  }
+};
+
+/// The int64 combiners of IntStatsBody (block_reduce.cuh's Min and Max start from infinities).
+struct IntMin {
+  EMBER_HOST_DEVICE int64_t identity() const { return INT64_MAX; }
+  EMBER_HOST_DEVICE int64_t operator()(int64_t a, int64_t b) const { return a < b ? a : b; }
+};
+struct IntMax {
+  EMBER_HOST_DEVICE int64_t identity() const { return INT64_MIN; }
+  EMBER_HOST_DEVICE int64_t operator()(int64_t a, int64_t b) const { return a > b ? a : b; }
+};
+
+struct IntStatsBody {
+  template <class Block, class Combine>
+  EMBER_HOST_DEVICE static int64_t fold(const Block& b, const IntStatsLaunch& l, Combine c) {
+    return b.reduce(
+        [&](uint32_t t) {
+          int64_t a = c.identity();
+          for (int64_t i = t; i < l.n; i += b.threads()) a = c(a, l.x[i]);
+          return a;
+        },
+        c);
+  }
+
+  template <class Block>
+  EMBER_HOST_DEVICE static void run(const Block& b, const IntStatsLaunch& l) {
+    const int64_t lo = fold(b, l, IntMin{}), hi = fold(b, l, IntMax{});
+    const int64_t sum = fold(b, l, Sum<int64_t>{});
+    b.leader([&] {
+      l.stats[0] = lo;
+      l.stats[1] = hi;
+      l.stats[2] = sum;
+    });
+  }
+};
+
+struct OneHotBody {
+  template <class Block>
+  EMBER_HOST_DEVICE static void run(const Block& b, const OneHotLaunch& l) {
+    grid_stride(b, l.n, [&](int64_t i) { l.out[i * l.classes + l.x[i]] = 1; });
+  }
+};
+
+struct RepeatBody {
+  template <class Block>
+  EMBER_HOST_DEVICE static void run(const Block& b, const RepeatLaunch& l) {
+    grid_stride(b, l.total, [&](int64_t j) {
+      int64_t lo = 0, hi = l.n;  // the first i with ends[i] > j
+      while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (l.ends[mid] <= j)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      l.out[j] = lo;
+    });
+  }
+};
+
+template <class S>
+struct SearchsortedBody {
+  template <class Block>
+  EMBER_HOST_DEVICE static void run(const Block& b, const SearchsortedLaunch& l) {
+    using C = opmath_t<S>;
+    const S* bd = reinterpret_cast<const S*>(l.boundaries);
+    const S* v = reinterpret_cast<const S*>(l.values);
+    grid_stride(b, l.n, [&](int64_t i) {
+      const int64_t row = l.per_row ? (i / l.per_row) * l.m : 0;
+      const C x = C(v[i]);
+      // Negated comparisons, as the CPU's, so NaN boundaries and values land where PyTorch
+      // puts them.
+      int64_t lo = 0, hi = l.m;
+      while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        const C y = C(bd[row + (l.sorter ? l.sorter[row + mid] : mid)]);
+        if (l.right ? !(y > x) : !(y >= x))
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      l.out[i] = lo;
+    });
+  }
+};
+
+/// The bodies of each launch (launch.cuh).
+template <class F>
+bool with_body(const FlipLaunch& l, F&& f) {
+  return with_item_bits(l.itemsize,
+                        [&](auto u) { f(Tag<FlipBody<typename decltype(u)::type>>{}); });
+}
+template <class F>
+bool with_body(const TriangleLaunch& l, F&& f) {
+  return with_item_bits(l.itemsize,
+                        [&](auto u) { f(Tag<TriangleBody<typename decltype(u)::type>>{}); });
+}
+template <class F>
+bool with_body(const TraceLaunch& l, F&& f) {
+  return with_type_among<float, double, Half, BFloat16, int32_t, int64_t>(
+      l.type, [&](auto s) { f(Tag<TraceBody<typename decltype(s)::type>>{}); });
+}
+template <class F>
+bool with_body(const IntStatsLaunch&, F&& f) {
+  f(Tag<IntStatsBody>{});
+  return true;
+}
+template <class F>
+bool with_body(const OneHotLaunch&, F&& f) {
+  f(Tag<OneHotBody>{});
+  return true;
+}
+template <class F>
+bool with_body(const RepeatLaunch&, F&& f) {
+  f(Tag<RepeatBody>{});
+  return true;
+}
+template <class F>
+bool with_body(const SearchsortedLaunch& l, F&& f) {
+  return with_type_among<float, double, Half, BFloat16, int32_t, int64_t>(
+      l.type, [&](auto s) { f(Tag<SearchsortedBody<typename decltype(s)::type>>{}); });
+}
+
+}  // namespace ember::cuda::kernels

@@ -1,0 +1,202 @@
+// See rearrange_plan.h.
+#include "backend/cuda/rearrange_plan.h"
+
+#include <algorithm>
+
+#include "backend/buffers.h"
+#include "backend/cpu/loop.h"
+#include "backend/cuda/copy_plan.h"
+#include "backend/cuda/elementwise_plan.h"
+#include "backend/cuda/scan_plan.h"
+
+namespace ember::cuda {
+namespace {
+
+/// The threads of the one-block launches (trace, the int64 statistics).
+constexpr uint32_t kBlockThreads = 256;
+
+/// The element size of a kernel that moves elements as words: `[op] ...` for one it has none for.
+int32_t word_size(const Tensor& t, const char* op) {
+  const int64_t e = t.element_size();
+  EMBER_CHECK(e == 1 || e == 2 || e == 4 || e == 8, op, "the cuda kernel moves elements of 1, 2, ",
+              "4 or 8 bytes, got ", dtype_name(t.dtype()), " of ", e);
+  return int32_t(e);
+}
+
+/// The storage type of a numeric (non-bool) operand: `[op] ...` for bool, uint8, int8, int16.
+kernels::Type numeric_type(const Tensor& t, const char* op) {
+  EMBER_CHECK(t.dtype() != kBool, op, "the cuda backend has no bool kernel (", op,
+              " takes numbers)");
+  return storage_type(t.dtype(), op);
+}
+
+kernels::IntStatsLaunch stats_launch(const Tensor& x, const Tensor& stats) {
+  return {.n = x.numel(),
+          .x = x.data_ptr<int64_t>(),
+          .stats = stats.data_ptr<int64_t>(),
+          .blocks = 1,
+          .threads = kBlockThreads};
+}
+
+}  // namespace
+
+kernels::FlipLaunch plan_flip_launch(const Tensor& out, const Tensor& self, IntArrayRef dims) {
+  const char* op = "flip";
+  EMBER_CHECK(out.sizes() == self.sizes() && out.dtype() == self.dtype() && out.is_contiguous() &&
+                  self.numel() > 0,
+              op, "expected a contiguous output of self's shape and dtype, got ", out.sizes(), " ",
+              out.dtype(), " for ", self.sizes(), " ", self.dtype());
+  kernels::FlipLaunch l{};
+  l.itemsize = word_size(self, op);
+  // Read self through strides negated on the flipped dims, from their last element (the CPU's
+  // flip walks the same layout).
+  char* src = static_cast<char*>(self.data_ptr());
+  DimVector ss = cpu::byte_strides(self.strides(), l.itemsize);
+  for (const int64_t d : dims) {
+    EMBER_CHECK(d >= 0 && d < self.dim(), op, "expected wrapped dims of a ", self.dim(),
+                "-d tensor, got ", dims);
+    src += (self.size(d) - 1) * ss[size_t(d)];
+    ss[size_t(d)] = -ss[size_t(d)];
+  }
+  const DimVector os = cpu::byte_strides(out.strides(), l.itemsize);
+  static_cast<kernels::Strided&>(l) =
+      plan_strided<2>(op, self.sizes(), {static_cast<char*>(out.data_ptr()), src},
+                      {IntArrayRef(os), IntArrayRef(ss)});
+  return l;
+}
+
+kernels::TriangleLaunch plan_triangle_launch(const Tensor& out, const Tensor& self, int64_t k,
+                                             bool lower) {
+  const char* op = lower ? "tril" : "triu";
+  EMBER_CHECK(self.dim() >= 2 && out.sizes() == self.sizes() && out.dtype() == self.dtype() &&
+                  self.is_contiguous() && out.is_contiguous(),
+              op, "expected contiguous self and out of one shape and dtype, at least 2-D, got ",
+              self.sizes(), " and ", out.sizes());
+  kernels::TriangleLaunch l{};
+  l.itemsize = word_size(self, op);
+  l.lower = lower;
+  l.k = k;
+  l.rows = self.size(-2);
+  l.cols = self.size(-1);
+  l.numel = self.numel();
+  l.src = static_cast<const char*>(self.data_ptr());
+  l.dst = static_cast<char*>(out.data_ptr());
+  l.threads = kElementwiseThreads;
+  l.blocks = grid_blocks(l.numel);
+  return l;
+}
+
+kernels::TraceLaunch plan_trace_launch(const Tensor& out, const Tensor& self) {
+  const char* op = "trace";
+  const Dtype want = is_integral(self.dtype(), /*include_bool=*/true) ? kInt64 : self.dtype();
+  EMBER_CHECK(self.dim() == 2 && out.dim() == 0 && out.dtype() == want, op,
+              "expected a matrix and a 0-d ", want, " out, got ", self.sizes(), " and ",
+              out.sizes(), " ", out.dtype());
+  kernels::TraceLaunch l{};
+  l.type = numeric_type(self, op);
+  l.n = std::min(self.size(0), self.size(1));
+  l.step = self.stride(0) + self.stride(1);
+  l.self = static_cast<const char*>(self.data_ptr());
+  l.out = static_cast<char*>(out.data_ptr());
+  l.blocks = 1;
+  l.threads = kBlockThreads;
+  return l;
+}
+
+kernels::SearchsortedLaunch plan_searchsorted_launch(const Tensor& out, const Tensor& boundaries,
+                                                     const Tensor& values, const Tensor& sorter,
+                                                     bool right) {
+  const char* op = "searchsorted";
+  EMBER_CHECK(boundaries.dim() >= 1 && boundaries.is_contiguous() && values.is_contiguous() &&
+                  boundaries.dtype() == values.dtype() && out.is_contiguous() &&
+                  out.dtype() == kInt64 && out.sizes() == values.sizes() &&
+                  (!sorter.defined() || (sorter.is_contiguous() && sorter.dtype() == kInt64 &&
+                                         sorter.sizes() == boundaries.sizes())),
+              op, "expected contiguous boundaries and values of one dtype, an int64 out of the ",
+              "values' shape and an int64 sorter of the boundaries' shape, got ",
+              boundaries.sizes(), " ", boundaries.dtype(), ", ", values.sizes(), " ",
+              values.dtype(), " and ", out.sizes(), " ", out.dtype());
+  kernels::SearchsortedLaunch l{};
+  l.type = numeric_type(values, op);
+  l.right = right;
+  l.n = values.numel();
+  l.m = boundaries.size(-1);
+  l.per_row = boundaries.dim() == 1 ? 0 : values.size(-1);
+  l.boundaries = static_cast<const char*>(boundaries.data_ptr());
+  l.values = static_cast<const char*>(values.data_ptr());
+  l.sorter = data_or_null<int64_t>(sorter);
+  l.out = out.data_ptr<int64_t>();
+  l.threads = kElementwiseThreads;
+  l.blocks = grid_blocks(l.n);
+  return l;
+}
+
+std::array<int64_t, 3> read_int_stats(const Tensor& stats) {
+  const Tensor host = stats.cpu();
+  const int64_t* v = host.data_ptr<int64_t>();
+  return {v[0], v[1], v[2]};
+}
+
+OneHotWork plan_one_hot(const Tensor& self) {
+  const char* op = "one_hot";
+  EMBER_CHECK(self.dtype() == kInt64 && self.is_contiguous() && self.numel() > 0, op,
+              "expected a contiguous int64 tensor with elements, got ", self.sizes(), " ",
+              self.dtype());
+  OneHotWork w{};
+  w.stats = backend::new_buffer({3}, kInt64, self.device(), op);
+  w.stats_launch = stats_launch(self, w.stats);
+  w.write = {.n = self.numel(),
+             .classes = 0,
+             .x = self.data_ptr<int64_t>(),
+             .out = nullptr,
+             .blocks = grid_blocks(self.numel()),
+             .threads = kElementwiseThreads};
+  return w;
+}
+
+Tensor one_hot_result(OneHotWork& w, const Tensor& self, const std::array<int64_t, 3>& stats,
+                      int64_t num_classes) {
+  const char* op = "one_hot";
+  EMBER_CHECK(stats[0] >= 0, op, "Class values must be non-negative.");
+  if (num_classes == -1) num_classes = stats[1] + 1;
+  EMBER_CHECK(stats[1] < num_classes, op, "Class values must be smaller than num_classes.");
+  DimVector shape(self.sizes());
+  shape.push_back(num_classes);
+  Tensor out = backend::new_zeros(shape, kInt64, self.device());
+  w.write.classes = num_classes;
+  w.write.out = out.data_ptr<int64_t>();
+  return out;
+}
+
+RepeatWork plan_repeat_interleave(const Tensor& repeats) {
+  const char* op = "repeat_interleave";
+  EMBER_CHECK(repeats.dim() == 1 && repeats.dtype() == kInt64 && repeats.is_contiguous() &&
+                  repeats.numel() > 0,
+              op, "expected contiguous int64 repeats (n), n >= 1, got ", repeats.sizes(), " ",
+              repeats.dtype());
+  RepeatWork w{};
+  w.stats = backend::new_buffer({3}, kInt64, repeats.device(), op);
+  w.ends = backend::new_buffer({repeats.numel()}, kInt64, repeats.device(), op);
+  w.stats_launch = stats_launch(repeats, w.stats);
+  w.scan = plan_scan_launch(op, w.ends, repeats, 0, /*prod=*/false);
+  w.write = {.n = repeats.numel(),
+             .total = 0,
+             .ends = w.ends.data_ptr<int64_t>(),
+             .out = nullptr,
+             .blocks = 1,
+             .threads = kElementwiseThreads};
+  return w;
+}
+
+Tensor repeat_interleave_result(RepeatWork& w, const Tensor& repeats,
+                                const std::array<int64_t, 3>& stats) {
+  const char* op = "repeat_interleave";
+  EMBER_CHECK(stats[0] >= 0, op, "repeats can not be negative");
+  Tensor out = backend::new_buffer({stats[2]}, kInt64, repeats.device(), op);
+  w.write.total = stats[2];
+  w.write.out = out.data_ptr<int64_t>();
+  w.write.blocks = grid_blocks(stats[2]);
+  return out;
+}
+
+}  // namespace ember::cuda
