@@ -13,10 +13,13 @@
 //     beyond the matrix; trace over strided matrices (integers exactly, floats within the
 //     rounding of another summation order); searchsorted (left/right, a sorter, batched rows,
 //     NaN boundaries and values) bit for bit; one_hot and repeat_interleave through their
-//     Work (statistics read back, then the write), with the CPU's errors for bad values.
+//     Work (statistics read back, then the write), with the CPU's errors for bad values; unique
+//     through its Work (sort, group marks, their scan, the count read back, the writes), with
+//     duplicates, -0.0 beside 0.0 and NaNs.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -350,6 +353,56 @@ TEST(CudaRearrangePlan, RepeatInterleaveMatchesTheCpu) {
   }
   EXPECT_ERROR(emulated_repeat_interleave(tensor({2, -1, 3}, kInt64)),
                "repeats can not be negative");
+}
+
+/// unique through its Work, as the host side runs it.
+backend::UniqueElements emulated_unique(const Tensor& self, bool inverse, bool counts) {
+  UniqueWork w = plan_unique(self);
+  kernels::emulate_sort(w.sort);
+  kernels::emulate_unique(w.mark);
+  kernels::emulate_scan(w.scan);
+  const int64_t groups = w.ids.select(0, self.numel() - 1).item<int64_t>();
+  backend::UniqueElements r = unique_result(w, self, groups, inverse, counts);
+  kernels::emulate_unique(w.write);
+  if (counts) kernels::emulate_unique(w.count);
+  return r;
+}
+
+TEST(CudaRearrangePlan, UniqueMatchesTheCpu) {
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16, kInt32, kInt64}) {
+    const bool floating = is_floating_point(dtype);
+    // Repeats in no order, -0.0 before 0.0 (one group, the first one's value); floats add
+    // NaNs (each its own group, last).
+    Tensor small = tensor({3.0, -1.0, -0.0, 3.0, 7.0, 0.0, -1.0, 3.0});
+    if (floating) small = cat({small, tensor({NAN, 2.0, NAN})});
+    const Tensor many = (arange(700, {.dtype = kInt64}) * 7919 % 97 - 40).reshape({7, 100});
+    for (const Tensor& base : {small, many, tensor({5.0})}) {
+      const Tensor self = base.to(dtype);
+      for (const bool inverse : {false, true})
+        for (const bool counts : {false, true}) {
+          const backend::UniqueElements want = cpu_rearrange().unique(self, inverse, counts);
+          const backend::UniqueElements got = emulated_unique(self, inverse, counts);
+          const std::string what = std::string(dtype_name(dtype)) + " " +
+                                   std::to_string(self.numel()) + (inverse ? " inverse" : "") +
+                                   (counts ? " counts" : "");
+          EXPECT_TRUE(allclose(got.values, want.values, 0, 0, /*equal_nan=*/true)) << what;
+          // -0.0 and 0.0 compare equal: check the group's value kept the first one's sign.
+          for (int64_t g = 0; floating && g < want.values.numel(); ++g)
+            EXPECT_EQ(std::signbit(got.values.select(0, g).item<double>()),
+                      std::signbit(want.values.select(0, g).item<double>()))
+                << what << " group " << g;
+          EXPECT_EQ(got.inverse.defined(), inverse) << what;
+          EXPECT_EQ(got.counts.defined(), counts) << what;
+          if (inverse) {
+            EXPECT_TRUE(got.inverse.equal(want.inverse)) << what;
+          }
+          if (counts) {
+            EXPECT_TRUE(got.counts.equal(want.counts)) << what;
+          }
+        }
+    }
+  }
+  EXPECT_ERROR(plan_unique(tensor({1, 0}, kBool)), "has no bool kernel");
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 // 1-D and 2-D) and F::pad (reflect, replicate, circular, negative pads) with their backward, in
 // float32, float64, float16 and bfloat16, bit for bit (the kernels compute the CPU's arithmetic
 // in its order; Note [Resize backward as a gather]); flip, tril/triu, trace, searchsorted,
-// one_hot and repeat_interleave. Skips with "no CUDA device" on a machine without one.
+// one_hot, repeat_interleave and unique (over the elements; unique along a dim has no CUDA
+// kernel and must say so). Skips with "no CUDA device" on a machine without one.
 #include <ember/ember.h>
 #include <ember/nn/functional/conv.h>
 #include <gtest/gtest.h>
@@ -156,6 +157,22 @@ TEST(CudaRearrange, SearchsortedOneHotAndRepeatInterleaveMatchTheCpu) {
                   .cpu()
                   .equal(repeat_interleave(x, repeats, 0)));
   EXPECT_ERROR(repeat_interleave(tensor({1, -2}, kInt64).to(gpu)), "repeats can not be negative");
+}
+
+TEST(CudaRearrange, UniqueMatchesTheCpu) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16, kInt32, kInt64}) {
+    Tensor x = (arange(6000, {.dtype = kInt64}) * 7919 % 301 - 150).to(dtype).reshape({60, 100});
+    if (is_floating_point(dtype)) x.select(0, 7).narrow(0, 3, 4).fill_(NAN);
+    const UniqueOptions o{.return_inverse = true, .return_counts = true};
+    const UniqueResult want = unique(x, o), got = unique(x.to(gpu), o);
+    const std::string what = dtype_name(dtype);
+    EXPECT_TRUE(allclose(got.output.cpu(), want.output, 0, 0, /*equal_nan=*/true)) << what;
+    EXPECT_TRUE(got.inverse_indices.cpu().equal(want.inverse_indices)) << what;
+    EXPECT_TRUE(got.counts.cpu().equal(want.counts)) << what;
+  }
+  // unique along a dim has no CUDA kernel yet: the backend's error, not a wrong result.
+  EXPECT_ERROR(unique(zeros({3, 2}).to(gpu), {.dim = 0}), "does not implement this op");
 }
 
 }  // namespace

@@ -63,6 +63,7 @@ void emulate_int_stats(const IntStatsLaunch& launch);
 void emulate_one_hot(const OneHotLaunch& launch);
 void emulate_repeat(const RepeatLaunch& launch);
 void emulate_searchsorted(const SearchsortedLaunch& launch);
+void emulate_unique(const UniqueLaunch& launch);
 void emulate_random(const RandomLaunch& launch);
 void emulate_dropout(const DropoutLaunch& launch);
 void emulate_dropout_backward(const DropoutBackwardLaunch& launch);

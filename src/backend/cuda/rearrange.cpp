@@ -3,8 +3,9 @@
 // (rearrange_plan.cpp, tested in every build with the emulated kernels) and queues them on the
 // current stream of the operands' device; one_hot and repeat_interleave read their values'
 // statistics back first (one sync each, as PyTorch's CUDA kernels), to raise the CPU's errors and
-// size their results. unique and unique_rows have no CUDA kernel yet (the table's entry stays
-// empty, so they raise the backend's "no kernel" error).
+// size their results; unique sorts (sort.cu), numbers the groups and reads their count back.
+// unique_rows (unique along a dim) has no CUDA kernel yet: its table entry stays empty, so it
+// raises the backend's "no kernel" error.
 #include "backend/backend.h"
 #include "backend/buffers.h"
 #include "backend/cuda/rearrange_plan.h"
@@ -54,6 +55,28 @@ Tensor repeat_interleave(const Tensor& repeats) {
   return out;
 }
 
+backend::UniqueElements unique(const Tensor& self, bool return_inverse, bool return_counts) {
+  const char* op = "unique";
+  const int64_t n = self.numel();
+  const Device device = self.device();
+  if (n == 0) {
+    backend::UniqueElements r;
+    r.values = backend::new_buffer({0}, self.dtype(), device, op);
+    if (return_inverse) r.inverse = backend::new_buffer(self.sizes(), kInt64, device, op);
+    if (return_counts) r.counts = backend::new_buffer({0}, kInt64, device, op);
+    return r;
+  }
+  UniqueWork w = plan_unique(self);
+  launch_on(device, op, &kernels::launch_sort, w.sort);
+  launch_on(device, op, &kernels::launch_unique, w.mark);
+  launch_on(device, op, &kernels::launch_scan, w.scan);
+  const int64_t groups = w.ids.select(0, n - 1).cpu().item<int64_t>();
+  backend::UniqueElements r = unique_result(w, self, groups, return_inverse, return_counts);
+  launch_on(device, op, &kernels::launch_unique, w.write);
+  if (return_counts) launch_on(device, op, &kernels::launch_unique, w.count);
+  return r;
+}
+
 }  // namespace
 
 void install_rearrange_kernels(backend::Backend& b) {
@@ -63,6 +86,7 @@ void install_rearrange_kernels(backend::Backend& b) {
   b.rearrange.searchsorted = &searchsorted;
   b.rearrange.one_hot = &one_hot;
   b.rearrange.repeat_interleave = &repeat_interleave;
+  b.rearrange.unique = &unique;
 }
 
 }  // namespace ember::cuda

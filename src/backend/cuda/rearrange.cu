@@ -13,5 +13,6 @@ int launch_repeat(const RepeatLaunch& l, void* stream) { return launch_grid(l, s
 int launch_searchsorted(const SearchsortedLaunch& l, void* stream) {
   return launch_grid(l, stream);
 }
+int launch_unique(const UniqueLaunch& l, void* stream) { return launch_grid(l, stream); }
 
 }  // namespace ember::cuda::kernels

@@ -1,7 +1,7 @@
 // The rearranging kernels' work (rearrange_launch.h), for the device (rearrange.cu) and the CPU
 // emulation (rearrange_emulation.cpp) alike: the moving kernels (flip, tril/triu) by element
 // size, trace and the int64 statistics as one block's b.reduce (Note [Block programs] in
-// block.cuh), one_hot, repeat_interleave and searchsorted a thread per output.
+// block.cuh), one_hot, repeat_interleave, searchsorted and unique's passes a thread per output.
 #pragma once
 
 #include <cstdint>
@@ -150,6 +150,33 @@ struct SearchsortedBody {
   }
 };
 
+template <class S>
+struct UniqueBody {
+  template <class Block>
+  EMBER_HOST_DEVICE static void run(const Block& b, const UniqueLaunch& l) {
+    using C = opmath_t<S>;
+    const S* sorted = reinterpret_cast<const S*>(l.sorted);
+    if (l.phase == UniqueLaunch::mark) {
+      // The CPU's test, !(a == b): equal keys share a group, a NaN never does.
+      grid_stride(b, l.n, [&](int64_t k) {
+        l.starts[k] = k == 0 || !(C(sorted[k]) == C(sorted[k - 1])) ? 1 : 0;
+      });
+    } else if (l.phase == UniqueLaunch::write) {
+      grid_stride(b, l.n, [&](int64_t k) {
+        const int64_t g = l.ids[k] - 1;
+        if (l.inverse) l.inverse[l.order[k]] = g;
+        if (!l.starts[k]) return;
+        reinterpret_cast<S*>(l.values)[g] = reinterpret_cast<const S*>(l.self)[l.order[k]];
+        l.firsts[g] = k;
+      });
+    } else {
+      grid_stride(b, l.groups, [&](int64_t g) {
+        l.counts[g] = (g + 1 < l.groups ? l.firsts[g + 1] : l.n) - l.firsts[g];
+      });
+    }
+  }
+};
+
 /// The bodies of each launch (launch.cuh).
 template <class F>
 bool with_body(const FlipLaunch& l, F&& f) {
@@ -185,6 +212,11 @@ template <class F>
 bool with_body(const SearchsortedLaunch& l, F&& f) {
   return with_type_among<float, double, Half, BFloat16, int32_t, int64_t>(
       l.type, [&](auto s) { f(Tag<SearchsortedBody<typename decltype(s)::type>>{}); });
+}
+template <class F>
+bool with_body(const UniqueLaunch& l, F&& f) {
+  return with_type_among<float, double, Half, BFloat16, int32_t, int64_t>(
+      l.type, [&](auto s) { f(Tag<UniqueBody<typename decltype(s)::type>>{}); });
 }
 
 }  // namespace ember::cuda::kernels

@@ -12,5 +12,6 @@ void emulate_int_stats(const IntStatsLaunch& l) { emulate_launch(l, "int64 stats
 void emulate_one_hot(const OneHotLaunch& l) { emulate_launch(l, "one_hot"); }
 void emulate_repeat(const RepeatLaunch& l) { emulate_launch(l, "repeat_interleave"); }
 void emulate_searchsorted(const SearchsortedLaunch& l) { emulate_launch(l, "searchsorted"); }
+void emulate_unique(const UniqueLaunch& l) { emulate_launch(l, "unique"); }
 
 }  // namespace ember::cuda::kernels

@@ -1,6 +1,7 @@
 // What the host side (rearrange.cpp) hands the CUDA rearranging kernels (rearrange.cu): flip,
-// tril/triu, trace, one_hot, repeat_interleave and searchsorted, as backend/rearrange_kernels.h
-// describes their operands. Plain structs, so nvcc compiles no ember header.
+// tril/triu, trace, one_hot, repeat_interleave, searchsorted and unique, as
+// backend/rearrange_kernels.h describes their operands. Plain structs, so nvcc compiles no ember
+// header.
 #pragma once
 
 #include <cstdint>
@@ -80,6 +81,29 @@ struct SearchsortedLaunch {
   uint32_t blocks, threads;  // a grid-stride loop over the values
 };
 
+/// unique over the elements, after the stable sort of self into `sorted` and `order` (sort.cu:
+/// NaN last, equal values in their order in self, as the CPU's stable_sort): `mark` flags the
+/// first element of each group of equal values (every NaN its own group: NaN != NaN), a scan of
+/// the flags numbers the groups (ids), then `write` gives each group its value (self's element,
+/// the first of the group in self) and first sorted position, each element its group (inverse,
+/// when not null), and `count` each group its size from the firsts. A thread per element (mark,
+/// write) or per group (count).
+struct UniqueLaunch {
+  enum Phase : int32_t { mark, write, count } phase;
+  Type type;  // float32, float64, float16, bfloat16, int32 or int64
+  int64_t n, groups;
+  const char* self;
+  const char* sorted;
+  const int64_t* order;
+  int64_t* starts;           // mark's flags (n), 1 at a group's first sorted position
+  const int64_t* ids;        // the inclusive scan of starts (n): group + 1
+  char* values;              // (groups)
+  int64_t* inverse;          // self's shape, or null
+  int64_t* firsts;           // (groups)
+  int64_t* counts;           // (groups), or null
+  uint32_t blocks, threads;  // a grid-stride loop over the elements (count: the groups)
+};
+
 /// Queue the kernel on `stream` (a cudaStream_t); return the launch's cudaError_t.
 int launch_flip(const FlipLaunch& launch, void* stream);
 int launch_triangle(const TriangleLaunch& launch, void* stream);
@@ -88,5 +112,6 @@ int launch_int_stats(const IntStatsLaunch& launch, void* stream);
 int launch_one_hot(const OneHotLaunch& launch, void* stream);
 int launch_repeat(const RepeatLaunch& launch, void* stream);
 int launch_searchsorted(const SearchsortedLaunch& launch, void* stream);
+int launch_unique(const UniqueLaunch& launch, void* stream);
 
 }  // namespace ember::cuda::kernels

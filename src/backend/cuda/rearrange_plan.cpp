@@ -8,6 +8,7 @@
 #include "backend/cuda/copy_plan.h"
 #include "backend/cuda/elementwise_plan.h"
 #include "backend/cuda/scan_plan.h"
+#include "backend/cuda/sort_plan.h"
 
 namespace ember::cuda {
 namespace {
@@ -197,6 +198,58 @@ Tensor repeat_interleave_result(RepeatWork& w, const Tensor& repeats,
   w.write.out = out.data_ptr<int64_t>();
   w.write.blocks = grid_blocks(stats[2]);
   return out;
+}
+
+UniqueWork plan_unique(const Tensor& self) {
+  const char* op = "unique";
+  const int64_t n = self.numel();
+  EMBER_CHECK(self.is_contiguous() && n > 0, op, "expected a contiguous tensor with elements, got ",
+              self.sizes());
+  UniqueWork w{};
+  const Tensor flat = self.view({n});
+  w.sorted = backend::new_buffer({n}, self.dtype(), self.device(), op);
+  w.order = backend::new_buffer({n}, kInt64, self.device(), op);
+  w.starts = backend::new_buffer({n}, kInt64, self.device(), op);
+  w.ids = backend::new_buffer({n}, kInt64, self.device(), op);
+  w.sort = plan_sort_launch(w.sorted, w.order, flat, 0, /*descending=*/false);
+  kernels::UniqueLaunch& m = w.mark;
+  m.phase = kernels::UniqueLaunch::mark;
+  m.type = w.sort.type;
+  m.n = n;
+  m.self = static_cast<const char*>(self.data_ptr());
+  m.sorted = static_cast<const char*>(w.sorted.data_ptr());
+  m.order = w.order.data_ptr<int64_t>();
+  m.starts = w.starts.data_ptr<int64_t>();
+  m.ids = w.ids.data_ptr<int64_t>();
+  m.threads = kElementwiseThreads;
+  m.blocks = grid_blocks(n);
+  w.scan = plan_scan_launch(op, w.ids, w.starts, 0, /*prod=*/false);
+  w.write = m;
+  w.write.phase = kernels::UniqueLaunch::write;
+  w.count = m;
+  w.count.phase = kernels::UniqueLaunch::count;
+  return w;
+}
+
+backend::UniqueElements unique_result(UniqueWork& w, const Tensor& self, int64_t groups,
+                                      bool return_inverse, bool return_counts) {
+  const char* op = "unique";
+  EMBER_CHECK(groups >= 1 && groups <= w.mark.n, op, "a count of ", groups, " groups among ",
+              w.mark.n, " elements");
+  backend::UniqueElements r;
+  r.values = backend::new_buffer({groups}, self.dtype(), self.device(), op);
+  w.firsts = backend::new_buffer({groups}, kInt64, self.device(), op);
+  if (return_inverse) r.inverse = backend::new_buffer(self.sizes(), kInt64, self.device(), op);
+  if (return_counts) r.counts = backend::new_buffer({groups}, kInt64, self.device(), op);
+  for (kernels::UniqueLaunch* l : {&w.write, &w.count}) {
+    l->groups = groups;
+    l->values = static_cast<char*>(r.values.data_ptr());
+    l->inverse = data_or_null<int64_t>(r.inverse);
+    l->firsts = w.firsts.data_ptr<int64_t>();
+    l->counts = data_or_null<int64_t>(r.counts);
+  }
+  w.count.blocks = grid_blocks(groups);
+  return r;
 }
 
 }  // namespace ember::cuda

@@ -1,8 +1,8 @@
 // The host half of the CUDA rearranging kernels, apart from the CUDA build so that every build
 // compiles and tests it: RearrangeKernels' flip, triangle, trace and searchsorted arguments
-// become one launch each; one_hot and repeat_interleave, whose result sizes depend on the
-// values, become a Work: the int64 statistics launch, read back once (the sync PyTorch's CUDA
-// kernels make too), then the result and the launch that writes it. No device is touched.
+// become one launch each; one_hot, repeat_interleave and unique, whose result sizes depend on
+// the values, become a Work: the launches up to a count read back once (the sync PyTorch's CUDA
+// kernels make too), then the results and the launches that write them. No device is touched.
 #pragma once
 
 #include <array>
@@ -10,6 +10,8 @@
 
 #include "backend/cuda/rearrange_launch.h"
 #include "backend/cuda/scan_launch.h"
+#include "backend/cuda/sort_launch.h"
+#include "backend/rearrange_kernels.h"
 #include "ember/tensor.h"
 
 namespace ember::cuda {
@@ -59,5 +61,22 @@ RepeatWork plan_repeat_interleave(const Tensor& repeats);
 /// result on repeats' device, `w.write` pointed at it.
 Tensor repeat_interleave_result(RepeatWork& w, const Tensor& repeats,
                                 const std::array<int64_t, 3>& stats);
+
+/// unique over the elements of self (contiguous, 1 or more, a type the sort has: not bool,
+/// uint8, int8 or int16): run `sort`, `mark` and `scan`, read ids[n - 1] (the number of groups)
+/// back, then unique_result, `write` and, for the counts, `count`.
+struct UniqueWork {
+  Tensor sorted, order, starts, ids;  // n each on self's device
+  Tensor firsts;                      // (groups), made by unique_result
+  kernels::SortLaunch sort;           // self's elements, stably, NaN last
+  kernels::UniqueLaunch mark;
+  kernels::ScanLaunch scan;  // ids = the inclusive scan of starts
+  kernels::UniqueLaunch write, count;
+};
+UniqueWork plan_unique(const Tensor& self);
+/// The results on self's device (inverse and counts only when asked), `w.write` and `w.count`
+/// pointed at them.
+backend::UniqueElements unique_result(UniqueWork& w, const Tensor& self, int64_t groups,
+                                      bool return_inverse, bool return_counts);
 
 }  // namespace ember::cuda
