@@ -15,7 +15,8 @@
 //     NaN boundaries and values) bit for bit; one_hot and repeat_interleave through their
 //     Work (statistics read back, then the write), with the CPU's errors for bad values; unique
 //     through its Work (sort, group marks, their scan, the count read back, the writes), with
-//     duplicates, -0.0 beside 0.0 and NaNs.
+//     duplicates, -0.0 beside 0.0 and NaNs; unique along a dim (rows sorted lexicographically
+//     by one block's network) likewise, in every dtype it takes.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
@@ -355,14 +356,18 @@ TEST(CudaRearrangePlan, RepeatInterleaveMatchesTheCpu) {
                "repeats can not be negative");
 }
 
+/// After unique's sort, as the host side's count_groups: the marks, their scan, the count.
+int64_t emulated_groups(const UniqueWork& w) {
+  kernels::emulate_unique(w.mark);
+  kernels::emulate_scan(w.scan);
+  return w.ids.select(0, w.mark.n - 1).item<int64_t>();
+}
+
 /// unique through its Work, as the host side runs it.
 backend::UniqueElements emulated_unique(const Tensor& self, bool inverse, bool counts) {
   UniqueWork w = plan_unique(self);
   kernels::emulate_sort(w.sort);
-  kernels::emulate_unique(w.mark);
-  kernels::emulate_scan(w.scan);
-  const int64_t groups = w.ids.select(0, self.numel() - 1).item<int64_t>();
-  backend::UniqueElements r = unique_result(w, self, groups, inverse, counts);
+  backend::UniqueElements r = unique_result(w, self, emulated_groups(w), inverse, counts);
   kernels::emulate_unique(w.write);
   if (counts) kernels::emulate_unique(w.count);
   return r;
@@ -403,6 +408,39 @@ TEST(CudaRearrangePlan, UniqueMatchesTheCpu) {
     }
   }
   EXPECT_ERROR(plan_unique(tensor({1, 0}, kBool)), "has no bool kernel");
+}
+
+/// unique along a dim through its Work, as the host side runs it.
+backend::UniqueRows emulated_unique_rows(const Tensor& x) {
+  UniqueWork w = plan_unique_rows(x);
+  kernels::emulate_unique(w.sort_rows);
+  backend::UniqueRows r = unique_rows_result(w, x, emulated_groups(w));
+  kernels::emulate_unique(w.write);
+  kernels::emulate_unique(w.count);
+  return r;
+}
+
+// Rows compared lexicographically (the first column decides first), duplicates anywhere, the
+// first row of each group kept: (n, row) matrices and (n, a, b) slices, 300 rows for a network
+// of many stages.
+TEST(CudaRearrangePlan, UniqueRowsMatchTheCpu) {
+  const Tensor small = tensor(
+      {{1, 2, 3}, {0, 5, 5}, {1, 2, 3}, {1, 2, 2}, {0, 5, 5}, {1, 2, 3}, {-1, 9, 9}, {1, 3, 0}},
+      kInt64);
+  const Tensor many = (arange(300 * 4, {.dtype = kInt64}) * 7919 % 3).reshape({300, 2, 2});
+  const Tensor column = (arange(40, {.dtype = kInt64}) * 13 % 7).reshape({40, 1});
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16, kInt32, kInt64, kBool})
+    for (const Tensor& base : {small, many, column, tensor({{4, 4}}, kInt64)}) {
+      const Tensor x = base.to(dtype);
+      const backend::UniqueRows want = cpu_rearrange().unique_rows(x);
+      const backend::UniqueRows got = emulated_unique_rows(x);
+      const std::string what = std::string(dtype_name(dtype)) + " " + std::to_string(x.size(0)) +
+                               " rows of " + std::to_string(x.numel() / x.size(0));
+      EXPECT_TRUE(got.first.equal(want.first)) << what;
+      EXPECT_TRUE(got.inverse.equal(want.inverse)) << what;
+      EXPECT_TRUE(got.counts.equal(want.counts)) << what;
+    }
+  EXPECT_ERROR(plan_unique_rows(zeros({3, 2}, {.dtype = kUInt8})), "has no uint8 kernel");
 }
 
 }  // namespace

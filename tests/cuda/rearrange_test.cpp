@@ -3,8 +3,8 @@
 // 1-D and 2-D) and F::pad (reflect, replicate, circular, negative pads) with their backward, in
 // float32, float64, float16 and bfloat16, bit for bit (the kernels compute the CPU's arithmetic
 // in its order; Note [Resize backward as a gather]); flip, tril/triu, trace, searchsorted,
-// one_hot, repeat_interleave and unique (over the elements; unique along a dim has no CUDA
-// kernel and must say so). Skips with "no CUDA device" on a machine without one.
+// one_hot, repeat_interleave and unique (over the elements and along a dim). Skips with "no
+// CUDA device" on a machine without one.
 #include <ember/ember.h>
 #include <ember/nn/functional/conv.h>
 #include <gtest/gtest.h>
@@ -171,8 +171,15 @@ TEST(CudaRearrange, UniqueMatchesTheCpu) {
     EXPECT_TRUE(got.inverse_indices.cpu().equal(want.inverse_indices)) << what;
     EXPECT_TRUE(got.counts.cpu().equal(want.counts)) << what;
   }
-  // unique along a dim has no CUDA kernel yet: the backend's error, not a wrong result.
-  EXPECT_ERROR(unique(zeros({3, 2}).to(gpu), {.dim = 0}), "does not implement this op");
+  // Along a dim: rows (dim 0) and columns (dim 1) of a matrix with repeated slices.
+  const Tensor m = (arange(400 * 3, {.dtype = kInt64}) * 7919 % 4).reshape({400, 3});
+  for (const int64_t dim : {0, 1}) {
+    const UniqueOptions o{.return_inverse = true, .return_counts = true, .dim = dim};
+    const UniqueResult want = unique(m, o), got = unique(m.to(gpu), o);
+    EXPECT_TRUE(got.output.cpu().equal(want.output)) << "dim " << dim;
+    EXPECT_TRUE(got.inverse_indices.cpu().equal(want.inverse_indices)) << "dim " << dim;
+    EXPECT_TRUE(got.counts.cpu().equal(want.counts)) << "dim " << dim;
+  }
 }
 
 }  // namespace

@@ -3,9 +3,8 @@
 // (rearrange_plan.cpp, tested in every build with the emulated kernels) and queues them on the
 // current stream of the operands' device; one_hot and repeat_interleave read their values'
 // statistics back first (one sync each, as PyTorch's CUDA kernels), to raise the CPU's errors and
-// size their results; unique sorts (sort.cu), numbers the groups and reads their count back.
-// unique_rows (unique along a dim) has no CUDA kernel yet: its table entry stays empty, so it
-// raises the backend's "no kernel" error.
+// size their results; unique sorts (sort.cu's kernel for the elements, a row network for
+// unique along a dim), numbers the groups and reads their count back.
 #include "backend/backend.h"
 #include "backend/buffers.h"
 #include "backend/cuda/rearrange_plan.h"
@@ -55,6 +54,13 @@ Tensor repeat_interleave(const Tensor& repeats) {
   return out;
 }
 
+/// After the sort: marks the groups, scans the marks and reads the number of groups back.
+int64_t count_groups(const UniqueWork& w, Device device) {
+  launch_on(device, "unique", &kernels::launch_unique, w.mark);
+  launch_on(device, "unique", &kernels::launch_scan, w.scan);
+  return w.ids.select(0, w.mark.n - 1).cpu().item<int64_t>();
+}
+
 backend::UniqueElements unique(const Tensor& self, bool return_inverse, bool return_counts) {
   const char* op = "unique";
   const int64_t n = self.numel();
@@ -68,12 +74,25 @@ backend::UniqueElements unique(const Tensor& self, bool return_inverse, bool ret
   }
   UniqueWork w = plan_unique(self);
   launch_on(device, op, &kernels::launch_sort, w.sort);
-  launch_on(device, op, &kernels::launch_unique, w.mark);
-  launch_on(device, op, &kernels::launch_scan, w.scan);
-  const int64_t groups = w.ids.select(0, n - 1).cpu().item<int64_t>();
+  const int64_t groups = count_groups(w, device);
   backend::UniqueElements r = unique_result(w, self, groups, return_inverse, return_counts);
   launch_on(device, op, &kernels::launch_unique, w.write);
   if (return_counts) launch_on(device, op, &kernels::launch_unique, w.count);
+  return r;
+}
+
+backend::UniqueRows unique_rows(const Tensor& x) {
+  const char* op = "unique";
+  const Device device = x.device();
+  if (x.size(0) == 0) {
+    auto none = [&] { return backend::new_buffer({0}, kInt64, device, op); };
+    return {.first = none(), .inverse = none(), .counts = none()};
+  }
+  UniqueWork w = plan_unique_rows(x);
+  launch_on(device, op, &kernels::launch_unique, w.sort_rows);
+  backend::UniqueRows r = unique_rows_result(w, x, count_groups(w, device));
+  launch_on(device, op, &kernels::launch_unique, w.write);
+  launch_on(device, op, &kernels::launch_unique, w.count);
   return r;
 }
 
@@ -87,6 +106,7 @@ void install_rearrange_kernels(backend::Backend& b) {
   b.rearrange.one_hot = &one_hot;
   b.rearrange.repeat_interleave = &repeat_interleave;
   b.rearrange.unique = &unique;
+  b.rearrange.unique_rows = &unique_rows;
 }
 
 }  // namespace ember::cuda

@@ -10,6 +10,7 @@
 #include "backend/cuda/block.cuh"
 #include "backend/cuda/copy_body.cuh"
 #include "backend/cuda/rearrange_launch.h"
+#include "backend/cuda/sort_body.cuh"
 #include "backend/cuda/strided.cuh"
 
 namespace ember::cuda::kernels {
@@ -152,27 +153,64 @@ struct SearchsortedBody {
 
 template <class S>
 struct UniqueBody {
+  using C = opmath_t<S>;
+
+  /// -1, 0 or 1 as row a of x is before, tied with or after row b: the CPU's group_rows compare
+  /// (by <, column by column).
+  EMBER_HOST_DEVICE static int compare_rows(const UniqueLaunch& l, int64_t a, int64_t b) {
+    const S* x = reinterpret_cast<const S*>(l.self);
+    for (int64_t c = 0; c < l.row; ++c) {
+      const C p = C(x[a * l.row + c]), q = C(x[b * l.row + c]);
+      if (p < q) return -1;
+      if (q < p) return 1;
+    }
+    return 0;
+  }
+
+  /// Whether sorted position k starts a group.
+  EMBER_HOST_DEVICE static bool starts_group(const UniqueLaunch& l, int64_t k) {
+    if (k == 0) return true;
+    if (l.rows) return compare_rows(l, l.order[k - 1], l.order[k]) != 0;
+    const S* sorted = reinterpret_cast<const S*>(l.sorted);
+    return !(C(sorted[k]) == C(sorted[k - 1]));  // the CPU's test: a NaN never joins a group
+  }
+
   template <class Block>
   EMBER_HOST_DEVICE static void run(const Block& b, const UniqueLaunch& l) {
-    using C = opmath_t<S>;
-    const S* sorted = reinterpret_cast<const S*>(l.sorted);
-    if (l.phase == UniqueLaunch::mark) {
-      // The CPU's test, !(a == b): equal keys share a group, a NaN never does.
-      grid_stride(b, l.n, [&](int64_t k) {
-        l.starts[k] = k == 0 || !(C(sorted[k]) == C(sorted[k - 1])) ? 1 : 0;
-      });
-    } else if (l.phase == UniqueLaunch::write) {
-      grid_stride(b, l.n, [&](int64_t k) {
-        const int64_t g = l.ids[k] - 1;
-        if (l.inverse) l.inverse[l.order[k]] = g;
-        if (!l.starts[k]) return;
-        reinterpret_cast<S*>(l.values)[g] = reinterpret_cast<const S*>(l.self)[l.order[k]];
-        l.firsts[g] = k;
-      });
-    } else {
-      grid_stride(b, l.groups, [&](int64_t g) {
-        l.counts[g] = (g + 1 < l.groups ? l.firsts[g + 1] : l.n) - l.firsts[g];
-      });
+    switch (l.phase) {
+      case UniqueLaunch::sort_rows:
+        b.phase([&](uint32_t t) {
+          for (int64_t i = t; i < l.n; i += b.threads()) l.order[i] = i;
+        });
+        bitonic_network(b, l.n, [&](int64_t i, int64_t p) {
+          const int64_t a = l.order[i], c = l.order[p];
+          const int cmp = compare_rows(l, c, a);
+          if (cmp < 0 || (cmp == 0 && c < a)) {
+            l.order[i] = c;
+            l.order[p] = a;
+          }
+        });
+        return;
+      case UniqueLaunch::mark:
+        grid_stride(b, l.n, [&](int64_t k) { l.starts[k] = starts_group(l, k) ? 1 : 0; });
+        return;
+      case UniqueLaunch::write:
+        grid_stride(b, l.n, [&](int64_t k) {
+          const int64_t g = l.ids[k] - 1;
+          if (l.inverse) l.inverse[l.order[k]] = g;
+          if (!l.starts[k]) return;
+          l.firsts[g] = k;
+          if (l.rows)
+            l.first[g] = l.order[k];
+          else
+            reinterpret_cast<S*>(l.values)[g] = reinterpret_cast<const S*>(l.self)[l.order[k]];
+        });
+        return;
+      case UniqueLaunch::count:
+        grid_stride(b, l.groups, [&](int64_t g) {
+          l.counts[g] = (g + 1 < l.groups ? l.firsts[g + 1] : l.n) - l.firsts[g];
+        });
+        return;
     }
   }
 };
@@ -215,7 +253,7 @@ bool with_body(const SearchsortedLaunch& l, F&& f) {
 }
 template <class F>
 bool with_body(const UniqueLaunch& l, F&& f) {
-  return with_type_among<float, double, Half, BFloat16, int32_t, int64_t>(
+  return with_type_among<float, double, Half, BFloat16, int32_t, int64_t, bool>(
       l.type, [&](auto s) { f(Tag<UniqueBody<typename decltype(s)::type>>{}); });
 }
 

@@ -81,27 +81,32 @@ struct SearchsortedLaunch {
   uint32_t blocks, threads;  // a grid-stride loop over the values
 };
 
-/// unique over the elements, after the stable sort of self into `sorted` and `order` (sort.cu:
-/// NaN last, equal values in their order in self, as the CPU's stable_sort): `mark` flags the
-/// first element of each group of equal values (every NaN its own group: NaN != NaN), a scan of
-/// the flags numbers the groups (ids), then `write` gives each group its value (self's element,
-/// the first of the group in self) and first sorted position, each element its group (inverse,
-/// when not null), and `count` each group its size from the firsts. A thread per element (mark,
-/// write) or per group (count).
+/// unique, over the elements or along a dim (rows). Elements: self sorted stably first into
+/// `sorted` and `order` (sort.cu: NaN last, equal values in their order in self, as the CPU's
+/// stable_sort). Rows: x (n, row) contiguous, and `sort_rows` sorts the permutation `order` of
+/// its rows in one block (the bitonic network of sort_body.cuh), rows compared lexicographically
+/// as the CPU's group_rows compares them, ties by row index (so the CPU's stable order). Then, a
+/// thread per sorted position, `mark` flags the first of each group (elements: !(a == b), so
+/// every NaN its own group; rows: the lexicographic compare), a scan of the flags numbers the
+/// groups (ids), `write` gives each group its first sorted position, its value (elements:
+/// self's element) or first row (rows), and each element or row its group (inverse, when not
+/// null); `count`, a thread per group, the group sizes.
 struct UniqueLaunch {
-  enum Phase : int32_t { mark, write, count } phase;
-  Type type;  // float32, float64, float16, bfloat16, int32 or int64
-  int64_t n, groups;
+  enum Phase : int32_t { sort_rows, mark, write, count } phase;
+  Type type;     // float32, float64, float16, bfloat16, int32, int64 (bool: rows only)
+  int32_t rows;  // 1: along a dim (self is x (n, row)); 0: over the elements
+  int64_t n, row, groups;
   const char* self;
-  const char* sorted;
-  const int64_t* order;
+  const char* sorted;        // elements: self sorted (n)
+  int64_t* order;            // the sorted position's element or row (n)
   int64_t* starts;           // mark's flags (n), 1 at a group's first sorted position
   const int64_t* ids;        // the inclusive scan of starts (n): group + 1
-  char* values;              // (groups)
-  int64_t* inverse;          // self's shape, or null
-  int64_t* firsts;           // (groups)
+  char* values;              // elements: (groups) the values
+  int64_t* first;            // rows: (groups) each group's first row
+  int64_t* inverse;          // (n), or null
+  int64_t* firsts;           // (groups) each group's first sorted position
   int64_t* counts;           // (groups), or null
-  uint32_t blocks, threads;  // a grid-stride loop over the elements (count: the groups)
+  uint32_t blocks, threads;  // sort_rows: one block; else a grid-stride loop
 };
 
 /// Queue the kernel on `stream` (a cudaStream_t); return the launch's cudaError_t.

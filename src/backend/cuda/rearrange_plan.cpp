@@ -7,6 +7,7 @@
 #include "backend/cpu/loop.h"
 #include "backend/cuda/copy_plan.h"
 #include "backend/cuda/elementwise_plan.h"
+#include "backend/cuda/reduce_plan.h"
 #include "backend/cuda/scan_plan.h"
 #include "backend/cuda/sort_plan.h"
 
@@ -200,24 +201,24 @@ Tensor repeat_interleave_result(RepeatWork& w, const Tensor& repeats,
   return out;
 }
 
-UniqueWork plan_unique(const Tensor& self) {
+namespace {
+
+/// The buffers and launches of a unique over n elements or rows of `self` (type: its storage
+/// type; order: the sorted positions' elements or rows, n int64), all but the sort.
+UniqueWork plan_unique_groups(const Tensor& self, int64_t n, kernels::Type type, bool rows,
+                              const Tensor& order) {
   const char* op = "unique";
-  const int64_t n = self.numel();
-  EMBER_CHECK(self.is_contiguous() && n > 0, op, "expected a contiguous tensor with elements, got ",
-              self.sizes());
   UniqueWork w{};
-  const Tensor flat = self.view({n});
-  w.sorted = backend::new_buffer({n}, self.dtype(), self.device(), op);
-  w.order = backend::new_buffer({n}, kInt64, self.device(), op);
+  w.order = order;
   w.starts = backend::new_buffer({n}, kInt64, self.device(), op);
   w.ids = backend::new_buffer({n}, kInt64, self.device(), op);
-  w.sort = plan_sort_launch(w.sorted, w.order, flat, 0, /*descending=*/false);
   kernels::UniqueLaunch& m = w.mark;
   m.phase = kernels::UniqueLaunch::mark;
-  m.type = w.sort.type;
+  m.type = type;
+  m.rows = rows;
   m.n = n;
+  m.row = rows ? self.numel() / n : 1;
   m.self = static_cast<const char*>(self.data_ptr());
-  m.sorted = static_cast<const char*>(w.sorted.data_ptr());
   m.order = w.order.data_ptr<int64_t>();
   m.starts = w.starts.data_ptr<int64_t>();
   m.ids = w.ids.data_ptr<int64_t>();
@@ -231,24 +232,73 @@ UniqueWork plan_unique(const Tensor& self) {
   return w;
 }
 
+/// Points the write and count launches at the firsts (made here), inverse and counts.
+void set_group_outputs(UniqueWork& w, const Tensor& self, int64_t groups, const Tensor& inverse,
+                       const Tensor& counts) {
+  EMBER_CHECK(groups >= 1 && groups <= w.mark.n, "unique", "a count of ", groups, " groups among ",
+              w.mark.n, " elements");
+  w.firsts = backend::new_buffer({groups}, kInt64, self.device(), "unique");
+  for (kernels::UniqueLaunch* l : {&w.write, &w.count}) {
+    l->groups = groups;
+    l->inverse = cuda::data_or_null<int64_t>(inverse);  // optim_plan.cpp has one in its unity chunk
+    l->firsts = w.firsts.data_ptr<int64_t>();
+    l->counts = cuda::data_or_null<int64_t>(counts);
+  }
+  w.count.blocks = grid_blocks(groups);
+}
+
+}  // namespace
+
+UniqueWork plan_unique(const Tensor& self) {
+  const char* op = "unique";
+  const int64_t n = self.numel();
+  EMBER_CHECK(self.is_contiguous() && n > 0, op, "expected a contiguous tensor with elements, got ",
+              self.sizes());
+  const Tensor sorted = backend::new_buffer({n}, self.dtype(), self.device(), op);
+  const Tensor order = backend::new_buffer({n}, kInt64, self.device(), op);
+  const kernels::SortLaunch sort = plan_sort_launch(sorted, order, self.view({n}), 0, false);
+  UniqueWork w = plan_unique_groups(self, n, sort.type, /*rows=*/false, order);
+  w.sorted = sorted;
+  w.sort = sort;
+  for (kernels::UniqueLaunch* l : {&w.mark, &w.write, &w.count})
+    l->sorted = static_cast<const char*>(sorted.data_ptr());
+  return w;
+}
+
+UniqueWork plan_unique_rows(const Tensor& x) {
+  const char* op = "unique";
+  EMBER_CHECK(x.dim() >= 1 && x.is_contiguous() && x.size(0) > 0, op,
+              "expected contiguous rows x (n, ...), n >= 1, got ", x.sizes());
+  const int64_t n = x.size(0);
+  UniqueWork w = plan_unique_groups(x, n, storage_type(x.dtype(), op), /*rows=*/true,
+                                    backend::new_buffer({n}, kInt64, x.device(), op));
+  w.sort_rows = w.mark;
+  w.sort_rows.phase = kernels::UniqueLaunch::sort_rows;
+  w.sort_rows.blocks = 1;  // one block's network
+  w.sort_rows.threads = block_threads((n + 1) / 2, kSortThreads);
+  return w;
+}
+
 backend::UniqueElements unique_result(UniqueWork& w, const Tensor& self, int64_t groups,
                                       bool return_inverse, bool return_counts) {
   const char* op = "unique";
-  EMBER_CHECK(groups >= 1 && groups <= w.mark.n, op, "a count of ", groups, " groups among ",
-              w.mark.n, " elements");
   backend::UniqueElements r;
   r.values = backend::new_buffer({groups}, self.dtype(), self.device(), op);
-  w.firsts = backend::new_buffer({groups}, kInt64, self.device(), op);
   if (return_inverse) r.inverse = backend::new_buffer(self.sizes(), kInt64, self.device(), op);
   if (return_counts) r.counts = backend::new_buffer({groups}, kInt64, self.device(), op);
-  for (kernels::UniqueLaunch* l : {&w.write, &w.count}) {
-    l->groups = groups;
-    l->values = static_cast<char*>(r.values.data_ptr());
-    l->inverse = data_or_null<int64_t>(r.inverse);
-    l->firsts = w.firsts.data_ptr<int64_t>();
-    l->counts = data_or_null<int64_t>(r.counts);
-  }
-  w.count.blocks = grid_blocks(groups);
+  set_group_outputs(w, self, groups, r.inverse, r.counts);
+  w.write.values = static_cast<char*>(r.values.data_ptr());
+  return r;
+}
+
+backend::UniqueRows unique_rows_result(UniqueWork& w, const Tensor& x, int64_t groups) {
+  const char* op = "unique";
+  backend::UniqueRows r;
+  r.first = backend::new_buffer({groups}, kInt64, x.device(), op);
+  r.inverse = backend::new_buffer({x.size(0)}, kInt64, x.device(), op);
+  r.counts = backend::new_buffer({groups}, kInt64, x.device(), op);
+  set_group_outputs(w, x, groups, r.inverse, r.counts);
+  w.write.first = r.first.data_ptr<int64_t>();
   return r;
 }
 

@@ -63,20 +63,25 @@ Tensor repeat_interleave_result(RepeatWork& w, const Tensor& repeats,
                                 const std::array<int64_t, 3>& stats);
 
 /// unique over the elements of self (contiguous, 1 or more, a type the sort has: not bool,
-/// uint8, int8 or int16): run `sort`, `mark` and `scan`, read ids[n - 1] (the number of groups)
-/// back, then unique_result, `write` and, for the counts, `count`.
+/// uint8, int8 or int16), or along a dim (unique_rows: the rows of x (n, ...) contiguous, n >= 1,
+/// not uint8, int8 or int16): run `sort` (elements) or `sort_rows` (rows), `mark` and `scan`,
+/// read ids[n - 1] (the number of groups) back, then unique_result or unique_rows_result,
+/// `write` and (for the counts) `count`.
 struct UniqueWork {
-  Tensor sorted, order, starts, ids;  // n each on self's device
-  Tensor firsts;                      // (groups), made by unique_result
-  kernels::SortLaunch sort;           // self's elements, stably, NaN last
+  Tensor sorted, order, starts, ids;  // n each on self's device (sorted: elements only)
+  Tensor firsts;                      // (groups), made by the result
+  kernels::SortLaunch sort;           // elements: self, stably, NaN last
+  kernels::UniqueLaunch sort_rows;    // rows: the lexicographic order of the rows
   kernels::UniqueLaunch mark;
   kernels::ScanLaunch scan;  // ids = the inclusive scan of starts
   kernels::UniqueLaunch write, count;
 };
 UniqueWork plan_unique(const Tensor& self);
+UniqueWork plan_unique_rows(const Tensor& x);
 /// The results on self's device (inverse and counts only when asked), `w.write` and `w.count`
 /// pointed at them.
 backend::UniqueElements unique_result(UniqueWork& w, const Tensor& self, int64_t groups,
                                       bool return_inverse, bool return_counts);
+backend::UniqueRows unique_rows_result(UniqueWork& w, const Tensor& x, int64_t groups);
 
 }  // namespace ember::cuda
