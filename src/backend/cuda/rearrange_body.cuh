@@ -112,15 +112,7 @@ struct RepeatBody {
   template <class Block>
   EMBER_HOST_DEVICE static void run(const Block& b, const RepeatLaunch& l) {
     grid_stride(b, l.total, [&](int64_t j) {
-      int64_t lo = 0, hi = l.n;  // the first i with ends[i] > j
-      while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (l.ends[mid] <= j)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      l.out[j] = lo;
+      l.out[j] = first_where(l.n, [&](int64_t i) { return l.ends[i] > j; });
     });
   }
 };
@@ -135,18 +127,12 @@ struct SearchsortedBody {
     grid_stride(b, l.n, [&](int64_t i) {
       const int64_t row = l.per_row ? (i / l.per_row) * l.m : 0;
       const C x = C(v[i]);
-      // Negated comparisons, as the CPU's, so NaN boundaries and values land where PyTorch
-      // puts them.
-      int64_t lo = 0, hi = l.m;
-      while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
+      // The CPU's comparisons (its search moves right on their negation), so NaN boundaries and
+      // values land where PyTorch puts them.
+      l.out[i] = first_where(l.m, [&](int64_t mid) {
         const C y = C(bd[row + (l.sorter ? l.sorter[row + mid] : mid)]);
-        if (l.right ? !(y > x) : !(y >= x))
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      l.out[i] = lo;
+        return l.right ? y > x : y >= x;
+      });
     });
   }
 };
@@ -156,7 +142,9 @@ struct UniqueBody {
   using C = opmath_t<S>;
 
   /// -1, 0 or 1 as row a of x is before, tied with or after row b: the CPU's group_rows compare
-  /// (by <, column by column).
+  /// (by <, column by column). A NaN ties with every value there, which is no strict weak order:
+  /// rows holding NaNs may come out in another order (and groups) than the CPU's merge sort
+  /// gives, as PyTorch's CUDA and CPU unique(dim) differ; rows without NaNs sort the same.
   EMBER_HOST_DEVICE static int compare_rows(const UniqueLaunch& l, int64_t a, int64_t b) {
     const S* x = reinterpret_cast<const S*>(l.self);
     for (int64_t c = 0; c < l.row; ++c) {

@@ -85,15 +85,7 @@ EMBER_HOST_DEVICE AxisPoint<A> axis_point(const ResizeLaunch& l, int k, int64_t 
 /// the output index in every mode.
 template <class A>
 EMBER_HOST_DEVICE int64_t first_output_from(const ResizeLaunch& l, int k, int64_t target) {
-  int64_t lo = 0, hi = l.out[k];
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (axis_point<A>(l, k, mid).i0 < target)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return first_where(l.out[k], [&](int64_t o) { return axis_point<A>(l, k, o).i0 >= target; });
 }
 
 template <class S>
