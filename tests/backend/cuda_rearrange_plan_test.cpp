@@ -233,6 +233,13 @@ TEST(CudaRearrangePlan, FlipMatchesTheCpuOnStridedViews) {
   }
 }
 
+TEST(CudaRearrangePlan, FlipOfAScalarIsACopy) {
+  const Tensor self = full({}, 3.5), got = empty({});
+  kernels::emulate_flip(plan_flip_launch(got, self, {}));
+  EXPECT_EQ(got.item<float>(), 3.5f);
+  EXPECT_ERROR(plan_flip_launch(empty({2, 3}), zeros({2, 3}), {2}), "expected wrapped dims");
+}
+
 TEST(CudaRearrangePlan, TrilAndTriuMatchTheCpu) {
   for (const Dtype dtype : {kFloat32, kFloat16, kInt64, kBool, kUInt8})
     for (const std::vector<int64_t>& shape :
