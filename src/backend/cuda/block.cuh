@@ -135,6 +135,22 @@ EMBER_HOST_DEVICE void grid_stride(const Block& b, int64_t n, F&& f) {
   });
 }
 
+/// The first i in [0, n) where pred(i) holds, n where none does: a binary search over a pred
+/// that is false up to some index and true from there on (searchsorted, repeat_interleave's
+/// runs, interpolate's outputs of an input index).
+template <class Pred>
+EMBER_HOST_DEVICE int64_t first_where(int64_t n, Pred&& pred) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (pred(mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
 /// Records `entry` in a launch's bad-index record, two int64 ({0, 0} until an entry is out of
 /// range, then {1, that entry}), unless one is recorded already (gather_launch.h, loss_launch.h).
 EMBER_HOST_DEVICE inline void record_bad_index(int64_t* bad, int64_t entry) {

@@ -63,16 +63,17 @@ kernels::Launch plan_elementwise_launch(kernels::Op op, int inputs,
   return l;
 }
 
+namespace {
+
+// A CPU loop plan as the kernels' strided layout, with the grid for `threads` per block.
 template <int N>
-kernels::Strided plan_strided(const char* op, const std::array<const Tensor*, N>& tensors,
-                              uint32_t threads) {
+kernels::Strided to_strided(const char* op, const cpu::LoopPlan<N>& plan, IntArrayRef shape,
+                            uint32_t threads) {
   static_assert(N <= kernels::kMaxOperands);
-  const Tensor& out = *tensors[0];
-  const cpu::LoopPlan<N> plan = cpu::plan_tensors<N>(out.sizes(), tensors);
   const int ndim = int(plan.shape.size());
   EMBER_CHECK(ndim <= kernels::kMaxDims, op, "the cuda backend's elementwise kernels take at most ",
-              kernels::kMaxDims, " dimensions that cannot be merged, got ", ndim, " (shape ",
-              out.sizes(), ")");
+              kernels::kMaxDims, " dimensions that cannot be merged, got ", ndim, " (shape ", shape,
+              ")");
   kernels::Strided l{};
   l.ndim = ndim;
   l.numel = plan.numel;
@@ -86,10 +87,27 @@ kernels::Strided plan_strided(const char* op, const std::array<const Tensor*, N>
   return l;
 }
 
+}  // namespace
+
+template <int N>
+kernels::Strided plan_strided(const char* op, const std::array<const Tensor*, N>& tensors,
+                              uint32_t threads) {
+  const IntArrayRef shape = tensors[0]->sizes();
+  return to_strided<N>(op, cpu::plan_tensors<N>(shape, tensors), shape, threads);
+}
+
+template <int N>
+kernels::Strided plan_strided(const char* op, IntArrayRef shape, const std::array<char*, N>& base,
+                              const std::array<IntArrayRef, N>& byte_strides, uint32_t threads) {
+  return to_strided<N>(op, cpu::plan_loop<N>(shape, base, byte_strides), shape, threads);
+}
+
 template kernels::Strided plan_strided<1>(const char*, const std::array<const Tensor*, 1>&,
                                           uint32_t);
 template kernels::Strided plan_strided<2>(const char*, const std::array<const Tensor*, 2>&,
                                           uint32_t);
+template kernels::Strided plan_strided<2>(const char*, IntArrayRef, const std::array<char*, 2>&,
+                                          const std::array<IntArrayRef, 2>&, uint32_t);
 template kernels::Strided plan_strided<3>(const char*, const std::array<const Tensor*, 3>&,
                                           uint32_t);
 template kernels::Strided plan_strided<4>(const char*, const std::array<const Tensor*, 4>&,

@@ -30,6 +30,13 @@ template <int N>
 kernels::Strided plan_strided(const char* op, const std::array<const Tensor*, N>& tensors,
                               uint32_t threads = kElementwiseThreads);
 
+/// The same over raw operands: base addresses and byte strides (which may be negative: flip
+/// reads its input backwards) over `shape`. Instantiated for N = 2.
+template <int N>
+kernels::Strided plan_strided(const char* op, IntArrayRef shape, const std::array<char*, N>& base,
+                              const std::array<IntArrayRef, N>& byte_strides,
+                              uint32_t threads = kElementwiseThreads);
+
 /// The launch of kernel `op` over `call`'s output and its first `inputs` operands (1 to 3).
 /// Throws `[op] the cuda backend has no <dtype> kernel yet` for a non-floating compute dtype and
 /// `[op] ... at most 12 dimensions ...` for a layout that does not merge to that many.

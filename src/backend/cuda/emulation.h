@@ -25,6 +25,8 @@
 #include "backend/cuda/randperm_launch.h"
 #include "backend/cuda/reduce_launch.h"
 #include "backend/cuda/renorm_launch.h"
+#include "backend/cuda/rearrange_launch.h"
+#include "backend/cuda/resize_launch.h"
 #include "backend/cuda/scan_launch.h"
 #include "backend/cuda/softmax_launch.h"
 #include "backend/cuda/sort_launch.h"
@@ -55,6 +57,16 @@ void emulate_sort(const SortLaunch& launch);
 void emulate_scan(const ScanLaunch& launch);
 void emulate_max_pool(const MaxPoolLaunch& launch);
 void emulate_avg_pool(const AvgPoolLaunch& launch);
+void emulate_resize(const ResizeLaunch& launch);
+void emulate_pad(const PadLaunch& launch);
+void emulate_flip(const FlipLaunch& launch);
+void emulate_triangle(const TriangleLaunch& launch);
+void emulate_trace(const TraceLaunch& launch);
+void emulate_int_stats(const IntStatsLaunch& launch);
+void emulate_one_hot(const OneHotLaunch& launch);
+void emulate_repeat(const RepeatLaunch& launch);
+void emulate_searchsorted(const SearchsortedLaunch& launch);
+void emulate_unique(const UniqueLaunch& launch);
 void emulate_random(const RandomLaunch& launch);
 void emulate_dropout(const DropoutLaunch& launch);
 void emulate_dropout_backward(const DropoutBackwardLaunch& launch);

@@ -167,6 +167,8 @@ const backend::Backend kCudaBackend = [] {
   install_creation_kernels(b);
   install_conv_kernels(b);
   install_renorm_kernels(b);
+  install_resize_kernels(b);
+  install_rearrange_kernels(b);
   return b;
 }();
 

@@ -102,5 +102,7 @@ void install_arg_reduce_kernels(backend::Backend& b);
 void install_creation_kernels(backend::Backend& b);
 void install_conv_kernels(backend::Backend& b);
 void install_renorm_kernels(backend::Backend& b);
+void install_resize_kernels(backend::Backend& b);
+void install_rearrange_kernels(backend::Backend& b);
 
 }  // namespace ember::cuda

@@ -25,6 +25,25 @@
 
 namespace ember::cuda::kernels {
 
+/// The comparators of Note [Bitonic sort of any length] over n elements, one b.phase per stage:
+/// exchange(i, p) for each pair i < p < n of a stage (the pairs of a stage are disjoint); the
+/// network sorts when exchange puts whichever of the two goes first at i. SortBody sorts (value,
+/// index) pairs with it, unique along a dim (rearrange_body.cuh) a permutation of rows.
+template <class Block, class Exchange>
+EMBER_HOST_DEVICE void bitonic_network(const Block& b, int64_t n, Exchange&& exchange) {
+  int64_t width = 1;  // the padded length, a power of two
+  while (width < n) width *= 2;
+  for (int64_t k = 2; k <= width; k *= 2)
+    for (int64_t j = k / 2; j > 0; j /= 2)
+      b.phase([&](uint32_t t) {
+        for (int64_t i = t; i < width; i += b.threads()) {
+          const int64_t p = j == k / 2 ? i ^ (k - 1) : i ^ j;  // the mirror, then halves
+          if (p <= i || p >= n) continue;  // each pair once; past n: padding stays put
+          exchange(i, p);
+        }
+      });
+}
+
 template <class S>
 struct SortBody {
   using C = opmath_t<S>;
@@ -41,8 +60,6 @@ struct SortBody {
 
   template <class Block>
   EMBER_HOST_DEVICE static void run(const Block& b, const SortLaunch& l) {
-    int64_t width = 1;  // the padded length, a power of two
-    while (width < l.n) width *= 2;
     for (int64_t line = b.x(); line < l.lines; line += b.blocks_x()) {
       const int64_t o = line / l.inner, start = o * l.n * l.inner + line % l.inner;
       const S* x = reinterpret_cast<const S*>(l.self) + start;
@@ -54,26 +71,20 @@ struct SortBody {
           ix[i * l.inner] = i;
         }
       });
-      for (int64_t k = 2; k <= width; k *= 2)
-        for (int64_t j = k / 2; j > 0; j /= 2)
-          b.phase([&](uint32_t t) {
-            for (int64_t i = t; i < width; i += b.threads()) {
-              const int64_t p = j == k / 2 ? i ^ (k - 1) : i ^ j;  // the mirror, then halves
-              if (p <= i || p >= l.n) continue;  // each pair once; past n: padding stays put
-              S* vi = v + i * l.inner;
-              S* vp = v + p * l.inner;
-              int64_t* ii = ix + i * l.inner;
-              int64_t* ip = ix + p * l.inner;
-              if (before(C(*vp), *ip, C(*vi), *ii, l.descending)) {
-                const S sv = *vi;
-                *vi = *vp;
-                *vp = sv;
-                const int64_t si = *ii;
-                *ii = *ip;
-                *ip = si;
-              }
-            }
-          });
+      bitonic_network(b, l.n, [&](int64_t i, int64_t p) {
+        S* vi = v + i * l.inner;
+        S* vp = v + p * l.inner;
+        int64_t* ii = ix + i * l.inner;
+        int64_t* ip = ix + p * l.inner;
+        if (before(C(*vp), *ip, C(*vi), *ii, l.descending)) {
+          const S sv = *vi;
+          *vi = *vp;
+          *vp = sv;
+          const int64_t si = *ii;
+          *ii = *ip;
+          *ip = si;
+        }
+      });
       if (l.pick == Pick::all) continue;
       const int64_t top = o * l.k * l.inner + line % l.inner;
       S* top_values = reinterpret_cast<S*>(l.top_values) + top;
