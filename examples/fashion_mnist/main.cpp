@@ -67,6 +67,11 @@ int main(int argc, char** argv) {
                  "Mixed precision: none, bf16 (bfloat16 autocast) or fp16 (float16 autocast with "
                  "a GradScaler); saved in the checkpoint, --resume keeps it (default: none)")
       ->check(CLI::IsMember({"none", "bf16", "fp16"}));
+  app.add_option("--device", c.device,
+                 "cpu, or cuda / cuda:N to train on a GPU (an ember built with -DEMBER_CUDA=ON); "
+                 "saved in the checkpoint: --resume needs the same. On cuda, --resume continues "
+                 "but not bit for bit (the GPU's dropout generator is not checkpointed yet)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   std::signal(SIGINT, on_signal);

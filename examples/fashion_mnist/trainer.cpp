@@ -79,8 +79,19 @@ std::vector<uint8_t> tensor_to_bytes(const Tensor& t) {
 // epoch count (the cosine schedule's length) or precision would make "resume" a different run.
 // `amp` is resolved (never empty) by the time this is called.
 Dict run_identity(const TrainConfig& c) {
-  return Dict{{"model", c.model}, {"batch_size", c.batch_size}, {"limit", c.limit},
-              {"seed", int64_t(c.seed)}, {"epochs", c.epochs}, {"amp", c.amp}};
+  return Dict{{"model", c.model},          {"batch_size", c.batch_size}, {"limit", c.limit},
+              {"seed", int64_t(c.seed)},   {"epochs", c.epochs},         {"amp", c.amp},
+              {"device", c.device}};
+}
+
+// --device's device: the CPU, or a CUDA device this process can use (a CUDA build with a GPU).
+Device training_device(const std::string& name) {
+  EMBER_CHECK(name == "cpu" || name == "cuda" || name.rfind("cuda:", 0) == 0, kOp,
+              "--device must be cpu, cuda or cuda:N, got '", name, "'");
+  const Device device(name);
+  EMBER_CHECK(device.is_cpu() || cuda::is_available(), kOp, "--device ", name,
+              ": no CUDA device here (ember built without CUDA, or no GPU visible)");
+  return device;
 }
 
 // --amp's value: the given one, else the checkpoint's on --resume (checkpoints from before --amp
@@ -99,17 +110,17 @@ std::string resolve_amp(const TrainConfig& c, const Value& checkpoint) {
 // The autocast region of one forward pass, or nothing in float32 runs.
 struct AmpRegion {
   std::optional<amp::autocast> region;
-  explicit AmpRegion(const std::string& mode) {
-    if (mode != "none") region.emplace(kCPU, mode == "fp16" ? kFloat16 : kBFloat16);
+  AmpRegion(const std::string& mode, Device device) {
+    if (mode != "none") region.emplace(device.type(), mode == "fp16" ? kFloat16 : kBFloat16);
   }
 };
 
 void check_identity(const Value& saved, const TrainConfig& c, const std::string& path) {
   const Dict now = run_identity(c);
   for (const auto& [key, value] : now) {
-    // A checkpoint from before --amp existed trained in float32.
-    const Value s = key.to_string() == "amp" && !saved.to_dict().contains(key)
-                        ? Value("none")
+    // A checkpoint from before --amp (--device) existed trained in float32 (on the CPU).
+    const Value s = !saved.to_dict().contains(key) && key.to_string() == "amp"      ? Value("none")
+                    : !saved.to_dict().contains(key) && key.to_string() == "device" ? Value("cpu")
                         : saved[key.to_string()];
     const bool same = value.is_string() ? s.is_string() && s.to_string() == value.to_string()
                                         : s.is_int() && s.to_int() == value.to_int();
@@ -174,13 +185,15 @@ struct Validation {
 
 // The reference's validation phase: eval mode, no graph, mean batch loss and accuracy; the
 // forward runs in the training's precision.
-Validation validate(nn::Sequential& model, data::DataLoader<>& loader, const std::string& amp) {
+Validation validate(nn::Sequential& model, data::DataLoader<>& loader, const std::string& amp,
+                    Device device) {
   model->eval();
   NoGradGuard no_grad;
   double loss_sum = 0;
   int64_t correct = 0;
-  for (auto& [x, y] : loader) {
-    const AmpRegion region(amp);
+  for (auto& [images, labels] : loader) {
+    const Tensor x = images.to(device), y = labels.to(device);
+    const AmpRegion region(amp, device);
     Tensor output = model->forward(x);
     loss_sum += F::cross_entropy(output, y).item<double>();
     correct += (output.argmax(1) == y).sum().item<int64_t>();
@@ -259,6 +272,7 @@ TrainResult train(const TrainConfig& config, const TrainIO& io) {
     ck = load(result.checkpoint_path);
   }
   c.amp = resolve_amp(c, ck);
+  const Device device = training_device(c.device);
   if (c.resume) check_identity(ck["run"], c, result.checkpoint_path);
 
   // ── data ── uint8 images become normalised float (1, 28, 28) in the loader's workers.
@@ -277,6 +291,7 @@ TrainResult train(const TrainConfig& config, const TrainIO& io) {
   // ── model, optimizer, scheduler ──
   manual_seed(c.seed);
   nn::Sequential model = make_model(c.model);
+  model->to(device);  // before the optimizer takes the parameters, as in PyTorch
   const std::vector<Tensor> params = model->parameters();
   optim::AdamW optimizer(params, {.lr = c.lr, .weight_decay = c.weight_decay});
   optim::CosineAnnealingLR scheduler(optimizer, {.T_max = c.epochs});
@@ -374,17 +389,18 @@ TrainResult train(const TrainConfig& config, const TrainIO& io) {
     // ── train phase ──
     model->train();
     progress.start(epoch, c.epochs, train_loader.size(), skip);
-    for (auto& [x, y] : train_loader) {
+    for (auto& [images, labels] : train_loader) {
       if (batch < skip) {  // done before the interruption (Note [Exact resume])
         ++batch;
         continue;
       }
       std::optional<profiler::record_function> step_range;
       if (prof) step_range.emplace("training_step");
+      const Tensor x = images.to(device), y = labels.to(device);
       optimizer.zero_grad();
       Tensor loss;
       {
-        const AmpRegion region(c.amp);
+        const AmpRegion region(c.amp, device);
         Tensor output = model->forward(x);
         loss = F::cross_entropy(output, y);
       }
@@ -421,7 +437,7 @@ TrainResult train(const TrainConfig& config, const TrainIO& io) {
     progress.finish();
 
     // ── validation phase, scheduler step ──
-    const Validation v = validate(model, val_loader, c.amp);
+    const Validation v = validate(model, val_loader, c.amp, device);
     scheduler.step();
 
     EpochMetrics m{.epoch = epoch,
@@ -447,11 +463,16 @@ TrainResult train(const TrainConfig& config, const TrainIO& io) {
 
   prof.reset();  // a run shorter than the profiled steps writes what it recorded
   result.finished = !result.history.empty() && result.history.back().epoch == c.epochs - 1;
-  if (result.finished) save(model->state_dict(), result.weights_path);
+  // model.pt holds CPU tensors whatever the device, so torch.load reads it on any machine.
+  if (result.finished) {
+    StateDict weights;
+    for (const auto& [name, t] : model->state_dict()) weights.insert(name, t.cpu());
+    save(weights, result.weights_path);
+  }
   if (!result.history.empty()) {
     result.test_accuracy = result.history.back().accuracy;
   } else {
-    result.test_accuracy = validate(model, val_loader, c.amp).accuracy;
+    result.test_accuracy = validate(model, val_loader, c.amp, device).accuracy;
   }
   result.wall_seconds = seconds_since(wall_start);
   result.images_per_second = train_seconds > 0 ? double(images_seen) / train_seconds : 0;

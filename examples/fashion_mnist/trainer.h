@@ -38,6 +38,9 @@ struct TrainConfig {
   // Mixed precision: "none", "bf16" (bfloat16 autocast) or "fp16" (float16 autocast with a
   // GradScaler). Empty: not given, so "none" for a new run and the checkpoint's for --resume.
   std::string amp = "";
+  // "cpu", or "cuda" / "cuda:N" (a CUDA build with a GPU): where the model and each batch live.
+  // A resumed run must keep it (the dropout draws come from that device's generator).
+  std::string device = "cpu";
 };
 
 /// One row of metrics.csv.

@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 help=$("$bin" --help) || fail "--help exited with status $?"
 for option in --epochs --batch-size --lr --weight-decay --workers --threads --seed --data-dir \
-              --output-dir --model --resume --limit --val-limit --stop-after --amp; do
+              --output-dir --model --resume --limit --val-limit --stop-after --amp --device; do
   grep -q -- "$option" <<< "$help" || fail "--help does not mention $option"
 done
 grep -q -- "--epochs INT=5" <<< "$help" || fail "--help does not show the default of 5 epochs"
@@ -32,5 +32,11 @@ refused "dataset directory $dir/none not found: expected train-images-idx3-ubyte
 refused "--limit must be >= 0, got -5" --limit -5
 refused "--stop-after must be >= 0, got -1" --stop-after -1
 refused "Could not convert: --batch-size = 1.5" --batch-size 1.5
+refused "--device must be cpu, cuda or cuda:N, got 'tpu'" --device tpu
+# A machine without a GPU (every CPU-only build) refuses cuda before training.
+if ! nvidia-smi -L > /dev/null 2>&1; then
+  refused "--device cuda: no CUDA device here (ember built without CUDA, or no GPU visible)" \
+    --device cuda
+fi
 [ ! -e "$dir/run/checkpoint.pt" ] || fail "a refused run wrote a checkpoint"
 echo "ok"
