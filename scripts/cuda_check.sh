@@ -14,7 +14,7 @@
 # Usage: scripts/cuda_check.sh [results-dir]     (default: cuda-check; CUDA_ARCH=90 by default;
 #        DATA_DIR=<Fashion-MNIST idx files> where Debian's dataset-fashion-mnist is not installed)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 results=$(realpath -m "${1:-cuda-check}")
 build=${BUILD_DIR:-build-cuda}
 arch=${CUDA_ARCH:-90}
