@@ -74,7 +74,7 @@ class StreamGuard {
 
  private:
   Stream previous_stream_;  // on the guarded stream's device
-  int previous_device_;
+  [[maybe_unused]] int previous_device_;  // restored by the CUDA build's destructor
 };
 
 // ── events ──────────────────────────────────────────────────────────────────────────────────

@@ -12,9 +12,6 @@ namespace {
 using backend::ElementwiseCall;
 using K = backend::ElementwiseKernel;
 
-template <class T>
-constexpr bool is_int = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
 // Integer division and modulo raise on a zero divisor instead of trapping.
 template <class T>
 void check_divisor(T b, const char* op) {
