@@ -28,6 +28,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ember::dist::wire {
@@ -102,11 +103,16 @@ struct Writer {
 };
 
 /// Reads fields from a buffer that may end mid-message: every read returns false then, and the
-/// caller waits for more bytes and parses the message again from its start. A length beyond
-/// kMaxLength sets `malformed` (the peer is not speaking this protocol).
+/// caller waits for more bytes and parses the message again from its start. A string longer than
+/// kMaxLength or a list of more than kMaxKeys sets `malformed` (the peer is not speaking this
+/// protocol, or is hostile), as does a message that would not fit kMaxMessage: the server drops
+/// such a connection, so what one connection makes it hold stays bounded. PyTorch's libuv server
+/// draws the same kind of line lower (8 KiB keys, 8 MiB values, 128 Ki keys a request).
 struct Reader {
-  static constexpr uint64_t kMaxLength = uint64_t{1} << 31;
-  const std::string& bytes;
+  static constexpr uint64_t kMaxLength = uint64_t{64} << 20;
+  static constexpr uint64_t kMaxKeys = uint64_t{128} << 10;
+  static constexpr uint64_t kMaxMessage = uint64_t{256} << 20;
+  std::string_view bytes;
   size_t at = 0;
   bool malformed = false;
   bool raw(void* out, size_t n) {
@@ -118,9 +124,9 @@ struct Reader {
   bool u8(uint8_t& v) { return raw(&v, 1); }
   bool u32(uint32_t& v) { return raw(&v, 4); }
   bool i64(int64_t& v) { return raw(&v, 8); }
-  bool length(uint64_t& n) {
+  bool length(uint64_t& n, uint64_t most = kMaxLength) {
     if (!raw(&n, 8)) return false;
-    if (n > kMaxLength) malformed = true;
+    if (n > most) malformed = true;
     return !malformed;
   }
   bool str(std::string& s) {
@@ -132,7 +138,7 @@ struct Reader {
   }
   bool strs(std::vector<std::string>& keys) {
     uint64_t n;
-    if (!length(n)) return false;
+    if (!length(n, kMaxKeys)) return false;
     if (n > (bytes.size() - at) / 8) return false;  // each key takes >= 8 bytes
     keys.resize(n);
     for (auto& k : keys)

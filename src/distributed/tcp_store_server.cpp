@@ -123,15 +123,16 @@ bool TCPStoreServer::State::read_client(int fd) {
   client.buffer.append(chunk, static_cast<size_t>(n));
   size_t consumed = 0;
   for (;;) {
-    const std::string rest = client.buffer.substr(consumed);
-    wire::Reader r{rest};
+    wire::Reader r{std::string_view(client.buffer).substr(consumed)};
     const Parsed parsed = handle(fd, client, r);
     if (parsed == Parsed::drop || r.malformed) return false;
     if (parsed == Parsed::incomplete) break;
     consumed += r.at;
   }
   client.buffer.erase(0, consumed);
-  return true;
+  // An incomplete message beyond any a client sends (wire::Reader's limits): drop it rather
+  // than hold an unbounded buffer.
+  return client.buffer.size() <= wire::Reader::kMaxMessage;
 }
 
 // Parses and executes one request, after settling the connection's dialect on its first one.

@@ -4,35 +4,14 @@
 //   1: a whole .pt file for load();   2: a .safetensors file for load_file().
 // Any ember::Error is a correct answer; a crash, hang, leak or sanitizer report is a bug.
 // Build: cmake -DEMBER_BUILD_FUZZ=ON with clang (see tests/fuzz/CMakeLists.txt).
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cstdint>
 #include <string>
 
 #include "ember/error.h"
 #include "ember/safetensors.h"
 #include "ember/serialize.h"
+#include "fuzz/mem_file.h"
 #include "serialize/pickle.h"
-
-namespace {
-
-// The bytes as a file (memfd: no disk traffic), named through /proc.
-struct MemFile {
-  int fd;
-  std::string path;
-  MemFile(const uint8_t* data, size_t size) : fd(::memfd_create("fuzz", 0)) {
-    for (size_t done = 0; done < size;) {
-      const ssize_t n = ::write(fd, data + done, size - done);
-      if (n <= 0) break;
-      done += size_t(n);
-    }
-    path = "/proc/self/fd/" + std::to_string(fd);
-  }
-  ~MemFile() { ::close(fd); }
-};
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
@@ -50,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       ember::serialize::unpickle(
           std::string_view(reinterpret_cast<const char*>(data), size), o);
     } else {
-      MemFile f(data, size);
+      const ember::fuzz::MemFile f(data, size);
       if (mode == 1) ember::load(f.path);
       else ember::safetensors::load_file(f.path);
     }
