@@ -207,6 +207,21 @@ TEST(TcpStoreV2, EmberServerServesAValidatedClient) {
   EXPECT_EQ(server.num_keys(), 1);
 }
 
+// What one connection makes the server hold is bounded (wire::Reader): a string claimed longer
+// than 64 MiB or a list of more than 128 Ki keys drops the connection at once instead of waiting
+// for (and buffering) the bytes; the server goes on serving the others.
+TEST(TcpStoreLimits, ClaimsBeyondTheBoundsDropTheConnection) {
+  TCPStore server("127.0.0.1", 0, {.is_master = true, .timeout = 5s});
+  Socket huge_key = connect_to(server.port());
+  huge_key.send(unhex("00" "0000000800000000"));  // v1 SET, a key of 128 MiB
+  EXPECT_EQ(huge_key.read(1), "<closed>");
+  Socket many_keys = connect_to(server.port());
+  many_keys.send(unhex("04" "0100020000000000"));  // v1 CHECK of 2^17 + 1 keys
+  EXPECT_EQ(many_keys.read(1), "<closed>");
+  server.set("still", "here");
+  EXPECT_EQ(server.get("still"), "here");
+}
+
 // A v2 server ignores the probe (its first request is not VALIDATE): the client then opens every
 // connection with VALIDATE and uses v2's codes.
 TEST(TcpStoreV2, EmberClientValidatesWithAServerThatIgnoresTheProbe) {
