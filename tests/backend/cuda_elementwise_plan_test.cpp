@@ -18,6 +18,7 @@
 
 #include "backend/cuda/dropout_plan.h"
 #include "backend/cuda/elementwise_plan.h"
+#include "backend/cuda/multinomial_plan.h"
 #include "backend/cuda/emulation.h"
 #include "backend/cuda/random_body.cuh"
 #include "backend/cuda/random_plan.h"
@@ -280,6 +281,81 @@ TEST(CudaRandomPlan, ExponentialIsMinusTheLogOfCurandsUniformOverLambda) {
     EXPECT_GT(y.min().item<double>(), 0) << dtype_name(dtype);
     EXPECT_NEAR(y.mean().item<double>(), 1 / 2.5, 0.05) << dtype_name(dtype);
   }
+}
+
+// ── multinomial with replacement (Note [CUDA multinomial]) ───────────────────────────────────
+
+/// The emulated steps of multinomial.cpp, into result; throws the CPU kernel's error for a bad row.
+kernels::MultinomialLaunch multinomial_emulated(const Tensor& probs, const Tensor& result,
+                                                PhiloxGenerator& gen, MultinomialWork* out = nullptr) {
+  MultinomialWork w = plan_multinomial(probs, zeros({2}, {.dtype = kInt64}));
+  kernels::emulate_copy(w.copy);
+  kernels::emulate_renorm_rows(w.renorm);
+  multinomial_error(w.record[0].item<int64_t>(), w.record[1].item<int64_t>());
+  kernels::emulate_scan(w.scan);
+  const kernels::MultinomialLaunch l = plan_multinomial_samples(w, result, gen);
+  kernels::emulate_multinomial(l);
+  if (out) *out = w;
+  return l;
+}
+
+// Each (row, sample) is the first bucket whose prefix sum reaches the first uniform of thread
+// (row * gx + sample / 128) * 128 + sample % 128's stream (one row a thread: rows < 65535), in
+// the storage type; zero-probability buckets are never chosen; the rows are divided by their sums
+// in the storage type; the generator moves 4 words a row.
+TEST(CudaRandomPlan, MultinomialSamplesTheRowsPrefixSumsAtPhiloxUniforms) {
+  for (const Dtype dtype : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    const Tensor probs =
+        tensor({{1.0, 0.0, 3.0, 2.0, 0.0, 4.0}, {0.0, 5.0, 0.0, 0.0, 1.0, 0.0},
+                {2.0, 2.0, 2.0, 2.0, 2.0, 2.0}}).to(dtype);
+    const int64_t samples = 300;  // three blocks across
+    PhiloxGenerator gen(1234);
+    gen.philox_inputs(8);
+    const Tensor result = empty({3, samples}, {.dtype = kInt64});
+    MultinomialWork w;
+    const kernels::MultinomialLaunch l = multinomial_emulated(probs, result, gen, &w);
+    EXPECT_EQ(l.blocks_x, 3u);
+    EXPECT_EQ(l.blocks_y, 3u);
+    EXPECT_EQ(l.offset, 8u);
+    EXPECT_EQ(gen.offset(), 8u + 4u);  // one row a thread
+    EXPECT_TRUE(w.dist.to(kFloat64).equal((probs.to(kFloat64) / probs.to(kFloat64).sum(1, true))
+                                              .to(dtype).to(kFloat64)) ||
+                dtype == kFloat16 || dtype == kBFloat16)
+        << dtype_name(dtype);  // the half types divide by a sum rounded on the way
+    const Tensor prefix = w.prefix.to(kFloat64), dist = w.dist.to(kFloat64);
+    for (int64_t row = 0; row < 3; ++row)
+      for (int64_t sample = 0; sample < samples; ++sample) {
+        const uint64_t idx = uint64_t((row * 3 + sample / 128) * 128 + sample % 128);
+        kernels::Philox rng(l.seed, idx, l.offset);
+        const double r = Tensor(full({}, kernels::uniform4(rng).v[0], {.dtype = kFloat32}))
+                             .to(dtype).to(kFloat64).item<double>();
+        int64_t want = 0;
+        while (want < 5 && prefix[row][want].item<double>() < r) ++want;
+        while (want >= 1 && dist[row][want].item<double>() == 0) --want;
+        const int64_t got = result[row][sample].item<int64_t>();
+        ASSERT_EQ(got, want) << dtype_name(dtype) << " row " << row << " sample " << sample;
+      }
+  }
+  // The frequencies follow the probabilities.
+  PhiloxGenerator gen(7);
+  const Tensor many = empty({1, 20000}, {.dtype = kInt64});
+  multinomial_emulated(tensor({0.1, 0.0, 0.6, 0.3}), many, gen);
+  for (const auto& [k, p] : std::vector<std::pair<int64_t, double>>{{0, 0.1}, {1, 0}, {2, 0.6}})
+    EXPECT_NEAR((many == k).to(kFloat64).mean().item<double>(), p, 0.02) << k;
+}
+
+TEST(CudaRandomPlan, BadMultinomialRowsRaiseTheCpusErrors) {
+  PhiloxGenerator gen(1);
+  const Tensor out = empty({2, 4}, {.dtype = kInt64});
+  EXPECT_ERROR(multinomial_emulated(tensor({{1.0, 2.0}, {1.0, -1.0}}), out, gen),
+               "[multinomial] invalid multinomial distribution (encountering probability entry "
+               "< 0)");
+  EXPECT_ERROR(multinomial_emulated(tensor({{1.0, INFINITY}, {1.0, 1.0}}), out, gen),
+               "entry = infinity or NaN");
+  EXPECT_ERROR(multinomial_emulated(tensor({{1.0, 2.0}, {0.0, 0.0}}), out, gen),
+               "[multinomial] invalid multinomial distribution (sum of probabilities <= 0)");
+  EXPECT_ERROR(plan_multinomial(tensor({1, 2}), zeros({2}, {.dtype = kInt64})),
+               "multinomial only supports floating-point dtypes for input, got: torch.int64");
 }
 
 TEST(CudaRandomPlan, BernoulliComparesTheUniformWithP) {

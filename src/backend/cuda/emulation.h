@@ -17,6 +17,7 @@
 #include "backend/cuda/gather_launch.h"
 #include "backend/cuda/index_launch.h"
 #include "backend/cuda/loss_launch.h"
+#include "backend/cuda/multinomial_launch.h"
 #include "backend/cuda/nonzero_launch.h"
 #include "backend/cuda/norm_launch.h"
 #include "backend/cuda/optim_launch.h"
@@ -42,6 +43,8 @@ void emulate_arg_reduce(const ArgReduceLaunch& launch);
 void emulate_softmax(const SoftmaxLaunch& launch);
 void emulate_softmax_backward(const SoftmaxBackwardLaunch& launch);
 void emulate_optim(const OptimLaunch& launch);
+void emulate_renorm_rows(const RenormRowsLaunch& launch);
+void emulate_multinomial(const MultinomialLaunch& launch);
 void emulate_unscale(const UnscaleLaunch& launch);
 /// The index entries out of range are recorded in launch.bad (host memory here).
 void emulate_gather(const GatherLaunch& launch);

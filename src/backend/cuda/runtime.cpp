@@ -163,6 +163,7 @@ const backend::Backend kCudaBackend = [] {
   install_randperm_kernels(b);
   install_index_kernels(b);
   install_nonzero_kernels(b);
+  install_multinomial_kernels(b);
   install_arg_reduce_kernels(b);
   install_creation_kernels(b);
   install_conv_kernels(b);

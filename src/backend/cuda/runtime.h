@@ -98,6 +98,7 @@ void install_dropout_kernels(backend::Backend& b);
 void install_randperm_kernels(backend::Backend& b);
 void install_index_kernels(backend::Backend& b);
 void install_nonzero_kernels(backend::Backend& b);
+void install_multinomial_kernels(backend::Backend& b);
 void install_arg_reduce_kernels(backend::Backend& b);
 void install_creation_kernels(backend::Backend& b);
 void install_conv_kernels(backend::Backend& b);
