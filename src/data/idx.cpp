@@ -4,6 +4,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -74,16 +75,24 @@ Tensor read_idx(const std::string& path) {
   EMBER_CHECK(bytes.size() >= header, op, path, ": truncated header: ", bytes.size(),
               " bytes, expected ", header, " for ", ndim, " dims");
   std::vector<int64_t> dims;
-  int64_t count = 1;
-  for (int64_t d = 0; d < ndim; ++d) {
-    dims.push_back(big_endian32(&bytes[4 + 4 * size_t(d)]));
-    count *= dims.back();
+  for (int64_t d = 0; d < ndim; ++d) dims.push_back(big_endian32(&bytes[4 + 4 * size_t(d)]));
+  // The values the header claims, counted only as far as the file could hold them: a product of
+  // up to 255 dims of up to 2^32 each must not overflow on the way to the size check.
+  const uint64_t room = (bytes.size() - header) / uint64_t(type->bytes);
+  const bool empty_dim = std::find(dims.begin(), dims.end(), 0) != dims.end();
+  uint64_t count = empty_dim ? 0 : 1;
+  bool beyond = false;
+  for (const int64_t dim : dims) {
+    if (empty_dim) break;
+    beyond = beyond || count > room / uint64_t(dim);
+    count = beyond ? room + 1 : count * uint64_t(dim);
   }
-  const size_t expect = header + size_t(count * type->bytes);
-  EMBER_CHECK(bytes.size() == expect, op, path, ": ",
-              bytes.size() < expect ? "truncated" : "has trailing data", ": the header says ",
-              IntArrayRef(dims), " values of ", type->bytes, " byte(s) (", expect,
-              " bytes with the header), the file has ", bytes.size());
+  const uint64_t expect = header + count * uint64_t(type->bytes);
+  EMBER_CHECK(!beyond && bytes.size() == expect, op, path, ": ",
+              beyond || bytes.size() < expect ? "truncated" : "has trailing data",
+              ": the header says ", IntArrayRef(dims), " values of ", type->bytes, " byte(s) (",
+              beyond ? "more than the file holds" : std::to_string(expect) + " bytes with the header",
+              "), the file has ", bytes.size());
   Tensor t = empty(dims, {.dtype = type->dtype});
   auto* out = static_cast<uint8_t*>(t.data_ptr());
   const uint8_t* in = bytes.data() + header;
@@ -92,7 +101,7 @@ Tensor read_idx(const std::string& path) {
   } else {
     // idx stores values big-endian; swap each into the host's little-endian order.
     const int64_t w = type->bytes;
-    for (int64_t i = 0; i < count; ++i) {
+    for (int64_t i = 0; i < int64_t(count); ++i) {
       for (int64_t b = 0; b < w; ++b) out[i * w + b] = in[i * w + (w - 1 - b)];
     }
   }

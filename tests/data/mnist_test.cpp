@@ -121,6 +121,12 @@ TEST(ReadIdx, TruncatedAndCorruptFilesAreClearErrors) {
                {"[read_idx]", "short", "truncated", "[4, 28, 28]", "3152 bytes", "3052"});
   write_plain(d / "long", [&] { Bytes b = full; b.push_back(1); return b; }());
   expect_error([&] { read_idx((d / "long").string()); }, {"trailing data"});
+  // Dims whose product overflows 64 bits (found by tests/fuzz/idx_fuzzer): truncated, not UB.
+  Bytes huge = {0, 0, 0x08, 3};
+  for (int k = 0; k < 3; ++k) put32(huge, 0xFFFFFFF0u);
+  write_plain(d / "huge", huge);
+  expect_error([&] { read_idx((d / "huge").string()); },
+               {"truncated", "[4294967280, 4294967280, 4294967280]", "more than the file holds"});
   write_plain(d / "header", Bytes(full.begin(), full.begin() + 9));
   expect_error([&] { read_idx((d / "header").string()); }, {"truncated header"});
   write_plain(d / "magic", Bytes{'h', 'e', 'l', 'l', 'o', 0, 0, 0});

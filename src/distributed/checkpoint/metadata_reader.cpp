@@ -37,12 +37,6 @@ struct Obj {
   std::string cls;         // Instance: the record class name
   Ref state;               // Instance: what BUILD gave
   int depth = 0;
-
-  static Ref make(Kind k) {
-    auto r = std::make_shared<Obj>();
-    r->kind = k;
-    return r;
-  }
 };
 
 // Record classes by (module, name) -> their short name.
@@ -74,6 +68,17 @@ class MetadataUnpickler final : private serialize::PickleInput {
  public:
   MetadataUnpickler(std::string_view data, const std::string& what)
       : PickleInput(data), what_(what) {}
+  // A pickle can make a container hold itself (memo get, then append or setitem): owned
+  // through shared_ptr, such a cycle would outlive the read. Every object made is emptied here,
+  // once the reader has copied out what it needed (or the read failed).
+  ~MetadataUnpickler() {
+    for (const Ref& r : made_) {
+      r->items.clear();
+      r->state.reset();
+    }
+  }
+  MetadataUnpickler(const MetadataUnpickler&) = delete;
+  MetadataUnpickler& operator=(const MetadataUnpickler&) = delete;
 
   Ref run() {
     while (true) {
@@ -109,18 +114,18 @@ class MetadataUnpickler final : private serialize::PickleInput {
     if (parent.depth > kMaxDepth) bad("objects nested deeper than " + std::to_string(kMaxDepth));
   }
   Ref container(Obj::Kind kind, std::vector<Ref> items) {
-    Ref r = Obj::make(kind);
+    Ref r = make(kind);
     for (const Ref& c : items) adopt(*r, c);
     r->items = std::move(items);
     return r;
   }
   Ref str(std::string s) {
-    Ref r = Obj::make(Obj::Str);
+    Ref r = make(Obj::Str);
     r->s = std::move(s);
     return r;
   }
   Ref integer(int64_t v) {
-    Ref r = Obj::make(Obj::Int);
+    Ref r = make(Obj::Int);
     r->i = v;
     return r;
   }
@@ -140,7 +145,7 @@ class MetadataUnpickler final : private serialize::PickleInput {
       bad("global '" + module + "." + name +
           "' is not allowed in a checkpoint's metadata (only DCP's record classes, torch.Size, "
           "dtypes and the layout / memory-format helpers are)");
-    Ref r = Obj::make(Obj::Global);
+    Ref r = make(Obj::Global);
     r->s = module + "." + name;
     return r;
   }
@@ -180,17 +185,17 @@ class MetadataUnpickler final : private serialize::PickleInput {
         read(8);
         return;
       case kMark:
-        push(Obj::make(Obj::Mark));
+        push(make(Obj::Mark));
         return;
       case kPop:
         pop();
         return;
       case kNone:
-        push(Obj::make(Obj::None));
+        push(make(Obj::None));
         return;
       case kNewTrue:
       case kNewFalse: {
-        Ref r = Obj::make(Obj::Bool);
+        Ref r = make(Obj::Bool);
         r->i = op == kNewTrue;
         return push(r);
       }
@@ -211,7 +216,7 @@ class MetadataUnpickler final : private serialize::PickleInput {
         const auto* p = reinterpret_cast<const uint8_t*>(read(8));
         uint64_t bits = 0;
         for (int k = 0; k < 8; ++k) bits = (bits << 8) | p[k];
-        Ref r = Obj::make(Obj::Float);
+        Ref r = make(Obj::Float);
         std::memcpy(&r->f, &bits, 8);
         return push(r);
       }
@@ -277,7 +282,7 @@ class MetadataUnpickler final : private serialize::PickleInput {
         const size_t dot = cls->s.rfind('.');
         const char* name = record_class(cls->s.substr(0, dot), cls->s.substr(dot + 1));
         if (!name) bad("'" + cls->s + "' is not a record class");
-        Ref r = Obj::make(Obj::Instance);
+        Ref r = make(Obj::Instance);
         r->cls = name;
         return push(r);
       }
@@ -330,7 +335,15 @@ class MetadataUnpickler final : private serialize::PickleInput {
     }
   }
 
+  Ref make(Obj::Kind k) {
+    Ref r = std::make_shared<Obj>();
+    r->kind = k;
+    made_.push_back(r);
+    return r;
+  }
+
   std::string what_;
+  std::vector<Ref> made_;  // every object, for the destructor to break cycles
   std::vector<Ref> stack_;
   std::map<uint32_t, Ref> memo_;
 };
@@ -461,7 +474,8 @@ class MetadataReader {
 }  // namespace
 
 Metadata read_metadata(std::string_view pickle, const std::string& what) {
-  Ref root = MetadataUnpickler(pickle, what).run();
+  MetadataUnpickler unpickler(pickle, what);
+  const Ref root = unpickler.run();
   return MetadataReader(what).read(root);
 }
 
