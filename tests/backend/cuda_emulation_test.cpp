@@ -19,6 +19,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/backend.h"
@@ -32,6 +33,7 @@
 #include "backend/cuda/reduce_plan.h"
 #include "backend/cuda/softmax_plan.h"
 #include "backend/fake_device.h"
+#include "cuda/elementwise_cases.h"
 #include "test_support.h"
 
 namespace ember::cuda {
@@ -268,6 +270,53 @@ TEST(CudaEmulation, Int64ArgumentsStayExact) {
   const std::vector<Tensor> add_in{x, ones({7, 150}, {.dtype = kInt64})};
   kernels::emulate_elementwise(plan_elementwise_launch(K::add, {"add", sum, add_in, kInt64, value}));
   EXPECT_TRUE(sum.equal(x + big));
+}
+
+// A fake CUDA device (backend/fake_device.h: host memory) whose elementwise entries are the
+// emulated kernels of the cuda table, installed as elementwise.cpp installs the device's, with
+// the emulated copy and fill: the public ops of tests/cuda/elementwise_test.cpp (the front ends'
+// promotion, arguments and operand layouts as they reach the kernels) run on it against the CPU.
+struct EmulatedElementwiseDevice : test::FakeDevice {
+  // The plans read the operands' memory through host views, as the other fake devices here.
+  template <K Kernel>
+  static void run(const backend::ElementwiseCall& call) {
+    std::vector<Tensor> in;
+    for (const Tensor& t : call.in) in.push_back(host_view(t));
+    kernels::emulate_elementwise(plan_elementwise_launch(
+        Kernel, {call.op, host_view(call.out), in, call.compute, call.args}));
+  }
+  EmulatedElementwiseDevice() {
+    [&]<size_t... I>(std::index_sequence<I...>) {
+      ((has_elementwise_kernel(K(I)) ? void(table[K(I)] = &run<K(I)>) : void()), ...);
+    }(std::make_index_sequence<size_t(K::kCount)>());
+    table.copy = [](const Tensor& dst, const Tensor& src) {
+      kernels::emulate_copy(plan_copy_launch(host_view(dst), host_view(src)));
+    };
+    table.fill = [](const Tensor& dst, Scalar value) {
+      kernels::emulate_fill(plan_fill_launch(host_view(dst), value));
+    };
+  }
+};
+
+test::DeviceUnderTest emulated_device() {
+  return {test::kFakeDevice, &test::FakeDevice::copy_of,
+          [](const Tensor& t) { return test::FakeDevice::host_view(t).clone(); },
+          /*copies_to_host=*/false};
+}
+
+TEST(CudaEmulation, PublicElementwiseOpsOnTheEmulatedKernelsMatchTheCpu) {
+  const EmulatedElementwiseDevice device;
+  for (const Dtype dtype : kFloating) {
+    test::expect_floating_ops_match_cpu(emulated_device(), dtype, [](const Tensor& t) { return t; },
+                                        "contiguous");
+    test::expect_floating_ops_match_cpu(emulated_device(), dtype,
+                                        [](const Tensor& t) { return t.t(); }, "transposed");
+    test::expect_floating_ops_match_cpu(
+        emulated_device(), dtype,
+        [](const Tensor& t) { return t.select(0, 5).unsqueeze(0).expand({33, 65}); }, "broadcast");
+  }
+  for (const Dtype dtype : {kInt32, kInt64, kBool})
+    test::expect_integer_ops_match_cpu(emulated_device(), dtype);
 }
 
 // A grid smaller than the work (the plan caps it at 65536 blocks): the grid-stride loop gives
