@@ -393,8 +393,9 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
   EMBER_CHECK(input.sizes() == target.sizes(), op, "Using a target size (", target.sizes(),
               ") that is different to the input size (", input.sizes(), ") is deprecated. ",
               "Please ensure they have the same size.");
-  // !(0 <= x <= 1) also catches NaN, as PyTorch's check does.
-  EMBER_CHECK(!logical_not(logical_and(input >= 0, input <= 1)).any().item<bool>(), op,
+  // !(0 <= x <= 1) also catches NaN, as PyTorch's check does. (The flag is read on the host:
+  // item() takes a CPU tensor.)
+  EMBER_CHECK(!logical_not(logical_and(input >= 0, input <= 1)).any().cpu().item<bool>(), op,
               "all elements of input should be between 0 and 1");
   autograd::Recorder rec(op, {&input, &target});
   // -(t log x + (1 - t) log(1 - x)) with each log clamped at -100, as PyTorch's CPU kernel.

@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "backend/cuda/dropout_plan.h"
@@ -33,7 +34,7 @@ namespace {
 
 using backend::ElementwiseArgs;
 using backend::ElementwiseCall;
-using kernels::Op;
+using K = backend::ElementwiseKernel;
 
 char* bytes_of(const Tensor& t) { return static_cast<char*>(t.data_ptr()); }
 
@@ -41,9 +42,10 @@ TEST(CudaElementwisePlan, ContiguousOperandsMergeIntoOneDimension) {
   const Tensor out = empty({4, 5}), a = ones({4, 5}), b = ones({4, 5});
   const std::vector<Tensor> in{a, b};
   const ElementwiseArgs args{.scalar = {Scalar(2)}};
-  const kernels::Launch l = plan_elementwise_launch(Op::add, 2, {"add", out, in, kFloat32, args});
-  EXPECT_EQ(l.op, Op::add);
+  const kernels::Launch l = plan_elementwise_launch(K::add, {"add", out, in, kFloat32, args});
+  EXPECT_EQ(l.op, K::add);
   EXPECT_EQ(l.type, kernels::Type::float32);
+  EXPECT_EQ(l.out_type, kernels::Type::float32);
   EXPECT_EQ(l.ndim, 1);
   EXPECT_EQ(l.numel, 20);
   EXPECT_EQ(l.shape[0], 20);
@@ -51,7 +53,7 @@ TEST(CudaElementwisePlan, ContiguousOperandsMergeIntoOneDimension) {
   EXPECT_EQ(l.base[0], bytes_of(out));
   EXPECT_EQ(l.base[1], bytes_of(a));
   EXPECT_EQ(l.base[2], bytes_of(b));
-  EXPECT_EQ(l.alpha, 2.0);
+  EXPECT_EQ(l.scalar[0], 2.0);  // alpha
   EXPECT_EQ(l.threads, 256u);
   EXPECT_EQ(l.blocks, 1u);
 }
@@ -62,7 +64,7 @@ TEST(CudaElementwisePlan, TransposedBroadcastAndOffsetOperandsKeepTheirStrides) 
   const Tensor row = ones({2, 5}, {.dtype = kFloat16}).select(0, 1).expand({4, 5});  // (0, 1)
   const std::vector<Tensor> in{a, row};
   const ElementwiseArgs args;
-  const kernels::Launch l = plan_elementwise_launch(Op::mul, 2, {"mul", out, in, kFloat16, args});
+  const kernels::Launch l = plan_elementwise_launch(K::mul, {"mul", out, in, kFloat16, args});
   EXPECT_EQ(l.type, kernels::Type::float16);
   ASSERT_EQ(l.ndim, 2);  // nothing merges: a's dims are the other way round
   EXPECT_EQ(l.shape[0], 4);
@@ -75,43 +77,87 @@ TEST(CudaElementwisePlan, TransposedBroadcastAndOffsetOperandsKeepTheirStrides) 
   EXPECT_EQ(l.strides[2][1], 2);
   EXPECT_EQ(l.base[2], bytes_of(row));
   EXPECT_EQ(row.storage_offset(), 5);  // row 1: the base pointer includes the offset
-  EXPECT_EQ(l.alpha, 1.0);  // no alpha given: add/sub's default
 }
 
 TEST(CudaElementwisePlan, UnaryLaunchesAndTheirGrid) {
   const Tensor out = empty({3, 1000, 1000}, {.dtype = kBFloat16});
   const std::vector<Tensor> in{ones({3, 1000, 1000}, {.dtype = kBFloat16})};
   const kernels::Launch l =
-      plan_elementwise_launch(Op::exp, 1, {"exp", out, in, kBFloat16, ElementwiseArgs{}});
+      plan_elementwise_launch(K::exp, {"exp", out, in, kBFloat16, ElementwiseArgs{}});
   EXPECT_EQ(l.type, kernels::Type::bfloat16);
   EXPECT_EQ(l.numel, 3'000'000);
   EXPECT_EQ(l.blocks, (3'000'000u + 255) / 256);
   const Tensor big = empty({int64_t(1) << 25}, {.dtype = kFloat64});
   const std::vector<Tensor> big_in{big};
   const kernels::Launch capped =
-      plan_elementwise_launch(Op::neg, 1, {"neg", big, big_in, kFloat64, ElementwiseArgs{}});
+      plan_elementwise_launch(K::neg, {"neg", big, big_in, kFloat64, ElementwiseArgs{}});
   EXPECT_EQ(capped.type, kernels::Type::float64);
   EXPECT_EQ(capped.blocks, kElementwiseMaxBlocks);  // the grid-stride loop does the rest
   const Tensor scalar = zeros({2}).select(0, 1);  // 0-d
   const std::vector<Tensor> scalar_in{ones({2}).select(0, 0)};
   const kernels::Launch one =
-      plan_elementwise_launch(Op::relu, 1, {"relu", scalar, scalar_in, kFloat32, ElementwiseArgs{}});
+      plan_elementwise_launch(K::relu, {"relu", scalar, scalar_in, kFloat32, ElementwiseArgs{}});
   EXPECT_EQ(one.ndim, 0);
   EXPECT_EQ(one.numel, 1);
   EXPECT_EQ(one.blocks, 1u);
 }
 
-TEST(CudaElementwisePlan, OtherDtypesAndUnmergeableRanksAreErrors) {
+TEST(CudaElementwisePlan, ComparisonsStoreBoolAndArgumentsConvertAsTheCpuKernels) {
+  const Tensor a = arange(4, {.dtype = kInt64}), flags = empty({4}, {.dtype = kBool});
+  const std::vector<Tensor> in{a, a};
+  const kernels::Launch lt = plan_elementwise_launch(K::lt, {"lt", flags, in, kInt64, {}});
+  EXPECT_EQ(lt.type, kernels::Type::int64);
+  EXPECT_EQ(lt.out_type, kernels::Type::boolean);
+  EXPECT_EQ(lt.strides[0][0], 1);  // bool bytes
+  EXPECT_EQ(lt.strides[1][0], 8);
+  // An int64 alpha beyond 2^53 stays exact; clamp's absent bound is the type's extreme.
+  const ElementwiseArgs big{.scalar = {Scalar((int64_t(1) << 60) + 1)}};
+  const Tensor out = empty({4}, {.dtype = kInt64});
+  EXPECT_EQ(plan_elementwise_launch(K::add, {"add", out, in, kInt64, big}).integer_scalar[0],
+            (int64_t(1) << 60) + 1);
+  const std::vector<Tensor> one{a};
+  const kernels::Launch clamp = plan_elementwise_launch(K::clamp, {"clamp", out, one, kInt64, big});
+  EXPECT_EQ(clamp.integer_scalar[1], std::numeric_limits<int64_t>::max());
+  const Tensor f = empty({4});
+  const std::vector<Tensor> fin{f};
+  const ElementwiseArgs nan_min{.scalar = {Scalar(NAN)}};  // a NaN bound alone is ignored
+  const kernels::Launch fc = plan_elementwise_launch(K::clamp, {"clamp", f, fin, kFloat32, nan_min});
+  EXPECT_EQ(fc.scalar[0], -INFINITY);
+  EXPECT_EQ(fc.scalar[1], INFINITY);
+  const ElementwiseArgs decimals{.integer = -2};
+  EXPECT_EQ(plan_elementwise_launch(K::round_decimals, {"round", f, fin, kFloat32, decimals}).real[0],
+            100.0);
+}
+
+TEST(CudaElementwisePlan, OtherDtypesArgumentsAndUnmergeableRanksAreErrors) {
   const Tensor i = arange(4);
   const std::vector<Tensor> in{i, i};
-  EXPECT_ERROR(plan_elementwise_launch(Op::add, 2, {"add", i, in, kInt64, ElementwiseArgs{}}),
-               "[add] the cuda backend has no int64 kernel yet");
+  EXPECT_ERROR(plan_elementwise_launch(K::exp, {"exp", i, in, kInt64, ElementwiseArgs{}}),
+               "[exp] the cuda backend has no int64 kernel yet (exp on cpu takes float32, "
+               "float64, float16 or bfloat16)");
+  const Tensor bytes = zeros({4}, {.dtype = kInt8});
+  const std::vector<Tensor> byte_in{bytes, bytes};
+  EXPECT_ERROR(plan_elementwise_launch(K::bitwise_and, {"bitwise_and", bytes, byte_in, kInt8, {}}),
+               "[bitwise_and] the cuda backend has no int8 kernel yet (bitwise_and on cpu takes "
+               "int32, int64 or bool)");
+  EXPECT_ERROR(plan_elementwise_launch(K::add, {"add", i, in, kInt64, ElementwiseArgs{}}),
+               "[add] expected the alpha, got none");
+  const ElementwiseArgs half{.scalar = {Scalar(0.5)}};
+  EXPECT_ERROR(plan_elementwise_launch(K::add, {"add", i, in, kInt64, half}),
+               "[add] For integral input tensors, argument alpha must not be a floating point");
+  const Tensor i32 = arange(4, {.dtype = kInt32});
+  const std::vector<Tensor> i32_in{i32};
+  const ElementwiseArgs huge{.scalar = {Scalar(int64_t(1) << 40)}};
+  EXPECT_ERROR(plan_elementwise_launch(K::clamp, {"clamp", i32, i32_in, kInt32, huge}),
+               "[clamp] value cannot be converted to type torch.int32 without overflow");
+  EXPECT_ERROR(plan_elementwise_launch(K::eq, {"eq", i, in, kInt64, {}}),
+               "[eq] expected a torch.bool output, got torch.int64");
   // 13 dims of size 2, the input's reversed: no two neighbours merge.
   std::vector<int64_t> shape(13, 2), reversed(13);
   for (int64_t d = 0; d < 13; ++d) reversed[size_t(d)] = 12 - d;
   const Tensor out = ember::empty(shape);  // qualified: std::empty is found by ADL
   const std::vector<Tensor> deep{ones(shape).permute(reversed)};
-  EXPECT_ERROR(plan_elementwise_launch(Op::neg, 1, {"neg", out, deep, kFloat32, ElementwiseArgs{}}),
+  EXPECT_ERROR(plan_elementwise_launch(K::neg, {"neg", out, deep, kFloat32, ElementwiseArgs{}}),
                "[neg] the cuda backend's elementwise kernels take at most 12 dimensions that "
                "cannot be merged, got 13");
 }

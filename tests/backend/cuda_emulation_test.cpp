@@ -1,8 +1,8 @@
 // The CUDA kernels' bodies (src/backend/cuda/*_body.cuh) run by their CPU emulation
 // (src/backend/cuda/emulation.h) over launches planned as the device's are, against the CPU
-// backend, without a GPU: every elementwise op in every floating dtype, strided, broadcast and
-// transposed operands and outputs, tails and grids smaller than the work, the reductions (their
-// combine tree, accumulation and split pass), masked_fill and where, softmax and its backwards
+// backend, without a GPU: every elementwise kernel of the cuda table in every dtype it takes,
+// strided, broadcast and transposed operands and outputs, tails and grids smaller than the work, the reductions (their
+// combine tree, accumulation and split pass), softmax and its backwards
 // (also through the front end on a fake device), every fused optimizer update (SGD, Adam/AdamW,
 // Adamax, NAdam, RAdam, RMSprop, Adagrad) and GradScaler's inf/NaN check and unscale (also through
 // GradScaler on a fake device). Copies between every pair of dtypes, fills
@@ -13,28 +13,33 @@
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <sstream>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/backend.h"
 #include "backend/cpu/amp.h"
 #include "backend/cuda/amp_plan.h"
 #include "backend/cuda/copy_plan.h"
+#include "backend/cuda/elementwise_body.cuh"
 #include "backend/cuda/elementwise_plan.h"
 #include "backend/cuda/emulation.h"
 #include "backend/cuda/optim_plan.h"
 #include "backend/cuda/reduce_plan.h"
 #include "backend/cuda/softmax_plan.h"
 #include "backend/fake_device.h"
+#include "cuda/elementwise_cases.h"
 #include "test_support.h"
 
 namespace ember::cuda {
 namespace {
 
 using backend::ElementwiseArgs;
-using kernels::Op;
 using kernels::ReduceOp;
 
 constexpr Dtype kFloating[] = {kFloat32, kFloat64, kFloat16, kBFloat16};
@@ -62,157 +67,258 @@ Tensor wavy(int64_t rows, int64_t cols, Dtype dtype, double phase = 0) {
 
 // ── elementwise ─────────────────────────────────────────────────────────────────────────────
 
+using K = backend::ElementwiseKernel;
+
+// The dtypes the cuda kernels store, in kernels::Type's order.
+constexpr Dtype kCudaDtypes[] = {kFloat32, kFloat64, kFloat16, kBFloat16, kInt32, kInt64, kBool};
+
+/// One comparison of a kernel of the cuda table with the CPU backend's entry. `inputs` has a
+/// letter per operand for its values (elementwise_input); `ulps` is the tolerance in units of
+/// the output dtype's epsilon (relative, and absolute near 0). 0, bit for bit (NaN where the CPU
+/// has NaN), wherever the CPU kernel does the same correctly rounded operations or calls the
+/// same libm function (sinh, cosh, hypot, logit, xlogy); else the two math libraries differ in
+/// float32 and float64: the CPU's SLEEF vectors and its fast float exp/erf/gelu (exp_float.h,
+/// erf_float.h, gelu_float.h) against the host's libm in the emulation (CUDA's on the device):
+/// exp, exp2, expm1, the logs, the trigonometric functions, tanh, erf, erfc, pow, atan2, sigmoid,
+/// elu, gelu, silu, mish, softplus and the binary cross entropies.
 struct ElementwiseCase {
-  Op op;
-  std::function<Tensor(const Tensor&, const Tensor&)> cpu;  // b is unused by unary ops
-  int inputs;
-  bool positive;  // inputs in the op's domain: (0.1, 3.1]
-  bool exact;     // one correctly rounded operation on both sides: the same bits
-  double alpha = 1;
+  K kernel;
+  const char* inputs;
+  double ulps;
+  ElementwiseArgs args = {};
 };
 
-// alpha is a power of two, so alpha * b is exact and the CPU's a + alpha * b rounds once as the
-// kernels' fma does, whether or not the CPU's compiler fused it.
-const ElementwiseCase kElementwise[] = {
-    {Op::neg, [](const Tensor& a, const Tensor&) { return neg(a); }, 1, false, true},
-    {Op::abs, [](const Tensor& a, const Tensor&) { return abs(a); }, 1, false, true},
-    {Op::sqrt, [](const Tensor& a, const Tensor&) { return sqrt(a); }, 1, true, true},
-    {Op::rsqrt, [](const Tensor& a, const Tensor&) { return rsqrt(a); }, 1, true, false},
-    {Op::square, [](const Tensor& a, const Tensor&) { return square(a); }, 1, false, true},
-    {Op::reciprocal, [](const Tensor& a, const Tensor&) { return reciprocal(a); }, 1, false, true},
-    {Op::exp, [](const Tensor& a, const Tensor&) { return exp(a); }, 1, false, false},
-    {Op::log, [](const Tensor& a, const Tensor&) { return log(a); }, 1, true, false},
-    {Op::sin, [](const Tensor& a, const Tensor&) { return sin(a); }, 1, false, false},
-    {Op::cos, [](const Tensor& a, const Tensor&) { return cos(a); }, 1, false, false},
-    {Op::tanh, [](const Tensor& a, const Tensor&) { return tanh(a); }, 1, false, false},
-    {Op::sigmoid, [](const Tensor& a, const Tensor&) { return sigmoid(a); }, 1, false, false},
-    {Op::relu, [](const Tensor& a, const Tensor&) { return relu(a); }, 1, false, true},
-    {Op::add, [](const Tensor& a, const Tensor& b) { return add(a, b, 2); }, 2, false, true, 2},
-    {Op::sub, [](const Tensor& a, const Tensor& b) { return sub(a, b, 0.5); }, 2, false, true, 0.5},
-    {Op::mul, [](const Tensor& a, const Tensor& b) { return mul(a, b); }, 2, false, true},
-    {Op::true_div, [](const Tensor& a, const Tensor& b) { return div(a, b); }, 2, false, true},
-    {Op::maximum, [](const Tensor& a, const Tensor& b) { return maximum(a, b); }, 2, false, true},
-    {Op::minimum, [](const Tensor& a, const Tensor& b) { return minimum(a, b); }, 2, false, true},
-};
+const ElementwiseArgs kAlpha2{.scalar = {Scalar(2)}};  // a power of two: exact, fma or not
+const ElementwiseArgs kMinus2{.scalar = {Scalar(-2)}};
+const ElementwiseArgs kValue{.scalar = {Scalar(-2.5)}};
+ElementwiseArgs reals(double r0, double r1 = 0, double r2 = 0, bool flag = false) {
+  return {.real = {r0, r1, r2}, .flag = flag};
+}
+ElementwiseArgs pow_exponent(double v) { return {.real = {v, 0, 0}}; }
 
-/// out = op(in...) by the emulated kernel; out may be any view.
-void run_elementwise(const ElementwiseCase& c, const Tensor& out, const std::vector<Tensor>& in) {
-  const ElementwiseArgs args{.scalar = {Scalar(c.alpha)}};
-  kernels::emulate_elementwise(
-      plan_elementwise_launch(c.op, c.inputs, {"emulated", out, in, out.dtype(), args}));
+const std::vector<ElementwiseCase>& elementwise_cases() {
+  static const std::vector<ElementwiseCase> cases = {
+      // unary.cpp
+      {K::neg, "s", 0}, {K::abs, "s", 0}, {K::sign, "s", 0}, {K::sqrt, "p", 0},
+      {K::rsqrt, "p", 0}, {K::square, "s", 0}, {K::exp, "a", 4}, {K::exp2, "a", 2},
+      {K::expm1, "a", 2}, {K::log, "p", 2}, {K::log2, "p", 2}, {K::log10, "p", 2},
+      {K::log1p, "p", 2}, {K::sin, "a", 2}, {K::cos, "a", 2}, {K::tan, "u", 2}, {K::asin, "u", 2},
+      {K::acos, "u", 2}, {K::atan, "a", 2}, {K::sinh, "a", 0}, {K::cosh, "a", 0},
+      {K::tanh, "a", 2}, {K::erf, "a", 4}, {K::erfc, "a", 2}, {K::reciprocal, "s", 0},
+      {K::floor, "s", 0}, {K::ceil, "s", 0}, {K::trunc, "s", 0}, {K::round, "h", 0},
+      {K::frac, "a", 0}, {K::round_decimals, "a", 0, {.integer = 2}},
+      {K::round_decimals, "a", 0, {.integer = -1}},
+      {K::clamp, "s", 0, {.scalar = {Scalar(-1.5), Scalar(2)}}},
+      {K::clamp, "s", 0, {.scalar = {std::nullopt, Scalar(1)}}},
+      {K::clamp_tensor, "saa", 0}, {K::nan_to_num, "s", 0, reals(0.5, 100, -100)},
+      // binary.cpp
+      {K::add, "ss", 0, kAlpha2}, {K::sub, "ss", 0, kMinus2}, {K::mul, "ss", 0},
+      {K::true_div, "sn", 0}, {K::floor_div, "sn", 0}, {K::trunc_div, "sn", 0},
+      {K::remainder, "sn", 0}, {K::fmod, "sn", 0}, {K::pow, "pu", 2}, {K::pow, "pe", 2}, {K::pow, "ae", 2},
+      {K::pow_scalar, "px", 0, pow_exponent(1)}, {K::pow_scalar, "ax", 0, pow_exponent(2)},
+      {K::pow_scalar, "ax", 0, pow_exponent(3)}, {K::pow_scalar, "px", 0, pow_exponent(0.5)},
+      {K::pow_scalar, "px", 0, pow_exponent(-0.5)}, {K::pow_scalar, "ax", 0, pow_exponent(-1)},
+      {K::pow_scalar, "ax", 0, pow_exponent(-2)}, {K::pow_scalar, "px", 2, pow_exponent(1.7)},
+      {K::atan2, "aa", 2}, {K::maximum, "ss", 0}, {K::minimum, "ss", 0}, {K::fmax, "ss", 0},
+      {K::fmin, "ss", 0}, {K::lerp, "aaa", 0}, {K::lerp_scalar, "aa", 0, {.scalar = {0.25}}},
+      {K::lerp_scalar, "aa", 0, {.scalar = {0.75}}}, {K::addcmul, "ahh", 0, kAlpha2},
+      {K::addcdiv, "aan", 0, kAlpha2}, {K::hypot, "aa", 0}, {K::xlogy, "sp", 0},
+      // compare.cpp
+      {K::eq, "hh", 0}, {K::ne, "hh", 0}, {K::lt, "sa", 0}, {K::le, "hh", 0}, {K::gt, "sa", 0},
+      {K::ge, "hh", 0}, {K::eq, "ss", 0}, {K::logical_and, "bb", 0}, {K::logical_or, "bb", 0},
+      {K::logical_xor, "bb", 0}, {K::logical_not, "b", 0}, {K::isnan, "s", 0},
+      {K::isinf, "s", 0}, {K::isfinite, "s", 0},
+      {K::isclose, "sc", 0, reals(1e-2, 1e-3, 0, true)}, {K::isclose, "sc", 0, reals(0, 0)},
+      {K::bitwise_and, "aa", 0}, {K::bitwise_or, "aa", 0}, {K::bitwise_xor, "aa", 0},
+      {K::bitwise_not, "a", 0}, {K::where, "bss", 0}, {K::masked_fill, "sb", 0, kValue},
+      // activation.cpp
+      {K::sigmoid, "a", 4}, {K::relu, "s", 0}, {K::logit, "u", 0, reals(0.2, 0.8, 0, true)},
+      {K::logit, "u", 0}, {K::leaky_relu, "s", 0, reals(0.01)},
+      {K::elu, "a", 4, reals(1.0507 * 1.6733, 1.0507, 1)}, {K::gelu, "a", 4},
+      {K::gelu_tanh, "a", 4}, {K::silu, "a", 4}, {K::mish, "a", 4},
+      {K::softplus, "a", 2, reals(1, 20)}, {K::softplus, "a", 2, reals(2, 1)},
+      {K::hardtanh, "s", 0, reals(-1, 2)}, {K::hardsigmoid, "s", 0}, {K::hardswish, "a", 0},
+      {K::threshold_backward, "aa", 0, reals(0.5)},
+      // loss.cpp
+      {K::mse_loss, "aa", 0}, {K::smooth_l1_loss, "aa", 0, reals(1)},
+      {K::huber_loss, "aa", 0, reals(1)}, {K::binary_cross_entropy, "uu", 2},
+      {K::binary_cross_entropy_with_logits, "au", 4},
+      {K::binary_cross_entropy_with_logits_weighted, "aup", 4},
+  };
+  return cases;
 }
 
-// The comparison for one op: the same bits (NaN where the CPU has NaN) for a correctly rounded
-// op; else a few units in the last place, as two math libraries differ (the CPU's SLEEF and the
-// host's libm here, CUDA's on the device), on the value and on values near 0.
-void expect_matches(const Tensor& got, const Tensor& want, const ElementwiseCase& c,
-                    const std::string& what) {
-  const double tol = c.exact ? 0 : 4 * eps(want.dtype());
-  EXPECT_TRUE(allclose(got, want, tol, tol, /*equal_nan=*/true))
-      << what << ": op " << int(c.op) << " in " << want.dtype() << "\ngot " << got << "\nwant "
-      << want;
-}
-
-// Output (7, 150): 1050 elements, 5 blocks of 256 with a tail of 26. Contiguous operands merge
-// into one dimension; the strided set has a transposed output and input and a broadcast row
-// (strides 0), which walk the per-dimension offsets.
-TEST(CudaEmulation, ElementwiseOpsMatchTheCpuBackendOnEveryLayout) {
-  for (const Dtype dtype : kFloating)
-    for (const ElementwiseCase& c : kElementwise) {
-      Tensor a = wavy(7, 150, dtype), b = wavy(150, 7, dtype, 1.0).t().contiguous();
-      if (c.positive) a = a.abs() + 0.1;
-      if (c.op == Op::maximum || c.op == Op::minimum || c.op == Op::relu) {
-        a.select(1, 3).fill_(NAN);  // NaN wins on either side
-        b.select(1, 5).fill_(NAN);
-      }
-      const Tensor contiguous = empty({7, 150}, {.dtype = dtype});
-      run_elementwise(c, contiguous, {a, b});
-      expect_matches(contiguous, c.cpu(a, b), c, "contiguous");
-
-      const Tensor a_t = a.t().contiguous().t();                        // strides (1, 7)
-      const Tensor row = b.select(0, 2).unsqueeze(0).expand({7, 150});  // strides (0, 1)
-      const Tensor out_t = empty({150, 7}, {.dtype = dtype}).t();
-      run_elementwise(c, out_t, {a_t, row});
-      expect_matches(out_t, c.cpu(a_t, row), c, "strided");
-    }
-}
-
-// masked_fill and where against the CPU backend: a transposed input and output and a broadcast
-// row as the mask or condition, converted to the compute dtype as the front end does. where's
-// four operands walk in one launch (kMaxOperands), not as a copy and a masked pass.
-TEST(CudaEmulation, MaskedFillAndWhereMatchTheCpuBackend) {
-  const Tensor row = (wavy(1, 150, kFloat64, 0.3) > 0).expand({7, 150});  // strides (0, 1)
-  for (const Dtype dtype : kFloating) {
-    const Tensor x = wavy(7, 150, dtype), y = wavy(150, 7, dtype, 1.0).t();
-    const Tensor out = empty({150, 7}, {.dtype = dtype}).t();
-    const std::vector<Tensor> where_in{row.to(dtype), x, y};
-    kernels::emulate_elementwise(
-        plan_elementwise_launch(Op::where, 3, {"where", out, where_in, dtype, ElementwiseArgs{}}));
-    EXPECT_TRUE(out.equal(where(row, x, y))) << dtype;
-
-    const Tensor self = y.clone();
-    const std::vector<Tensor> fill_in{self, row.to(dtype)};
-    const ElementwiseArgs value{.scalar = {Scalar(-2.5)}};
-    kernels::emulate_elementwise(
-        plan_elementwise_launch(Op::masked_fill, 2, {"masked_fill", self, fill_in, dtype, value}));
-    EXPECT_TRUE(self.equal(y.masked_fill(row, -2.5))) << dtype;
+/// Input k of a case, (7, 150) values of `dtype` by its letter: a any ([-3, 3]; integers
+/// [-30, 30]), s any with NaN, ±inf and ±0 in columns 3 to 7 (floating types), h any in
+/// halves (round's ties, both parities), p positive, u in (0.05, 0.95), n non-zero (divisors),
+/// e small integers [-3, 3] (exponents), b 0 or 1, c close to input 0 (isclose), x the case's
+/// exponent (pow_scalar's second operand). bool takes each as its values' truth.
+Tensor elementwise_input(const ElementwiseCase& c, int k, Dtype dtype, const Tensor& first) {
+  const char letter = c.inputs[k];
+  const bool floating = is_floating_point(dtype);
+  const Tensor w = wavy(7, 150, kFloat64, 0.7 * k + 0.3);
+  const Tensor ints = (w * 10).round();
+  Tensor v;
+  switch (letter) {
+    case 'p': v = floating ? w.abs() + 0.1 : ints.abs() + 1; break;
+    case 'u': v = w * (0.45 / 3) + 0.5; break;
+    case 'n': v = floating ? w : ints + (ints >= 0).to(kFloat64) * 2 - 1; break;
+    case 'e': v = w.round(); break;
+    case 'b': v = (w > 0).to(kFloat64); break;
+    case 'h': v = floating ? (w * 4).round() / 2 : ints; break;
+    case 'c': v = first.to(kFloat64) + (floating ? w * 1e-3 : (w > 2.5).to(kFloat64)); break;
+    case 'x': v = full({7, 150}, c.args.real[0], {.dtype = kFloat64}); break;
+    default: v = floating ? w : ints; break;
   }
-  const Tensor t = empty({3});
-  const std::vector<Tensor> four{t, t, t, t};
-  EXPECT_ERROR(
-      plan_elementwise_launch(Op::where, 4, {"where", t, four, kFloat32, ElementwiseArgs{}}),
-      "[where] an elementwise launch takes 1 to 3 inputs, got 4 of 4");
+  if (letter == 's' && floating) {
+    v.select(1, 3).fill_(NAN);
+    v.select(1, 4).fill_(INFINITY);
+    v.select(1, 5).fill_(-INFINITY);
+    v.select(1, 6).fill_(-0.0);
+    v.select(1, 7).fill_(0.0);
+  }
+  return dtype == kBool ? (letter == 'p' || letter == 'n' ? v != 0 : v > 0) : v.to(dtype);
 }
 
-// The same on int32, int64 and bool, which select stored values (SelectBody): the fill value
-// exact for an int64 beyond 2^53 (a double would round it), converted to the type as the CPU's
-// (2 is true in bool), over a transposed input and output, a broadcast row and a 1050-element
-// tail. Other integer types are refused by name.
-TEST(CudaEmulation, MaskedFillAndWhereSelectIntegersAndBools) {
-  const Tensor row = (wavy(1, 150, kFloat64, 0.3) > 0).expand({7, 150});  // strides (0, 1)
-  const Scalar values[] = {Scalar(int64_t(-7)), Scalar((int64_t(1) << 60) + 1), Scalar(2)};
-  const Dtype dtypes[] = {kInt32, kInt64, kBool};
-  for (int k = 0; k < 3; ++k) {
-    const Dtype dtype = dtypes[k];
-    // Signed values, which bool sees as their sign so that both of its values occur.
-    const auto ints = [&](const Tensor& w) {
-      const Tensor i = (w * 1e6).to(kInt64);
-      return dtype == kBool ? i > 0 : i.to(dtype);
+// The strided operands: the first transposed (strides (1, 7)), the second a broadcast row
+// (strides (0, 1)), the third a broadcast column (strides (1, 0)).
+std::vector<Tensor> strided_operands(const std::vector<Tensor>& in) {
+  std::vector<Tensor> out;
+  for (size_t k = 0; k < in.size(); ++k) {
+    const Tensor& x = in[k];
+    out.push_back(k == 0   ? x.t().contiguous().t()
+                  : k == 1 ? x.select(0, 2).unsqueeze(0).expand({7, 150})
+                           : x.select(1, 4).unsqueeze(1).expand({7, 150}));
+  }
+  return out;
+}
+
+std::string describe(const ElementwiseCase& c, Dtype dtype, const char* layout) {
+  std::ostringstream s;
+  s << "kernel " << int(c.kernel) << " (inputs \"" << c.inputs << "\") in " << dtype << " on "
+    << layout << " operands";
+  return s.str();
+}
+
+// Compares case c in `dtype` on contiguous operands and output (1050 elements: 5 blocks of 256
+// and a tail) and on the strided ones with a transposed output. False when the CPU kernel does
+// not take `dtype` (the caller checks that the cuda table agrees).
+bool expect_case_matches(const ElementwiseCase& c, Dtype dtype) {
+  const backend::ElementwiseFn cpu = backend::backend_for(kCPU)->elementwise[size_t(c.kernel)];
+  const kernels::OpInfo info = kernels::op_info(c.kernel);
+  const Dtype out_dtype = info.predicate ? kBool : dtype;
+  std::vector<Tensor> in;
+  for (int k = 0; k < info.inputs; ++k)
+    in.push_back(elementwise_input(c, k, dtype, in.empty() ? Tensor() : in[0]));
+  for (const bool strided : {false, true}) {
+    const std::vector<Tensor> operands = strided ? strided_operands(in) : in;
+    const auto output = [&] {
+      return strided ? empty({150, 7}, {.dtype = out_dtype}).t() : empty({7, 150}, {.dtype = out_dtype});
     };
-    const Tensor x = ints(wavy(7, 150, kFloat64)), y = ints(wavy(150, 7, kFloat64, 1.0)).t();
-    const Tensor out = empty({150, 7}, {.dtype = dtype}).t();
-    const std::vector<Tensor> where_in{row.to(dtype), x, y};
+    const Tensor want = output(), got = output();
+    try {
+      cpu({"cpu", want, operands, dtype, c.args});
+    } catch (const Error&) {
+      return false;  // a dtype the CPU kernel does not take
+    }
     kernels::emulate_elementwise(
-        plan_elementwise_launch(Op::where, 3, {"where", out, where_in, dtype, ElementwiseArgs{}}));
-    EXPECT_TRUE(out.equal(where(row, x, y))) << dtype;
-    EXPECT_FALSE(out.equal(x)) << dtype;  // both sides were taken
-
-    const Tensor self = y.clone();
-    const std::vector<Tensor> fill_in{self, row.to(dtype)};
-    const ElementwiseArgs value{.scalar = {values[k]}};
-    const kernels::Launch l =
-        plan_elementwise_launch(Op::masked_fill, 2, {"masked_fill", self, fill_in, dtype, value});
-    kernels::emulate_elementwise(l);
-    const Tensor want = y.masked_fill(row, values[k]);
-    EXPECT_TRUE(self.equal(want)) << dtype;
-    if (dtype == kInt64) {
-      EXPECT_EQ(l.integer, (int64_t(1) << 60) + 1);
-      ASSERT_TRUE(row.select(0, 0).select(0, 3).item<bool>());  // a filled position
-      EXPECT_EQ(self.select(0, 0).select(0, 3).item<int64_t>(), (int64_t(1) << 60) + 1);
+        plan_elementwise_launch(c.kernel, {"emulated", got, operands, dtype, c.args}));
+    const std::string what = describe(c, dtype, strided ? "strided" : "contiguous");
+    if (!is_floating_point(out_dtype)) {
+      EXPECT_TRUE(got.equal(want)) << what << "\ngot " << got << "\nwant " << want;
+    } else {
+      const double tol = c.ulps * eps(out_dtype);
+      EXPECT_TRUE(allclose(got, want, tol, tol, /*equal_nan=*/true))
+          << what << "\ngot " << got << "\nwant " << want;
     }
   }
-  const Tensor bytes = zeros({4}, {.dtype = kInt8});
-  const std::vector<Tensor> in{bytes, bytes};
-  const ElementwiseArgs one{.scalar = {Scalar(1)}};
-  EXPECT_ERROR(plan_elementwise_launch(Op::masked_fill, 2, {"masked_fill", bytes, in, kInt8, one}),
-               "[masked_fill] the cuda backend has no int8 kernel yet (masked_fill on cpu takes "
-               "float32, float64, float16, bfloat16, int32, int64 or bool)");
-  const Tensor ints = zeros({4}, {.dtype = kInt32});
-  const std::vector<Tensor> int_in{ints, ints};
-  EXPECT_ERROR(
-      plan_elementwise_launch(Op::add, 2, {"add", ints, int_in, kInt32, ElementwiseArgs{}}),
-      "[add] the cuda backend has no int32 kernel yet (add on cpu takes float32, float64, "
-      "float16 or bfloat16)");
+  return true;
+}
+
+// Every kernel of the cuda table against the CPU backend's entry of the same ElementwiseKernel,
+// in every dtype the cuda kernels store: the table takes exactly the dtypes the CPU kernel takes
+// among them, and each case agrees (see ElementwiseCase for the tolerances). A kernel in the
+// table without a case here, or a case for a kernel outside it, fails.
+TEST(CudaEmulation, EveryElementwiseKernelMatchesTheCpuBackendInEveryDtypeAndLayout) {
+  for (size_t k = 0; k < size_t(K::kCount); ++k) {
+    const K kernel = K(k);
+    const bool tested = std::any_of(elementwise_cases().begin(), elementwise_cases().end(),
+                                    [&](const ElementwiseCase& c) { return c.kernel == kernel; });
+    EXPECT_EQ(has_elementwise_kernel(kernel), tested)
+        << "kernel " << k << (tested ? " has a case but no cuda kernel" : " has no case here");
+  }
+  for (const ElementwiseCase& c : elementwise_cases()) {
+    const kernels::TypeSet types = kernels::op_info(c.kernel).types;
+    for (size_t t = 0; t < std::size(kCudaDtypes); ++t) {
+      const bool cuda_takes = (types & kernels::type_bit(kernels::Type(t))) != 0;
+      const bool cpu_takes = expect_case_matches(c, kCudaDtypes[t]);
+      EXPECT_EQ(cuda_takes, cpu_takes) << describe(c, kCudaDtypes[t], "any");
+    }
+  }
+}
+
+// masked_fill's value and add's alpha on int64 beyond 2^53 (a double would round them).
+TEST(CudaEmulation, Int64ArgumentsStayExact) {
+  const int64_t big = (int64_t(1) << 60) + 1;
+  const Tensor x = arange(1050, {.dtype = kInt64}).reshape({7, 150});
+  const Tensor mask = (wavy(7, 150, kFloat64, 0.3) > 0).to(kInt64);
+  const ElementwiseArgs value{.scalar = {Scalar(big)}};
+  const Tensor self = x.clone();
+  const std::vector<Tensor> fill_in{self, mask};
+  kernels::emulate_elementwise(
+      plan_elementwise_launch(K::masked_fill, {"masked_fill", self, fill_in, kInt64, value}));
+  EXPECT_TRUE(self.equal(x.masked_fill(mask.to(kBool), big)));
+  const Tensor sum = empty({7, 150}, {.dtype = kInt64});
+  const std::vector<Tensor> add_in{x, ones({7, 150}, {.dtype = kInt64})};
+  kernels::emulate_elementwise(plan_elementwise_launch(K::add, {"add", sum, add_in, kInt64, value}));
+  EXPECT_TRUE(sum.equal(x + big));
+}
+
+// A fake CUDA device (backend/fake_device.h: host memory) whose elementwise entries are the
+// emulated kernels of the cuda table, installed as elementwise.cpp installs the device's, with
+// the emulated copy and fill: the public ops of tests/cuda/elementwise_test.cpp (the front ends'
+// promotion, arguments and operand layouts as they reach the kernels) run on it against the CPU.
+struct EmulatedElementwiseDevice : test::FakeDevice {
+  // The plans read the operands' memory through host views, as the other fake devices here.
+  template <K Kernel>
+  static void run(const backend::ElementwiseCall& call) {
+    std::vector<Tensor> in;
+    for (const Tensor& t : call.in) in.push_back(host_view(t));
+    kernels::emulate_elementwise(plan_elementwise_launch(
+        Kernel, {call.op, host_view(call.out), in, call.compute, call.args}));
+  }
+  EmulatedElementwiseDevice() {
+    [&]<size_t... I>(std::index_sequence<I...>) {
+      ((has_elementwise_kernel(K(I)) ? void(table[K(I)] = &run<K(I)>) : void()), ...);
+    }(std::make_index_sequence<size_t(K::kCount)>());
+    table.copy = [](const Tensor& dst, const Tensor& src) {
+      kernels::emulate_copy(plan_copy_launch(host_view(dst), host_view(src)));
+    };
+    table.fill = [](const Tensor& dst, Scalar value) {
+      kernels::emulate_fill(plan_fill_launch(host_view(dst), value));
+    };
+  }
+};
+
+test::DeviceUnderTest emulated_device() {
+  return {test::kFakeDevice, &test::FakeDevice::copy_of,
+          [](const Tensor& t) { return test::FakeDevice::host_view(t).clone(); },
+          /*copies_to_host=*/false};
+}
+
+TEST(CudaEmulation, PublicElementwiseOpsOnTheEmulatedKernelsMatchTheCpu) {
+  const EmulatedElementwiseDevice device;
+  for (const Dtype dtype : kFloating) {
+    test::expect_floating_ops_match_cpu(emulated_device(), dtype, [](const Tensor& t) { return t; },
+                                        "contiguous");
+    test::expect_floating_ops_match_cpu(emulated_device(), dtype,
+                                        [](const Tensor& t) { return t.t(); }, "transposed");
+    test::expect_floating_ops_match_cpu(
+        emulated_device(), dtype,
+        [](const Tensor& t) { return t.select(0, 5).unsqueeze(0).expand({33, 65}); }, "broadcast");
+  }
+  for (const Dtype dtype : {kInt32, kInt64, kBool})
+    test::expect_integer_ops_match_cpu(emulated_device(), dtype);
 }
 
 // A grid smaller than the work (the plan caps it at 65536 blocks): the grid-stride loop gives
@@ -221,7 +327,7 @@ TEST(CudaEmulation, GridStrideLoopsCoverWorkBeyondTheGrid) {
   const Tensor x = wavy(1000, 12, kFloat32).reshape({10, 100, 12}).permute({2, 0, 1});
   const Tensor out = empty({12, 10, 100});
   const std::vector<Tensor> in{x};
-  kernels::Launch l = plan_elementwise_launch(Op::neg, 1, {"neg", out, in, kFloat32, {}});
+  kernels::Launch l = plan_elementwise_launch(K::neg, {"neg", out, in, kFloat32, {}});
   ASSERT_EQ(l.ndim, 2);  // (12, 1000): x's last two dims merge
   ASSERT_EQ(l.blocks, 47u);
   l.blocks = 3;

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "backend/elementwise_kernel_list.h"
+
 namespace ember::cuda::kernels {
 
 inline constexpr int kMaxDims = 12;
@@ -14,20 +16,9 @@ inline constexpr int kMaxDims = 12;
 // launches pay 104 bytes more of kernel parameters.
 inline constexpr int kMaxOperands = 4;
 
-/// The kernels there are; each has a functor in elementwise.cu.
-enum class Op : int32_t {
-  // unary
-  neg, abs, sqrt, rsqrt, square, reciprocal, exp, log, sin, cos, tanh, sigmoid, relu,
-  // binary (add/sub read alpha, masked_fill reads it as the value)
-  add, sub, mul, true_div, maximum, minimum, masked_fill,
-  // ternary
-  where,
-};
-inline constexpr int kFirstBinary = int(Op::add);
-
-/// Storage types; float16/bfloat16 compute in float32, as PyTorch's kernels do. The elementwise
-/// kernels take the four floating ones, masked_fill and where also int32, int64 and bool (they
-/// select, computing nothing); copies convert between all of them.
+/// Storage types; float16/bfloat16 compute in float32, as PyTorch's kernels do. Each elementwise
+/// kernel takes those of them the CPU kernel of the same ElementwiseKernel takes (the table in
+/// elementwise_body.cuh); copies convert between all of them.
 enum class Type : int32_t { float32, float64, float16, bfloat16, int32, int64, boolean };
 
 /// The strided layout a grid-stride kernel walks over up to kMaxOperands operands (operand 0 the
@@ -43,13 +34,21 @@ struct Strided {
   char* base[kMaxOperands];
 };
 
+/// One elementwise kernel: `op`, an entry of the backend's list (backend/elementwise_kernel_list.h,
+/// whose comments say which arguments each reads), over operands of storage type `type` (the
+/// call's compute dtype), storing `out_type` (`type`, or bool for comparisons and predicates).
+/// The arguments are backend::ElementwiseArgs converted on the host as the CPU kernel converts
+/// them: a scalar as a double for a floating type and as an int64 for int32, int64 and bool (a
+/// double would round an int64 beyond 2^53); clamp's absent bounds as the type's extremes.
 struct Launch : Strided {
-  Op op;
+  backend::ElementwiseKernel op;
   Type type;
-  double alpha;  // add/sub: out = a ± alpha * b; masked_fill: the value where b != 0
-  // masked_fill on int32/int64/bool: the value, converted to the storage type on the host as the
-  // CPU kernel does (alpha, a double, would round an int64 beyond 2^53).
+  Type out_type;
+  double scalar[2];
+  int64_t integer_scalar[2];
+  double real[3];  // round_decimals: real[0] is 10^|decimals| (the CPU kernel's scale)
   int64_t integer;
+  bool flag;
 };
 
 /// Queues the kernel on `stream` (a cudaStream_t); returns the launch's cudaError_t.

@@ -37,10 +37,16 @@ kernels::Strided plan_strided(const char* op, IntArrayRef shape, const std::arra
                               const std::array<IntArrayRef, N>& byte_strides,
                               uint32_t threads = kElementwiseThreads);
 
-/// The launch of kernel `op` over `call`'s output and its first `inputs` operands (1 to 3).
-/// Throws `[op] the cuda backend has no <dtype> kernel yet` for a non-floating compute dtype and
-/// `[op] ... at most 12 dimensions ...` for a layout that does not merge to that many.
-kernels::Launch plan_elementwise_launch(kernels::Op op, int inputs,
+/// The launch of kernel `op` over `call`'s output and inputs, its arguments converted as the
+/// CPU kernel converts them (elementwise_launch.h). Throws `[op] the cuda backend has no <dtype>
+/// kernel ...` for a compute dtype the kernel does not take (the table in elementwise_body.cuh),
+/// `[op] ... at most 12 dimensions ...` for a layout that does not merge to that many, and the
+/// CPU kernel's errors for its arguments (a missing scalar, an integer bound out of range).
+kernels::Launch plan_elementwise_launch(backend::ElementwiseKernel op,
                                         const backend::ElementwiseCall& call);
+
+/// Whether the cuda backend has kernel `op` (the table in elementwise_body.cuh), for the
+/// installer (elementwise.cpp) and the tests.
+bool has_elementwise_kernel(backend::ElementwiseKernel op);
 
 }  // namespace ember::cuda

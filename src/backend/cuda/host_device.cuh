@@ -41,9 +41,14 @@ namespace math {
 // CUDA declares __host__ __device__ overloads of these for float and double in the global
 // namespace; the host compiler has std's.
 #ifdef __CUDACC__
-using ::cos, ::exp, ::fabs, ::fma, ::log, ::pow, ::sin, ::sqrt, ::tanh;
+using ::acos, ::asin, ::atan, ::atan2, ::ceil, ::copysign, ::cos, ::cosh, ::erf, ::erfc, ::exp,
+    ::exp2, ::expm1, ::fabs, ::floor, ::fma, ::fmax, ::fmin, ::fmod, ::hypot, ::log, ::log10,
+    ::log1p, ::log2, ::nearbyint, ::pow, ::sin, ::sinh, ::sqrt, ::tan, ::tanh, ::trunc;
 #else
-using std::cos, std::exp, std::fabs, std::fma, std::log, std::pow, std::sin, std::sqrt, std::tanh;
+using std::acos, std::asin, std::atan, std::atan2, std::ceil, std::copysign, std::cos, std::cosh,
+    std::erf, std::erfc, std::exp, std::exp2, std::expm1, std::fabs, std::floor, std::fma,
+    std::fmax, std::fmin, std::fmod, std::hypot, std::log, std::log10, std::log1p, std::log2,
+    std::nearbyint, std::pow, std::sin, std::sinh, std::sqrt, std::tan, std::tanh, std::trunc;
 #endif
 
 // The device's rsqrt (an instruction in float32, within 2 ulp); the host divides, one more
