@@ -94,6 +94,7 @@ Tensor read_idx(const std::string& path) {
               beyond ? "more than the file holds" : std::to_string(expect) + " bytes with the header",
               "), the file has ", bytes.size());
   Tensor t = empty(dims, {.dtype = type->dtype});
+  if (count == 0) return t;  // no storage to copy into (memcpy takes no null pointer)
   auto* out = static_cast<uint8_t*>(t.data_ptr());
   const uint8_t* in = bytes.data() + header;
   if (type->bytes == 1) {

@@ -136,10 +136,14 @@ struct Reader {
     at += n;
     return true;
   }
+  /// A count of items (at most kMaxKeys) of at least `min_bytes` each: false, and nothing to
+  /// allocate yet, until that many bytes have arrived, so no claim allocates ahead of its bytes.
+  bool items(uint64_t& n, size_t min_bytes) {
+    return length(n, kMaxKeys) && n <= (bytes.size() - at) / min_bytes;
+  }
   bool strs(std::vector<std::string>& keys) {
     uint64_t n;
-    if (!length(n, kMaxKeys)) return false;
-    if (n > (bytes.size() - at) / 8) return false;  // each key takes >= 8 bytes
+    if (!items(n, 8)) return false;  // each key takes >= 8 bytes
     keys.resize(n);
     for (auto& k : keys)
       if (!str(k)) return false;

@@ -174,7 +174,7 @@ Parsed TCPStoreServer::State::serve(int fd, wire::Op op, wire::Reader& r) {
       store(key, std::move(value));
       break;
     case Op::multi_set: {
-      if (!r.length(count)) return Parsed::incomplete;
+      if (!r.items(count, 16)) return Parsed::incomplete;  // a key and a value: 16 bytes or more
       std::vector<std::pair<std::string, std::string>> pairs(count);
       for (auto& [k, v] : pairs)
         if (!r.str(k) || !r.str(v)) return Parsed::incomplete;

@@ -218,6 +218,14 @@ TEST(TcpStoreLimits, ClaimsBeyondTheBoundsDropTheConnection) {
   Socket many_keys = connect_to(server.port());
   many_keys.send(unhex("04" "0100020000000000"));  // v1 CHECK of 2^17 + 1 keys
   EXPECT_EQ(many_keys.read(1), "<closed>");
+  // A multi_set's count allocates nothing before its pairs arrive (found by tcp_store_fuzzer:
+  // 2^26 pairs claimed were 4 GiB reserved at once).
+  Socket claims = connect_to(server.port());
+  claims.send(unhex("00cef7853c" "0b" "0000000400000000"));  // VALIDATE; MULTI_SET of 2^26
+  EXPECT_EQ(claims.read(1), "<closed>");                    // beyond 128 Ki pairs
+  Socket pending = connect_to(server.port());
+  pending.send(unhex("00cef7853c" "0b" "e803000000000000"));  // MULTI_SET of 1000, no pairs yet
+  EXPECT_EQ(pending.read(1, 100ms), "<timeout>");             // waits for them, holding nothing
   server.set("still", "here");
   EXPECT_EQ(server.get("still"), "here");
 }
