@@ -21,17 +21,13 @@ StepLR::StepLR(Optimizer& opt, StepLROptions o) : SchedulerWith(opt, o) {
 }
 
 std::vector<double> StepLR::get_lr() {
-  std::vector<double> lrs = group_lrs();
-  if (last_epoch_ == 0 || py_mod(last_epoch_, o_.step_size) != 0) return lrs;
-  for (double& lr : lrs) lr *= o_.gamma;
-  return lrs;
+  if (last_epoch_ == 0 || py_mod(last_epoch_, o_.step_size) != 0) return group_lrs();
+  return scaled(group_lrs(), o_.gamma);
 }
 
 std::vector<double> StepLR::closed_form_lr() {
-  std::vector<double> out;
   const int64_t k = last_epoch_ >= 0 ? last_epoch_ / o_.step_size : -1;  // floor division
-  for (double b : base_lrs_) out.push_back(b * std::pow(o_.gamma, double(k)));
-  return out;
+  return scaled(base_lrs_, std::pow(o_.gamma, double(k)));
 }
 
 void StepLR::settings(SchedulerSettings& s) { s("step_size", o_.step_size)("gamma", o_.gamma); }
@@ -41,20 +37,16 @@ MultiStepLR::MultiStepLR(Optimizer& opt, MultiStepLROptions o) : SchedulerWith(o
 }
 
 std::vector<double> MultiStepLR::get_lr() {
-  std::vector<double> lrs = group_lrs();
   const auto hits = std::count(o_.milestones.begin(), o_.milestones.end(), last_epoch_);
-  if (hits == 0) return lrs;
-  for (double& lr : lrs) lr *= std::pow(o_.gamma, double(hits));
-  return lrs;
+  if (hits == 0) return group_lrs();
+  return scaled(group_lrs(), std::pow(o_.gamma, double(hits)));
 }
 
 std::vector<double> MultiStepLR::closed_form_lr() {
   std::vector<int64_t> m = o_.milestones;
   std::sort(m.begin(), m.end());
   const auto passed = std::upper_bound(m.begin(), m.end(), last_epoch_) - m.begin();
-  std::vector<double> out;
-  for (double b : base_lrs_) out.push_back(b * std::pow(o_.gamma, double(passed)));
-  return out;
+  return scaled(base_lrs_, std::pow(o_.gamma, double(passed)));
 }
 
 void MultiStepLR::settings(SchedulerSettings& s) {
@@ -69,20 +61,13 @@ ConstantLR::ConstantLR(Optimizer& opt, ConstantLROptions o) : SchedulerWith(opt,
 }
 
 std::vector<double> ConstantLR::get_lr() {
-  std::vector<double> lrs = group_lrs();
-  if (last_epoch_ == 0) {
-    for (double& lr : lrs) lr *= o_.factor;
-  } else if (last_epoch_ == o_.total_iters) {
-    for (double& lr : lrs) lr *= 1.0 / o_.factor;
-  }
-  return lrs;
+  if (last_epoch_ == 0) return scaled(group_lrs(), o_.factor);
+  if (last_epoch_ == o_.total_iters) return scaled(group_lrs(), 1.0 / o_.factor);
+  return group_lrs();
 }
 
 std::vector<double> ConstantLR::closed_form_lr() {
-  std::vector<double> out;
-  const double f = o_.factor + double(last_epoch_ >= o_.total_iters) * (1 - o_.factor);
-  for (double b : base_lrs_) out.push_back(b * f);
-  return out;
+  return scaled(base_lrs_, o_.factor + double(last_epoch_ >= o_.total_iters) * (1 - o_.factor));
 }
 
 void ConstantLR::settings(SchedulerSettings& s) {
@@ -99,25 +84,17 @@ LinearLR::LinearLR(Optimizer& opt, LinearLROptions o) : SchedulerWith(opt, o) {
 }
 
 std::vector<double> LinearLR::get_lr() {
-  std::vector<double> lrs = group_lrs();
-  if (last_epoch_ == 0) {
-    for (double& lr : lrs) lr *= o_.start_factor;
-  } else if (last_epoch_ <= o_.total_iters) {
-    const double d = o_.end_factor - o_.start_factor;
-    const double f =
-        1.0 + d / (double(o_.total_iters) * o_.start_factor + double(last_epoch_ - 1) * d);
-    for (double& lr : lrs) lr *= f;
-  }
-  return lrs;
+  if (last_epoch_ == 0) return scaled(group_lrs(), o_.start_factor);
+  if (last_epoch_ > o_.total_iters) return group_lrs();
+  const double d = o_.end_factor - o_.start_factor;
+  return scaled(group_lrs(),
+                1.0 + d / (double(o_.total_iters) * o_.start_factor + double(last_epoch_ - 1) * d));
 }
 
 std::vector<double> LinearLR::closed_form_lr() {
-  std::vector<double> out;
-  for (double b : base_lrs_)
-    out.push_back(b * (o_.start_factor + (o_.end_factor - o_.start_factor) *
-                                             double(std::min(o_.total_iters, last_epoch_)) /
-                                             double(o_.total_iters)));
-  return out;
+  return scaled(base_lrs_, o_.start_factor + (o_.end_factor - o_.start_factor) *
+                                                 double(std::min(o_.total_iters, last_epoch_)) /
+                                                 double(o_.total_iters));
 }
 
 void LinearLR::settings(SchedulerSettings& s) {
@@ -130,16 +107,11 @@ ExponentialLR::ExponentialLR(Optimizer& opt, ExponentialLROptions o) : Scheduler
 }
 
 std::vector<double> ExponentialLR::get_lr() {
-  std::vector<double> lrs = group_lrs();
-  if (last_epoch_ != 0)
-    for (double& lr : lrs) lr *= o_.gamma;
-  return lrs;
+  return last_epoch_ == 0 ? group_lrs() : scaled(group_lrs(), o_.gamma);
 }
 
 std::vector<double> ExponentialLR::closed_form_lr() {
-  std::vector<double> out;
-  for (double b : base_lrs_) out.push_back(b * std::pow(o_.gamma, double(last_epoch_)));
-  return out;
+  return scaled(base_lrs_, std::pow(o_.gamma, double(last_epoch_)));
 }
 
 void ExponentialLR::settings(SchedulerSettings& s) { s("gamma", o_.gamma); }
@@ -151,22 +123,17 @@ PolynomialLR::PolynomialLR(Optimizer& opt, PolynomialLROptions o) : SchedulerWit
 }
 
 std::vector<double> PolynomialLR::get_lr() {
-  std::vector<double> lrs = group_lrs();
-  if (last_epoch_ == 0 || last_epoch_ > o_.total_iters) return lrs;
+  if (last_epoch_ == 0 || last_epoch_ > o_.total_iters) return group_lrs();
   const double t = double(o_.total_iters);
-  const double f = std::pow((1.0 - double(last_epoch_) / t) / (1.0 - double(last_epoch_ - 1) / t),
-                            o_.power);
-  for (double& lr : lrs) lr *= f;
-  return lrs;
+  return scaled(group_lrs(), std::pow((1.0 - double(last_epoch_) / t) /
+                                          (1.0 - double(last_epoch_ - 1) / t),
+                                      o_.power));
 }
 
 std::vector<double> PolynomialLR::closed_form_lr() {
-  std::vector<double> out;
-  for (double b : base_lrs_)
-    out.push_back(b * std::pow(1.0 - double(std::min(o_.total_iters, last_epoch_)) /
-                                         double(o_.total_iters),
-                               o_.power));
-  return out;
+  return scaled(base_lrs_, std::pow(1.0 - double(std::min(o_.total_iters, last_epoch_)) /
+                                              double(o_.total_iters),
+                                    o_.power));
 }
 
 void PolynomialLR::settings(SchedulerSettings& s) {
