@@ -1,5 +1,6 @@
-// The LR schedules given as a function of the epoch (lr_scheduler_lambda.h): LambdaLR and
-// MultiplicativeLR as PyTorch 1.13's, and the warmup schedules built on LambdaLR.
+// The LR schedules given as a function of the epoch (lr_scheduler_lambda.h): LambdaScheduler's
+// two kinds, LambdaLR and MultiplicativeLR, as PyTorch 1.13's, and the warmup schedules built on
+// LambdaLR.
 #include "ember/optim/lr_scheduler_lambda.h"
 
 #include <algorithm>
@@ -12,10 +13,10 @@ namespace ember::optim {
 
 using namespace scheduler_detail;
 
+// ── LambdaLR / MultiplicativeLR ─────────────────────────────────────────
 namespace {
-std::vector<LambdaScheduler::Lambda> lambda_per_group(Optimizer& opt,
-                                                      std::vector<LambdaScheduler::Lambda> fns,
-                                                      const char* op) {
+std::vector<LambdaLR::Lambda> lambda_per_group(Optimizer& opt, std::vector<LambdaLR::Lambda> fns,
+                                               const char* op) {
   if (fns.size() == 1) fns.resize(opt.param_groups().size(), fns[0]);
   EMBER_CHECK(fns.size() == opt.param_groups().size(), op, "Expected ",
               opt.param_groups().size(), " lr_lambdas, but got ", fns.size());
@@ -24,39 +25,37 @@ std::vector<LambdaScheduler::Lambda> lambda_per_group(Optimizer& opt,
 }
 }  // namespace
 
-LambdaScheduler::LambdaScheduler(Optimizer& opt, std::vector<Lambda> fns, int64_t last_epoch,
-                                 const char* op)
-    : LRScheduler(opt, last_epoch), lambdas_(lambda_per_group(opt, std::move(fns), op)) {}
+template <LambdaOf kOf>
+LambdaScheduler<kOf>::LambdaScheduler(Optimizer& opt, Lambda f, int64_t last_epoch)
+    : LambdaScheduler(opt, std::vector<Lambda>{std::move(f)}, last_epoch) {}
 
-// ── LambdaLR / MultiplicativeLR ─────────────────────────────────────────
-LambdaLR::LambdaLR(Optimizer& opt, Lambda f, int64_t last_epoch)
-    : LambdaLR(opt, std::vector<Lambda>{std::move(f)}, last_epoch) {}
-
-LambdaLR::LambdaLR(Optimizer& opt, std::vector<Lambda> fns, int64_t last_epoch)
-    : LambdaScheduler(opt, std::move(fns), last_epoch, "optim.LambdaLR") {
+// get_lr is this class's own, so the initial step can be taken here, for both kinds.
+template <LambdaOf kOf>
+LambdaScheduler<kOf>::LambdaScheduler(Optimizer& opt, std::vector<Lambda> fns, int64_t last_epoch)
+    : LRScheduler(opt, last_epoch),
+      lambdas_(lambda_per_group(opt, std::move(fns), kOf == LambdaOf::kInitialLr
+                                                         ? "optim.LambdaLR"
+                                                         : "optim.MultiplicativeLR")) {
   initial_step();
 }
 
-std::vector<double> LambdaLR::get_lr() {
-  std::vector<double> out;
-  for (size_t i = 0; i < base_lrs_.size(); ++i) out.push_back(base_lrs_[i] * lambdas_[i](last_epoch_));
-  return out;
+template <LambdaOf kOf>
+std::vector<double> LambdaScheduler<kOf>::get_lr() {
+  if constexpr (kOf == LambdaOf::kInitialLr) {
+    std::vector<double> out;
+    for (size_t i = 0; i < base_lrs_.size(); ++i)
+      out.push_back(base_lrs_[i] * lambdas_[i](last_epoch_));
+    return out;
+  } else {
+    std::vector<double> lrs = group_lrs();
+    if (last_epoch_ > 0)
+      for (size_t i = 0; i < lrs.size(); ++i) lrs[i] *= lambdas_[i](last_epoch_);
+    return lrs;
+  }
 }
 
-MultiplicativeLR::MultiplicativeLR(Optimizer& opt, Lambda f, int64_t last_epoch)
-    : MultiplicativeLR(opt, std::vector<Lambda>{std::move(f)}, last_epoch) {}
-
-MultiplicativeLR::MultiplicativeLR(Optimizer& opt, std::vector<Lambda> fns, int64_t last_epoch)
-    : LambdaScheduler(opt, std::move(fns), last_epoch, "optim.MultiplicativeLR") {
-  initial_step();
-}
-
-std::vector<double> MultiplicativeLR::get_lr() {
-  std::vector<double> lrs = group_lrs();
-  if (last_epoch_ > 0)
-    for (size_t i = 0; i < lrs.size(); ++i) lrs[i] *= lambdas_[i](last_epoch_);
-  return lrs;
-}
+template class LambdaScheduler<LambdaOf::kInitialLr>;
+template class LambdaScheduler<LambdaOf::kCurrentLr>;
 
 // ── warmup schedules ─────────────────────────────────────────────────────
 namespace {

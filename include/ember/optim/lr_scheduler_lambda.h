@@ -11,36 +11,37 @@
 
 namespace ember::optim {
 
-/// The base of the schedules driven by one function of the epoch per group.
+/// What a lambda schedule's factor multiplies: each group's initial_lr (LambdaLR), or its
+/// current lr from the second step on (MultiplicativeLR).
+enum class LambdaOf { kInitialLr, kCurrentLr };
+
+/// The schedules driven by one function of the epoch per group (one lambda for all groups or
+/// one per group); LambdaLR and MultiplicativeLR are its two kinds.
+template <LambdaOf kOf>
 class LambdaScheduler : public LRScheduler {
  public:
   using Lambda = std::function<double(int64_t)>;
-
- protected:
-  /// One lambda for all groups or one per group; `op` names the scheduler in errors.
-  LambdaScheduler(Optimizer& optimizer, std::vector<Lambda> lr_lambdas, int64_t last_epoch,
-                  const char* op);
-  std::vector<Lambda> lambdas_;
-};
-
-/// lr = initial_lr * lambda(epoch), one lambda for all groups or one per group.
-class LambdaLR : public LambdaScheduler {
- public:
-  LambdaLR(Optimizer& optimizer, Lambda lr_lambda, int64_t last_epoch = -1);
-  LambdaLR(Optimizer& optimizer, std::vector<Lambda> lr_lambdas, int64_t last_epoch = -1);
+  LambdaScheduler(Optimizer& optimizer, Lambda lr_lambda, int64_t last_epoch = -1);
+  LambdaScheduler(Optimizer& optimizer, std::vector<Lambda> lr_lambdas, int64_t last_epoch = -1);
 
  protected:
   std::vector<double> get_lr() override;
+  std::vector<Lambda> lambdas_;
+};
+// Defined and instantiated for both kinds in lr_scheduler_lambda.cpp.
+extern template class LambdaScheduler<LambdaOf::kInitialLr>;
+extern template class LambdaScheduler<LambdaOf::kCurrentLr>;
+
+/// lr = initial_lr * lambda(epoch), one lambda for all groups or one per group.
+class LambdaLR : public LambdaScheduler<LambdaOf::kInitialLr> {
+ public:
+  using LambdaScheduler::LambdaScheduler;
 };
 
 /// lr *= lambda(epoch) each step after the first.
-class MultiplicativeLR : public LambdaScheduler {
+class MultiplicativeLR : public LambdaScheduler<LambdaOf::kCurrentLr> {
  public:
-  MultiplicativeLR(Optimizer& optimizer, Lambda lr_lambda, int64_t last_epoch = -1);
-  MultiplicativeLR(Optimizer& optimizer, std::vector<Lambda> lr_lambdas, int64_t last_epoch = -1);
-
- protected:
-  std::vector<double> get_lr() override;
+  using LambdaScheduler::LambdaScheduler;
 };
 
 // ── warmup schedules (built in, as Hugging Face's get_*_schedule_with_warmup) ──

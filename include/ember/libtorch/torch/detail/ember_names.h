@@ -446,6 +446,7 @@ using ember::optim::CyclicLROptions;
 using ember::optim::ExponentialLR;
 using ember::optim::ExponentialLROptions;
 using ember::optim::LambdaLR;
+using ember::optim::LambdaOf;
 using ember::optim::LambdaScheduler;
 using ember::optim::LinearLR;
 using ember::optim::LinearLROptions;
