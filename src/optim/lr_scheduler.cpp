@@ -1,11 +1,12 @@
 // The base of the LR schedulers of ember/optim/lr_scheduler.h: LRScheduler's epoch counting and
-// state_dict, and SchedulerSettings, the one list of entries that state_dict and
-// load_state_dict both walk. The families, each transcribing torch/optim/lr_scheduler.py (1.13)
-// formula by formula: lr_scheduler_lambda.cpp, lr_scheduler_factor.cpp, lr_scheduler_cosine.cpp,
-// lr_scheduler_cyclic.cpp, lr_scheduler_composite.cpp and reduce_lr_on_plateau.cpp.
+// state_dict (its entries and each scheduler's, through SchedulerSettings). The families, each
+// transcribing torch/optim/lr_scheduler.py (1.13) formula by formula: lr_scheduler_lambda.cpp,
+// lr_scheduler_factor.cpp, lr_scheduler_cosine.cpp, lr_scheduler_cyclic.cpp,
+// lr_scheduler_composite.cpp and reduce_lr_on_plateau.cpp.
 #include "ember/optim/lr_scheduler_base.h"
 
 #include "ember/error.h"
+#include "optim/scheduler_settings.h"
 #include "optim/scheduler_values.h"
 
 namespace ember::optim {
@@ -17,64 +18,6 @@ std::vector<double> PerGroup::expand(size_t n, const char* op, const char* what)
   EMBER_CHECK(values.size() == n, op, "expected ", n, " values for ", what, ", got ",
               values.size());
   return values;
-}
-
-// ── SchedulerSettings ────────────────────────────────────────────────────
-bool SchedulerSettings::has(const char* name) const {
-  return out_ != nullptr || in_->contains(Value(name));
-}
-
-const Value& SchedulerSettings::entry(const char* name) const { return key(*in_, name); }
-
-SchedulerSettings& SchedulerSettings::operator()(const char* name, int64_t& field) {
-  if (out_) out_->insert(Value(name), Value(field));
-  else field = entry(name).to_int();
-  return *this;
-}
-
-SchedulerSettings& SchedulerSettings::operator()(const char* name, double& field) {
-  if (out_) out_->insert(Value(name), Value(field));
-  else field = entry(name).to_double();
-  return *this;
-}
-
-SchedulerSettings& SchedulerSettings::operator()(const char* name, bool& field) {
-  if (out_) out_->insert(Value(name), Value(field));
-  else field = entry(name).to_bool();
-  return *this;
-}
-
-SchedulerSettings& SchedulerSettings::operator()(const char* name, std::string& field) {
-  if (out_) out_->insert(Value(name), Value(field));
-  else field = entry(name).to_string();
-  return *this;
-}
-
-SchedulerSettings& SchedulerSettings::operator()(const char* name, std::vector<double>& field) {
-  if (out_) out_->insert(Value(name), Value(to_list(field)));
-  else field = doubles(entry(name));
-  return *this;
-}
-
-SchedulerSettings& SchedulerSettings::counter(const char* name, std::vector<int64_t>& multiset) {
-  if (out_) {
-    Dict counts;  // PyTorch's Counter (value -> count): a dict of ints is its pickled shape
-    for (int64_t m : multiset) {
-      const Value k(m);
-      counts.insert(k, Value(counts.contains(k) ? counts.at(k).to_int() + 1 : int64_t(1)));
-    }
-    out_->insert(Value(name), Value(std::move(counts)));
-  } else {
-    multiset.clear();
-    for (const auto& [k, n] : entry(name).to_dict())
-      for (int64_t i = 0; i < n.to_int(); ++i) multiset.push_back(k.to_int());
-  }
-  return *this;
-}
-
-SchedulerSettings& SchedulerSettings::saved(const char* name, Value value) {
-  if (out_) out_->insert(Value(name), std::move(value));
-  return *this;
 }
 
 // ── LRScheduler ──────────────────────────────────────────────────────────

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "ember/error.h"
+#include "optim/scheduler_settings.h"
 #include "optim/scheduler_values.h"
 
 namespace ember::optim {

@@ -5,6 +5,7 @@
 
 #include "ember/error.h"
 #include "ember/optim/lr_scheduler_annealing.h"
+#include "optim/scheduler_settings.h"
 #include "optim/scheduler_values.h"
 
 namespace ember::optim {

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "ember/error.h"
+#include "optim/scheduler_settings.h"
 #include "optim/scheduler_values.h"
 
 namespace ember::optim {

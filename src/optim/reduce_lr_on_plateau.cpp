@@ -5,6 +5,7 @@
 
 #include "ember/error.h"
 #include "ember/optim/reduce_lr_on_plateau.h"
+#include "optim/scheduler_settings.h"
 #include "optim/scheduler_values.h"
 
 namespace ember::optim {

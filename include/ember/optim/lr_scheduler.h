@@ -8,13 +8,14 @@
 //   optim::SequentialLR s(opt, {.schedulers = {warm, cosine}, .milestones = {50}});
 //
 // By family, one header each (this one includes them all):
-//   lr_scheduler_base.h       LRScheduler, SchedulerWith<Options>, SchedulerSettings, PerGroup
-//   lr_scheduler_lambda.h     LambdaLR, MultiplicativeLR, WarmupCosineLR, WarmupLinearLR
+//   lr_scheduler_base.h       the bases LRScheduler and SchedulerWith<Options>; PerGroup
+//   lr_scheduler_lambda.h     LambdaLR, MultiplicativeLR (LambdaScheduler), WarmupCosineLR,
+//                             WarmupLinearLR
 //   lr_scheduler_factor.h     StepLR, MultiStepLR, ConstantLR, LinearLR, ExponentialLR,
 //                             PolynomialLR
 //   lr_scheduler_annealing.h  CosineAnnealingLR, CosineAnnealingWarmRestarts, CyclicLR,
 //                             OneCycleLR
-//   lr_scheduler_composite.h  SequentialLR, ChainedScheduler (SchedulerRef)
+//   lr_scheduler_composite.h  SequentialLR, ChainedScheduler (CompositeScheduler, SchedulerRef)
 //   reduce_lr_on_plateau.h    ReduceLROnPlateau
 #pragma once
 

@@ -1,12 +1,10 @@
 // The base of the LR schedulers (lr_scheduler.h has them all): LRScheduler, the epoch counter
-// and state_dict every scheduler shares; SchedulerSettings, the one list of a scheduler's own
-// state_dict entries that saving and loading both walk; SchedulerWith, the base of the schedulers
-// configured by an options struct.
+// and state_dict every scheduler shares, and SchedulerWith, the base of the schedulers configured
+// by an options struct.
 #pragma once
 
 #include <cstdint>
 #include <initializer_list>
-#include <string>
 #include <vector>
 
 #include "ember/optim/optimizer.h"
@@ -24,41 +22,9 @@ struct PerGroup {
   std::vector<double> expand(size_t n, const char* op, const char* what) const;
 };
 
-/// A scheduler's state_dict entries, listed once in PyTorch's order (its attributes' __dict__
-/// order) and walked in either direction: saving writes each field into a Dict under its
-/// PyTorch name, loading reads each back from one. A list is a chain of calls:
-///
-///   s("step_size", o_.step_size)("gamma", o_.gamma);
-///
-/// Saving only reads the fields it is given (state_dict() is const; the list takes references so
-/// that one list serves both directions).
-class SchedulerSettings {
- public:
-  /// Saving into `out`.
-  static SchedulerSettings into(Dict& out) { return SchedulerSettings(&out, nullptr); }
-  /// Loading from `in`; a missing entry is an ember::Error naming it.
-  static SchedulerSettings from(const Dict& in) { return SchedulerSettings(nullptr, &in); }
-  bool loading() const { return in_ != nullptr; }
-  /// Whether the entry takes part: always when saving, when `in` has it when loading (for an
-  /// entry that older state dicts lack).
-  bool has(const char* name) const;
-
-  SchedulerSettings& operator()(const char* name, int64_t& field);
-  SchedulerSettings& operator()(const char* name, double& field);
-  SchedulerSettings& operator()(const char* name, bool& field);
-  SchedulerSettings& operator()(const char* name, std::string& field);
-  SchedulerSettings& operator()(const char* name, std::vector<double>& field);  // a list
-  /// A multiset of ints saved as PyTorch's Counter (value -> count), as MultiStepLR's milestones.
-  SchedulerSettings& counter(const char* name, std::vector<int64_t>& multiset);
-  /// Written when saving, not read back: what PyTorch keeps and ember derives or fixes.
-  SchedulerSettings& saved(const char* name, Value value);
-
- private:
-  SchedulerSettings(Dict* out, const Dict* in) : out_(out), in_(in) {}
-  const Value& entry(const char* name) const;
-  Dict* out_;
-  const Dict* in_;
-};
+/// One list of a scheduler's own state_dict entries, walked both ways: state_dict writes them,
+/// load_state_dict reads them back (src/optim/scheduler_settings.h).
+class SchedulerSettings;
 
 class LRScheduler {
  public:
