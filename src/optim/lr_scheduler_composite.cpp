@@ -1,112 +1,95 @@
-// Schedules made of schedules (as PyTorch 1.13): the linear-warmup + cosine schedule, SequentialLR
-// (one after another at milestones) and ChainedScheduler (all at every step).
+// Schedules made of schedules (lr_scheduler_composite.h, as PyTorch 1.13): SequentialLR (one
+// after another at milestones) and ChainedScheduler (all at every step), over CompositeScheduler
+// (the children's state dicts, the refusal of step(epoch)).
+#include "ember/optim/lr_scheduler_composite.h"
+
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 #include "ember/error.h"
-#include "ember/optim/lr_scheduler.h"
+#include "optim/scheduler_settings.h"
 #include "optim/scheduler_values.h"
 
 namespace ember::optim {
 
 using namespace scheduler_detail;
 
-// ── warmup schedules ─────────────────────────────────────────────────────
-WarmupCosineLR::WarmupCosineLR(Optimizer& opt, WarmupCosineLROptions o)
-    : LambdaLR(opt,
-               [o](int64_t step) {
-                 if (step < o.warmup_steps)
-                   return double(step) / double(std::max<int64_t>(1, o.warmup_steps));
-                 const double progress = double(step - o.warmup_steps) /
-                                         double(std::max<int64_t>(1, o.total_steps - o.warmup_steps));
-                 return std::max(0.0, 0.5 * (1.0 + std::cos(kPi * o.num_cycles * 2.0 * progress)));
-               },
-               o.last_epoch) {}
+// ── CompositeScheduler ───────────────────────────────────────────────────
+CompositeScheduler::CompositeScheduler(Optimizer& opt, std::vector<SchedulerRef> schedulers,
+                                       const char* op, const char* name)
+    : LRScheduler(opt, -1), schedulers_(std::move(schedulers)), op_(op), name_(name) {}
 
-WarmupLinearLR::WarmupLinearLR(Optimizer& opt, WarmupLinearLROptions o)
-    : LambdaLR(opt,
-               [o](int64_t step) {
-                 if (step < o.warmup_steps)
-                   return double(step) / double(std::max<int64_t>(1, o.warmup_steps));
-                 return std::max(0.0, double(o.total_steps - step) /
-                                          double(std::max<int64_t>(1, o.total_steps - o.warmup_steps)));
-               },
-               o.last_epoch) {}
+void CompositeScheduler::step(double) { fail(op_, "step(epoch) is not supported; call step()"); }
 
-// ── SequentialLR / ChainedScheduler ─────────────────────────────────────
+Value CompositeScheduler::state_dict() const {
+  Dict d;
+  save_settings(d);
+  d.insert(Value("_last_lr"), Value(to_list(last_lr_)));
+  List children;
+  for (const LRScheduler& s : schedulers_) children.push_back(s.state_dict());
+  d.insert(Value("_schedulers"), Value(std::move(children)));
+  return Value(std::move(d));
+}
+
+void CompositeScheduler::load_state_dict(const Value& state) {
+  const Dict& d = as_dict(state, op_);
+  load_settings(d);
+  last_lr_ = doubles(key(d, "_last_lr"));
+  const List& children = key(d, "_schedulers").to_list();
+  EMBER_CHECK(children.size() == schedulers_.size(), op_, "state has ", children.size(),
+              " schedulers, this ", name_, " has ", schedulers_.size());
+  for (size_t i = 0; i < children.size(); ++i) schedulers_[i].get().load_state_dict(children[i]);
+}
+
+// ── SequentialLR ─────────────────────────────────────────────────────────
 SequentialLR::SequentialLR(Optimizer& opt, SequentialLROptions o)
-    : LRScheduler(opt, -1), o_(std::move(o)) {
-  const char* op = "optim.SequentialLR";
-  EMBER_CHECK(!o_.schedulers.empty(), op, "expects at least one scheduler");
-  for (size_t i = 0; i < o_.schedulers.size(); ++i)
-    EMBER_CHECK(&o_.schedulers[i].get().optimizer() == &opt, op,
+    : CompositeScheduler(opt, std::move(o.schedulers), "optim.SequentialLR", "SequentialLR"),
+      milestones_(std::move(o.milestones)) {
+  EMBER_CHECK(!schedulers_.empty(), op_, "expects at least one scheduler");
+  for (size_t i = 0; i < schedulers_.size(); ++i)
+    EMBER_CHECK(&schedulers_[i].get().optimizer() == &opt, op_,
                 "Sequential Schedulers expects all schedulers to belong to the same optimizer, "
                 "but got schedulers at index ", i, " to be different than the optimizer passed in.");
-  EMBER_CHECK(o_.milestones.size() + 1 == o_.schedulers.size(), op,
+  EMBER_CHECK(milestones_.size() + 1 == schedulers_.size(), op_,
               "Sequential Schedulers expects number of schedulers provided to be one more than "
               "the number of milestone points, but got number of schedulers ",
-              o_.schedulers.size(), " and the number of milestones to be equal to ",
-              o_.milestones.size());
-  last_epoch_ = o_.last_epoch + 1;
+              schedulers_.size(), " and the number of milestones to be equal to ",
+              milestones_.size());
+  last_epoch_ = o.last_epoch + 1;
   for (ParamGroup& g : opt.param_groups()) g.set_lr(g.get("initial_lr"));
-  for (LRScheduler& s : o_.schedulers) s.last_epoch_ -= 1;
-  o_.schedulers[0].get().initial_step();
-  last_lr_ = o_.schedulers[0].get().get_last_lr();
+  for (LRScheduler& s : schedulers_) s.last_epoch_ -= 1;
+  schedulers_[0].get().initial_step();
+  last_lr_ = schedulers_[0].get().get_last_lr();
 }
 
 void SequentialLR::step() {
   ++last_epoch_;
-  const size_t idx = std::upper_bound(o_.milestones.begin(), o_.milestones.end(), last_epoch_) -
-                     o_.milestones.begin();
-  LRScheduler& s = o_.schedulers[idx];
-  if (idx > 0 && o_.milestones[idx - 1] == last_epoch_)
+  const size_t idx = std::upper_bound(milestones_.begin(), milestones_.end(), last_epoch_) -
+                     milestones_.begin();
+  LRScheduler& s = schedulers_[idx];
+  if (idx > 0 && milestones_[idx - 1] == last_epoch_)
     s.step(0.0);  // a new phase restarts its scheduler from epoch 0 (closed form)
   else
     s.step();
   last_lr_ = s.get_last_lr();
 }
 
-void SequentialLR::step(double) {
-  fail("optim.SequentialLR", "step(epoch) is not supported; call step()");
+void SequentialLR::settings(SchedulerSettings& s) {
+  List milestones;  // saved as PyTorch keeps them; the milestones stay the constructor's
+  for (int64_t m : milestones_) milestones.emplace_back(m);
+  s.saved("_milestones", Value(std::move(milestones)))("last_epoch", last_epoch_);
 }
 
-std::vector<double> SequentialLR::get_lr() { return last_lr_; }
-
-Value SequentialLR::state_dict() const {
-  Dict d;
-  d.insert(Value("_milestones"), Value([&] {
-             List l;
-             for (int64_t m : o_.milestones) l.emplace_back(m);
-             return l;
-           }()));
-  d.insert(Value("last_epoch"), Value(last_epoch_));
-  d.insert(Value("_last_lr"), Value(to_list(last_lr_)));
-  List children;
-  for (const LRScheduler& s : o_.schedulers) children.push_back(s.state_dict());
-  d.insert(Value("_schedulers"), Value(std::move(children)));
-  return Value(std::move(d));
-}
-
-void SequentialLR::load_state_dict(const Value& state) {
-  const Dict& d = as_dict(state, "optim.SequentialLR");
-  last_epoch_ = key(d, "last_epoch").to_int();
-  last_lr_ = doubles(key(d, "_last_lr"));
-  const List& children = key(d, "_schedulers").to_list();
-  EMBER_CHECK(children.size() == o_.schedulers.size(), "optim.SequentialLR", "state has ",
-              children.size(), " schedulers, this SequentialLR has ", o_.schedulers.size());
-  for (size_t i = 0; i < children.size(); ++i) o_.schedulers[i].get().load_state_dict(children[i]);
-}
-
+// ── ChainedScheduler ─────────────────────────────────────────────────────
 ChainedScheduler::ChainedScheduler(std::vector<SchedulerRef> schedulers)
-    : LRScheduler([&]() -> Optimizer& {
-        EMBER_CHECK(!schedulers.empty(), "optim.ChainedScheduler",
-                    "expects at least one scheduler");
-        return schedulers[0].get().optimizer();
-      }(), -1),
-      schedulers_(std::move(schedulers)) {
+    : CompositeScheduler(
+          [&]() -> Optimizer& {
+            EMBER_CHECK(!schedulers.empty(), "optim.ChainedScheduler",
+                        "expects at least one scheduler");
+            return schedulers[0].get().optimizer();
+          }(),
+          schedulers, "optim.ChainedScheduler", "ChainedScheduler") {
   for (size_t i = 1; i < schedulers_.size(); ++i)
-    EMBER_CHECK(&schedulers_[i].get().optimizer() == optimizer_, "optim.ChainedScheduler",
+    EMBER_CHECK(&schedulers_[i].get().optimizer() == optimizer_, op_,
                 "ChainedScheduler expects all schedulers to belong to the same optimizer, but "
                 "got schedulers at index 0 and ", i, " to be different");
   last_lr_ = group_lrs();
@@ -115,30 +98,6 @@ ChainedScheduler::ChainedScheduler(std::vector<SchedulerRef> schedulers)
 void ChainedScheduler::step() {
   for (LRScheduler& s : schedulers_) s.step();
   last_lr_ = group_lrs();
-}
-
-void ChainedScheduler::step(double) {
-  fail("optim.ChainedScheduler", "step(epoch) is not supported; call step()");
-}
-
-std::vector<double> ChainedScheduler::get_lr() { return group_lrs(); }
-
-Value ChainedScheduler::state_dict() const {
-  Dict d;
-  d.insert(Value("_last_lr"), Value(to_list(last_lr_)));
-  List children;
-  for (const LRScheduler& s : schedulers_) children.push_back(s.state_dict());
-  d.insert(Value("_schedulers"), Value(std::move(children)));
-  return Value(std::move(d));
-}
-
-void ChainedScheduler::load_state_dict(const Value& state) {
-  const Dict& d = as_dict(state, "optim.ChainedScheduler");
-  last_lr_ = doubles(key(d, "_last_lr"));
-  const List& children = key(d, "_schedulers").to_list();
-  EMBER_CHECK(children.size() == schedulers_.size(), "optim.ChainedScheduler", "state has ",
-              children.size(), " schedulers, this ChainedScheduler has ", schedulers_.size());
-  for (size_t i = 0; i < children.size(); ++i) schedulers_[i].get().load_state_dict(children[i]);
 }
 
 }  // namespace ember::optim

@@ -1,11 +1,11 @@
-// The cyclic LR schedules (transcribing PyTorch 1.13's formulas, as lr_scheduler.cpp): CyclicLR
-// and OneCycleLR, which also cycle the groups' momentum or Adam's beta1.
-#include <algorithm>
+// The cyclic schedules of lr_scheduler_annealing.h (transcribing PyTorch 1.13's formulas, as
+// lr_scheduler_factor.cpp): CyclicLR and OneCycleLR, which also cycle the groups' momentum or
+// Adam's beta1.
 #include <cmath>
-#include <limits>
 
 #include "ember/error.h"
-#include "ember/optim/lr_scheduler.h"
+#include "ember/optim/lr_scheduler_annealing.h"
+#include "optim/scheduler_settings.h"
 #include "optim/scheduler_values.h"
 
 namespace ember::optim {
@@ -14,7 +14,7 @@ using namespace scheduler_detail;
 
 // ── CyclicLR ─────────────────────────────────────────────────────────────
 CyclicLR::CyclicLR(Optimizer& opt, CyclicLROptions o)
-    : LRScheduler((
+    : SchedulerWith((
           [&]() -> Optimizer& {
             // PyTorch sets the groups' lr to base_lr before recording initial_lr.
             const auto base = o.base_lr.expand(opt.param_groups().size(), "optim.CyclicLR",
@@ -23,8 +23,7 @@ CyclicLR::CyclicLR(Optimizer& opt, CyclicLROptions o)
               for (size_t i = 0; i < base.size(); ++i) opt.param_groups()[i].set_lr(base[i]);
             return opt;
           }()),
-          o.last_epoch),
-      o_(std::move(o)) {
+          o) {
   const char* op = "optim.CyclicLR";
   const size_t n = opt.param_groups().size();
   max_lrs_ = o_.max_lr.expand(n, op, "max_lr");
@@ -80,31 +79,12 @@ std::vector<double> CyclicLR::get_lr() {
   return out;
 }
 
-void CyclicLR::save_settings(Dict& d) const {
-  d.insert(Value("max_lrs"), Value(to_list(max_lrs_)));
-  d.insert(Value("total_size"), Value(total_size_));
-  d.insert(Value("step_ratio"), Value(step_ratio_));
-  d.insert(Value("mode"), Value(o_.mode));
-  d.insert(Value("gamma"), Value(o_.gamma));
-  d.insert(Value("scale_mode"), Value(scale_mode_));
-  d.insert(Value("cycle_momentum"), Value(o_.cycle_momentum));
-  if (o_.cycle_momentum) {
-    d.insert(Value("base_momentums"), Value(to_list(base_momentums_)));
-    d.insert(Value("max_momentums"), Value(to_list(max_momentums_)));
-  }
-}
-void CyclicLR::load_settings(const Dict& d) {
-  max_lrs_ = doubles(key(d, "max_lrs"));
-  total_size_ = key(d, "total_size").to_double();
-  step_ratio_ = key(d, "step_ratio").to_double();
-  o_.mode = key(d, "mode").to_string();
-  o_.gamma = key(d, "gamma").to_double();
-  scale_mode_ = key(d, "scale_mode").to_string();
-  o_.cycle_momentum = key(d, "cycle_momentum").to_bool();
-  if (o_.cycle_momentum) {
-    base_momentums_ = doubles(key(d, "base_momentums"));
-    max_momentums_ = doubles(key(d, "max_momentums"));
-  }
+void CyclicLR::settings(SchedulerSettings& s) {
+  s("max_lrs", max_lrs_)("total_size", total_size_)("step_ratio", step_ratio_);
+  s("mode", o_.mode)("gamma", o_.gamma)("scale_mode", scale_mode_);
+  s("cycle_momentum", o_.cycle_momentum);
+  // Loading reads cycle_momentum above first, so the momentums follow what the state says.
+  if (o_.cycle_momentum) s("base_momentums", base_momentums_)("max_momentums", max_momentums_);
 }
 
 // ── OneCycleLR ───────────────────────────────────────────────────────────
@@ -145,7 +125,7 @@ Optimizer& prepare_one_cycle(Optimizer& opt, const OneCycleLROptions& o) {
 }  // namespace
 
 OneCycleLR::OneCycleLR(Optimizer& opt, OneCycleLROptions o)
-    : LRScheduler(prepare_one_cycle(opt, o), o.last_epoch), o_(std::move(o)) {
+    : SchedulerWith(prepare_one_cycle(opt, o), o) {
   const char* op = "optim.OneCycleLR";
   if (o_.total_steps <= 0) {
     EMBER_CHECK(o_.epochs > 0 && o_.steps_per_epoch > 0, op,
@@ -203,17 +183,9 @@ std::vector<double> OneCycleLR::get_lr() {
   return lrs;
 }
 
-void OneCycleLR::save_settings(Dict& d) const {
-  d.insert(Value("total_steps"), Value(o_.total_steps));
-  d.insert(Value("anneal_strategy"), Value(o_.anneal_strategy));
-  d.insert(Value("cycle_momentum"), Value(o_.cycle_momentum));
-  d.insert(Value("use_beta1"), Value(use_beta1_));
-}
-void OneCycleLR::load_settings(const Dict& d) {
-  o_.total_steps = key(d, "total_steps").to_int();
-  o_.anneal_strategy = key(d, "anneal_strategy").to_string();
-  o_.cycle_momentum = key(d, "cycle_momentum").to_bool();
-  use_beta1_ = key(d, "use_beta1").to_bool();
+void OneCycleLR::settings(SchedulerSettings& s) {
+  s("total_steps", o_.total_steps)("anneal_strategy", o_.anneal_strategy);
+  s("cycle_momentum", o_.cycle_momentum)("use_beta1", use_beta1_);
 }
 
 }  // namespace ember::optim

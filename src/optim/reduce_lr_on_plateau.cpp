@@ -1,11 +1,11 @@
 // ReduceLROnPlateau (PyTorch 1.13's): lowers the groups' lr by a factor when a watched metric has
 // not improved for `patience` steps, after a cooldown, not below min_lr.
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 #include "ember/error.h"
-#include "ember/optim/lr_scheduler.h"
+#include "ember/optim/reduce_lr_on_plateau.h"
+#include "optim/scheduler_settings.h"
 #include "optim/scheduler_values.h"
 
 namespace ember::optim {
@@ -59,40 +59,27 @@ void ReduceLROnPlateau::step(double metric) {
   for (const ParamGroup& g : optimizer_->param_groups()) last_lr_.push_back(g.lr());
 }
 
+void ReduceLROnPlateau::settings(SchedulerSettings& s) {
+  const double inf = std::numeric_limits<double>::infinity();
+  s("factor", o_.factor)("min_lrs", min_lrs_)("patience", o_.patience).saved("verbose", Value(false));
+  s("cooldown", o_.cooldown)("cooldown_counter", cooldown_counter_)("mode", o_.mode);
+  s("threshold", o_.threshold)("threshold_mode", o_.threshold_mode)("best", best_);
+  s("num_bad_epochs", num_bad_epochs_).saved("mode_worse", Value(o_.mode == "min" ? inf : -inf));
+  s("eps", o_.eps)("last_epoch", last_epoch_);
+  if (s.has("_last_lr")) s("_last_lr", last_lr_);  // older state dicts lack it
+}
+
+// A saving walk only reads the fields (SchedulerSettings), so the cast leaves `this` unchanged.
 Value ReduceLROnPlateau::state_dict() const {
-  return Value(Dict{{"factor", o_.factor},
-                    {"min_lrs", Value(to_list(min_lrs_))},
-                    {"patience", o_.patience},
-                    {"verbose", false},
-                    {"cooldown", o_.cooldown},
-                    {"cooldown_counter", cooldown_counter_},
-                    {"mode", o_.mode},
-                    {"threshold", o_.threshold},
-                    {"threshold_mode", o_.threshold_mode},
-                    {"best", best_},
-                    {"num_bad_epochs", num_bad_epochs_},
-                    {"mode_worse", o_.mode == "min" ? std::numeric_limits<double>::infinity()
-                                                    : -std::numeric_limits<double>::infinity()},
-                    {"eps", o_.eps},
-                    {"last_epoch", last_epoch_},
-                    {"_last_lr", Value(to_list(last_lr_))}});
+  Dict d;
+  SchedulerSettings s = SchedulerSettings::into(d);
+  const_cast<ReduceLROnPlateau*>(this)->settings(s);
+  return Value(std::move(d));
 }
 
 void ReduceLROnPlateau::load_state_dict(const Value& state) {
-  const Dict& d = as_dict(state, "optim.ReduceLROnPlateau");
-  o_.factor = key(d, "factor").to_double();
-  min_lrs_ = doubles(key(d, "min_lrs"));
-  o_.patience = key(d, "patience").to_int();
-  o_.cooldown = key(d, "cooldown").to_int();
-  cooldown_counter_ = key(d, "cooldown_counter").to_int();
-  o_.mode = key(d, "mode").to_string();
-  o_.threshold = key(d, "threshold").to_double();
-  o_.threshold_mode = key(d, "threshold_mode").to_string();
-  best_ = key(d, "best").to_double();
-  num_bad_epochs_ = key(d, "num_bad_epochs").to_int();
-  o_.eps = key(d, "eps").to_double();
-  last_epoch_ = key(d, "last_epoch").to_int();
-  if (d.contains(Value("_last_lr"))) last_lr_ = doubles(key(d, "_last_lr"));
+  SchedulerSettings s = SchedulerSettings::from(as_dict(state, "optim.ReduceLROnPlateau"));
+  settings(s);
 }
 
 }  // namespace ember::optim

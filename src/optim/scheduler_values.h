@@ -18,6 +18,12 @@ inline int64_t py_mod(int64_t a, int64_t b) {  // Python's %: the sign of the di
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
+/// Each lr times `factor`: the factor schedules' step, and base_lrs times the closed form's factor.
+inline std::vector<double> scaled(std::vector<double> lrs, double factor) {
+  for (double& lr : lrs) lr *= factor;
+  return lrs;
+}
+
 inline List to_list(const std::vector<double>& v) {
   List out;
   for (double x : v) out.emplace_back(x);
