@@ -20,7 +20,9 @@ packages=(
   libgloo-dev              # distributed collectives (TCP transport)
   libdw-dev                # file:line in error stack traces (EMBER_SHOW_CPP_STACKTRACES=1)
   iproute2                 # ip netns: the two-host launcher test (tests/launcher/two_nodes.sh)
-  clang                    # its AST of ember's headers: the LibTorch layer's names (scripts/gen_libtorch_names.py)
+  clang                    # its AST of ember's headers: the LibTorch layer's names (scripts/gen_libtorch_names.py);
+                           # and the Clang build of the library that the fuzzers link (scripts/fuzz.sh)
+  libclang-rt-14-dev       # libFuzzer, ASan and UBSan for the fuzz targets (tests/fuzz)
   openmpi-bin              # mpirun starting ranks without ember's launcher (tests/launcher/slurm_mpi_env.sh)
   slurm-wlm                # a one-node Slurm cluster whose srun starts ranks (tests/launcher/srun.sh)
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -23,13 +23,20 @@ struct IdxType {
 
 std::optional<IdxType> idx_type(uint8_t code) {
   switch (code) {
-    case 0x08: return IdxType{kUInt8, 1};
-    case 0x09: return IdxType{kInt8, 1};
-    case 0x0B: return IdxType{kInt16, 2};
-    case 0x0C: return IdxType{kInt32, 4};
-    case 0x0D: return IdxType{kFloat32, 4};
-    case 0x0E: return IdxType{kFloat64, 8};
-    default: return std::nullopt;
+    case 0x08:
+      return IdxType{kUInt8, 1};
+    case 0x09:
+      return IdxType{kInt8, 1};
+    case 0x0B:
+      return IdxType{kInt16, 2};
+    case 0x0C:
+      return IdxType{kInt32, 4};
+    case 0x0D:
+      return IdxType{kFloat32, 4};
+    case 0x0E:
+      return IdxType{kFloat64, 8};
+    default:
+      return std::nullopt;
   }
 }
 
@@ -49,8 +56,7 @@ std::vector<uint8_t> read_all(const std::string& path) {
   // A cut gzip stream reads as Z_BUF_ERROR ("unexpected end of file"), a damaged one as
   // Z_DATA_ERROR (bad CRC or invalid codes).
   EMBER_CHECK(n == 0 && (errnum == Z_OK || errnum == Z_STREAM_END), "read_idx", path,
-              ": corrupt or truncated gzip data (zlib: ", zmsg, ") after ", data.size(),
-              " bytes");
+              ": corrupt or truncated gzip data (zlib: ", zmsg, ") after ", data.size(), " bytes");
   return data;
 }
 
@@ -76,23 +82,25 @@ Tensor read_idx(const std::string& path) {
               " bytes, expected ", header, " for ", ndim, " dims");
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < ndim; ++d) dims.push_back(big_endian32(&bytes[4 + 4 * size_t(d)]));
-  // The values the header claims, counted only as far as the file could hold them: a product of
-  // up to 255 dims of up to 2^32 each must not overflow on the way to the size check.
-  const uint64_t room = (bytes.size() - header) / uint64_t(type->bytes);
-  const bool empty_dim = std::find(dims.begin(), dims.end(), 0) != dims.end();
-  uint64_t count = empty_dim ? 0 : 1;
+  // The values the header claims: a product of up to 255 dims of up to 2^32 each may overflow
+  // 64 bits, which is a claim beyond any file rather than a number to compare.
+  uint64_t count = 1, expect = 0;
   bool beyond = false;
-  for (const int64_t dim : dims) {
-    if (empty_dim) break;
-    beyond = beyond || count > room / uint64_t(dim);
-    count = beyond ? room + 1 : count * uint64_t(dim);
+  for (const int64_t dim : dims)
+    beyond = beyond || __builtin_mul_overflow(count, uint64_t(dim), &count);
+  beyond = beyond || __builtin_mul_overflow(count, uint64_t(type->bytes), &expect) ||
+           __builtin_add_overflow(expect, uint64_t(header), &expect);
+  if (std::find(dims.begin(), dims.end(), 0) != dims.end()) {  // no values, whatever the rest
+    count = 0;
+    expect = header;
+    beyond = false;
   }
-  const uint64_t expect = header + count * uint64_t(type->bytes);
-  EMBER_CHECK(!beyond && bytes.size() == expect, op, path, ": ",
-              beyond || bytes.size() < expect ? "truncated" : "has trailing data",
-              ": the header says ", IntArrayRef(dims), " values of ", type->bytes, " byte(s) (",
-              beyond ? "more than the file holds" : std::to_string(expect) + " bytes with the header",
-              "), the file has ", bytes.size());
+  EMBER_CHECK(
+      !beyond && bytes.size() == expect, op, path, ": ",
+      beyond || bytes.size() < expect ? "truncated" : "has trailing data", ": the header says ",
+      IntArrayRef(dims), " values of ", type->bytes, " byte(s) (",
+      beyond ? "more than any file holds" : std::to_string(expect) + " bytes with the header",
+      "), the file has ", bytes.size());
   Tensor t = empty(dims, {.dtype = type->dtype});
   if (count == 0) return t;  // no storage to copy into (memcpy takes no null pointer)
   auto* out = static_cast<uint8_t*>(t.data_ptr());

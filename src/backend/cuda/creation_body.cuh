@@ -14,20 +14,6 @@
 
 namespace ember::cuda::kernels {
 
-/// x * y rounded once, never contracted with a following addition (the CPU kernel's
-/// std::fma(x, y, -0.0)).
-template <class C>
-EMBER_HOST_DEVICE C mul_rn(C x, C y) {
-#ifdef __CUDA_ARCH__
-  if constexpr (std::is_same_v<C, float>)
-    return __fmul_rn(x, y);
-  else
-    return __dmul_rn(x, y);
-#else
-  return math::fma(x, y, C(-0.0));
-#endif
-}
-
 template <class S>
 struct RangeBody {
   /// arange's accumulate type (backend::arange_acc_t): int64, float for the half types, else
@@ -73,7 +59,7 @@ struct RangeBody {
       return S(float(base) + half_times(l, k));
     } else {
       using C = std::conditional_t<std::is_integral_v<S>, double, S>;
-      return convert<S>(C(base) + mul_rn(C(k), C(l.step)));
+      return convert<S>(C(base) + math::mul_rn(C(k), C(l.step)));
     }
   }
 

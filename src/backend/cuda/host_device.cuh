@@ -61,6 +61,20 @@ EMBER_HOST_DEVICE C rsqrt(C x) {
   return C(1) / sqrt(x);
 #endif
 }
+/// x * y rounded once and never contracted into a following addition: nvcc fuses a * b + c into
+/// an fma (--fmad=true) where a CPU kernel rounds twice. On the host the same single rounding is
+/// fma(x, y, -0.0), whatever the compiler's contraction setting.
+template <class C>
+EMBER_HOST_DEVICE C mul_rn(C x, C y) {
+#ifdef __CUDA_ARCH__
+  if constexpr (std::is_same_v<C, double>)
+    return __dmul_rn(x, y);
+  else
+    return __fmul_rn(x, y);
+#else
+  return fma(x, y, C(-0.0));
+#endif
+}
 }  // namespace math
 
 template <class T>

@@ -36,6 +36,17 @@ kernels::OptimLaunch plan_common(const char* op, const Tensor& param, const Tens
   return l;
 }
 
+// The Adam family's shared part: the moments' buffers and decay rates, the L2 term and eps.
+void set_moments(kernels::OptimLaunch& l, const Tensor& exp_avg, const Tensor& second,
+                 double beta1, double beta2, double l2, double eps) {
+  l.exp_avg = data_or_null(exp_avg);
+  l.exp_avg_sq = data_or_null(second);
+  l.beta1 = beta1;
+  l.beta2 = beta2;
+  l.l2 = l2;
+  l.eps = eps;
+}
+
 }  // namespace
 
 kernels::OptimLaunch plan_sgd_launch(const Tensor& param, const Tensor& grad,
@@ -59,15 +70,10 @@ kernels::OptimLaunch plan_adam_launch(const Tensor& param, const Tensor& grad,
   kernels::OptimLaunch l = plan_common("optim.Adam", param, grad,
                                        {&param, &grad, &exp_avg, &exp_avg_sq, &max_exp_avg_sq});
   l.op = kernels::OptimOp::adam;
-  l.exp_avg = data_or_null(exp_avg);
-  l.exp_avg_sq = data_or_null(exp_avg_sq);
+  set_moments(l, exp_avg, exp_avg_sq, s.beta1, s.beta2, s.l2, s.eps);
   l.max_exp_avg_sq = data_or_null(max_exp_avg_sq);
-  l.beta1 = s.beta1;
-  l.beta2 = s.beta2;
-  l.l2 = s.l2;
   l.decay = s.decay;
   l.bc2_sqrt = s.bc2_sqrt;
-  l.eps = s.eps;
   l.neg_step_size = s.neg_step_size;
   l.decoupled = s.decoupled;
   l.maximize = s.maximize;
@@ -80,12 +86,7 @@ kernels::OptimLaunch plan_adamax_launch(const Tensor& param, const Tensor& grad,
   kernels::OptimLaunch l =
       plan_common("optim.Adamax", param, grad, {&param, &grad, &exp_avg, &exp_inf});
   l.op = kernels::OptimOp::adamax;
-  l.exp_avg = data_or_null(exp_avg);
-  l.exp_avg_sq = data_or_null(exp_inf);
-  l.beta1 = s.beta1;
-  l.beta2 = s.beta2;
-  l.l2 = s.l2;
-  l.eps = s.eps;
+  set_moments(l, exp_avg, exp_inf, s.beta1, s.beta2, s.l2, s.eps);
   l.neg_clr = s.neg_clr;
   l.maximize = s.maximize;
   return l;
@@ -97,12 +98,7 @@ kernels::OptimLaunch plan_nadam_launch(const Tensor& param, const Tensor& grad,
   kernels::OptimLaunch l =
       plan_common("optim.NAdam", param, grad, {&param, &grad, &exp_avg, &exp_avg_sq});
   l.op = kernels::OptimOp::nadam;
-  l.exp_avg = data_or_null(exp_avg);
-  l.exp_avg_sq = data_or_null(exp_avg_sq);
-  l.beta1 = s.beta1;
-  l.beta2 = s.beta2;
-  l.l2 = s.l2;
-  l.eps = s.eps;
+  set_moments(l, exp_avg, exp_avg_sq, s.beta1, s.beta2, s.l2, s.eps);
   l.bias_correction2 = s.bias_correction2;
   l.grad_coef = s.grad_coef;
   l.avg_coef = s.avg_coef;
@@ -115,12 +111,7 @@ kernels::OptimLaunch plan_radam_launch(const Tensor& param, const Tensor& grad,
   kernels::OptimLaunch l =
       plan_common("optim.RAdam", param, grad, {&param, &grad, &exp_avg, &exp_avg_sq});
   l.op = kernels::OptimOp::radam;
-  l.exp_avg = data_or_null(exp_avg);
-  l.exp_avg_sq = data_or_null(exp_avg_sq);
-  l.beta1 = s.beta1;
-  l.beta2 = s.beta2;
-  l.l2 = s.l2;
-  l.eps = s.eps;
+  set_moments(l, exp_avg, exp_avg_sq, s.beta1, s.beta2, s.l2, s.eps);
   l.bias_correction1 = s.bias_correction1;
   l.lr = s.lr;
   l.rectify = s.rectify;

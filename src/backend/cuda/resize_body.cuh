@@ -26,20 +26,6 @@
 
 namespace ember::cuda::kernels {
 
-/// a * b rounded, never fused with a following add: nvcc contracts a * b + c into an fma
-/// (--fmad=true) where the CPU kernel rounds twice; the intrinsic keeps the CPU's bits.
-template <class A>
-EMBER_HOST_DEVICE A mul_rn(A a, A b) {
-#ifdef __CUDA_ARCH__
-  if constexpr (std::is_same_v<A, double>)
-    return __dmul_rn(a, b);
-  else
-    return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-
 /// The source indices and weights of output o along one axis (A: the op's math type).
 template <class A>
 struct AxisPoint {
@@ -64,7 +50,7 @@ EMBER_HOST_DEVICE AxisPoint<A> axis_point(const ResizeLaunch& l, int k, int64_t 
     else if (out == 2 * in)
       i = o >> 1;
     else
-      i = int64_t(floorf(mul_rn(float(o), sc)));
+      i = int64_t(floorf(math::mul_rn(float(o), sc)));
     if (l.mode == ResizeLaunch::nearest_exact || (out != in && out != 2 * in))
       i = i < in - 1 ? i : in - 1;
     return {i, i, A(1), A(0)};
@@ -73,7 +59,8 @@ EMBER_HOST_DEVICE AxisPoint<A> axis_point(const ResizeLaunch& l, int k, int64_t 
   const A ratio = l.align_corners ? (out > 1 ? A(in - 1) / A(out - 1) : A(0))
                   : s > 0         ? A(1.0 / s)
                                   : A(in) / A(out);
-  A real = l.align_corners ? mul_rn(ratio, A(o)) : mul_rn(ratio, A(o) + A(0.5)) - A(0.5);
+  A real =
+      l.align_corners ? math::mul_rn(ratio, A(o)) : math::mul_rn(ratio, A(o) + A(0.5)) - A(0.5);
   if (!l.align_corners && real < A(0)) real = A(0);
   const int64_t i0 = int64_t(real);
   A l1 = real - A(i0);
@@ -108,14 +95,14 @@ struct ResizeBody {
           return;
         }
         // Width first, then height, as the CPU's (PyTorch's separable Interpolate<2>).
-        const A t0 = mul_rn(A(r0[w.i0]), w.w0) + mul_rn(A(r0[w.i1]), w.w1);
+        const A t0 = math::mul_rn(A(r0[w.i0]), w.w0) + math::mul_rn(A(r0[w.i1]), w.w1);
         if (l.dims == 1) {
           dst[e] = S(t0);
           return;
         }
         const S* r1 = src + (p * H + h.i1) * W;
-        const A t1 = mul_rn(A(r1[w.i0]), w.w0) + mul_rn(A(r1[w.i1]), w.w1);
-        dst[e] = S(mul_rn(t0, h.w0) + mul_rn(t1, h.w1));
+        const A t1 = math::mul_rn(A(r1[w.i0]), w.w0) + math::mul_rn(A(r1[w.i1]), w.w1);
+        dst[e] = S(math::mul_rn(t0, h.w0) + math::mul_rn(t1, h.w1));
       });
       return;
     }
@@ -142,7 +129,7 @@ struct ResizeBody {
           }
           // The CPU's terms in its order: row i0 (weight h0), then row i1 (h1, 2-D only), each
           // column i0 then i1; a term adds h * w * grad.
-          auto add = [&](A hw, A ww) { v = S(A(v) + mul_rn(mul_rn(hw, ww), gv)); };
+          auto add = [&](A hw, A ww) { v = S(A(v) + math::mul_rn(math::mul_rn(hw, ww), gv)); };
           if (h.i0 == ih) {
             if (w.i0 == iw) add(h0, w.w0);
             if (w.i1 == iw) add(h0, w.w1);
