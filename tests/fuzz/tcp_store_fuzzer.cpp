@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -37,8 +38,17 @@ int connect_loopback(uint16_t port) {
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-    harness_failure("tcp_store_fuzzer: connect");
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    // libFuzzer's timeout alarm can interrupt connect, which then completes on its own.
+    if (errno != EINTR) harness_failure("tcp_store_fuzzer: connect");
+    pollfd p{fd, POLLOUT, 0};
+    while (::poll(&p, 1, 10000) < 0 && errno == EINTR) {
+    }
+    int error = 0;
+    socklen_t len = sizeof error;
+    if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) != 0 || error != 0)
+      harness_failure("tcp_store_fuzzer: connect");
+  }
   return fd;
 }
 
@@ -58,6 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int fd = connect_loopback(server().port());
   for (size_t done = 0; done < size;) {
     const ssize_t n = ::send(fd, data + done, size - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // the server dropped the connection early: a valid answer
     done += size_t(n);
   }
@@ -68,11 +79,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (;;) {
     pollfd p{fd, POLLIN, 0};
     const int ready = ::poll(&p, 1, 10000);
+    if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) {
       std::fprintf(stderr, "tcp_store_fuzzer: the server neither answered nor closed in 10 s\n");
       std::abort();
     }
-    if (ready < 0 || ::recv(fd, reply, sizeof reply, 0) <= 0) break;
+    if (ready < 0) break;
+    const ssize_t n = ::recv(fd, reply, sizeof reply, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
   }
   ::close(fd);
   return 0;
