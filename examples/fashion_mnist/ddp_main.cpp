@@ -157,7 +157,9 @@ int train(const Config& c) {
     optimizer.zero_grad();
     double loss_sum = 0;
     int64_t step = 0;
-    for (auto& [x, y] : train_loader) {
+    for (auto& [images, labels] : train_loader) {
+      // Named tensors, not the bindings: Clang 14 lets no lambda capture a structured binding.
+      const Tensor &x = images, &y = labels;
       const bool boundary = (step + 1) % c.accumulation_steps == 0;
       auto forward_backward = [&] {
         Tensor loss = F::cross_entropy(ddp(x), y);

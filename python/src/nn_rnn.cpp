@@ -87,7 +87,10 @@ void bind_nn_rnn(py::module_& parent) {
   const std::pair<const char*, Cell> cells[] = {{"rnn_tanh_cell", &F::rnn_tanh_cell},
                                                 {"rnn_relu_cell", &F::rnn_relu_cell},
                                                 {"gru_cell", &F::gru_cell}};
-  for (auto [name, cell] : cells) {
+  for (const auto& entry : cells) {
+    // Not a structured binding: Clang 14 lets no lambda capture one.
+    const char* name = entry.first;
+    const Cell cell = entry.second;
     m.def(
         name,
         [name, cell, cell_weights](const Tensor& input, py::handle hx, const Tensor& w_ih,

@@ -545,13 +545,11 @@ TEST(CudaNonzeroPlan, MaskedSelectAndScatterMatchTheCpuBackend) {
   for (const Dtype dtype : {kBool, kFloat16, kFloat32, kFloat64}) {
     const Tensor masks[] = {pattern.narrow(0, 0, 1050).reshape({7, 150}) > 0,
                             pattern.narrow(0, 0, 1048649).reshape({-1, 7}) == 1,
-                            zeros({7, 150}, {.dtype = kBool}),
-                            ones({3, 5}, {.dtype = kBool})};
+                            zeros({7, 150}, {.dtype = kBool}), ones({3, 5}, {.dtype = kBool})};
     for (const Tensor& mask : masks) {
-      const Tensor self = (arange(mask.numel(), {.dtype = kFloat64}) * 0.37).sin()
-                              .reshape(mask.sizes()).to(dtype);
-      const std::string what = std::string(dtype_name(dtype)) + " " +
-                               std::to_string(mask.numel());
+      const Tensor self =
+          (arange(mask.numel(), {.dtype = kFloat64}) * 0.37).sin().reshape(mask.sizes()).to(dtype);
+      const std::string what = std::string(dtype_name(dtype)) + " " + std::to_string(mask.numel());
       auto [w, total] = counted(mask);
       Tensor got;
       const kernels::NonzeroLaunch select = plan_masked_select(w, self, total, got);
@@ -567,8 +565,8 @@ TEST(CudaNonzeroPlan, MaskedSelectAndScatterMatchTheCpuBackend) {
     }
   }
   const Tensor mask = ones({6}, {.dtype = kBool});
-  auto [w, total] = counted(mask);
-  EXPECT_ERROR(plan_masked_scatter(w, zeros({6}), zeros({4}), total),
+  const auto counts = counted(mask);  // not a structured binding: EXPECT_ERROR's lambda captures
+  EXPECT_ERROR(plan_masked_scatter(counts.first, zeros({6}), zeros({4}), counts.second),
                "[masked_scatter_] Number of elements of source (4) < number of ones in mask (6)");
 }
 

@@ -71,7 +71,8 @@ TEST(CudaPoolPlan, MaxPoolAndItsBackwardMatchTheCpu) {
 // Adaptive windows that do and do not divide the input, ties and a NaN: values and indices.
 TEST(CudaPoolPlan, AdaptiveMaxPoolMatchesTheCpu) {
   for (const Dtype dtype : {kFloat32, kFloat16})
-    for (const auto& [Ho, Wo] : {std::pair<int64_t, int64_t>{4, 3}, {11, 9}, {1, 1}, {5, 7}}) {
+    for (const auto& size : {std::pair<int64_t, int64_t>{4, 3}, {11, 9}, {1, 1}, {5, 7}}) {
+      const int64_t Ho = size.first, Wo = size.second;  // captured below: no structured binding
       const Tensor input =
           ((arange(3 * 11 * 9, {.dtype = kInt64}) * 7 % 5) - 2).to(dtype).reshape({3, 11, 9});
       input.select(0, 2).select(0, 5).select(0, 5).fill_(NAN);
