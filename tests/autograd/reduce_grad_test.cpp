@@ -30,7 +30,7 @@ const GradCase kCases[] = {
     {"sum_all", "SumBackward0", [] { return In{x({3, 4})}; },
      [](const In& t) { return t[0].sum(); }},
     {"sum_dims", "SumBackward1", [] { return In{xt({3, 4})}; },
-     [](const In& t) { return t[0].sum({0}, false); }},
+     [](const In& t) { return t[0].sum(0, false); }},
     {"mean_keepdim", "MeanBackward1", [] { return In{x({2, 3, 4})}; },
      [](const In& t) { return t[0].mean({0, 2}, true); }},
     // ── prod ──

@@ -89,7 +89,7 @@ struct Positions {
   Positions(const Case& c, const Operands& o) {
     const auto [N, C, S] = c.shape;
     const Tensor x = f64(o.x);
-    lse = c.logits ? x.logsumexp({1}, true) : zeros({N, 1, S}, {.dtype = kFloat64});
+    lse = c.logits ? x.logsumexp(1, true) : zeros({N, 1, S}, {.dtype = kFloat64});
     const Tensor t = o.target.reshape({N, 1, S});
     xt = x.gather(1, t);
     wt = o.weight.defined() ? f64(o.weight).index_select(0, o.target).reshape({N, 1, S})
@@ -119,7 +119,7 @@ TEST(CudaLossPlan, ForwardMatchesTheCpuForEveryOption) {
     const Tensor w = o.weight.defined() ? f64(o.weight).reshape({1, C, 1})
                                         : ones({1, C, 1}, {.dtype = kFloat64});
     // Each position's terms, their magnitude and error bound.
-    const Tensor smooth = (w * (f64(o.x).abs() + p.lse.abs())).sum({1}, true) * (c.ls / C);
+    const Tensor smooth = (w * (f64(o.x).abs() + p.lse.abs())).sum(1, true) * (c.ls / C);
     const Tensor mag = (p.wt * (p.xt.abs() + p.lse.abs()) + smooth * p.wt.ne(0)).flatten();
     const Tensor tol_r = (mag + p.wt.flatten() + c.ls) * ((kc + 4) * e);
     Tensor tol;

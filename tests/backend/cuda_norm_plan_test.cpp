@@ -65,7 +65,7 @@ void expect_forward(const std::array<Tensor, 3>& got, const std::array<Tensor, 3
   const auto& [y, mean, rstd] = want;
   const Dtype dtype = x.dtype();
   const double e = acc_eps(dtype), k = depth(x.size(1), threads);
-  const Tensor dmean = f64(x).abs().mean({1}, true) * (k * e);
+  const Tensor dmean = f64(x).abs().mean(1, true) * (k * e);
   if (mean.defined())
     expect_within(got[1], mean, dmean.squeeze(1) + f64(mean).abs() * e, what + " mean");
   expect_within(got[2], rstd, f64(rstd).abs() * ((k + 4) * e), what + " rstd");
@@ -92,8 +92,8 @@ void expect_backward(const std::array<Tensor, 3>& got, const std::array<Tensor, 
       f64(x) - (mean.defined() ? f64(mean).unsqueeze(1) : zeros({}, {.dtype = kFloat64}));
   const Tensor g = f64(dy) * w;
   // dx = (g - d k - Σg / N) rstd with k = Σ g d rstd² / N: the sums' bounds, carried.
-  const Tensor dsum_g = g.abs().mean({1}, true) * (k * e);
-  const Tensor dk = (g * d).abs().mean({1}, true) * (k * e) * r * r;
+  const Tensor dsum_g = g.abs().mean(1, true) * (k * e);
+  const Tensor dk = (g * d).abs().mean(1, true) * (k * e) * r * r;
   const Tensor gia = f64(gi).abs();
   expect_within(
       got[0], gi,
@@ -234,7 +234,7 @@ TEST(CudaNormPlan, FusedBackwardMatchesTheCpu) {
         expect_backward(
             {egi, egw, egb}, {gi, gw, gb}, x, dy,
             w.defined() ? f64(w) : ones({c.N}, {.dtype = kFloat64}), mean, rstd, passes[0].threads,
-            [](const Tensor& t) { return t.sum({0}); }, c.M, what);
+            [](const Tensor& t) { return t.sum(0); }, c.M, what);
       }
 }
 

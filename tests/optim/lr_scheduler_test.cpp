@@ -26,7 +26,6 @@ const json& golden() {
   return j;
 }
 
-constexpr int kSteps = 300;
 
 // SGD (momentum 0.9) or Adam over two groups with lr 0.1 and 0.05, as the generator builds.
 struct Rig {

@@ -158,8 +158,8 @@ const std::vector<Row>& rows() {
       {"reduce_sum_exact", 0,
        [] {
          Tensor a = input({513, 67}), b = input({5, 12345}), c = input({1000, 37});
-         std::vector<Tensor> out{sum(a, {1}), sum(a, {0}), sum(a), a.mean({1}), a.prod(1)};
-         for (const Tensor& t : {sum(b, {1}), sum(c, {1}), sum(c), b.to(kFloat64).sum({1})})
+         std::vector<Tensor> out{sum(a, 1), sum(a, 0), sum(a), a.mean(1), a.prod(1)};
+         for (const Tensor& t : {sum(b, 1), sum(c, 1), sum(c), b.to(kFloat64).sum(1)})
            out.push_back(t);
          return out;
        }},
