@@ -1,9 +1,11 @@
 // The host side of the CUDA random fills: the kCUDA backend's uniform, normal, bernoulli,
-// exponential and random entries. Each plans its launch (random_plan.cpp, tested in every build with the emulated
-// kernel) with the grid PyTorch picks on this device and the device's default Philox generator,
-// then queues random.cu's kernel on the current stream. random_target is what the fused dropout
+// exponential and random entries. Each plans its launch (random_plan.cpp, tested in every build
+// with the emulated kernel) with the grid PyTorch picks on this device and the device's default
+// Philox generator, then queues random.cu's kernel on the current stream. random_target is what the fused dropout
 // (dropout.cpp) draws with too.
 #include <cuda_runtime_api.h>
+
+#include <atomic>
 
 #include "backend/backend.h"
 #include "backend/cuda/random_plan.h"
@@ -42,12 +44,21 @@ RandomTarget random_target(const char* op, Device device, const Generator* gen) 
               "(an ember::Generator is a CPU generator; ", device,
               " draws from its device's default generator)");
   const int index = resolve_device(device, op);
-  int sms = 0, threads_per_sm = 0;
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, index), op,
-        " reading the SM count of cuda:", index);
-  check(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, index), op,
-        " reading the threads per SM of cuda:", index);
-  return {default_philox_generator(index, op), random_max_blocks(sms, threads_per_sm)};
+  // The grid cap is a property of the device: read from the driver once per device, not on every
+  // fill (two attribute queries each), as PyTorch caches the device's properties.
+  static std::atomic<uint32_t> caps[64];  // 0: not read yet
+  EMBER_CHECK(index < 64, op, "cuda:", index, " is beyond the 64 devices ember keeps caps for");
+  uint32_t cap = caps[index].load(std::memory_order_relaxed);
+  if (cap == 0) {
+    int sms = 0, threads_per_sm = 0;
+    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, index), op,
+          " reading the SM count of cuda:", index);
+    check(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, index),
+          op, " reading the threads per SM of cuda:", index);
+    cap = random_max_blocks(sms, threads_per_sm);
+    caps[index].store(cap, std::memory_order_relaxed);
+  }
+  return {default_philox_generator(index, op), cap};
 }
 
 void install_random_kernels(backend::Backend& b) {
