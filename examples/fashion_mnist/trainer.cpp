@@ -116,12 +116,12 @@ struct AmpRegion {
 };
 
 void check_identity(const Value& saved, const TrainConfig& c, const std::string& path) {
+  // What a checkpoint from before --amp (--device) existed trained with: float32, on the CPU.
+  const Dict older{{"amp", "none"}, {"device", "cpu"}};
   const Dict now = run_identity(c);
   for (const auto& [key, value] : now) {
-    // A checkpoint from before --amp (--device) existed trained in float32 (on the CPU).
-    const Value s = !saved.to_dict().contains(key) && key.to_string() == "amp"      ? Value("none")
-                    : !saved.to_dict().contains(key) && key.to_string() == "device" ? Value("cpu")
-                        : saved[key.to_string()];
+    const Value s = !saved.to_dict().contains(key) && older.contains(key) ? older.at(key)
+                                                                          : saved[key.to_string()];
     const bool same = value.is_string() ? s.is_string() && s.to_string() == value.to_string()
                                         : s.is_int() && s.to_int() == value.to_int();
     if (!same) {
