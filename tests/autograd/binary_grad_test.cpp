@@ -1,97 +1,16 @@
 // Gradients of the binary arithmetic ops (src/ops/binary.cpp), with broadcasting,
-// non-contiguous inputs, scalar operands and the in-place forms.
+// non-contiguous inputs, scalar operands and the in-place forms: the samples of the op table's
+// binary rows (ops/op_table.h).
 #include <cmath>
 
 #include "grad_table.h"
+#include "ops/op_table.h"
 
 namespace ember::gradtest {
 namespace {
 
-const GradCase kCases[] = {
-    {"add", "AddBackward0", [] { return In{x({3, 4}), x({3, 4})}; },
-     [](const In& t) { return t[0] + t[1]; }},
-    {"add_alpha_broadcast", "AddBackward0", [] { return In{x({3, 4}), x({4})}; },
-     [](const In& t) { return add(t[0], t[1], 2.5); }},
-    {"add_scalar", "AddBackward1", [] { return In{xt({3, 4})}; },
-     [](const In& t) { return t[0] + 3; }},
-    {"sub_broadcast_both", "SubBackward0", [] { return In{x({3, 1}), x({1, 4})}; },
-     [](const In& t) { return sub(t[0], t[1], 0.5); }},
-    {"rsub_scalar", "RsubBackward1", [] { return In{x({5})}; },
-     [](const In& t) { return 2 - t[0]; }},
-    {"mul", "MulBackward0", [] { return In{xt({3, 4}), x({3, 4})}; },
-     [](const In& t) { return t[0] * t[1]; }},
-    {"mul_constant", "MulBackward0", [] { return In{x({3, 4}), c({4})}; },
-     [](const In& t) { return t[0] * t[1]; }},
-    {"mul_scalar", "MulBackward1", [] { return In{x({2, 3})}; },
-     [](const In& t) { return t[0] * -1.5; }},
-    {"mul_0d", "MulBackward0", [] { return In{x({}), x({2, 3})}; },
-     [](const In& t) { return t[0] * t[1]; }},
-    {"div", "DivBackward0", [] { return In{x({3, 4}), pos({4})}; },
-     [](const In& t) { return t[0] / t[1]; }},
-    {"div_scalar", "DivBackward1", [] { return In{x({3})}; },
-     [](const In& t) { return t[0] / 4; }},
-    {"rdiv_scalar", "", [] { return In{pos({3})}; },
-     [](const In& t) { return 2 / t[0]; }},
-    {"pow_scalar", "PowBackward0", [] { return In{x({3, 4})}; },
-     [](const In& t) { return t[0].pow(3); }},
-    {"pow_fractional", "PowBackward0", [] { return In{pos({4})}; },
-     [](const In& t) { return t[0].pow(1.7); }},
-    {"pow_tensor", "PowBackward1", [] { return In{pos({3, 4}), x({4})}; },
-     [](const In& t) { return t[0].pow(t[1]); }},
-    {"pow_scalar_base", "PowBackward2", [] { return In{x({4})}; },
-     [](const In& t) { return pow(2.5, t[0]); }},
-    {"add_inplace", "AddBackward0", [] { return In{x({3, 4}), x({4})}; },
-     [](const In& t) { Tensor a = t[0] * 1; a.add_(t[1], 2); return a; }},
-    {"mul_inplace", "MulBackward0", [] { return In{x({3, 4}), x({3, 4})}; },
-     [](const In& t) { Tensor a = t[0] * 1; a.mul_(t[1]); return a; }},
-    {"div_inplace", "DivBackward0", [] { return In{x({3, 4}), pos({3, 4})}; },
-     [](const In& t) { Tensor a = t[0] + 0; a.div_(t[1]); return a; }},
-    {"pow_inplace", "PowBackward0", [] { return In{x({3})}; },
-     [](const In& t) { Tensor a = t[0] * 1; a.pow_(2); return a; }},
-    {"div_method", "DivBackward0", [] { return In{x({3, 4}), pos({4})}; },
-     [](const In& t) { return t[0].div(t[1]); }},
-    // remainder/fmod away from the jumps of floor/trunc(a / b)
-    {"remainder", "RemainderBackward1", [] { return In{x({3, 4}, 0.1, 0.9), x({4}, 1.2, 1.8)}; },
-     [](const In& t) { return (t[0] + 3) % t[1]; }},
-    {"remainder_scalar", "RemainderBackward0", [] { return In{xt({3, 4})}; },
-     [](const In& t) { return t[0].remainder(7.5); }},
-    {"fmod", "FmodBackward1", [] { return In{x({3, 4}, 3.1, 3.9), x({3, 1}, 1.2, 1.8)}; },
-     [](const In& t) { return fmod(t[0], t[1]); }},
-    {"fmod_scalar", "FmodBackward0", [] { return In{x({5})}; },
-     [](const In& t) { return fmod(t[0], 7.5); }},
-    {"atan2", "Atan2Backward0", [] { return In{x({3, 4}), xt({3, 4})}; },
-     [](const In& t) { return atan2(t[0], t[1]); }},
-    {"atan2_broadcast", "Atan2Backward0", [] { return In{x({3, 1}), pos({4})}; },
-     [](const In& t) { return atan2(t[0], t[1]); }},
-    {"maximum", "MaximumBackward0", [] { return In{x({3, 4}), xt({3, 4})}; },
-     [](const In& t) { return maximum(t[0], t[1]); }},
-    {"minimum_broadcast", "MinimumBackward0", [] { return In{x({3, 1}), x({4})}; },
-     [](const In& t) { return minimum(t[0], t[1]); }},
-    {"fmax", "FmaxBackward0", [] { return In{x({3, 4}), x({4})}; },
-     [](const In& t) { return fmax(t[0], t[1]); }},
-    {"fmin", "FminBackward0", [] { return In{xt({3, 4}), x({3, 4})}; },
-     [](const In& t) { return fmin(t[0], t[1]); }},
-    {"lerp_scalar", "LerpBackward0", [] { return In{x({3, 4}), x({4})}; },
-     [](const In& t) { return lerp(t[0], t[1], 0.3); }},
-    {"lerp_tensor", "LerpBackward1", [] { return In{x({3, 4}), xt({3, 4}), x({4}, 0, 1)}; },
-     [](const In& t) { return lerp(t[0], t[1], t[2]); }},
-    {"lerp_0d_weight", "LerpBackward1", [] { return In{x({3}), x({3}), x({})}; },
-     [](const In& t) { return lerp(t[0], t[1], t[2]); }},
-    {"addcmul", "AddcmulBackward0", [] { return In{x({4}), x({3, 4}), xt({3, 4})}; },
-     [](const In& t) { return addcmul(t[0], t[1], t[2], 0.5); }},
-    {"addcmul_constant", "AddcmulBackward0", [] { return In{x({3, 4}), c({3, 4}), x({4})}; },
-     [](const In& t) { return addcmul(t[0], t[1], t[2]); }},
-    {"addcdiv", "AddcdivBackward0", [] { return In{x({3, 4}), x({3, 4}), pos({4})}; },
-     [](const In& t) { return addcdiv(t[0], t[1], t[2], -2); }},
-    {"hypot", "HypotBackward0", [] { return In{pos({3, 4}), x({4})}; },
-     [](const In& t) { return hypot(t[0], t[1]); }},
-    {"xlogy", "XlogyBackward0", [] { return In{x({3, 4}), pos({4})}; },
-     [](const In& t) { return xlogy(t[0], t[1]); }},
-    {"addcmul_inplace", "AddcmulBackward0", [] { return In{x({3, 4}), x({3, 4}), x({4})}; },
-     [](const In& t) { Tensor a = t[0] * 1; return a.addcmul_(t[1], t[2], 2); }},
-    {"addcdiv_inplace", "AddcdivBackward0", [] { return In{x({3, 4}), x({4}), pos({3, 4})}; },
-     [](const In& t) { Tensor a = t[0] * 1; return a.addcdiv_(t[1], t[2], 2); }},
-};
+// The rows: every binary row of the op table (ops/op_table.h).
+const std::vector<GradCase> kCases = test::grad_cases({test::Family::binary});
 
 EMBER_GRAD_TABLE(Binary, kCases);
 

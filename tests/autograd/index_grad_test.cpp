@@ -2,6 +2,7 @@
 // gather/scatter, index_* ops, take, masks, Python-style index/index_put_, flip/roll/tril/triu,
 // diag/diag_embed/trace; node names as PyTorch 1.13.
 #include "grad_table.h"
+#include "ops/op_table.h"
 
 namespace ember::gradtest {
 namespace {
@@ -11,12 +12,9 @@ using indexing::Slice;
 Tensor idx(const NestedList& v) { return tensor(v, kInt64); }
 
 // clang-format off
-const GradCase kCases[] = {
+const GradCase kOwnCases[] = {
     // ── gather / scatter ─────────────────────────────────────────────────
-    {"gather", "GatherBackward0", [] { return In{x({3, 4})}; },
-     [](const In& t) { return t[0].gather(1, idx({{0, 0}, {3, 1}, {2, 2}})); }},
-    {"gather_nc", "GatherBackward0", [] { return In{xt({3, 4})}; },
-     [](const In& t) { return gather(t[0], 0, idx({{2, 0, 1, 1}})); }},
+    // (gather: its op table row, ops/op_table.h)
     {"scatter", "ScatterBackward0", [] { return In{x({3, 4}), x({2, 3})}; },
      [](const In& t) { return t[0].scatter(1, idx({{0, 2, 3}, {1, 0, 2}}), t[1]); }},
     {"scatter_value", "ScatterBackward1", [] { return In{x({3, 4})}; },
@@ -176,7 +174,14 @@ const GradCase kCases[] = {
 };
 // clang-format on
 
-EMBER_GRAD_TABLE(Index, kCases);
+// These rows and the index rows of the op table (ops/op_table.h).
+std::vector<GradCase> all_cases() {
+  std::vector<GradCase> cases = test::grad_cases({test::Family::index});
+  cases.insert(cases.end(), std::begin(kOwnCases), std::end(kOwnCases));
+  return cases;
+}
+
+EMBER_GRAD_TABLE(Index, all_cases());
 
 TEST(IndexGrad, RepeatedIndicesAccumulate) {
   Tensor a = x({3});

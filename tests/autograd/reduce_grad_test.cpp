@@ -4,6 +4,7 @@
 // returned, the 2-norm of zero has gradient 0, std of a constant has gradient 0, prod handles
 // zeros.
 #include "grad_table.h"
+#include "ops/op_table.h"
 
 #include <limits>
 
@@ -25,7 +26,7 @@ Tensor t_of(std::vector<double> v, std::optional<std::vector<int64_t>> sizes = {
   return from_vector(v, sizes, {.dtype = kFloat64}).requires_grad_();
 }
 
-const GradCase kCases[] = {
+const GradCase kOwnCases[] = {
     // ── sum / mean (already wired) ──
     {"sum_all", "SumBackward0", [] { return In{x({3, 4})}; },
      [](const In& t) { return t[0].sum(); }},
@@ -104,10 +105,7 @@ const GradCase kCases[] = {
     {"log_softmax_0d", "LogSoftmaxBackward0", [] { return In{x({})}; },
      [](const In& t) { return log_softmax(t[0], 0); }},
     // ── scans ──
-    {"cumsum", "CumsumBackward0", [] { return In{x({3, 4})}; },
-     [](const In& t) { return t[0].cumsum(1); }},
-    {"cumsum_dim0", "CumsumBackward0", [] { return In{xt({3, 4})}; },
-     [](const In& t) { return t[0].cumsum(0); }},
+    // (cumsum: its op table row, ops/op_table.h)
     {"cumprod", "CumprodBackward0", [] { return In{x({3, 4})}; },
      [](const In& t) { return t[0].cumprod(1); }},
     {"cumprod_with_zeros", "CumprodBackward0",
@@ -142,7 +140,14 @@ const GradCase kCases[] = {
      [](const In& t) { return std::get<0>(nanmedian(t[0], 0)); }},
 };
 
-EMBER_GRAD_TABLE(Reduce, kCases);
+// These rows and the scan rows of the op table (ops/op_table.h).
+std::vector<GradCase> all_cases() {
+  std::vector<GradCase> cases = test::grad_cases({test::Family::scan});
+  cases.insert(cases.end(), std::begin(kOwnCases), std::end(kOwnCases));
+  return cases;
+}
+
+EMBER_GRAD_TABLE(Reduce, all_cases());
 
 double at(const Tensor& t, int64_t i) { return t.reshape({-1}).select(0, i).item<double>(); }
 

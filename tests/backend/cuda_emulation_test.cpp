@@ -34,6 +34,7 @@
 #include "backend/cuda/softmax_plan.h"
 #include "backend/fake_device.h"
 #include "cuda/elementwise_cases.h"
+#include "ops/op_table.h"
 #include "test_support.h"
 
 namespace ember::cuda {
@@ -72,79 +73,27 @@ using K = backend::ElementwiseKernel;
 // The dtypes the cuda kernels store, in kernels::Type's order.
 constexpr Dtype kCudaDtypes[] = {kFloat32, kFloat64, kFloat16, kBFloat16, kInt32, kInt64, kBool};
 
-/// One comparison of a kernel of the cuda table with the CPU backend's entry. `inputs` has a
-/// letter per operand for its values (elementwise_input); `ulps` is the tolerance in units of
-/// the output dtype's epsilon (relative, and absolute near 0). 0, bit for bit (NaN where the CPU
-/// has NaN), wherever the CPU kernel does the same correctly rounded operations or calls the
-/// same libm function (sinh, cosh, hypot, logit, xlogy); else the two math libraries differ in
-/// float32 and float64: the CPU's SLEEF vectors and its fast float exp/erf/gelu (exp_float.h,
-/// erf_float.h, gelu_float.h) against the host's libm in the emulation (CUDA's on the device):
-/// exp, exp2, expm1, the logs, the trigonometric functions, tanh, erf, erfc, pow, atan2, sigmoid,
-/// elu, gelu, silu, mish, softplus and the binary cross entropies.
-struct ElementwiseCase {
-  K kernel;
-  const char* inputs;
-  double ulps;
-  ElementwiseArgs args = {};
-};
+/// One comparison of a kernel of the cuda table with the CPU backend's entry (the tolerances:
+/// test::KernelCase in ops/op_table.h).
+using ElementwiseCase = test::KernelCase;
+using test::reals;
 
-const ElementwiseArgs kAlpha2{.scalar = {Scalar(2)}};  // a power of two: exact, fma or not
-const ElementwiseArgs kMinus2{.scalar = {Scalar(-2)}};
-const ElementwiseArgs kValue{.scalar = {Scalar(-2.5)}};
-ElementwiseArgs reals(double r0, double r1 = 0, double r2 = 0, bool flag = false) {
-  return {.real = {r0, r1, r2}, .flag = flag};
-}
-ElementwiseArgs pow_exponent(double v) { return {.real = {v, 0, 0}}; }
-
+/// Every op table row's kernel samples (ops/op_table.h), and the kernels without a row of the
+/// elementwise table: threshold_backward (relu's backward) and the pointwise losses.
 const std::vector<ElementwiseCase>& elementwise_cases() {
-  static const std::vector<ElementwiseCase> cases = {
-      // unary.cpp
-      {K::neg, "s", 0}, {K::abs, "s", 0}, {K::sign, "s", 0}, {K::sqrt, "p", 0},
-      {K::rsqrt, "p", 0}, {K::square, "s", 0}, {K::exp, "a", 4}, {K::exp2, "a", 2},
-      {K::expm1, "a", 2}, {K::log, "p", 2}, {K::log2, "p", 2}, {K::log10, "p", 2},
-      {K::log1p, "p", 2}, {K::sin, "a", 2}, {K::cos, "a", 2}, {K::tan, "u", 2}, {K::asin, "u", 2},
-      {K::acos, "u", 2}, {K::atan, "a", 2}, {K::sinh, "a", 0}, {K::cosh, "a", 0},
-      {K::tanh, "a", 2}, {K::erf, "a", 4}, {K::erfc, "a", 2}, {K::reciprocal, "s", 0},
-      {K::floor, "s", 0}, {K::ceil, "s", 0}, {K::trunc, "s", 0}, {K::round, "h", 0},
-      {K::frac, "a", 0}, {K::round_decimals, "a", 0, {.integer = 2}},
-      {K::round_decimals, "a", 0, {.integer = -1}},
-      {K::clamp, "s", 0, {.scalar = {Scalar(-1.5), Scalar(2)}}},
-      {K::clamp, "s", 0, {.scalar = {std::nullopt, Scalar(1)}}},
-      {K::clamp_tensor, "saa", 0}, {K::nan_to_num, "s", 0, reals(0.5, 100, -100)},
-      // binary.cpp
-      {K::add, "ss", 0, kAlpha2}, {K::sub, "ss", 0, kMinus2}, {K::mul, "ss", 0},
-      {K::true_div, "sn", 0}, {K::floor_div, "sn", 0}, {K::trunc_div, "sn", 0},
-      {K::remainder, "sn", 0}, {K::fmod, "sn", 0}, {K::pow, "pu", 2}, {K::pow, "pe", 2}, {K::pow, "ae", 2},
-      {K::pow_scalar, "px", 0, pow_exponent(1)}, {K::pow_scalar, "ax", 0, pow_exponent(2)},
-      {K::pow_scalar, "ax", 0, pow_exponent(3)}, {K::pow_scalar, "px", 0, pow_exponent(0.5)},
-      {K::pow_scalar, "px", 0, pow_exponent(-0.5)}, {K::pow_scalar, "ax", 0, pow_exponent(-1)},
-      {K::pow_scalar, "ax", 0, pow_exponent(-2)}, {K::pow_scalar, "px", 2, pow_exponent(1.7)},
-      {K::atan2, "aa", 2}, {K::maximum, "ss", 0}, {K::minimum, "ss", 0}, {K::fmax, "ss", 0},
-      {K::fmin, "ss", 0}, {K::lerp, "aaa", 0}, {K::lerp_scalar, "aa", 0, {.scalar = {0.25}}},
-      {K::lerp_scalar, "aa", 0, {.scalar = {0.75}}}, {K::addcmul, "ahh", 0, kAlpha2},
-      {K::addcdiv, "aan", 0, kAlpha2}, {K::hypot, "aa", 0}, {K::xlogy, "sp", 0},
-      // compare.cpp
-      {K::eq, "hh", 0}, {K::ne, "hh", 0}, {K::lt, "sa", 0}, {K::le, "hh", 0}, {K::gt, "sa", 0},
-      {K::ge, "hh", 0}, {K::eq, "ss", 0}, {K::logical_and, "bb", 0}, {K::logical_or, "bb", 0},
-      {K::logical_xor, "bb", 0}, {K::logical_not, "b", 0}, {K::isnan, "s", 0},
-      {K::isinf, "s", 0}, {K::isfinite, "s", 0},
-      {K::isclose, "sc", 0, reals(1e-2, 1e-3, 0, true)}, {K::isclose, "sc", 0, reals(0, 0)},
-      {K::bitwise_and, "aa", 0}, {K::bitwise_or, "aa", 0}, {K::bitwise_xor, "aa", 0},
-      {K::bitwise_not, "a", 0}, {K::where, "bss", 0}, {K::masked_fill, "sb", 0, kValue},
-      // activation.cpp
-      {K::sigmoid, "a", 4}, {K::relu, "s", 0}, {K::logit, "u", 0, reals(0.2, 0.8, 0, true)},
-      {K::logit, "u", 0}, {K::leaky_relu, "s", 0, reals(0.01)},
-      {K::elu, "a", 4, reals(1.0507 * 1.6733, 1.0507, 1)}, {K::gelu, "a", 4},
-      {K::gelu_tanh, "a", 4}, {K::silu, "a", 4}, {K::mish, "a", 4},
-      {K::softplus, "a", 2, reals(1, 20)}, {K::softplus, "a", 2, reals(2, 1)},
-      {K::hardtanh, "s", 0, reals(-1, 2)}, {K::hardsigmoid, "s", 0}, {K::hardswish, "a", 0},
-      {K::threshold_backward, "aa", 0, reals(0.5)},
-      // loss.cpp
-      {K::mse_loss, "aa", 0}, {K::smooth_l1_loss, "aa", 0, reals(1)},
-      {K::huber_loss, "aa", 0, reals(1)}, {K::binary_cross_entropy, "uu", 2},
-      {K::binary_cross_entropy_with_logits, "au", 4},
-      {K::binary_cross_entropy_with_logits_weighted, "aup", 4},
-  };
+  static const std::vector<ElementwiseCase> cases = [] {
+    std::vector<ElementwiseCase> all = test::kernel_cases();
+    all.insert(all.end(), {
+        {K::threshold_backward, "aa", 0, reals(0.5)},
+        {K::mse_loss, "aa", 0},
+        {K::smooth_l1_loss, "aa", 0, reals(1)},
+        {K::huber_loss, "aa", 0, reals(1)},
+        {K::binary_cross_entropy, "uu", 2},
+        {K::binary_cross_entropy_with_logits, "au", 4},
+        {K::binary_cross_entropy_with_logits_weighted, "aup", 4},
+    });
+    return all;
+  }();
   return cases;
 }
 

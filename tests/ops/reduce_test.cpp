@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/op_table.h"
 #include "test_support.h"
 
 using namespace ember;
@@ -33,40 +34,9 @@ using json = nlohmann::json;
 namespace {
 
 using test::dtype_named;
-using test::golden_number;
 
-// One golden case as the table's lambdas see it: the input and the options by name.
-class Case {
- public:
-  explicit Case(const json& j) : j_(j), x_(test::golden_tensor(j["inputs"][0])) {}
-  const Tensor& x() const { return x_; }
-  bool has(const char* key) const { return args().contains(key) && !args()[key].is_null(); }
-  bool keepdim() const { return has("keepdim") && args()["keepdim"].get<bool>(); }
-  /// "dims" as a list: null -> {} (every dim), an int -> {d}.
-  DimVector dims() const {
-    if (!has("dims")) return {};
-    const json& d = args()["dims"];
-    if (d.is_number()) return {d.get<int64_t>()};
-    return DimVector(d.get<std::vector<int64_t>>());
-  }
-  std::optional<DimVector> odims() const {
-    return has("dims") ? std::optional(dims()) : std::nullopt;
-  }
-  bool dims_is_int() const { return has("dims") && args()["dims"].is_number(); }
-  std::optional<int64_t> dim() const {
-    return has("dim") ? std::optional(args()["dim"].get<int64_t>()) : std::nullopt;
-  }
-  std::optional<Dtype> dtype() const {
-    return has("dtype") ? std::optional(dtype_named(args()["dtype"])) : std::nullopt;
-  }
-  int64_t correction() const { return has("correction") ? args()["correction"].get<int64_t>() : 1; }
-  double p() const { return golden_number(args()["p"]); }
-
- private:
-  const json& args() const { return j_["args"]; }
-  const json& j_;
-  Tensor x_;
-};
+// One golden case as the table's lambdas see it (the op table's, ops/op_table.h).
+using Case = test::ReduceCase;
 
 // Allowed difference for a floating result e: ulps * ulp(e) + rtol * |e| + abs_ulps * ulp(1) +
 // the case's atol.
@@ -87,7 +57,7 @@ constexpr Tol kSoftmax{4, 1e-6};  // exp of shifted values, sum, scale
 // (seen at the baseline level, whose vector exp rounds differently from PyTorch's AVX2 one).
 constexpr Tol kLogSoftmax{4, 1e-6, 2};
 
-using Results = std::vector<Tensor>;
+using test::Results;
 using OpFn = std::function<Results(const Case&)>;
 struct Row {
   Tol tol;
@@ -160,7 +130,6 @@ const std::map<std::string, Row>& table() {
     }}},
     {"softmax", {kSoftmax, [](const Case& c) { return one(softmax(c.x(), *c.dim(), c.dtype())); }}},
     {"log_softmax", {kLogSoftmax, [](const Case& c) { return one(c.x().log_softmax(*c.dim(), c.dtype())); }}},
-    {"cumsum", {kExact, [](const Case& c) { return one(c.x().cumsum(*c.dim(), c.dtype())); }}},
     {"cumprod", {kExact, [](const Case& c) { return one(c.x().cumprod(*c.dim(), c.dtype())); }}},
     {"all", {kExact, [](const Case& c) { return one(c.dim() ? c.x().all(*c.dim(), c.keepdim()) : c.x().all()); }}},
     {"any", {kExact, [](const Case& c) { return one(c.dim() ? c.x().any(*c.dim(), c.keepdim()) : c.x().any()); }}},
@@ -224,8 +193,15 @@ class Golden : public testing::TestWithParam<std::string> {};
 
 TEST_P(Golden, MatchesPyTorch) {
   const std::string& op = GetParam();
-  const auto row = table().find(op);
-  ASSERT_NE(row, table().end()) << "no table row for golden op " << op;
+  // This file's rows, or the op table's (ops/op_table.h: golden_reduce, its tol's ulps and abs_ulps).
+  Row row;
+  if (const auto own = table().find(op); own != table().end()) {
+    row = own->second;
+  } else if (const test::OpInfo* info = test::find_op(op); info && info->golden_reduce) {
+    row = {Tol{info->tol.ulps, 0, info->tol.abs_ulps}, info->golden_reduce};
+  } else {
+    FAIL() << "no table row for golden op " << op;
+  }
   int n = 0;
   for (const json& c : golden()["cases"]) {
     if (c["op"] != op) continue;
@@ -233,7 +209,7 @@ TEST_P(Golden, MatchesPyTorch) {
     const Case input(c);
     if (c.contains("error")) {  // PyTorch rejects it: the same error, as an ember::Error
       const std::string want = c["error"];
-      const std::string got = test::message_of([&] { row->second.fn(input); });
+      const std::string got = test::message_of([&] { row.fn(input); });
       EXPECT_NE(got.find(want), std::string::npos) << describe(c) << ": message \"" << got
                                                     << "\" lacks \"" << want
                                                     << "\"; PyTorch raises: " << c["torch_error"];
@@ -241,7 +217,7 @@ TEST_P(Golden, MatchesPyTorch) {
     }
     Results got;
     try {
-      got = row->second.fn(input);
+      got = row.fn(input);
     } catch (const std::exception& e) {
       ADD_FAILURE() << describe(c) << ": threw " << e.what();
       continue;
@@ -250,7 +226,7 @@ TEST_P(Golden, MatchesPyTorch) {
     ASSERT_EQ(got.size(), outs.size()) << describe(c);
     for (size_t k = 0; k < outs.size(); ++k) {
       const double atol = c.contains("atol") ? c["atol"][k].get<double>() : 0.0;
-      const std::string diff = compare(got[k], outs[k], row->second.tol, atol);
+      const std::string diff = compare(got[k], outs[k], row.tol, atol);
       EXPECT_TRUE(diff.empty()) << describe(c) << (outs.size() > 1 ? " output " + std::to_string(k) : "")
                                 << ": " << diff;
     }
@@ -268,6 +244,11 @@ TEST(GoldenFile, LoadedAndEveryRowHasCases) {
   const std::vector<std::string> ops = golden_ops();
   const std::set<std::string> named(ops.begin(), ops.end());
   for (const auto& [op, row] : table()) EXPECT_TRUE(named.count(op)) << "table row " << op << " has no golden cases";
+  for (const test::OpInfo& row : test::op_table()) {
+    if (row.golden_reduce) {
+      EXPECT_TRUE(named.count(row.name)) << "op table row " << row.name << " has no golden cases";
+    }
+  }
 }
 
 // ── threads ─────────────────────────────────────────────────────────────
