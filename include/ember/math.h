@@ -100,6 +100,7 @@ struct GeluOptions {
 };
 Tensor gelu(const Tensor& t, GeluOptions options = {});
 Tensor silu(const Tensor& t);
+Tensor hardshrink(const Tensor& t, double lambd = 0.5);
 Tensor mish(const Tensor& t);
 Tensor softplus(const Tensor& t, double beta = 1.0, double threshold = 20.0);
 Tensor hardtanh(const Tensor& t, double min_val = -1.0, double max_val = 1.0);

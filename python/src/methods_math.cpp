@@ -262,6 +262,9 @@ void bind_math_methods(Binder& b) {
       },
       py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
   b.both(
+      "hardshrink", [](const Tensor& t, double lambd) { return ember::hardshrink(t, lambd); },
+      py::arg("lambd") = 0.5);
+  b.both(
       "hardtanh", [](const Tensor& t, double lo, double hi) { return ember::hardtanh(t, lo, hi); },
       py::arg("min_val") = -1.0, py::arg("max_val") = 1.0);
   b.both(

@@ -44,6 +44,7 @@ enum class ElementwiseKernel : uint16_t {
   softplus,        // real[0]/[1]: beta, threshold
   hardtanh,        // real[0]/[1]: min, max
   hardsigmoid, hardswish,
+  hardshrink,      // real[0]: lambd
   threshold_backward,  // (grad, self); real[0]: threshold
   // loss.cpp (pointwise parts)
   mse_loss,

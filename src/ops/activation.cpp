@@ -1,5 +1,5 @@
 // Pointwise activations: sigmoid, logit, relu family, elu/selu, gelu (exact and tanh), silu,
-// mish, softplus, hardtanh, hardsigmoid, hardswish: the front ends and gradients; each kernel is
+// hardshrink, mish, softplus, hardtanh, hardsigmoid, hardswish: the front ends and gradients; each kernel is
 // an ElementwiseKernel identity (the CPU's in src/backend/cpu/activation.cpp). F::prelu, at the
 // bottom, is composed of where and mul.
 #include <cmath>
@@ -157,6 +157,16 @@ Tensor silu(const Tensor& t) {
     return g * sig * (1 + x * (1 - sig));
   };
   return unary(activation("silu", "SiluBackward0", grad, ElementwiseKernel::silu), t);
+}
+
+Tensor hardshrink(const Tensor& t, double lambd) {
+  // hardshrink_backward: nothing passes on [-lambd, lambd] (a NaN input lets it through).
+  auto grad = [lambd](const Tensor& g, const Tensor& x) {
+    return zero_where(logical_and(x >= -lambd, x <= lambd), g);
+  };
+  return unary(activation("hardshrink", "HardshrinkBackward0", grad, ElementwiseKernel::hardshrink,
+                          {.real = {lambd}}),
+               t);
 }
 
 Tensor mish(const Tensor& t) {

@@ -274,6 +274,7 @@ OPS = {
     "hardtanh": lambda x, min_val=-1.0, max_val=1.0: F.hardtanh(x, min_val, max_val),
     "hardsigmoid": F.hardsigmoid,
     "hardswish": F.hardswish,
+    "hardshrink": lambda x, lambd=0.5: F.hardshrink(x, lambd),
     # comparison and logic
     "eq": torch.eq, "ne": torch.ne, "lt": torch.lt, "le": torch.le, "gt": torch.gt,
     "ge": torch.ge,
@@ -701,7 +702,8 @@ def generate():
             ("softplus", {"beta": 0.5, "threshold": 1.0}), ("hardtanh", {}),
             ("hardtanh", {"min_val": -2.0, "max_val": 0.5}), ("hardsigmoid", {}),
             ("hardswish", {})]
-    for op, args in acts:
+
+    def activation_cases(op, args):
         tag = "_".join("%s=%s" % kv for kv in args.items())
 
         def v(name):
@@ -721,6 +723,15 @@ def generate():
         case(op, v("long_f64"), [C([21], f64, "wide")], **args)
         case(op, v("int"), [C([5], i64, "int")], **args)
         case(op, v("large"), [C([8], data=[-100, -30, -20.5, -10, 10, 19.9, 20.5, 100])], **args)
+
+    for op, args in acts:
+        activation_cases(op, args)
+    # Added later, on a random stream of their own, so that no other case's inputs moved.
+    state = rng.getstate()
+    rng.seed(40)
+    for args in ({}, {"lambd": 1.5}):
+        activation_cases("hardshrink", args)
+    rng.setstate(state)
     case("softplus", "threshold_edge", [C([6], data=[9.9, 10.0, 10.1, 20.0, 19.99, 40.0])],
          beta=2.0)
     for eps in [None, 1e-6, 0.1, 0.45]:  # eps > 0.5: 1.13's SIMD body and scalar tail disagree

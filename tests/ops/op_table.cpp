@@ -1213,6 +1213,20 @@ std::vector<OpInfo> make_table() {
      .kernel = {
         {K::hardswish, "a", 0},
       }},
+    {.name = "hardshrink",
+     .family = Family::activation,
+     .tol = kExact,
+     .golden = [](Case& c) { return hardshrink(c.t(0), c.d("lambd", 0.5)); },
+     .grad = {
+        U(hardshrink, "HardshrinkBackward0", x({3, 4}), hardshrink(t[0])),
+        U(hardshrink_lambd, "HardshrinkBackward0", xt({3, 4}), hardshrink(t[0], 1.25)),
+      },
+     .device = {
+        {"hardshrink", [](const Tensor& a, const Tensor&) { return hardshrink(a, 1.5); }},
+      },
+     .kernel = {
+        {K::hardshrink, "s", 0, reals(0.5)},
+      }},
     // comparison and logic
     {.name = "eq",
      .family = Family::compare,

@@ -123,6 +123,10 @@ def silu(input, inplace=False):
     return _inplace(input, _C.silu(input), inplace)
 
 
+def hardshrink(input, lambd=0.5):
+    return _C.hardshrink(input, lambd)
+
+
 def mish(input, inplace=False):
     return _inplace(input, _C.mish(input), inplace)
 

@@ -135,6 +135,19 @@ inline constexpr auto hardswish_fn = []<class T>() {
   };
 };
 
+// PyTorch's hardshrink: 0 on [-lambd, lambd], x elsewhere (a NaN passes). Half types compare in
+// float against lambd as a float, PyTorch's against lambd rounded to the half type: the same for
+// every lambd the half type holds exactly.
+void hardshrink(const ElementwiseCall& c) {
+  const double lambd = c.args.real[0];
+  run_elementwise<K::hardshrink, kFloating, 1>(c, [lambd]<class T>() {
+    return [l = T(lambd)](auto x) {
+      using V = decltype(x);
+      return select(ge(x, V(-l)) & le(x, V(l)), V(0), x);
+    };
+  });
+}
+
 }  // namespace
 
 void add_activation_kernels(backend::Backend& b) {
@@ -151,6 +164,7 @@ void add_activation_kernels(backend::Backend& b) {
   b[K::hardtanh] = &hardtanh;
   set_entry<K::hardsigmoid, kFloating, 1, hardsigmoid_fn>(b);
   set_entry<K::hardswish, kFloating, 1, hardswish_fn>(b);
+  b[K::hardshrink] = &hardshrink;
   b[K::threshold_backward] = &threshold_backward;
 }
 

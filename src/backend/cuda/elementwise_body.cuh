@@ -356,6 +356,9 @@ EMBER_UNARY(Softplus, kFloatingTypes,
 EMBER_UNARY(Hardtanh, kNumericTypes, vmin(real_arg<C>(l, 1), vmax(real_arg<C>(l, 0), x)))
 EMBER_UNARY(Hardsigmoid, kFloatingTypes, hard_sigmoid6(x) / C(6))
 EMBER_UNARY(Hardswish, kFloatingTypes, x * hard_sigmoid6(x) / C(6))
+// real[0]: lambd. 0 on [-lambd, lambd], x elsewhere (a NaN passes).
+EMBER_UNARY(Hardshrink, kFloatingTypes,
+            x >= -real_arg<C>(l, 0) && x <= real_arg<C>(l, 0) ? C(0) : x)
 // (grad, self); real[0]: threshold. Nothing passes where self <= threshold.
 EMBER_BINARY(ThresholdBackward, kFloatingTypes, b <= real_arg<C>(l, 0) ? C(0) : a)
 // loss.cpp (pointwise parts)
@@ -487,6 +490,7 @@ bool with_op(ElementwiseKernel k, F&& f) {
     case K::hardtanh: f(op::Hardtanh{}); return true;
     case K::hardsigmoid: f(op::Hardsigmoid{}); return true;
     case K::hardswish: f(op::Hardswish{}); return true;
+    case K::hardshrink: f(op::Hardshrink{}); return true;
     case K::threshold_backward: f(op::ThresholdBackward{}); return true;
     case K::mse_loss: f(op::MseLoss{}); return true;
     case K::smooth_l1_loss: f(op::SmoothL1Loss{}); return true;

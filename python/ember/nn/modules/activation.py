@@ -22,10 +22,6 @@ def _inplace_str(inplace, lead=", "):
 
 
 # PyTorch's F functions that nn.functional may not have yet (F's own is used when it exists).
-def _hardshrink(input, lambd=0.5):
-    return _C.where(input.abs() > lambd, input, _C.zeros_like(input))
-
-
 def _softshrink(input, lambd=0.5):
     return _C.where(input > lambd, input - lambd,
                     _C.where(input < -lambd, input + lambd, _C.zeros_like(input)))
@@ -231,7 +227,7 @@ class Hardshrink(Module):
         self.lambd = lambd
 
     def forward(self, input):
-        return _f("hardshrink", _hardshrink)(input, self.lambd)
+        return F.hardshrink(input, self.lambd)
 
     def extra_repr(self):
         return "{}".format(self.lambd)
