@@ -12,6 +12,7 @@
 #include "ember/error.h"
 #include "ember/math.h"
 #include "ember/shape.h"
+#include "distributed/device_communicator.h"
 #include "nn/parallel/reducer.h"
 
 namespace ember::nn::parallel {
@@ -62,14 +63,16 @@ void verify_shapes_across_ranks(const std::vector<Tensor>& params,
     code.push_back(p.dim());
     for (int64_t s : p.sizes()) code.push_back(s);
   }
-  Tensor length = from_vector(std::vector<int64_t>{static_cast<int64_t>(code.size())});
+  // On the group's device: an nccl group takes only CUDA tensors.
+  const Device on = dist::collective_device(group, params.empty() ? Device(kCPU) : params[0].device());
+  Tensor length = from_vector(std::vector<int64_t>{static_cast<int64_t>(code.size())}).to(on);
   dist::all_reduce(length, {.op = dist::ReduceOp::MAX, .group = group});
-  const int64_t longest = length.item<int64_t>();
+  const int64_t longest = length.cpu().item<int64_t>();
   code.resize(static_cast<size_t>(longest), -1);
   const int world = dist::get_world_size(group);
-  Tensor gathered = zeros({world * longest}, {.dtype = kInt64});
-  dist::all_gather_into_tensor(gathered, from_vector(code), {.group = group});
-  const auto all = gathered.tolist<int64_t>();
+  Tensor gathered = zeros({world * longest}, {.dtype = kInt64, .device = on});
+  dist::all_gather_into_tensor(gathered, from_vector(code).to(on), {.group = group});
+  const auto all = gathered.cpu().tolist<int64_t>();
   auto rank_code = [&](int r) {
     return std::vector<int64_t>(all.begin() + r * longest, all.begin() + (r + 1) * longest);
   };

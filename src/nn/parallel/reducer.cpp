@@ -15,6 +15,7 @@
 #include "autograd/final_callbacks.h"
 #include "ember/autograd.h"
 #include "ember/creation.h"
+#include "distributed/device_communicator.h"
 #include "ember/error.h"
 
 namespace ember::nn::parallel {
@@ -113,6 +114,11 @@ Reducer::Reducer(std::vector<Tensor> parameters, std::vector<std::string> names,
   reset_iteration();
 }
 
+// Where the reducer's bookkeeping collectives run: the group's device for the parameters'.
+Device Reducer::collective_device() const {
+  return dist::collective_device(options_.process_group, params_.front().device());
+}
+
 void Reducer::build_buckets(const std::vector<size_t>& order) {
   const auto cap = static_cast<size_t>(options_.bucket_cap_mb * 1024 * 1024);
   const auto assignment = compute_bucket_assignment_by_size(params_, order,
@@ -123,7 +129,10 @@ void Reducer::build_buckets(const std::vector<size_t>& order) {
     Bucket bucket;
     int64_t total = 0;
     for (size_t i : indices) total += params_[i].numel();
-    bucket.flat = zeros({total}, {.dtype = params_[indices.front()].dtype()});
+    // Where the group's collectives run: the parameters' device on an nccl group, the CPU on
+    // a Gloo one (which takes no CUDA tensors; the gradients are copied in and out).
+    bucket.flat = zeros({total}, {.dtype = params_[indices.front()].dtype(),
+                                  .device = collective_device()});
     int64_t offset = 0;
     for (size_t i : indices) {
       locators_[i] = {buckets_.size(), bucket.views.size()};
@@ -145,10 +154,11 @@ void Reducer::rebuild_buckets_once() {
       ready_order_.size() != params_.size())
     return;
   buckets_rebuilt_ = true;
-  Tensor order = from_vector(std::vector<int64_t>(ready_order_.begin(), ready_order_.end()));
+  Tensor order = from_vector(std::vector<int64_t>(ready_order_.begin(), ready_order_.end()))
+                     .to(collective_device());
   dist::broadcast(order, 0, {.group = options_.process_group});
   std::vector<size_t> rank0_order;
-  for (int64_t i : order.tolist<int64_t>()) rank0_order.push_back(static_cast<size_t>(i));
+  for (int64_t i : order.cpu().tolist<int64_t>()) rank0_order.push_back(static_cast<size_t>(i));
   build_buckets(rank0_order);
   ready_order_.clear();
 }
@@ -245,7 +255,8 @@ void Reducer::mark_ready(size_t index) {
     NoGradGuard no_grad;
     if (grad.defined()) {
       if (!grad.is_same(view)) view.copy_(grad);
-      if (options_.gradient_as_bucket_view) grad = view;
+      // (A CPU bucket of a Gloo group holds no CUDA parameter's gradient: that one is copied.)
+      if (options_.gradient_as_bucket_view && view.device() == grad.device()) grad = view;
     } else {
       view.zero_();
     }
@@ -324,10 +335,13 @@ void Reducer::finalize_backward() {
   // With find_unused_parameters: which parameters some rank used (the others keep their grad).
   std::vector<char> used_anywhere(params_.size(), 1);
   if (options_.find_unused_parameters) {
-    Tensor flags = empty({int64_t(params_.size())}, {.dtype = kInt32});
-    int32_t* used = flags.data_ptr<int32_t>();
+    Tensor host = empty({int64_t(params_.size())}, {.dtype = kInt32});
+    int32_t* used = host.data_ptr<int32_t>();
     for (size_t i = 0; i < params_.size(); ++i) used[i] = locally_used_[i];
+    Tensor flags = host.to(collective_device());
     dist::all_reduce(flags, {.op = dist::ReduceOp::MAX, .group = options_.process_group});
+    host = flags.cpu();
+    used = host.data_ptr<int32_t>();
     for (size_t i = 0; i < params_.size(); ++i) used_anywhere[i] = used[i] != 0;
     warn_if_nothing_unused(used_anywhere);
   }
@@ -338,12 +352,13 @@ void Reducer::finalize_backward() {
       if (!used_anywhere[i]) continue;
       Tensor& grad = params_[i].mutable_grad();
       const Tensor& view = b.views[slot];
-      if (options_.gradient_as_bucket_view)
+      const Device device = params_[i].device();
+      if (options_.gradient_as_bucket_view && view.device() == device)
         grad = view;
       else if (grad.defined())
         grad.copy_(view);
       else
-        grad = view.clone();
+        grad = view.device() == device ? view.clone() : view.to(device);
     }
   }
   require_finalize_ = false;
