@@ -482,7 +482,7 @@ Work ProcessGroup::Impl::run_p2p(CollectiveCall call, bool async,
 
 DeviceCommunicator& ProcessGroup::Impl::device_communicator(Device device, const std::string& op,
                                                             int64_t seq) {
-  last_device_ = device;
+  last_device_ = device.index();
   auto& comm = device_comms_[device.index()];
   if (!comm) {
     const std::string space = "device_comm/" + std::to_string(device_comms_.size() - 1);
@@ -506,7 +506,9 @@ DeviceCommunicator& ProcessGroup::Impl::device_communicator(Device device, const
 }
 
 Device ProcessGroup::Impl::barrier_device() const {
-  return last_device_ ? *last_device_ : device_backend->default_device(config.rank);
+  const int last = last_device_;
+  return last == kNoDevice ? device_backend->default_device(config.rank)
+                           : Device(device_backend->device_type, last);
 }
 
 Device collective_device(const ProcessGroup& group, Device preferred) {
@@ -517,6 +519,7 @@ Device collective_device(const ProcessGroup& group, Device preferred) {
 
 Work ProcessGroup::Impl::run_on_device(CollectiveCall call, bool async, Device device,
                                        std::function<void(DeviceCommunicator&, int64_t)> body) {
+  std::lock_guard lock(device_mutex_);
   const int64_t seq = ++sequence;
   // A watchdog that aborted a communicator since the last call broke the group.
   for (const auto& [index, comm] : device_comms_)

@@ -10,7 +10,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -126,7 +125,12 @@ struct ProcessGroup::Impl {
   // A device backend's communicators by device index, built in the order the collectives first
   // named their device (the same on every member), which numbers their store namespaces.
   std::map<int, std::unique_ptr<DeviceCommunicator>> device_comms_;
-  std::optional<Device> last_device_;
+  // Held by a device call from numbering to enqueue: callers on several threads enqueue in the
+  // order of their numbers, one at a time, as NCCL requires of a communicator.
+  std::mutex device_mutex_;
+  // The index of the device the last call used (of the backend's type); kNoDevice before.
+  static constexpr int kNoDevice = -2;
+  std::atomic<int> last_device_{kNoDevice};
   DeviceCommunicator& device_communicator(Device device, const std::string& op, int64_t seq);
 
   void rendezvous();

@@ -216,6 +216,17 @@ TEST(DeviceBackend, TensorsOnTheOtherDeviceTypeAreRefusedNamingOpAndRank) {
                     .find("[all_gather] rank " + std::to_string(rank) +
                           ": the fake_cuda backend takes CUDA tensors") != std::string::npos,
             "all_gather's input");
+    // DDP and FSDP refuse a CPU module on it, before any collective.
+    const std::string ddp = test::message_of(
+        [] { nn::parallel::DistributedDataParallel(test::mlp(1), {}); });
+    require(ddp == "[DistributedDataParallel] a parameter is on cpu, but the process group's "
+                   "backend (fake_cuda) takes CUDA tensors; move the module with "
+                   "->to(\"cuda:<local rank>\") first",
+            ddp);
+    const std::string fsdp = test::message_of([] { nn::FullyShardedDataParallel(test::mlp(1), {}); });
+    require(fsdp.find("parameter '0.weight' is on cpu, but the process group's backend "
+                      "(fake_cuda) takes CUDA tensors; move the module") != std::string::npos,
+            fsdp);
     require(communicators_built == 0, "nothing reached a communicator");
   });
   EXPECT_EQ(test::failures(exits), "");

@@ -133,9 +133,19 @@ DistributedDataParallelImpl::DistributedDataParallelImpl(std::shared_ptr<Module>
   EMBER_CHECK(!params.empty(), kDdpOp,
               "DistributedDataParallel is not needed when a module doesn't have any parameter "
               "that requires a gradient.");
-  for (const Tensor& p : params)
-    EMBER_CHECK(p.device().is_cpu(), kDdpOp, "parameter on ", p.device(),
-                ": this build's process groups (gloo) reduce CPU tensors");
+  // One device, the one the group's backend takes (PyTorch 1.13's DDP wants one device type
+  // too; its Gloo stages CUDA tensors, ember's Gloo group takes CPU tensors only).
+  const Device device = params[0].device();
+  const Device takes = dist::collective_device(options_.process_group, device);
+  for (const Tensor& p : params) {
+    EMBER_CHECK(p.device() == device, kDdpOp, "DistributedDataParallel's input module must be on "
+                "one device, but its parameters are on ", device, " and ", p.device());
+    EMBER_CHECK(p.device() == takes, kDdpOp, "a parameter is on ", p.device(), ", but the process "
+                "group's backend (", options_.process_group.backend(),
+                ") takes ", takes.is_cpu() ? "CPU tensors" : "CUDA tensors",
+                takes.is_cpu() ? "; use init_process_group with backend 'nccl' for a CUDA module"
+                               : "; move the module with ->to(\"cuda:<local rank>\") first");
+  }
   verify_shapes_across_ranks(params, names, options_.process_group);
   buffers_ = module_ptr_->buffers();
   std::vector<Tensor> state = params;

@@ -129,8 +129,7 @@ void Reducer::build_buckets(const std::vector<size_t>& order) {
     Bucket bucket;
     int64_t total = 0;
     for (size_t i : indices) total += params_[i].numel();
-    // Where the group's collectives run: the parameters' device on an nccl group, the CPU on
-    // a Gloo one (which takes no CUDA tensors; the gradients are copied in and out).
+    // On the parameters' device, which the group's communicator takes (DDP checked).
     bucket.flat = zeros({total}, {.dtype = params_[indices.front()].dtype(),
                                   .device = collective_device()});
     int64_t offset = 0;
@@ -255,8 +254,7 @@ void Reducer::mark_ready(size_t index) {
     NoGradGuard no_grad;
     if (grad.defined()) {
       if (!grad.is_same(view)) view.copy_(grad);
-      // (A CPU bucket of a Gloo group holds no CUDA parameter's gradient: that one is copied.)
-      if (options_.gradient_as_bucket_view && view.device() == grad.device()) grad = view;
+      if (options_.gradient_as_bucket_view) grad = view;
     } else {
       view.zero_();
     }
@@ -352,13 +350,12 @@ void Reducer::finalize_backward() {
       if (!used_anywhere[i]) continue;
       Tensor& grad = params_[i].mutable_grad();
       const Tensor& view = b.views[slot];
-      const Device device = params_[i].device();
-      if (options_.gradient_as_bucket_view && view.device() == device)
+      if (options_.gradient_as_bucket_view)
         grad = view;
       else if (grad.defined())
         grad.copy_(view);
       else
-        grad = view.device() == device ? view.clone() : view.to(device);
+        grad = view.clone();
     }
   }
   require_finalize_ = false;
