@@ -225,8 +225,8 @@ void init_process_group(const InitOptions& o) {
   // "nccl" is registered by a CUDA build with NCCL; tests register fakes (device_communicator.h).
   const bool known = o.backend == "gloo" || find_device_backend(o.backend);
   EMBER_CHECK(known || o.backend != "nccl", kInit, "backend 'nccl' needs ember built with CUDA "
-              "(-DEMBER_CUDA=ON) and NCCL; this build has no NCCL. Use backend 'gloo' for CPU "
-              "tensors");
+              "(-DEMBER_CUDA=ON) and NCCL; this build has no NCCL (PyTorch: \"Distributed "
+              "package doesn't have NCCL built in\"). Use backend 'gloo' for CPU tensors");
   EMBER_CHECK(known, kInit, "unknown backend '", o.backend,
               "' (expected 'gloo', or 'nccl' in a CUDA build)");
   Rendezvous r = rendezvous_from(o);
