@@ -88,8 +88,9 @@ void check_list(const Group& g, const char* op, const std::vector<Tensor>& list,
   for (const auto& t : list) {
     check_dense(g, op, t, what);
     EMBER_CHECK(t.dtype() == like.dtype() && t.numel() == like.numel() &&
-                    t.device() == like.device(), op, "every one of the ",
-                what, " must be ", describe(like), " on ", like.device(), " like the tensor, got ", describe(t), " on ", t.device());
+                    t.device() == like.device(),
+                op, "every one of the ", what, " must be ", describe(like), " on ", like.device(),
+                " like the tensor, got ", describe(t), " on ", t.device());
   }
 }
 
@@ -350,7 +351,8 @@ Work reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
   Group& g = resolve_group(o.group, "reduce_scatter");
   check_dense(g, "reduce_scatter", output, "output");
   check_list(g, "reduce_scatter", inputs, output, static_cast<size_t>(g.config.size), "inputs");
-  Tensor full = g.device_backend ? flat_on_device(inputs) : pack(inputs, output.numel() * g.config.size);
+  Tensor full = g.device_backend ? flat_on_device(inputs)
+                                 : pack(inputs, output.numel() * g.config.size);
   return reduce_scatter_flat(g, output, full, /*owned=*/true, o, describe(output) + " x " +
                                                      std::to_string(inputs.size()) + ", " +
                                                      reduce_op_name(o.op));

@@ -223,7 +223,8 @@ TEST(DeviceBackend, TensorsOnTheOtherDeviceTypeAreRefusedNamingOpAndRank) {
                    "backend (fake_cuda) takes CUDA tensors; move the module with "
                    "->to(\"cuda:<local rank>\") first",
             ddp);
-    const std::string fsdp = test::message_of([] { nn::FullyShardedDataParallel(test::mlp(1), {}); });
+    const std::string fsdp =
+        test::message_of([] { nn::FullyShardedDataParallel(test::mlp(1), {}); });
     require(fsdp.find("parameter '0.weight' is on cpu, but the process group's backend "
                       "(fake_cuda) takes CUDA tensors; move the module") != std::string::npos,
             fsdp);

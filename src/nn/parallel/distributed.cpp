@@ -64,7 +64,8 @@ void verify_shapes_across_ranks(const std::vector<Tensor>& params,
     for (int64_t s : p.sizes()) code.push_back(s);
   }
   // On the group's device: an nccl group takes only CUDA tensors.
-  const Device on = dist::collective_device(group, params.empty() ? Device(kCPU) : params[0].device());
+  const Device on =
+      dist::collective_device(group, params.empty() ? Device(kCPU) : params[0].device());
   Tensor length = from_vector(std::vector<int64_t>{static_cast<int64_t>(code.size())}).to(on);
   dist::all_reduce(length, {.op = dist::ReduceOp::MAX, .group = group});
   const int64_t longest = length.cpu().item<int64_t>();

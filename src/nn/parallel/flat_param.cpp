@@ -63,8 +63,8 @@ FlatParamUnit::FlatParamUnit(std::string module_path, std::vector<Tensor> params
                 "a flat parameter requires uniform requires_grad, but in ", unit_text(), " '",
                 names_[0], "' has ", requires_grad, " and '", names_[i], "' has ",
                 p.requires_grad());
-    EMBER_CHECK(p.device() == device_, kFlatParamOp, "a flat parameter requires one device, but in ",
-                unit_text(), " '", names_[0], "' is on ", device_, " and '", names_[i], "' on ",
+    EMBER_CHECK(p.device() == device_, kFlatParamOp,
+                "a flat parameter requires one device, but in ", unit_text(), " '", names_[0], "' is on ", device_, " and '", names_[i], "' on ",
                 p.device());
     const Device takes = dist::collective_device(group_, device_);
     EMBER_CHECK(takes == device_, kFlatParamOp, "parameter '", names_[i], "' is on ", p.device(),
