@@ -5,6 +5,8 @@
 // naming op and rank, returns complete Works, and turns the watchdog's timeout into the group's
 // error, as Gloo's are worded. The fake takes CPU tensors (or, as "fake_cuda", claims CUDA ones,
 // for the refusal), so that every build runs it; tests/cuda/nccl_test.cpp runs the real one.
+// Also: the debug mode's cross-rank check before a device call, and DDP and FSDP over the fake
+// training as one process does.
 #include "distributed/device_communicator.h"
 
 #include <ember/ember.h>
@@ -118,10 +120,12 @@ void register_fakes() {
 // process hosts; the harness kills and reaps every child.
 std::vector<test::ChildExit> on_backend(int world, const std::string& backend,
                                         const std::function<void(int)>& body,
-                                        std::chrono::milliseconds timeout = 10s) {
+                                        std::chrono::milliseconds timeout = 10s,
+                                        const test::Environment& environment = {}) {
   TCPStore store("127.0.0.1", 0, {.is_master = true, .timeout = 20s});
   return test::run_ranks(world, [&](int rank) {
     ::setenv("EMBER_RUN_HOSTS_STORE", "1", 1);
+    for (const auto& [name, value] : environment) ::setenv(name, value, 1);
     register_fakes();
     init_process_group({.backend = backend,
                         .init_method = "tcp://127.0.0.1:" + std::to_string(store.port()),
@@ -256,6 +260,27 @@ TEST(DeviceBackend, AHungCollectiveTimesOutThroughTheWatchdogAndBreaksTheGroup) 
                 "an async call after the error is refused at once, as Gloo's: " + async);
       },
       1s);
+  EXPECT_EQ(test::failures(exits), "");
+}
+
+// EMBER_DISTRIBUTED_DEBUG=DETAIL compares the calls across ranks before a device call too.
+TEST(DeviceBackend, TheDebugModeNamesMismatchedCallsBeforeTheCommunicator) {
+  const auto exits = on_backend(
+      2, "fake",
+      [](int rank) {
+        Tensor t = ones({2});
+        const std::string message = test::message_of([&] {
+          if (rank == 0) all_reduce(t);
+          else broadcast(t, 0);
+        });
+        require(message.rfind(rank == 0 ? "[all_reduce #1] rank 0: " : "[broadcast #1] rank 1: ",
+                              0) == 0,
+                message);
+        const char* other = rank == 0 ? "rank 1 called broadcast(" : "rank 0 called all_reduce(";
+        require(message.find(other) != std::string::npos, message);
+        require(calls().empty(), "nothing reached the communicator");
+      },
+      2s, test::kDebugMode);
   EXPECT_EQ(test::failures(exits), "");
 }
 
