@@ -4,9 +4,11 @@
 # own build directory (BUILD_DIR, default build-cuda), then
 #   1. the `cuda` CTest label (tests/cuda: every op family on the device against the CPU),
 #   2. the host-side tests of the CUDA backend (the caching allocator, the launch plans, the
-#      kernels' CPU emulation) and the NCCL watchdog,
+#      kernels' CPU emulation), the NCCL watchdog and the process group's device seam,
 #   3. the main job on the GPU: one short epoch of the reference CNN with --device cuda, in
 #      float32 and under bf16 autocast,
+#   4. the DDP program over NCCL under ember-run, one rank per GPU (NCCL takes one rank per
+#      GPU), on the same short epoch (with NCCL next to the toolkit),
 # and writes every log, the tests' JUnit files and the runs' metrics under one results folder.
 # Every step runs even when one before it failed; the script exits non-zero if any did. On a
 # machine without a GPU the cuda tests report themselves skipped ("no CUDA device") and the main
@@ -55,7 +57,9 @@ step configure cmake -S . -B "$build" -G Ninja -DEMBER_CUDA=ON -DCMAKE_CUDA_ARCH
 # toolkit, CMake builds no communicator and no nccl test.
 nccl=yes
 grep -q '^EMBER_NCCL_LIBRARY:FILEPATH=.*NOTFOUND' "$build/CMakeCache.txt" 2> /dev/null && nccl=no
-targets=(ember ember-train-fashion-mnist distributed_nccl_watchdog_test)
+targets=(ember ember-train-fashion-mnist distributed_nccl_watchdog_test
+         distributed_device_backend_test)
+[[ $nccl == yes ]] && targets+=(ember-run ember-train-fashion-mnist-ddp)
 for source in tests/cuda/*_test.cpp tests/backend/cuda_*_test.cpp; do
   dir=$(basename "$(dirname "$source")")
   [[ $nccl == no && $source == tests/cuda/nccl_test.cpp ]] && continue
@@ -66,7 +70,7 @@ step build cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 step device_tests ctest --test-dir "$build" -L cuda --output-on-failure -j"$jobs" --timeout 300 \
   --output-junit "$results/device_tests.xml"
 step host_tests ctest --test-dir "$build" \
-  -R '^(CudaCachingAllocator|Cuda[A-Za-z]*Plan|CudaEmulation|NcclWatchdog)\.' \
+  -R '^(CudaCachingAllocator|Cuda[A-Za-z]*Plan|CudaEmulation|NcclWatchdog|DeviceBackend)\.' \
   --output-on-failure -j"$jobs" --output-junit "$results/host_tests.xml"
 
 # The reference CNN on the GPU: 100 batches of 128 and validation on 2,000 test images, in
@@ -78,6 +82,15 @@ for amp in none bf16; do
     --amp "$amp" --epochs 1 --limit 12800 --val-limit 2000 "${data[@]}" \
     --output-dir "$results/main_job_$amp"
 done
+
+# The DDP program over NCCL (init_process_group("nccl")), one rank per visible GPU.
+if [[ $nccl == yes ]]; then
+  gpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
+  [[ $gpus =~ ^[1-9][0-9]*$ ]] || gpus=1  # no GPU: the one rank says it has no CUDA device
+  step ddp_nccl timeout 600 "$build/tools/ember-run" --standalone --nproc-per-node "$gpus" \
+    "$build/examples/ember-train-fashion-mnist-ddp" --device cuda --epochs 1 --limit 12800 \
+    --val-limit 2000 "${data[@]}" --output-dir "$results/ddp_nccl"
+fi
 
 echo "cuda_check: results in $results" | tee -a "$results/summary.txt"
 if [ ${#failed[@]} -gt 0 ]; then

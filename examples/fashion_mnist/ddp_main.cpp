@@ -2,6 +2,10 @@
 // the reference CNN (or the MLP) on Fashion-MNIST. Launch it like the reference:
 //
 //   ember-run --standalone --nproc-per-node=2 ember-train-fashion-mnist-ddp --epochs 3
+//   ember-run --standalone --nproc-per-node=2 ember-train-fashion-mnist-ddp --device cuda
+//
+// --device cuda is the reference's GPU program: backend "nccl", rank r on cuda:LOCAL_RANK
+// (modulo the GPUs visible, so that N ranks may share one GPU where NCCL allows it).
 //
 // Each rank trains on its DistributedSampler shard (set_epoch every epoch, drop_last), through
 // DDP, AdamW and clip_grad_norm_; --accumulation-steps N skips the all-reduce (no_sync) on the
@@ -13,6 +17,7 @@
 // uninterrupted one. The single-process job is ember-train-fashion-mnist, unchanged.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <numeric>
@@ -49,6 +54,7 @@ struct Config {
   double dropout = 0.25;
   int64_t limit = 0;
   int64_t val_limit = 0;
+  std::string device = "cpu";
 };
 
 using Examples = std::shared_ptr<data::Dataset<data::Example>>;
@@ -57,11 +63,23 @@ Examples subset(Examples dataset, std::vector<int64_t> indices) {
   return std::make_shared<data::Subset<data::Example>>(std::move(dataset), std::move(indices));
 }
 
-// Sums over the ranks, in float64.
-std::vector<double> sum_over_ranks(const std::vector<double>& values) {
-  Tensor t = from_vector(values);
+// Sums over the ranks, in float64, on the group's device (an nccl group takes CUDA tensors).
+std::vector<double> sum_over_ranks(const std::vector<double>& values, Device device) {
+  Tensor t = from_vector(values).to(device);
   dist::all_reduce(t);
-  return t.tolist<double>();
+  return t.cpu().tolist<double>();
+}
+
+// --device cuda: this rank's GPU, cuda:LOCAL_RANK as the reference's, made current (so that
+// NCCL's barrier uses it too).
+Device rank_device(const std::string& name) {
+  if (name == "cpu") return Device(kCPU);
+  EMBER_CHECK(cuda::is_available(), kOp, "--device cuda: no CUDA device here (ember built "
+              "without CUDA, or no GPU visible)");
+  const char* local = std::getenv("LOCAL_RANK");
+  const int index = (local ? std::atoi(local) : 0) % cuda::device_count();
+  cuda::set_device(index);
+  return Device(kCUDA, index);
 }
 
 // What a checkpoint must agree on to be continued.
@@ -85,24 +103,27 @@ struct Validation {
 };
 
 // Each rank evaluates every world-th test image; the sums are combined over the ranks.
-Validation validate(nn::Module& model, const nn::Sequential& net, data::DataLoader<>& loader) {
+Validation validate(nn::Module& model, const nn::Sequential& net, data::DataLoader<>& loader,
+                    Device device) {
   model.eval();
   NoGradGuard no_grad;
   double loss_sum = 0, correct = 0, count = 0;
-  for (auto& [x, y] : loader) {
+  for (auto& [images, labels] : loader) {
+    const Tensor x = images.to(device), y = labels.to(device);
     Tensor output = net->forward(x);
     loss_sum += F::cross_entropy(output, y, {.reduction = "sum"}).item<double>();
     correct += double((output.argmax(1) == y).sum().item<int64_t>());
     count += double(x.size(0));
   }
-  const auto total = sum_over_ranks({loss_sum, correct, count});
+  const auto total = sum_over_ranks({loss_sum, correct, count}, device);
   return {total[0] / total[2], total[1] / total[2]};
 }
 
 int train(const Config& c) {
   EMBER_CHECK(c.epochs > 0 && c.batch_size > 0 && c.accumulation_steps > 0, kOp,
               "--epochs, --batch-size and --accumulation-steps must be positive");
-  dist::init_process_group({.backend = "gloo"});
+  const Device device = rank_device(c.device);
+  dist::init_process_group({.backend = device.is_cuda() ? "nccl" : "gloo"});
   const int rank = dist::get_rank(), world = dist::get_world_size();
   if (c.threads > 0) set_num_threads(int(c.threads));
   std::ostream* out = rank == 0 ? &std::cout : nullptr;
@@ -122,6 +143,7 @@ int train(const Config& c) {
   // ── model, DDP, optimizer ──
   manual_seed(c.seed);
   nn::Sequential net = fashion_mnist::make_model(c.model, c.dropout);
+  net->to(device);  // before DDP and the optimizer take the parameters, as in PyTorch
   auto ddp = nn::parallel::DistributedDataParallel(net);
   optim::AdamW optimizer(ddp->parameters(), {.lr = c.lr, .weight_decay = c.weight_decay});
 
@@ -158,8 +180,8 @@ int train(const Config& c) {
     double loss_sum = 0;
     int64_t step = 0;
     for (auto& [images, labels] : train_loader) {
-      // Named tensors, not the bindings: Clang 14 lets no lambda capture a structured binding.
-      const Tensor &x = images, &y = labels;
+      // On the device; named tensors, not the bindings (Clang 14 lets no lambda capture one).
+      const Tensor x = images.to(device), y = labels.to(device);
       const bool boundary = (step + 1) % c.accumulation_steps == 0;
       auto forward_backward = [&] {
         Tensor loss = F::cross_entropy(ddp(x), y);
@@ -179,8 +201,8 @@ int train(const Config& c) {
     }
     const double train_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     const auto train_total = sum_over_ranks({loss_sum, double(step), double(step * c.batch_size),
-                                             train_seconds});
-    v = validate(*ddp, net, test_loader);
+                                             train_seconds}, device);
+    v = validate(*ddp, net, test_loader, device);
 
     if (rank == 0) {
       save(Dict{{"epoch", epoch},
@@ -243,6 +265,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--limit", c.limit, "Train on the first N training images (0: all)");
   app.add_option("--val-limit", c.val_limit, "Validate on the first N test images (0: all)");
+  app.add_option("--device", c.device, "cpu (backend gloo) or cuda (backend nccl, one GPU per "
+                                       "local rank)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   return dist::elastic::record([&] { return train(c); });
 }

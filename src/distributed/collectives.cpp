@@ -3,6 +3,9 @@
 // thread (group.h). reduce_scatter is ours: an all-reduce of the whole input, of which each rank
 // keeps its chunk, as PyTorch's Gloo backend does (Gloo's ReduceScatterHalvingDoubling puts
 // blocks at the wrong offsets at 3-4 ranks).
+// A group of a device backend ("nccl"; device_communicator.h) sends all_reduce, broadcast,
+// reduce, the all_gathers, the reduce_scatters and barrier to the communicator of the tensors'
+// device instead, on the calling thread (ProcessGroup::Impl::run_on_device).
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/alltoall.h>
@@ -17,6 +20,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "distributed/device_communicator.h"
 #include "distributed/group.h"
 #include "distributed/reduce_functions.h"
 #include "distributed/shared_memory.h"
@@ -50,23 +54,43 @@ std::string describe(const Tensor& t) {
   return os.str();
 }
 
-void check_dense(const char* op, const Tensor& t, const char* what = "tensor") {
+const char* device_type_name(DeviceType type) { return type == kCUDA ? "CUDA" : "CPU"; }
+
+// A tensor the group's backend takes: on its kind of device (CPU for Gloo), and contiguous.
+// Both backends refuse the other's tensors as PyTorch 1.13 does, with a RuntimeError (an
+// ember::Error): ProcessGroupNCCL's "Tensors must be CUDA and dense"; a Gloo group here takes
+// no CUDA tensors (c10d's stages them through the host).
+void check_dense(const Group& g, const char* op, const Tensor& t, const char* what = "tensor") {
   EMBER_CHECK(t.defined(), op, "the ", what, " is undefined");
-  EMBER_CHECK(t.is_cpu(), op, "the gloo backend takes CPU tensors; the ", what, " is on ",
-              t.device());
+  const DeviceType expected = g.device_backend ? g.device_backend->device_type : kCPU;
+  EMBER_CHECK(t.device().type() == expected, op, g.rank_name(g.config.rank), ": the ", g.backend,
+              " backend takes ", device_type_name(expected), " tensors",
+              g.device_backend ? " (Tensors must be CUDA and dense)" : "", "; the ", what,
+              " is on ", t.device(), g.device_backend ? "; move it with .to()" :
+              "; use a group with backend 'nccl' for CUDA tensors, or .cpu()");
   EMBER_CHECK(t.is_contiguous(), op, "the ", what, " must be contiguous (", describe(t),
               ", strides ", t.strides(), "); call .contiguous()");
 }
 
+// The collectives a device backend does not carry yet.
+void refuse_on_device(const Group& g, const char* op) {
+  EMBER_CHECK(!g.device_backend, op, g.rank_name(g.config.rank), ": the ", g.backend,
+              " backend of ember carries all_reduce, broadcast, reduce, all_gather, "
+              "all_gather_into_tensor, reduce_scatter, reduce_scatter_tensor and barrier; ", op,
+              " needs a gloo group");
+}
+
 // Each tensor of a list: dense, with the dtype and element count `like` has.
-void check_list(const char* op, const std::vector<Tensor>& list, const Tensor& like,
-                size_t expected_count, const char* what) {
+void check_list(const Group& g, const char* op, const std::vector<Tensor>& list,
+                const Tensor& like, size_t expected_count, const char* what) {
   EMBER_CHECK(list.size() == expected_count, op, "expects ", expected_count, " ", what,
               " (one per rank), got ", list.size());
   for (const auto& t : list) {
-    check_dense(op, t, what);
-    EMBER_CHECK(t.dtype() == like.dtype() && t.numel() == like.numel(), op, "every one of the ",
-                what, " must be ", describe(like), " like the tensor, got ", describe(t));
+    check_dense(g, op, t, what);
+    EMBER_CHECK(t.dtype() == like.dtype() && t.numel() == like.numel() &&
+                    t.device() == like.device(),
+                op, "every one of the ", what, " must be ", describe(like), " on ", like.device(),
+                " like the tensor, got ", describe(t), " on ", t.device());
   }
 }
 
@@ -118,6 +142,11 @@ Work reduce_scatter_flat(Group& g, Tensor& output, Tensor full, bool owned,
                          const CollectiveOptions& o, const std::string& signature) {
   reduce_function(output.dtype(), o.op, "reduce_scatter");  // refuse bad pairs here
   Tensor out = output;
+  if (g.device_backend)
+    return g.run_on_device({"reduce_scatter", signature, {}}, o.async_op, out.device(),
+                           [out, full, op = o.op](DeviceCommunicator& comm, int64_t seq) {
+                             comm.reduce_scatter(out, full, op, seq);
+                           });
   return g.run({"reduce_scatter", signature, ring_neighbours(g)}, o.async_op,
                [&g, out, full, owned, op = o.op](uint32_t tag) {
                  if (out.numel() == 0) return;
@@ -139,10 +168,16 @@ Work reduce_scatter_flat(Group& g, Tensor& output, Tensor full, bool owned,
 
 Work all_reduce(Tensor& tensor, const CollectiveOptions& o) {
   Group& g = resolve_group(o.group, "all_reduce");
-  check_dense("all_reduce", tensor);
+  check_dense(g, "all_reduce", tensor);
   reduce_function(tensor.dtype(), o.op, "all_reduce");
   Tensor t = tensor;
-  return g.run({"all_reduce", describe(t) + ", " + reduce_op_name(o.op), ring_neighbours(g)},
+  CollectiveCall call{"all_reduce", describe(t) + ", " + reduce_op_name(o.op), ring_neighbours(g)};
+  if (g.device_backend)
+    return g.run_on_device(std::move(call), o.async_op, t.device(),
+                           [t, op = o.op](DeviceCommunicator& comm, int64_t seq) {
+                             comm.all_reduce(t, op, seq);
+                           });
+  return g.run(std::move(call),
                o.async_op, [&g, t, op = o.op](uint32_t tag) {
                  allreduce_bytes(g, t.data_ptr(), t, t.numel(), op, tag, "all_reduce");
                });
@@ -150,10 +185,17 @@ Work all_reduce(Tensor& tensor, const CollectiveOptions& o) {
 
 Work broadcast(Tensor& tensor, int src, const CollectiveOptions& o) {
   Group& g = resolve_group(o.group, "broadcast");
-  check_dense("broadcast", tensor);
+  check_dense(g, "broadcast", tensor);
   check_rank("broadcast", src, g, "src");
   Tensor t = tensor;
-  return g.run({"broadcast", describe(t) + ", src " + std::to_string(src), rooted_peers(g, src)},
+  CollectiveCall call{"broadcast", describe(t) + ", src " + std::to_string(src),
+                      rooted_peers(g, src)};
+  if (g.device_backend)
+    return g.run_on_device(std::move(call), o.async_op, t.device(),
+                           [t, src](DeviceCommunicator& comm, int64_t seq) {
+                             comm.broadcast(t, src, seq);
+                           });
+  return g.run(std::move(call),
                o.async_op, [&g, t, src](uint32_t tag) {
                  if (t.numel() == 0) return;
                  with_element_bytes(t.element_size(), [&]<class T>() {
@@ -168,10 +210,20 @@ Work broadcast(Tensor& tensor, int src, const CollectiveOptions& o) {
 
 Work reduce(Tensor& tensor, int dst, const CollectiveOptions& o) {
   Group& g = resolve_group(o.group, "reduce");
-  check_dense("reduce", tensor);
+  check_dense(g, "reduce", tensor);
   check_rank("reduce", dst, g, "dst");
   const auto function = reduce_function(tensor.dtype(), o.op, "reduce");
   Tensor t = tensor;
+  if (g.device_backend) {
+    // An all-reduce that only dst keeps: the others reduce a copy, so theirs stay unchanged.
+    Tensor into = g.config.rank == dst ? t : t.clone();
+    return g.run_on_device({"reduce", describe(t) + ", " + reduce_op_name(o.op) + ", dst " +
+                                          std::to_string(dst), {}},
+                           o.async_op, t.device(),
+                           [into, op = o.op](DeviceCommunicator& comm, int64_t seq) {
+                             comm.all_reduce(into, op, seq);
+                           });
+  }
   // Gloo writes partial sums into every rank's output: the other ranks give it scratch space.
   Tensor out = g.config.rank == dst ? t : empty_like(t);
   return g.run({"reduce", describe(t) + ", " + reduce_op_name(o.op) + ", dst " +
@@ -219,6 +271,13 @@ void unpack(const Tensor& flat, const std::vector<Tensor>& parts) {
   }
 }
 
+// The parts one after another in a new 1-d tensor on their device (a kernel, not memcpy).
+Tensor flat_on_device(const std::vector<Tensor>& parts) {
+  std::vector<Tensor> flat;
+  for (const auto& part : parts) flat.push_back(part.reshape({-1}));
+  return cat(flat, 0);
+}
+
 // The parts one after another in a new 1-d tensor of their dtype.
 Tensor pack(const std::vector<Tensor>& parts, int64_t total) {
   Tensor flat = empty({total}, parts[0].options());
@@ -235,22 +294,38 @@ Tensor pack(const std::vector<Tensor>& parts, int64_t total) {
 
 Work all_gather_into_tensor(Tensor& output, const Tensor& input, const CollectiveOptions& o) {
   Group& g = resolve_group(o.group, "all_gather_into_tensor");
-  check_dense("all_gather_into_tensor", input, "input");
-  check_dense("all_gather_into_tensor", output, "output");
-  EMBER_CHECK(output.dtype() == input.dtype() && output.numel() == input.numel() * g.config.size,
+  check_dense(g, "all_gather_into_tensor", input, "input");
+  check_dense(g, "all_gather_into_tensor", output, "output");
+  EMBER_CHECK(output.dtype() == input.dtype() && output.numel() == input.numel() * g.config.size &&
+                  output.device() == input.device(),
               "all_gather_into_tensor", "the output must be ", input.dtype(), " with ",
-              g.config.size, " x ", input.numel(), " elements, got ", describe(output));
+              g.config.size, " x ", input.numel(), " elements on ", input.device(), ", got ",
+              describe(output), " on ", output.device());
   Tensor in = input, out = output;
+  if (g.device_backend)
+    return g.run_on_device({"all_gather", describe(in), {}}, o.async_op, in.device(),
+                           [in, out](DeviceCommunicator& comm, int64_t seq) {
+                             comm.all_gather(out, in, seq);
+                           });
   return g.run({"all_gather", describe(in), {}}, o.async_op,
                [&g, in, out](uint32_t tag) { allgather_bytes(g, in, out, tag); });
 }
 
 Work all_gather(std::vector<Tensor>& outputs, const Tensor& input, const CollectiveOptions& o) {
   Group& g = resolve_group(o.group, "all_gather");
-  check_dense("all_gather", input, "input");
-  check_list("all_gather", outputs, input, static_cast<size_t>(g.config.size), "outputs");
+  check_dense(g, "all_gather", input, "input");
+  check_list(g, "all_gather", outputs, input, static_cast<size_t>(g.config.size), "outputs");
   Tensor in = input;
   Tensor flat = empty({input.numel() * g.config.size}, input.options());
+  if (g.device_backend)
+    return g.run_on_device({"all_gather", describe(in), {}}, o.async_op, in.device(),
+                           [in, flat, outputs](DeviceCommunicator& comm, int64_t seq) {
+                             comm.all_gather(flat, in, seq);
+                             // Copies on the current stream, which waits for the gather.
+                             for (size_t i = 0; i < outputs.size(); ++i)
+                               outputs[i].view({-1}).copy_(flat.narrow(
+                                   0, static_cast<int64_t>(i) * in.numel(), in.numel()));
+                           });
   return g.run({"all_gather", describe(in), {}}, o.async_op,
                [&g, in, flat, outputs](uint32_t tag) {
                  allgather_bytes(g, in, flat, tag);
@@ -260,11 +335,13 @@ Work all_gather(std::vector<Tensor>& outputs, const Tensor& input, const Collect
 
 Work reduce_scatter_tensor(Tensor& output, const Tensor& input, const CollectiveOptions& o) {
   Group& g = resolve_group(o.group, "reduce_scatter_tensor");
-  check_dense("reduce_scatter_tensor", input, "input");
-  check_dense("reduce_scatter_tensor", output, "output");
-  EMBER_CHECK(output.dtype() == input.dtype() && input.numel() == output.numel() * g.config.size,
+  check_dense(g, "reduce_scatter_tensor", input, "input");
+  check_dense(g, "reduce_scatter_tensor", output, "output");
+  EMBER_CHECK(output.dtype() == input.dtype() && input.numel() == output.numel() * g.config.size &&
+                  output.device() == input.device(),
               "reduce_scatter_tensor", "the input must be ", output.dtype(), " with ",
-              g.config.size, " x ", output.numel(), " elements, got ", describe(input));
+              g.config.size, " x ", output.numel(), " elements on ", output.device(), ", got ",
+              describe(input), " on ", input.device());
   return reduce_scatter_flat(g, output, input, /*owned=*/false, o,
                              describe(input) + ", " + reduce_op_name(o.op));
 }
@@ -272,9 +349,10 @@ Work reduce_scatter_tensor(Tensor& output, const Tensor& input, const Collective
 Work reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
                     const CollectiveOptions& o) {
   Group& g = resolve_group(o.group, "reduce_scatter");
-  check_dense("reduce_scatter", output, "output");
-  check_list("reduce_scatter", inputs, output, static_cast<size_t>(g.config.size), "inputs");
-  Tensor full = pack(inputs, output.numel() * g.config.size);
+  check_dense(g, "reduce_scatter", output, "output");
+  check_list(g, "reduce_scatter", inputs, output, static_cast<size_t>(g.config.size), "inputs");
+  Tensor full = g.device_backend ? flat_on_device(inputs)
+                                 : pack(inputs, output.numel() * g.config.size);
   return reduce_scatter_flat(g, output, full, /*owned=*/true, o, describe(output) + " x " +
                                                      std::to_string(inputs.size()) + ", " +
                                                      reduce_op_name(o.op));
@@ -282,8 +360,9 @@ Work reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
 
 Work all_to_all_single(Tensor& output, const Tensor& input, const CollectiveOptions& o) {
   Group& g = resolve_group(o.group, "all_to_all_single");
-  check_dense("all_to_all_single", input, "input");
-  check_dense("all_to_all_single", output, "output");
+  refuse_on_device(g, "all_to_all_single");
+  check_dense(g, "all_to_all_single", input, "input");
+  check_dense(g, "all_to_all_single", output, "output");
   EMBER_CHECK(input.numel() % g.config.size == 0 && output.numel() == input.numel() &&
                   output.dtype() == input.dtype(),
               "all_to_all_single", "needs input and output of one dtype and size, divisible by ",
@@ -304,14 +383,15 @@ Work all_to_all_single(Tensor& output, const Tensor& input, const CollectiveOpti
 Work all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                 const CollectiveOptions& o) {
   Group& g = resolve_group(o.group, "all_to_all");
+  refuse_on_device(g, "all_to_all");
   const auto n = static_cast<size_t>(g.config.size);
   EMBER_CHECK(inputs.size() == n && outputs.size() == n, "all_to_all", "expects ", n,
               " inputs and outputs (one per rank), got ", inputs.size(), " and ", outputs.size());
   std::vector<int64_t> send_counts, recv_counts;
   int64_t send_total = 0, recv_total = 0;
   for (size_t i = 0; i < n; ++i) {
-    check_dense("all_to_all", inputs[i], "inputs");
-    check_dense("all_to_all", outputs[i], "outputs");
+    check_dense(g, "all_to_all", inputs[i], "inputs");
+    check_dense(g, "all_to_all", outputs[i], "outputs");
     EMBER_CHECK(inputs[i].dtype() == inputs[0].dtype() && outputs[i].dtype() == inputs[0].dtype(),
                 "all_to_all", "every input and output must be ", inputs[0].dtype(), ", got ",
                 describe(inputs[i]), " and ", describe(outputs[i]));
@@ -340,10 +420,11 @@ Work all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
 Work gather(const Tensor& input, std::vector<Tensor>& outputs, int dst,
             const CollectiveOptions& o) {
   Group& g = resolve_group(o.group, "gather");
-  check_dense("gather", input, "input");
+  refuse_on_device(g, "gather");
+  check_dense(g, "gather", input, "input");
   check_rank("gather", dst, g, "dst");
   const bool root = g.config.rank == dst;
-  if (root) check_list("gather", outputs, input, static_cast<size_t>(g.config.size), "outputs");
+  if (root) check_list(g, "gather", outputs, input, static_cast<size_t>(g.config.size), "outputs");
   Tensor in = input;
   Tensor flat = root ? empty({input.numel() * g.config.size}, input.options()) : Tensor();
   std::vector<Tensor> outs = root ? outputs : std::vector<Tensor>{};
@@ -365,10 +446,11 @@ Work gather(const Tensor& input, std::vector<Tensor>& outputs, int dst,
 Work scatter(Tensor& output, const std::vector<Tensor>& inputs, int src,
              const CollectiveOptions& o) {
   Group& g = resolve_group(o.group, "scatter");
-  check_dense("scatter", output, "output");
+  refuse_on_device(g, "scatter");
+  check_dense(g, "scatter", output, "output");
   check_rank("scatter", src, g, "src");
   const bool root = g.config.rank == src;
-  if (root) check_list("scatter", inputs, output, static_cast<size_t>(g.config.size), "inputs");
+  if (root) check_list(g, "scatter", inputs, output, static_cast<size_t>(g.config.size), "inputs");
   Tensor out = output;
   std::vector<Tensor> ins = root ? inputs : std::vector<Tensor>{};
   return g.run({"scatter", describe(out) + ", src " + std::to_string(src), rooted_peers(g, src)},
@@ -391,6 +473,14 @@ Work scatter(Tensor& output, const std::vector<Tensor>& inputs, int src,
 
 Work barrier(const CollectiveOptions& o) {
   Group& g = resolve_group(o.group, "barrier");
+  if (g.device_backend)
+    // As c10d's NCCL barrier: a one-element all-reduce on the device, then the host waits.
+    return g.run_on_device({"barrier", "", {}}, o.async_op, g.barrier_device(),
+                           [&g](DeviceCommunicator& comm, int64_t seq) {
+                             comm.all_reduce(zeros({1}, {.device = g.barrier_device()}),
+                                             ReduceOp::SUM, seq);
+                             comm.synchronize();
+                           });
   return g.run({"barrier", "", {}}, o.async_op, [&g](uint32_t tag) {
     gloo::BarrierOptions options(g.context);
     tag_and_time(options, tag, g);
@@ -408,7 +498,8 @@ constexpr uint8_t kPointToPointSlotPrefix = 0x20;
 Work post_p2p(const char* op, const Tensor& tensor, int peer, const ProcessGroup& group, int tag,
               bool sending, bool async) {
   Group& g = resolve_group(group, op);
-  check_dense(op, tensor);
+  refuse_on_device(g, op);
+  check_dense(g, op, tensor);
   check_rank(op, peer, g, sending ? "dst" : "src");
   EMBER_CHECK(peer != g.config.rank, op, "rank ", g.config.global_ranks[g.config.rank],
               " cannot ", op, " to itself");

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "distributed/device_communicator.h"
 #include "distributed/gloo_store.h"
 #include "distributed/shared_memory.h"
 #include "distributed/store_detail.h"
@@ -157,6 +158,16 @@ void ProcessGroup::Impl::Queue::stop() {
 // ── creation ────────────────────────────────────────────────────────────────────────────────
 
 ProcessGroup::Impl::Impl(Config c) : config(std::move(c)) {
+  backend = config.backend;
+  if (backend != "gloo") {
+    // A device backend needs no Gloo mesh: its communicators bootstrap through the store when
+    // a collective first names their device.
+    device_backend = find_device_backend(backend);
+    EMBER_CHECK(device_backend, config.creator.c_str(), "backend '", backend,
+                "' is not registered");
+    rendezvous();
+    return;
+  }
   ignore_sigpipe_unless_handled();
   rendezvous();
   connect_mesh();
@@ -175,6 +186,7 @@ ProcessGroup::Impl::Impl(std::vector<int> global_ranks, std::string name) {
 ProcessGroup::Impl::~Impl() {
   collectives_.stop();
   p2p_waits_.stop();
+  device_comms_.clear();  // before the store their bootstrap used
 }
 
 // Every member announces itself and waits for the others, so a rank that never comes is named
@@ -464,6 +476,71 @@ Work ProcessGroup::Impl::run_p2p(CollectiveCall call, bool async,
   Work work(state);
   if (!async) work.wait();
   return work;
+}
+
+// ── a device backend's calls ────────────────────────────────────────────────────────────────
+
+DeviceCommunicator& ProcessGroup::Impl::device_communicator(Device device, const std::string& op,
+                                                            int64_t seq) {
+  last_device_ = device.index();
+  auto& comm = device_comms_[device.index()];
+  if (!comm) {
+    const std::string space = "device_comm/" + std::to_string(device_comms_.size() - 1);
+    auto store = std::make_shared<PrefixStore>(space, config.store);
+    try {
+      comm = device_backend->create({.store = store,
+                                     .rank = config.rank,
+                                     .size = config.size,
+                                     .device = device,
+                                     .timeout = config.timeout,
+                                     .prefix = [this](const std::string& o, int64_t s) {
+                                       return prefix(o, s);
+                                     }});
+    } catch (const std::exception& e) {
+      device_comms_.erase(device.index());
+      throw Error(prefix(op, seq) + "building the " + backend + " communicator on " +
+                  device.str() + " failed: " + e.what());
+    }
+  }
+  return *comm;
+}
+
+Device ProcessGroup::Impl::barrier_device() const {
+  const int last = last_device_;
+  return last == kNoDevice ? device_backend->default_device(config.rank)
+                           : Device(device_backend->device_type, last);
+}
+
+Device collective_device(const ProcessGroup& group, Device preferred) {
+  const ProcessGroup::Impl& g = resolve_group(group, "collective_device");
+  if (!g.device_backend) return Device(kCPU);
+  return preferred.type() == g.device_backend->device_type ? preferred : g.barrier_device();
+}
+
+Work ProcessGroup::Impl::run_on_device(CollectiveCall call, bool async, Device device,
+                                       std::function<void(DeviceCommunicator&, int64_t)> body) {
+  std::lock_guard lock(device_mutex_);
+  const int64_t seq = ++sequence;
+  // A watchdog that aborted a communicator since the last call broke the group.
+  for (const auto& [index, comm] : device_comms_)
+    if (std::string error = comm->error(); !error.empty()) record_error(error);
+  if (auto refusal = check_usable(call.op, seq); !refusal.empty()) throw Error(refusal);
+  auto state = std::make_shared<Work::State>();
+  DeviceCommunicator* comm = nullptr;
+  try {
+    if (config.debug) check_fingerprints(*this, call, seq);
+    comm = &device_communicator(device, call.op, seq);
+    body(*comm, seq);
+    state->finish();
+  } catch (const std::exception& e) {
+    // A collective that the watchdog aborted fails with the watchdog's error, which names it.
+    std::string message = comm ? comm->error() : "";
+    if (message.empty()) message = e.what();
+    record_error(message);
+    if (!async) throw Error(message);
+    state->finish(std::make_exception_ptr(Error(message)));
+  }
+  return Work(state);
 }
 
 }  // namespace ember::dist

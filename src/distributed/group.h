@@ -23,6 +23,8 @@ class Context;
 namespace ember::dist {
 
 class SharedMemoryAllReduce;
+class DeviceCommunicator;
+struct DeviceBackend;
 
 /// What one call looks like, for messages and for the debug mode's comparison across ranks.
 struct CollectiveCall {
@@ -46,6 +48,9 @@ struct ProcessGroup::Impl {
     std::chrono::milliseconds timeout = kDefaultPgTimeout;
     bool debug = false;  // EMBER_DISTRIBUTED_DEBUG=DETAIL
     std::string creator = "init_process_group";  // names the rendezvous in its errors
+    // "gloo", or a registered device backend ("nccl"; device_communicator.h), which then carries
+    // every collective instead of a Gloo mesh.
+    std::string backend = "gloo";
   };
 
   /// Rendezvous (a missing rank is named) and the Gloo full mesh; every member calls it.
@@ -62,6 +67,17 @@ struct ProcessGroup::Impl {
   /// happens on the group's second thread, so sends and receives never wait behind each other.
   Work run_p2p(CollectiveCall call, bool async, std::function<std::function<void()>()> post);
 
+  /// A device backend's call: numbered like run's, refused once the group is broken (a
+  /// communicator's watchdog error breaks it too), and run on the calling thread, whose current
+  /// stream orders the device's work (Note [NCCL stream ordering]); the Work is complete once
+  /// the body has enqueued. body gets the communicator of `device` (built on its first call)
+  /// and the call's number. Its errors break the group; async returns them in the Work.
+  Work run_on_device(CollectiveCall call, bool async, Device device,
+                     std::function<void(DeviceCommunicator&, int64_t seq)> body);
+  /// The device of a collective without tensors (barrier): the last one a collective used, else
+  /// the backend's default for this rank.
+  Device barrier_device() const;
+
   /// "[op #seq] rank r: " for this group.
   std::string prefix(const std::string& op, int64_t seq) const;
   /// "rank 3" (a global rank) for group rank r.
@@ -70,6 +86,7 @@ struct ProcessGroup::Impl {
 
   Config config;
   std::string backend = "gloo";
+  const DeviceBackend* device_backend = nullptr;  // null: Gloo
   std::shared_ptr<gloo::Context> context;
   std::atomic<int64_t> sequence{0};
   int64_t p2p_sequence = 0;
@@ -105,6 +122,16 @@ struct ProcessGroup::Impl {
     void stop();
   };
   Queue collectives_, p2p_waits_;
+  // A device backend's communicators by device index, built in the order the collectives first
+  // named their device (the same on every member), which numbers their store namespaces.
+  std::map<int, std::unique_ptr<DeviceCommunicator>> device_comms_;
+  // Held by a device call from numbering to enqueue: callers on several threads enqueue in the
+  // order of their numbers, one at a time, as NCCL requires of a communicator.
+  std::mutex device_mutex_;
+  // The index of the device the last call used (of the backend's type); kNoDevice before.
+  static constexpr int kNoDevice = -2;
+  std::atomic<int> last_device_{kNoDevice};
+  DeviceCommunicator& device_communicator(Device device, const std::string& op, int64_t seq);
 
   void rendezvous();
   void connect_mesh();

@@ -22,6 +22,7 @@
 #include <mutex>
 #include <optional>
 
+#include "distributed/device_communicator.h"
 #include "distributed/group.h"
 #include "distributed/launch_environment.h"
 #include "distributed/tcp_store_workers.h"
@@ -221,10 +222,12 @@ void init_process_group(const InitOptions& o) {
   EMBER_CHECK(!w.group, kInit, "the default process group is already initialized (rank ",
               w.group ? w.group->config.rank : -1, " of ", w.group ? w.group->config.size : 0,
               "); call destroy_process_group() first");
-  EMBER_CHECK(o.backend != "nccl", kInit, "backend 'nccl' needs ember built with CUDA "
-              "(-DEMBER_CUDA=ON) and a GPU; this build has no CUDA. Use backend 'gloo' for CPU "
-              "tensors");
-  EMBER_CHECK(o.backend == "gloo", kInit, "unknown backend '", o.backend,
+  // "nccl" is registered by a CUDA build with NCCL; tests register fakes (device_communicator.h).
+  const bool known = o.backend == "gloo" || find_device_backend(o.backend);
+  EMBER_CHECK(known || o.backend != "nccl", kInit, "backend 'nccl' needs ember built with CUDA "
+              "(-DEMBER_CUDA=ON) and NCCL; this build has no NCCL (PyTorch: \"Distributed "
+              "package doesn't have NCCL built in\"). Use backend 'gloo' for CPU tensors");
+  EMBER_CHECK(known, kInit, "unknown backend '", o.backend,
               "' (expected 'gloo', or 'nccl' in a CUDA build)");
   Rendezvous r = rendezvous_from(o);
   const std::string attempt = environment("TORCHELASTIC_RESTART_COUNT");
@@ -243,6 +246,7 @@ void init_process_group(const InitOptions& o) {
   config.interface_address = r.interface;
   config.timeout = o.timeout;
   config.debug = debug_mode_from_environment();
+  config.backend = o.backend;
   w.group = std::make_shared<ProcessGroup::Impl>(std::move(config));
   w.store = r.store;
 }

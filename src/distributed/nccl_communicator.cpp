@@ -5,6 +5,8 @@
 
 #include <memory>
 
+#include "ember/cuda.h"
+
 #include "backend/cuda/runtime.h"
 #include "distributed/nccl_id.h"
 
@@ -13,6 +15,11 @@ namespace {
 
 // How often the watchdog looks; a hang is reported at most this late after the timeout.
 constexpr auto kWatchdogPeriod = std::chrono::milliseconds(100);
+
+// "[op #seq] rank r: ", as the process group's prefix, for a communicator built without one.
+std::string plain_prefix(int rank, const std::string& op, int64_t seq) {
+  return "[" + op + " #" + std::to_string(seq) + "] rank " + std::to_string(rank) + ": ";
+}
 
 ncclDataType_t nccl_type(Dtype t, const char* op) {
   switch (t) {
@@ -55,23 +62,25 @@ ncclRedOp_t nccl_op(dist::ReduceOp op) {
 }
 
 // A CUDA event owned by the watchdog's entry for one collective.
-using Event = std::shared_ptr<CUevent_st>;
-Event new_event(const char* op) {
+using SharedEvent = std::shared_ptr<CUevent_st>;
+SharedEvent new_event(const char* op) {
   cudaEvent_t e = nullptr;
   check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), op, " creating an event");
-  return Event(e, [](cudaEvent_t ev) { (void)cudaEventDestroy(ev); });
+  return SharedEvent(e, [](cudaEvent_t ev) { (void)cudaEventDestroy(ev); });
 }
 
 }  // namespace
 
-NcclCommunicator::NcclCommunicator(dist::Store& store, int rank, int size, Device device,
-                                   std::chrono::milliseconds timeout, uint64_t comm_index)
-    : rank_(rank),
-      size_(size),
-      device_(resolve_device(device, "nccl")),
-      watchdog_(*this, timeout,
-                [this](const std::string& op, int64_t seq) { return prefix(op, seq); }) {
-  const std::string id = dist::exchange_nccl_unique_id(store, rank, comm_index, [] {
+NcclCommunicator::NcclCommunicator(const dist::DeviceCommunicatorConfig& config)
+    : rank_(config.rank),
+      size_(config.size),
+      device_(resolve_device(config.device, "nccl")),
+      prefix_(config.prefix ? config.prefix
+                            : [rank = config.rank](const std::string& op, int64_t seq) {
+                                return plain_prefix(rank, op, seq);
+                              }),
+      watchdog_(*this, config.timeout, prefix_, kWatchdogPeriod) {
+  const std::string id = dist::exchange_nccl_unique_id(*config.store, rank_, 0, [] {
     ncclUniqueId uid;
     const ncclResult_t r = ncclGetUniqueId(&uid);
     EMBER_CHECK(r == ncclSuccess, "nccl", "ncclGetUniqueId: ", ncclGetErrorString(r));
@@ -81,32 +90,19 @@ NcclCommunicator::NcclCommunicator(dist::Store& store, int rank, int size, Devic
   static_assert(sizeof(uid.internal) == dist::kNcclUniqueIdBytes);
   std::copy(id.begin(), id.end(), uid.internal);
   DeviceGuard guard(device_, "nccl");
-  const ncclResult_t r = ncclCommInitRank(&comm_, size, uid, rank);
-  EMBER_CHECK(r == ncclSuccess, "nccl", "rank ", rank, ": ncclCommInitRank on cuda:", device_, " (",
-              size, " ranks): ", ncclGetErrorString(r));
+  const ncclResult_t r = ncclCommInitRank(&comm_, size_, uid, rank_);
+  EMBER_CHECK(r == ncclSuccess, "nccl", "rank ", rank_, ": ncclCommInitRank on cuda:", device_,
+              " (", size_, " ranks): ", ncclGetErrorString(r));
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "nccl",
         " creating the NCCL stream on cuda:", device_);
-  thread_ = std::thread([this] { watch(); });
+  watchdog_.start();
 }
 
 NcclCommunicator::~NcclCommunicator() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  stop_.notify_all();
-  thread_.join();
+  watchdog_.stop();  // it asks comm_ for errors until now
   // An aborted communicator is already gone; a healthy one finishes its queued work first.
   if (!watchdog_.aborted()) (void)ncclCommDestroy(comm_);
   (void)cudaStreamDestroy(stream_);
-}
-
-void NcclCommunicator::watch() {
-  std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    if (auto error = watchdog_.poll(dist::NcclWatchdog::Clock::now())) error_ = *error;
-    stop_.wait_for(lock, kWatchdogPeriod, [this] { return stopping_; });
-  }
 }
 
 std::string NcclCommunicator::async_error() {
@@ -119,85 +115,97 @@ std::string NcclCommunicator::async_error() {
 
 void NcclCommunicator::abort() { (void)ncclCommAbort(comm_); }
 
-// "[op #seq] rank r: ", as the Gloo backend's messages begin (ProcessGroup::Impl::prefix).
-std::string NcclCommunicator::prefix(const std::string& op, int64_t seq) const {
-  return "[" + op + " #" + std::to_string(seq) + "] rank " + std::to_string(rank_) + ": ";
+void NcclCommunicator::synchronize() {
+  DeviceGuard guard(device_, "nccl");
+  check(cudaStreamSynchronize(stream_), "nccl", " waiting for the NCCL stream on cuda:", device_);
 }
 
 // Note [NCCL stream ordering]: the NCCL stream waits for the caller's current stream (the
 // inputs are written), the collective runs there, and the current stream waits for its end (the
 // outputs are read, and the caching allocator reuses the tensors only after it). The watchdog
-// watches the end event.
+// watches the end event. So Work::wait() has nothing left to order: the process group's Work of
+// an nccl collective is complete once it is enqueued, as c10d's wait() only orders the stream.
 template <class Enqueue>
-void NcclCommunicator::collective(const char* op, const Tensor& t, Enqueue&& enqueue) {
+void NcclCommunicator::collective(const char* op, int64_t seq, const Tensor& t,
+                                  Enqueue&& enqueue) {
+  // The group checks these first; a direct caller (tests/cuda/nccl_test.cpp) gets them here.
   EMBER_CHECK(t.device().is_cuda() && t.device().index() == device_, op, "rank ", rank_,
               ": expected a tensor on cuda:", device_, ", got ", t.device());
   EMBER_CHECK(t.is_contiguous(), op, "rank ", rank_, ": expected a contiguous tensor");
-  // The lock is not held while NCCL enqueues (which can block behind a hung peer), so the
-  // watchdog can still abort; one thread calls a communicator's collectives, as NCCL requires.
-  int64_t seq;
-  {
-    std::lock_guard lock(mutex_);
-    seq = ++sequence_;
-    if (!error_.empty())
-      throw Error(prefix(op, seq) + "the NCCL communicator is unusable after an earlier error (" +
-                  error_ + ")");
-  }
+  // One thread calls a communicator's collectives, as NCCL requires (the group's caller); the
+  // watchdog only reads the end events and may abort from its own thread.
+  if (const std::string earlier = watchdog_.error(); !earlier.empty())
+    throw Error(prefix_(op, seq) + "the NCCL communicator is unusable after an earlier error (" +
+                earlier + ")");
   DeviceGuard guard(device_, op);
   const cudaStream_t compute = current_stream_handle(device_);
-  const Event ready = new_event(op), end = new_event(op);
+  const SharedEvent ready = new_event(op), end = new_event(op);
   check(cudaEventRecord(ready.get(), compute), op, " recording the inputs' event");
   check(cudaStreamWaitEvent(stream_, ready.get(), 0), op, " ordering the NCCL stream");
   const ncclResult_t r = enqueue(stream_);
   if (r != ncclSuccess && r != ncclInProgress)
-    throw Error(prefix(op, seq) + "NCCL error: " + ncclGetErrorString(r) + ": " +
+    throw Error(prefix_(op, seq) + "NCCL error: " + ncclGetErrorString(r) + ": " +
                 ncclGetLastError(comm_));
   check(cudaEventRecord(end.get(), stream_), op, " recording the collective's end");
   check(cudaStreamWaitEvent(compute, end.get(), 0), op, " ordering the current stream");
-  std::lock_guard lock(mutex_);
-  watchdog_.started(
-      seq, op, [end] { return cudaEventQuery(end.get()) == cudaSuccess; },
-      dist::NcclWatchdog::Clock::now());
+  watchdog_.started(seq, op, [end] { return cudaEventQuery(end.get()) == cudaSuccess; });
 }
 
-void NcclCommunicator::all_reduce(const Tensor& t, dist::ReduceOp op) {
+void NcclCommunicator::all_reduce(const Tensor& t, dist::ReduceOp op, int64_t seq) {
   const ncclDataType_t type = nccl_type(t.dtype(), "all_reduce");
-  collective("all_reduce", t, [&](cudaStream_t s) {
+  collective("all_reduce", seq, t, [&](cudaStream_t s) {
     return ncclAllReduce(t.data_ptr(), t.data_ptr(), size_t(t.numel()), type, nccl_op(op), comm_,
                          s);
   });
 }
 
-void NcclCommunicator::broadcast(const Tensor& t, int root) {
+void NcclCommunicator::broadcast(const Tensor& t, int root, int64_t seq) {
   const ncclDataType_t type = nccl_type(t.dtype(), "broadcast");
-  collective("broadcast", t, [&](cudaStream_t s) {
+  collective("broadcast", seq, t, [&](cudaStream_t s) {
     return ncclBroadcast(t.data_ptr(), t.data_ptr(), size_t(t.numel()), type, root, comm_, s);
   });
 }
 
-void NcclCommunicator::all_gather(const Tensor& out, const Tensor& in) {
+void NcclCommunicator::all_gather(const Tensor& out, const Tensor& in, int64_t seq) {
   EMBER_CHECK(out.numel() == in.numel() * size_ && out.dtype() == in.dtype() &&
                   out.is_contiguous() && out.device() == in.device(),
-              "all_gather", "rank ", rank_, ": expected a contiguous output of ", size_, " x ",
-              in.numel(), " ", in.dtype(), " elements on ", in.device(), ", got ", out.numel(), " ",
-              out.dtype());
+              "all_gather", "rank ", rank_, ": expected a contiguous output of ", size_,
+              " x ", in.numel(), " ", in.dtype(), " elements on ", in.device(), ", got ",
+              out.numel(), " ", out.dtype());
   const ncclDataType_t type = nccl_type(in.dtype(), "all_gather");
-  collective("all_gather", in, [&](cudaStream_t s) {
+  collective("all_gather", seq, in, [&](cudaStream_t s) {
     return ncclAllGather(in.data_ptr(), out.data_ptr(), size_t(in.numel()), type, comm_, s);
   });
 }
 
-void NcclCommunicator::reduce_scatter(const Tensor& out, const Tensor& in, dist::ReduceOp op) {
+void NcclCommunicator::reduce_scatter(const Tensor& out, const Tensor& in, dist::ReduceOp op,
+                                      int64_t seq) {
   EMBER_CHECK(in.numel() == out.numel() * size_ && out.dtype() == in.dtype() &&
                   out.is_contiguous() && out.device() == in.device(),
-              "reduce_scatter", "rank ", rank_, ": expected a contiguous output of ", in.numel(),
-              " / ", size_, " ", in.dtype(), " elements on ", in.device(), ", got ", out.numel(),
-              " ", out.dtype());
+              "reduce_scatter", "rank ", rank_, ": expected a contiguous output of ",
+              in.numel(), " / ", size_, " ", in.dtype(), " elements on ", in.device(), ", got ",
+              out.numel(), " ", out.dtype());
   const ncclDataType_t type = nccl_type(in.dtype(), "reduce_scatter");
-  collective("reduce_scatter", in, [&](cudaStream_t s) {
+  collective("reduce_scatter", seq, in, [&](cudaStream_t s) {
     return ncclReduceScatter(in.data_ptr(), out.data_ptr(), size_t(out.numel()), type, nccl_op(op),
                              comm_, s);
   });
+}
+
+void register_nccl_backend() {
+  dist::register_device_backend(
+      "nccl", {.device_type = kCUDA,
+               .create =
+                   [](const dist::DeviceCommunicatorConfig& config) {
+                     return std::unique_ptr<dist::DeviceCommunicator>(
+                         std::make_unique<NcclCommunicator>(config));
+                   },
+               // c10d's choice for a barrier before any collective named a device.
+               .default_device =
+                   [](int group_rank) {
+                     const int count = ember::cuda::device_count();
+                     return Device(kCUDA, count > 0 ? group_rank % count : 0);
+                   }});
 }
 
 }  // namespace ember::cuda

@@ -45,4 +45,42 @@ std::optional<std::string> NcclWatchdog::poll(Clock::time_point now) {
   return std::nullopt;
 }
 
+WatchdogThread::WatchdogThread(WatchedCommunicator& comm, std::chrono::milliseconds timeout,
+                               NcclWatchdog::Prefix prefix, std::chrono::milliseconds period)
+    : period_(period), watchdog_(comm, timeout, std::move(prefix)) {}
+
+void WatchdogThread::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  stop_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void WatchdogThread::start() {
+  thread_ = std::thread([this] {
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+      watchdog_.poll(NcclWatchdog::Clock::now());  // keeps its error: error() reads it
+      stop_.wait_for(lock, period_, [this] { return stopping_; });
+    }
+  });
+}
+
+void WatchdogThread::started(int64_t seq, std::string op, std::function<bool()> done) {
+  std::lock_guard lock(mutex_);
+  watchdog_.started(seq, std::move(op), std::move(done), NcclWatchdog::Clock::now());
+}
+
+std::string WatchdogThread::error() {
+  std::lock_guard lock(mutex_);
+  return watchdog_.error();
+}
+
+bool WatchdogThread::aborted() {
+  std::lock_guard lock(mutex_);
+  return watchdog_.aborted();
+}
+
 }  // namespace ember::dist

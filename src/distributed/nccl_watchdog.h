@@ -8,11 +8,14 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace ember::dist {
 
@@ -64,6 +67,36 @@ class NcclWatchdog {
   std::deque<Entry> in_flight_;  // in queue order: the front is the oldest
   bool aborted_ = false;
   std::string error_;
+};
+
+/// An NcclWatchdog polled by its own thread every `period`, for a communicator whose collectives
+/// are enqueued on one thread while the watchdog looks from another (the NCCL communicator's and
+/// the tests' fake's). Its error is kept for the communicator's next call.
+class WatchdogThread {
+ public:
+  WatchdogThread(WatchedCommunicator& comm, std::chrono::milliseconds timeout,
+                 NcclWatchdog::Prefix prefix, std::chrono::milliseconds period);
+  ~WatchdogThread() { stop(); }
+  WatchdogThread(const WatchdogThread&) = delete;
+  WatchdogThread& operator=(const WatchdogThread&) = delete;
+
+  /// Starts polling: once the communicator can answer async_error().
+  void start();
+  /// Stops polling (waits for a poll under way): before the communicator it watches goes.
+  void stop();
+  /// Collective number `seq` was enqueued now; `done` is asked from the watchdog's thread.
+  void started(int64_t seq, std::string op, std::function<bool()> done);
+  /// The error that aborted the communicator, "" before.
+  std::string error();
+  bool aborted();
+
+ private:
+  std::chrono::milliseconds period_;
+  std::mutex mutex_;  // guards watchdog_ and stopping_
+  std::condition_variable stop_;
+  NcclWatchdog watchdog_;
+  bool stopping_ = false;
+  std::thread thread_;
 };
 
 }  // namespace ember::dist

@@ -12,6 +12,7 @@
 #include "ember/error.h"
 #include "ember/math.h"
 #include "ember/shape.h"
+#include "ember/value.h"  // StateDict (ember/nn/utils.h declares it only)
 
 namespace ember::nn::utils {
 

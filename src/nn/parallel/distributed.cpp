@@ -12,6 +12,7 @@
 #include "ember/error.h"
 #include "ember/math.h"
 #include "ember/shape.h"
+#include "distributed/device_communicator.h"
 #include "nn/parallel/reducer.h"
 
 namespace ember::nn::parallel {
@@ -62,14 +63,17 @@ void verify_shapes_across_ranks(const std::vector<Tensor>& params,
     code.push_back(p.dim());
     for (int64_t s : p.sizes()) code.push_back(s);
   }
-  Tensor length = from_vector(std::vector<int64_t>{static_cast<int64_t>(code.size())});
+  // On the group's device: an nccl group takes only CUDA tensors.
+  const Device on =
+      dist::collective_device(group, params.empty() ? Device(kCPU) : params[0].device());
+  Tensor length = from_vector(std::vector<int64_t>{static_cast<int64_t>(code.size())}).to(on);
   dist::all_reduce(length, {.op = dist::ReduceOp::MAX, .group = group});
-  const int64_t longest = length.item<int64_t>();
+  const int64_t longest = length.cpu().item<int64_t>();
   code.resize(static_cast<size_t>(longest), -1);
   const int world = dist::get_world_size(group);
-  Tensor gathered = zeros({world * longest}, {.dtype = kInt64});
-  dist::all_gather_into_tensor(gathered, from_vector(code), {.group = group});
-  const auto all = gathered.tolist<int64_t>();
+  Tensor gathered = zeros({world * longest}, {.dtype = kInt64, .device = on});
+  dist::all_gather_into_tensor(gathered, from_vector(code).to(on), {.group = group});
+  const auto all = gathered.cpu().tolist<int64_t>();
   auto rank_code = [&](int r) {
     return std::vector<int64_t>(all.begin() + r * longest, all.begin() + (r + 1) * longest);
   };
@@ -130,9 +134,19 @@ DistributedDataParallelImpl::DistributedDataParallelImpl(std::shared_ptr<Module>
   EMBER_CHECK(!params.empty(), kDdpOp,
               "DistributedDataParallel is not needed when a module doesn't have any parameter "
               "that requires a gradient.");
-  for (const Tensor& p : params)
-    EMBER_CHECK(p.device().is_cpu(), kDdpOp, "parameter on ", p.device(),
-                ": this build's process groups (gloo) reduce CPU tensors");
+  // One device, the one the group's backend takes (PyTorch 1.13's DDP wants one device type
+  // too; its Gloo stages CUDA tensors, ember's Gloo group takes CPU tensors only).
+  const Device device = params[0].device();
+  const Device takes = dist::collective_device(options_.process_group, device);
+  for (const Tensor& p : params) {
+    EMBER_CHECK(p.device() == device, kDdpOp, "DistributedDataParallel's input module must be on "
+                "one device, but its parameters are on ", device, " and ", p.device());
+    EMBER_CHECK(p.device() == takes, kDdpOp, "a parameter is on ", p.device(), ", but the process "
+                "group's backend (", options_.process_group.backend(),
+                ") takes ", takes.is_cpu() ? "CPU tensors" : "CUDA tensors",
+                takes.is_cpu() ? "; use init_process_group with backend 'nccl' for a CUDA module"
+                               : "; move the module with ->to(\"cuda:<local rank>\") first");
+  }
   verify_shapes_across_ranks(params, names, options_.process_group);
   buffers_ = module_ptr_->buffers();
   std::vector<Tensor> state = params;

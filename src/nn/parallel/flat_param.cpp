@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "distributed/device_communicator.h"
 #include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/error.h"
@@ -48,6 +49,7 @@ FlatParamUnit::FlatParamUnit(std::string module_path, std::vector<Tensor> params
   NoGradGuard no_grad;
   EMBER_CHECK(!params_.empty(), kFlatParamOp, unit_text(), " has no parameters");
   const Dtype dtype = params_[0].dtype();
+  device_ = params_[0].device();
   const bool requires_grad = params_[0].requires_grad();
   std::vector<Tensor> pieces;
   for (size_t i = 0; i < params_.size(); ++i) {
@@ -61,8 +63,16 @@ FlatParamUnit::FlatParamUnit(std::string module_path, std::vector<Tensor> params
                 "a flat parameter requires uniform requires_grad, but in ", unit_text(), " '",
                 names_[0], "' has ", requires_grad, " and '", names_[i], "' has ",
                 p.requires_grad());
-    EMBER_CHECK(p.device().is_cpu(), kFlatParamOp, "parameter '", names_[i], "' is on ", p.device(),
-                ": this build's process groups (gloo) reduce CPU tensors");
+    EMBER_CHECK(p.device() == device_, kFlatParamOp,
+                "a flat parameter requires one device, but in ", unit_text(), " '", names_[0], "' is on ", device_, " and '", names_[i], "' on ",
+                p.device());
+    const Device takes = dist::collective_device(group_, device_);
+    EMBER_CHECK(takes == device_, kFlatParamOp, "parameter '", names_[i], "' is on ", p.device(),
+                ", but the process group's backend (", group_.backend(), ") takes ",
+                takes.is_cpu() ? "CPU tensors; use init_process_group with backend 'nccl' for a "
+                                 "CUDA module"
+                               : "CUDA tensors; move the module with ->to(\"cuda:<local rank>\") "
+                                 "first");
     shapes_.emplace_back(p.sizes().begin(), p.sizes().end());
     offsets_.push_back(numel_);
     numel_ += p.numel();
@@ -73,7 +83,7 @@ FlatParamUnit::FlatParamUnit(std::string module_path, std::vector<Tensor> params
   separate_full_ = sharded_ || compute_dtype_ != dtype;
   const int64_t chunks = sharded_ ? world_ : 1;
   shard_numel_ = (numel_ + chunks - 1) / chunks;
-  Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = dtype});
+  Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = dtype, .device = device_});
   flat.narrow(0, 0, numel_).copy_(cat(pieces, 0));
   pieces.clear();
   if (sync_module_states) dist::broadcast(flat, 0, {.group = group_});
@@ -124,7 +134,7 @@ bool FlatParamUnit::prefetch() {
   // every gather completes by the end of backward (finish_backward reshards every unit), before
   // an optimizer can step.
   gather_input_ = shard_.detach().to(compute_dtype_);
-  gathering_ = empty({shard_numel_ * world_}, {.dtype = compute_dtype_});
+  gathering_ = empty({shard_numel_ * world_}, {.dtype = compute_dtype_, .device = device_});
   gather_work_ = dist::all_gather_into_tensor(gathering_, gather_input_,
                                               {.group = group_, .async_op = true});
   gather_in_flight_ = true;
@@ -142,7 +152,7 @@ void FlatParamUnit::reshard() {
   if (!separate_full_) return;
   drop_prefetch();
   full_ = Tensor();
-  const Tensor nothing = empty({0}, {.dtype = compute_dtype_});
+  const Tensor nothing = empty({0}, {.dtype = compute_dtype_, .device = device_});
   for (const Tensor& p : params_)
     p.impl()->set_data(nothing.storage(), nothing.dtype(), {0}, {1}, 0);
 }
@@ -156,7 +166,7 @@ std::vector<Tensor> FlatParamUnit::gather_like_shard(const Tensor& local) const 
               shape_text(local.sizes()));
   Tensor flat = local.detach();
   if (sharded_) {
-    flat = empty({shard_numel_ * world_}, {.dtype = local.dtype()});
+    flat = empty({shard_numel_ * world_}, {.dtype = local.dtype(), .device = device_});
     dist::all_gather_into_tensor(flat, local.detach().contiguous(), {.group = group_});
   }
   std::vector<Tensor> values;
@@ -184,7 +194,7 @@ void FlatParamUnit::reduce_gradients() {
 Tensor FlatParamUnit::take_flat_gradients(Dtype dtype) {
   NoGradGuard no_grad;
   const int64_t chunks = sharded_ ? world_ : 1;
-  Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = dtype});
+  Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = dtype, .device = device_});
   for (size_t i = 0; i < params_.size(); ++i) {
     Tensor& g = params_[i].mutable_grad();
     if (g.defined()) flat.narrow(0, offsets_[i], g.numel()).copy_(g.reshape({-1}));
@@ -216,7 +226,7 @@ void FlatParamUnit::launch_reduce() {
   }
   // Asynchronous: the rest of backward runs while the group's thread reduces.
   if (sharded_) {
-    reduced_ = empty({shard_numel_}, {.dtype = reduce_dtype_});
+    reduced_ = empty({shard_numel_}, {.dtype = reduce_dtype_, .device = device_});
     reduce_work_ = dist::reduce_scatter_tensor(
         reduced_, flat, {.op = dist::ReduceOp::AVG, .group = group_, .async_op = true});
   } else {
@@ -243,7 +253,8 @@ Tensor FlatParamUnit::shard_of(const std::vector<Tensor>& values) const {
   NoGradGuard no_grad;
   const int64_t chunks = sharded_ ? world_ : 1;
   Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = values.empty() ? shard_.dtype()
-                                                                        : values[0].dtype()});
+                                                                        : values[0].dtype(),
+                                                .device = device_});
   for (size_t i = 0; i < params_.size(); ++i) {
     const std::vector<int64_t> got(values[i].sizes().begin(), values[i].sizes().end());
     EMBER_CHECK(got == shapes_[i], kFlatParamOp, "size mismatch for ", names_[i], ": ",
@@ -257,7 +268,7 @@ void FlatParamUnit::load_full(const std::vector<Tensor>& values) {
   NoGradGuard no_grad;
   drop_prefetch();  // it gathered the old values
   const int64_t chunks = sharded_ ? world_ : 1;
-  Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = shard_.dtype()});
+  Tensor flat = zeros({shard_numel_ * chunks}, {.dtype = shard_.dtype(), .device = device_});
   for (size_t i = 0; i < params_.size(); ++i) {
     const std::vector<int64_t> got(values[i].sizes().begin(), values[i].sizes().end());
     EMBER_CHECK(got == shapes_[i], kFlatParamOp, "size mismatch for ", names_[i],

@@ -94,6 +94,7 @@ class FlatParamUnit {
   std::vector<std::vector<int64_t>> shapes_;
   std::vector<int64_t> offsets_;  // of each parameter in the flat parameter
   dist::ProcessGroup group_;
+  Device device_;  // the parameters', where the group's communicator takes them
   bool sharded_;
   int world_;
   int rank_;

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "autograd/final_callbacks.h"
+#include "distributed/device_communicator.h"
 #include "ember/creation.h"
 #include "ember/error.h"
 #include "ember/nn/layers/attention.h"
@@ -459,10 +460,13 @@ double FullyShardedDataParallelImpl::clip_grad_norm_(double max_norm,
     double& into = u->is_sharded() ? sharded : replicated;
     into = inf ? std::max(into, part) : into + part;
   }
-  Tensor across = from_vector(std::vector<double>{sharded});
+  // On the group's device (an nccl group takes CUDA tensors): the shards'.
+  const Device on = dist::collective_device(options_.process_group,
+                                            all.empty() ? Device(kCPU) : all[0]->shard().device());
+  Tensor across = from_vector(std::vector<double>{sharded}).to(on);
   dist::all_reduce(across, {.op = inf ? dist::ReduceOp::MAX : dist::ReduceOp::SUM,
                             .group = options_.process_group});
-  sharded = across.item<double>();
+  sharded = across.cpu().item<double>();
   const double total = inf ? std::max(sharded, replicated) : std::pow(sharded + replicated, 1.0 / q);
   EMBER_CHECK(!options.error_if_nonfinite || std::isfinite(total), "FullyShardedDataParallel.clip_grad_norm_",
               "The total norm of order ", q, " for gradients from `parameters` is non-finite, so "

@@ -8,6 +8,7 @@
 #include <functional>
 #include <unordered_set>
 #include "autograd/final_callbacks.h"
+#include "distributed/device_communicator.h"
 #include "ember/creation.h"
 #include "ember/error.h"
 #include "ember/nn/layers/attention.h"
@@ -32,9 +33,11 @@ Tensor gather_dim0(const dcp::ShardedTensor& sharded, const std::vector<int64_t>
   int64_t row_numel = 1;
   for (size_t d = 1; d < shape.size(); ++d) row_numel *= shape[d];
   const int64_t chunk = (rows + world - 1) / world * row_numel;
-  Tensor mine = zeros({chunk}, {.dtype = sharded.local.dtype()});
+  // On the device the group's collectives take (the shard's, on an nccl group).
+  const Device on = dist::collective_device(group, sharded.local.device());
+  Tensor mine = zeros({chunk}, {.dtype = sharded.local.dtype(), .device = on});
   mine.narrow(0, 0, sharded.local.numel()).copy_(sharded.local.reshape({-1}));
-  Tensor all = empty({chunk * world}, {.dtype = mine.dtype()});
+  Tensor all = empty({chunk * world}, {.dtype = mine.dtype(), .device = on});
   dist::all_gather_into_tensor(all, mine, {.group = group});
   return all.narrow(0, 0, rows * row_numel).view(shape);
 }

@@ -15,6 +15,7 @@
 #include "autograd/final_callbacks.h"
 #include "ember/autograd.h"
 #include "ember/creation.h"
+#include "distributed/device_communicator.h"
 #include "ember/error.h"
 
 namespace ember::nn::parallel {
@@ -113,6 +114,11 @@ Reducer::Reducer(std::vector<Tensor> parameters, std::vector<std::string> names,
   reset_iteration();
 }
 
+// Where the reducer's bookkeeping collectives run: the group's device for the parameters'.
+Device Reducer::collective_device() const {
+  return dist::collective_device(options_.process_group, params_.front().device());
+}
+
 void Reducer::build_buckets(const std::vector<size_t>& order) {
   const auto cap = static_cast<size_t>(options_.bucket_cap_mb * 1024 * 1024);
   const auto assignment = compute_bucket_assignment_by_size(params_, order,
@@ -123,7 +129,9 @@ void Reducer::build_buckets(const std::vector<size_t>& order) {
     Bucket bucket;
     int64_t total = 0;
     for (size_t i : indices) total += params_[i].numel();
-    bucket.flat = zeros({total}, {.dtype = params_[indices.front()].dtype()});
+    // On the parameters' device, which the group's communicator takes (DDP checked).
+    bucket.flat = zeros({total}, {.dtype = params_[indices.front()].dtype(),
+                                  .device = collective_device()});
     int64_t offset = 0;
     for (size_t i : indices) {
       locators_[i] = {buckets_.size(), bucket.views.size()};
@@ -145,10 +153,11 @@ void Reducer::rebuild_buckets_once() {
       ready_order_.size() != params_.size())
     return;
   buckets_rebuilt_ = true;
-  Tensor order = from_vector(std::vector<int64_t>(ready_order_.begin(), ready_order_.end()));
+  Tensor order = from_vector(std::vector<int64_t>(ready_order_.begin(), ready_order_.end()))
+                     .to(collective_device());
   dist::broadcast(order, 0, {.group = options_.process_group});
   std::vector<size_t> rank0_order;
-  for (int64_t i : order.tolist<int64_t>()) rank0_order.push_back(static_cast<size_t>(i));
+  for (int64_t i : order.cpu().tolist<int64_t>()) rank0_order.push_back(static_cast<size_t>(i));
   build_buckets(rank0_order);
   ready_order_.clear();
 }
@@ -324,10 +333,13 @@ void Reducer::finalize_backward() {
   // With find_unused_parameters: which parameters some rank used (the others keep their grad).
   std::vector<char> used_anywhere(params_.size(), 1);
   if (options_.find_unused_parameters) {
-    Tensor flags = empty({int64_t(params_.size())}, {.dtype = kInt32});
-    int32_t* used = flags.data_ptr<int32_t>();
+    Tensor host = empty({int64_t(params_.size())}, {.dtype = kInt32});
+    int32_t* used = host.data_ptr<int32_t>();
     for (size_t i = 0; i < params_.size(); ++i) used[i] = locally_used_[i];
+    Tensor flags = host.to(collective_device());
     dist::all_reduce(flags, {.op = dist::ReduceOp::MAX, .group = options_.process_group});
+    host = flags.cpu();
+    used = host.data_ptr<int32_t>();
     for (size_t i = 0; i < params_.size(); ++i) used_anywhere[i] = used[i] != 0;
     warn_if_nothing_unused(used_anywhere);
   }

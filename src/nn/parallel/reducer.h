@@ -47,6 +47,7 @@ class Reducer {
   };
 
   void build_buckets(const std::vector<size_t>& order);
+  Device collective_device() const;
   void rebuild_buckets_once();
   void on_gradient_ready(size_t index);
   void mark_ready(size_t index);
