@@ -20,6 +20,7 @@
 #include <vector>
 
 #ifdef EMBER_HAVE_LIBDW
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #endif
 
@@ -63,6 +64,30 @@ bool internal(const Frame& f) {
 }
 
 #ifdef EMBER_HAVE_LIBDW
+// The file:line of pc. dwfl_module_getsrc finds pc's compilation unit through .debug_aranges,
+// which GCC emits and Clang (14) does not; without them it fails, so the units are then walked
+// and each asked whether it covers pc.
+void name_source_line(Dwfl_Module* module, Dwarf_Addr pc, Frame& frame) {
+  int lineno = 0;
+  const char* file = nullptr;
+  if (Dwfl_Line* line = dwfl_module_getsrc(module, pc)) {
+    file = dwfl_lineinfo(line, nullptr, &lineno, nullptr, nullptr, nullptr);
+  } else {
+    Dwarf_Addr bias = 0;
+    for (Dwarf_Die* unit = nullptr; (unit = dwfl_module_nextcu(module, unit, &bias));) {
+      if (dwarf_haspc(unit, pc - bias) <= 0) continue;
+      if (Dwarf_Line* line = dwarf_getsrc_die(unit, pc - bias)) {
+        file = dwarf_linesrc(line, nullptr, nullptr);
+        dwarf_lineno(line, &lineno);
+      }
+      break;
+    }
+  }
+  if (!file) return;
+  frame.file = file;
+  frame.line = lineno;
+}
+
 std::vector<Frame> name_frames(void* const* pcs, int n) {
   static const Dwfl_Callbacks callbacks = {dwfl_linux_proc_find_elf, dwfl_standard_find_debuginfo,
                                            nullptr, nullptr};
@@ -83,13 +108,7 @@ std::vector<Frame> name_frames(void* const* pcs, int n) {
     frames[i].binary = base_name(path);
     frames[i].offset = pc - base;
     frames[i].function = demangle(dwfl_module_addrname(module, pc));
-    if (Dwfl_Line* line = dwfl_module_getsrc(module, pc)) {
-      int lineno = 0;
-      if (const char* file = dwfl_lineinfo(line, nullptr, &lineno, nullptr, nullptr, nullptr)) {
-        frames[i].file = file;
-        frames[i].line = lineno;
-      }
-    }
+    name_source_line(module, pc, frames[i]);
   }
   dwfl_end(dwfl);
   return frames;

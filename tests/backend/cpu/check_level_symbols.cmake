@@ -33,7 +33,8 @@ foreach(object ${objects})
     string(FIND "${name}" "ember::cpu::${LEVEL}::" at)
     if(at GREATER_EQUAL 0)
       math(EXPR in_level "${in_level} + 1")
-    elseif(NOT name MATCHES "\\[clone \\.${LEVEL}\\]$")  # renamed <symbol>.<level>
+    # A renamed <symbol>.<level>: GNU nm writes "[clone .<level>]", llvm-nm "(.<level>)".
+    elseif(NOT name MATCHES "(\\[clone \\.${LEVEL}\\]|\\(\\.${LEVEL}\\))$")
       get_filename_component(file ${object} NAME)
       list(APPEND offending "${file}: ${type} ${name}")
     endif()
