@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds ember's libFuzzer targets (tests/fuzz: load_fuzzer, dcp_metadata_fuzzer, tcp_store_fuzzer,
-# idx_fuzzer) with Debian's clang 14, ASan and UBSan in build-fuzz (the library itself with clang,
-# unsanitized), then runs each for a bounded time on its seed corpus (made from the golden files
+# idx_fuzzer, python_args_fuzzer) with Debian's clang 14, ASan and UBSan in build-fuzz (the library
+# itself with clang, unsanitized; the Python extension instrumented for python_args_fuzzer), then runs each for a bounded time on its seed corpus (made from the golden files
 # by tests/fuzz/make_seeds.py) and, first, on its committed regression inputs
 # (tests/fuzz/regressions/<target>/: every finding fixed so far). New corpus entries go to
 # build-fuzz/corpus/<target>; a crash leaves its input in build-fuzz/findings/<target>/ and fails
@@ -12,12 +12,12 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 build=${FUZZ_BUILD_DIR:-build-fuzz}
-all=(load_fuzzer dcp_metadata_fuzzer tcp_store_fuzzer idx_fuzzer)
+all=(load_fuzzer dcp_metadata_fuzzer tcp_store_fuzzer idx_fuzzer python_args_fuzzer)
 targets=("${all[@]}")
 [ $# -gt 0 ] && targets=("$@")
 
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DEMBER_BUILD_FUZZ=ON \
-  -DEMBER_BUILD_TESTS=OFF -DEMBER_BUILD_EXAMPLES=OFF -DEMBER_PYTHON=OFF > /dev/null
+  -DEMBER_BUILD_TESTS=OFF -DEMBER_BUILD_EXAMPLES=OFF > /dev/null
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 
 seeds=$build/seeds

@@ -3,7 +3,9 @@
 (no PyTorch needed): load_fuzzer's inputs are a mode byte (0: a data.pkl stream, 1: a .pt file,
 2: a .safetensors file) and the file; dcp_metadata_fuzzer's the golden .metadata pickles;
 tcp_store_fuzzer's what each client of the recorded PyTorch 1.13 transcript sent, plus a v2
-client's opening; idx_fuzzer's small idx files of every element type, plain and gzipped.
+client's opening; idx_fuzzer's small idx files of every element type, plain and gzipped;
+python_args_fuzzer's a call of each family (python_args_harness.py: a factory, a Tensor method, a
+functional) with small integer, tensor, tuple and keyword arguments.
 
 usage: make_seeds.py REPO_ROOT OUT
 """
@@ -68,6 +70,23 @@ def main():
                         for v in range(n))
         write(out, 'idx_fuzzer', f'type_{code:02x}', head + body)
         write(out, 'idx_fuzzer', f'type_{code:02x}.gz', gzip.compress(head + body, mtime=0))
+
+    # python_args_harness.run's layout: family, callable (a method: the pool tensor, then the
+    # name), argument count, each argument (kind byte, then its bytes), keyword count, each
+    # keyword (name, value). Starting points only: if the harness's lists change, these decode
+    # into other calls, which is as good a seed.
+    small = lambda v: bytes([2, v + 8])             # a small integer
+    pool = lambda i: bytes([13, i])                 # the pool's i-th tensor
+    calls = {
+        'zeros_2_3': bytes([0, 0, 2]) + small(2) + small(3) + bytes([0]),
+        'view_minus_1': bytes([1, 0, 0, 1]) + small(-1) + bytes([0]),
+        'getitem_slice': bytes([1, 0, 36, 1]) + bytes([11]) + small(0) + small(2) + bytes([0, 0]),
+        'add_tensor': bytes([1, 1, 25, 1]) + pool(0) + bytes([0]),
+        'pad_tuple': bytes([2, 0, 2]) + pool(0) + bytes([8, 2]) + small(1) + small(1) + bytes([0]),
+        'sum_keepdim': bytes([1, 0, 15, 1]) + small(1) + bytes([1, 1, 1, 1]),
+    }
+    for name, data in calls.items():
+        write(out, 'python_args_fuzzer', name, data)
 
 
 if __name__ == '__main__':
