@@ -3,6 +3,7 @@
 
 #include "ember/allocator.h"
 #include "ember/autograd.h"
+#include "ember/config.h"
 #include "ember/creation.h"
 #include "ember/custom_function.h"
 #include "ember/cuda.h"
@@ -19,6 +20,7 @@
 #include "ember/nn/functional.h"
 #include "ember/nn/utils.h"
 #include "ember/optim.h"
+#include "ember/print_hooks.h"
 #include "ember/profiler.h"
 #include "ember/promotion.h"
 #include "ember/reduce.h"
@@ -34,10 +36,12 @@
 
 // Distributed (ember::dist): stores, process groups, collectives; checkpoints (ember::dcp).
 #include "ember/distributed/checkpoint.h"
+#include "ember/distributed/elastic.h"
 #include "ember/distributed/process_group.h"
 #include "ember/distributed/store.h"
 #include "ember/nn/layers/sync_batchnorm.h"
 #include "ember/nn/parallel/distributed.h"
 #include "ember/nn/parallel/fully_sharded.h"
 // Mixed precision (src/amp)
+#include "ember/amp/autocast.h"
 #include "ember/amp/grad_scaler.h"

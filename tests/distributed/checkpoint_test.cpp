@@ -184,6 +184,37 @@ TEST(DistributedCheckpoint, AShapeMismatchIsRefusedNamingTheKeyAndBothShapes) {
   EXPECT_EQ(test::values(right["b"].to_tensor()), (std::vector<double>{1, 1, 1}));
 }
 
+// API.md's `dcp::load(state, dir)` with the Dict a program builds for save(), and with a plain
+// StateDict: filled in place, the caller's containers intact after a refused load.
+TEST(DistributedCheckpoint, LoadTakesTheDictAndTheStateDictAProgramBuilds) {
+  test::ScratchDir tmp;
+  const std::string dir = tmp / "ck";
+  StateDict sd;
+  sd.insert("w", arange(6, {.dtype = kFloat32}).reshape({2, 3}));
+  Dict saved{{"model", sd}, {"step", 7}};
+  dcp::save(saved, dir);
+
+  StateDict fresh;
+  fresh.insert("w", zeros({2, 3}));
+  const Tensor w = fresh["w"];
+  Dict state{{"model", fresh}, {"step", 0}};
+  dcp::load(state, dir);
+  EXPECT_EQ(state.at("step").to_int(), 7);
+  EXPECT_EQ(test::values(w), (std::vector<double>{0, 1, 2, 3, 4, 5}));  // in place
+  Dict wrong{{"model", Dict{{"w", zeros({3, 3})}}}};
+  EXPECT_THROW(dcp::load(wrong, dir), Error);
+  EXPECT_EQ(wrong.size(), 1u);  // still the caller's dict
+  EXPECT_TRUE(wrong.at("model").to_dict().contains("w"));
+
+  test::ScratchDir tmp2;
+  const std::string flat = tmp2 / "flat";
+  dcp::save(Value(sd), flat);
+  StateDict plain;
+  plain.insert("w", zeros({2, 3}));
+  dcp::load(plain, flat);
+  EXPECT_EQ(test::values(plain["w"]), (std::vector<double>{0, 1, 2, 3, 4, 5}));
+}
+
 TEST(DistributedCheckpoint, HostileMetadataIsRefusedWithoutRunningAnything) {
   using namespace std::string_literals;  // the pickles hold NUL bytes
   test::ScratchDir tmp;

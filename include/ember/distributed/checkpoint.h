@@ -81,5 +81,9 @@ void save(const Value& state, const std::string& dir, const SaveOptions& options
 /// or dtype differs from the saved one, is an ember::Error naming the key (and both shapes).
 void load(State& state, const std::string& dir, const LoadOptions& options = {});
 void load(Value& state, const std::string& dir, const LoadOptions& options = {});
+/// The same for the Dict a program builds for save(), `Dict state{{"model", sd}}`, and for a
+/// plain StateDict: loaded in place, with the keys load() adds.
+void load(Dict& state, const std::string& dir, const LoadOptions& options = {});
+void load(StateDict& state, const std::string& dir, const LoadOptions& options = {});
 
 }  // namespace ember::dcp

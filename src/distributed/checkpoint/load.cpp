@@ -249,4 +249,22 @@ void load(Value& state, const std::string& dir, const LoadOptions& options) {
   load(s, dir, options);
 }
 
+void load(Dict& state, const std::string& dir, const LoadOptions& options) {
+  // Moved into a Value for the load and back, also when it throws: the caller's dict is never
+  // left empty.
+  Value tree(std::move(state));
+  struct MoveBack {
+    Dict& to;
+    Value& from;
+    ~MoveBack() { to = std::move(from.to_dict()); }
+  } move_back{state, tree};
+  load(tree, dir, options);
+}
+
+void load(StateDict& state, const std::string& dir, const LoadOptions& options) {
+  Value tree(state);  // a Dict of the same tensors, which load() fills in place
+  load(tree, dir, options);
+  state = tree.to_state_dict();
+}
+
 }  // namespace ember::dcp
