@@ -2,7 +2,10 @@
 crashes the interpreter: a seeded fuzz of the argument parser (wrong types, huge and negative
 ints, NaN and infinite sizes, deep nesting, odd objects) over factories, methods and indexing."""
 import math
+import os
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -101,3 +104,20 @@ def test_huge_and_invalid_sizes_are_errors_not_allocations():
 def test_deep_nesting_is_refused_cleanly():
     with pytest.raises(ValueError, match="nesting"):
         torch.tensor(nested(500))
+
+
+def test_allocation_limit_refuses_a_larger_allocation_as_out_of_memory():
+    """EMBER_CPU_ALLOCATION_LIMIT_MB, the memory bound of the libFuzzer argument fuzzer
+    (tests/fuzz/python_args_fuzzer.cpp): a larger allocation is refused, a smaller one runs."""
+    code = ("import ember\n"
+            "assert ember.zeros(1000).sum().item() == 0\n"
+            "try:\n"
+            "    ember.zeros(1 << 20)\n"
+            "except RuntimeError as e:\n"
+            "    print(e)\n")
+    env = dict(os.environ, EMBER_CPU_ALLOCATION_LIMIT_MB="2")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "out of memory: could not allocate 4194304 bytes" in out.stdout, out.stdout
+    assert "EMBER_CPU_ALLOCATION_LIMIT_MB" in out.stdout

@@ -8,6 +8,10 @@
 // faults once per 2 MiB rather than once per 4 KiB. The cache is capped (a quarter of physical
 // memory, at most 8 GiB, by default); a block that would overflow the cap goes back to the
 // system, and empty_cache() releases everything cached.
+// EMBER_CPU_ALLOCATION_LIMIT_MB, when set, is the largest single CPU allocation in MiB: a larger
+// one is refused with the out-of-memory error before the system is asked. For a process that runs
+// requests it does not trust and must bound its memory — the Python argument fuzzer
+// (tests/fuzz/python_args_fuzzer.cpp), where `ember.eye(29889)` is a valid call of 3.3 GiB.
 #include "allocator.h"
 
 #include <sys/mman.h>
@@ -84,9 +88,26 @@ size_t default_cache_limit() {
   return std::min(physical / 4, size_t(8) << 30);
 }
 
+// EMBER_CPU_ALLOCATION_LIMIT_MB in bytes (Note [Caching CPU allocator]); SIZE_MAX when unset.
+size_t allocation_limit() {
+  static const size_t limit = [] {
+    const char* text = std::getenv("EMBER_CPU_ALLOCATION_LIMIT_MB");
+    if (!text || !*text) return SIZE_MAX;
+    char* end = nullptr;
+    const unsigned long long mib = std::strtoull(text, &end, 10);
+    EMBER_CHECK(*end == '\0' && mib > 0 && mib < (1ull << 40), "allocate",
+                "EMBER_CPU_ALLOCATION_LIMIT_MB='", text, "' is not a positive number of MiB");
+    return size_t(mib) << 20;
+  }();
+  return limit;
+}
+
 class CachingCpuAllocator {
  public:
   void* allocate(size_t nbytes) {
+    EMBER_CHECK(nbytes <= allocation_limit(), "allocate", "out of memory: could not allocate ",
+                nbytes, " bytes on the CPU (more than EMBER_CPU_ALLOCATION_LIMIT_MB allows, ",
+                allocation_limit() >> 20, " MiB)");
     const SizeClass c = size_class(nbytes);
     Totals totals;
     {

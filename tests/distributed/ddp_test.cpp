@@ -46,6 +46,11 @@ struct Run {
   int64_t hidden = 24;
   int steps = 20;
   int accumulation = 1;
+  // Two ranks' averaged gradients differ from one process's in the last bits (another summation
+  // order), and AdamW divides each update by the gradient's own scale, so an element whose
+  // gradient is near zero moves by a few 1e-5 more or less: 2.6e-5 after 5 steps of the 512-wide
+  // model built with Clang (whose kernels contract other products than GCC's).
+  double atol = 2e-5;
 };
 
 // One process, batch 128, AdamW: the parameters DDP must reproduce.
@@ -88,7 +93,7 @@ void train_ddp(int rank, const DistributedDataParallelOptions& options, const Ru
     }
     opt.step();
   }
-  require_near(flat_parameters(model->parameters()), expected, 2e-5,
+  require_near(flat_parameters(model->parameters()), expected, run.atol,
                "rank " + std::to_string(rank) + "'s parameters after " +
                    std::to_string(run.steps) + " steps");
 }
@@ -134,7 +139,7 @@ TEST(DistributedDataParallel, GradScalerSkipsTheSameStepOnEveryRank) {
 TEST(DistributedDataParallel, SmallBucketsAndBucketViewsGiveTheSameParameters) {
   auto exits = on_ranks(2, [](int rank) {
     train_ddp(rank, {.bucket_cap_mb = 0.001, .gradient_as_bucket_view = true},
-              {.hidden = 512, .steps = 5});
+              {.hidden = 512, .steps = 5, .atol = 1e-4});
   });
   EXPECT_EQ(test::failures(exits), "");
 }
