@@ -29,6 +29,9 @@ namespace ember {
 namespace autograd {
 class Node;
 }
+namespace cuda {
+class Stream;
+}
 struct BackwardOptions;
 class HookHandle;
 class Tensor;
@@ -182,6 +185,19 @@ class Tensor {
   Tensor toType(Dtype dtype) const { return to(dtype); }
   Tensor cpu() const { return to(Device(kCPU)); }
   Tensor cuda() const { return to(Device(kCUDA)); }
+  /// A copy of this CPU tensor in page-locked (pinned) host memory, from which non_blocking
+  /// copies to a CUDA device can run asynchronously (torch.Tensor.pin_memory); this tensor itself
+  /// when it is pinned already. Needs CUDA: a build without it throws ember::Error, as PyTorch's
+  /// CPU-only build refuses aten::_pin_memory.
+  Tensor pin_memory() const;
+  /// Whether this tensor's storage is pinned host memory (so are all its views). Always false in
+  /// a build without CUDA.
+  bool is_pinned() const;
+  /// Marks this CUDA tensor's memory as used by `stream` (torch.Tensor.record_stream): when the
+  /// storage is freed, the caching allocator hands the block out again only after the work
+  /// queued on `stream` up to the free is done, not just the work of its own stream. Throws
+  /// ember::Error for a tensor that is not on a CUDA device.
+  void record_stream(const cuda::Stream& stream) const;
   /// Elements in row-major order as std::vector<T> (converted to T).
   template <class T>
   std::vector<T> tolist() const;

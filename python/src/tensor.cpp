@@ -121,6 +121,14 @@ void bind_tensor(py::module_& m) {
           },
           py::arg("dim") = py::none())
       .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
+      // PyTorch's `device` argument names the CUDA device to pin for; ember's pinned memory is
+      // pinned for every device (cudaHostAllocPortable), so any value gives the same result.
+      .def(
+          "pin_memory", [](const Tensor& t, py::object) { return t.pin_memory(); },
+          py::arg("device") = py::none())
+      .def(
+          "is_pinned", [](const Tensor& t, py::object) { return t.is_pinned(); },
+          py::arg("device") = py::none())
       .def(
           "is_contiguous", [](const Tensor& t, py::object) { return t.is_contiguous(); },
           py::arg("memory_format") = py::none())

@@ -117,3 +117,17 @@ def test_in_place_shape_changes_keep_the_object_and_pytorchs_nodes():
         torch.zeros(3, requires_grad=True).unsqueeze_(0)
     with pytest.raises(RuntimeError, match="expects a tensor with <= 2 dimensions"):
         torch.zeros(2, 3, 4).t_()
+
+
+def test_pin_memory_and_is_pinned_without_cuda():
+    # PyTorch 1.13's CPU-only build: is_pinned() is False and pin_memory() is refused (there
+    # NotImplementedError: no aten::_pin_memory kernel; ember raises RuntimeError saying it was
+    # built without CUDA, or the CUDA error of a CUDA build on a machine without a device). A CUDA
+    # build with a device pins (tests/cuda/memory_test.cpp).
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA build with a device pins; tested in tests/cuda")
+    t = torch.arange(6.0).reshape(2, 3)
+    assert t.is_pinned() is False
+    assert t.t().is_pinned(device="cuda") is False
+    with pytest.raises(RuntimeError, match="built without CUDA|CUDA error"):
+        t.pin_memory()

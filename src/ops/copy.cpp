@@ -10,6 +10,7 @@
 
 #include "autograd/function.h"
 #include "backend/cuda/api.h"
+#include "backend/cuda/copy_plan.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
 #include "ember/creation.h"
@@ -69,7 +70,32 @@ DimVector preserve_format_strides(const Tensor& t) {
 // copy_ refuses, as PyTorch does), or are disjoint. For any other pair PyTorch copies in its
 // loop order and the result depends on that order; ember copies the source first when the byte
 // ranges meet, so every element reads the source as it was before the copy.
-void copy_into(const Tensor& dst, const Tensor& src) {
+namespace {
+void copy_with(const Tensor& dst, const Tensor& src, bool non_blocking);
+}  // namespace
+
+void copy_into(const Tensor& dst, const Tensor& src) { copy_with(dst, src, false); }
+
+namespace {
+
+// Between the host and a CUDA device, staged and tmp are contiguous and of one dtype: the bytes
+// move in one call, without waiting when transfer_is_async says so (non_blocking, and the host
+// side pinned: then it is the pinned storage itself, kept from reuse until the copy is done).
+void copy_bytes_across(const Tensor& tmp, const Tensor& staged, bool non_blocking) {
+  const Tensor& host = tmp.device().is_cpu() ? tmp : staged;
+  const bool pinned = host.device().is_cpu() && host.is_pinned();
+  void* dst = tmp.impl()->data();
+  const void* src = staged.impl()->data();
+  const size_t nbytes = size_t(tmp.nbytes());
+  if (cuda::transfer_is_async(tmp.device(), staged.device(), non_blocking, pinned)) {
+    cuda::copy_bytes_async(dst, tmp.device(), src, staged.device(), nbytes,
+                           host.impl()->storage()->data());
+  } else {
+    cuda::copy_bytes(dst, tmp.device(), src, staged.device(), nbytes);
+  }
+}
+
+void copy_with(const Tensor& dst, const Tensor& src, bool non_blocking) {
   EMBER_CHECK(dst.defined() && src.defined(), "copy_", "expected defined tensors");
   if (dst.is_same(src)) return;  // before the overlap checks, as in PyTorch
   check_no_internal_overlap(dst, "copy_");
@@ -82,8 +108,7 @@ void copy_into(const Tensor& dst, const Tensor& src) {
     Tensor tmp = dst.is_contiguous()
                      ? dst
                      : empty(dst.sizes(), {.dtype = dst.dtype(), .device = dst.device()});
-    cuda::copy_bytes(tmp.impl()->data(), dst.device(), staged.impl()->data(), staged.device(),
-                     size_t(dst.nbytes()));
+    copy_bytes_across(tmp, staged, non_blocking);
     if (!tmp.is_same(dst)) copy_into(dst, tmp);
     return;
   }
@@ -91,6 +116,8 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   if (may_overlap(dst, source)) source = source.clone();  // see Note [Overlapping copies]
   copy(dst, source);
 }
+
+}  // namespace
 
 void check_scalar_fits(Scalar value, Dtype dtype, const char* op) {
   if (dtype == kBool || value.is_bool()) return;
@@ -118,9 +145,9 @@ void fill_into(const Tensor& dst, Scalar value) {
   backend::kernel("fill_", dst.device(), &backend::Backend::fill)(dst, value);
 }
 
-Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) {
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   Recorder rec(Recorder::InPlace{}, "copy_", *this, {&src});
-  copy_into(*this, src);
+  copy_with(*this, src, non_blocking);
   impl_->storage()->bump_version();  // even for a copy onto itself, as PyTorch
   if (rec)
     rec.record("CopyBackwards", {*this}, {}, [device = src.device()](const Grads& g, const Saved&) {
@@ -181,18 +208,59 @@ Tensor Tensor::clone() const {
   return out;
 }
 
+namespace {
+void free_pinned_storage(void* data, void* /*context*/) { cuda::free_pinned(data); }
+
+// An uninitialised CPU tensor like t (torch.preserve_format) of `dtype`, in pinned memory.
+Tensor empty_pinned_like(const Tensor& t, Dtype dtype) {
+  const DimVector strides = preserve_format_strides(t);
+  const size_t nbytes = size_t(t.numel()) * itemsize(dtype);
+  void* data = cuda::allocate_pinned(nbytes);
+  auto storage = make_intrusive<StorageImpl>(data, nbytes, Device(kCPU), &free_pinned_storage,
+                                             nullptr);
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, t.sizes(), strides, 0));
+}
+}  // namespace
+
+// PyTorch's _pin_memory: a new storage from the pinned host allocator, the same sizes and
+// strides (a non-dense view's are made dense), and a differentiable copy into it.
+Tensor Tensor::pin_memory() const {
+  EMBER_CHECK(device().is_cpu(), "pin_memory", "cannot pin a tensor on ", device(),
+              ": only dense CPU tensors can be pinned");
+  if (is_pinned()) return *this;
+  Recorder rec("pin_memory", {this});
+  Tensor out = empty_pinned_like(*this, dtype());
+  copy_into(out, *this);
+  if (rec) rec.record("PinMemoryBackward0", {out}, {}, identity_back(device()));
+  return out;
+}
+
+bool Tensor::is_pinned() const {
+  return device().is_cpu() && cuda::is_pinned(impl()->storage()->data());
+}
+
+void Tensor::record_stream(const cuda::Stream& stream) const {
+  EMBER_CHECK(device().is_cuda(), "record_stream", "expected a CUDA tensor, got one on ",
+              device());
+  cuda::record_stream(impl()->storage()->data(), device(), stream);
+}
+
 Tensor Tensor::to(Dtype dtype, bool copy) const { return to(device(), dtype, false, copy); }
 
 Tensor Tensor::to(Device device, bool non_blocking, bool copy) const {
   return to(device, dtype(), non_blocking, copy);
 }
 
-Tensor Tensor::to(Device device, Dtype dtype, bool /*non_blocking*/, bool copy) const {
+// As PyTorch's _to_copy, a non_blocking copy from a CUDA device to the CPU lands in pinned
+// memory, so that it runs asynchronously (the caller synchronises before reading it).
+Tensor Tensor::to(Device device, Dtype dtype, bool non_blocking, bool copy) const {
   if (device.is_cuda() && !device.has_index() && this->device().is_cuda()) device = this->device();
   if (!copy && dtype == this->dtype() && device == this->device()) return *this;
   Recorder rec("to", {this});
-  Tensor out = empty_like(*this, {.dtype = dtype, .device = device});
-  copy_into(out, *this);
+  const bool pin_out = non_blocking && this->device().is_cuda() && device.is_cpu();
+  Tensor out = pin_out ? empty_pinned_like(*this, dtype)
+                       : empty_like(*this, {.dtype = dtype, .device = device});
+  copy_with(out, *this, non_blocking);
   if (rec) rec.record("ToCopyBackward0", {out}, {}, identity_back(this->device()));
   return out;
 }

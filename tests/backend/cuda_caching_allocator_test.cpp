@@ -1,12 +1,15 @@
 // The caching device allocator's bookkeeping (src/backend/cuda/caching_allocator.cpp) over a
 // fake device whose segments are host memory: PyTorch's rounding, pools, splitting, merging,
-// per-stream reuse, empty_cache, the retry after an out-of-memory and its message, and the
-// statistics as memory_stats() and memory_summary() present them. Runs in every build.
+// per-stream reuse, record_stream's delayed reuse (fake streams and events), empty_cache, the
+// retry after an out-of-memory and its message, the statistics as memory_stats() and
+// memory_summary() present them, and the pinned host cache. Runs in every build.
 #include "backend/cuda/caching_allocator.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -322,6 +325,169 @@ TEST(CudaCachingAllocator, MemorySummaryIsPyTorchsTable) {
   EXPECT_EQ(brief.find("from large pool"), std::string::npos);
   EXPECT_NE(brief.find("device ID 3 "), std::string::npos);
   alloc.free(large);
+}
+
+// Work on a fake stream: done when the flag it watches says so; waiting on it finishes it.
+struct FakeWork final : PendingWork {
+  explicit FakeWork(bool& finished) : finished(finished) {}
+  bool done() override { return finished; }
+  void wait() override { finished = true; }
+  bool& finished;
+};
+
+// The fake device's streams: each records work whose completion the test controls per stream.
+struct FakeStreams final : StreamEvents {
+  std::unique_ptr<PendingWork> record(StreamId stream) override {
+    ++recorded[stream];
+    return std::make_unique<FakeWork>(finished[stream]);
+  }
+  std::map<StreamId, bool> finished;
+  std::map<StreamId, int> recorded;
+};
+
+// record_stream (PyTorch's recordStream): a block used on another stream is, at its free, not
+// reusable (not even by a request on its own stream, and not merged with its free neighbour)
+// until the work queued on that stream up to the free is done; allocated bytes drop at the
+// free, active ones when the block is back. empty_cache (and the out-of-memory retry) wait for
+// the streams. The block's own stream and empty storages record nothing.
+TEST(CudaCachingAllocator, RecordStreamDelaysReuseUntilTheOtherStreamIsDone) {
+  FakeDevice device;
+  FakeStreams streams;
+  CachingAllocator allocator(0, device, &streams);
+  constexpr StreamId kMain = 0, kSide = 7, kThird = 9;
+  void* a = allocator.allocate(1000, kMain);  // a 2 MiB segment: [a | rest]
+  allocator.record_stream(a, kSide);
+  allocator.record_stream(a, kSide);   // once per stream
+  allocator.record_stream(a, kMain);   // its own stream: nothing to wait for
+  allocator.record_stream(nullptr, kSide);
+  allocator.free(a);
+  EXPECT_EQ(streams.recorded[kSide], 1);
+  EXPECT_EQ(streams.recorded.count(kMain), 0u);
+  EXPECT_EQ(allocator.stats().allocated_bytes[kAllPools].current, 0);
+  EXPECT_EQ(allocator.stats().active_bytes[kAllPools].current, 1024);
+  EXPECT_FALSE(allocator.owns(a));
+  void* b = allocator.allocate(1000, kMain);  // the side stream still runs: not a
+  EXPECT_NE(b, a);
+  allocator.free(b);  // b merges with the free rest, not with the pending a
+  EXPECT_EQ(layout(allocator.snapshot().at(0)),
+            (std::vector<std::pair<size_t, bool>>{{1024, true}, {kSmallBuffer - 1024, false}}));
+  streams.finished[kSide] = true;
+  void* c = allocator.allocate(1000, kMain);  // done: a is back, merged, and the best fit again
+  EXPECT_EQ(c, a);
+  EXPECT_EQ(allocator.stats().active_bytes[kAllPools].current, 1024);
+
+  allocator.record_stream(c, kSide);
+  allocator.record_stream(c, kThird);
+  streams.finished[kSide] = false;
+  allocator.free(c);
+  EXPECT_EQ(streams.recorded[kSide], 2);
+  EXPECT_EQ(streams.recorded[kThird], 1);
+  allocator.empty_cache();  // waits for both streams, then the whole segment goes
+  EXPECT_TRUE(streams.finished[kSide] && streams.finished[kThird]);
+  EXPECT_EQ(allocator.stats().active_bytes[kAllPools].current, 0);
+  EXPECT_EQ(allocator.stats().reserved_bytes[kAllPools].current, 0);
+  EXPECT_EQ(device.frees, 1);
+  EXPECT_ERROR(allocator.record_stream(a, kSide), "[record_stream] the caching allocator of "
+                                                  "cuda:0 did not allocate");
+
+  CachingAllocator without_events(1, device);
+  void* d = without_events.allocate(512, kMain);
+  EXPECT_ERROR(without_events.record_stream(d, kSide), "was made without events");
+  without_events.free(d);
+}
+
+// The pinned host cache (Note [Pinned host cache]) over the same fake source: sizes round to a
+// power of two, a freed block is handed out again for the same rounded size without asking the
+// source, owns() follows the blocks in use, and an exhausted source is retried after the cache
+// is emptied, then refused with a message.
+TEST(CudaHostBlockCache, RoundsToPowersOfTwoAndReusesFreedBlocks) {
+  EXPECT_EQ(HostBlockCache::block_size(0), 1u);
+  EXPECT_EQ(HostBlockCache::block_size(1), 1u);
+  EXPECT_EQ(HostBlockCache::block_size(1000), 1024u);
+  EXPECT_EQ(HostBlockCache::block_size(1024), 1024u);
+  EXPECT_EQ(HostBlockCache::block_size(1025), 2048u);
+  FakeDevice host;
+  HostBlockCache cache(host);
+  void* a = cache.allocate(1000);
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(cache.owns(a));
+  EXPECT_EQ(host.used(), 1024u);
+  EXPECT_EQ(cache.stats().allocated_bytes, 1024u);
+  cache.free(a);
+  EXPECT_FALSE(cache.owns(a));
+  EXPECT_EQ(cache.stats().allocated_bytes, 0u);
+  EXPECT_EQ(cache.stats().cached_bytes, 1024u);
+  void* b = cache.allocate(600);  // a different size of the same class: the cached block
+  EXPECT_EQ(b, a);
+  EXPECT_TRUE(cache.owns(b));
+  EXPECT_EQ(host.allocations, 1);
+  EXPECT_EQ(cache.stats().cache_hits, 1u);
+  void* c = cache.allocate(1000);  // the only block of its class is in use: a new one
+  EXPECT_NE(c, b);
+  void* d = cache.allocate(4096);
+  EXPECT_EQ(host.allocations, 3);
+  EXPECT_EQ(cache.stats().source_allocations, 3u);
+  cache.free(b);
+  cache.free(d);
+  EXPECT_EQ(cache.stats().cached_bytes, 1024u + 4096u);
+  cache.empty_cache();  // returns the cached ones, keeps the one in use
+  EXPECT_EQ(host.frees, 2);
+  EXPECT_EQ(host.used(), 1024u);
+  EXPECT_TRUE(cache.owns(c));
+  EXPECT_EQ(cache.stats().cached_bytes, 0u);
+  cache.free(c);
+}
+
+TEST(CudaHostBlockCache, OutOfMemoryEmptiesTheCacheRetriesThenFails) {
+  FakeDevice host(8192);
+  {
+    HostBlockCache cache(host);
+    void* a = cache.allocate(4096);
+    void* b = cache.allocate(2048);
+    cache.free(b);  // 2 KiB cached, 6 KiB taken from a source of 8 KiB
+    void* c = cache.allocate(4096);  // fits only once the cached 2 KiB go back
+    EXPECT_NE(c, nullptr);
+    EXPECT_EQ(host.frees, 1);
+    EXPECT_EQ(cache.stats().cached_bytes, 0u);
+    EXPECT_ERROR(cache.allocate(1), "[pin_memory] out of memory: could not page-lock 1 bytes of "
+                                    "host memory (8.00 KiB already pinned by ember)");
+    EXPECT_ERROR(cache.free(static_cast<char*>(a) + 64), "not a pinned block in use");
+    cache.free(a);
+    cache.free(c);
+  }
+  EXPECT_EQ(host.used(), 0u);  // the cache's destructor returned what it held
+}
+
+// A block freed while a recorded use (an asynchronous copy's event) is not done waits apart: it
+// is not handed out, even for its own size, until an allocate() finds the use done.
+TEST(CudaHostBlockCache, AFreedBlockWaitsForItsRecordedUses) {
+  FakeDevice host;
+  HostBlockCache cache(host);
+  bool copy_done = false, other_done = false;
+  void* a = cache.allocate(4096);
+  cache.record_use(a, std::make_unique<FakeWork>(copy_done));
+  cache.record_use(a, std::make_unique<FakeWork>(other_done));
+  cache.free(a);
+  EXPECT_FALSE(cache.owns(a));
+  EXPECT_EQ(cache.stats().pending_bytes, 4096u);
+  EXPECT_EQ(cache.stats().cached_bytes, 0u);
+  void* b = cache.allocate(4096);  // the copy still runs: a new block
+  EXPECT_NE(b, a);
+  copy_done = true;
+  void* c = cache.allocate(4096);  // one use is done, the other not
+  EXPECT_NE(c, a);
+  other_done = true;
+  cache.empty_cache();  // both done now: a is cached, then returned with the other cached ones
+  EXPECT_EQ(cache.stats().pending_bytes, 0u);
+  EXPECT_EQ(host.frees, 1);
+  void* d = cache.allocate(4096);
+  cache.record_use(d, std::make_unique<FakeWork>(other_done));  // done already
+  cache.free(d);
+  EXPECT_EQ(cache.stats().cached_bytes, 4096u);  // cached at once
+  EXPECT_EQ(cache.allocate(4096), d);
+  EXPECT_ERROR(cache.record_use(a, std::make_unique<FakeWork>(copy_done)),
+               "not a pinned block in use");
+  for (void* p : {b, c, d}) cache.free(p);
 }
 
 }  // namespace

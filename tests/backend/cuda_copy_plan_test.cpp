@@ -3,13 +3,14 @@
 // plain memcpy, the fill value's bytes and the errors. A planned copy or fill is also run by the
 // kernels' CPU emulation (backend/cuda/emulation.h) and the result compared with the CPU's
 // copy_/fill_, so the layout and the conversions are right for transposed, sliced, broadcast
-// and 0-d operands.
+// and 0-d operands. transfer_is_async: which host/device copies run without waiting.
 #include "backend/cuda/copy_plan.h"
 
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <utility>
 
 #include "backend/cuda/emulation.h"
 #include "test_support.h"
@@ -115,6 +116,22 @@ TEST(CudaCopyPlan, SmallIntegerDtypesHaveNoCopyKernelYet) {
   EXPECT_ERROR(plan_copy_launch(empty({3}), u), "[copy_] the cuda backend has no uint8 kernel yet");
   EXPECT_ERROR(plan_copy_launch(empty({3}, {.dtype = kInt16}), ones({3})),
                "[copy_] the cuda backend has no int16 kernel yet");
+}
+
+// PyTorch's rule for non_blocking copies between the host and a device: asynchronous only from
+// or to pinned memory; otherwise (not asked, unpinned host memory, or two devices) they wait.
+TEST(CudaCopyPlan, ANonBlockingCopyIsAsyncOnlyFromOrToPinnedMemory) {
+  const Device cpu(kCPU), gpu("cuda:0"), gpu1("cuda:1");
+  for (const auto& [dst, src] : {std::pair{gpu, cpu}, std::pair{cpu, gpu}}) {
+    EXPECT_TRUE(transfer_is_async(dst, src, /*non_blocking=*/true, /*host_side_pinned=*/true));
+    EXPECT_FALSE(transfer_is_async(dst, src, true, false));   // unpinned: synchronous
+    EXPECT_FALSE(transfer_is_async(dst, src, false, true));   // not asked: synchronous
+    EXPECT_FALSE(transfer_is_async(dst, src, false, false));
+  }
+  EXPECT_FALSE(transfer_is_async(gpu1, gpu, true, true));  // between devices: still waits
+  EXPECT_FALSE(transfer_is_async(gpu, gpu, true, false));
+  EXPECT_ERROR(transfer_is_async(cpu, cpu, true, true),
+               "[to] expected a CUDA device on one side of the copy, got cpu and cpu");
 }
 
 }  // namespace

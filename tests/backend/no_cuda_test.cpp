@@ -26,6 +26,16 @@ TEST(NoCuda, CudaInACpuOnlyBuild) {
   EXPECT_TRUE(t.cpu().is_same(t));
 }
 
+// PyTorch's CPU-only build: pin_memory() is refused (aten::_pin_memory has no kernel without
+// CUDA) and nothing is pinned.
+TEST(NoCuda, PinMemoryIsRefusedAndNothingIsPinned) {
+  const Tensor t = arange(6.0).reshape({2, 3});
+  EXPECT_FALSE(t.is_pinned());
+  EXPECT_FALSE(t.t().is_pinned());
+  EXPECT_ERROR(t.pin_memory(), "[pin_memory] ember was built without CUDA");
+  EXPECT_ERROR(empty({0}).pin_memory(), "[pin_memory] ember was built without CUDA");
+}
+
 // torch.cuda's functions exist in a CPU-only build: they report no device, have no cache to
 // empty, and everything that needs a device names the missing build option.
 TEST(NoCuda, TheDeviceApiReportsNoDevice) {

@@ -1,12 +1,14 @@
 // The CUDA copy and fill kernels (src/backend/cuda/copy.cu, copy.cpp) against the CPU's: zeros,
 // full and fill_ on strided views, .contiguous() of transposed/sliced/broadcast tensors, and
-// .to(dtype) between float32, float64, float16, bfloat16, int32, int64 and bool, bit for bit.
+// .to(dtype) between float32, float64, float16, bfloat16, int32, int64 and bool, bit for bit;
+// non_blocking copies from and to pinned memory on the current stream.
 // Skips with "no CUDA device" on a machine without one.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <utility>
+#include <vector>
 
 #include "cuda/op_support.h"
 #include "test_support.h"
@@ -79,6 +81,44 @@ TEST(CudaCopy, CopyIntoAViewAndSmallIntegerDtypes) {
   EXPECT_TRUE(dst.cpu().equal(want));
   const Tensor u = ones({3}, {.dtype = kUInt8, .device = gpu});  // a byte fill needs no kernel type
   EXPECT_ERROR(u.to(kFloat32), "[copy_] the cuda backend has no uint8 kernel yet");
+}
+
+// non_blocking copies: from pinned memory they are queued on the current stream (a side stream
+// under a StreamGuard too) and need a synchronize before the host reads; a non_blocking copy to
+// the CPU lands in pinned memory, as PyTorch's _to_copy; from unpinned memory they are
+// synchronous. A pinned temporary freed while its copy runs is not reused before the copy ends
+// (the host cache's events): 16 queued copies of freed pinned tensors all arrive intact.
+TEST(CudaCopy, NonBlockingCopiesFromAndToPinnedMemory) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  const int64_t n = int64_t(1) << 22;
+  const Tensor host = arange(n, {.dtype = kFloat32}).pin_memory();
+  const Tensor dev = host.to(gpu, /*non_blocking=*/true);
+  const Tensor back = dev.to(Device(kCPU), /*non_blocking=*/true);
+  EXPECT_TRUE(back.is_pinned());
+  cuda::synchronize();
+  EXPECT_TRUE(back.equal(host));
+  const Tensor dst = empty({n}).pin_memory();
+  dst.copy_(dev, /*non_blocking=*/true);
+  cuda::current_stream().synchronize();
+  EXPECT_TRUE(dst.equal(host));
+  EXPECT_FALSE(dev.to(Device(kCPU)).is_pinned());
+
+  const cuda::Stream side;
+  Tensor on_side;
+  {
+    const cuda::StreamGuard guard(side);
+    on_side = (host * 2).pin_memory().to(gpu, true);
+  }
+  side.synchronize();
+  EXPECT_TRUE(on_side.cpu().equal(host * 2));
+
+  const Tensor plain = arange(n, {.dtype = kFloat32});  // unpinned: done when to() returns
+  EXPECT_TRUE(plain.to(gpu, true).cpu().equal(plain));
+
+  std::vector<Tensor> copies;
+  for (int i = 0; i < 16; ++i) copies.push_back(full({n}, float(i)).pin_memory().to(gpu, true));
+  cuda::synchronize();
+  for (int i = 0; i < 16; ++i) EXPECT_TRUE(copies[size_t(i)].cpu().equal(full({n}, float(i)))) << i;
 }
 
 }  // namespace

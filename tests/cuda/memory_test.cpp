@@ -66,5 +66,62 @@ TEST(CudaMemory, ARequestLargerThanTheDeviceIsPyTorchsOutOfMemoryError) {
   EXPECT_EQ(t.cpu().tolist<float>(), (std::vector<float>{0, 1, 2, 3}));
 }
 
+// Tensor::pin_memory on a machine with a device: a copy in pinned host memory (the pinned host
+// cache, Note [Pinned host cache]) with the same values and strides; the storage is pinned, so
+// every view of it is; pinning a pinned tensor returns it; the copy is differentiable; a CUDA
+// tensor cannot be pinned; a freed pinned block is reused for the next request of its size.
+TEST(CudaMemory, PinMemoryCopiesIntoPinnedHostMemory) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  const Tensor t = arange(12.0).reshape({3, 4}).t();  // a transpose keeps its strides
+  EXPECT_FALSE(t.is_pinned());
+  const Tensor p = t.pin_memory();
+  EXPECT_TRUE(p.is_pinned());
+  EXPECT_TRUE(p.device().is_cpu());
+  EXPECT_EQ(p.strides(), t.strides());
+  EXPECT_TRUE(p.equal(t));
+  EXPECT_TRUE(p[1].is_pinned());
+  EXPECT_TRUE(p.reshape({12}).is_pinned());
+  EXPECT_TRUE(p.pin_memory().is_same(p));
+  EXPECT_FALSE(t.is_pinned());
+  EXPECT_FALSE(p.clone().is_pinned());
+  EXPECT_TRUE(empty({0}).pin_memory().is_pinned());
+  for (Dtype dtype : {kFloat16, kBFloat16, kInt64, kBool}) {
+    const Tensor c = t.to(dtype);
+    EXPECT_TRUE(c.pin_memory().equal(c)) << dtype;
+  }
+
+  const Tensor x = arange(4.0, {.requires_grad = true});
+  (x.pin_memory() * 3).sum().backward();
+  EXPECT_TRUE(x.grad().equal(full({4}, 3.0)));
+
+  EXPECT_ERROR(zeros({2}, {.device = Device("cuda:0")}).pin_memory(),
+               "[pin_memory] cannot pin a tensor on cuda:0: only dense CPU tensors can be pinned");
+  EXPECT_FALSE(zeros({2}, {.device = Device("cuda:0")}).is_pinned());
+
+  const void* first = nullptr;
+  {
+    const Tensor a = empty({1000}).pin_memory();
+    first = a.data_ptr();
+  }
+  EXPECT_EQ(empty({900}).pin_memory().data_ptr(), first);  // the same 4 KiB block, cached
+}
+
+// DataLoader(pin_memory=true) pins every tensor of every batch when a device is present.
+TEST(CudaMemory, DataLoaderPinsItsBatches) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  data::TensorDataset ds(arange(20.0).reshape({10, 2}), arange(10));
+  for (int64_t workers : {0, 2}) {
+    data::DataLoader loader(ds, {.batch_size = 4, .num_workers = workers, .pin_memory = true});
+    int64_t seen = 0;
+    for (auto& [x, y] : loader) {
+      EXPECT_TRUE(x.is_pinned());
+      EXPECT_TRUE(y.is_pinned());
+      EXPECT_TRUE(y.equal(arange(seen, seen + y.size(0))));
+      seen += y.size(0);
+    }
+    EXPECT_EQ(seen, 10);
+  }
+}
+
 }  // namespace
 }  // namespace ember

@@ -1,5 +1,6 @@
 // Streams and events on a real device (src/backend/cuda/stream.cpp): the current stream and its
-// guard, the stream pool, per-stream allocator pools, event ordering and timing. Skips with
+// guard, the stream pool, per-stream allocator pools, record_stream, event ordering and timing.
+// Skips with
 // "no CUDA device" on a machine without one.
 #include <ember/ember.h>
 #include <gtest/gtest.h>
@@ -96,6 +97,38 @@ TEST(CudaStream, EventsOrderAndTimeTheWorkOfAStream) {
   cuda::Event moved(std::move(start));
   EXPECT_TRUE(moved.is_created());
   EXPECT_FALSE(start.is_created());  // NOLINT(bugprone-use-after-move): moved-from is empty
+}
+
+// Tensor::record_stream: a block allocated on the default stream and used by a side stream is
+// not handed out again while the side stream's work queued before the free still runs (about
+// 30 ms of copies here), and is once that work is done.
+TEST(CudaStream, RecordStreamKeepsAFreedBlockUntilTheOtherStreamIsDone) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  const Device gpu("cuda:0");
+  cuda::set_device(0);
+  cuda::synchronize();
+  cuda::empty_cache();
+  const cuda::Stream side(gpu);
+  const void* block = nullptr;
+  const Tensor src = full({64 * MiB}, 1.0f, {.device = gpu});  // 256 MiB, alive throughout
+  {
+    const Tensor t = empty({64 * MiB}, {.dtype = kFloat32, .device = gpu});
+    block = t.data_ptr();
+    cuda::synchronize();
+    {
+      const cuda::StreamGuard guard(side);
+      for (int i = 0; i < 64; ++i) t.copy_(src);  // queued on the side stream, reading t's block
+    }
+    t.record_stream(side);
+  }
+  // Kept alive, so that the pending block is the only free one of its size afterwards.
+  const Tensor again = empty({64 * MiB}, {.dtype = kFloat32, .device = gpu});
+  EXPECT_NE(again.data_ptr(), block) << "reused while the side stream still used the block";
+  side.synchronize();
+  const Tensor later = empty({64 * MiB}, {.dtype = kFloat32, .device = gpu});
+  EXPECT_EQ(later.data_ptr(), block);
+  EXPECT_ERROR(arange(3).record_stream(side), "[record_stream] expected a CUDA tensor");
+  cuda::synchronize();
 }
 
 }  // namespace

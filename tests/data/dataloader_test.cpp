@@ -1,10 +1,12 @@
 // DataLoader semantics: batches and size() with and without drop_last, shuffling identical to
 // PyTorch 1.13 for a seed (golden/data.json), two passes, structured bindings, collate of pairs
 // and tuples, worker threads delivering in order, a worker's exception reaching the consumer,
-// timeout, persistent workers and per-worker generators, pin_memory (a no-op without CUDA).
+// timeout, persistent workers and per-worker generators, pin_memory (pinned batches when CUDA is
+// available, else the same batches unpinned, as PyTorch).
 #include <gtest/gtest.h>
 
 #include <ember/creation.h>
+#include <ember/cuda.h>
 #include <ember/data.h>
 #include <ember/threads.h>
 
@@ -105,11 +107,20 @@ TEST(DataLoader, WorkersGiveTheSameBatchesAsTheMainThread) {
   DataLoader serial(ds, {.batch_size = 8, .shuffle = true, .seed = 1});
   DataLoader threaded(ds, {.batch_size = 8, .shuffle = true, .num_workers = 3, .seed = 1});
   EXPECT_EQ(passes(serial, 3), passes(threaded, 3));
-  // pin_memory is accepted and changes nothing without CUDA (nothing to pin for).
+  // pin_memory gives the same batches; they are pinned exactly when CUDA is available (PyTorch's
+  // DataLoader runs unpinned without CUDA, as a build without it does here).
   DataLoader serial_again(ds, {.batch_size = 8, .shuffle = true, .seed = 1});
   DataLoader pinned(ds, {.batch_size = 8, .shuffle = true, .num_workers = 3, .pin_memory = true,
                          .seed = 1});
   EXPECT_EQ(passes(serial_again, 3), passes(pinned, 3));
+  int64_t batches = 0;
+  for (auto& [data, target] : pinned) {
+    EXPECT_EQ(data.is_pinned(), cuda::is_available());
+    EXPECT_FALSE(target.defined());  // no targets: nothing to pin, and no error
+    ++batches;
+  }
+  EXPECT_EQ(batches, pinned.size());
+  for (auto& [data, target] : serial_again) EXPECT_FALSE(data.is_pinned());
 }
 
 TEST(DataLoader, WorkersDeliverInOrder) {

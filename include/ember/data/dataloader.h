@@ -8,9 +8,11 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "ember/cuda.h"
 #include "ember/data/collate.h"
 #include "ember/data/dataset.h"
 #include "ember/data/sampler.h"
@@ -19,6 +21,44 @@
 #include "ember/generator.h"
 
 namespace ember::data {
+
+namespace detail {
+// PyTorch's pin_memory(data) for the batch types default_collate makes: tensors are pinned
+// (undefined ones stay undefined); Examples, pairs, tuples and vectors member by member; any
+// other value (numbers, strings) is returned unchanged. Declared first so that each overload
+// sees the others, whatever the nesting.
+inline void pin_batch(Tensor& t);
+inline void pin_batch(Example& e);
+template <class A, class B>
+void pin_batch(std::pair<A, B>& p);
+template <class... T>
+void pin_batch(std::tuple<T...>& t);
+template <class T>
+void pin_batch(std::vector<T>& v);
+template <class T>
+void pin_batch(T&) {}
+
+inline void pin_batch(Tensor& t) {
+  if (t.defined()) t = t.pin_memory();
+}
+inline void pin_batch(Example& e) {
+  pin_batch(e.data);
+  pin_batch(e.target);
+}
+template <class A, class B>
+void pin_batch(std::pair<A, B>& p) {
+  pin_batch(p.first);
+  pin_batch(p.second);
+}
+template <class... T>
+void pin_batch(std::tuple<T...>& t) {
+  std::apply([](auto&... x) { (pin_batch(x), ...); }, t);
+}
+template <class T>
+void pin_batch(std::vector<T>& v) {
+  for (T& x : v) pin_batch(x);
+}
+}  // namespace detail
 
 /// DataLoader's keyword arguments, in PyTorch's order.
 template <class S, class B = collate_t<S>>
@@ -29,7 +69,10 @@ struct DataLoaderOptions {
   BatchSamplerRef batch_sampler = {};  // exclusive with batch_size, shuffle, sampler, drop_last
   int64_t num_workers = 0;             // worker threads; 0 loads on the consuming thread
   std::function<B(std::vector<S>)> collate_fn = {};  // default: default_collate
-  bool pin_memory = false;  // no effect without CUDA (nothing to pin for)
+  // Pins every tensor of each batch (Tensor::pin_memory, on the thread that builds it) when
+  // cuda::is_available(); otherwise batches stay in ordinary memory, as PyTorch's DataLoader
+  // does without CUDA (a build without CUDA, or no device): the option is then a no-op.
+  bool pin_memory = false;
   bool drop_last = false;
   double timeout = 0;  // seconds to wait for a worker's batch; 0: no limit
   std::function<void(int64_t)> worker_init_fn = {};  // called on each worker thread with its id
@@ -132,8 +175,9 @@ class DataLoader {
       const uint64_t base_seed = uint64_t(detail::random_seed_from(generator_));
       pool_ = std::make_unique<detail::WorkerPool>(
           // Captures the dataset and collate_fn, not `this`, so a DataLoader can be moved.
-          [dataset = dataset_, collate = options_.collate_fn](const std::vector<int64_t>& idx) {
-            return make_batch(*dataset, collate, idx);
+          [dataset = dataset_, collate = options_.collate_fn,
+           pin = options_.pin_memory && cuda::is_available()](const std::vector<int64_t>& idx) {
+            return make_batch(*dataset, collate, idx, pin);
           },
           detail::WorkerPoolOptions{.num_workers = options_.num_workers,
                                     .prefetch_factor = options_.prefetch_factor.value_or(2),
@@ -149,11 +193,13 @@ class DataLoader {
  private:
   static std::shared_ptr<void> make_batch(const Dataset<S>& dataset,
                                           const std::function<B(std::vector<S>)>& collate,
-                                          const std::vector<int64_t>& indices) {
+                                          const std::vector<int64_t>& indices, bool pin) {
     std::vector<S> samples;
     samples.reserve(indices.size());
     for (int64_t i : indices) samples.push_back(dataset.get(i));
-    return std::make_shared<B>(collate(std::move(samples)));
+    auto batch = std::make_shared<B>(collate(std::move(samples)));
+    if (pin) detail::pin_batch(*batch);
+    return batch;
   }
   std::shared_ptr<B> fetch() {
     std::shared_ptr<void> b = pool_->next();

@@ -13,10 +13,15 @@
 //   queued on that stream is ordered before the reuse without any event;
 // - when the driver is out of memory, every wholly free segment is released and the request
 //   retried once; then the error says how much is allocated and how much is cached.
-// Not here yet: record_stream's cross-stream uses (events), max_split_size, expandable segments.
+// - a block used on other streams too (Tensor::record_stream) is not reusable at its free:
+//   an event is recorded on each of those streams then, and the block stays active (unmerged,
+//   out of the pools) until an allocate() finds every event done; empty_cache() and the
+//   out-of-memory retry wait for them (PyTorch's synchronize_and_free_events).
+// Not here yet: max_split_size, expandable segments.
 #include "backend/cuda/caching_allocator.h"
 
 #include <algorithm>
+#include <bit>
 #include <iomanip>
 #include <sstream>
 
@@ -33,6 +38,7 @@ struct CachingAllocator::Block {
   bool allocated = false;
   Block* prev = nullptr;  // neighbours in the segment, when it is split
   Block* next = nullptr;
+  std::set<StreamId> stream_uses = {};  // other streams that used it (record_stream)
   bool is_split() const { return prev || next; }
 };
 
@@ -89,13 +95,15 @@ std::string format_size(uint64_t bytes) {
   return os.str();
 }
 
-CachingAllocator::CachingAllocator(int device, SegmentSource& source)
+CachingAllocator::CachingAllocator(int device, SegmentSource& source, StreamEvents* events)
     : device_(device),
       source_(source),
+      events_(events),
       small_(std::make_unique<Pool>(true)),
       large_(std::make_unique<Pool>(false)) {}
 
 CachingAllocator::~CachingAllocator() {
+  synchronize_and_free_events();
   release_cached_segments();
   // Blocks of segments still in use stay with their segment (the memory is not ours to free
   // while someone holds a block); only the bookkeeping goes.
@@ -117,6 +125,7 @@ CachingAllocator::Pool& CachingAllocator::pool_for(size_t size) {
 void* CachingAllocator::allocate(size_t nbytes, StreamId stream) {
   if (nbytes == 0) return nullptr;  // as the CPU allocator: no block for an empty storage
   std::lock_guard lock(mutex_);
+  process_events();
   const size_t size = round_size(nbytes);
   Pool& pool = pool_for(size);
   Block* block = take_free_block(pool, stream, size);
@@ -208,12 +217,52 @@ void CachingAllocator::free(void* ptr) {
               " did not allocate ", ptr);
   Block* block = it->second;
   active_.erase(it);
-  block->allocated = false;
   for_pool_stats(*block->pool, [&](size_t p) {
     decrease(stats_.allocation[p], 1);
     decrease(stats_.allocated_bytes[p], block->size);
   });
+  if (!block->stream_uses.empty()) {
+    // Still `allocated` for its neighbours (no merge) and active in the statistics, as PyTorch.
+    PendingFree pending{block, {}};
+    for (StreamId stream : block->stream_uses) pending.events.push_back(events_->record(stream));
+    block->stream_uses.clear();
+    pending_frees_.push_back(std::move(pending));
+    return;
+  }
+  block->allocated = false;
   free_block(block);
+}
+
+void CachingAllocator::record_stream(const void* ptr, StreamId stream) {
+  if (!ptr) return;  // an empty storage has no block
+  std::lock_guard lock(mutex_);
+  const auto it = active_.find(const_cast<void*>(ptr));
+  EMBER_CHECK(it != active_.end(), "record_stream", "the caching allocator of cuda:", device_,
+              " did not allocate ", ptr, " (or it is freed)");
+  EMBER_CHECK(events_, "record_stream", "the caching allocator of cuda:", device_,
+              " was made without events, so it cannot wait for other streams");
+  if (stream != it->second->stream) it->second->stream_uses.insert(stream);
+}
+
+// PyTorch's process_events: the freed blocks whose other streams are done go back to the pools.
+void CachingAllocator::process_events() {
+  std::erase_if(pending_frees_, [&](PendingFree& p) {
+    std::erase_if(p.events, [](const auto& event) { return event->done(); });
+    if (!p.events.empty()) return false;
+    p.block->allocated = false;
+    free_block(p.block);
+    return true;
+  });
+}
+
+// Before memory goes back to the driver, every pending free is waited for and completed.
+void CachingAllocator::synchronize_and_free_events() {
+  for (PendingFree& p : pending_frees_) {
+    for (const auto& event : p.events) event->wait();
+    p.block->allocated = false;
+    free_block(p.block);
+  }
+  pending_frees_.clear();
 }
 
 void CachingAllocator::free_block(Block* block) {
@@ -274,7 +323,8 @@ bool CachingAllocator::owns(const void* ptr) const {
 
 // Only wholly free segments can go back: a segment is one cudaMalloc, freed as a whole.
 void CachingAllocator::release_cached_segments() {
-  ++stats_.num_sync_all_streams;  // PyTorch synchronises pending events here; none are kept yet
+  ++stats_.num_sync_all_streams;
+  synchronize_and_free_events();
   for (Pool* pool : {small_.get(), large_.get()}) {
     for (auto it = pool->blocks.begin(); it != pool->blocks.end();) {
       Block* block = *it++;
@@ -345,6 +395,8 @@ std::vector<SegmentSnapshot> CachingAllocator::snapshot() const {
       if (!b->prev) heads.push_back(b);
   for (const auto& [ptr, b] : active_)
     if (!b->prev) heads.push_back(b);
+  for (const PendingFree& p : pending_frees_)  // shown allocated until their streams are done
+    if (!p.block->prev) heads.push_back(p.block);
   std::sort(heads.begin(), heads.end(), [](const Block* a, const Block* b) { return a->ptr < b->ptr; });
   std::vector<SegmentSnapshot> segments;
   for (const Block* head : heads) {
@@ -357,6 +409,117 @@ std::vector<SegmentSnapshot> CachingAllocator::snapshot() const {
     segments.push_back(std::move(s));
   }
   return segments;
+}
+
+// Note [Pinned host cache]
+// cudaHostAlloc/cudaFreeHost page-lock and unlock memory through the driver (and cudaFreeHost
+// synchronises the device), far too slow for a DataLoader that pins every batch, so, like
+// PyTorch's CachingHostAllocator, freed pinned blocks are kept and handed out again. Requests are
+// rounded up to a power of two so that the batches of a loader, which vary a little in size
+// (the last one), reuse the same blocks; a request takes a cached block of exactly its rounded
+// size or gets a new one. The memory goes back to the driver only on empty_cache() or when the
+// cache goes. Blocks are never split, so a storage's data pointer is its block's address and
+// owns() answers Tensor::is_pinned for the storage and every view of it.
+// A non_blocking copy from or to a pinned block is still running when the host moves on, and
+// the tensor may be gone before it ends (`x.pin_memory().to(kCUDA, true)` frees its pinned
+// temporary at once): as PyTorch, the copy records an event (a PendingUse) on the block, and a
+// freed block with uses not done waits apart until an allocate() finds them done.
+HostBlockCache::HostBlockCache(SegmentSource& source) : source_(source) {}
+
+// Blocks whose uses are still queued are left to the driver's teardown, as those in use.
+HostBlockCache::~HostBlockCache() {
+  std::lock_guard lock(mutex_);
+  collect_done_locked();
+  release_cached_locked();
+}
+
+size_t HostBlockCache::block_size(size_t nbytes) { return std::bit_ceil(std::max<size_t>(nbytes, 1)); }
+
+void* HostBlockCache::allocate(size_t nbytes) {
+  const size_t size = block_size(nbytes);
+  std::lock_guard lock(mutex_);
+  collect_done_locked();
+  void* ptr = nullptr;
+  if (auto it = cached_.find(size); it != cached_.end()) {
+    ptr = it->second.back();
+    it->second.pop_back();
+    if (it->second.empty()) cached_.erase(it);
+    stats_.cached_bytes -= size;
+    ++stats_.cache_hits;
+  } else {
+    ptr = source_.allocate(size);
+    if (!ptr) {
+      release_cached_locked();
+      ptr = source_.allocate(size);
+    }
+    EMBER_CHECK(ptr, "pin_memory", "out of memory: could not page-lock ", format_size(size),
+                " of host memory (", format_size(stats_.allocated_bytes),
+                " already pinned by ember)");
+    ++stats_.source_allocations;
+  }
+  live_.emplace(ptr, LiveBlock{size, {}});
+  stats_.allocated_bytes += size;
+  return ptr;
+}
+
+void HostBlockCache::record_use(const void* ptr, std::unique_ptr<PendingWork> use) {
+  std::lock_guard lock(mutex_);
+  const auto it = live_.find(ptr);
+  EMBER_CHECK(it != live_.end(), "pin_memory", "recording a use of ", ptr,
+              ", which is not a pinned block in use");
+  it->second.uses.push_back(std::move(use));
+}
+
+void HostBlockCache::free(void* ptr) {
+  std::lock_guard lock(mutex_);
+  const auto it = live_.find(ptr);
+  EMBER_CHECK(it != live_.end(), "pin_memory", "freeing ", ptr,
+              ", which is not a pinned block in use");
+  LiveBlock block = std::move(it->second);
+  live_.erase(it);
+  stats_.allocated_bytes -= block.size;
+  std::erase_if(block.uses, [](const auto& use) { return use->done(); });
+  if (block.uses.empty()) {
+    stats_.cached_bytes += block.size;
+    cached_[block.size].push_back(ptr);
+  } else {
+    stats_.pending_bytes += block.size;
+    pending_.push_back({ptr, block.size, std::move(block.uses)});
+  }
+}
+
+void HostBlockCache::collect_done_locked() {
+  std::erase_if(pending_, [&](FreedBlock& b) {
+    std::erase_if(b.uses, [](const auto& use) { return use->done(); });
+    if (!b.uses.empty()) return false;
+    stats_.pending_bytes -= b.size;
+    stats_.cached_bytes += b.size;
+    cached_[b.size].push_back(b.ptr);
+    return true;
+  });
+}
+
+bool HostBlockCache::owns(const void* ptr) const {
+  std::lock_guard lock(mutex_);
+  return live_.count(ptr) != 0;
+}
+
+void HostBlockCache::empty_cache() {
+  std::lock_guard lock(mutex_);
+  collect_done_locked();
+  release_cached_locked();
+}
+
+HostBlockCache::Stats HostBlockCache::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void HostBlockCache::release_cached_locked() {
+  for (auto& [size, blocks] : cached_)
+    for (void* p : blocks) source_.free(p, size);
+  cached_.clear();
+  stats_.cached_bytes = 0;
 }
 
 }  // namespace ember::cuda

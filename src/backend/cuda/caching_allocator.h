@@ -49,7 +49,7 @@ using StatArray = std::array<Stat, kStatPools>;
 struct DeviceStats {
   StatArray allocation;            // blocks handed out
   StatArray segment;               // segments from the driver
-  StatArray active;                // blocks handed out (no cross-stream uses pending here)
+  StatArray active;                // blocks handed out, and freed ones waiting for other streams
   StatArray inactive_split;        // free blocks inside partly used segments (not releasable)
   StatArray allocated_bytes;       // bytes of the blocks handed out (rounded sizes)
   StatArray reserved_bytes;        // bytes of the segments
@@ -68,6 +68,24 @@ struct DeviceStats {
 /// A stream as the allocator sees it: the cudaStream_t's value (0: the default stream).
 using StreamId = uintptr_t;
 
+/// Work queued on a stream up to some point, as the allocators see it: a CUDA event recorded
+/// there in the CUDA build (memory.cpp), a flag in the tests.
+class PendingWork {
+ public:
+  virtual ~PendingWork() = default;
+  /// Whether the work is done (cudaEventQuery).
+  virtual bool done() = 0;
+  /// Waits on the host until it is done (cudaEventSynchronize).
+  virtual void wait() = 0;
+};
+
+/// Records PendingWork on a stream of the caching allocator's device (for record_stream).
+class StreamEvents {
+ public:
+  virtual ~StreamEvents() = default;
+  virtual std::unique_ptr<PendingWork> record(StreamId stream) = 0;
+};
+
 /// One segment and its blocks in address order (PyTorch's memory_snapshot, reduced).
 struct SegmentSnapshot {
   struct Block {
@@ -85,8 +103,9 @@ struct SegmentSnapshot {
 /// The caching allocator of one device. Thread-safe.
 class CachingAllocator {
  public:
-  /// `device` is the index used in messages; `source` must outlive the allocator.
-  CachingAllocator(int device, SegmentSource& source);
+  /// `device` is the index used in messages; `source` (and `events`, which record_stream needs)
+  /// must outlive the allocator.
+  CachingAllocator(int device, SegmentSource& source, StreamEvents* events = nullptr);
   /// Returns the cached (wholly free) segments to the source; blocks still in use are left.
   ~CachingAllocator();
   CachingAllocator(const CachingAllocator&) = delete;
@@ -96,8 +115,13 @@ class CachingAllocator {
   /// is out of memory, the cache is emptied and the allocation retried once; then it throws
   /// ember::Error "[cuda] out of memory. Tried to allocate ...".
   void* allocate(size_t nbytes, StreamId stream);
-  /// Returns a block from allocate() to its stream's pool, merged with free neighbours.
+  /// Returns a block from allocate() to its stream's pool, merged with free neighbours. A block
+  /// used on other streams (record_stream) gets an event on each of them now and goes back only
+  /// when an allocate() or empty_cache() finds them all done; until then it stays active.
   void free(void* ptr);
+  /// Tensor::record_stream: the block `ptr` (handed out) is used by work on `stream` too, so its
+  /// free must wait for that stream (PyTorch's recordStream). Its own stream is not recorded.
+  void record_stream(const void* ptr, StreamId stream);
   /// Returns every wholly free segment to the source (torch.cuda.empty_cache).
   void empty_cache();
   /// Whether `ptr` is a block this allocator handed out and that is not freed yet.
@@ -121,18 +145,87 @@ class CachingAllocator {
   Block* hand_out(Block* block, size_t size, size_t requested);
   void free_block(Block* block);
   size_t merge(Block* dst, Block* src);
+  void process_events();
+  void synchronize_and_free_events();
   void release_cached_segments();
   void release_segment(Block* block);
   [[noreturn]] void out_of_memory(size_t segment_size);
   template <class F>
   void for_pool_stats(const Pool& pool, F&& f);
 
+  struct PendingFree {
+    Block* block;
+    std::vector<std::unique_ptr<PendingWork>> events;  // one per other stream that used it
+  };
+
   const int device_;
   SegmentSource& source_;
+  StreamEvents* events_;
   mutable std::mutex mutex_;
+  std::vector<PendingFree> pending_frees_;  // freed blocks waiting for other streams
   DeviceStats stats_;
   std::unique_ptr<Pool> small_, large_;
   std::unordered_map<void*, Block*> active_;  // blocks handed out, by address
+};
+
+/// The pinned (page-locked) host memory behind Tensor::pin_memory (Note [Pinned host cache] in
+/// caching_allocator.cpp): cudaHostAlloc'ed blocks in the CUDA build (host_memory.cpp), host
+/// memory in the tests. Thread-safe.
+class HostBlockCache {
+ public:
+  struct Stats {
+    size_t allocated_bytes = 0;  // blocks handed out (rounded sizes)
+    size_t cached_bytes = 0;     // freed blocks kept for reuse
+    size_t pending_bytes = 0;    // freed blocks whose recorded uses are not done yet
+    uint64_t source_allocations = 0;
+    uint64_t cache_hits = 0;
+  };
+  /// `source` must outlive the cache; its mem_info() is not used.
+  explicit HostBlockCache(SegmentSource& source);
+  /// Returns the cached blocks to the source; blocks still in use are left.
+  ~HostBlockCache();
+  HostBlockCache(const HostBlockCache&) = delete;
+  HostBlockCache& operator=(const HostBlockCache&) = delete;
+
+  /// A block of at least max(nbytes, 1) bytes (so even an empty tensor's storage is pinned).
+  /// When the source has no memory, the cache is emptied and the request retried once; then it
+  /// throws ember::Error "[pin_memory] out of memory ...".
+  void* allocate(size_t nbytes);
+  /// Keeps the block `ptr` (in use) from reuse after its free until `use` is done: the
+  /// asynchronous copies from and to pinned memory record one each (PyTorch's
+  /// CachingHostAllocator_recordEvent).
+  void record_use(const void* ptr, std::unique_ptr<PendingWork> use);
+  /// Returns a block from allocate() to the cache; while a recorded use is not done it waits
+  /// apart, and is cached by the first allocate() or empty_cache() that finds its uses done.
+  void free(void* ptr);
+  /// Whether `ptr` starts a block handed out and not freed yet.
+  bool owns(const void* ptr) const;
+  /// Returns every cached block to the source.
+  void empty_cache();
+  Stats stats() const;
+
+  /// The size a request is served with: the next power of two, at least 1.
+  static size_t block_size(size_t nbytes);
+
+ private:
+  struct LiveBlock {
+    size_t size;
+    std::vector<std::unique_ptr<PendingWork>> uses;
+  };
+  struct FreedBlock {
+    void* ptr;
+    size_t size;
+    std::vector<std::unique_ptr<PendingWork>> uses;
+  };
+  void collect_done_locked();
+  void release_cached_locked();
+
+  SegmentSource& source_;
+  mutable std::mutex mutex_;
+  Stats stats_;
+  std::unordered_map<const void*, LiveBlock> live_;  // handed out, by address
+  std::map<size_t, std::vector<void*>> cached_;      // freed and idle, by block size
+  std::vector<FreedBlock> pending_;                  // freed, uses still queued
 };
 
 /// Rounds a request as PyTorch does: to a multiple of 512 bytes, at least 512.

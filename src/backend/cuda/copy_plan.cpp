@@ -52,4 +52,11 @@ kernels::FillLaunch plan_fill_launch(const Tensor& dst, Scalar value) {
   return l;
 }
 
+bool transfer_is_async(Device dst, Device src, bool non_blocking, bool host_side_pinned) {
+  EMBER_CHECK(dst.is_cuda() || src.is_cuda(), "to", "expected a CUDA device on one side of the "
+              "copy, got ", src, " and ", dst);
+  const bool one_side_host = dst.is_cpu() || src.is_cpu();
+  return non_blocking && one_side_host && host_side_pinned;
+}
+
 }  // namespace ember::cuda

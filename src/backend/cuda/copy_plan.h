@@ -29,6 +29,14 @@ kernels::CopyLaunch plan_copy_launch(const Tensor& dst, const Tensor& src);
 /// (then cudaMemcpyAsync does it), or -1 when it needs the kernel.
 int64_t memcpy_bytes(const kernels::CopyLaunch& launch);
 
+/// Whether a copy of bytes between `src` and `dst` (one of them a CUDA device) is queued without
+/// waiting for it, as PyTorch's copy_kernel_cuda decides: only when non_blocking is asked and the
+/// host side is pinned memory (so the DMA reads or writes it directly, while the host goes on).
+/// From or to unpinned memory the copy stays synchronous, as in PyTorch (the driver stages such
+/// memory through its own pinned buffer anyway). Copies between two CUDA devices also wait
+/// (ember does not yet order other streams after them, which PyTorch does with events).
+bool transfer_is_async(Device dst, Device src, bool non_blocking, bool host_side_pinned);
+
 /// dst = value, converted to dst's dtype on the host (Scalar::to, as the CPU's fill); any dtype.
 kernels::FillLaunch plan_fill_launch(const Tensor& dst, Scalar value);
 

@@ -10,8 +10,44 @@
 namespace ember::cuda {
 namespace {
 
-// The driver as the caching allocator's source of segments, on one device.
-class CudaSegments final : public SegmentSource {
+// A CUDA event recorded on a stream: the allocators' PendingWork.
+class RecordedEvent final : public PendingWork {
+ public:
+  RecordedEvent(int index, cudaStream_t stream, const char* op) : index_(index), op_(op) {
+    DeviceGuard guard(index, op);
+    check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), op,
+          " creating an event on cuda:", index);
+    const cudaError_t status = cudaEventRecord(event_, stream);
+    if (status != cudaSuccess) {
+      (void)cudaEventDestroy(event_);
+      check(status, op, " recording an event on cuda:", index);
+    }
+  }
+  ~RecordedEvent() override { (void)cudaEventDestroy(event_); }
+  RecordedEvent(const RecordedEvent&) = delete;
+  RecordedEvent& operator=(const RecordedEvent&) = delete;
+
+  bool done() override {
+    const cudaError_t status = cudaEventQuery(event_);
+    if (status == cudaErrorNotReady) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    check(status, op_, " asking whether an event on cuda:", index_, " is done");
+    return true;
+  }
+  void wait() override {
+    check(cudaEventSynchronize(event_), op_, " waiting for an event on cuda:", index_);
+  }
+
+ private:
+  int index_;
+  const char* op_;
+  cudaEvent_t event_ = nullptr;
+};
+
+// The driver as the caching allocator's source of segments, on one device, and its events.
+class CudaSegments final : public SegmentSource, public StreamEvents {
  public:
   explicit CudaSegments(int device) : device_(device) {}
 
@@ -42,12 +78,16 @@ class CudaSegments final : public SegmentSource {
     return {free_bytes, total_bytes};
   }
 
+  std::unique_ptr<PendingWork> record(StreamId stream) override {
+    return record_event(device_, reinterpret_cast<cudaStream_t>(stream), "record_stream");
+  }
+
  private:
   int device_;
 };
 
 struct DeviceMemory {
-  explicit DeviceMemory(int device) : segments(device), allocator(device, segments) {}
+  explicit DeviceMemory(int device) : segments(device), allocator(device, segments, &segments) {}
   CudaSegments segments;
   CachingAllocator allocator;
 };
@@ -70,6 +110,17 @@ CachingAllocator& allocator_of(Device device, const char* op) {
 }  // namespace
 
 CachingAllocator& device_allocator(int index) { return devices().at(size_t(index))->allocator; }
+
+std::unique_ptr<PendingWork> record_event(int index, cudaStream_t stream, const char* op) {
+  return std::make_unique<RecordedEvent>(index, stream, op);
+}
+
+void record_stream(const void* block, Device device, const Stream& stream) {
+  const int index = resolve_device(device, "record_stream");
+  EMBER_CHECK(stream.device().index() == index, "record_stream", "the tensor is on cuda:", index,
+              " but the stream on ", stream.device(), "; a stream of the tensor's device expected");
+  device_allocator(index).record_stream(block, reinterpret_cast<StreamId>(stream.handle()));
+}
 
 int64_t memory_allocated(Device device) {
   return allocator_of(device, "cuda.memory_allocated").stats().allocated_bytes[kAllPools].current;

@@ -18,6 +18,13 @@ int device_count() { return 0; }
 void* allocate(Device, size_t) { no_cuda("cuda"); }
 void free(Device, void*, size_t) { no_cuda("cuda"); }
 void copy_bytes(void*, Device, const void*, Device, size_t) { no_cuda("to"); }
+void copy_bytes_async(void*, Device, const void*, Device, size_t, const void*) { no_cuda("to"); }
+// As PyTorch's CPU-only build: pinning is refused (aten::_pin_memory has no kernel there) and
+// nothing is pinned.
+void* allocate_pinned(size_t) { no_cuda("pin_memory"); }
+void free_pinned(void*) { no_cuda("pin_memory"); }
+bool is_pinned(const void*) { return false; }
+void record_stream(const void*, Device, const Stream&) { no_cuda("record_stream"); }
 
 int current_device() { no_cuda("cuda.current_device"); }
 void set_device(int) { no_cuda("cuda.set_device"); }

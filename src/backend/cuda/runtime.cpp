@@ -9,6 +9,7 @@
 // as in PyTorch: device_count() is 0 and is_available() false, and anything that would touch a
 // device throws.
 #include <cstdio>
+#include <utility>
 
 #include "backend/backend.h"
 #include "backend/cuda/api.h"
@@ -109,9 +110,12 @@ void free(Device device, void* data, size_t) {
 // On the current stream of the CUDA side, then waited for: the copy is synchronous for the
 // caller, and ordered after the work queued on that stream (which the default-stream cudaMemcpy
 // is not, for a non-blocking stream).
-void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
-  if (nbytes == 0) return;
-  const char* op = "cuda.copy";
+namespace {
+
+// Queues a copy of nbytes (> 0) on the current stream of the CUDA side's device; returns that
+// device and stream, for the caller to wait on or to record on.
+std::pair<int, cudaStream_t> queue_copy(void* dst, Device dst_device, const void* src,
+                                        Device src_device, size_t nbytes, const char* op) {
   EMBER_CHECK(src_device.is_cuda() || dst_device.is_cuda(), op,
               "expected a CUDA device on one side, got ", src_device, " and ", dst_device);
   const int dst_index = dst_device.is_cuda() ? resolve_device(dst_device, op) : -1;
@@ -130,8 +134,25 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
     check(cudaMemcpyAsync(dst, src, nbytes, kind, stream), op, " copying ", nbytes, " bytes from ",
           src_device, " to ", dst_device);
   }
+  return {index, stream};
+}
+
+}  // namespace
+
+void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
+  if (nbytes == 0) return;
+  const char* op = "cuda.copy";
+  const auto [index, stream] = queue_copy(dst, dst_device, src, src_device, nbytes, op);
+  DeviceGuard guard(index, op);
   check(cudaStreamSynchronize(stream), op, " waiting for the copy from ", src_device, " to ",
         dst_device);
+}
+
+void copy_bytes_async(void* dst, Device dst_device, const void* src, Device src_device,
+                      size_t nbytes, const void* host_block) {
+  if (nbytes == 0) return;
+  const auto [index, stream] = queue_copy(dst, dst_device, src, src_device, nbytes, "cuda.copy");
+  record_pinned_use(host_block, index, stream);
 }
 
 namespace {

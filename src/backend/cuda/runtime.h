@@ -4,6 +4,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <memory>
+
 #include "backend/cuda/caching_allocator.h"
 #include "backend/cuda/philox_generator.h"
 #include "ember/device.h"
@@ -46,6 +48,14 @@ class DeviceGuard {
  private:
   int previous_ = -1;  // the device to restore; -1 when nothing changed
 };
+
+/// An event recorded now on `stream` of device `index`, as the allocators' PendingWork
+/// (memory.cpp); `op` names the caller in errors.
+std::unique_ptr<PendingWork> record_event(int index, cudaStream_t stream, const char* op);
+
+/// Keeps the pinned block `block` from reuse until the work queued on `stream` of device
+/// `index` so far is done (an event recorded there; host_memory.cpp).
+void record_pinned_use(const void* block, int index, cudaStream_t stream);
 
 /// This thread's current stream on device `index` (the default stream until a StreamGuard).
 cudaStream_t current_stream_handle(int index);
