@@ -117,6 +117,23 @@ class LongOpGilRelease {
   PyThreadState* state_ = nullptr;
 };
 
+/// without_gil's estimates from sizes not validated yet (a factory's) or from expanded views
+/// (numel 2^40 at stride 0): saturated at INT64_MAX instead of overflowing (undefined behaviour,
+/// found by tests/fuzz/python_args_fuzzer: ember.randn(2**62, 2**62)).
+inline int64_t work_sum(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+inline int64_t work_product(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+inline int64_t work_product(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n = work_product(n, s);
+  return n;
+}
+
 /// Runs `f` (pure C++: no Python object may be touched inside) without the GIL when `work`
 /// is large enough: the result is wrapped for Python after the GIL is back.
 template <class F>

@@ -302,7 +302,7 @@ void bind_factories(py::module_& m) {
       std::vector<int64_t> s = to_sizes(size, name);
       FactoryOptions o = factory_options(name, kw, true);
       Tensor r =
-          without_gil(prod(s), [&] { return normal ? randn(s, o.random()) : rand(s, o.random()); });
+          without_gil(work_product(s), [&] { return normal ? randn(s, o.random()) : rand(s, o.random()); });
       return o.finish(name, r);
     });
   }

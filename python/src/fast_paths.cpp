@@ -32,7 +32,7 @@ PyObject* binary_slot(PyObject* a, PyObject* b) {
   if (is_tensor(a) && is_tensor(b)) {
     try {
       Tensor x = unwrap(a), y = unwrap(b);
-      if (x.numel() + y.numel() < LongOpGilRelease::kThreshold)
+      if (work_sum(x.numel(), y.numel()) < LongOpGilRelease::kThreshold)
         return wrap(Op(x, y)).release().ptr();
     } catch (...) {
       set_python_error(std::current_exception());

@@ -210,7 +210,7 @@ void bind_index_methods(Binder& b) {
 
   // ── linear algebra ──
   auto big = [](const Tensor& a, const Tensor& b) {
-    return a.numel() * (b.dim() ? b.size(-1) : 1);
+    return work_product(a.numel(), b.dim() ? b.size(-1) : 1);
   };
   b.both(
       "matmul",
@@ -259,7 +259,7 @@ void bind_index_methods(Binder& b) {
             py::handle alpha) {
           AddmmOptions o{.beta = to_scalar(beta, "addmm", "beta"),
                          .alpha = to_scalar(alpha, "addmm", "alpha")};
-          LongOpGilRelease gil(m1.numel() * (m2.dim() ? m2.size(-1) : 1));
+          LongOpGilRelease gil(work_product(m1.numel(), m2.dim() ? m2.size(-1) : 1));
           if (n == "addmm") return ember::addmm(s, m1, m2, o);
           if (n == "addmv") return ember::addmv(s, m1, m2, o);
           if (n == "addbmm") return ember::addbmm(s, m1, m2, o);

@@ -144,7 +144,7 @@ Tensor apply_binary(const Binary& op, py::handle input, py::handle other) {
   Tensor a = unwrap(input);
   if (is_tensor(other)) {
     Tensor b = unwrap(other);
-    return without_gil(a.numel() + b.numel(), [&] { return op.tt(a, b); });
+    return without_gil(work_sum(a.numel(), b.numel()), [&] { return op.tt(a, b); });
   }
   Scalar s = to_scalar(other, op.name, "other");
   if (!op.ts || (op.wrap_when_recorded && recorded(a))) {

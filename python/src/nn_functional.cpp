@@ -36,7 +36,7 @@ void bind_nn_functional(py::module_& parent) {
       "linear",
       [](const Tensor& x, const Tensor& w, py::handle b) {
         return without_gil(
-            x.numel() * (w.dim() ? w.size(0) : 1),
+            work_product(x.numel(), w.dim() ? w.size(0) : 1),
             [&, bias = optional_tensor(b, "linear", "bias")] { return F::linear(x, w, bias); });
       },
       py::arg("input"), py::arg("weight"), py::arg("bias") = py::none());
@@ -55,7 +55,7 @@ void bind_nn_functional(py::module_& parent) {
             o.padding = F::ConvPadding(to_int_list(padding, "conv", "padding"));
           o.dilation = int_or_list(dilation, "conv", "dilation");
           o.groups = groups;
-          return without_gil(x.numel() * w.numel(), [&] {
+          return without_gil(work_product(x.numel(), w.numel()), [&] {
             return dims == 1   ? F::conv1d(x, w, o)
                    : dims == 2 ? F::conv2d(x, w, o)
                                : F::conv3d(x, w, o);
@@ -75,7 +75,7 @@ void bind_nn_functional(py::module_& parent) {
           o.output_padding = int_or_list(output_padding, "conv_transpose", "output_padding");
           o.groups = groups;
           o.dilation = int_or_list(dilation, "conv_transpose", "dilation");
-          return without_gil(x.numel() * w.numel(), [&] {
+          return without_gil(work_product(x.numel(), w.numel()), [&] {
             return dims == 1 ? F::conv_transpose1d(x, w, o) : F::conv_transpose2d(x, w, o);
           });
         },
@@ -269,7 +269,7 @@ void bind_nn_functional(py::module_& parent) {
             .dropout_p = dropout_p,
             .is_causal = is_causal,
             .scale = scale};
-        return without_gil(q.numel() * (k.dim() ? k.size(-2) : 1),
+        return without_gil(work_product(q.numel(), k.dim() ? k.size(-2) : 1),
                            [&] { return F::scaled_dot_product_attention(q, k, v, o); });
       },
       py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(),

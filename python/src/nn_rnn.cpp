@@ -68,7 +68,7 @@ void bind_nn_rnn(py::module_& parent) {
                         .dropout = dropout,
                         .training = train,
                         .generator = generator.is_none() ? nullptr : generator.cast<Generator*>()};
-        F::RnnOutput out = without_gil(input.numel() * cells.front().w_ih.size(0), [&] {
+        F::RnnOutput out = without_gil(work_product(input.numel(), cells.front().w_ih.size(0)), [&] {
           return F::rnn(mode_of(mode), input, h0, c0, cells, o, op);
         });
         return py::make_tuple(wrap(out.output), wrap(out.h_n), wrap(out.c_n));

@@ -29,7 +29,7 @@ py::object binary(const Tensor& self, py::handle other, const char* op, TensorFn
                   bool wrap_when_recorded = false) {
   if (is_tensor(other)) {
     Tensor o = unwrap(other);
-    return wrap(without_gil(self.numel() + o.numel(), [&] { return tf(self, o); }));
+    return wrap(without_gil(work_sum(self.numel(), o.numel()), [&] { return tf(self, o); }));
   }
   if (is_scalar(other)) {
     Scalar s = to_scalar(other, op, "other");
@@ -299,7 +299,7 @@ void bind_tensor(py::module_& m) {
            if (!is_tensor(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
            Tensor o = unwrap(b);
            return wrap(
-               without_gil(a.numel() * (o.dim() ? o.size(-1) : 1), [&] { return a.matmul(o); }));
+               without_gil(work_product(a.numel(), o.dim() ? o.size(-1) : 1), [&] { return a.matmul(o); }));
          },
          py::is_operator())
       .def(
