@@ -697,8 +697,15 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
   EMBER_CHECK(chunks > 0, "chunk", "chunk expects `chunks` to be greater than 0, got: ", chunks);
   d = wrap_dim(d, dim(), "chunk");
   const int64_t size = sizes()[d];
-  const int64_t split_size = (size + chunks - 1) / chunks;
-  if (split_size == 0 && size == 0) {
+  // ceil(size / chunks), written so that a huge `chunks` cannot overflow.
+  const int64_t split_size = size == 0 ? 0 : (size - 1) / chunks + 1;
+  if (size == 0) {
+    // PyTorch returns `chunks` empty tensors here, however many (torch.zeros(0, 3).chunk(2**39)
+    // raises std::bad_alloc); ember refuses a count no program means, before building millions
+    // of views (found by tests/fuzz/python_args_fuzzer: it ran the process out of memory).
+    constexpr int64_t kMaxEmptyChunks = int64_t(1) << 20;
+    EMBER_CHECK(chunks <= kMaxEmptyChunks, "chunk", "chunks=", chunks,
+                " empty tensors of a dimension of size 0: at most ", kMaxEmptyChunks);
     Recorder rec("chunk", {this});
     std::vector<Tensor> out;
     for (int64_t i = 0; i < chunks; ++i) out.push_back(narrow(d, 0, 0));

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -295,6 +296,12 @@ TEST(View, SplitChunkUnbind) {
   EXPECT_EQ(sizes_of(arange(5).chunk(3)), (Ints{2, 2, 1}));
   EXPECT_EQ(sizes_of(zeros({0}).chunk(3)), (Ints{0, 0, 0}));
   EXPECT_EQ(sizes_of(chunk(t, 2)), (Ints{5, 5}));
+  // A huge count: as many chunks as elements (no overflow in ceil(size / chunks)); of an empty
+  // dimension, refused instead of building that many views.
+  EXPECT_EQ(sizes_of(arange(6).chunk(std::numeric_limits<int64_t>::max())),
+            (Ints{1, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(zeros({0}).chunk(int64_t(1) << 20).size(), size_t(1) << 20);
+  EXPECT_THROW(zeros({0, 3}).chunk(int64_t(538986352990)), Error);
 
   auto u = arange(6).view({2, 3}).unbind(1);
   ASSERT_EQ(u.size(), 3u);
