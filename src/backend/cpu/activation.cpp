@@ -143,7 +143,7 @@ void hardshrink(const ElementwiseCall& c) {
   run_elementwise<K::hardshrink, kFloating, 1>(c, [lambd]<class T>() {
     return [l = T(lambd)](auto x) {
       using V = decltype(x);
-      return select(ge(x, V(-l)) & le(x, V(l)), V(0), x);
+      return select(ge(x, V(-l)), select(le(x, V(l)), V(0), x), x);
     };
   });
 }
