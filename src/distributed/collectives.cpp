@@ -214,21 +214,19 @@ Work reduce(Tensor& tensor, int dst, const CollectiveOptions& o) {
   check_rank("reduce", dst, g, "dst");
   const auto function = reduce_function(tensor.dtype(), o.op, "reduce");
   Tensor t = tensor;
+  CollectiveCall call{"reduce", describe(t) + ", " + reduce_op_name(o.op) + ", dst " +
+                                    std::to_string(dst), rooted_peers(g, dst)};
   if (g.device_backend) {
     // An all-reduce that only dst keeps: the others reduce a copy, so theirs stay unchanged.
     Tensor into = g.config.rank == dst ? t : t.clone();
-    return g.run_on_device({"reduce", describe(t) + ", " + reduce_op_name(o.op) + ", dst " +
-                                          std::to_string(dst), {}},
-                           o.async_op, t.device(),
+    return g.run_on_device(std::move(call), o.async_op, t.device(),
                            [into, op = o.op](DeviceCommunicator& comm, int64_t seq) {
                              comm.all_reduce(into, op, seq);
                            });
   }
   // Gloo writes partial sums into every rank's output: the other ranks give it scratch space.
   Tensor out = g.config.rank == dst ? t : empty_like(t);
-  return g.run({"reduce", describe(t) + ", " + reduce_op_name(o.op) + ", dst " +
-                              std::to_string(dst), rooted_peers(g, dst)},
-               o.async_op, [&g, t, out, dst, function, op = o.op](uint32_t tag) {
+  return g.run(std::move(call), o.async_op, [&g, t, out, dst, function, op = o.op](uint32_t tag) {
                  if (t.numel() == 0) return;
                  with_element_bytes(t.element_size(), [&]<class T>() {
                    gloo::ReduceOptions options(g.context);
@@ -302,12 +300,13 @@ Work all_gather_into_tensor(Tensor& output, const Tensor& input, const Collectiv
               g.config.size, " x ", input.numel(), " elements on ", input.device(), ", got ",
               describe(output), " on ", output.device());
   Tensor in = input, out = output;
+  CollectiveCall call{"all_gather", describe(in), {}};
   if (g.device_backend)
-    return g.run_on_device({"all_gather", describe(in), {}}, o.async_op, in.device(),
+    return g.run_on_device(std::move(call), o.async_op, in.device(),
                            [in, out](DeviceCommunicator& comm, int64_t seq) {
                              comm.all_gather(out, in, seq);
                            });
-  return g.run({"all_gather", describe(in), {}}, o.async_op,
+  return g.run(std::move(call), o.async_op,
                [&g, in, out](uint32_t tag) { allgather_bytes(g, in, out, tag); });
 }
 
@@ -317,8 +316,9 @@ Work all_gather(std::vector<Tensor>& outputs, const Tensor& input, const Collect
   check_list(g, "all_gather", outputs, input, static_cast<size_t>(g.config.size), "outputs");
   Tensor in = input;
   Tensor flat = empty({input.numel() * g.config.size}, input.options());
+  CollectiveCall call{"all_gather", describe(in), {}};
   if (g.device_backend)
-    return g.run_on_device({"all_gather", describe(in), {}}, o.async_op, in.device(),
+    return g.run_on_device(std::move(call), o.async_op, in.device(),
                            [in, flat, outputs](DeviceCommunicator& comm, int64_t seq) {
                              comm.all_gather(flat, in, seq);
                              // Copies on the current stream, which waits for the gather.
@@ -326,7 +326,7 @@ Work all_gather(std::vector<Tensor>& outputs, const Tensor& input, const Collect
                                outputs[i].view({-1}).copy_(flat.narrow(
                                    0, static_cast<int64_t>(i) * in.numel(), in.numel()));
                            });
-  return g.run({"all_gather", describe(in), {}}, o.async_op,
+  return g.run(std::move(call), o.async_op,
                [&g, in, flat, outputs](uint32_t tag) {
                  allgather_bytes(g, in, flat, tag);
                  unpack(flat, outputs);

@@ -697,8 +697,6 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
   EMBER_CHECK(chunks > 0, "chunk", "chunk expects `chunks` to be greater than 0, got: ", chunks);
   d = wrap_dim(d, dim(), "chunk");
   const int64_t size = sizes()[d];
-  // ceil(size / chunks), written so that a huge `chunks` cannot overflow.
-  const int64_t split_size = size == 0 ? 0 : (size - 1) / chunks + 1;
   if (size == 0) {
     // PyTorch returns `chunks` empty tensors here, however many (torch.zeros(0, 3).chunk(2**39)
     // raises std::bad_alloc); ember refuses a count no program means, before building millions
@@ -712,7 +710,8 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
     if (rec) record_pieces(rec, "SplitBackward0", out, d, false);
     return out;
   }
-  return split(split_size, d);
+  // ceil(size / chunks), written so that a huge `chunks` cannot overflow.
+  return split((size - 1) / chunks + 1, d);
 }
 
 std::vector<Tensor> Tensor::unbind(int64_t d) const {
