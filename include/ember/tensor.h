@@ -215,41 +215,41 @@ class Tensor {
   TensorAccessor<T, N> accessor() const&;
   template <class T, size_t N>
   TensorAccessor<T, N> accessor() && = delete;  // the accessor would outlive the tensor
-  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value);
-  Tensor& index_put_(std::initializer_list<TensorIndex> indices, Scalar value);
-  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value);
-  Tensor& index_put_(const std::vector<TensorIndex>& indices, Scalar value);
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) const;
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, Scalar value) const;
+  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value) const;
+  Tensor& index_put_(const std::vector<TensorIndex>& indices, Scalar value) const;
   /// With accumulate, values add into the indexed elements and repeated indices sum up.
   Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value,
-                     bool accumulate);
+                     bool accumulate) const;
   Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value,
-                     bool accumulate);
+                     bool accumulate) const;
 
   // ── in place ─────────────────────────────────────────────────────────
   /// Copies src into this tensor (broadcasting src, converting dtype).
-  Tensor& copy_(const Tensor& src, bool non_blocking = false);
-  Tensor& fill_(Scalar value);
-  Tensor& fill_(const Tensor& value);
-  Tensor& zero_();
+  Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
+  Tensor& fill_(Scalar value) const;
+  Tensor& fill_(const Tensor& value) const;
+  Tensor& zero_() const;
 
   // ── elementwise math (src/ops/binary.cpp, unary.cpp, compare.cpp) ──────
   Tensor add(const Tensor& other, Scalar alpha = 1) const;
   Tensor add(Scalar other, Scalar alpha = 1) const;
-  Tensor& add_(const Tensor& other, Scalar alpha = 1);
-  Tensor& add_(Scalar other, Scalar alpha = 1);
+  Tensor& add_(const Tensor& other, Scalar alpha = 1) const;
+  Tensor& add_(Scalar other, Scalar alpha = 1) const;
   Tensor sub(const Tensor& other, Scalar alpha = 1) const;
   Tensor sub(Scalar other, Scalar alpha = 1) const;
-  Tensor& sub_(const Tensor& other, Scalar alpha = 1);
-  Tensor& sub_(Scalar other, Scalar alpha = 1);
+  Tensor& sub_(const Tensor& other, Scalar alpha = 1) const;
+  Tensor& sub_(Scalar other, Scalar alpha = 1) const;
   Tensor mul(const Tensor& other) const;
   Tensor mul(Scalar other) const;
-  Tensor& mul_(const Tensor& other);
-  Tensor& mul_(Scalar other);
+  Tensor& mul_(const Tensor& other) const;
+  Tensor& mul_(Scalar other) const;
   /// True division; rounding_mode "floor" or "trunc" rounds the quotient.
   Tensor div(const Tensor& other, std::optional<std::string> rounding_mode = {}) const;
   Tensor div(Scalar other, std::optional<std::string> rounding_mode = {}) const;
-  Tensor& div_(const Tensor& other, std::optional<std::string> rounding_mode = {});
-  Tensor& div_(Scalar other, std::optional<std::string> rounding_mode = {});
+  Tensor& div_(const Tensor& other, std::optional<std::string> rounding_mode = {}) const;
+  Tensor& div_(Scalar other, std::optional<std::string> rounding_mode = {}) const;
   Tensor floor_divide(const Tensor& other) const;
   Tensor floor_divide(Scalar other) const;
   Tensor remainder(const Tensor& other) const;
@@ -258,8 +258,8 @@ class Tensor {
   Tensor fmod(Scalar other) const;
   Tensor pow(const Tensor& exponent) const;
   Tensor pow(Scalar exponent) const;
-  Tensor& pow_(const Tensor& exponent);
-  Tensor& pow_(Scalar exponent);
+  Tensor& pow_(const Tensor& exponent) const;
+  Tensor& pow_(Scalar exponent) const;
   Tensor atan2(const Tensor& other) const;
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
@@ -268,25 +268,25 @@ class Tensor {
   Tensor lerp(const Tensor& end, Scalar weight) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
   Tensor addcmul(const Tensor& t1, const Tensor& t2, Scalar value = 1) const;
-  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, Scalar value = 1);
+  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, Scalar value = 1) const;
   Tensor addcdiv(const Tensor& t1, const Tensor& t2, Scalar value = 1) const;
-  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, Scalar value = 1);
+  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, Scalar value = 1) const;
 
   Tensor neg() const;
-  Tensor& neg_();
+  Tensor& neg_() const;
   Tensor abs() const;
-  Tensor& abs_();
+  Tensor& abs_() const;
   Tensor sign() const;
   Tensor sqrt() const;
-  Tensor& sqrt_();
+  Tensor& sqrt_() const;
   Tensor rsqrt() const;
   Tensor square() const;
   Tensor exp() const;
-  Tensor& exp_();
+  Tensor& exp_() const;
   Tensor exp2() const;
   Tensor expm1() const;
   Tensor log() const;
-  Tensor& log_();
+  Tensor& log_() const;
   Tensor log2() const;
   Tensor log10() const;
   Tensor log1p() const;
@@ -299,12 +299,12 @@ class Tensor {
   Tensor sinh() const;
   Tensor cosh() const;
   Tensor tanh() const;
-  Tensor& tanh_();
+  Tensor& tanh_() const;
   Tensor sigmoid() const;
-  Tensor& sigmoid_();
+  Tensor& sigmoid_() const;
   Tensor logit(std::optional<double> eps = {}) const;
   Tensor relu() const;
-  Tensor& relu_();
+  Tensor& relu_() const;
   Tensor erf() const;
   Tensor erfc() const;
   Tensor floor() const;
@@ -313,10 +313,10 @@ class Tensor {
   Tensor trunc() const;
   Tensor frac() const;
   Tensor reciprocal() const;
-  Tensor& reciprocal_();
+  Tensor& reciprocal_() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = {}) const;
   Tensor clamp(const Tensor& min, const Tensor& max) const;
-  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = {});
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = {}) const;
   Tensor clamp_min(Scalar min) const;
   Tensor clamp_max(Scalar max) const;
   Tensor nan_to_num(std::optional<double> nan = {}, std::optional<double> posinf = {},
@@ -347,8 +347,8 @@ class Tensor {
   Tensor isfinite() const;
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
   Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
-  Tensor& masked_fill_(const Tensor& mask, Scalar value);
-  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+  Tensor& masked_fill_(const Tensor& mask, Scalar value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value) const;
   /// where(condition, *this, other).
   Tensor where(const Tensor& condition, const Tensor& other) const;
 
@@ -417,13 +417,14 @@ class Tensor {
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor scatter(int64_t dim, const Tensor& index, Scalar value) const;
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
-  Tensor& scatter_(int64_t dim, const Tensor& index, Scalar value);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, Scalar value) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
-  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
-  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1);
-  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
-  Tensor& index_fill_(int64_t dim, const Tensor& index, Scalar value);
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                     Scalar alpha = 1) const;
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor& index_fill_(int64_t dim, const Tensor& index, Scalar value) const;
   Tensor masked_select(const Tensor& mask) const;
   Tensor nonzero() const;
   Tensor flip(IntArrayRef dims) const;
@@ -436,7 +437,7 @@ class Tensor {
   bool requires_grad() const;
   /// Created under InferenceMode (it can never enter autograd).
   bool is_inference() const;
-  Tensor& requires_grad_(bool requires_grad = true);
+  Tensor& requires_grad_(bool requires_grad = true) const;
   /// LibTorch's spelling: requires_grad_ on a leaf. A result recorded in the graph keeps
   /// requiring grad whatever is set (its grad_fn decides), as in LibTorch, instead of refusing.
   const Tensor& set_requires_grad(bool requires_grad) const;
@@ -449,17 +450,17 @@ class Tensor {
   /// The accumulated gradient (leaves, or non-leaves after retain_grad()); undefined if none.
   const Tensor& grad() const;
   /// Assignable gradient slot: t.mutable_grad() = Tensor() resets it.
-  Tensor& mutable_grad();
+  Tensor& mutable_grad() const;
   /// The node that produced this tensor, or null for leaves and untracked tensors.
   std::shared_ptr<autograd::Node> grad_fn() const;
   bool is_leaf() const;
   /// Which output of grad_fn() this tensor is.
   uint32_t output_nr() const;
   /// Keeps the gradient of a non-leaf tensor in grad() during backward.
-  Tensor& retain_grad();
+  Tensor& retain_grad() const;
   bool retains_grad() const;
   /// Detaches in place: this handle leaves the graph (shares data as before).
-  Tensor& detach_();
+  Tensor& detach_() const;
   /// Runs hook(grad) when this tensor's gradient is computed; a defined return value replaces
   /// the gradient.
   HookHandle register_hook(std::function<Tensor(const Tensor&)> hook) const;
@@ -474,103 +475,11 @@ class Tensor {
   bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
                 bool equal_nan = false) const;
 
-  // ── the in-place methods on a const handle (Note [in-place on a const handle]) ──
   // Note [in-place on a const handle]: a Tensor is a handle, so const on it does not make the
   // data read-only, as in LibTorch, whose in-place methods are all const: x.grad().zero_() and
-  // `for (const Tensor& p : params) p.add_(...)` must compile. Each method below is the
-  // non-const one above; dropping const is sound because in-place ops write the shared
-  // TensorImpl and storage, never this handle's pointer. (Once the definitions in src/ops are
-  // const themselves, this block goes.)
-  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) const {
-    return mut().index_put_(indices, value);
-  }
-  Tensor& index_put_(std::initializer_list<TensorIndex> indices, Scalar value) const {
-    return mut().index_put_(indices, value);
-  }
-  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value) const {
-    return mut().index_put_(indices, value);
-  }
-  Tensor& index_put_(const std::vector<TensorIndex>& indices, Scalar value) const {
-    return mut().index_put_(indices, value);
-  }
-  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value, bool accumulate) const {
-    return mut().index_put_(indices, value, accumulate);
-  }
-  Tensor& index_put_(const std::vector<TensorIndex>& indices, const Tensor& value, bool accumulate) const {
-    return mut().index_put_(indices, value, accumulate);
-  }
-  Tensor& copy_(const Tensor& src, bool non_blocking = false) const {
-    return mut().copy_(src, non_blocking);
-  }
-  Tensor& fill_(Scalar value) const { return mut().fill_(value); }
-  Tensor& fill_(const Tensor& value) const { return mut().fill_(value); }
-  Tensor& zero_() const { return mut().zero_(); }
-  Tensor& add_(const Tensor& other, Scalar alpha = 1) const {
-    return mut().add_(other, alpha);
-  }
-  Tensor& add_(Scalar other, Scalar alpha = 1) const { return mut().add_(other, alpha); }
-  Tensor& sub_(const Tensor& other, Scalar alpha = 1) const {
-    return mut().sub_(other, alpha);
-  }
-  Tensor& sub_(Scalar other, Scalar alpha = 1) const { return mut().sub_(other, alpha); }
-  Tensor& mul_(const Tensor& other) const { return mut().mul_(other); }
-  Tensor& mul_(Scalar other) const { return mut().mul_(other); }
-  Tensor& div_(const Tensor& other, std::optional<std::string> rounding_mode = {}) const {
-    return mut().div_(other, rounding_mode);
-  }
-  Tensor& div_(Scalar other, std::optional<std::string> rounding_mode = {}) const {
-    return mut().div_(other, rounding_mode);
-  }
-  Tensor& pow_(const Tensor& exponent) const { return mut().pow_(exponent); }
-  Tensor& pow_(Scalar exponent) const { return mut().pow_(exponent); }
-  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, Scalar value = 1) const {
-    return mut().addcmul_(t1, t2, value);
-  }
-  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, Scalar value = 1) const {
-    return mut().addcdiv_(t1, t2, value);
-  }
-  Tensor& neg_() const { return mut().neg_(); }
-  Tensor& abs_() const { return mut().abs_(); }
-  Tensor& sqrt_() const { return mut().sqrt_(); }
-  Tensor& exp_() const { return mut().exp_(); }
-  Tensor& log_() const { return mut().log_(); }
-  Tensor& tanh_() const { return mut().tanh_(); }
-  Tensor& sigmoid_() const { return mut().sigmoid_(); }
-  Tensor& relu_() const { return mut().relu_(); }
-  Tensor& reciprocal_() const { return mut().reciprocal_(); }
-  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = {}) const {
-    return mut().clamp_(min, max);
-  }
-  Tensor& masked_fill_(const Tensor& mask, Scalar value) const {
-    return mut().masked_fill_(mask, value);
-  }
-  Tensor& masked_fill_(const Tensor& mask, const Tensor& value) const {
-    return mut().masked_fill_(mask, value);
-  }
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {
-    return mut().scatter_(dim, index, src);
-  }
-  Tensor& scatter_(int64_t dim, const Tensor& index, Scalar value) const {
-    return mut().scatter_(dim, index, value);
-  }
-  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
-    return mut().scatter_add_(dim, index, src);
-  }
-  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1) const {
-    return mut().index_add_(dim, index, source, alpha);
-  }
-  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const {
-    return mut().index_copy_(dim, index, source);
-  }
-  Tensor& index_fill_(int64_t dim, const Tensor& index, Scalar value) const {
-    return mut().index_fill_(dim, index, value);
-  }
-  Tensor& requires_grad_(bool requires_grad = true) const {
-    return mut().requires_grad_(requires_grad);
-  }
-  Tensor& mutable_grad() const { return mut().mutable_grad(); }
-  Tensor& retain_grad() const { return mut().retain_grad(); }
-  Tensor& detach_() const { return mut().detach_(); }
+  // `for (const Tensor& p : params) p.add_(...)` compile. The in-place methods above are const
+  // for that reason: they write the shared TensorImpl and storage, never this handle's pointer,
+  // and return *this as a mutable handle (mut()), as LibTorch's do.
   /// LibTorch's random fills as methods: t.uniform_(a, b), t.normal_(mean, std), t.bernoulli_(p),
   /// t.random_(from, to) (src/core/tensor_libtorch_methods.cpp, over the free fills).
   Tensor& uniform_(double from = 0.0, double to = 1.0, Generator* gen = nullptr) const;

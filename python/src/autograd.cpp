@@ -9,6 +9,7 @@
 #include "autograd/accumulate_grad.h"
 #include "autograd/function.h"
 #include "common.h"
+#include "core/tensor_impl_mutators.h"
 
 namespace ember::python {
 namespace {
@@ -253,9 +254,7 @@ void bind_autograd(py::module_& m, py::class_<TensorImpl, intrusive_ptr<TensorIm
   cls.def("is_inference", [](const Tensor& t) { return t.is_inference(); });
   cls.def_property(
       "data", [](const Tensor& t) { return t.detach(); },
-      [](const Tensor& t, const Tensor& d) {
-        t.impl()->set_data(d.storage(), d.dtype(), d.sizes(), d.strides(), d.storage_offset());
-      });
+      [](const Tensor& t, const Tensor& d) { TensorImplMutators::set_data(*t.impl(), *d.impl()); });
   cls.def(
       "requires_grad_", [](const Tensor& t, bool v) { return t.requires_grad_(v); },
       py::arg("requires_grad") = true);

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "common.h"
+#include "core/tensor_impl_mutators.h"
 
 namespace ember::python {
 
@@ -413,7 +414,7 @@ Tensor write_out(const Tensor& out, const Tensor& result, const char* op) {
                   result.sizes().end())) {
     // PyTorch's resize_ of the output: new storage of the result's shape, same tensor object.
     Tensor fresh = empty(result.sizes(), {.dtype = out.dtype(), .device = out.device()});
-    out.impl()->set_data(fresh.storage(), fresh.dtype(), fresh.sizes(), fresh.strides(), 0);
+    TensorImplMutators::set_data(*out.impl(), *fresh.impl());
   }
   return out.copy_(result);
 }

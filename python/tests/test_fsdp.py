@@ -82,6 +82,7 @@ def test_full_state_dict_is_the_plain_models(trained):
         assert res["load_back"] == "<All keys matched successfully>"
         assert res["load_back_diff"] == 0.0
         assert res["rank0_only_len"] == (17 if rank == 0 else 0)
+        assert res["offload_diff"] == 0.0 and res["offload_on_cpu"]
 
 
 @needs_ember_run

@@ -4,6 +4,7 @@
 
 #include "autograd/accumulate_grad.h"
 #include "autograd/autograd_meta.h"
+#include "core/tensor_impl_mutators.h"
 #include "ember/math.h"
 
 namespace ember::autograd {
@@ -48,7 +49,7 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grads) {
   Tensor g = std::move(grads[0]);
   if (!g.defined()) return {};
   const Tensor leaf(leaf_);
-  AutogradMeta& meta = leaf_->autograd_mut();
+  AutogradMeta& meta = TensorImplMutators::autograd_mut(*leaf_);
   for (const auto& [id, hook] : meta.leaf_hooks) {
     Tensor replaced = hook(g);
     if (replaced.defined()) g = std::move(replaced);
@@ -76,7 +77,7 @@ Edge gradient_edge(const Tensor& t) {
   if (!meta) return {};
   if (meta->grad_fn) return {meta->grad_fn, meta->output_nr};
   if (!meta->requires_grad) return {};
-  AutogradMeta& m = t.impl()->autograd_mut();
+  AutogradMeta& m = TensorImplMutators::autograd_mut(*t.impl());
   std::shared_ptr<Node> acc = m.grad_accumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(t);
@@ -86,11 +87,11 @@ Edge gradient_edge(const Tensor& t) {
 }
 
 void set_history(const Tensor& output, const std::shared_ptr<Node>& node, uint32_t output_nr) {
-  AutogradMeta& meta = output.impl()->autograd_mut();
+  AutogradMeta& meta = TensorImplMutators::autograd_mut(*output.impl());
   meta.grad_fn = node;
   meta.output_nr = output_nr;
   meta.requires_grad = false;  // a non-leaf's requires_grad comes from having a grad_fn
-  if (output.impl()->view_base()) output.impl()->mark_view_history_current();
+  if (output.impl()->view_base()) TensorImplMutators::mark_view_history_current(*output.impl());
 }
 
 }  // namespace ember::autograd

@@ -1,6 +1,7 @@
 // The autograd methods of Tensor: requires_grad, backward, grad slots, grad_fn, retain_grad,
 // hooks.
 #include "autograd/autograd_meta.h"
+#include "core/tensor_impl_mutators.h"
 #include "ember/autograd.h"
 #include "ember/math.h"
 
@@ -20,7 +21,9 @@ const Tensor& Tensor::grad() const {
   return meta && meta->grad ? *meta->grad : undefined;
 }
 
-Tensor& Tensor::mutable_grad() { return *impl_->autograd_mut().grad_slot(); }
+Tensor& Tensor::mutable_grad() const {
+  return *TensorImplMutators::autograd_mut(*impl_).grad_slot();
+}
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
   autograd::refresh_view_history(*this);
@@ -34,7 +37,7 @@ bool Tensor::requires_grad() const {
   return meta && (meta->requires_grad || meta->grad_fn);
 }
 
-Tensor& Tensor::requires_grad_(bool requires_grad) {
+Tensor& Tensor::requires_grad_(bool requires_grad) const {
   EMBER_CHECK(!(requires_grad && is_inference() && !is_inference_mode_enabled()), "requires_grad_",
               "Setting requires_grad=True on inference tensor outside InferenceMode is not "
               "allowed.");
@@ -44,8 +47,9 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
               "you can only change requires_grad flags of leaf variables. If you want to use a "
               "computed variable in a subgraph that doesn't require differentiation use "
               "var_no_grad = var.detach().");
-  if (requires_grad || impl_->autograd()) impl_->autograd_mut().requires_grad = requires_grad;
-  return *this;
+  if (requires_grad || impl_->autograd())
+    TensorImplMutators::autograd_mut(*impl_).requires_grad = requires_grad;
+  return mut();
 }
 
 const Tensor& Tensor::set_requires_grad(bool requires_grad) const {
@@ -61,19 +65,19 @@ uint32_t Tensor::output_nr() const {
   return meta ? meta->output_nr : 0;
 }
 
-Tensor& Tensor::retain_grad() {
+Tensor& Tensor::retain_grad() const {
   EMBER_CHECK(requires_grad(), "retain_grad",
               "can't retain_grad on Tensor that has requires_grad=False");
-  if (is_leaf()) return *this;  // leaves keep their gradient anyway
-  AutogradMeta& meta = impl_->autograd_mut();
-  if (meta.retain_grad_hook) return *this;
+  if (is_leaf()) return mut();  // leaves keep their gradient anyway
+  AutogradMeta& meta = TensorImplMutators::autograd_mut(*impl_);
+  if (meta.retain_grad_hook) return mut();
   // The hook holds the gradient slot, not the tensor (Note [Gradient slots]).
   std::shared_ptr<Tensor> slot = meta.grad_slot();
   meta.retain_grad_hook = meta.grad_fn->add_pre_hook(meta.output_nr, [slot](const Tensor& g) {
     *slot = slot->defined() ? *slot + g : g.clone();
     return Tensor();
   });
-  return *this;
+  return mut();
 }
 
 bool Tensor::retains_grad() const {
@@ -81,7 +85,7 @@ bool Tensor::retains_grad() const {
   return meta && meta->retain_grad_hook != 0;
 }
 
-Tensor& Tensor::detach_() {
+Tensor& Tensor::detach_() const {
   if (AutogradMeta* meta = impl_->autograd()) {
     if (meta->grad_fn && meta->retain_grad_hook) meta->grad_fn->remove_pre_hook(meta->retain_grad_hook);
     meta->grad_fn.reset();
@@ -91,14 +95,14 @@ Tensor& Tensor::detach_() {
   }
   // A detached view leaves autograd's view tracking too: in-place writes through it no longer
   // rewrite its base's history, and writes to the base no longer regenerate its own.
-  impl_->set_view_base({});
-  return *this;
+  TensorImplMutators::set_view_base(*impl_, {});
+  return mut();
 }
 
 HookHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
   EMBER_CHECK(requires_grad(), "register_hook",
               "cannot register a hook on a tensor that doesn't require gradient");
-  AutogradMeta& meta = impl_->autograd_mut();
+  AutogradMeta& meta = TensorImplMutators::autograd_mut(*impl_);
   if (meta.grad_fn) {
     std::weak_ptr<autograd::Node> node = meta.grad_fn;
     const uint64_t id = meta.grad_fn->add_pre_hook(meta.output_nr, std::move(hook));
@@ -110,7 +114,7 @@ HookHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) cons
   meta.leaf_hooks.emplace_back(id, std::move(hook));
   intrusive_ptr<TensorImpl> impl = impl_;
   return HookHandle([impl, id] {
-    auto& hooks = impl->autograd_mut().leaf_hooks;
+    auto& hooks = TensorImplMutators::autograd_mut(*impl).leaf_hooks;
     std::erase_if(hooks, [id](const auto& h) { return h.first == id; });
   });
 }
@@ -120,10 +124,10 @@ HookHandle Tensor::register_post_accumulate_grad_hook(std::function<void(const T
               "post accumulate grad hooks cannot be registered on non-leaf tensors or tensors "
               "that don't require grad");
   const uint64_t id = autograd::next_hook_id();
-  impl_->autograd_mut().post_accumulate_hooks.emplace_back(id, std::move(hook));
+  TensorImplMutators::autograd_mut(*impl_).post_accumulate_hooks.emplace_back(id, std::move(hook));
   intrusive_ptr<TensorImpl> impl = impl_;
   return HookHandle([impl, id] {
-    std::erase_if(impl->autograd_mut().post_accumulate_hooks,
+    std::erase_if(TensorImplMutators::autograd_mut(*impl).post_accumulate_hooks,
                   [id](const auto& h) { return h.first == id; });
   });
 }

@@ -125,13 +125,6 @@ const Backend* install_backend(DeviceType type, const Backend* b);
 /// `[op] no kernel for <device>: ...` — the error for an identity a device has no entry for.
 [[noreturn]] void no_kernel(const char* op, Device device);
 
-/// For the families whose kernels are not behind the table yet (the CPU's still sit in src/ops):
-/// `[op] no kernel for <device>` unless `t` is a CPU tensor, so no host loop reads device memory.
-inline void cpu_only(const char* op, const Tensor& t) {
-  if (!t.is_cpu()) [[unlikely]]
-    no_kernel(op, t.device());
-}
-
 /// The one place a kernel is chosen: entry `id` of `device`'s backend, or no_kernel.
 inline ElementwiseFn kernel(const char* op, ElementwiseKernel id, Device device) {
   const Backend* b = backend_for(device.type());

@@ -2,9 +2,9 @@
 // torch/nn/modules/module.py (1.13) closely enough that names, orders and messages match.
 #include "ember/nn/module.h"
 
-#include <algorithm>
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <ostream>
@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "autograd/function.h"
+#include "core/tensor_impl_mutators.h"
 #include "ember/autograd.h"
 #include "ember/creation.h"
 
@@ -236,8 +237,7 @@ namespace {
 // its requires_grad and its grad slot.
 void assign_data(const Tensor& t, const Tensor& converted) {
   if (converted.is_same(t)) return;
-  t.impl()->set_data(converted.storage(), converted.dtype(), converted.sizes(),
-                     converted.strides(), converted.storage_offset());
+  TensorImplMutators::set_data(*t.impl(), *converted.impl());
 }
 
 }  // namespace

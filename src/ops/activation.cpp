@@ -5,20 +5,16 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/function.h"
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ember/nn/functional/layers.h"
 #include "ops/elementwise.h"
+#include "ops/op_prelude.h"
 #include "ops/unary_op.h"
 
 namespace ember {
 namespace {
 
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 using backend::ElementwiseKernel;
 using unary_op::Keep;
 using unary_op::UnaryOp;
@@ -219,10 +215,10 @@ Tensor hardswish(const Tensor& t) {
 }
 
 Tensor Tensor::sigmoid() const { return ember::sigmoid(*this); }
-Tensor& Tensor::sigmoid_() { return unary_(sigmoid_op(), *this); }
+Tensor& Tensor::sigmoid_() const { return unary_(sigmoid_op(), mut()); }
 Tensor Tensor::logit(std::optional<double> eps) const { return ember::logit(*this, eps); }
 Tensor Tensor::relu() const { return ember::relu(*this); }
-Tensor& Tensor::relu_() { return unary_(relu_op(), *this); }
+Tensor& Tensor::relu_() const { return unary_(relu_op(), mut()); }
 
 }  // namespace ember
 

@@ -4,18 +4,14 @@
 // identity (the CPU's in src/backend/cpu/binary.cpp).
 #include <cmath>
 
-#include "autograd/function.h"
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ops/elementwise.h"
+#include "ops/op_prelude.h"
 
 namespace ember {
 namespace {
 
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 using backend::ElementwiseKernel;
 
 // lerp does not promote: end (and a tensor weight) must have start's dtype.
@@ -505,33 +501,33 @@ Tensor xlogy(const Tensor& a, const Tensor& b) {
 // ── methods ─────────────────────────────────────────────────────────────
 Tensor Tensor::add(const Tensor& o, Scalar alpha) const { return ember::add(*this, o, alpha); }
 Tensor Tensor::add(Scalar o, Scalar alpha) const { return ember::add(*this, o, alpha); }
-Tensor& Tensor::add_(const Tensor& o, Scalar alpha) {
-  add_forms(*this, o, alpha, this);
-  return *this;
+Tensor& Tensor::add_(const Tensor& o, Scalar alpha) const {
+  add_forms(*this, o, alpha, &mut());
+  return mut();
 }
-Tensor& Tensor::add_(Scalar o, Scalar alpha) {
-  add_forms(*this, o, alpha, this);
-  return *this;
+Tensor& Tensor::add_(Scalar o, Scalar alpha) const {
+  add_forms(*this, o, alpha, &mut());
+  return mut();
 }
 Tensor Tensor::sub(const Tensor& o, Scalar alpha) const { return ember::sub(*this, o, alpha); }
 Tensor Tensor::sub(Scalar o, Scalar alpha) const { return ember::sub(*this, o, alpha); }
-Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
-  sub_forms(*this, o, alpha, this);
-  return *this;
+Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) const {
+  sub_forms(*this, o, alpha, &mut());
+  return mut();
 }
-Tensor& Tensor::sub_(Scalar o, Scalar alpha) {
-  sub_forms(*this, o, alpha, this);
-  return *this;
+Tensor& Tensor::sub_(Scalar o, Scalar alpha) const {
+  sub_forms(*this, o, alpha, &mut());
+  return mut();
 }
 Tensor Tensor::mul(const Tensor& o) const { return ember::mul(*this, o); }
 Tensor Tensor::mul(Scalar o) const { return ember::mul(*this, o); }
-Tensor& Tensor::mul_(const Tensor& o) {
-  mul_forms(*this, o, this);
-  return *this;
+Tensor& Tensor::mul_(const Tensor& o) const {
+  mul_forms(*this, o, &mut());
+  return mut();
 }
-Tensor& Tensor::mul_(Scalar o) {
-  mul_forms(*this, o, this);
-  return *this;
+Tensor& Tensor::mul_(Scalar o) const {
+  mul_forms(*this, o, &mut());
+  return mut();
 }
 Tensor Tensor::div(const Tensor& o, std::optional<std::string> m) const {
   return ember::div(*this, o, {m});
@@ -539,13 +535,13 @@ Tensor Tensor::div(const Tensor& o, std::optional<std::string> m) const {
 Tensor Tensor::div(Scalar o, std::optional<std::string> m) const {
   return ember::div(*this, o, {m});
 }
-Tensor& Tensor::div_(const Tensor& o, std::optional<std::string> m) {
-  div_forms(*this, o, m, this);
-  return *this;
+Tensor& Tensor::div_(const Tensor& o, std::optional<std::string> m) const {
+  div_forms(*this, o, m, &mut());
+  return mut();
 }
-Tensor& Tensor::div_(Scalar o, std::optional<std::string> m) {
-  div_forms(*this, o, m, this);
-  return *this;
+Tensor& Tensor::div_(Scalar o, std::optional<std::string> m) const {
+  div_forms(*this, o, m, &mut());
+  return mut();
 }
 Tensor Tensor::floor_divide(const Tensor& o) const { return ember::floor_divide(*this, o); }
 Tensor Tensor::floor_divide(Scalar o) const { return ember::floor_divide(*this, o); }
@@ -555,13 +551,13 @@ Tensor Tensor::fmod(const Tensor& o) const { return ember::fmod(*this, o); }
 Tensor Tensor::fmod(Scalar o) const { return ember::fmod(*this, o); }
 Tensor Tensor::pow(const Tensor& e) const { return ember::pow(*this, e); }
 Tensor Tensor::pow(Scalar e) const { return ember::pow(*this, e); }
-Tensor& Tensor::pow_(const Tensor& e) {
-  pow_forms(*this, e, this);
-  return *this;
+Tensor& Tensor::pow_(const Tensor& e) const {
+  pow_forms(*this, e, &mut());
+  return mut();
 }
-Tensor& Tensor::pow_(Scalar e) {
-  pow_forms(*this, e, this);
-  return *this;
+Tensor& Tensor::pow_(Scalar e) const {
+  pow_forms(*this, e, &mut());
+  return mut();
 }
 Tensor Tensor::atan2(const Tensor& o) const { return ember::atan2(*this, o); }
 Tensor Tensor::maximum(const Tensor& o) const { return ember::maximum(*this, o); }
@@ -575,25 +571,25 @@ Tensor Tensor::lerp(const Tensor& end, const Tensor& w) const {
 Tensor Tensor::addcmul(const Tensor& a, const Tensor& b, Scalar v) const {
   return ember::addcmul(*this, a, b, v);
 }
-Tensor& Tensor::addcmul_(const Tensor& a, const Tensor& b, Scalar v) {
+Tensor& Tensor::addcmul_(const Tensor& a, const Tensor& b, Scalar v) const {
   Recorder rec(Recorder::InPlace{}, "addcmul_", *this, {&a, &b});
   elementwise("addcmul_", ElementwiseKernel::addcmul, Promote::Default, {*this, a, b},
-              {.scalar = {v}}, this);
+              {.scalar = {v}}, &mut());
   if (rec)
     rec.record("AddcmulBackward0", {*this}, {if_needed_by(b, a), if_needed_by(a, b)},
                addcmul_backward(v));
-  return *this;
+  return mut();
 }
 Tensor Tensor::addcdiv(const Tensor& a, const Tensor& b, Scalar v) const {
   return ember::addcdiv(*this, a, b, v);
 }
-Tensor& Tensor::addcdiv_(const Tensor& a, const Tensor& b, Scalar v) {
+Tensor& Tensor::addcdiv_(const Tensor& a, const Tensor& b, Scalar v) const {
   check_addcdiv("addcdiv_", a, b);
   Recorder rec(Recorder::InPlace{}, "addcdiv_", *this, {&a, &b});
   elementwise("addcdiv_", ElementwiseKernel::addcdiv, Promote::Default, {*this, a, b},
-              {.scalar = {v}}, this);
+              {.scalar = {v}}, &mut());
   if (rec) rec.record("AddcdivBackward0", {*this}, {if_needed_by(b, a), b}, addcdiv_backward(v));
-  return *this;
+  return mut();
 }
 
 }  // namespace ember

@@ -2,19 +2,14 @@
 // isclose/allclose: the front ends; each kernel is an ElementwiseKernel identity (the CPU's in
 // src/backend/cpu/compare.cpp).
 
-#include "autograd/function.h"
 #include "ember/creation.h"
-#include "ember/shape.h"
 #include "ember/math.h"
+#include "ember/shape.h"
 #include "ops/elementwise.h"
+#include "ops/op_prelude.h"
 
 namespace ember {
 namespace {
-
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 
 using backend::ElementwiseKernel;
 
@@ -205,19 +200,19 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
   if (rec) record_masked_fill(rec, out, mask, &value);
   return out;
 }
-Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
+Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) const {
   Recorder rec(Recorder::InPlace{}, "masked_fill_", *this, {});
-  masked_fill_impl(*this, mask, value, "masked_fill_");
+  masked_fill_impl(mut(), mask, value, "masked_fill_");
   if (rec) record_masked_fill(rec, *this, mask, nullptr);
-  return *this;
+  return mut();
 }
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) const {
   EMBER_CHECK(value.dim() == 0, "masked_fill_", "only supports a 0-dimensional value tensor, ",
               "but got tensor with ", value.dim(), " dimension(s).");
   Recorder rec(Recorder::InPlace{}, "masked_fill_", *this, {&value});
-  masked_fill_impl(*this, mask, value.item(), "masked_fill_");
+  masked_fill_impl(mut(), mask, value.item(), "masked_fill_");
   if (rec) record_masked_fill(rec, *this, mask, &value);
-  return *this;
+  return mut();
 }
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {

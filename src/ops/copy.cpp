@@ -1,6 +1,6 @@
 // Copies and fills: copy_ (broadcasting, converting, across devices), contiguous, clone, to,
 // fill_, zero_, equal, tolist.
-#include "backend/backend.h"
+#include "ops/copy.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -8,23 +8,18 @@
 #include <cstring>
 #include <numeric>
 
-#include "autograd/function.h"
+#include "backend/backend.h"
 #include "backend/cuda/api.h"
 #include "backend/cuda/copy_plan.h"
 #include "core/convert.h"
 #include "core/dispatch.h"
 #include "ember/creation.h"
 #include "ember/shape.h"
-#include "ops/copy.h"
 #include "ops/dim_order.h"
 #include "ops/memory_overlap.h"
+#include "ops/op_prelude.h"
 
 namespace ember {
-
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 
 namespace {
 
@@ -145,7 +140,7 @@ void fill_into(const Tensor& dst, Scalar value) {
   backend::kernel("fill_", dst.device(), &backend::Backend::fill)(dst, value);
 }
 
-Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {
   Recorder rec(Recorder::InPlace{}, "copy_", *this, {&src});
   copy_with(*this, src, non_blocking);
   impl_->storage()->bump_version();  // even for a copy onto itself, as PyTorch
@@ -153,21 +148,21 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
     rec.record("CopyBackwards", {*this}, {}, [device = src.device()](const Grads& g, const Saved&) {
       return TensorList{zeros_like(g[0]), g[0].device() == device ? g[0] : g[0].to(device)};
     });
-  return *this;
+  return mut();
 }
 
 // No internal-overlap check: PyTorch fills an expanded tensor (one value for every element).
-Tensor& Tensor::fill_(Scalar value) {
+Tensor& Tensor::fill_(Scalar value) const {
   Recorder rec(Recorder::InPlace{}, "fill_", *this, {});
   fill_into(*this, value);
   impl_->storage()->bump_version();
   if (rec)
     rec.record("FillBackward2", {*this}, {},
                [](const Grads& g, const Saved&) { return TensorList{zeros_like(g[0])}; });
-  return *this;
+  return mut();
 }
 
-Tensor& Tensor::fill_(const Tensor& value) {
+Tensor& Tensor::fill_(const Tensor& value) const {
   EMBER_CHECK(value.dim() == 0, "fill_", "fill_ only supports 0-dimension value tensor but got ",
               "tensor with ", value.dim(), " dimensions.");
   Recorder rec(Recorder::InPlace{}, "fill_", *this, {&value});
@@ -177,17 +172,17 @@ Tensor& Tensor::fill_(const Tensor& value) {
     rec.record("FillBackward3", {*this}, {}, [](const Grads& g, const Saved&) {
       return TensorList{zeros_like(g[0]), g[0].sum()};
     });
-  return *this;
+  return mut();
 }
 
-Tensor& Tensor::zero_() {
+Tensor& Tensor::zero_() const {
   Recorder rec(Recorder::InPlace{}, "zero_", *this, {});
   fill_into(*this, 0);
   impl_->storage()->bump_version();
   if (rec)
     rec.record("ZeroBackward0", {*this}, {},
                [](const Grads& g, const Saved&) { return TensorList{zeros_like(g[0])}; });
-  return *this;
+  return mut();
 }
 
 Tensor Tensor::contiguous() const {

@@ -2,23 +2,20 @@
 // scatter_add, scatter_reduce (front ends; the kernels are the backend's GatherKernels, on CPU
 // src/backend/cpu/gather.cpp). index_select and friends are in index_select.cpp, take in
 // take.cpp, the masked ops and nonzero in masked.cpp.
+#include "ops/gather.h"
+
 #include <algorithm>
 #include <sstream>
 
-#include "autograd/function.h"
 #include "core/op_entry.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
 #include "ember/math.h"
 #include "ember/shape.h"
-#include "ops/gather.h"
+#include "ops/op_prelude.h"
 
 namespace ember {
 
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 using backend::GatherKernels;
 using Reduce = backend::ScatterReduce;
 
@@ -130,31 +127,31 @@ void record_scatter_add(Recorder& rec, const Tensor& out, int64_t dim, const Ten
 
 }  // namespace
 
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {
   dim = wrap_dim(dim, this->dim(), "scatter");
   Recorder rec(Recorder::InPlace{}, "scatter_", *this, {&src});
-  scatter_kernel(*this, dim, index, src);
+  scatter_kernel(mut(), dim, index, src);
   impl_->storage()->bump_version();
   if (rec) record_scatter(rec, *this, dim, index, true);
-  return *this;
+  return mut();
 }
 
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, Scalar value) {
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, Scalar value) const {
   dim = wrap_dim(dim, this->dim(), "scatter");
   Recorder rec(Recorder::InPlace{}, "scatter_", *this, {});
-  scatter_kernel(*this, dim, index, full({}, value, {.dtype = dtype()}).expand(index.sizes()));
+  scatter_kernel(mut(), dim, index, full({}, value, {.dtype = dtype()}).expand(index.sizes()));
   impl_->storage()->bump_version();
   if (rec) record_scatter(rec, *this, dim, index, false);
-  return *this;
+  return mut();
 }
 
-Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
   dim = wrap_dim(dim, this->dim(), "scatter_add");
   Recorder rec(Recorder::InPlace{}, "scatter_add_", *this, {&src});
-  scatter_add_kernel(*this, dim, index, src);
+  scatter_add_kernel(mut(), dim, index, src);
   impl_->storage()->bump_version();
   if (rec) record_scatter_add(rec, *this, dim, index);
-  return *this;
+  return mut();
 }
 
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {

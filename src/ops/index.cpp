@@ -3,19 +3,14 @@
 // the selected elements and index_put_ writes through them (Note [Advanced index placement]).
 #include <sstream>
 
-#include "autograd/function.h"
 #include "backend/family_kernel.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
 #include "ember/shape.h"
 #include "ops/copy.h"
+#include "ops/op_prelude.h"
 
 namespace ember {
-
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 
 namespace {
 
@@ -332,19 +327,19 @@ Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
   return index_impl(*this, indices.data(), indices.data() + indices.size());
 }
 
-Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) {
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) const {
   return index_put_(IndexList(indices), value, false);
 }
 
-Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, Scalar value) {
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, Scalar value) const {
   return index_put_(IndexList(indices), value);
 }
 
-Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value) {
+Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value) const {
   return index_put_(indices, value, false);
 }
 
-Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, Scalar value) {
+Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, Scalar value) const {
   Recorder rec(Recorder::InPlace{}, "index_put_", *this, {});
   Indexed in = apply_basic(*this, indices.data(), indices.data() + indices.size());
   if (!in.advanced()) {
@@ -354,20 +349,20 @@ Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, Scalar value
     impl_->storage()->bump_version();
   }
   if (rec) record_put(rec, *this, indices, false, nullptr);
-  return *this;
+  return mut();
 }
 
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value,
-                           bool accumulate) {
+                           bool accumulate) const {
   return index_put_(IndexList(indices), value, accumulate);
 }
 
 Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value,
-                           bool accumulate) {
+                           bool accumulate) const {
   Recorder rec(Recorder::InPlace{}, "index_put_", *this, {&value});
   put_impl(*this, indices.data(), indices.data() + indices.size(), value, accumulate);
   if (rec) record_put(rec, *this, indices, accumulate, &value);
-  return *this;
+  return mut();
 }
 
 }  // namespace ember

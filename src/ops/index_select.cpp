@@ -1,20 +1,16 @@
 // Indexing along a dim with a 1-D index: index_select, index_add_/index_copy_/index_fill_ and
 // their out-of-place forms (front ends; the kernels are the backend's GatherKernels, on CPU
 // src/backend/cpu/index_select.cpp).
-#include "autograd/function.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
 #include "ember/math.h"
 #include "ember/shape.h"
 #include "ops/copy.h"
 #include "ops/gather.h"
+#include "ops/op_prelude.h"
 
 namespace ember {
 
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 using backend::GatherKernels;
 
 namespace {
@@ -108,7 +104,8 @@ void record_index_fill(Recorder& rec, const Tensor& out, int64_t dim, const Tens
 
 }  // namespace
 
-Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha) {
+Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                           Scalar alpha) const {
   Recorder rec(Recorder::InPlace{}, "index_add_", *this, {&source});
   if (rec) {
     Tensor& r = index_add_(dim, index, source, alpha);  // grad mode is off: the kernel below
@@ -121,10 +118,10 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
   check_source("index_add_", *this, dim, source, idx.numel());
   const auto kernel = gather_kernel("index_add_", device(), &GatherKernels::index_add);
   const Tensor x = at_least_1d(source).contiguous();
-  return in_place(*this, [&](Tensor& w) { kernel(at_least_1d(w), dim, idx, x, alpha); });
+  return in_place(mut(), [&](Tensor& w) { kernel(at_least_1d(w), dim, idx, x, alpha); });
 }
 
-Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
+Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const {
   Recorder rec(Recorder::InPlace{}, "index_copy_", *this, {&source});
   if (rec) {
     Tensor& r = index_copy_(dim, index, source);  // grad mode is off: the kernel below
@@ -137,10 +134,10 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
   check_source("index_copy_", *this, dim, source, idx.numel());
   const auto kernel = gather_kernel("index_copy_", device(), &GatherKernels::index_copy);
   const Tensor x = at_least_1d(source).contiguous();
-  return in_place(*this, [&](Tensor& w) { kernel(at_least_1d(w), dim, idx, x); });
+  return in_place(mut(), [&](Tensor& w) { kernel(at_least_1d(w), dim, idx, x); });
 }
 
-Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, Scalar value) {
+Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, Scalar value) const {
   Recorder rec(Recorder::InPlace{}, "index_fill_", *this, {});
   if (rec) {
     Tensor& r = index_fill_(dim, index, value);  // grad mode is off: the kernel below
@@ -152,7 +149,7 @@ Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, Scalar value) {
                                   /*wrap=*/true, /*allow_int32=*/false);
   check_scalar_fits(value, dtype(), "fill_");  // as filling a tensor with it would
   const auto kernel = gather_kernel("index_fill_", device(), &GatherKernels::index_fill);
-  return in_place(*this, [&](Tensor& w) { kernel(at_least_1d(w), dim, idx, value); });
+  return in_place(mut(), [&](Tensor& w) { kernel(at_least_1d(w), dim, idx, value); });
 }
 
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {

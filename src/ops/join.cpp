@@ -1,17 +1,12 @@
 // Joining and tiling: cat, stack, hstack, vstack, repeat; broadcasting of shapes and tensors.
 #include <algorithm>
 
-#include "autograd/function.h"
 #include "ember/creation.h"
 #include "ember/shape.h"
 #include "ops/copy.h"
+#include "ops/op_prelude.h"
 
 namespace ember {
-
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   const size_t n = std::max(a.size(), b.size());

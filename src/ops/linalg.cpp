@@ -4,21 +4,16 @@
 // no dtype promotion.
 #include "ember/linalg.h"
 
-#include "autograd/function.h"
 #include "backend/family_kernel.h"
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ember/nn/functional/layers.h"
 #include "ember/shape.h"
+#include "ops/op_prelude.h"
 #include "ops/view.h"
 
 namespace ember {
 namespace {
-
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 
 // `t` when `user` needs a gradient (which `t` enters), else nothing: constants save nothing.
 Tensor if_needed_by(const Tensor& user, const Tensor& t) {

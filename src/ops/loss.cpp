@@ -8,7 +8,6 @@
 #include <limits>
 #include <vector>
 
-#include "autograd/function.h"
 #include "backend/family_kernel.h"
 #include "ember/autograd.h"
 #include "ember/creation.h"
@@ -19,6 +18,7 @@
 #include "ember/shape.h"
 #include "ops/elementwise.h"
 #include "ops/nn_grad.h"
+#include "ops/op_prelude.h"
 #include "ops/opmath.h"
 
 namespace ember::nn::functional {
@@ -48,10 +48,6 @@ const char* aten_name(Dtype t) {
                                           "Long", "Half", "BFloat16", "Float", "Double"};
   return names[int(t)];
 }
-
-using autograd::Grads;
-using autograd::Saved;
-using autograd::TensorList;
 
 // The gradient of reduce_loss(loss) brought back to the elementwise loss: grad itself for
 // "none", broadcast (a 0-d grad broadcasts) and divided by the count for "mean".

@@ -1,19 +1,15 @@
 // masked_select, masked_scatter(_), nonzero, nonzero_tuple and argwhere (front ends; the kernels
 // are the backend's GatherKernels, on CPU src/backend/cpu/masked.cpp).
-#include "autograd/function.h"
 #include "core/op_entry.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
 #include "ember/math.h"
 #include "ember/shape.h"
 #include "ops/gather.h"
+#include "ops/op_prelude.h"
 
 namespace ember {
 
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 using backend::GatherKernels;
 
 // ── masks and nonzero ──────────────────────────────────────────────────────────────────────

@@ -11,12 +11,12 @@
 #include <tuple>
 #include <vector>
 
-#include "autograd/function.h"
 #include "backend/family_kernel.h"
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ember/nn/functional/layers.h"
 #include "ember/reduce.h"
+#include "ops/op_prelude.h"
 #include "ops/opmath.h"
 
 namespace ember::nn::functional {
@@ -135,9 +135,6 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_forward(const Tensor& input, const
 // formula in public ops over those statistics, recomputed from the input with differentiable
 // ops so that the double backward sees how they depend on it.
 namespace {
-using autograd::Grads;
-using autograd::Saved;
-using autograd::TensorList;
 
 // Every dim but `keep`.
 DimVector dims_except(int64_t nd, int64_t keep) {

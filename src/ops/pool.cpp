@@ -11,6 +11,7 @@
 #include "ember/index_ops.h"
 #include "ember/nn/functional/conv.h"
 #include "ops/nn_grad.h"
+#include "ops/op_prelude.h"
 
 namespace ember::nn::functional {
 namespace {
@@ -212,15 +213,11 @@ Tensor grad_planes(const char* op, const Tensor& grad, IntArrayRef want, int64_t
   return grad.reshape({-1, ho, wo}).contiguous();
 }
 
-
 // ── autograd ──────────────────────────────────────────────────────────────
 // Each pool records PyTorch's node (the 2-D name also for the 1-D pools, which PyTorch runs as
 // the 2-D op between unsqueeze and squeeze). The backward kernels are linear in grad_output, so
 // they are recorded in turn (linear_grad) with the forward as their adjoint: double backward
 // works. A max pool's gradient is zero almost everywhere in the input, as in PyTorch.
-using autograd::Grads;
-using autograd::Saved;
-using autograd::TensorList;
 
 // grad (out shape) scattered to the flat argmax indices (out shape) of planes of `sizes`.
 Tensor max_grad(const char* node, const Tensor& grad, const Tensor& idx, const DimVector& sizes,

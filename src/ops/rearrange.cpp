@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "autograd/function.h"
 #include "backend/family_kernel.h"
 #include "core/op_entry.h"
 #include "ember/creation.h"
@@ -12,14 +11,10 @@
 #include "ember/promotion.h"
 #include "ember/shape.h"
 #include "ops/copy.h"
+#include "ops/op_prelude.h"
 #include "ops/view.h"
 
 namespace ember {
-
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 
 namespace {
 // Kernel `entry` of the device of `t`.

@@ -8,8 +8,6 @@
 // [Reduction layouts] in backend/cpu/reduce.cpp).
 #include "ops/reduce.h"
 
-#include "autograd/function.h"
-
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -20,6 +18,7 @@
 #include "ember/math.h"
 #include "ember/reduce.h"
 #include "ember/shape.h"
+#include "ops/op_prelude.h"
 
 namespace ember {
 
@@ -170,12 +169,7 @@ std::tuple<Tensor, Tensor> var_impl(const Tensor& self, std::optional<IntArrayRe
   return {var.view(kept), want_mean ? mean.view(kept) : mean};
 }
 
-
 // ── backward formulas (PyTorch 1.13's FunctionsManual.cpp), in differentiable ops ──────────
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 
 int64_t count_of(IntArrayRef sizes, IntArrayRef dims) {
   int64_t n = 1;

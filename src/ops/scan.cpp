@@ -1,19 +1,15 @@
 // The scans cumsum and cumprod along one dim, with their backward formulas; the kernels are the
 // backend's scan family (backend/scan_kernels.h).
-#include "autograd/function.h"
 #include "backend/family_kernel.h"
 #include "ember/autograd.h"
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ember/shape.h"
+#include "ops/op_prelude.h"
 
 namespace ember {
 namespace {
 
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 using backend::Backend;
 using backend::ScanKernels;
 

@@ -1,19 +1,15 @@
 // softmax and log_softmax along one dim, with their backward formulas; the kernels are the
 // backend's softmax family (backend/softmax_kernels.h), whose fused backwards (CUDA's) replace
 // the formulas where the device has them and no graph of the backward is wanted.
-#include "autograd/function.h"
 #include "backend/family_kernel.h"
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ember/shape.h"
+#include "ops/op_prelude.h"
 
 namespace ember {
 namespace {
 
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 using backend::Backend;
 using backend::SoftmaxKernels;
 

@@ -2,11 +2,11 @@
 // kthvalue, median/nanmedian and mode: shapes, checks and autograd. The kernels are the
 // backend's sort family (backend/sort_kernels.h); where PyTorch's result depends on its
 // algorithm they run the same one (Note [Matching PyTorch's ties] in backend/cpu/sort.cpp).
-#include "autograd/function.h"
 #include "backend/family_kernel.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
 #include "ember/shape.h"
+#include "ops/op_prelude.h"
 #include "ops/reduce.h"
 
 namespace ember {
@@ -142,11 +142,6 @@ std::tuple<Tensor, Tensor> mode_impl(const Tensor& t, int64_t dim, bool keepdim)
 
 // ── gradients: the selected values' gradient goes back to their indices ──────────────────────
 namespace {
-
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 
 // Runs `kernel` (-> values, indices along `dim`) and records `node` for the values.
 template <class F>

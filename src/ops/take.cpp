@@ -1,18 +1,14 @@
 // take and take_along_dim (front ends; take's kernel is the backend's GatherKernels::take, on
 // CPU src/backend/cpu/take.cpp; take_along_dim is a gather).
-#include "autograd/function.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
 #include "ember/math.h"
 #include "ember/shape.h"
 #include "ops/gather.h"
+#include "ops/op_prelude.h"
 
 namespace ember {
 
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 using backend::GatherKernels;
 
 // ── take / take_along_dim ──────────────────────────────────────────────────────────────────

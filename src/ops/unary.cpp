@@ -4,19 +4,15 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/function.h"
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ops/elementwise.h"
+#include "ops/op_prelude.h"
 #include "ops/unary_op.h"
 
 namespace ember {
 namespace {
 
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 using backend::ElementwiseKernel;
 using unary_op::Keep;
 using unary_op::UnaryGrad;
@@ -245,23 +241,23 @@ Tensor nan_to_num(const Tensor& t, std::optional<double> nan, std::optional<doub
 
 // ── methods ─────────────────────────────────────────────────────────────
 Tensor Tensor::neg() const { return ember::neg(*this); }
-Tensor& Tensor::neg_() {
+Tensor& Tensor::neg_() const {
   check_negatable("neg_", *this);
-  return unary_(neg_op(), *this);
+  return unary_(neg_op(), mut());
 }
 Tensor Tensor::abs() const { return ember::abs(*this); }
-Tensor& Tensor::abs_() { return unary_(abs_op(), *this); }
+Tensor& Tensor::abs_() const { return unary_(abs_op(), mut()); }
 Tensor Tensor::sign() const { return ember::sign(*this); }
 Tensor Tensor::sqrt() const { return ember::sqrt(*this); }
-Tensor& Tensor::sqrt_() { return unary_(sqrt_op(), *this); }
+Tensor& Tensor::sqrt_() const { return unary_(sqrt_op(), mut()); }
 Tensor Tensor::rsqrt() const { return ember::rsqrt(*this); }
 Tensor Tensor::square() const { return ember::square(*this); }
 Tensor Tensor::exp() const { return ember::exp(*this); }
-Tensor& Tensor::exp_() { return unary_(exp_op(), *this); }
+Tensor& Tensor::exp_() const { return unary_(exp_op(), mut()); }
 Tensor Tensor::exp2() const { return ember::exp2(*this); }
 Tensor Tensor::expm1() const { return ember::expm1(*this); }
 Tensor Tensor::log() const { return ember::log(*this); }
-Tensor& Tensor::log_() { return unary_(log_op(), *this); }
+Tensor& Tensor::log_() const { return unary_(log_op(), mut()); }
 Tensor Tensor::log2() const { return ember::log2(*this); }
 Tensor Tensor::log10() const { return ember::log10(*this); }
 Tensor Tensor::log1p() const { return ember::log1p(*this); }
@@ -274,7 +270,7 @@ Tensor Tensor::atan() const { return ember::atan(*this); }
 Tensor Tensor::sinh() const { return ember::sinh(*this); }
 Tensor Tensor::cosh() const { return ember::cosh(*this); }
 Tensor Tensor::tanh() const { return ember::tanh(*this); }
-Tensor& Tensor::tanh_() { return unary_(tanh_op(), *this); }
+Tensor& Tensor::tanh_() const { return unary_(tanh_op(), mut()); }
 Tensor Tensor::erf() const { return ember::erf(*this); }
 Tensor Tensor::erfc() const { return ember::erfc(*this); }
 Tensor Tensor::floor() const { return ember::floor(*this); }
@@ -283,19 +279,19 @@ Tensor Tensor::round(int64_t decimals) const { return ember::round(*this, decima
 Tensor Tensor::trunc() const { return ember::trunc(*this); }
 Tensor Tensor::frac() const { return ember::frac(*this); }
 Tensor Tensor::reciprocal() const { return ember::reciprocal(*this); }
-Tensor& Tensor::reciprocal_() { return unary_(reciprocal_op(), *this); }
+Tensor& Tensor::reciprocal_() const { return unary_(reciprocal_op(), mut()); }
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return ember::clamp(*this, min, max);
 }
 Tensor Tensor::clamp(const Tensor& min, const Tensor& max) const {
   return ember::clamp(*this, min, max);
 }
-Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) const {
   // In place, the result must stay self's dtype.
   const Dtype dtype = clamp_dtype(*this, min, max, "clamp_");
   EMBER_CHECK(dtype == this->dtype(), "clamp_", "result type ", dtype,
               " can't be cast to the desired output type ", this->dtype());
-  return unary_(clamp_op("clamp", "clamp_", "ClampBackward1", min, max), *this);
+  return unary_(clamp_op("clamp", "clamp_", "ClampBackward1", min, max), mut());
 }
 Tensor Tensor::clamp_min(Scalar min) const { return ember::clamp_min(*this, min); }
 Tensor Tensor::clamp_max(Scalar max) const { return ember::clamp_max(*this, max); }

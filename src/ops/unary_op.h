@@ -7,7 +7,7 @@
 //
 //   const UnaryOp& exp_op() { static const UnaryOp d{.op = "exp", .inplace = "exp_", ...}; ... }
 //   Tensor exp(const Tensor& t) { return unary(exp_op(), t); }
-//   Tensor& Tensor::exp_() { return unary_(exp_op(), *this); }
+//   Tensor& Tensor::exp_() const { return unary_(exp_op(), *this); }
 #pragma once
 
 #include <functional>

@@ -6,18 +6,15 @@
 #include <numeric>
 
 #include "autograd/autograd_meta.h"
-#include "autograd/function.h"
+#include "core/tensor_impl_mutators.h"
 #include "ember/creation.h"
 #include "ember/index_ops.h"
 #include "ember/shape.h"
 #include "ops/copy.h"
+#include "ops/op_prelude.h"
 
 namespace ember {
 
-using autograd::Grads;
-using autograd::Recorder;
-using autograd::Saved;
-using autograd::TensorList;
 using ViewFn = std::function<Tensor(const Tensor&)>;
 
 namespace {
@@ -58,14 +55,14 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
   // Floating views remember their root base for in-place ops through them (a refcount, cheap).
   if (base.is_floating_point()) {
     const auto& root = base.impl()->view_base();
-    out.impl()->set_view_base(root ? root : base.impl_ptr());
+    TensorImplMutators::set_view_base(*out.impl(), root ? root : base.impl_ptr());
     // Views made in grad mode follow later in-place writes to their base (as PyTorch's
     // differentiable views). A view made under no_grad, or of such a view, keeps no history and
     // may not be used in grad mode once its base is written (Note [In-place on views]).
     if (is_grad_enabled() && !base.impl()->view_made_without_grad())
-      out.impl()->mark_view_history_current();
+      TensorImplMutators::mark_view_history_current(*out.impl());
     else
-      out.impl()->mark_view_made_without_grad();
+      TensorImplMutators::mark_view_made_without_grad(*out.impl());
   }
   return out;
 }
@@ -398,7 +395,8 @@ Tensor& restride_(const Tensor& self, const char* op, const Tensor& view) {
   EMBER_CHECK(!(is_grad_enabled() && self.is_leaf() && self.requires_grad()), op,
               "a leaf Variable that requires grad is being used in an in-place operation.");
   Tensor& target = const_cast<Tensor&>(self);  // Note [in-place on a const handle]
-  target.impl()->set_layout(view.sizes(), view.strides(), view.storage_offset());
+  TensorImplMutators::set_layout(*target.impl(), view.sizes(), view.strides(),
+                                 view.storage_offset());
   if (const auto node = view.grad_fn()) autograd::set_history(target, node, view.output_nr());
   return target;
 }

@@ -2,9 +2,9 @@
 // through a store, all_reduce (SUM, AVG, MAX), broadcast, all_gather and reduce_scatter with one
 // rank per GPU, ranks as threads of this process. One rank on one GPU always; every GPU of the
 // machine when it has more. Then the process group over it: init_process_group("nccl") with one
-// rank (the default group is the process's), its collectives on CUDA tensors, DDP over it, and
-// the refusals of a CPU tensor on an nccl group and of a CUDA tensor on a gloo group. Skips with
-// "no CUDA device" on a machine without one.
+// rank (the default group is the process's), its collectives on CUDA tensors, DDP and FSDP over
+// it (the full state dict with offload_to_cpu), and the refusals of a CPU tensor on an nccl group
+// and of a CUDA tensor on a gloo group. Skips with "no CUDA device" on a machine without one.
 #include "distributed/nccl_communicator.h"
 
 #include <ember/ember.h>
@@ -145,6 +145,18 @@ TEST(CudaNccl, InitProcessGroupNcclRunsCollectivesOnCudaTensors) {
   EXPECT_TRUE(allclose(model->weight.grad().cpu(), x.sum(0).cpu().unsqueeze(0).expand({3, 4}),
                        1e-5, 1e-5))
       << "DDP's gradient";
+  // FSDP over it: the full state dict on the device, or copied to CPU memory with offload_to_cpu.
+  nn::Linear inner(4, 3);
+  inner->to(dev);
+  auto fsdp = nn::FullyShardedDataParallel(inner, {});
+  const StateDict on_device = fsdp->full_state_dict();
+  const StateDict offloaded = fsdp->full_state_dict({.offload_to_cpu = true});
+  ASSERT_EQ(offloaded.keys(), on_device.keys());
+  for (const auto& [key, value] : on_device) {
+    EXPECT_EQ(value.device(), dev) << key;
+    EXPECT_TRUE(offloaded.at(key).is_cpu()) << key;
+    EXPECT_TRUE(offloaded.at(key).equal(value.cpu())) << key;
+  }
   dist::destroy_process_group();
 }
 

@@ -121,6 +121,10 @@ out["load_back_diff"] = maxdiff(fsdp.state_dict(), plain.state_dict())
 fsdp.load_state_dict(ref.state_dict())
 with FSDP.state_dict_type(fsdp, StateDictType.FULL_STATE_DICT, FullStateDictConfig(rank0_only=True)):
     out["rank0_only_len"] = len(fsdp.state_dict())
+with FSDP.state_dict_type(fsdp, StateDictType.FULL_STATE_DICT, FullStateDictConfig(offload_to_cpu=True)):
+    offloaded = fsdp.state_dict()
+out["offload_diff"] = maxdiff(offloaded, fsdp.state_dict())
+out["offload_on_cpu"] = all(v.device.type == "cpu" for v in offloaded.values())
 
 # SHARDED_STATE_DICT: dim-0 chunks under the plain keys, which cover every tensor.
 with FSDP.state_dict_type(fsdp, StateDictType.SHARDED_STATE_DICT):

@@ -118,15 +118,24 @@ void broadcast_coalesced(const std::vector<Tensor>& tensors, int src,
 
 }  // namespace
 
+struct DistributedDataParallelImpl::State {
+  DistributedDataParallelOptions options;
+  std::unique_ptr<Reducer> reducer;
+  std::vector<Tensor> buffers;
+  bool require_backward_grad_sync = true;  // false inside no_sync()
+  // After a synced backward's forward: the next forward broadcasts the buffers first.
+  bool require_forward_param_sync = true;
+};
+
 DistributedDataParallelImpl::DistributedDataParallelImpl(std::shared_ptr<Module> module,
                                                          DistributedDataParallelOptions options)
-    : module_ptr_(std::move(module)), options_(std::move(options)) {
+    : module_ptr_(std::move(module)), state_(new State{.options = std::move(options)}) {
   EMBER_CHECK(module_ptr_ != nullptr, kDdpOp, "got an empty module");
   EMBER_CHECK(dist::is_initialized(), kDdpOp,
               "the default process group has not been initialized: call "
               "dist::init_process_group() first");
-  EMBER_CHECK(options_.bucket_cap_mb > 0, kDdpOp, "bucket_cap_mb must be positive, got ",
-              options_.bucket_cap_mb);
+  EMBER_CHECK(state_->options.bucket_cap_mb > 0, kDdpOp, "bucket_cap_mb must be positive, got ",
+              state_->options.bucket_cap_mb);
   register_module("module", module_ptr_);
   std::vector<Tensor> params;
   std::vector<std::string> names;
@@ -137,60 +146,74 @@ DistributedDataParallelImpl::DistributedDataParallelImpl(std::shared_ptr<Module>
   // One device, the one the group's backend takes (PyTorch 1.13's DDP wants one device type
   // too; its Gloo stages CUDA tensors, ember's Gloo group takes CPU tensors only).
   const Device device = params[0].device();
-  const Device takes = dist::collective_device(options_.process_group, device);
+  const Device takes = dist::collective_device(state_->options.process_group, device);
   for (const Tensor& p : params) {
     EMBER_CHECK(p.device() == device, kDdpOp, "DistributedDataParallel's input module must be on "
                 "one device, but its parameters are on ", device, " and ", p.device());
-    EMBER_CHECK(p.device() == takes, kDdpOp, "a parameter is on ", p.device(), ", but the process "
-                "group's backend (", options_.process_group.backend(),
-                ") takes ", takes.is_cpu() ? "CPU tensors" : "CUDA tensors",
+    EMBER_CHECK(p.device() == takes, kDdpOp, "a parameter is on ", p.device(),
+                ", but the process "
+                "group's backend (",
+                state_->options.process_group.backend(), ") takes ",
+                takes.is_cpu() ? "CPU tensors" : "CUDA tensors",
                 takes.is_cpu() ? "; use init_process_group with backend 'nccl' for a CUDA module"
                                : "; move the module with ->to(\"cuda:<local rank>\") first");
   }
-  verify_shapes_across_ranks(params, names, options_.process_group);
-  buffers_ = module_ptr_->buffers();
+  verify_shapes_across_ranks(params, names, state_->options.process_group);
+  state_->buffers = module_ptr_->buffers();
   std::vector<Tensor> state = params;
-  state.insert(state.end(), buffers_.begin(), buffers_.end());
-  broadcast_coalesced(state, 0, options_.process_group);
-  reducer_ = std::make_unique<Reducer>(std::move(params), std::move(names), options_);
+  state.insert(state.end(), state_->buffers.begin(), state_->buffers.end());
+  broadcast_coalesced(state, 0, state_->options.process_group);
+  state_->reducer = std::make_unique<Reducer>(std::move(params), std::move(names), state_->options);
 }
 
 DistributedDataParallelImpl::~DistributedDataParallelImpl() = default;
 
+bool DistributedDataParallelImpl::require_backward_grad_sync() const {
+  return state_->require_backward_grad_sync;
+}
+const dist::ProcessGroup& DistributedDataParallelImpl::process_group() const {
+  return state_->options.process_group;
+}
+const DistributedDataParallelOptions& DistributedDataParallelImpl::options() const {
+  return state_->options;
+}
+
 DistributedDataParallelImpl::NoSyncGuard::NoSyncGuard(DistributedDataParallelImpl& ddp)
-    : ddp_(ddp), previous_(ddp.require_backward_grad_sync_) {
-  ddp_.require_backward_grad_sync_ = false;
+    : ddp_(ddp), previous_(ddp.require_backward_grad_sync()) {
+  ddp_.state_->require_backward_grad_sync = false;
 }
 
 DistributedDataParallelImpl::NoSyncGuard::~NoSyncGuard() {
-  ddp_.require_backward_grad_sync_ = previous_;
+  ddp_.state_->require_backward_grad_sync = previous_;
 }
 
 void DistributedDataParallelImpl::register_comm_hook(CommHook hook) {
-  reducer_->register_comm_hook(std::move(hook));
+  state_->reducer->register_comm_hook(std::move(hook));
 }
 
 std::vector<std::vector<size_t>> DistributedDataParallelImpl::bucket_assignment() const {
-  return reducer_->bucket_assignment();
+  return state_->reducer->bucket_assignment();
 }
 
 const std::vector<std::string>& DistributedDataParallelImpl::parameter_names() const {
-  return reducer_->names();
+  return state_->reducer->names();
 }
 
 void DistributedDataParallelImpl::pre_forward() {
-  if (is_grad_enabled() && require_backward_grad_sync_) reducer_->prepare_for_forward();
-  if (require_forward_param_sync_ && options_.broadcast_buffers && !buffers_.empty())
-    broadcast_coalesced(buffers_, 0, options_.process_group);
+  if (is_grad_enabled() && state_->require_backward_grad_sync)
+    state_->reducer->prepare_for_forward();
+  if (state_->require_forward_param_sync && state_->options.broadcast_buffers &&
+      !state_->buffers.empty())
+    broadcast_coalesced(state_->buffers, 0, state_->options.process_group);
 }
 
 void DistributedDataParallelImpl::post_forward(const std::vector<Tensor>& outputs) {
-  if (is_grad_enabled() && require_backward_grad_sync_) {
-    require_forward_param_sync_ = true;
-    reducer_->prepare_for_backward(outputs);
+  if (is_grad_enabled() && state_->require_backward_grad_sync) {
+    state_->require_forward_param_sync = true;
+    state_->reducer->prepare_for_backward(outputs);
   } else {
-    require_forward_param_sync_ = false;
-    if (!require_backward_grad_sync_) reducer_->disarm();
+    state_->require_forward_param_sync = false;
+    if (!state_->require_backward_grad_sync) state_->reducer->disarm();
   }
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/tensor_impl_mutators.h"
 #include "distributed/device_communicator.h"
 #include "ember/autograd.h"
 #include "ember/creation.h"
@@ -102,9 +103,9 @@ std::string FlatParamUnit::unit_text() const {
 
 void FlatParamUnit::point_params_into(const Tensor& flat) {
   for (size_t i = 0; i < params_.size(); ++i)
-    params_[i].impl()->set_data(flat.storage(), flat.dtype(), shapes_[i],
-                                contiguous_strides(shapes_[i]),
-                                flat.storage_offset() + offsets_[i]);
+    TensorImplMutators::set_data(*params_[i].impl(), flat.storage(), flat.dtype(), shapes_[i],
+                                 contiguous_strides(shapes_[i]),
+                                 flat.storage_offset() + offsets_[i]);
 }
 
 bool FlatParamUnit::unshard() {
@@ -153,8 +154,7 @@ void FlatParamUnit::reshard() {
   drop_prefetch();
   full_ = Tensor();
   const Tensor nothing = empty({0}, {.dtype = compute_dtype_, .device = device_});
-  for (const Tensor& p : params_)
-    p.impl()->set_data(nothing.storage(), nothing.dtype(), {0}, {1}, 0);
+  for (const Tensor& p : params_) TensorImplMutators::set_data(*p.impl(), *nothing.impl());
 }
 
 std::vector<Tensor> FlatParamUnit::gather_values() const { return gather_like_shard(shard_); }

@@ -6,12 +6,13 @@
 #include "ember/nn/parallel/fully_sharded.h"
 
 #include <algorithm>
-#include <cmath>
 #include <any>
+#include <cmath>
 #include <functional>
 #include <unordered_set>
 
 #include "autograd/final_callbacks.h"
+#include "core/tensor_impl_mutators.h"
 #include "distributed/device_communicator.h"
 #include "ember/creation.h"
 #include "ember/error.h"
@@ -20,6 +21,7 @@
 #include "ember/tensor_impl.h"
 #include "nn/parallel/flat_param.h"
 #include "nn/parallel/fsdp_names.h"
+#include "nn/parallel/fully_sharded_state.h"
 
 namespace ember::nn {
 using fsdp_detail::join_path;
@@ -83,58 +85,69 @@ AutoWrapPolicy size_based_auto_wrap_policy(int64_t min_num_params) {
   };
 }
 
-FullyShardedDataParallelImpl::FullyShardedDataParallelImpl(
-    std::shared_ptr<Module> module, FullyShardedDataParallelOptions options)
-    : module_ptr_(std::move(module)), options_(std::move(options)) {
+FullyShardedDataParallelImpl::FullyShardedDataParallelImpl(std::shared_ptr<Module> module,
+                                                           FullyShardedDataParallelOptions options)
+    : module_ptr_(std::move(module)), state_(std::make_unique<State>(*this, std::move(options))) {
   EMBER_CHECK(module_ptr_ != nullptr, kFsdpOp, "got an empty module");
   EMBER_CHECK(dist::is_initialized(), kFsdpOp,
               "the default process group has not been initialized: call "
               "dist::init_process_group() first");
   EMBER_CHECK(dynamic_cast<FullyShardedDataParallelImpl*>(module_ptr_.get()) == nullptr, kFsdpOp,
               "the module is already FullyShardedDataParallel");
-  strategy_ = dist::get_world_size(options_.process_group) == 1 ? ShardingStrategy::NO_SHARD
-                                                                 : options_.sharding_strategy;
-  adopt_nested_instances();
-  build_units();
-  EMBER_CHECK(!units_.empty() || !nested_.empty(), kFsdpOp,
+  state_->strategy_ = dist::get_world_size(state_->options_.process_group) == 1
+                          ? ShardingStrategy::NO_SHARD
+                          : state_->options_.sharding_strategy;
+  state_->adopt_nested_instances();
+  state_->build_units();
+  EMBER_CHECK(!state_->units_.empty() || !state_->nested_.empty(), kFsdpOp,
               "the module has no parameters to shard");
-  for (size_t i = 0; i < units_.size(); ++i)
-    register_parameter(i + 1 == units_.size() && units_[i]->module_path().empty()
+  for (size_t i = 0; i < state_->units_.size(); ++i)
+    register_parameter(i + 1 == state_->units_.size() && state_->units_[i]->module_path().empty()
                            ? std::string("flat_param")
                            : "flat_param_" + std::to_string(i),
-                       units_[i]->shard(), units_[i]->shard().requires_grad());
-  if (options_.sync_module_states)
+                       state_->units_[i]->shard(), state_->units_[i]->shard().requires_grad());
+  if (state_->options_.sync_module_states)
     for (const Tensor& b : module_ptr_->buffers()) {
       Tensor t = b.detach();
-      dist::broadcast(t, 0, {.group = options_.process_group});
+      dist::broadcast(t, 0, {.group = state_->options_.process_group});
     }
-  register_unit_hooks();
+  state_->register_unit_hooks();
 }
 
 FullyShardedDataParallelImpl::~FullyShardedDataParallelImpl() {
-  for (HookHandle& h : hooks_) h.remove();
+  for (HookHandle& h : state_->hooks_) h.remove();
+}
+
+ShardingStrategy FullyShardedDataParallelImpl::sharding_strategy() const {
+  return state_->strategy_;
+}
+const dist::ProcessGroup& FullyShardedDataParallelImpl::process_group() const {
+  return state_->options_.process_group;
+}
+void FullyShardedDataParallelImpl::set_observer(FsdpObserver observer) {
+  state_->observer_ = std::move(observer);
 }
 
 // Manual nesting: FSDP instances inside the module run their own units; this one lists them
 // as children (so parameters() reaches their shards) and frees their parameters after their
 // forward under FULL_SHARD, as a non-root unit.
-void FullyShardedDataParallelImpl::adopt_nested_instances() {
-  for (const auto& [path, m] : module_ptr_->named_modules()) {
+void FullyShardedDataParallelImpl::State::adopt_nested_instances() {
+  for (const auto& [path, m] : self.module_ptr_->named_modules()) {
     auto nested = std::dynamic_pointer_cast<FullyShardedDataParallelImpl>(m);
     if (!nested || path.empty()) continue;
     bool inside_another = false;
     for (const auto& [outer_path, outer] : nested_)
       inside_another |= path.rfind(outer_path + ".", 0) == 0;
     if (inside_another) continue;
-    nested->is_root_ = false;
+    nested->state_->is_root_ = false;
     std::string child = "nested_" + path;
     std::replace(child.begin(), child.end(), '.', '_');
-    register_module(child, m);
+    self.register_module(child, m);
     nested_.emplace_back(path, nested);
   }
 }
 
-void FullyShardedDataParallelImpl::build_units() {
+void FullyShardedDataParallelImpl::State::build_units() {
   ParamSet owned;
   const bool sharded = strategy_ != ShardingStrategy::NO_SHARD;
   auto make_unit = [&](const Module& m, const std::string& path) {
@@ -162,11 +175,11 @@ void FullyShardedDataParallelImpl::build_units() {
     }
     if (!only_children && policy(m, /*recurse=*/false, unowned_numel(m, owned))) make_unit(m, path);
   };
-  wrap(*module_ptr_, "", /*only_children=*/true);
-  make_unit(*module_ptr_, "");
+  wrap(*self.module_ptr_, "", /*only_children=*/true);
+  make_unit(*self.module_ptr_, "");
 }
 
-void FullyShardedDataParallelImpl::register_unit_hooks() {
+void FullyShardedDataParallelImpl::State::register_unit_hooks() {
   for (size_t u = 0; u < units_.size(); ++u) {
     fsdp_detail::FlatParamUnit& unit = *units_[u];
     const auto& params = unit.params();
@@ -176,7 +189,7 @@ void FullyShardedDataParallelImpl::register_unit_hooks() {
             [this, u, i](const Tensor&) { on_gradient_ready(u, i); }));
     if (unit.module_path().empty()) continue;  // the root: begin_forward gathers it
     std::shared_ptr<Module> module;
-    for (const auto& [path, m] : module_ptr_->named_modules())
+    for (const auto& [path, m] : self.module_ptr_->named_modules())
       if (path == unit.module_path()) module = m;
     hooks_.push_back(module->register_forward_pre_hook(
         [this, u](Module&, const std::vector<Tensor>&) { pre_forward(u); }));
@@ -198,22 +211,22 @@ const char* fsdp_event_name(FsdpEvent event) {
   return "?";
 }
 
-void FullyShardedDataParallelImpl::notify(FsdpEvent event, size_t unit) const {
+void FullyShardedDataParallelImpl::State::notify(FsdpEvent event, size_t unit) const {
   if (observer_) observer_(event, units_[unit]->module_path());
 }
 
-void FullyShardedDataParallelImpl::gather(size_t unit) {
+void FullyShardedDataParallelImpl::State::gather(size_t unit) {
   if (units_[unit]->unshard()) notify(FsdpEvent::kAllGather, unit);
 }
 
-void FullyShardedDataParallelImpl::prefetch(size_t unit) {
+void FullyShardedDataParallelImpl::State::prefetch(size_t unit) {
   if (unit >= units_.size()) return;
   // In backward, a unit whose backward began already (a graph that is no chain) needs no more.
   if (in_backward_ && pre_backward_done_[unit]) return;
   if (units_[unit]->prefetch()) notify(FsdpEvent::kPrefetch, unit);
 }
 
-size_t FullyShardedDataParallelImpl::neighbour_in_forward(size_t unit, int direction) const {
+size_t FullyShardedDataParallelImpl::State::neighbour_in_forward(size_t unit, int direction) const {
   if (!order_recorded_) return units_.size();
   const auto at = std::find(forward_order_.begin(), forward_order_.end(), unit);
   if (at == forward_order_.end()) return units_.size();
@@ -222,7 +235,7 @@ size_t FullyShardedDataParallelImpl::neighbour_in_forward(size_t unit, int direc
   return forward_order_[size_t(index)];
 }
 
-void FullyShardedDataParallelImpl::pre_forward(size_t unit) {
+void FullyShardedDataParallelImpl::State::pre_forward(size_t unit) {
   // A recompute inside backward (activation checkpointing around the unit): the unit's
   // backward comes next, so this is its pre-backward.
   if (autograd::is_running_backward()) return pre_backward(unit);
@@ -234,7 +247,7 @@ void FullyShardedDataParallelImpl::pre_forward(size_t unit) {
   notify(FsdpEvent::kForward, unit);
 }
 
-void FullyShardedDataParallelImpl::post_forward(size_t unit, const Tensor& output) {
+void FullyShardedDataParallelImpl::State::post_forward(size_t unit, const Tensor& output) {
   // SHARD_GRAD_OP keeps the parameters to backward; so does a recompute inside backward.
   if (strategy_ != ShardingStrategy::FULL_SHARD || autograd::is_running_backward()) return;
   units_[unit]->reshard();
@@ -248,7 +261,7 @@ void FullyShardedDataParallelImpl::post_forward(size_t unit, const Tensor& outpu
     });
 }
 
-void FullyShardedDataParallelImpl::pre_backward(size_t unit) {
+void FullyShardedDataParallelImpl::State::pre_backward(size_t unit) {
   if (!in_backward_) {
     in_backward_ = true;
     pre_backward_done_.assign(units_.size(), false);
@@ -263,10 +276,10 @@ void FullyShardedDataParallelImpl::pre_backward(size_t unit) {
 
 std::vector<FsdpUnitInfo> FullyShardedDataParallelImpl::units() const {
   std::vector<FsdpUnitInfo> out;
-  for (const auto& u : units_)
+  for (const auto& u : state_->units_)
     out.push_back({u->module_path(), u->names(), u->numel(), u->padded_numel(), u->shard_numel(),
                    u->compute_dtype(), u->reduce_dtype()});
-  for (const auto& [path, nested] : nested_)
+  for (const auto& [path, nested] : state_->nested_)
     for (FsdpUnitInfo info : nested->units()) {
       info.module_path = join_path(path, info.module_path);
       for (std::string& n : info.parameter_names) n = join_path(path, n);
@@ -275,7 +288,7 @@ std::vector<FsdpUnitInfo> FullyShardedDataParallelImpl::units() const {
   return out;
 }
 
-size_t FullyShardedDataParallelImpl::unit_of_storage(const Tensor& t) const {
+size_t FullyShardedDataParallelImpl::State::unit_of_storage(const Tensor& t) const {
   for (size_t u = 0; u < units_.size(); ++u) {
     const Tensor& flat = units_[u]->is_unsharded() ? units_[u]->full() : units_[u]->shard();
     if (flat.defined() && t.storage().get() == flat.storage().get()) return u;
@@ -283,8 +296,9 @@ size_t FullyShardedDataParallelImpl::unit_of_storage(const Tensor& t) const {
   return units_.size();
 }
 
-void FullyShardedDataParallelImpl::begin_forward() {
-  if (module_ptr_->is_training() != is_training()) module_ptr_->train(is_training());
+void FullyShardedDataParallelImpl::State::begin_forward() {
+  if (self.module_ptr_->is_training() != self.is_training())
+    self.module_ptr_->train(self.is_training());
   cast_buffers_once();
   // Parameters gathered before an optimizer step (a forward without backward) are stale.
   reshard_all();
@@ -295,12 +309,12 @@ void FullyShardedDataParallelImpl::begin_forward() {
 
 FullyShardedDataParallelImpl::ForwardScope::ForwardScope(FullyShardedDataParallelImpl& fsdp)
     : fsdp_(fsdp) {
-  fsdp.begin_forward();
+  fsdp.state_->begin_forward();
   auto* self = &fsdp;
   hooks_ = std::make_unique<autograd::graph::saved_tensors_hooks>(
       [self](const Tensor& t) -> std::any {
-        const size_t u = self->unit_of_storage(t);
-        if (u == self->units_.size() || !self->units_[u]->is_unsharded()) return t;
+        const size_t u = self->state_->unit_of_storage(t);
+        if (u == self->state_->units_.size() || !self->state_->units_[u]->is_unsharded()) return t;
         return SavedParamView{u, std::vector<int64_t>(t.sizes().begin(), t.sizes().end()),
                               std::vector<int64_t>(t.strides().begin(), t.strides().end()),
                               t.storage_offset()};
@@ -309,18 +323,20 @@ FullyShardedDataParallelImpl::ForwardScope::ForwardScope(FullyShardedDataParalle
         if (const auto* t = std::any_cast<Tensor>(&packed)) return *t;
         const auto& v = std::any_cast<const SavedParamView&>(packed);
         // FULL_SHARD freed it after forward: the pre-backward all-gather, unless done already.
-        self->pre_backward(v.unit);
-        return self->units_[v.unit]->full().as_strided(v.sizes, v.strides, v.storage_offset);
+        self->state_->pre_backward(v.unit);
+        return self->state_->units_[v.unit]->full().as_strided(v.sizes, v.strides,
+                                                               v.storage_offset);
       });
 }
 
 FullyShardedDataParallelImpl::ForwardScope::~ForwardScope() {
   hooks_.reset();
-  fsdp_.order_recorded_ = true;
-  if (!fsdp_.is_root_ && fsdp_.strategy_ == ShardingStrategy::FULL_SHARD) fsdp_.reshard_all();
+  fsdp_.state_->order_recorded_ = true;
+  if (!fsdp_.state_->is_root_ && fsdp_.state_->strategy_ == ShardingStrategy::FULL_SHARD)
+    fsdp_.state_->reshard_all();
 }
 
-void FullyShardedDataParallelImpl::on_gradient_ready(size_t unit, size_t param) {
+void FullyShardedDataParallelImpl::State::on_gradient_ready(size_t unit, size_t param) {
   if (!finish_queued_) {
     finish_queued_ = true;
     autograd::queue_callback([this] { finish_backward(); });
@@ -340,7 +356,7 @@ void FullyShardedDataParallelImpl::on_gradient_ready(size_t unit, size_t param) 
   }
 }
 
-void FullyShardedDataParallelImpl::finish_backward() {
+void FullyShardedDataParallelImpl::State::finish_backward() {
   finish_queued_ = false;
   in_backward_ = false;
   // A unit some of whose parameters got no gradient: reduce what it has (zeros elsewhere).
@@ -350,7 +366,7 @@ void FullyShardedDataParallelImpl::finish_backward() {
   reshard_all();
 }
 
-void FullyShardedDataParallelImpl::reduce_or_accumulate(size_t unit) {
+void FullyShardedDataParallelImpl::State::reduce_or_accumulate(size_t unit) {
   if (!grad_sync_) {
     units_[unit]->accumulate_unsharded();
     return;
@@ -359,61 +375,68 @@ void FullyShardedDataParallelImpl::reduce_or_accumulate(size_t unit) {
   notify(FsdpEvent::kReduceScatter, unit);
 }
 
-void FullyShardedDataParallelImpl::set_grad_sync(bool sync) {
+void FullyShardedDataParallelImpl::State::set_grad_sync(bool sync) {
   grad_sync_ = sync;
-  for (auto& [path, nested] : nested_) nested->set_grad_sync(sync);
+  for (auto& [path, nested] : nested_) nested->state_->set_grad_sync(sync);
 }
 
 FullyShardedDataParallelImpl::NoSyncGuard::NoSyncGuard(FullyShardedDataParallelImpl& fsdp)
-    : fsdp_(fsdp), previous_(fsdp.grad_sync_) {
-  fsdp.set_grad_sync(false);
+    : fsdp_(fsdp), previous_(fsdp.state_->grad_sync_) {
+  fsdp.state_->set_grad_sync(false);
 }
 
-FullyShardedDataParallelImpl::NoSyncGuard::~NoSyncGuard() { fsdp_.set_grad_sync(previous_); }
+FullyShardedDataParallelImpl::NoSyncGuard::~NoSyncGuard() {
+  fsdp_.state_->set_grad_sync(previous_);
+}
 
-void FullyShardedDataParallelImpl::reshard_all() {
+void FullyShardedDataParallelImpl::State::reshard_all() {
   for (auto& u : units_) u->reshard();
 }
 
 StateDict FullyShardedDataParallelImpl::full_state_dict(FullStateDictOptions options) {
-  const bool keep = !options.rank0_only || dist::get_rank(options_.process_group) == 0;
+  State& s = *state_;
+  const bool keep = !options.rank0_only || dist::get_rank(s.options_.process_group) == 0;
   StateDict out;  // the wrapped module's order; a nested instance's entries where it sits
-  std::vector<bool> nested_done(nested_.size(), false);
+  std::vector<bool> nested_done(s.nested_.size(), false);
   for (const auto& [key, value] : module_ptr_->state_dict()) {
     size_t n = 0;
-    while (n < nested_.size() && key.rfind(nested_[n].first + ".", 0) != 0) ++n;
-    if (n == nested_.size()) {
+    while (n < s.nested_.size() && key.rfind(s.nested_[n].first + ".", 0) != 0) ++n;
+    if (n == s.nested_.size()) {
       out.insert(key, value);
     } else if (!nested_done[n]) {
       nested_done[n] = true;
-      for (const auto& [k, v] : nested_[n].second->full_state_dict(options))
-        out.insert(join_path(nested_[n].first, k), v);
+      for (const auto& [k, v] : s.nested_[n].second->full_state_dict(options))
+        out.insert(join_path(s.nested_[n].first, k), v);
     }
   }
-  for (size_t n = 0; n < nested_.size(); ++n)  // every rank gathers, whatever rank0_only says
-    if (!nested_done[n]) nested_[n].second->full_state_dict(options);
-  for (auto& u : units_) {
+  // Every rank gathers, whatever rank0_only says.
+  for (size_t n = 0; n < s.nested_.size(); ++n)
+    if (!nested_done[n]) s.nested_[n].second->full_state_dict(options);
+  for (auto& u : s.units_) {
     std::vector<Tensor> values = u->gather_values();
+    // offload_to_cpu: the gathered parameters copied to CPU memory, as 1.13's
+    // FullStateDictConfig(offload_to_cpu=True) does (buffers stay where they are, as there).
     if (keep)
-      for (size_t i = 0; i < values.size(); ++i) out.insert(u->names()[i], values[i]);
+      for (size_t i = 0; i < values.size(); ++i)
+        out.insert(u->names()[i], options.offload_to_cpu ? values[i].cpu() : values[i]);
   }
   if (!keep) return {};
-  restore_buffer_dtypes(out, "");
+  s.restore_buffer_dtypes(out, "");
   return out;
 }
 
 void FullyShardedDataParallelImpl::load_full_state_dict(const StateDict& state_dict) {
-  for (const auto& [path, nested] : nested_) {
+  for (const auto& [path, nested] : state_->nested_) {
     StateDict inner;
     for (const auto& [key, value] : state_dict)
       if (key.rfind(path + ".", 0) == 0) inner.insert(key.substr(path.size() + 1), value);
     nested->load_full_state_dict(inner);
   }
-  load_own_state(state_dict);
+  state_->load_own_state(state_dict);
 }
 
 // This instance's units and the wrapped module's buffers (not the nested instances').
-void FullyShardedDataParallelImpl::load_own_state(const StateDict& state_dict) {
+void FullyShardedDataParallelImpl::State::load_own_state(const StateDict& state_dict) {
   for (auto& u : units_) {
     std::vector<Tensor> values;
     for (const std::string& name : u->names()) {
@@ -424,7 +447,7 @@ void FullyShardedDataParallelImpl::load_own_state(const StateDict& state_dict) {
     u->load_full(values);
   }
   NoGradGuard no_grad;
-  for (const auto& [name, b] : module_ptr_->named_buffers()) {
+  for (const auto& [name, b] : self.module_ptr_->named_buffers()) {
     if (!state_dict.contains(name)) continue;  // non-persistent buffers are not in a state dict
     const Tensor& value = state_dict.at(name);
     Tensor t = b.detach();
@@ -435,10 +458,10 @@ void FullyShardedDataParallelImpl::load_own_state(const StateDict& state_dict) {
   }
 }
 
-void FullyShardedDataParallelImpl::collect_units(
+void FullyShardedDataParallelImpl::State::collect_units(
     std::vector<fsdp_detail::FlatParamUnit*>& out) const {
   for (const auto& u : units_) out.push_back(u.get());
-  for (const auto& [path, nested] : nested_) nested->collect_units(out);
+  for (const auto& [path, nested] : nested_) nested->state_->collect_units(out);
 }
 
 double FullyShardedDataParallelImpl::clip_grad_norm_(double max_norm,
@@ -447,7 +470,7 @@ double FullyShardedDataParallelImpl::clip_grad_norm_(double max_norm,
   const double q = options.norm_type;
   const bool inf = std::isinf(q);
   std::vector<fsdp_detail::FlatParamUnit*> all;
-  collect_units(all);
+  state_->collect_units(all);
   // Sums of |g|^q (or maxima of |g|), in float64: over the shards (reduced across ranks) and
   // over NO_SHARD's whole, replicated gradients (the same on every rank).
   double sharded = 0, replicated = 0;
@@ -461,11 +484,11 @@ double FullyShardedDataParallelImpl::clip_grad_norm_(double max_norm,
     into = inf ? std::max(into, part) : into + part;
   }
   // On the group's device (an nccl group takes CUDA tensors): the shards'.
-  const Device on = dist::collective_device(options_.process_group,
+  const Device on = dist::collective_device(state_->options_.process_group,
                                             all.empty() ? Device(kCPU) : all[0]->shard().device());
   Tensor across = from_vector(std::vector<double>{sharded}).to(on);
   dist::all_reduce(across, {.op = inf ? dist::ReduceOp::MAX : dist::ReduceOp::SUM,
-                            .group = options_.process_group});
+                            .group = state_->options_.process_group});
   sharded = across.cpu().item<double>();
   const double total = inf ? std::max(sharded, replicated) : std::pow(sharded + replicated, 1.0 / q);
   EMBER_CHECK(!options.error_if_nonfinite || std::isfinite(total), "FullyShardedDataParallel.clip_grad_norm_",
@@ -482,29 +505,28 @@ double FullyShardedDataParallelImpl::clip_grad_norm_(double max_norm,
 
 // MixedPrecision.buffer_dtype: the floating buffers are cast at the first forward and stay
 // cast (1.13); state dicts give them back in their own dtype.
-void FullyShardedDataParallelImpl::cast_buffers_once() {
+void FullyShardedDataParallelImpl::State::cast_buffers_once() {
   const auto& dtype = options_.mixed_precision.buffer_dtype;
   if (!dtype || buffers_cast_) return;
   buffers_cast_ = true;
   NoGradGuard no_grad;
-  for (const auto& [name, b] : module_ptr_->named_buffers()) {
+  for (const auto& [name, b] : self.module_ptr_->named_buffers()) {
     if (!b.is_floating_point() || b.dtype() == *dtype) continue;
     buffer_dtypes_.emplace_back(name, b.dtype());
     const Tensor cast = b.detach().to(*dtype).contiguous();
-    b.impl()->set_data(cast.storage(), cast.dtype(), cast.sizes(), cast.strides(),
-                       cast.storage_offset());
+    TensorImplMutators::set_data(*b.impl(), *cast.impl());
   }
 }
 
-Dtype FullyShardedDataParallelImpl::original_dtype(const std::string& buffer,
-                                                   const Tensor& value) const {
+Dtype FullyShardedDataParallelImpl::State::original_dtype(const std::string& buffer,
+                                                          const Tensor& value) const {
   for (const auto& [name, dtype] : buffer_dtypes_)
     if (name == buffer) return dtype;
   return value.dtype();
 }
 
-void FullyShardedDataParallelImpl::restore_buffer_dtypes(StateDict& out,
-                                                         const std::string& prefix) const {
+void FullyShardedDataParallelImpl::State::restore_buffer_dtypes(StateDict& out,
+                                                                const std::string& prefix) const {
   for (const auto& [name, dtype] : buffer_dtypes_) {
     const std::string key = join_path(prefix, name);
     if (out.contains(key)) out.insert(key, out.at(key).to(dtype));
@@ -512,18 +534,18 @@ void FullyShardedDataParallelImpl::restore_buffer_dtypes(StateDict& out,
 }
 
 Tensor FullyShardedDataParallelImpl::cast_forward_input(const Tensor& input) const {
-  const auto& dtype = options_.mixed_precision.param_dtype;
+  const auto& dtype = state_->options_.mixed_precision.param_dtype;
   if (!dtype || !input.defined() || !input.is_floating_point() || input.dtype() == *dtype)
     return input;
   return input.to(*dtype);
 }
 
-void FullyShardedDataParallelImpl::collect_named_units(
+void FullyShardedDataParallelImpl::State::collect_named_units(
     std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>>& out,
     const std::string& prefix) const {
   for (const auto& u : units_) out.emplace_back(prefix, u.get());
   for (const auto& [path, nested] : nested_)
-    nested->collect_named_units(out, join_path(prefix, path));
+    nested->state_->collect_named_units(out, join_path(prefix, path));
 }
 
 }  // namespace ember::nn

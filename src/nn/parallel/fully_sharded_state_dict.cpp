@@ -1,21 +1,23 @@
 // FullyShardedDataParallel's state in distributed checkpoints: the sharded state dict (each rank
 // its dim-0 chunk of every parameter, gathered back on load when the sharding differs), and the
 // optimizer's state, sharded or full (PyTorch 1.13's layouts).
-#include "ember/nn/parallel/fully_sharded.h"
 #include <algorithm>
-#include <cmath>
 #include <any>
+#include <cmath>
 #include <functional>
 #include <unordered_set>
+
 #include "autograd/final_callbacks.h"
 #include "distributed/device_communicator.h"
 #include "ember/creation.h"
 #include "ember/error.h"
 #include "ember/nn/layers/attention.h"
 #include "ember/nn/layers/container.h"
+#include "ember/nn/parallel/fully_sharded.h"
 #include "ember/tensor_impl.h"
 #include "nn/parallel/flat_param.h"
 #include "nn/parallel/fsdp_names.h"
+#include "nn/parallel/fully_sharded_state.h"
 
 namespace ember::nn {
 using fsdp_detail::join_path;
@@ -45,14 +47,15 @@ Tensor gather_dim0(const dcp::ShardedTensor& sharded, const std::vector<int64_t>
 }  // namespace
 
 dcp::State FullyShardedDataParallelImpl::sharded_state_dict() {
-  const int rank = dist::get_rank(options_.process_group);
-  const int world = dist::get_world_size(options_.process_group);
+  const int rank = dist::get_rank(state_->options_.process_group);
+  const int world = dist::get_world_size(state_->options_.process_group);
   dcp::State state;
   Dict buffers;
   const StateDict all = module_ptr_->state_dict();
   for (const auto& [name, b] : module_ptr_->named_buffers())
-    if (all.contains(name)) buffers.insert(name, b.detach().to(original_dtype(name, b)).clone());
-  for (auto& u : units_) {
+    if (all.contains(name))
+      buffers.insert(name, b.detach().to(state_->original_dtype(name, b)).clone());
+  for (auto& u : state_->units_) {
     const std::vector<Tensor> values = u->gather_values();
     for (size_t i = 0; i < values.size(); ++i) {
       const Tensor& full = values[i];
@@ -65,7 +68,7 @@ dcp::State FullyShardedDataParallelImpl::sharded_state_dict() {
       state.sharded.emplace_back(u->names()[i], std::move(chunk));
     }
   }
-  for (const auto& [path, nested] : nested_) {
+  for (const auto& [path, nested] : state_->nested_) {
     dcp::State inner = nested->sharded_state_dict();
     for (auto& [key, chunk] : inner.sharded)
       state.sharded.emplace_back(join_path(path, key), std::move(chunk));
@@ -84,7 +87,7 @@ void FullyShardedDataParallelImpl::load_sharded_state_dict(const dcp::State& sta
     return nullptr;
   };
   StateDict full;
-  for (auto& u : units_)
+  for (auto& u : state_->units_)
     for (size_t i = 0; i < u->params().size(); ++i) {
       const std::string& name = u->names()[i];
       const std::vector<int64_t>& shape = u->shape(i);
@@ -99,12 +102,12 @@ void FullyShardedDataParallelImpl::load_sharded_state_dict(const dcp::State& sta
       EMBER_CHECK(chunk->global_sizes == shape, kFsdpOp,
                   "load_sharded_state_dict: size mismatch for ", name, ": the sharded tensor is ",
                   shape_text(chunk->global_sizes), ", the parameter ", shape_text(shape));
-      full.insert(name, gather_dim0(*chunk, shape, options_.process_group));
+      full.insert(name, gather_dim0(*chunk, shape, state_->options_.process_group));
     }
   for (const auto& [name, b] : module_ptr_->named_buffers())
     if (tree.contains(name)) full.insert(name, tree.at(name).to_tensor());
   // The nested instances take their part the same way.
-  for (const auto& [path, nested] : nested_) {
+  for (const auto& [path, nested] : state_->nested_) {
     dcp::State inner;
     Dict inner_tree;
     for (const auto& [key, chunk] : state.sharded)
@@ -116,7 +119,7 @@ void FullyShardedDataParallelImpl::load_sharded_state_dict(const dcp::State& sta
     inner.tree = inner_tree;
     nested->load_sharded_state_dict(inner);
   }
-  load_own_state(full);
+  state_->load_own_state(full);
 }
 
 namespace {
@@ -127,10 +130,10 @@ std::string optim_key(const std::string& prefix, const std::string& param,
 }  // namespace
 
 dcp::State FullyShardedDataParallelImpl::sharded_optim_state_dict(optim::Optimizer& optimizer) {
-  const int rank = dist::get_rank(options_.process_group);
-  const int world = dist::get_world_size(options_.process_group);
+  const int rank = dist::get_rank(state_->options_.process_group);
+  const int world = dist::get_world_size(state_->options_.process_group);
   std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>> all;
-  collect_named_units(all);
+  state_->collect_named_units(all);
   dcp::State out;
   Dict tree;
   for (const auto& [prefix, u] : all) {
@@ -164,7 +167,7 @@ void FullyShardedDataParallelImpl::load_sharded_optim_state_dict(optim::Optimize
                                                                  const dcp::State& state) {
   const Dict& tree = state.tree.to_dict();
   std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>> all;
-  collect_named_units(all);
+  state_->collect_named_units(all);
   for (const auto& [prefix, u] : all) {
     Dict& target = optimizer.state(u->shard());
     for (auto& [k, v] : target) {
@@ -184,8 +187,8 @@ void FullyShardedDataParallelImpl::load_sharded_optim_state_dict(optim::Optimize
                       "load_sharded_optim_state_dict: size mismatch for ", name,
                       ": the sharded tensor is ", shape_text(chunk->global_sizes),
                       ", the parameter ", shape_text(shape));
-          values.push_back(gather_dim0(*chunk, shape, options_.process_group).view(
-              u->shape(i)));
+          values.push_back(
+              gather_dim0(*chunk, shape, state_->options_.process_group).view(u->shape(i)));
         }
         NoGradGuard no_grad;
         v.to_tensor().detach().copy_(u->shard_of(values));
@@ -213,9 +216,9 @@ bool is_shard_state(const Value& v, const fsdp_detail::FlatParamUnit& u) {
 
 Value FullyShardedDataParallelImpl::full_optim_state_dict(optim::Optimizer& optimizer,
                                                           bool rank0_only) {
-  const bool keep = !rank0_only || dist::get_rank(options_.process_group) == 0;
+  const bool keep = !rank0_only || dist::get_rank(state_->options_.process_group) == 0;
   std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>> all;
-  collect_named_units(all);
+  state_->collect_named_units(all);
   Dict state;
   for (const auto& [prefix, u] : all) {
     std::vector<Dict> per_param(u->params().size());
@@ -253,7 +256,7 @@ void FullyShardedDataParallelImpl::load_full_optim_state_dict(optim::Optimizer& 
                                                               const Value& full) {
   const Dict& by_name = full.to_dict().at("state").to_dict();
   std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>> all;
-  collect_named_units(all);
+  state_->collect_named_units(all);
   // The optimizer's own layout: parameter index -> shard, to build its state_dict().
   Value own = optimizer.state_dict();
   Dict state;

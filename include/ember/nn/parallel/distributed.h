@@ -69,8 +69,6 @@ std::vector<std::vector<size_t>> compute_bucket_assignment_by_size(
     const std::vector<Tensor>& tensors, const std::vector<size_t>& tensor_order,
     const std::vector<size_t>& bucket_limits_bytes);
 
-class Reducer;
-
 /// The module-independent part: the wrapped module (child "module"), the reducer, no_sync.
 class DistributedDataParallelImpl : public Module {
  public:
@@ -94,7 +92,7 @@ class DistributedDataParallelImpl : public Module {
     bool previous_;
   };
   [[nodiscard]] NoSyncGuard no_sync() { return NoSyncGuard(*this); }
-  bool require_backward_grad_sync() const { return require_backward_grad_sync_; }
+  bool require_backward_grad_sync() const;
 
   /// Replaces the default all_reduce of each bucket (once, before the first backward).
   void register_comm_hook(CommHook hook);
@@ -102,8 +100,8 @@ class DistributedDataParallelImpl : public Module {
   std::vector<std::vector<size_t>> bucket_assignment() const;
   /// The DDP parameter list's names (module's names, without the "module." prefix).
   const std::vector<std::string>& parameter_names() const;
-  const dist::ProcessGroup& process_group() const { return options_.process_group; }
-  const DistributedDataParallelOptions& options() const { return options_; }
+  const dist::ProcessGroup& process_group() const;
+  const DistributedDataParallelOptions& options() const;
 
   /// What forward does around the wrapped module's forward (the typed handle calls them).
   void pre_forward();
@@ -113,11 +111,8 @@ class DistributedDataParallelImpl : public Module {
   std::shared_ptr<Module> module_ptr_;
 
  private:
-  DistributedDataParallelOptions options_;
-  std::unique_ptr<Reducer> reducer_;
-  std::vector<Tensor> buffers_;
-  bool require_backward_grad_sync_ = true;
-  bool require_forward_param_sync_ = true;
+  struct State;  // the options, the reducer, the buffers, the sync flags (distributed.cpp)
+  std::unique_ptr<State> state_;
 };
 
 namespace detail {

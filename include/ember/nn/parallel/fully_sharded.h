@@ -113,7 +113,7 @@ using FsdpObserver = std::function<void(FsdpEvent event, const std::string& unit
 
 struct FullStateDictOptions {
   bool rank0_only = false;     // the other ranks get an empty dict (they still gather)
-  bool offload_to_cpu = false; // accepted for PyTorch's spelling; every tensor here is on CPU
+  bool offload_to_cpu = false;  // the parameters copied to CPU memory (buffers stay, as in 1.13)
 };
 
 /// One unit as FSDP built it.
@@ -140,10 +140,10 @@ class FullyShardedDataParallelImpl : public Module {
   std::string name() const override { return "FullyShardedDataParallel"; }
 
   /// The strategy in effect (NO_SHARD at world size 1).
-  ShardingStrategy sharding_strategy() const { return strategy_; }
+  ShardingStrategy sharding_strategy() const;
   /// The units, nested ones first (post-order), the root last.
   std::vector<FsdpUnitInfo> units() const;
-  const dist::ProcessGroup& process_group() const { return options_.process_group; }
+  const dist::ProcessGroup& process_group() const;
 
   /// The unwrapped model's state_dict (same keys), parameters all-gathered, one unit at a time.
   StateDict full_state_dict(FullStateDictOptions options = {});
@@ -205,7 +205,7 @@ class FullyShardedDataParallelImpl : public Module {
 
   /// Sees this instance's units' events (not those of manually nested instances); an empty
   /// function removes it.
-  void set_observer(FsdpObserver observer) { observer_ = std::move(observer); }
+  void set_observer(FsdpObserver observer);
 
   /// MixedPrecision.param_dtype applied to a floating input of the root's forward.
   Tensor cast_forward_input(const Tensor& input) const;
@@ -228,52 +228,10 @@ class FullyShardedDataParallelImpl : public Module {
   std::shared_ptr<Module> module_ptr_;
 
  private:
-  friend class ForwardScope;
-  void adopt_nested_instances();
-  void cast_buffers_once();
-  Dtype original_dtype(const std::string& buffer, const Tensor& value) const;
-  void restore_buffer_dtypes(StateDict& out, const std::string& prefix) const;
-  void collect_units(std::vector<fsdp_detail::FlatParamUnit*>& out) const;
-  /// Every unit of this instance and the nested ones, with the prefix of its parameter names.
-  void collect_named_units(
-      std::vector<std::pair<std::string, fsdp_detail::FlatParamUnit*>>& out,
-      const std::string& prefix = "") const;
-  void load_own_state(const StateDict& state_dict);
-  void build_units();
-  void register_unit_hooks();
-  void begin_forward();
-  void notify(FsdpEvent event, size_t unit) const;
-  void gather(size_t unit);
-  void prefetch(size_t unit);
-  void pre_forward(size_t unit);
-  void post_forward(size_t unit, const Tensor& output);
-  void pre_backward(size_t unit);
-  /// The unit before / after `unit` in the first forward's order (units_.size(): none).
-  size_t neighbour_in_forward(size_t unit, int direction) const;
-  void on_gradient_ready(size_t unit, size_t param);
-  void finish_backward();
-  void reshard_all();
-  void set_grad_sync(bool sync);  // this instance and the nested ones
-  /// Reduces the unit's gradients, or under no_sync adds them to its unsharded sum.
-  void reduce_or_accumulate(size_t unit);
-  size_t unit_of_storage(const Tensor& t) const;  // units_.size(): none
-
-  FullyShardedDataParallelOptions options_;
-  ShardingStrategy strategy_;
-  std::vector<std::unique_ptr<fsdp_detail::FlatParamUnit>> units_;
-  std::vector<HookHandle> hooks_;
-  std::vector<std::pair<std::string, std::shared_ptr<FullyShardedDataParallelImpl>>> nested_;
-  bool is_root_ = true;  // false once an enclosing FSDP adopted this one
-  bool finish_queued_ = false;
-  bool grad_sync_ = true;  // false under no_sync()
-  // From the first gradient or pre-backward to finish_backward (pre_backward_done_ is valid).
-  bool in_backward_ = false;
-  std::vector<size_t> forward_order_;  // the units in the first forward's order
-  bool order_recorded_ = false;
-  std::vector<bool> pre_backward_done_;
-  FsdpObserver observer_;
-  bool buffers_cast_ = false;
-  std::vector<std::pair<std::string, Dtype>> buffer_dtypes_;  // buffers cast, their own dtype
+  // The units, the hooks, the nested instances and the forward/backward bookkeeping, with the
+  // steps that drive them (src/nn/parallel/fully_sharded_state.h).
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 /// FSDP around a module of handle type M (a layer handle such as nn::Sequential, or a

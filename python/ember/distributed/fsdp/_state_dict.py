@@ -62,9 +62,12 @@ def _rewrite(fsdp, out, prefix, keep_vars, kind, own):
     for key in [k for k in out if k.startswith(inner)]:
         value = out.pop(key)
         if isinstance(value, _C.Tensor):
-            if id(value) in own:
-                value = (value.detach().clone() if kind == StateDictType.FULL_STATE_DICT
-                         else _dim0_chunk(value, fsdp.rank, fsdp.world_size))
+            if id(value) in own and kind == StateDictType.FULL_STATE_DICT:
+                value = value.detach().clone()
+                if fsdp._state_dict_config.offload_to_cpu:  # the parameters only, as 1.13
+                    value = value.cpu()
+            elif id(value) in own:
+                value = _dim0_chunk(value, fsdp.rank, fsdp.world_size)
             elif h is not None and value is h.flat_param:
                 value = _local_flat(h)
             elif not keep_vars:

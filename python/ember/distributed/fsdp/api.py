@@ -69,7 +69,7 @@ class StateDictConfig:
 @dataclass
 class FullStateDictConfig(StateDictConfig):
     """rank0_only: the other ranks take part in the gathers and get an empty dict.
-    offload_to_cpu: the tensors are returned in CPU memory (on a CPU build they are already)."""
+    offload_to_cpu: the parameters are returned in CPU memory (buffers stay where they are)."""
 
     offload_to_cpu: bool = False
     rank0_only: bool = False

@@ -549,7 +549,15 @@ class FullyShardedDataParallel(Module):
         """Inside, the FSDP instances of ``module`` (all of them, or ``module`` itself when not
         ``recurse``) show their original parameters, gathered in full precision; with
         ``writeback`` changes to them are kept. rank0_only: the other ranks only take part in the
-        gathers. offload_to_cpu: the parameters are in CPU memory (here they always are)."""
+        gathers. offload_to_cpu: the parameters must already be in CPU memory (ember's full
+        parameters live where the shards do; offloading device parameters is refused)."""
+        if offload_to_cpu:
+            for p in module.parameters():
+                if p.device.type != "cpu":
+                    raise NotImplementedError(
+                        "summon_full_params(offload_to_cpu=True): the parameters are on "
+                        f"{p.device}; ember gathers them where they are and does not offload "
+                        "them to CPU memory")
         if rank0_only and writeback:
             raise ValueError("writeback=True and rank0_only=True is not supported, as model "
                              "parameter shapes will be different across ranks, and writing to "
