@@ -2,7 +2,9 @@
 # The GPU check in one go, for a machine with an NVIDIA GPU and the CUDA toolkit: builds ember with
 # -DEMBER_CUDA=ON (device code for sm_90, the H100/H200, unless CUDA_ARCH says otherwise) in its
 # own build directory (BUILD_DIR, default build-cuda), then
-#   1. the `cuda` CTest label (tests/cuda: every op family on the device against the CPU),
+#   1. the `cuda` CTest label (tests/cuda: every op family on the device against the CPU, the
+#      convolutions through cuDNN and through the own kernels, autocast's CUDA lists and GradScaler
+#      on CUDA tensors; cuDNN must sit next to the toolkit, or CUDNN_ROOT name it),
 #   2. the host-side tests of the CUDA backend (the caching allocator, the launch plans, the
 #      kernels' CPU emulation), the NCCL watchdog and the process group's device seam,
 #   3. the main job on the GPU: one short epoch of the reference CNN with --device cuda, in
