@@ -2,11 +2,11 @@
 // current_stream / default_stream, and the guard behind ember.cuda.stream(s) (python/ember/cuda.py).
 // In a build without CUDA each of them raises the library's "built without CUDA support" error,
 // naming the call, as a RuntimeError (PyTorch's CPU-only build raises on first use too).
-#include <memory>
 #include <optional>
 #include <sstream>
 
 #include "common.h"
+#include "context_guard.h"
 #include "ember/cuda.h"
 
 namespace ember::python {
@@ -21,20 +21,8 @@ Device cuda_device(py::handle h, const char* op) {
   return *d;
 }
 
-/// torch.cuda.stream(s)'s guard: the stream current from enter() to exit() (StreamGuard).
-class PyStreamGuard {
- public:
-  explicit PyStreamGuard(const cuda::Stream& stream) : stream_(stream) {}
-  void enter() {
-    if (guard_) throw py::value_error("torch.cuda.stream: this context is already entered");
-    guard_ = std::make_unique<cuda::StreamGuard>(stream_);
-  }
-  void exit() { guard_.reset(); }
-
- private:
-  cuda::Stream stream_;
-  std::unique_ptr<cuda::StreamGuard> guard_;
-};
+/// torch.cuda.stream(s)'s guard: the stream current from enter() to exit().
+using PyStreamGuard = ContextGuard<cuda::StreamGuard, cuda::Stream>;
 
 }  // namespace
 
@@ -77,7 +65,7 @@ void bind_cuda(py::module_& m) {
       },
       py::arg("device") = py::none());
   py::class_<PyStreamGuard>(m, "_CudaStreamGuard")
-      .def(py::init<const cuda::Stream&>(), py::arg("stream"))
+      .def(py::init<cuda::Stream>(), py::arg("stream"))
       .def("enter", &PyStreamGuard::enter)
       .def("exit", &PyStreamGuard::exit);
 }

@@ -9,6 +9,7 @@
 // it is the API PyTorch 1.13 calls, and it still runs on cuDNN 9's engines.
 #include <cudnn.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <sstream>
@@ -118,56 +119,75 @@ struct Descriptors {
                 op, "cudnnSetConvolutionNdDescriptor");
     check_cudnn(cudnnSetConvolutionGroupCount(c, plan.groups), op,
                 "cudnnSetConvolutionGroupCount");
-    set_math(plan.math, op);
-  }
-
-  void set_math(CudnnMath math, const char* op) const {
-    check_cudnn(cudnnSetConvolutionMathType(conv.get(), math_type(math)), op,
+    check_cudnn(cudnnSetConvolutionMathType(c, math_type(plan.math)), op,
                 "cudnnSetConvolutionMathType");
   }
 };
 
-/// The first algorithm cuDNN's heuristics (cudnnGetConvolution*Algorithm_v7, best first) rank as
-/// runnable, with its math type set on the descriptor, as PyTorch does for torch.backends.cudnn.
-/// benchmark = False; float32 without TF32 then goes back to FMA math (PyTorch's order too).
-template <class Perf, class Get>
-decltype(Perf::algo) choose_algorithm(const Descriptors& d, const CudnnConvPlan& plan, int count,
-                                      const char* op, const char* what, Get get) {
-  std::vector<Perf> perfs(static_cast<size_t>(count));
+/// What every pass of one call shares: the handle, the descriptors, alpha = 1 and beta = 0 in
+/// the type cuDNN reads them in (double for double data, else float), the plan, where a
+/// workspace comes from and the op naming errors.
+struct Call {
+  cudnnHandle_t h;
+  const Descriptors& d;
+  const void* one;
+  const void* zero;
+  const CudnnConvPlan& plan;
+  Device device;
+  const char* op;
+};
+
+/// One pass. cuDNN's three passes have calls of one shape over their two inputs and their
+/// output (forward: x, w -> y; backward data: w, dy -> dx; backward filter: x, dy -> dw): the
+/// heuristic (cudnnGet*Algorithm_v7), the workspace query and the convolution. The algorithm is
+/// the first the heuristics (best first) rank runnable, with its math type then set on the
+/// descriptor, as PyTorch does for torch.backends.cudnn.benchmark = False. The workspace comes
+/// from the device's caching allocator (freed for reuse on this stream when the call returns);
+/// where it does not fit, the allocator's out-of-memory error stands (PyTorch would try the next
+/// algorithm).
+template <class Perf, class Algo, class D1, class D2, class D3>
+void run_pass(const Call& c, const char* name, int algorithms,
+              cudnnStatus_t (*heuristic)(cudnnHandle_t, D1, D2, cudnnConvolutionDescriptor_t, D3,
+                                         int, int*, Perf*),
+              cudnnStatus_t (*workspace)(cudnnHandle_t, D1, D2, cudnnConvolutionDescriptor_t, D3,
+                                         Algo, size_t*),
+              cudnnStatus_t (*run)(cudnnHandle_t, const void*, D1, const void*, D2, const void*,
+                                   cudnnConvolutionDescriptor_t, Algo, void*, size_t, const void*,
+                                   D3, void*),
+              D1 in1, const void* in1_data, D2 in2, const void* in2_data, D3 out, void* out_data) {
+  const cudnnConvolutionDescriptor_t conv = c.d.conv.get();
+  std::vector<Perf> perfs(static_cast<size_t>(algorithms));
   int returned = 0;
-  check_cudnn(get(count, &returned, perfs.data()), op, what);
-  for (int i = 0; i < returned; ++i) {
-    const Perf& perf = perfs[size_t(i)];
-    if (perf.status != CUDNN_STATUS_SUCCESS) continue;
-    check_cudnn(cudnnSetConvolutionMathType(d.conv.get(), perf.mathType), op,
-                "cudnnSetConvolutionMathType");
-    if (plan.math == CudnnMath::fma) d.set_math(CudnnMath::fma, op);
-    return perf.algo;
+  check_cudnn(heuristic(c.h, in1, in2, conv, out, algorithms, &returned, perfs.data()), c.op,
+              "cudnnGetConvolution*Algorithm_v7");
+  // float32 without TF32 set FMA math before the heuristics, so they rank FMA algorithms; PyTorch
+  // asserts the one it takes is one, this takes the first that is.
+  const bool fma_only = c.plan.math == CudnnMath::fma;
+  const auto usable =
+      std::find_if(perfs.begin(), perfs.begin() + returned, [fma_only](const Perf& p) {
+        return p.status == CUDNN_STATUS_SUCCESS && (!fma_only || p.mathType == CUDNN_FMA_MATH);
+      });
+  if (usable == perfs.begin() + returned) {
+    const auto text = [](const std::array<int, 4>& dims) {
+      std::ostringstream os;
+      os << "[" << dims[0] << ", " << dims[1] << ", " << dims[2] << ", " << dims[3] << "]";
+      return os.str();
+    };
+    fail(c.op, "cuDNN found no algorithm for ", name, " (input ", text(c.plan.x_dims),
+         ", weight ", text(c.plan.w_dims), ", output ", text(c.plan.y_dims), ", ",
+         c.plan.groups, " groups)");
   }
-  const auto text = [](const std::array<int, 4>& dims) {
-    std::ostringstream os;
-    os << "[" << dims[0] << ", " << dims[1] << ", " << dims[2] << ", " << dims[3] << "]";
-    return os.str();
-  };
-  fail(op, "cuDNN found no algorithm for this convolution (input ", text(plan.x_dims),
-       ", weight ", text(plan.w_dims), ", output ", text(plan.y_dims), ", ", plan.groups,
-       " groups)");
+  check_cudnn(cudnnSetConvolutionMathType(conv, usable->mathType), c.op,
+              "cudnnSetConvolutionMathType");
+  size_t bytes = 0;
+  check_cudnn(workspace(c.h, in1, in2, conv, out, usable->algo, &bytes), c.op,
+              "cudnnGetConvolution*WorkspaceSize");
+  const Tensor ws =
+      bytes == 0 ? Tensor() : backend::new_buffer({int64_t(bytes)}, kUInt8, c.device, c.op);
+  check_cudnn(run(c.h, c.one, in1, in1_data, in2, in2_data, conv, usable->algo,
+                  ws.defined() ? ws.data_ptr() : nullptr, bytes, c.zero, out, out_data),
+              c.op, name);
 }
-
-/// A workspace of `bytes` from the device's caching allocator, freed (for reuse on this stream)
-/// when the call returns.
-Tensor workspace(size_t bytes, Device device, const char* op) {
-  return bytes == 0 ? Tensor() : backend::new_buffer({int64_t(bytes)}, kUInt8, device, op);
-}
-
-/// alpha = 1 and beta = 0 in the type cuDNN reads them in: double for double data, else float.
-struct Scaling {
-  double d1 = 1, d0 = 0;
-  float f1 = 1, f0 = 0;
-  bool is_double;
-  const void* one() const { return is_double ? static_cast<const void*>(&d1) : &f1; }
-  const void* zero() const { return is_double ? static_cast<const void*>(&d0) : &f0; }
-};
 
 int compute_capability_major(int device, const char* op) {
   int major = 0;
@@ -186,68 +206,40 @@ bool run_cudnn(const char* op, CudnnConvPass pass, const Tensor& x, const Tensor
   const CudnnConvPlan plan = plan_cudnn_conv(
       op, pass, x, w, y, bias, p, {compute_capability_major(index, op), kCudnnAllowTf32});
   if (!plan.use_cudnn) return false;
-  const cudnnHandle_t h = handle_for(index, op);
   const Descriptors d(plan, op);
-  const Scaling s{.is_double = plan.data_type == CudnnType::float64};
-  size_t bytes = 0;
+  const double d1 = 1, d0 = 0;
+  const float f1 = 1, f0 = 0;
+  const bool is_double = plan.data_type == CudnnType::float64;
+  const Call c{handle_for(index, op),
+               d,
+               is_double ? static_cast<const void*>(&d1) : &f1,
+               is_double ? static_cast<const void*>(&d0) : &f0,
+               plan,
+               device,
+               op};
   switch (pass) {
-    case CudnnConvPass::forward: {
-      const auto algo = choose_algorithm<cudnnConvolutionFwdAlgoPerf_t>(
-          d, plan, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, op, "cudnnGetConvolutionForwardAlgorithm_v7",
-          [&](int n, int* got, cudnnConvolutionFwdAlgoPerf_t* perfs) {
-            return cudnnGetConvolutionForwardAlgorithm_v7(h, d.x.get(), d.w.get(), d.conv.get(),
-                                                          d.y.get(), n, got, perfs);
-          });
-      check_cudnn(cudnnGetConvolutionForwardWorkspaceSize(h, d.x.get(), d.w.get(), d.conv.get(),
-                                                          d.y.get(), algo, &bytes),
-                  op, "cudnnGetConvolutionForwardWorkspaceSize");
-      const Tensor ws = workspace(bytes, device, op);
-      check_cudnn(cudnnConvolutionForward(h, s.one(), d.x.get(), x.data_ptr(), d.w.get(),
-                                          w.data_ptr(), d.conv.get(), algo, ws.data_ptr(), bytes,
-                                          s.zero(), d.y.get(), y.data_ptr()),
-                  op, "cudnnConvolutionForward");
+    case CudnnConvPass::forward:
+      run_pass(c, "cudnnConvolutionForward", CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+               &cudnnGetConvolutionForwardAlgorithm_v7, &cudnnGetConvolutionForwardWorkspaceSize,
+               &cudnnConvolutionForward, d.x.get(), x.data_ptr(), d.w.get(), w.data_ptr(),
+               d.y.get(), y.data_ptr());
       break;
-    }
-    case CudnnConvPass::backward_data: {
-      const auto algo = choose_algorithm<cudnnConvolutionBwdDataAlgoPerf_t>(
-          d, plan, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, op,
-          "cudnnGetConvolutionBackwardDataAlgorithm_v7",
-          [&](int n, int* got, cudnnConvolutionBwdDataAlgoPerf_t* perfs) {
-            return cudnnGetConvolutionBackwardDataAlgorithm_v7(
-                h, d.w.get(), d.y.get(), d.conv.get(), d.x.get(), n, got, perfs);
-          });
-      check_cudnn(cudnnGetConvolutionBackwardDataWorkspaceSize(
-                      h, d.w.get(), d.y.get(), d.conv.get(), d.x.get(), algo, &bytes),
-                  op, "cudnnGetConvolutionBackwardDataWorkspaceSize");
-      const Tensor ws = workspace(bytes, device, op);
-      check_cudnn(cudnnConvolutionBackwardData(h, s.one(), d.w.get(), w.data_ptr(), d.y.get(),
-                                               y.data_ptr(), d.conv.get(), algo, ws.data_ptr(),
-                                               bytes, s.zero(), d.x.get(), x.data_ptr()),
-                  op, "cudnnConvolutionBackwardData");
+    case CudnnConvPass::backward_data:
+      run_pass(c, "cudnnConvolutionBackwardData", CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+               &cudnnGetConvolutionBackwardDataAlgorithm_v7,
+               &cudnnGetConvolutionBackwardDataWorkspaceSize, &cudnnConvolutionBackwardData,
+               d.w.get(), w.data_ptr(), d.y.get(), y.data_ptr(), d.x.get(), x.data_ptr());
       break;
-    }
-    case CudnnConvPass::backward_filter: {
-      const auto algo = choose_algorithm<cudnnConvolutionBwdFilterAlgoPerf_t>(
-          d, plan, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, op,
-          "cudnnGetConvolutionBackwardFilterAlgorithm_v7",
-          [&](int n, int* got, cudnnConvolutionBwdFilterAlgoPerf_t* perfs) {
-            return cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-                h, d.x.get(), d.y.get(), d.conv.get(), d.w.get(), n, got, perfs);
-          });
-      check_cudnn(cudnnGetConvolutionBackwardFilterWorkspaceSize(
-                      h, d.x.get(), d.y.get(), d.conv.get(), d.w.get(), algo, &bytes),
-                  op, "cudnnGetConvolutionBackwardFilterWorkspaceSize");
-      const Tensor ws = workspace(bytes, device, op);
-      check_cudnn(cudnnConvolutionBackwardFilter(h, s.one(), d.x.get(), x.data_ptr(), d.y.get(),
-                                                 y.data_ptr(), d.conv.get(), algo, ws.data_ptr(),
-                                                 bytes, s.zero(), d.w.get(), w.data_ptr()),
-                  op, "cudnnConvolutionBackwardFilter");
+    case CudnnConvPass::backward_filter:
+      run_pass(c, "cudnnConvolutionBackwardFilter", CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
+               &cudnnGetConvolutionBackwardFilterAlgorithm_v7,
+               &cudnnGetConvolutionBackwardFilterWorkspaceSize, &cudnnConvolutionBackwardFilter,
+               d.x.get(), x.data_ptr(), d.y.get(), y.data_ptr(), d.w.get(), w.data_ptr());
       break;
-    }
   }
   if (plan.bias) {  // out += bias over its channels, after the convolution, as PyTorch adds it
     const bool on_y = pass == CudnnConvPass::forward;
-    check_cudnn(cudnnAddTensor(h, s.one(), d.bias.get(), bias.data_ptr(), s.one(),
+    check_cudnn(cudnnAddTensor(c.h, c.one, d.bias.get(), bias.data_ptr(), c.one,
                                on_y ? d.y.get() : d.x.get(), on_y ? y.data_ptr() : x.data_ptr()),
                 op, "cudnnAddTensor");
   }
