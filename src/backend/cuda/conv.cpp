@@ -56,7 +56,11 @@ cudnnHandle_t handle_for(int device, const char* op) {
   static thread_local Handles handles;
   if (size_t(device) >= handles.by_device.size()) handles.by_device.resize(size_t(device) + 1);
   cudnnHandle_t& h = handles.by_device[size_t(device)];
-  if (!h) check_cudnn(cudnnCreate(&h), op, "cudnnCreate");
+  if (!h) {  // kept only once created: a failed cudnnCreate leaves nothing to reuse
+    cudnnHandle_t created = nullptr;
+    check_cudnn(cudnnCreate(&created), op, "cudnnCreate");
+    h = created;
+  }
   check_cudnn(cudnnSetStream(h, current_stream_handle(device)), op, "cudnnSetStream");
   return h;
 }
