@@ -2,9 +2,12 @@
 # The GPU check in one go, for a machine with an NVIDIA GPU and the CUDA toolkit: builds ember with
 # -DEMBER_CUDA=ON (device code for sm_90, the H100/H200, unless CUDA_ARCH says otherwise) in its
 # own build directory (BUILD_DIR, default build-cuda), then
-#   1. the `cuda` CTest label (tests/cuda: every op family on the device against the CPU),
+#   1. the `cuda` CTest label (tests/cuda: every op family on the device against the CPU, the
+#      convolutions through cuDNN and through the own kernels, autocast's CUDA lists and GradScaler
+#      on CUDA tensors; cuDNN must sit next to the toolkit, or CUDNN_ROOT name it),
 #   2. the host-side tests of the CUDA backend (the caching allocator, the launch plans, the
-#      kernels' CPU emulation), the NCCL watchdog and the process group's device seam,
+#      kernels' CPU emulation), the NCCL watchdog and the process group's device seam, and the
+#      Python module's CUDA streams and Tensor.record_stream (python/tests),
 #   3. the main job on the GPU: one short epoch of the reference CNN with --device cuda, in
 #      float32 and under bf16 autocast,
 #   4. the DDP program over NCCL under ember-run, one rank per GPU (NCCL takes one rank per
@@ -59,6 +62,11 @@ nccl=yes
 grep -q '^EMBER_NCCL_LIBRARY:FILEPATH=.*NOTFOUND' "$build/CMakeCache.txt" 2> /dev/null && nccl=no
 targets=(ember ember-train-fashion-mnist distributed_nccl_watchdog_test
          distributed_device_backend_test)
+# The Python module, for its CUDA streams and record_stream (python/tests, step python_cuda), when
+# the configure found python3-dev and pybind11 (there is no ember_python target otherwise).
+python=no
+ninja -C "$build" -t targets all 2> /dev/null | grep -q '^ember_python:' && python=yes
+[[ $python == yes ]] && targets+=(ember_python)
 [[ $nccl == yes ]] && targets+=(ember-run ember-train-fashion-mnist-ddp)
 for source in tests/cuda/*_test.cpp tests/backend/cuda_*_test.cpp; do
   dir=$(basename "$(dirname "$source")")
@@ -72,6 +80,14 @@ step device_tests ctest --test-dir "$build" -L cuda --output-on-failure -j"$jobs
 step host_tests ctest --test-dir "$build" \
   -R '^(CudaCachingAllocator|Cuda[A-Za-z]*Plan|CudaEmulation|NcclWatchdog|DeviceBackend)\.' \
   --output-on-failure -j"$jobs" --output-junit "$results/host_tests.xml"
+
+# The Python side of the streams: torch.cuda.Stream / current_stream / stream() and
+# Tensor.record_stream on the device (the tests named cuda in python/tests; they skip without one).
+if [[ $python == yes ]]; then
+  py=$(sed -n 's/^_\{0,1\}Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt" | head -1)
+  step python_cuda env PYTHONPATH="$build/python" "${py:-python3}" -m pytest -q -p no:cacheprovider \
+    python/tests/test_tensor_python.py -k "cuda or record_stream"
+fi
 
 # The reference CNN on the GPU: 100 batches of 128 and validation on 2,000 test images, in
 # float32 and in bf16 autocast (metrics.csv and summary.json land under the results folder).

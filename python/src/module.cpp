@@ -6,6 +6,7 @@
 
 namespace ember::python {
 void bind_factory_methods(py::class_<TensorImpl, intrusive_ptr<TensorImpl>>& cls);
+void bind_cuda(py::module_& m);  // cuda.cpp
 }
 
 PYBIND11_MODULE(_C, m) {
@@ -30,4 +31,5 @@ PYBIND11_MODULE(_C, m) {
   bind_distributed(m);
   bind_distributed_checkpoint(m);
   bind_activation_checkpoint(m);
+  bind_cuda(m);
 }

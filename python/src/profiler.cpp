@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "common.h"
+#include "context_guard.h"
 #include "profiler/recorder.h"
 
 namespace ember::python {
@@ -77,16 +78,8 @@ class Session {
   std::unique_ptr<P::profile> prof_;
 };
 
-class Range {
- public:
-  explicit Range(std::string name) : name_(std::move(name)) {}
-  void enter() { guard_ = std::make_unique<P::record_function>(name_); }
-  void exit() { guard_.reset(); }
-
- private:
-  std::string name_;
-  std::unique_ptr<P::record_function> guard_;
-};
+/// record_function(name) as a Python context.
+using Range = ContextGuard<P::record_function, std::string>;
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "common.h"
+#include "ember/cuda.h"
 
 namespace ember::python {
 
@@ -129,6 +130,25 @@ void bind_tensor(py::module_& m) {
       .def(
           "is_pinned", [](const Tensor& t, py::object) { return t.is_pinned(); },
           py::arg("device") = py::none())
+      // torch.Tensor.record_stream(s): PyTorch's dispatcher has no CPU kernel for it, so a CPU
+      // tensor gets NotImplementedError naming aten::record_stream. The tensor is checked before
+      // the argument's type (PyTorch checks the type first) so that a build without CUDA, where
+      // no Stream can be made, still refuses a CPU tensor by name.
+      .def(
+          "record_stream",
+          [](const Tensor& t, py::object s) {
+            if (!t.is_cuda()) {
+              const std::string message =
+                  "Could not run 'aten::record_stream' with arguments from the '" +
+                  std::string(t.is_cpu() ? "CPU" : t.device().str()) +
+                  "' backend: 'aten::record_stream' is only available for CUDA tensors";
+              PyErr_SetString(PyExc_NotImplementedError, message.c_str());
+              throw py::error_already_set();
+            }
+            if (!py::isinstance<cuda::Stream>(s)) type_error("record_stream", "Stream", s);
+            t.record_stream(s.cast<const cuda::Stream&>());
+          },
+          py::arg("s"))
       .def(
           "is_contiguous", [](const Tensor& t, py::object) { return t.is_contiguous(); },
           py::arg("memory_format") = py::none())

@@ -131,3 +131,46 @@ def test_pin_memory_and_is_pinned_without_cuda():
     assert t.t().is_pinned(device="cuda") is False
     with pytest.raises(RuntimeError, match="built without CUDA|CUDA error"):
         t.pin_memory()
+
+
+def test_record_stream_refuses_a_cpu_tensor_by_the_ops_name():
+    # PyTorch's dispatcher has no CPU kernel for aten::record_stream: NotImplementedError naming
+    # it. (ember checks the tensor before the stream, so no CUDA stream is needed to see it.)
+    t = torch.zeros(3)
+    with pytest.raises(NotImplementedError, match="aten::record_stream.*'CPU' backend"):
+        t.record_stream(None)
+    with pytest.raises(NotImplementedError, match="aten::record_stream"):
+        t[1:].record_stream(object())
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks a build or machine without CUDA")
+def test_cuda_streams_without_a_device_raise_naming_the_call():
+    assert torch.cuda.Stream.__name__ == "Stream" and torch.cuda.Stream.__module__ == "torch.cuda"
+    with pytest.raises(RuntimeError, match=r"\[cuda.Stream\]"):
+        torch.cuda.Stream()
+    with pytest.raises(RuntimeError, match=r"\[cuda.current_stream\]"):
+        torch.cuda.current_stream()
+    with pytest.raises(RuntimeError, match=r"\[cuda.default_stream\]"):
+        torch.cuda.default_stream(0)
+    with pytest.raises(ValueError, match="Expected a cuda device, but got: cpu"):
+        torch.cuda.Stream(device="cpu")
+    with pytest.raises(ValueError, match="priority 0 only"):
+        torch.cuda.Stream(priority=-1)
+    with torch.cuda.stream(None) as s:  # PyTorch's no-op context
+        assert s is None
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_streams_and_record_stream_on_a_device():
+    s = torch.cuda.Stream()
+    assert s.device == torch.device("cuda:0") and s != torch.cuda.default_stream()
+    assert torch.cuda.current_stream() == torch.cuda.default_stream()
+    with torch.cuda.stream(s) as entered:
+        assert entered is s and torch.cuda.current_stream() == s
+        x = torch.ones(1 << 20, device="cuda") * 2
+    assert torch.cuda.current_stream() == torch.cuda.default_stream()
+    x.record_stream(s)
+    s.synchronize()
+    assert s.query()
+    with pytest.raises(TypeError, match="record_stream"):
+        x.record_stream(3)

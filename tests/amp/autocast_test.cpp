@@ -1,7 +1,8 @@
 // amp::autocast through real ops against PyTorch 1.13 (tests/golden/autocast.json): every
 // cpu_bf16 case's output dtype under torch.autocast("cpu", bfloat16), nesting and disabling on
 // a real matmul, the weight-cast cache on two linear calls, gradients in the parameters'
-// dtypes, float16 autocast on CPU (ember's extension), and per-thread regions.
+// dtypes, float16 autocast on CPU (ember's extension), per-thread regions, and CUDA regions: CPU
+// tensors untouched, the CUDA table deciding for CUDA tensors.
 #include <ember/amp/autocast.h>
 #include <ember/ember.h>
 
@@ -10,6 +11,7 @@
 #include <thread>
 
 #include "amp/autocast_state.h"
+#include "core/op_entry.h"
 #include "test_support.h"
 
 namespace ember::amp {
@@ -204,6 +206,70 @@ TEST(Autocast, RegionsArePerThread) {
   std::thread([&] { other = matmul(a, b).dtype(); }).join();
   EXPECT_EQ(other, kFloat32);
   EXPECT_EQ(matmul(a, b).dtype(), kBFloat16);
+}
+
+// A CUDA region casts nothing on the CPU: CPU tensors keep their dtypes and values, whatever the
+// CPU list says of the op (tests/cuda/amp_test.cpp checks the CUDA tensors on a GPU).
+TEST(Autocast, ACudaRegionLeavesCpuTensorsAlone) {
+  const Tensor a = randn({3, 4}), b = randn({4, 5});
+  const Tensor x4 = randn({1, 2, 5, 5}), w4 = randn({2, 2, 3, 3});
+  const Tensor ab = a.to(kBFloat16);
+  const Tensor want_mm = matmul(a, b), want_conv = F::conv2d(x4, w4);
+  for (const Dtype lower : {kFloat16, kBFloat16}) {
+    SCOPED_TRACE(dtype_name(lower));
+    autocast region(kCUDA, lower);
+    EXPECT_TRUE(is_autocast_enabled(kCUDA));
+    EXPECT_FALSE(is_autocast_enabled(kCPU));
+    const Tensor mm = matmul(a, b), conv = F::conv2d(x4, w4);
+    EXPECT_EQ(mm.dtype(), kFloat32);
+    EXPECT_TRUE(mm.equal(want_mm));
+    EXPECT_EQ(conv.dtype(), kFloat32);
+    EXPECT_TRUE(conv.equal(want_conv));
+    EXPECT_EQ(F::linear(a, b.t()).dtype(), kFloat32);
+    EXPECT_EQ(F::mse_loss(ab, ab).dtype(), kBFloat16);  // float32 under either device's list
+    EXPECT_EQ(softmax(ab, 1).dtype(), kBFloat16);
+  }
+}
+
+// The op-entry hook a region installs decides with the table of the tensors' device type, and
+// only while that device type's autocast is on: ops whose CPU and CUDA policies differ tell which
+// table answered.
+TEST(Autocast, TheCudaTableDecidesForCudaTensors) {
+  using ember::CastPolicy;
+  const Device cuda(kCUDA, 0), cpu(kCPU);
+  // The calling thread's hook, read by swapping it out and back in.
+  const auto hook = [] {
+    const AutocastPolicy* h = set_autocast_policy(nullptr);
+    set_autocast_policy(h);
+    return h;
+  };
+  {
+    autocast region(kCUDA, kBFloat16);
+    const AutocastPolicy* h = hook();
+    ASSERT_NE(h, nullptr);
+    EXPECT_EQ(h->policy("conv_transpose2d", cuda), CastPolicy::kLowerPrecision);  // CPU: float32
+    EXPECT_EQ(h->policy("matmul", cuda), CastPolicy::kLowerPrecision);
+    EXPECT_EQ(h->policy("layer_norm", cuda), CastPolicy::kFloat32);  // CPU: not listed
+    EXPECT_EQ(h->policy("softmax", cuda), CastPolicy::kFloat32);     // CPU: not listed
+    EXPECT_EQ(h->policy("mse_loss", cuda), CastPolicy::kFloat32);
+    EXPECT_EQ(h->policy("dot", cuda), CastPolicy::kPromote);
+    EXPECT_EQ(h->policy("cat", cuda), CastPolicy::kUntouched);  // CPU: promote
+    EXPECT_EQ(h->policy("add", cuda), CastPolicy::kUntouched);
+    EXPECT_EQ(h->policy("matmul", cpu), CastPolicy::kUntouched);  // CPU autocast is off
+    EXPECT_EQ(h->lower_precision_dtype(cuda), kBFloat16);
+    autocast inner(kCUDA);  // CUDA's default dtype
+    EXPECT_EQ(h->lower_precision_dtype(cuda), kFloat16);
+  }
+  {
+    autocast region(kCPU, kBFloat16);
+    const AutocastPolicy* h = hook();
+    ASSERT_NE(h, nullptr);
+    EXPECT_EQ(h->policy("conv_transpose2d", cpu), CastPolicy::kFloat32);
+    EXPECT_EQ(h->policy("layer_norm", cpu), CastPolicy::kUntouched);
+    EXPECT_EQ(h->policy("cat", cpu), CastPolicy::kPromote);
+    EXPECT_EQ(h->policy("matmul", cuda), CastPolicy::kUntouched);  // CUDA autocast is off
+  }
+  EXPECT_EQ(hook(), nullptr);  // the outermost region's end removed it
 }
 
 }  // namespace

@@ -12,10 +12,16 @@
 //   - conv2d, conv2d_adjoint and conv2d_weight_grad run whole by the driver with the CPU's gemm
 //     (each GEMM operand checked to be one cuBLAS reads without a copy) and the emulated column
 //     kernels, in one chunk and one image per chunk, against the CPU's conv kernels, in every
-//     floating dtype within the CUDA tests' tolerances (the GEMM sums in another order).
+//     floating dtype within the CUDA tests' tolerances (the GEMM sums in another order);
+//   - the cuDNN plans (cudnn_conv_plan.cpp): each pass's descriptor values (dims, strides,
+//     padding, stride, dilation, groups, the bias's (1, channels, 1, 1)), the data, compute and
+//     math types per dtype (no TF32 for float32: FMA math), and the calls left to the own
+//     kernels with their reasons (switched off, empty, bfloat16 below sm_80, an output cuDNN's
+//     forward would not give); the cuDNN calls themselves run only on a GPU (tests/cuda).
 #include <ember/ember.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -24,6 +30,7 @@
 #include "backend/backend.h"
 #include "backend/cuda/conv_plan.h"
 #include "backend/cuda/creation_plan.h"
+#include "backend/cuda/cudnn_conv_plan.h"
 #include "backend/cuda/emulation.h"
 #include "backend/cuda/gemm_plan.h"
 #include "cuda/op_support.h"
@@ -306,6 +313,134 @@ TEST(CudaConvPlan, OperandsTheKernelsCannotTakeAreRefused) {
   EXPECT_ERROR(conv2d_by_gemm(steps, zeros({1, 2, 4, 4}).transpose(2, 3), zeros({3, 2, 3, 3}), {},
                               empty({1, 3, 2, 2}), {}),
                "expected contiguous input");
+}
+
+// ── cuDNN plans ───────────────────────────────────────────────────────────────────────────────
+
+const CudnnDevice kHopper{.compute_capability_major = 9};
+
+TEST(CudaCudnnConvPlan, EachPassDescribesTheConvolution) {
+  // The "strided dilated groups" problem: x (3, 4, 9, 8), w (6, 2, 3, 2), y (3, 6, 4, 4).
+  const Problem& pr = kProblems[1];
+  ASSERT_EQ(pr.Ho(), 4);
+  ASSERT_EQ(pr.Wo(), 4);
+  const Tensor x = zeros({3, 4, 9, 8}), w = zeros({6, 2, 3, 2}), y = zeros({3, 6, 4, 4});
+  const std::array<int, 4> x_dims{3, 4, 9, 8}, x_strides{288, 72, 8, 1};
+  const std::array<int, 4> y_dims{3, 6, 4, 4}, y_strides{96, 16, 4, 1};
+  const std::array<int, 4> w_dims{6, 2, 3, 2};
+  struct PassCase {
+    CudnnConvPass pass;
+    Tensor bias;
+    std::array<int, 4> bias_dims;
+  };
+  const PassCase passes[] = {{CudnnConvPass::forward, zeros({6}), {1, 6, 1, 1}},
+                             {CudnnConvPass::backward_data, zeros({4}), {1, 4, 1, 1}},
+                             {CudnnConvPass::backward_filter, Tensor(), {}}};
+  for (const PassCase& c : passes) {
+    const CudnnConvPlan plan = plan_cudnn_conv("conv", c.pass, x, w, y, c.bias, pr.p, kHopper);
+    ASSERT_TRUE(plan.use_cudnn) << plan.fallback;
+    EXPECT_TRUE(plan.fallback.empty());
+    EXPECT_EQ(plan.pass, c.pass);
+    EXPECT_EQ(plan.x_dims, x_dims);
+    EXPECT_EQ(plan.x_strides, x_strides);
+    EXPECT_EQ(plan.y_dims, y_dims);
+    EXPECT_EQ(plan.y_strides, y_strides);
+    EXPECT_EQ(plan.w_dims, w_dims);
+    EXPECT_EQ(plan.padding, (std::array<int, 2>{1, 2}));
+    EXPECT_EQ(plan.stride, (std::array<int, 2>{2, 3}));
+    EXPECT_EQ(plan.dilation, (std::array<int, 2>{2, 1}));
+    EXPECT_EQ(plan.groups, 2);
+    EXPECT_EQ(plan.bias, c.bias.defined());
+    if (c.bias.defined()) {
+      EXPECT_EQ(plan.bias_dims, c.bias_dims);
+      EXPECT_EQ(plan.bias_strides, (std::array<int, 4>{c.bias_dims[1], 1, 1, 1}));
+    }
+  }
+}
+
+TEST(CudaCudnnConvPlan, TypesFollowPyTorchWithoutTf32) {
+  struct Want {
+    Dtype dtype;
+    CudnnType data, compute;
+    CudnnMath math;
+  };
+  const Want wants[] = {
+      {kFloat32, CudnnType::float32, CudnnType::float32, CudnnMath::fma},  // no TF32
+      {kFloat64, CudnnType::float64, CudnnType::float64, CudnnMath::default_math},
+      {kFloat16, CudnnType::float16, CudnnType::float32, CudnnMath::tensor_op},
+      {kBFloat16, CudnnType::bfloat16, CudnnType::float32, CudnnMath::tensor_op},
+  };
+  static_assert(!kCudnnAllowTf32, "ember's TF32 switch for cuDNN accepts only false");
+  for (const Want& want : wants) {
+    const TensorOptions o{.dtype = want.dtype};
+    const CudnnConvPlan plan =
+        plan_cudnn_conv("conv2d", CudnnConvPass::forward, zeros({1, 2, 5, 5}, o),
+                        zeros({3, 2, 3, 3}, o), zeros({1, 3, 3, 3}, o), {}, {}, kHopper);
+    ASSERT_TRUE(plan.use_cudnn) << dtype_name(want.dtype) << ": " << plan.fallback;
+    EXPECT_EQ(plan.data_type, want.data) << dtype_name(want.dtype);
+    EXPECT_EQ(plan.compute_type, want.compute) << dtype_name(want.dtype);
+    EXPECT_EQ(plan.math, want.math) << dtype_name(want.dtype);
+  }
+  // Were TF32 allowed (PyTorch's default), float32 would leave the math to cuDNN.
+  const CudnnConvPlan tf32 =
+      plan_cudnn_conv("conv2d", CudnnConvPass::forward, zeros({1, 2, 5, 5}), zeros({3, 2, 3, 3}),
+                      zeros({1, 3, 3, 3}), {}, {}, {.compute_capability_major = 9, .allow_tf32 = true});
+  EXPECT_EQ(tf32.math, CudnnMath::default_math);
+}
+
+TEST(CudaCudnnConvPlan, CallsCudnnDoesNotTakeFallBackWithTheirReason) {
+  const auto forward = [](const Tensor& x, const Tensor& w, const Tensor& y,
+                          const Conv2dParams& p = {}, const CudnnDevice& d = kHopper) {
+    return plan_cudnn_conv("conv2d", CudnnConvPass::forward, x, w, y, {}, p, d);
+  };
+  const auto expect_fallback = [](const CudnnConvPlan& plan, const std::string& reason) {
+    EXPECT_FALSE(plan.use_cudnn);
+    EXPECT_NE(plan.fallback.find(reason), std::string::npos) << plan.fallback;
+  };
+  expect_fallback(forward(zeros({0, 2, 5, 5}), zeros({3, 2, 3, 3}), zeros({0, 3, 3, 3})),
+                  "an empty tensor");
+  const TensorOptions bf16{.dtype = kBFloat16};
+  expect_fallback(forward(zeros({1, 2, 5, 5}, bf16), zeros({3, 2, 3, 3}, bf16),
+                          zeros({1, 3, 3, 3}, bf16), {}, {.compute_capability_major = 7}),
+                  "bfloat16 convolutions need compute capability 8.0 in cuDNN, the device has 7.x");
+  EXPECT_TRUE(forward(zeros({1, 2, 5, 5}, bf16), zeros({3, 2, 3, 3}, bf16),
+                      zeros({1, 3, 3, 3}, bf16), {}, {.compute_capability_major = 8})
+                  .use_cudnn);
+  // conv_transpose2d (stride 2, dilation 3, kernel 2) of 3 rows with output_padding 2 (at least
+  // the stride, allowed below the dilation) makes an image of 10 rows, where a convolution of 10
+  // rows gives 4: cuDNN's backward data takes no such image. output_padding 1 (9 rows) it takes.
+  Conv2dParams strided;
+  strided.stride[0] = strided.stride[1] = 2;
+  strided.dilation[0] = strided.dilation[1] = 3;
+  expect_fallback(plan_cudnn_conv("conv2d_adjoint", CudnnConvPass::backward_data,
+                                  zeros({1, 2, 10, 10}), zeros({3, 2, 2, 2}), zeros({1, 3, 3, 3}),
+                                  {}, strided, kHopper),
+                  "the output is 3x3 where cuDNN's forward gives 4x4 for an input of 10x10");
+  EXPECT_TRUE(plan_cudnn_conv("conv2d_adjoint", CudnnConvPass::backward_data, zeros({1, 2, 9, 9}),
+                              zeros({3, 2, 2, 2}), zeros({1, 3, 3, 3}), {}, strided, kHopper)
+                  .use_cudnn);
+  // Switched off (torch.backends.cudnn.enabled = False), then on again.
+  ASSERT_TRUE(cudnn_conv_enabled());
+  set_cudnn_conv_enabled(false);
+  const CudnnConvPlan off = forward(zeros({1, 2, 5, 5}), zeros({3, 2, 3, 3}), zeros({1, 3, 3, 3}));
+  set_cudnn_conv_enabled(true);
+  expect_fallback(off, "cuDNN is switched off");
+  EXPECT_TRUE(forward(zeros({1, 2, 5, 5}), zeros({3, 2, 3, 3}), zeros({1, 3, 3, 3})).use_cudnn);
+}
+
+TEST(CudaCudnnConvPlan, OperandsNeitherPathTakesAreRefused) {
+  EXPECT_ERROR(plan_cudnn_conv("conv2d", CudnnConvPass::forward, zeros({1, 2, 5, 5}),
+                               zeros({3, 2, 3, 3}), zeros({1, 3, 3, 3}), zeros({4}), {}, kHopper),
+               "expected a contiguous bias of 3 torch.float32, got [4]");
+  EXPECT_ERROR(plan_cudnn_conv("conv2d_weight_grad", CudnnConvPass::backward_filter,
+                               zeros({1, 2, 5, 5}), zeros({3, 2, 3, 3}), zeros({1, 3, 3, 3}),
+                               zeros({3}), {}, kHopper),
+               "(none for the weight gradient)");
+  EXPECT_ERROR(plan_cudnn_conv("conv2d", CudnnConvPass::forward,
+                               zeros({1, 2, 5, 5}, {.dtype = kInt32}),
+                               zeros({3, 2, 3, 3}, {.dtype = kInt32}),
+                               zeros({1, 3, 3, 3}, {.dtype = kInt32}), {}, {}, kHopper),
+               "the cuda backend has no int32 kernel");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// The CUDA convolution (src/backend/cuda/conv.cpp: im2col/col2im kernels around the cuBLAS gemm)
-// against the CPU's through F::conv2d and F::conv_transpose2d, forward and backward (strides,
-// padding, dilation, groups, output_padding, bias), and the CUDA creation kernels
+// The CUDA convolution (src/backend/cuda/conv.cpp: cuDNN, and the own im2col/col2im kernels around
+// the cuBLAS gemm with cuDNN switched off) against the CPU's and each other through F::conv2d and
+// F::conv_transpose2d, forward and backward (strides, padding, dilation, groups, output_padding,
+// bias), and the CUDA creation kernels
 // (creation.cu) through arange, linspace and logspace, in every dtype they take. Skips with
 // "no CUDA device" on a machine without one.
 #include <ember/ember.h>
@@ -11,6 +12,8 @@
 #include <string>
 #include <utility>
 
+#include "backend/conv_kernels.h"
+#include "backend/cuda/cudnn_conv_plan.h"
 #include "cuda/op_support.h"
 #include "test_support.h"
 
@@ -45,36 +48,98 @@ void expect_same_backward(
 
 class CudaConv : public ::testing::TestWithParam<Dtype> {};
 
+struct ConvCase {
+  const char* name;
+  int64_t C, O, k;
+  F::ConvFuncOptions o;
+};
+const ConvCase kConvCases[] = {
+    {"3x3 padded", 3, 8, 3, {.padding = 1}},
+    {"strided dilated", 4, 6, 3, {.stride = {2, 1}, .padding = {1, 2}, .dilation = {2, 1}}},
+    {"groups", 6, 9, 3, {.stride = 2, .groups = 3}},
+    {"depthwise", 4, 4, 5, {.padding = 2, .groups = 4}},
+    {"pointwise", 8, 5, 1, {}},
+};
+
+/// One case's device results: y, grad_input, grad_weight, grad_bias (from one grad_output).
+struct ConvResults {
+  Tensor y, dx, dw, db;
+};
+
+/// Runs case c on the device and on the CPU, checks each result against the CPU's, and returns
+/// the device's.
+ConvResults expect_case_matches_the_cpu(const ConvCase& c, Dtype dtype, const std::string& what) {
+  const Tensor x = values({4, c.C, 17, 15}, 0.91, dtype);
+  const Tensor w = values({c.O, c.C / c.o.groups, c.k, c.k}, 0.37, dtype);
+  const Tensor b = values({c.O}, 1.3, dtype);
+  const Tensor xc = x.detach().requires_grad_(), wc = w.detach().requires_grad_(),
+               bc = b.detach().requires_grad_();
+  const Tensor xg = x.to(gpu).detach().requires_grad_(), wg = w.to(gpu).detach().requires_grad_(),
+               bg = b.to(gpu).detach().requires_grad_();
+  F::ConvFuncOptions oc = c.o, og = c.o;
+  oc.bias = bc, og.bias = bg;
+  const Tensor yc = F::conv2d(xc, wc, oc), yg = F::conv2d(xg, wg, og);
+  expect_same_backward(
+      yg, yc, {{"grad_input", {xg, xc}}, {"grad_weight", {wg, wc}}, {"grad_bias", {bg, bc}}},
+      dtype, what);
+  return {host(yg), host(xg.grad()), host(wg.grad()), host(bg.grad())};
+}
+
+/// The plan the device's conv2d gets for case c (at compute capability 8.0, where every dtype
+/// goes to cuDNN; the device code is built for sm_90).
+cuda::CudnnConvPlan forward_plan(const ConvCase& c, Dtype dtype) {
+  const TensorOptions o{.dtype = dtype, .device = gpu};
+  const Tensor x = empty({4, c.C, 17, 15}, o);
+  const Tensor w = empty({c.O, c.C / c.o.groups, c.k, c.k}, o);
+  const Tensor y = F::conv2d(x, w, c.o);
+  // An IntOrList of one value stands for both dimensions.
+  const auto at = [](const F::IntOrList& v, int k) {
+    return v.values().size() == 1 ? v.values()[0] : v.values()[size_t(k)];
+  };
+  backend::Conv2dParams p;
+  for (int k = 0; k < 2; ++k) {
+    p.stride[k] = at(c.o.stride, k);
+    p.padding[k] = at(c.o.padding, k);
+    p.dilation[k] = at(c.o.dilation, k);
+  }
+  p.groups = c.o.groups;
+  return cuda::plan_cudnn_conv("conv2d", cuda::CudnnConvPass::forward, x, w, y, {}, p,
+                               {.compute_capability_major = 8});
+}
+
+// With cuDNN on (the default), every case goes to cuDNN; float32 within 1e-5 of the CPU also
+// shows cuDNN ran without TF32 (whose 10-bit mantissa would miss by ~1e-3).
 TEST_P(CudaConv, Conv2dAndItsBackwardMatchTheCpu) {
   if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
   const Dtype dtype = GetParam();
-  struct Case {
-    const char* name;
-    int64_t C, O, k;
-    F::ConvFuncOptions o;
-  };
-  const Case cases[] = {
-      {"3x3 padded", 3, 8, 3, {.padding = 1}},
-      {"strided dilated", 4, 6, 3, {.stride = {2, 1}, .padding = {1, 2}, .dilation = {2, 1}}},
-      {"groups", 6, 9, 3, {.stride = 2, .groups = 3}},
-      {"depthwise", 4, 4, 5, {.padding = 2, .groups = 4}},
-      {"pointwise", 8, 5, 1, {}},
-  };
-  for (const Case& c : cases) {
-    const Tensor x = values({4, c.C, 17, 15}, 0.91, dtype);
-    const Tensor w = values({c.O, c.C / c.o.groups, c.k, c.k}, 0.37, dtype);
-    const Tensor b = values({c.O}, 1.3, dtype);
-    const Tensor xc = x.detach().requires_grad_(), wc = w.detach().requires_grad_(),
-                 bc = b.detach().requires_grad_();
-    const Tensor xg = x.to(gpu).detach().requires_grad_(), wg = w.to(gpu).detach().requires_grad_(),
-                 bg = b.to(gpu).detach().requires_grad_();
-    F::ConvFuncOptions oc = c.o, og = c.o;
-    oc.bias = bc, og.bias = bg;
-    const Tensor yc = F::conv2d(xc, wc, oc), yg = F::conv2d(xg, wg, og);
+  ASSERT_TRUE(cuda::cudnn_conv_enabled());
+  for (const ConvCase& c : kConvCases) {
     const std::string what = std::string(dtype_name(dtype)) + " " + c.name;
-    expect_same_backward(
-        yg, yc, {{"grad_input", {xg, xc}}, {"grad_weight", {wg, wc}}, {"grad_bias", {bg, bc}}},
-        dtype, what);
+    const cuda::CudnnConvPlan plan = forward_plan(c, dtype);
+    EXPECT_TRUE(plan.use_cudnn) << what << ": " << plan.fallback;
+    expect_case_matches_the_cpu(c, dtype, what + " (cuDNN)");
+  }
+}
+
+// cuDNN switched off: the own im2col + GEMM kernels, against the CPU and against cuDNN.
+TEST_P(CudaConv, TheOwnKernelsMatchTheCpuAndCudnn) {
+  if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  const Dtype dtype = GetParam();
+  for (const ConvCase& c : kConvCases) {
+    const std::string what = std::string(dtype_name(dtype)) + " " + c.name;
+    const ConvResults by_cudnn = expect_case_matches_the_cpu(c, dtype, what + " (cuDNN)");
+    const ConvResults own = [&] {
+      // Back on however the case ends (an exception included): the other tests expect cuDNN.
+      struct CudnnOff {
+        CudnnOff() { cuda::set_cudnn_conv_enabled(false); }
+        ~CudnnOff() { cuda::set_cudnn_conv_enabled(true); }
+      } off;
+      return expect_case_matches_the_cpu(c, dtype, what + " (own kernels)");
+    }();
+    expect_close(own.y, by_cudnn.y, dtype, what + " y, own kernels against cuDNN");
+    expect_close(own.dx, by_cudnn.dx, dtype, what + " grad_input, own kernels against cuDNN");
+    expect_close(own.dw, by_cudnn.dw, dtype, what + " grad_weight, own kernels against cuDNN");
+    expect_close(own.db, by_cudnn.db, dtype, what + " grad_bias, own kernels against cuDNN");
   }
 }
 

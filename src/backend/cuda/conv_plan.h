@@ -6,9 +6,11 @@
 // gather that sums the patches covering each element (conv_launch.h). The images are taken in
 // chunks so the column buffer stays within a budget.
 //
-// cuDNN (its v9 graph API) is the fast path to come; this path is the one that can be checked
-// without a GPU: the driver below runs with any gemm and any runner of the column launches, so
-// the CPU tests run it whole over CPU tensors, with the CPU's gemm and the emulated kernels.
+// cuDNN is the fast path (cudnn_conv_plan.h; conv.cpp tries it first); this path runs the calls
+// cuDNN does not take and whatever runs with cuDNN switched off, and it is the one that can be
+// checked without a GPU: the driver below runs with any gemm and any runner of the column
+// launches, so the CPU tests run it whole over CPU tensors, with the CPU's gemm and the emulated
+// kernels.
 #pragma once
 
 #include <array>
