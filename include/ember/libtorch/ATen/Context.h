@@ -1,8 +1,8 @@
 // at::globalContext(): ATen's process-wide switches, the ones programs set before training.
 // ember computes every float32 matrix product and convolution in full float32 (no TF32 path on
-// any device), accumulates float16 products in float32 and has no cuDNN path, so these switches
-// accept the value ember already obeys and refuse the others with an ember::Error, instead of
-// taking a request ember would not honour.
+// any device), accumulates float16 products in float32 and takes cuDNN's heuristic choice of
+// convolution algorithm (no autotuning), so these switches accept the value ember already obeys
+// and refuse the others with an ember::Error, instead of taking a request ember would not honour.
 #pragma once
 
 #include <string>
@@ -28,11 +28,13 @@ class Context {
                 "ember's float16 matrix products accumulate in float32, so only false is accepted");
   }
 
-  /// ember has no cuDNN path (torch::cuda::cudnn_is_available() is false): nothing to autotune.
+  /// ember's cuDNN convolutions take the algorithm cuDNN's heuristics rank first, as PyTorch's
+  /// do with benchmark off; it does not autotune.
   bool benchmarkCuDNN() const { return false; }
   void setBenchmarkCuDNN(bool benchmark) {
     EMBER_CHECK(!benchmark, "at::globalContext().setBenchmarkCuDNN",
-                "ember runs no cuDNN convolutions to autotune, so only false is accepted");
+                "ember takes cuDNN's heuristic choice of convolution algorithm and does not "
+                "autotune, so only false is accepted");
   }
 
   /// "highest": float32 products in float32, the only precision ember has.

@@ -2,9 +2,11 @@
 // cudnn_is_available().
 #pragma once
 
+#include "ember/cuda.h"
 #include "torch/types.h"
 
 namespace torch::cuda {
-/// False: ember's CUDA backend has no cuDNN path (its kernels are its own).
-inline bool cudnn_is_available() { return false; }
+/// A CUDA build runs its convolutions through cuDNN (src/backend/cuda/conv.cpp), so cuDNN is
+/// available exactly when a CUDA device is.
+inline bool cudnn_is_available() { return ember::cuda::is_available(); }
 }  // namespace torch::cuda
