@@ -1,12 +1,14 @@
 // The whole public API of ember.
 #pragma once
 
+#include "ember/activation.h"
 #include "ember/allocator.h"
 #include "ember/autograd.h"
+#include "ember/compare.h"
 #include "ember/config.h"
 #include "ember/creation.h"
-#include "ember/custom_function.h"
 #include "ember/cuda.h"
+#include "ember/custom_function.h"
 #include "ember/data.h"
 #include "ember/device.h"
 #include "ember/dtype.h"
@@ -26,6 +28,7 @@
 #include "ember/reduce.h"
 #include "ember/safetensors.h"
 #include "ember/scalar.h"
+#include "ember/scan.h"
 #include "ember/serialize.h"
 #include "ember/shape.h"
 #include "ember/tensor.h"

@@ -1,10 +1,14 @@
-// Elementwise math as free functions and C++ operators (PyTorch's torch.* spellings).
-// Binary ops broadcast and promote like PyTorch; a Scalar may stand on either side.
+// Elementwise arithmetic and unary math as free functions, and the arithmetic C++ operators
+// (PyTorch's torch.* spellings). Binary ops broadcast and promote like PyTorch; a Scalar may
+// stand on either side. The activations are in activation.h and the comparisons and logic (with
+// their operators) in compare.h, which this header includes, so including math.h gives all three.
 #pragma once
 
 #include <optional>
 #include <string>
 
+#include "ember/activation.h"
+#include "ember/compare.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -87,56 +91,6 @@ Tensor clamp_min(const Tensor& t, Scalar min);
 Tensor clamp_max(const Tensor& t, Scalar max);
 Tensor clip(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max = {});
 
-// ── activations ─────────────────────────────────────────────────────────
-Tensor sigmoid(const Tensor& t);
-Tensor logit(const Tensor& t, std::optional<double> eps = {});
-Tensor relu(const Tensor& t);
-Tensor relu6(const Tensor& t);
-Tensor leaky_relu(const Tensor& t, double negative_slope = 0.01);
-Tensor elu(const Tensor& t, double alpha = 1.0, double scale = 1.0, double input_scale = 1.0);
-Tensor selu(const Tensor& t);
-struct GeluOptions {
-  std::string approximate = "none";  // or "tanh"
-};
-Tensor gelu(const Tensor& t, GeluOptions options = {});
-Tensor silu(const Tensor& t);
-Tensor hardshrink(const Tensor& t, double lambd = 0.5);
-Tensor mish(const Tensor& t);
-Tensor softplus(const Tensor& t, double beta = 1.0, double threshold = 20.0);
-Tensor hardtanh(const Tensor& t, double min_val = -1.0, double max_val = 1.0);
-Tensor hardsigmoid(const Tensor& t);
-Tensor hardswish(const Tensor& t);
-
-// ── comparison and logic (results are bool) ─────────────────────────────
-Tensor eq(const Tensor& a, const Tensor& b);
-Tensor ne(const Tensor& a, const Tensor& b);
-Tensor lt(const Tensor& a, const Tensor& b);
-Tensor le(const Tensor& a, const Tensor& b);
-Tensor gt(const Tensor& a, const Tensor& b);
-Tensor ge(const Tensor& a, const Tensor& b);
-Tensor logical_and(const Tensor& a, const Tensor& b);
-Tensor logical_or(const Tensor& a, const Tensor& b);
-Tensor logical_xor(const Tensor& a, const Tensor& b);
-Tensor logical_not(const Tensor& t);
-Tensor bitwise_and(const Tensor& a, const Tensor& b);
-Tensor bitwise_or(const Tensor& a, const Tensor& b);
-Tensor bitwise_xor(const Tensor& a, const Tensor& b);
-Tensor bitwise_not(const Tensor& t);
-Tensor isnan(const Tensor& t);
-Tensor isinf(const Tensor& t);
-Tensor isfinite(const Tensor& t);
-/// Elements of a where condition holds, else of b (broadcast, promoted).
-Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
-Tensor where(const Tensor& condition, const Tensor& a, Scalar b);
-Tensor where(const Tensor& condition, Scalar a, const Tensor& b);
-Tensor where(const Tensor& condition, Scalar a, Scalar b);
-Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value);
-/// True when every element of a and b is close: |a - b| <= atol + rtol * |b|.
-bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
-              bool equal_nan = false);
-Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
-               bool equal_nan = false);
-
 // ── operators ───────────────────────────────────────────────────────────
 inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 inline Tensor operator+(const Tensor& a, Scalar b) { return add(a, b); }
@@ -154,32 +108,6 @@ inline Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, 
 inline Tensor operator%(const Tensor& a, Scalar b) { return remainder(a, b); }
 inline Tensor operator%(Scalar a, const Tensor& b) { return remainder(a, b); }
 inline Tensor operator-(const Tensor& a) { return neg(a); }
-inline Tensor operator==(const Tensor& a, const Tensor& b) { return a.eq(b); }
-inline Tensor operator==(const Tensor& a, Scalar b) { return a.eq(b); }
-inline Tensor operator==(Scalar a, const Tensor& b) { return b.eq(a); }
-inline Tensor operator!=(const Tensor& a, const Tensor& b) { return a.ne(b); }
-inline Tensor operator!=(const Tensor& a, Scalar b) { return a.ne(b); }
-inline Tensor operator!=(Scalar a, const Tensor& b) { return b.ne(a); }
-inline Tensor operator<(const Tensor& a, const Tensor& b) { return a.lt(b); }
-inline Tensor operator<(const Tensor& a, Scalar b) { return a.lt(b); }
-inline Tensor operator<(Scalar a, const Tensor& b) { return b.gt(a); }
-inline Tensor operator<=(const Tensor& a, const Tensor& b) { return a.le(b); }
-inline Tensor operator<=(const Tensor& a, Scalar b) { return a.le(b); }
-inline Tensor operator<=(Scalar a, const Tensor& b) { return b.ge(a); }
-inline Tensor operator>(const Tensor& a, const Tensor& b) { return a.gt(b); }
-inline Tensor operator>(const Tensor& a, Scalar b) { return a.gt(b); }
-inline Tensor operator>(Scalar a, const Tensor& b) { return b.lt(a); }
-inline Tensor operator>=(const Tensor& a, const Tensor& b) { return a.ge(b); }
-inline Tensor operator>=(const Tensor& a, Scalar b) { return a.ge(b); }
-inline Tensor operator>=(Scalar a, const Tensor& b) { return b.le(a); }
-inline Tensor operator!(const Tensor& a) { return logical_not(a); }
-inline Tensor operator~(const Tensor& a) { return bitwise_not(a); }
-Tensor operator&(const Tensor& a, const Tensor& b);
-Tensor operator&(const Tensor& a, Scalar b);
-Tensor operator|(const Tensor& a, const Tensor& b);
-Tensor operator|(const Tensor& a, Scalar b);
-Tensor operator^(const Tensor& a, const Tensor& b);
-Tensor operator^(const Tensor& a, Scalar b);
 inline Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
 inline Tensor& operator+=(Tensor& a, Scalar b) { return a.add_(b); }
 inline Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }

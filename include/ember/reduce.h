@@ -1,10 +1,11 @@
 // Reductions as free functions (the Tensor methods are in tensor.h): sums, means, extrema,
-// norms, variance, logsumexp, softmax, scans.
+// norms, variance, logsumexp, softmax. The scans are in scan.h, which this header includes.
 #pragma once
 
 #include <optional>
 #include <tuple>
 
+#include "ember/scan.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -52,7 +53,5 @@ inline Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim = false)
 }
 Tensor softmax(const Tensor& t, int64_t dim, std::optional<Dtype> dtype = {});
 Tensor log_softmax(const Tensor& t, int64_t dim, std::optional<Dtype> dtype = {});
-inline Tensor cumsum(const Tensor& t, int64_t dim) { return t.cumsum(dim); }
-inline Tensor cumprod(const Tensor& t, int64_t dim) { return t.cumprod(dim); }
 
 }  // namespace ember

@@ -2,6 +2,8 @@
 // hardshrink, mish, softplus, hardtanh, hardsigmoid, hardswish: the front ends and gradients; each kernel is
 // an ElementwiseKernel identity (the CPU's in src/backend/cpu/activation.cpp). F::prelu, at the
 // bottom, is composed of where and mul.
+#include "ember/activation.h"
+
 #include <cmath>
 #include <limits>
 

@@ -2,6 +2,8 @@
 // isclose/allclose: the front ends; each kernel is an ElementwiseKernel identity (the CPU's in
 // src/backend/cpu/compare.cpp).
 
+#include "ember/compare.h"
+
 #include "ember/creation.h"
 #include "ember/math.h"
 #include "ember/shape.h"
