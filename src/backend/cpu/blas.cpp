@@ -459,10 +459,15 @@ bool choose_bf16_dot_conv(Dtype dtype, ReducedGemmPath path, int64_t reduction) 
          reduction >= kMinDotConvReduction;
 }
 
+ReducedGemmPath bf16_gemm_path() {
+  const Bf16GemmFn fn = bf16_gemm();
+  return fn == &onednn_bf16_gemm   ? ReducedGemmPath::kOnednn
+         : fn == &openblas_bf16_gemm ? ReducedGemmPath::kSbgemm
+                                     : ReducedGemmPath::kConvert;
+}
+
 bool bf16_dot_conv(int64_t reduction) {
-  const ReducedGemmPath path =
-      bf16_gemm() == &onednn_bf16_gemm ? ReducedGemmPath::kOnednn : ReducedGemmPath::kConvert;
-  return choose_bf16_dot_conv(kBFloat16, path, reduction);
+  return choose_bf16_dot_conv(kBFloat16, bf16_gemm_path(), reduction);
 }
 
 void bf16_dot_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const BFloat16* a,
