@@ -111,7 +111,8 @@ bool is_bf16_jit(const std::string& impl) {
   return impl.find("gemm") == std::string::npos && impl.find("ref") == std::string::npos;
 }
 
-PrimitiveArg primitive_arg(int arg, const memory::desc& user, const memory::desc& inner, bool output) {
+PrimitiveArg primitive_arg(int arg, const memory::desc& user, const memory::desc& inner,
+                           bool output) {
   PrimitiveArg o{arg, user, inner, output, std::nullopt};
   if (user != inner) {
     const auto& e = cpu_engine();
@@ -132,63 +133,69 @@ dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& a, bool bi
   return {d, attr, cpu_engine()};
 }
 
+// pd's primitive with its operands (args(): PrimitiveArgs), or an empty plan where pd's kernel is
+// not a bfloat16 JIT.
+template <class Primitive, class Pd, class Args>
+ConvPrimitives adopt(const Pd& pd, const Args& args) {
+  ConvPrimitives plan;
+  if (!is_bf16_jit(pd.impl_info_str())) return plan;
+  plan.primitive = Primitive(pd);
+  plan.scratchpad = pd.scratchpad_desc();
+  plan.operands = args();
+  return plan;
+}
+
 // The primitive and reorders of one convolution; an empty plan where oneDNN has no bfloat16
 // JIT kernel for it (or rejects the shape).
 ConvPrimitives make_primitives(ConvPass kind, const OnednnConvShape& s) {
+  using Args = std::vector<PrimitiveArg>;
   const ConvDescs any = conv_descs(s, Tag::any, Tag::any, Dt::bf16);
   const ConvDescs plain = conv_descs(s, Tag::nchw, Tag::oihw, Dt::bf16);
   // grad_weight in float32, for one rounding at the end (the forward hint keeps bfloat16).
   const memory::desc weights_f32 = conv_descs(s, Tag::any, Tag::any, Dt::f32).weights;
+  const auto algo = dnnl::algorithm::convolution_direct;
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  ConvPrimitives plan;
   try {
-    const auto fwd = forward_pd(any, kind == ConvPass::kForwardBias, attr);
+    const bool bias = kind == ConvPass::kForwardBias;
+    const auto fwd = forward_pd(any, bias, attr);
     switch (kind) {
       case ConvPass::kForward:
       case ConvPass::kForwardBias:
-        if (!is_bf16_jit(fwd.impl_info_str())) return plan;
-        plan.primitive = dnnl::convolution_forward(fwd);
-        plan.scratchpad = fwd.scratchpad_desc();
-        plan.operands = {primitive_arg(DNNL_ARG_SRC, plain.src, fwd.src_desc(), false),
-                         primitive_arg(DNNL_ARG_WEIGHTS, plain.weights, fwd.weights_desc(), false),
-                         primitive_arg(DNNL_ARG_DST, plain.dst, fwd.dst_desc(), true)};
-        if (kind == ConvPass::kForwardBias)
-          plan.operands.push_back(primitive_arg(DNNL_ARG_BIAS, plain.bias, fwd.bias_desc(), false));
-        break;
+        return adopt<dnnl::convolution_forward>(fwd, [&] {
+          Args a = {primitive_arg(DNNL_ARG_SRC, plain.src, fwd.src_desc(), false),
+                    primitive_arg(DNNL_ARG_WEIGHTS, plain.weights, fwd.weights_desc(), false),
+                    primitive_arg(DNNL_ARG_DST, plain.dst, fwd.dst_desc(), true)};
+          if (bias) a.push_back(primitive_arg(DNNL_ARG_BIAS, plain.bias, fwd.bias_desc(), false));
+          return a;
+        });
       case ConvPass::kGradInput: {
-        const dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, any.src,
-                                                      any.weights, any.dst, any.strides,
-                                                      any.dilates, any.pad_l, any.pad_r);
-        const dnnl::convolution_backward_data::primitive_desc pd(d, attr, cpu_engine(), fwd);
-        if (!is_bf16_jit(pd.impl_info_str())) return plan;
-        plan.primitive = dnnl::convolution_backward_data(pd);
-        plan.scratchpad = pd.scratchpad_desc();
-        plan.operands = {primitive_arg(DNNL_ARG_DIFF_DST, plain.dst, pd.diff_dst_desc(), false),
-                         primitive_arg(DNNL_ARG_WEIGHTS, plain.weights, pd.weights_desc(), false),
-                         primitive_arg(DNNL_ARG_DIFF_SRC, plain.src, pd.diff_src_desc(), true)};
-        break;
+        const dnnl::convolution_backward_data::primitive_desc pd(
+            {algo, any.src, any.weights, any.dst, any.strides, any.dilates, any.pad_l, any.pad_r},
+            attr, cpu_engine(), fwd);
+        return adopt<dnnl::convolution_backward_data>(pd, [&] {
+          return Args{primitive_arg(DNNL_ARG_DIFF_DST, plain.dst, pd.diff_dst_desc(), false),
+                      primitive_arg(DNNL_ARG_WEIGHTS, plain.weights, pd.weights_desc(), false),
+                      primitive_arg(DNNL_ARG_DIFF_SRC, plain.src, pd.diff_src_desc(), true)};
+        });
       }
       case ConvPass::kGradWeight: {
-        const dnnl::convolution_backward_weights::desc d(
-            dnnl::algorithm::convolution_direct, any.src, weights_f32, any.dst, any.strides,
-            any.dilates, any.pad_l, any.pad_r);
-        const dnnl::convolution_backward_weights::primitive_desc pd(d, attr, cpu_engine(), fwd);
-        if (!is_bf16_jit(pd.impl_info_str())) return plan;
-        plan.primitive = dnnl::convolution_backward_weights(pd);
-        plan.scratchpad = pd.scratchpad_desc();
+        const dnnl::convolution_backward_weights::primitive_desc pd(
+            {algo, any.src, weights_f32, any.dst, any.strides, any.dilates, any.pad_l, any.pad_r},
+            attr, cpu_engine(), fwd);
         // The float32 gradient is rounded once, to bfloat16, by the reorder into ember's tensor.
-        plan.operands = {primitive_arg(DNNL_ARG_SRC, plain.src, pd.src_desc(), false),
-                         primitive_arg(DNNL_ARG_DIFF_DST, plain.dst, pd.diff_dst_desc(), false),
-                         primitive_arg(DNNL_ARG_DIFF_WEIGHTS, plain.weights, pd.diff_weights_desc(),
-                                 true)};
-        break;
+        return adopt<dnnl::convolution_backward_weights>(pd, [&] {
+          return Args{
+              primitive_arg(DNNL_ARG_SRC, plain.src, pd.src_desc(), false),
+              primitive_arg(DNNL_ARG_DIFF_DST, plain.dst, pd.diff_dst_desc(), false),
+              primitive_arg(DNNL_ARG_DIFF_WEIGHTS, plain.weights, pd.diff_weights_desc(), true)};
+        });
       }
     }
   } catch (const dnnl::error&) {
-    return ConvPrimitives{};  // unimplemented for this shape (dnnl_unimplemented) or rejected: not ours
+    // Unimplemented for this shape (dnnl_unimplemented) or rejected: the caller's path runs.
   }
-  return plan;
+  return ConvPrimitives{};
 }
 
 // Sizes, the kind and the thread count that the primitive was built for.
@@ -198,8 +205,8 @@ using ConvKey = std::array<int64_t, 18>;
 const ConvPrimitives& primitives_for(ConvPass kind, const OnednnConvShape& s, int threads) {
   static std::mutex mutex;
   static std::map<ConvKey, ConvPrimitives> plans;
-  const ConvKey key{int64_t(kind), s.N,  s.C,  s.H,  s.W,  s.O,  s.kh, s.kw, s.Ho,
-                    s.Wo,          s.G,  s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, threads};
+  const ConvKey key{int64_t(kind), s.N, s.C,  s.H,  s.W,  s.O,  s.kh, s.kw, s.Ho,
+                    s.Wo,          s.G, s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, threads};
   std::lock_guard<std::mutex> lock(mutex);
   auto it = plans.find(key);
   if (it == plans.end()) it = plans.emplace(key, make_primitives(kind, s)).first;
@@ -214,7 +221,8 @@ void* allocator_bytes(size_t bytes, std::vector<Tensor>& keep) {
 
 // Runs kind's primitive on ember's plain tensors, pointers in the plan's operand order; false
 // where the plan is empty.
-bool run_conv(ConvPass kind, const OnednnConvShape& s, std::initializer_list<const void*> pointers) {
+bool run_conv(ConvPass kind, const OnednnConvShape& s,
+              std::initializer_list<const void*> pointers) {
   sync_blas_threads();  // oneDNN's OpenMP threads: the calling thread's omp_get_max_threads()
   const int threads = omp_in_parallel() ? 1 : get_num_threads();
   const ConvPrimitives& plan = primitives_for(kind, s, threads);
@@ -259,7 +267,8 @@ bool onednn_conv(int64_t Cg, int64_t Og) {
 
 bool onednn_conv2d(const OnednnConvShape& s, const BFloat16* in, const BFloat16* w,
                    const BFloat16* bias, BFloat16* out) {
-  return bias ? run_conv(ConvPass::kForwardBias, s, {in, w, out, bias}) : run_conv(ConvPass::kForward, s, {in, w, out});
+  return bias ? run_conv(ConvPass::kForwardBias, s, {in, w, out, bias})
+              : run_conv(ConvPass::kForward, s, {in, w, out});
 }
 
 bool onednn_conv2d_grad_input(const OnednnConvShape& s, const BFloat16* grad, const BFloat16* w,
