@@ -427,7 +427,7 @@ TEST(ReducedGemmPath, ChoiceFollowsCpuLevelAndLibraries) {
   EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, none, none, both), ReducedGemmPath::kConvert);
   EXPECT_EQ(cpu::choose_reduced_gemm_path(kFloat16, bf16, avx512, both), ReducedGemmPath::kConvert);
   // Where the CPU runs bfloat16 dot products at the level in use, the oneDNN path is the one
-  // taken: scripts/bootstrap.sh installs libdnnl2, and the library is found by its soname.
+  // taken: scripts/bootstrap.sh installs libdnnl-dev, and the library is found by its soname.
   if (cpu::cpu_features().avx512_bf16 && cpu::cpu_level().needs.avx512f) {
     EXPECT_EQ(cpu::reduced_gemm_path(kBFloat16).rfind("oneDNN", 0), 0u)
         << cpu::reduced_gemm_path(kBFloat16);
