@@ -32,14 +32,14 @@ namespace ember::cpu {
 // (x64:gemm:jit), no faster than ember's own. So each call reorders its NCHW operands into the
 // primitive's layouts and its result back; those reorders are most of what separates the
 // primitive's own time from the call's (below), and they are why few channels per group (conv
-// 1 -> 32: C = 1, a 28x28 output of 32 channels to reorder) stay on the other paths
-// (choose_onednn_conv). A primitive whose kernel is not a bfloat16 JIT (an im2col GEMM, a
-// reference loop) is not used: the caller's path runs instead.
-// Primitives are built once per shape and thread count (operation and primitive descriptors,
-// the reorders) and kept; each call wraps ember's pointers in memory objects and takes its
-// reorder buffers and the primitive's scratchpad (scratchpad_mode::user) from ember's allocator,
-// so one primitive serves concurrent callers. Threads: Debian's libdnnl is built with OpenMP, so
-// it runs on libgomp's pool with the calling thread's omp_get_max_threads(), which
+// 1 -> 32: C = 1, a 28x28 output of 32 channels to reorder) stay on the other paths for
+// forward (choose_onednn_conv); their grad_weight reads the 1-channel input as it is and gains. A
+// primitive whose kernel is not a bfloat16 JIT (an im2col GEMM, a reference loop) is not used: the
+// caller's path runs instead. Primitives are built once per shape and thread count (operation and
+// primitive descriptors, the reorders) and kept; each call wraps ember's pointers in memory objects
+// and takes its reorder buffers and the primitive's scratchpad (scratchpad_mode::user) from ember's
+// allocator, so one primitive serves concurrent callers. Threads: Debian's libdnnl is built with
+// OpenMP, so it runs on libgomp's pool with the calling thread's omp_get_max_threads(), which
 // sync_blas_threads sets to ember's count first (as for OpenBLAS).
 // Figures (2-core AMD Zen 5 with AVX512-BF16, no AMX; batch 128, 3x3, padding 1; one thread;
 // standalone probe of oneDNN 2.6.3, median ms):
@@ -256,13 +256,14 @@ bool run_conv(ConvPass kind, const OnednnConvShape& s,
 
 }  // namespace
 
-bool choose_onednn_conv(Dtype dtype, ReducedGemmPath path, int64_t Cg, int64_t Og) {
-  return dtype == kBFloat16 && path == ReducedGemmPath::kOnednn && Cg >= kMinBlockedChannels &&
-         Og >= kMinBlockedChannels;
+bool choose_onednn_conv(Dtype dtype, ReducedGemmPath path, OnednnConvPass pass, int64_t Cg,
+                        int64_t Og) {
+  return dtype == kBFloat16 && path == ReducedGemmPath::kOnednn && Og >= kMinBlockedChannels &&
+         (pass == OnednnConvPass::kGradWeight || Cg >= kMinBlockedChannels);
 }
 
-bool onednn_conv(int64_t Cg, int64_t Og) {
-  return choose_onednn_conv(kBFloat16, bf16_gemm_path(), Cg, Og);
+bool onednn_conv(OnednnConvPass pass, int64_t Cg, int64_t Og) {
+  return choose_onednn_conv(kBFloat16, bf16_gemm_path(), pass, Cg, Og);
 }
 
 bool onednn_conv2d(const OnednnConvShape& s, const BFloat16* in, const BFloat16* w,

@@ -17,17 +17,22 @@ struct OnednnConvShape {
   int64_t sh, sw, ph, pw, dh, dw;
 };
 
-/// Whether a convolution with Cg input and Og output channels per group runs oneDNN's bfloat16
-/// convolution primitive, given the process's bfloat16 GEMM path (oneDNN there means bfloat16
-/// dot products in hardware and libdnnl loaded). Few channels per group (the reference CNN's
-/// conv 1 -> 32) lose to the reorders between NCHW and oneDNN's channel-blocked layouts.
-bool choose_onednn_conv(Dtype dtype, ReducedGemmPath path, int64_t Cg, int64_t Og);
+enum class OnednnConvPass { kForward, kGradInput, kGradWeight };
+
+/// Whether `pass` of a convolution with Cg input and Og output channels per group runs oneDNN's
+/// bfloat16 convolution primitive, given the process's bfloat16 GEMM path (oneDNN there means
+/// bfloat16 dot products in hardware and libdnnl loaded). Forward and grad_input need a channel
+/// block (16) on both sides: with fewer (the reference CNN's conv 1 -> 32) the reorders between
+/// NCHW and oneDNN's channel-blocked layouts cost more than the primitive saves. grad_weight
+/// needs one on the output side only: its input is read as it is where it has few channels.
+bool choose_onednn_conv(Dtype dtype, ReducedGemmPath path, OnednnConvPass pass, int64_t Cg,
+                        int64_t Og);
 /// The same for this process.
-bool onednn_conv(int64_t Cg, int64_t Og);
+bool onednn_conv(OnednnConvPass pass, int64_t Cg, int64_t Og);
 
 /// out = conv(in, w) + bias (bias may be null), all bfloat16; float32 accumulation, one rounding.
 /// False (nothing written) where oneDNN has no bfloat16 JIT kernel for the shape: the caller
-/// takes its own path. Call only where onednn_conv(Cg, Og) is true.
+/// takes its own path. Call only where onednn_conv(pass, Cg, Og) is true.
 bool onednn_conv2d(const OnednnConvShape& s, const BFloat16* in, const BFloat16* w,
                    const BFloat16* bias, BFloat16* out);
 /// grad_in (N, C, H, W) = conv2d's adjoint in its input applied to grad (N, O, Ho, Wo).

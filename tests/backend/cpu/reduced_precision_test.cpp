@@ -245,17 +245,23 @@ TEST(ReducedConvPath, DotProductsFollowTheGemmPathAndReduction) {
   EXPECT_FALSE(cpu::choose_bf16_dot_conv(kBFloat16, ReducedGemmPath::kConvert, 288));
   EXPECT_FALSE(cpu::choose_bf16_dot_conv(kFloat16, ReducedGemmPath::kOnednn, 288));
   // oneDNN's convolution primitives (Note [oneDNN bfloat16 convolution]): bfloat16 on oneDNN's
-  // path, at least one 16-channel block per group in and out (conv 32 -> 64, not 1 -> 32).
-  EXPECT_TRUE(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kOnednn, 32, 64));
-  EXPECT_TRUE(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kOnednn, 16, 16));
-  EXPECT_FALSE(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kOnednn, 1, 32));
-  EXPECT_FALSE(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kOnednn, 32, 8));
-  EXPECT_FALSE(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kConvert, 32, 64));
-  EXPECT_FALSE(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kSbgemm, 32, 64));
-  EXPECT_FALSE(cpu::choose_onednn_conv(kFloat16, ReducedGemmPath::kOnednn, 32, 64));
+  // path, at least one 16-channel block per group in and out (conv 32 -> 64, not 1 -> 32), out
+  // only for grad_weight (conv 1 -> 32's too).
+  using cpu::OnednnConvPass;
+  for (OnednnConvPass pass :
+       {OnednnConvPass::kForward, OnednnConvPass::kGradInput, OnednnConvPass::kGradWeight}) {
+    const bool weight = pass == OnednnConvPass::kGradWeight;
+    EXPECT_TRUE(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kOnednn, pass, 32, 64));
+    EXPECT_TRUE(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kOnednn, pass, 16, 16));
+    EXPECT_EQ(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kOnednn, pass, 1, 32), weight);
+    EXPECT_FALSE(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kOnednn, pass, 32, 8));
+    EXPECT_FALSE(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kConvert, pass, 32, 64));
+    EXPECT_FALSE(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kSbgemm, pass, 32, 64));
+    EXPECT_FALSE(cpu::choose_onednn_conv(kFloat16, ReducedGemmPath::kOnednn, pass, 32, 64));
+  }
   // This process: the same choice as its bfloat16 GEMM.
   const bool onednn = cpu::reduced_gemm_path(kBFloat16).rfind("oneDNN", 0) == 0;
-  EXPECT_EQ(cpu::onednn_conv(32, 64), onednn);
+  EXPECT_EQ(cpu::onednn_conv(OnednnConvPass::kForward, 32, 64), onednn);
   EXPECT_EQ(cpu::bf16_dot_conv(288), onednn);
   EXPECT_FALSE(cpu::bf16_dot_conv(9));
   if (cpu::cpu_features().avx512_bf16 && cpu::cpu_level().needs.avx512f) {
@@ -271,7 +277,8 @@ TEST(ReducedConvPath, DotProductsFollowTheGemmPathAndReduction) {
 // onednn_conv chooses them. Skipped without bfloat16 dot products and oneDNN.
 TEST(OnednnConv, AgainstFloat64OnOddShapes) {
   namespace F = nn::functional;
-  if (!cpu::onednn_conv(16, 16)) GTEST_SKIP() << "no oneDNN bfloat16 convolutions on this CPU";
+  if (!cpu::onednn_conv(cpu::OnednnConvPass::kForward, 16, 16))
+    GTEST_SKIP() << "no oneDNN bfloat16 convolutions on this CPU";
   const Dtype dt = kBFloat16;
   manual_seed(7);
   const std::vector<ConvCase> cases = {
@@ -281,6 +288,7 @@ TEST(OnednnConv, AgainstFloat64OnOddShapes) {
       {{3, 16, 10, 11}, {16, 16, 3, 3}, 1, 0, 1, 1, true},   // padding 0, H != W
       {{2, 48, 8, 8}, {16, 48, 1, 1}, 1, 0, 1, 1, false},    // pointwise, 3 channel blocks
       {{2, 16, 7, 7}, {32, 16, 5, 5}, 2, 2, 1, 1, true},     // 5x5, stride 2
+      {{2, 1, 12, 12}, {32, 1, 3, 3}, 1, 1, 1, 1, false},    // conv 1 -> 32: grad_weight
       {{1, 3, 5, 5}, {2, 3, 3, 3}, 1, 1, 1, 1, false}};      // few channels (golden case)
   auto data = [](const Tensor& t) { return static_cast<BFloat16*>(t.data_ptr()); };
   for (const ConvCase& c : cases) {
@@ -316,7 +324,9 @@ TEST(OnednnConv, AgainstFloat64OnOddShapes) {
     if (cpu::onednn_conv2d_grad_weight(s, data(g), data(x), data(gw)))
       expect_within(gw, rw, sw, positions, dt, what + " grad_weight");
     else
-      EXPECT_FALSE(cpu::onednn_conv(c.x[1] / c.groups, c.w[0] / c.groups)) << what;
+      EXPECT_FALSE(cpu::onednn_conv(cpu::OnednnConvPass::kGradWeight, c.x[1] / c.groups,
+                                    c.w[0] / c.groups))
+          << what;
     // Through the ops, on a non-contiguous input.
     const Tensor xl = c.channels_last ? x.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2})
                                       : x.transpose(2, 3).contiguous().transpose(2, 3);
@@ -353,7 +363,8 @@ TEST_P(ReducedGemm, AutocastConvAllocatesNoFloat32Copies) {
   ASSERT_EQ(y.dtype(), dt);
   const size_t half_bytes = size_t(x.numel() + y.numel()) * 2, float_copy = size_t(x.numel()) * 4;
   EXPECT_GE(peak, half_bytes) << "the allocator did not see the op's own allocations";
-  const bool blocked_copies = dt == kBFloat16 && cpu::onednn_conv(16, 16);
+  const bool blocked_copies =
+      dt == kBFloat16 && cpu::onednn_conv(cpu::OnednnConvPass::kForward, 16, 16);
   EXPECT_LT(peak, blocked_copies ? 2 * half_bytes + (64 << 10) : half_bytes + float_copy);
   const Tensor x64 = x.to(dt).to(kFloat64), w64 = w.to(dt).to(kFloat64);
   expect_within(y, nn::functional::conv2d(x64, w64, {.padding = 1}),
