@@ -59,9 +59,11 @@ using Dt = memory::data_type;
 
 constexpr int64_t kMinBlockedChannels = 16;  // one channel block of the bfloat16 kernels
 
+// The engine and the kept primitives live to the process's end, never destroyed: a primitive
+// must not outlive its engine, and static destructors would run in an order of their own.
 const dnnl::engine& cpu_engine() {
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
+  static const auto* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *engine;
 }
 
 enum class ConvPass { kForward, kForwardBias, kGradInput, kGradWeight };
@@ -204,7 +206,7 @@ using ConvKey = std::array<int64_t, 18>;
 // This shape's plan, built at its first call and kept.
 const ConvPrimitives& primitives_for(ConvPass kind, const OnednnConvShape& s, int threads) {
   static std::mutex mutex;
-  static std::map<ConvKey, ConvPrimitives> plans;
+  static auto& plans = *new std::map<ConvKey, ConvPrimitives>;  // kept: see cpu_engine
   const ConvKey key{int64_t(kind), s.N, s.C,  s.H,  s.W,  s.O,  s.kh, s.kw, s.Ho,
                     s.Wo,          s.G, s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, threads};
   std::lock_guard<std::mutex> lock(mutex);

@@ -1,4 +1,5 @@
-// float16/bfloat16 convolution on the CPU: on bfloat16 hardware im2col in bfloat16 and oneDNN's
+// float16/bfloat16 convolution on the CPU: on bfloat16 hardware oneDNN's convolution primitives
+// where the channels fill its blocks (conv_onednn.cpp), else im2col in bfloat16 and oneDNN's
 // bfloat16 GEMM; elsewhere the float32 kernels of conv.cpp on chunks of images widened on the
 // fly, each chunk's result rounded straight into the output.
 #include <omp.h>
@@ -122,14 +123,12 @@ void image_chunks(ImageKernel kernel, const Tensor& in, const Tensor& weight, co
 // grad_weight gathers a chunk's grad rows into one (Og, cols) matrix and accumulates
 // grad @ col^T into a float32 sum per thread, rounded once at the end. Threads split the batch
 // where the float32 kernels do (split_images; oneDNN then runs single-threaded inside each),
-// else each GEMM is threaded. Why the GEMM rather than oneDNN's convolution primitive: the
-// GEMM is a plain C symbol with one signature from oneDNN 1.x to 3.x, while the primitive API
-// takes memory and operation descriptors by value whose layout changed between 2.x and 3.x and
-// that Debian's runtime package ships no header for; PyTorch's bfloat16 convolutions run that
-// primitive, so bench/conv_compare.py's side-by-side figures measure the choice. What they
-// showed on a 2-core Zen 5 (AVX512-BF16, one thread, batch 128): conv 32 -> 64 at 14x14
-// forward 4.1-4.7 ms here against 3.8-4.5 ms widened and 3.5 ms in PyTorch's primitive, its
-// backward 10.5-13.2 ms against 11.2-13.4 ms widened. oneDNN's GEMM runs near the vdpbf16ps
+// else each GEMM is threaded. Where the channels fill oneDNN's 16-channel blocks its
+// convolution primitives run instead (Note [oneDNN bfloat16 convolution] in conv_onednn.cpp,
+// linked against libdnnl-dev's headers since issue 42): this path is for the other shapes. What
+// the GEMM path showed on a 2-core Zen 5 (AVX512-BF16, one thread, batch 128): conv 32 -> 64 at
+// 14x14 forward 4.1-4.7 ms here against 3.8-4.5 ms widened and 3.5 ms in PyTorch's primitive,
+// its backward 10.5-13.2 ms against 11.2-13.4 ms widened. oneDNN's GEMM runs near the vdpbf16ps
 // peak (about two thirds of the time); im2col, its own packing and the rounding are the rest.
 // The float32 kernel it is measured against is Winograd (2.25x fewer multiplies), which is why
 // doubling the multiply rate only draws level with it here.
