@@ -49,7 +49,19 @@ namespace ember::cpu {
 //    1 -> 32 at 28x28, blocked:      0.27    1.96      0.40     |         0     0.78
 // against ember's bfloat16 conv 32 -> 64 (conv_bench, the same thread) forward 2.78 ms (the
 // float32 Winograd kernel, widened) and backward (grad_input + grad_weight) 7.27 ms.
-// End to end figures: the Note in conv_reduced.cpp.
+// What it gave (the same Zen 5, a quiet moment of a shared machine; before = this path off):
+//   conv_bench bfloat16 conv 32 -> 64, ms:   one thread      two threads
+//     forward                                2.90 -> 2.44    1.73 -> 1.24
+//     backward (+ grad_bias, unchanged)      7.45 -> 6.43    4.11 -> 3.21
+//   (float32: 2.92 / 8.33 and 1.45 / 4.49 ms, unchanged), conv 1 -> 32's grad_weight 1.07 ms
+//   against 1.5-1.9 ms widened (one thread);
+//   bench/train_compare.py --epochs 1 --amp bf16 (two threads, one run each): ember bfloat16
+//   7,524 -> 8,368 and 8,681 img/s, against its float32 7,168-8,716 (0.94x -> 1.00-1.17x) and
+//   PyTorch's autocast 5,441-5,745 (1.38x -> 1.51-1.53x).
+// What is left of a bfloat16 step's convolutions: the reorders (about a quarter of the calls'
+// time), and grad_bias, a bfloat16 sum over (N, H, W) that takes 2.0 ms for conv 1 -> 32's
+// gradient and 0.99 ms for conv 32 -> 64's where the same sum with a float32 result takes 0.35
+// and 0.24 ms (the reduction kernel's bfloat16 path, not this file's).
 
 namespace {
 
