@@ -6,6 +6,7 @@
 #include <array>
 #include <dnnl.hpp>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -33,14 +34,16 @@ namespace ember::cpu {
 // primitive's layouts and its result back; those reorders are most of what separates the
 // primitive's own time from the call's (below), and they are why few channels per group (conv
 // 1 -> 32: C = 1, a 28x28 output of 32 channels to reorder) stay on the other paths for
-// forward (choose_onednn_conv); their grad_weight reads the 1-channel input as it is and gains. A
-// primitive whose kernel is not a bfloat16 JIT (an im2col GEMM, a reference loop) is not used: the
-// caller's path runs instead. Primitives are built once per shape and thread count (operation and
-// primitive descriptors, the reorders) and kept; each call wraps ember's pointers in memory objects
-// and takes its reorder buffers and the primitive's scratchpad (scratchpad_mode::user) from ember's
-// allocator, so one primitive serves concurrent callers. Threads: Debian's libdnnl is built with
-// OpenMP, so it runs on libgomp's pool with the calling thread's omp_get_max_threads(), which
-// sync_blas_threads sets to ember's count first (as for OpenBLAS).
+// forward (choose_onednn_conv); their grad_weight reads the 1-channel input as it is and gains.
+// A primitive whose kernel is not a bfloat16 JIT (an im2col GEMM, a reference loop) is not
+// used: the caller's path runs instead.
+// Primitives are built once per shape and thread count (operation and primitive descriptors,
+// the reorders) and kept (up to kMaxKeptPlans shapes); each call wraps ember's pointers in
+// memory objects and takes its reorder buffers and the primitive's scratchpad
+// (scratchpad_mode::user) from ember's allocator, so one primitive serves concurrent callers.
+// Threads: Debian's libdnnl is built with OpenMP, so it runs on libgomp's pool with the calling
+// thread's omp_get_max_threads(), which sync_blas_threads sets to ember's count first (as for
+// OpenBLAS).
 // Figures (2-core AMD Zen 5 with AVX512-BF16, no AMX; batch 128, 3x3, padding 1; one thread;
 // standalone probe of oneDNN 2.6.3, median ms):
 //                         primitive: fwd  bwd_data  bwd_weights | reorders: src  dst
@@ -215,16 +218,23 @@ ConvPrimitives make_primitives(ConvPass kind, const OnednnConvShape& s) {
 // Sizes, the kind and the thread count that the primitive was built for.
 using ConvKey = std::array<int64_t, 18>;
 
-// This shape's plan, built at its first call and kept.
-const ConvPrimitives& primitives_for(ConvPass kind, const OnednnConvShape& s, int threads) {
+// At most this many shapes' primitives are kept (each holds its JIT code, some tens of KiB): a
+// program whose shapes keep changing starts again from an empty set instead of growing.
+constexpr size_t kMaxKeptPlans = 256;
+
+// This shape's plan, built at its first call and kept; shared, so that a caller still running it
+// keeps it alive when the set is emptied.
+std::shared_ptr<const ConvPrimitives> primitives_for(ConvPass kind, const OnednnConvShape& s,
+                                                     int threads) {
+  using Plans = std::map<ConvKey, std::shared_ptr<const ConvPrimitives>>;
   static std::mutex mutex;
-  static auto& plans = *new std::map<ConvKey, ConvPrimitives>;  // kept: see cpu_engine
+  static auto& plans = *new Plans;  // kept: see cpu_engine
   const ConvKey key{int64_t(kind), s.N, s.C,  s.H,  s.W,  s.O,  s.kh, s.kw, s.Ho,
                     s.Wo,          s.G, s.sh, s.sw, s.ph, s.pw, s.dh, s.dw, threads};
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = plans.find(key);
-  if (it == plans.end()) it = plans.emplace(key, make_primitives(kind, s)).first;
-  return it->second;  // std::map: references stay valid as plans are added
+  if (const auto it = plans.find(key); it != plans.end()) return it->second;
+  if (plans.size() >= kMaxKeptPlans) plans.clear();
+  return plans[key] = std::make_shared<const ConvPrimitives>(make_primitives(kind, s));
 }
 
 // A buffer of `bytes` from ember's allocator, kept alive in `keep`.
@@ -239,7 +249,8 @@ bool run_conv(ConvPass kind, const OnednnConvShape& s,
               std::initializer_list<const void*> pointers) {
   sync_blas_threads();  // oneDNN's OpenMP threads: the calling thread's omp_get_max_threads()
   const int threads = omp_in_parallel() ? 1 : get_num_threads();
-  const ConvPrimitives& plan = primitives_for(kind, s, threads);
+  const std::shared_ptr<const ConvPrimitives> kept = primitives_for(kind, s, threads);
+  const ConvPrimitives& plan = *kept;
   if (!plan.primitive) return false;
   const auto& engine = cpu_engine();
   dnnl::stream stream(engine);
