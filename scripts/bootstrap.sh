@@ -11,7 +11,8 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   libopenblas-openmp-dev   # GEMM; the OpenMP build shares libgomp's pool with ember's kernels
-  libdnnl2                 # oneDNN: bfloat16 GEMM on CPUs with AVX512-BF16 (opened at first use)
+  libdnnl-dev              # oneDNN 2.x: bfloat16 convolution primitives and GEMM on CPUs with
+                           # AVX512-BF16/AMX (the GEMM's symbol is opened at first use)
   libsleef-dev             # vectorised transcendentals
   zlib1g-dev               # gzipped datasets
   libzip-dev               # PyTorch's .pt zip container

@@ -195,9 +195,10 @@ void int_gemm(const Tensor& a, const Tensor& b, const Tensor& c, Scalar alpha, S
 //  - oneDNN: bfloat16 on a CPU with AVX512-BF16 or AMX-BF16, at the avx512 level, when
 //    libdnnl.so loads. Its dnnl_gemm_bf16bf16f32 (a JIT kernel of vdpbf16ps, what PyTorch's
 //    CPU matmul reaches through oneDNN) takes the bfloat16 operands as they are, with the layouts
-//    of Note [BLAS layouts]: no conversion pass. The library (39 MB) is opened at the first such
-//    product, not linked: a program that never multiplies bfloat16 matrices does not pay its
-//    load time (~15 ms). Like every vdpbf16ps kernel it reads subnormal bfloat16 inputs as zero.
+//    of Note [BLAS layouts]: no conversion pass. The symbol is looked up by name at the first
+//    such product (libdnnl.so is linked now, for the convolution primitives of conv_onednn.cpp,
+//    so dlopen finds the loaded copy; linking it costs a program's start about 1-2 ms on a
+//    2-core Zen 5). Like every vdpbf16ps kernel it reads subnormal bfloat16 inputs as zero.
 //  - sbgemm: the same, through OpenBLAS's cblas_sbgemm, when oneDNN is missing and the loaded
 //    OpenBLAS exports it (built with BUILD_BFLOAT16: Debian 12's 0.3.21 is not, its cblas.h
 //    declares the function but the library has no such symbol).
@@ -459,10 +460,15 @@ bool choose_bf16_dot_conv(Dtype dtype, ReducedGemmPath path, int64_t reduction) 
          reduction >= kMinDotConvReduction;
 }
 
+ReducedGemmPath bf16_gemm_path() {
+  const Bf16GemmFn fn = bf16_gemm();
+  return fn == &onednn_bf16_gemm   ? ReducedGemmPath::kOnednn
+         : fn == &openblas_bf16_gemm ? ReducedGemmPath::kSbgemm
+                                     : ReducedGemmPath::kConvert;
+}
+
 bool bf16_dot_conv(int64_t reduction) {
-  const ReducedGemmPath path =
-      bf16_gemm() == &onednn_bf16_gemm ? ReducedGemmPath::kOnednn : ReducedGemmPath::kConvert;
-  return choose_bf16_dot_conv(kBFloat16, path, reduction);
+  return choose_bf16_dot_conv(kBFloat16, bf16_gemm_path(), reduction);
 }
 
 void bf16_dot_gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const BFloat16* a,

@@ -33,6 +33,8 @@ ReducedGemmPath choose_reduced_gemm_path(Dtype dtype, const CpuFeatures& cpu,
                                          const CpuFeatures& level, Bf16GemmLibraries found);
 /// The path this process uses for `dtype`, in words (for logs and benchmarks).
 std::string reduced_gemm_path(Dtype dtype);
+/// The path this process's bfloat16 products take (chosen once, at the first call).
+ReducedGemmPath bf16_gemm_path();
 
 /// Whether a bfloat16 convolution whose products reduce over `reduction` terms (C / groups * kH *
 /// kW for forward and the stride-1 grad_input, batch * Ho * Wo for grad_weight) runs im2col in

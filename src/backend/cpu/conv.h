@@ -2,7 +2,8 @@
 // sizes already checked, the output allocated by the caller. conv1d is conv2d with H == 1.
 // See Note [Convolution algorithms] in conv.cpp for how the kernel is chosen; float16/bfloat16
 // go through the float32 kernels chunk by chunk (Note [Reduced-precision convolution]), or, for
-// bfloat16 on bfloat16 hardware, through oneDNN's bfloat16 GEMM (Note [bfloat16 dot-product
+// bfloat16 on bfloat16 hardware, through oneDNN's convolution primitives (Note [oneDNN bfloat16
+// convolution] in conv_onednn.cpp) or its bfloat16 GEMM (Note [bfloat16 dot-product
 // convolution]).
 #pragma once
 

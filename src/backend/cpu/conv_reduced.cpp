@@ -1,4 +1,5 @@
-// float16/bfloat16 convolution on the CPU: on bfloat16 hardware im2col in bfloat16 and oneDNN's
+// float16/bfloat16 convolution on the CPU: on bfloat16 hardware oneDNN's convolution primitives
+// where the channels fill its blocks (conv_onednn.cpp), else im2col in bfloat16 and oneDNN's
 // bfloat16 GEMM; elsewhere the float32 kernels of conv.cpp on chunks of images widened on the
 // fly, each chunk's result rounded straight into the output.
 #include <omp.h>
@@ -10,11 +11,13 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 
 #include "backend/buffers.h"
 #include "backend/cpu/blas.h"
 #include "backend/cpu/conv.h"
 #include "backend/cpu/conv_im2col.h"
+#include "backend/cpu/conv_onednn.h"
 #include "backend/cpu/conv_winograd.h"
 #include "backend/cpu/half_convert.h"
 #include "core/parallel.h"
@@ -120,14 +123,12 @@ void image_chunks(ImageKernel kernel, const Tensor& in, const Tensor& weight, co
 // grad_weight gathers a chunk's grad rows into one (Og, cols) matrix and accumulates
 // grad @ col^T into a float32 sum per thread, rounded once at the end. Threads split the batch
 // where the float32 kernels do (split_images; oneDNN then runs single-threaded inside each),
-// else each GEMM is threaded. Why the GEMM rather than oneDNN's convolution primitive: the
-// GEMM is a plain C symbol with one signature from oneDNN 1.x to 3.x, while the primitive API
-// takes memory and operation descriptors by value whose layout changed between 2.x and 3.x and
-// that Debian's runtime package ships no header for; PyTorch's bfloat16 convolutions run that
-// primitive, so bench/conv_compare.py's side-by-side figures measure the choice. What they
-// showed on a 2-core Zen 5 (AVX512-BF16, one thread, batch 128): conv 32 -> 64 at 14x14
-// forward 4.1-4.7 ms here against 3.8-4.5 ms widened and 3.5 ms in PyTorch's primitive, its
-// backward 10.5-13.2 ms against 11.2-13.4 ms widened. oneDNN's GEMM runs near the vdpbf16ps
+// else each GEMM is threaded. Where the channels fill oneDNN's 16-channel blocks its
+// convolution primitives run instead (Note [oneDNN bfloat16 convolution] in conv_onednn.cpp,
+// linked against libdnnl-dev's headers since issue 42): this path is for the other shapes. What
+// the GEMM path showed on a 2-core Zen 5 (AVX512-BF16, one thread, batch 128): conv 32 -> 64 at
+// 14x14 forward 4.1-4.7 ms here against 3.8-4.5 ms widened and 3.5 ms in PyTorch's primitive,
+// its backward 10.5-13.2 ms against 11.2-13.4 ms widened. oneDNN's GEMM runs near the vdpbf16ps
 // peak (about two thirds of the time); im2col, its own packing and the rounding are the rest.
 // The float32 kernel it is measured against is Winograd (2.25x fewer multiplies), which is why
 // doubling the multiply rate only draws level with it here.
@@ -351,6 +352,14 @@ void dot_weight_grad(const Geometry& g, const BFloat16* grad, const BFloat16* in
   from_float(all, gw, size);
 }
 
+// The oneDNN primitives' view of g (conv_onednn.h), where they take its `pass` (onednn_conv).
+std::optional<OnednnConvShape> onednn_shape(const Geometry& g, OnednnConvPass pass) {
+  // An empty batch or image: the callers' own paths (grad_weight's zeros).
+  if (g.N * g.H * g.W * g.Ho * g.Wo == 0 || !onednn_conv(pass, g.Cg, g.Og)) return std::nullopt;
+  return OnednnConvShape{g.N,  g.C, g.H,  g.W,  g.O,  g.kh, g.kw, g.Ho,
+                         g.Wo, g.G, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw};
+}
+
 }  // namespace
 
 bool is_reduced_conv(const Tensor& t) {
@@ -360,6 +369,10 @@ bool is_reduced_conv(const Tensor& t) {
 void conv2d_reduced(const Tensor& input, const Tensor& weight, const Tensor& bias,
                     const Tensor& out, const Conv2dParams& p) {
   const Geometry g = conv_geometry(input, weight, out, p);
+  if (const auto s = is_bf16(input) ? onednn_shape(g, OnednnConvPass::kForward) : std::nullopt;
+      s && onednn_conv2d(*s, bf16_data(input), bf16_data(weight), bf16_data(bias),
+                         static_cast<BFloat16*>(out.data_ptr())))
+    return;
   if (is_bf16(input) && bf16_dot_conv(g.K()) && !float_path_is_winograd(g))
     return dot_forward(g, bf16_data(input), bf16_data(weight), bf16_data(bias),
                        static_cast<BFloat16*>(out.data_ptr()));
@@ -368,9 +381,15 @@ void conv2d_reduced(const Tensor& input, const Tensor& weight, const Tensor& bia
 
 void conv2d_adjoint_reduced(const Tensor& grad, const Tensor& weight, const Tensor& bias,
                             const Tensor& out, const Conv2dParams& p) {
-  if (is_bf16(grad) &&
-      dot_adjoint(conv_geometry(out, weight, grad, p), bf16_data(grad), bf16_data(weight),
-                  bf16_data(bias), static_cast<BFloat16*>(out.data_ptr())))
+  const Geometry g = conv_geometry(out, weight, grad, p);
+  // oneDNN's backward_data has no bias (conv_transpose2d's forward passes one).
+  if (const auto s = is_bf16(grad) && !bias.defined() ? onednn_shape(g, OnednnConvPass::kGradInput)
+                                                           : std::nullopt;
+      s && onednn_conv2d_grad_input(*s, bf16_data(grad), bf16_data(weight),
+                                    static_cast<BFloat16*>(out.data_ptr())))
+    return;
+  if (is_bf16(grad) && dot_adjoint(g, bf16_data(grad), bf16_data(weight), bf16_data(bias),
+                                   static_cast<BFloat16*>(out.data_ptr())))
     return;
   image_chunks(&conv2d_adjoint, grad, weight, bias, out, p);
 }
@@ -378,6 +397,10 @@ void conv2d_adjoint_reduced(const Tensor& grad, const Tensor& weight, const Tens
 void conv2d_weight_grad_reduced(const Tensor& grad, const Tensor& input,
                                 const Tensor& grad_weight, const Conv2dParams& p) {
   const Geometry g = conv_geometry(input, grad_weight, grad, p);
+  if (const auto s = is_bf16(grad) ? onednn_shape(g, OnednnConvPass::kGradWeight) : std::nullopt;
+      s && onednn_conv2d_grad_weight(*s, bf16_data(grad), bf16_data(input),
+                                     static_cast<BFloat16*>(grad_weight.data_ptr())))
+    return;
   if (is_bf16(grad) && g.K() > 0 && bf16_dot_conv(g.N * g.Ho * g.Wo))
     return dot_weight_grad(g, bf16_data(grad), bf16_data(input),
                            static_cast<BFloat16*>(grad_weight.data_ptr()));

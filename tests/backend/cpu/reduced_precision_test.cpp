@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "backend/cpu/blas.h"
+#include "backend/cpu/conv_onednn.h"
 #include "backend/cpu/cpu_features.h"
 #include "backend/cpu/dispatch.h"
 #include "backend/cpu/half_convert.h"
@@ -243,8 +244,24 @@ TEST(ReducedConvPath, DotProductsFollowTheGemmPathAndReduction) {
   EXPECT_FALSE(cpu::choose_bf16_dot_conv(kBFloat16, ReducedGemmPath::kSbgemm, 288));
   EXPECT_FALSE(cpu::choose_bf16_dot_conv(kBFloat16, ReducedGemmPath::kConvert, 288));
   EXPECT_FALSE(cpu::choose_bf16_dot_conv(kFloat16, ReducedGemmPath::kOnednn, 288));
+  // oneDNN's convolution primitives (Note [oneDNN bfloat16 convolution]): bfloat16 on oneDNN's
+  // path, at least one 16-channel block per group in and out (conv 32 -> 64, not 1 -> 32), out
+  // only for grad_weight (conv 1 -> 32's too).
+  using cpu::OnednnConvPass;
+  for (OnednnConvPass pass :
+       {OnednnConvPass::kForward, OnednnConvPass::kGradInput, OnednnConvPass::kGradWeight}) {
+    const bool weight = pass == OnednnConvPass::kGradWeight;
+    EXPECT_TRUE(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kOnednn, pass, 32, 64));
+    EXPECT_TRUE(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kOnednn, pass, 16, 16));
+    EXPECT_EQ(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kOnednn, pass, 1, 32), weight);
+    EXPECT_FALSE(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kOnednn, pass, 32, 8));
+    EXPECT_FALSE(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kConvert, pass, 32, 64));
+    EXPECT_FALSE(cpu::choose_onednn_conv(kBFloat16, ReducedGemmPath::kSbgemm, pass, 32, 64));
+    EXPECT_FALSE(cpu::choose_onednn_conv(kFloat16, ReducedGemmPath::kOnednn, pass, 32, 64));
+  }
   // This process: the same choice as its bfloat16 GEMM.
   const bool onednn = cpu::reduced_gemm_path(kBFloat16).rfind("oneDNN", 0) == 0;
+  EXPECT_EQ(cpu::onednn_conv(OnednnConvPass::kForward, 32, 64), onednn);
   EXPECT_EQ(cpu::bf16_dot_conv(288), onednn);
   EXPECT_FALSE(cpu::bf16_dot_conv(9));
   if (cpu::cpu_features().avx512_bf16 && cpu::cpu_level().needs.avx512f) {
@@ -252,9 +269,82 @@ TEST(ReducedConvPath, DotProductsFollowTheGemmPathAndReduction) {
   }
 }
 
+// oneDNN's convolution primitives, called directly so that a shape they do not take fails here
+// rather than passing through another path: forward, grad_input and grad_weight against float64
+// on shapes off the reference CNN's (batch 1, stride 2, padding 0, groups, dilation, pointwise,
+// odd sizes, few channels as in the golden file's bfloat16 case); then the same convolutions
+// through the ops on a channels-last (non-contiguous) input, which take them where
+// onednn_conv chooses them. Skipped without bfloat16 dot products and oneDNN.
+TEST(OnednnConv, AgainstFloat64OnOddShapes) {
+  namespace F = nn::functional;
+  if (!cpu::onednn_conv(cpu::OnednnConvPass::kForward, 16, 16))
+    GTEST_SKIP() << "no oneDNN bfloat16 convolutions on this CPU";
+  const Dtype dt = kBFloat16;
+  manual_seed(7);
+  const std::vector<ConvCase> cases = {
+      {{1, 32, 14, 14}, {64, 32, 3, 3}, 1, 1, 1, 1, false},  // batch 1
+      {{2, 32, 9, 9}, {32, 32, 3, 3}, 2, 1, 1, 1, true},     // stride 2, odd size
+      {{2, 32, 12, 12}, {32, 16, 3, 3}, 1, 2, 2, 2, false},  // 2 groups, dilation 2
+      {{3, 16, 10, 11}, {16, 16, 3, 3}, 1, 0, 1, 1, true},   // padding 0, H != W
+      {{2, 48, 8, 8}, {16, 48, 1, 1}, 1, 0, 1, 1, false},    // pointwise, 3 channel blocks
+      {{2, 16, 7, 7}, {32, 16, 5, 5}, 2, 2, 1, 1, true},     // 5x5, stride 2
+      {{2, 1, 12, 12}, {32, 1, 3, 3}, 1, 1, 1, 1, false},    // conv 1 -> 32: grad_weight
+      {{1, 3, 5, 5}, {2, 3, 3, 3}, 1, 1, 1, 1, false}};      // few channels (golden case)
+  auto data = [](const Tensor& t) { return static_cast<BFloat16*>(t.data_ptr()); };
+  for (const ConvCase& c : cases) {
+    const std::string what = "x" + ::testing::PrintToString(c.x) + " w" +
+                             ::testing::PrintToString(c.w) + " stride " +
+                             std::to_string(c.stride) + " groups " + std::to_string(c.groups);
+    const Tensor x = rounded_randn(c.x, dt), w = rounded_randn(c.w, dt),
+                 b = rounded_randn({c.w[0]}, dt);
+    const Tensor x64 = x.to(kFloat64), w64 = w.to(kFloat64), b64 = b.to(kFloat64);
+    auto options = [&](const Tensor& bias) {
+      return F::ConvFuncOptions{.bias = bias, .stride = c.stride, .padding = c.padding,
+                                .dilation = c.dilation, .groups = c.groups};
+    };
+    const Tensor ref = F::conv2d(x64, w64, options(b64));
+    const Tensor scale = F::conv2d(x64.abs(), w64.abs(), options(b64.abs()));
+    const cpu::OnednnConvShape s{c.x[0],     c.x[1],    c.x[2],    c.x[3],    c.w[0],    c.w[2],
+                                 c.w[3],     ref.size(2), ref.size(3), c.groups, c.stride,
+                                 c.stride,   c.padding, c.padding, c.dilation, c.dilation};
+    const int64_t K = c.w[1] * c.w[2] * c.w[3];
+    const Tensor y = empty(ref.sizes(), {.dtype = dt});
+    ASSERT_TRUE(cpu::onednn_conv2d(s, data(x), data(w), data(b), data(y))) << what;
+    expect_within(y, ref, scale, K + 1, dt, what + " forward");
+    const Tensor g = rounded_randn(ref.sizes().vec(), dt), g64 = g.to(kFloat64);
+    const auto [ri, rw, rb] = F::conv2d_backward(g64, x64, w64, options(b64));
+    const auto [si, sw, sb] = F::conv2d_backward(g64.abs(), x64.abs(), w64.abs(), options(b64));
+    const int64_t positions = ref.size(0) * ref.size(2) * ref.size(3);
+    const int64_t grad_input_terms = c.w[0] / c.groups * c.w[2] * c.w[3];
+    const Tensor gi = empty(x.sizes(), {.dtype = dt}), gw = empty(w.sizes(), {.dtype = dt});
+    ASSERT_TRUE(cpu::onednn_conv2d_grad_input(s, data(g), data(w), data(gi))) << what;
+    expect_within(gi, ri, si, grad_input_terms, dt, what + " grad_input");
+    // oneDNN 2.6 has no bfloat16 JIT grad_weight for 3 input channels (its im2col GEMM, not
+    // used: the caller's path runs); every shape that onednn_conv chooses must have one.
+    if (cpu::onednn_conv2d_grad_weight(s, data(g), data(x), data(gw)))
+      expect_within(gw, rw, sw, positions, dt, what + " grad_weight");
+    else
+      EXPECT_FALSE(cpu::onednn_conv(cpu::OnednnConvPass::kGradWeight, c.x[1] / c.groups,
+                                    c.w[0] / c.groups))
+          << what;
+    // Through the ops, on a non-contiguous input.
+    const Tensor xl = c.channels_last ? x.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2})
+                                      : x.transpose(2, 3).contiguous().transpose(2, 3);
+    ASSERT_FALSE(xl.is_contiguous());
+    expect_within(F::conv2d(xl, w, options(b)), ref, scale, K + 1, dt, what + " conv2d op");
+    const auto [oi, ow, ob] = F::conv2d_backward(g, xl, w, options(b));
+    expect_within(oi, ri, si, grad_input_terms, dt, what + " conv2d_backward grad_input");
+    expect_within(ow, rw, sw, positions, dt, what + " conv2d_backward grad_weight");
+    expect_within(ob, rb, sb, positions, dt, what + " conv2d_backward grad_bias");
+  }
+}
+
 // Under autocast a convolution allocates no float32 copy of its operands or result: its peak
 // stays below the 16-bit cast input and output plus one float32 copy of the input (converting
 // around a float32 kernel, as the front end used to, needs two: the input and the output).
+// oneDNN's primitives (16 channels here) take bfloat16 copies of the input and output in their
+// channel-blocked layouts instead, plus the weights' and their scratchpad (a few KiB): below two
+// float32 copies, above one.
 TEST_P(ReducedGemm, AutocastConvAllocatesNoFloat32Copies) {
   const Dtype dt = GetParam();
   const Tensor x = randn({64, 16, 32, 32}), w = randn({16, 16, 3, 3});
@@ -273,7 +363,9 @@ TEST_P(ReducedGemm, AutocastConvAllocatesNoFloat32Copies) {
   ASSERT_EQ(y.dtype(), dt);
   const size_t half_bytes = size_t(x.numel() + y.numel()) * 2, float_copy = size_t(x.numel()) * 4;
   EXPECT_GE(peak, half_bytes) << "the allocator did not see the op's own allocations";
-  EXPECT_LT(peak, half_bytes + float_copy);
+  const bool blocked_copies =
+      dt == kBFloat16 && cpu::onednn_conv(cpu::OnednnConvPass::kForward, 16, 16);
+  EXPECT_LT(peak, blocked_copies ? 2 * half_bytes + (64 << 10) : half_bytes + float_copy);
   const Tensor x64 = x.to(dt).to(kFloat64), w64 = w.to(dt).to(kFloat64);
   expect_within(y, nn::functional::conv2d(x64, w64, {.padding = 1}),
                 nn::functional::conv2d(x64.abs(), w64.abs(), {.padding = 1}), 144, dt,
@@ -346,7 +438,7 @@ TEST(ReducedGemmPath, ChoiceFollowsCpuLevelAndLibraries) {
   EXPECT_EQ(cpu::choose_reduced_gemm_path(kBFloat16, none, none, both), ReducedGemmPath::kConvert);
   EXPECT_EQ(cpu::choose_reduced_gemm_path(kFloat16, bf16, avx512, both), ReducedGemmPath::kConvert);
   // Where the CPU runs bfloat16 dot products at the level in use, the oneDNN path is the one
-  // taken: scripts/bootstrap.sh installs libdnnl2, and the library is found by its soname.
+  // taken: scripts/bootstrap.sh installs libdnnl-dev, and the library is found by its soname.
   if (cpu::cpu_features().avx512_bf16 && cpu::cpu_level().needs.avx512f) {
     EXPECT_EQ(cpu::reduced_gemm_path(kBFloat16).rfind("oneDNN", 0), 0u)
         << cpu::reduced_gemm_path(kBFloat16);
