@@ -24,6 +24,7 @@
 #include <memory>
 #include <vector>
 
+#include "backend/cpu/half_convert.h"
 #include "backend/cpu/level.h"
 #include "backend/cpu/vec.h"
 #include "core/convert.h"
@@ -80,6 +81,17 @@ inline constexpr int kLeafSlotBytes = 256;
 template <class Acc, class In, class R>
 Acc reduce_leaf(const In* p, int64_t n, const R& r) {
   if constexpr (requires { r.leaf(p, n); }) return r.leaf(p, n);
+  // float16/bfloat16 into float accumulators: the leaf widened first (exactly) and reduced as
+  // float, so it takes the same slots as a float leaf, vectorised, instead of one serial chain
+  // of adds (2.6x slower: a bfloat16 conv's grad_bias, a sum over (N, H, W)).
+  if constexpr (std::is_same_v<Acc, float> && is_half_v<In> &&
+                !requires { r.template lift<Acc>(p[0]); }) {
+    if (n >= 8 && n <= kRunLeaf) {
+      float wide[kRunLeaf];
+      to_float(p, wide, n);
+      return reduce_leaf<Acc>(static_cast<const float*>(wide), n, r);
+    }
+  }
   if constexpr (simd_type_v<Acc> && std::is_same_v<In, Acc>) {
     constexpr int W = Vec<Acc>::size;
     constexpr int S = kLeafSlotBytes / int(sizeof(Acc)), A = S / W;
