@@ -62,9 +62,8 @@ namespace ember::cpu {
 //   7,524 -> 8,368 and 8,681 img/s, against its float32 7,168-8,716 (0.94x -> 1.00-1.17x) and
 //   PyTorch's autocast 5,441-5,745 (1.38x -> 1.51-1.53x).
 // What is left of a bfloat16 step's convolutions: the reorders (about a quarter of the calls'
-// time), and grad_bias, a bfloat16 sum over (N, H, W) that takes 2.0 ms for conv 1 -> 32's
-// gradient and 0.99 ms for conv 32 -> 64's where the same sum with a float32 result takes 0.35
-// and 0.24 ms (the reduction kernel's bfloat16 path, not this file's).
+// time). grad_bias, a bfloat16 sum over (N, H, W), took 2.0 ms for conv 1 -> 32's gradient
+// until the reductions widened half-precision leaves (backend/cpu/reduce.h): now about 0.2 ms.
 
 namespace {
 

@@ -352,10 +352,13 @@ void dot_weight_grad(const Geometry& g, const BFloat16* grad, const BFloat16* in
   from_float(all, gw, size);
 }
 
-// The oneDNN primitives' view of g (conv_onednn.h), where they take its `pass` (onednn_conv).
-std::optional<OnednnConvShape> onednn_shape(const Geometry& g, OnednnConvPass pass) {
+// The oneDNN primitives' view of g (conv_onednn.h), where they take `pass` of a convolution of
+// `operand`'s dtype (bfloat16 only: onednn_conv).
+std::optional<OnednnConvShape> onednn_shape(const Geometry& g, OnednnConvPass pass,
+                                            const Tensor& operand) {
   // An empty batch or image: the callers' own paths (grad_weight's zeros).
-  if (g.N * g.H * g.W * g.Ho * g.Wo == 0 || !onednn_conv(pass, g.Cg, g.Og)) return std::nullopt;
+  if (!is_bf16(operand) || g.N * g.H * g.W * g.Ho * g.Wo == 0 || !onednn_conv(pass, g.Cg, g.Og))
+    return std::nullopt;
   return OnednnConvShape{g.N,  g.C, g.H,  g.W,  g.O,  g.kh, g.kw, g.Ho,
                          g.Wo, g.G, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw};
 }
@@ -369,7 +372,7 @@ bool is_reduced_conv(const Tensor& t) {
 void conv2d_reduced(const Tensor& input, const Tensor& weight, const Tensor& bias,
                     const Tensor& out, const Conv2dParams& p) {
   const Geometry g = conv_geometry(input, weight, out, p);
-  if (const auto s = is_bf16(input) ? onednn_shape(g, OnednnConvPass::kForward) : std::nullopt;
+  if (const auto s = onednn_shape(g, OnednnConvPass::kForward, input);
       s && onednn_conv2d(*s, bf16_data(input), bf16_data(weight), bf16_data(bias),
                          static_cast<BFloat16*>(out.data_ptr())))
     return;
@@ -383,8 +386,8 @@ void conv2d_adjoint_reduced(const Tensor& grad, const Tensor& weight, const Tens
                             const Tensor& out, const Conv2dParams& p) {
   const Geometry g = conv_geometry(out, weight, grad, p);
   // oneDNN's backward_data has no bias (conv_transpose2d's forward passes one).
-  if (const auto s = is_bf16(grad) && !bias.defined() ? onednn_shape(g, OnednnConvPass::kGradInput)
-                                                           : std::nullopt;
+  if (const auto s =
+          bias.defined() ? std::nullopt : onednn_shape(g, OnednnConvPass::kGradInput, grad);
       s && onednn_conv2d_grad_input(*s, bf16_data(grad), bf16_data(weight),
                                     static_cast<BFloat16*>(out.data_ptr())))
     return;
@@ -397,7 +400,7 @@ void conv2d_adjoint_reduced(const Tensor& grad, const Tensor& weight, const Tens
 void conv2d_weight_grad_reduced(const Tensor& grad, const Tensor& input,
                                 const Tensor& grad_weight, const Conv2dParams& p) {
   const Geometry g = conv_geometry(input, grad_weight, grad, p);
-  if (const auto s = is_bf16(grad) ? onednn_shape(g, OnednnConvPass::kGradWeight) : std::nullopt;
+  if (const auto s = onednn_shape(g, OnednnConvPass::kGradWeight, grad);
       s && onednn_conv2d_grad_weight(*s, bf16_data(grad), bf16_data(input),
                                      static_cast<BFloat16*>(grad_weight.data_ptr())))
     return;

@@ -94,24 +94,24 @@ FullyShardedDataParallelImpl::FullyShardedDataParallelImpl(std::shared_ptr<Modul
               "dist::init_process_group() first");
   EMBER_CHECK(dynamic_cast<FullyShardedDataParallelImpl*>(module_ptr_.get()) == nullptr, kFsdpOp,
               "the module is already FullyShardedDataParallel");
-  state_->strategy_ = dist::get_world_size(state_->options_.process_group) == 1
-                          ? ShardingStrategy::NO_SHARD
-                          : state_->options_.sharding_strategy;
-  state_->adopt_nested_instances();
-  state_->build_units();
-  EMBER_CHECK(!state_->units_.empty() || !state_->nested_.empty(), kFsdpOp,
+  State& s = *state_;
+  s.strategy_ = dist::get_world_size(s.options_.process_group) == 1 ? ShardingStrategy::NO_SHARD
+                                                                    : s.options_.sharding_strategy;
+  s.adopt_nested_instances();
+  s.build_units();
+  EMBER_CHECK(!s.units_.empty() || !s.nested_.empty(), kFsdpOp,
               "the module has no parameters to shard");
-  for (size_t i = 0; i < state_->units_.size(); ++i)
-    register_parameter(i + 1 == state_->units_.size() && state_->units_[i]->module_path().empty()
+  for (size_t i = 0; i < s.units_.size(); ++i)
+    register_parameter(i + 1 == s.units_.size() && s.units_[i]->module_path().empty()
                            ? std::string("flat_param")
                            : "flat_param_" + std::to_string(i),
-                       state_->units_[i]->shard(), state_->units_[i]->shard().requires_grad());
-  if (state_->options_.sync_module_states)
+                       s.units_[i]->shard(), s.units_[i]->shard().requires_grad());
+  if (s.options_.sync_module_states)
     for (const Tensor& b : module_ptr_->buffers()) {
       Tensor t = b.detach();
-      dist::broadcast(t, 0, {.group = state_->options_.process_group});
+      dist::broadcast(t, 0, {.group = s.options_.process_group});
     }
-  state_->register_unit_hooks();
+  s.register_unit_hooks();
 }
 
 FullyShardedDataParallelImpl::~FullyShardedDataParallelImpl() {
