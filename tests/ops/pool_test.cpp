@@ -153,6 +153,59 @@ TEST(Pool, MaxFastPathAgreesWithGeneral) {
   set_num_threads(2);
 }
 
+// The 2x2 window with indices (a CNN's training forward; AVX-512 runs bfloat16 a row of outputs at
+// a time in registers, with masked loads and stores for rows shorter than 16) against PyTorch's
+// rule written out here: start from the window's first value and index, take a later value when
+// it is greater or NaN (ties keep the first, the last NaN wins). Rows of every length around the
+// vector widths, an odd row or column left out, ties, NaN, -inf and a window of -inf only;
+// float32, bfloat16 and float64 (the gather path), one and two threads.
+TEST(Pool, MaxWithIndicesFollowsTheRuleOnEveryRowLength) {
+  manual_seed(11);
+  for (Dtype dt : {kFloat32, kBFloat16, kFloat64})
+    for (int64_t W : {2, 3, 14, 15, 16, 17, 28, 31, 32, 33, 34, 64})
+      for (int64_t H : {2, 5}) {
+        SCOPED_TRACE(std::string(dtype_name(dt)) + " H=" + std::to_string(H) +
+                     " W=" + std::to_string(W));
+        // Values on a coarse grid, so windows hold ties; then NaN, -inf and a window of -inf.
+        Tensor x = (randn({3, 2, H, W}) * 2).round().to(dt);
+        x.index_put_({0, 1, 1, W - 1}, NAN);
+        x.index_put_({1, 0, 0, 0}, -INFINITY);
+        x.index_put_({2, 1, 0, 1}, NAN);
+        x.index_put_({2, 1, 1, 0}, NAN);
+        x.index({2, 0}).narrow(0, 0, 2).narrow(1, 0, 2).fill_(-INFINITY);
+        const Tensor xd = x.to(kFloat64).contiguous();
+        const int64_t Ho = H / 2, Wo = W / 2;
+        Tensor want_v = empty({3, 2, Ho, Wo}, {.dtype = kFloat64});
+        Tensor want_i = empty({3, 2, Ho, Wo}, {.dtype = kInt64});
+        const double* in = xd.data_ptr<double>();
+        double* wv = want_v.data_ptr<double>();
+        int64_t* wi = want_i.data_ptr<int64_t>();
+        for (int64_t p = 0; p < 6; ++p)
+          for (int64_t oh = 0; oh < Ho; ++oh)
+            for (int64_t ow = 0; ow < Wo; ++ow) {
+              int64_t at = 2 * oh * W + 2 * ow;
+              double best = in[p * H * W + at];
+              for (int64_t j : {at + 1, at + W, at + W + 1}) {
+                const double v = in[p * H * W + j];
+                if (v > best || std::isnan(v)) best = v, at = j;
+              }
+              wv[(p * Ho + oh) * Wo + ow] = best;
+              wi[(p * Ho + oh) * Wo + ow] = at;
+            }
+        for (int threads : {1, 2}) {
+          set_num_threads(threads);
+          const auto [got_v, got_i] = F::max_pool2d_with_indices(x, 2);
+          EXPECT_EQ(got_v.dtype(), dt);
+          EXPECT_TRUE(got_i.equal(want_i));
+          const Tensor gv = got_v.to(kFloat64);
+          EXPECT_TRUE(gv.isnan().equal(want_v.isnan()));
+          EXPECT_TRUE(
+              gv.nan_to_num(0.0, 1e300, -1e300).equal(want_v.nan_to_num(0.0, 1e300, -1e300)));
+        }
+        set_num_threads(2);
+      }
+}
+
 TEST(Pool, OptionSpellings) {
   const Tensor x = arange(32.0).view({1, 2, 4, 4});
   EXPECT_EQ(F::max_pool2d(x, 2, {.stride = 2, .padding = 0}).sizes().vec(),
