@@ -158,8 +158,9 @@ void max_plane_2x2_indices(const T* in, T* out, int64_t* idx, const Planes& s) {
 // the right ones, so 16 outputs' windows come from two loads, then the general rule as masked
 // selects, as above. Rows of fewer than 16 outputs (Wo = 14 and 7 in the CNN) are masked loads
 // and stores: nothing is read or written past the row. 128x32x28x28 with indices, one thread of
-// a 2-core Zen 5: 1.36 -> 0.97 ms (float32 1.17 ms). float32 keeps the gather: the same rows in
-// registers (two masked loads and a two-register permute per input row) took 1.7 ms there.
+// a 2-core Zen 5 (-march=native): 1.32 -> 0.47 ms (float32: 1.13 ms). float32 keeps the gather:
+// the same rows in registers (two masked loads and a two-register permute per input row) took
+// 1.7 ms against its 1.17 there (the portable build's avx512 level).
 inline __m512 left_values(__m512i pairs) {  // the bfloat16 at the even positions, widened
   return _mm512_castsi512_ps(_mm512_slli_epi32(pairs, 16));
 }
