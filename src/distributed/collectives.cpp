@@ -198,6 +198,9 @@ Work broadcast(Tensor& tensor, int src, const CollectiveOptions& o) {
   return g.run(std::move(call),
                o.async_op, [&g, t, src](uint32_t tag) {
                  if (t.numel() == 0) return;
+                 if (g.shared_memory)
+                   return g.shared_memory->broadcast(t.data_ptr(), t.nbytes(), src,
+                                                     g.prefix("broadcast", tag));
                  with_element_bytes(t.element_size(), [&]<class T>() {
                    gloo::BroadcastOptions options(g.context);
                    options.setOutput(ptr<T>(t), static_cast<size_t>(t.numel()));

@@ -3,9 +3,9 @@
 // dies is an error within milliseconds (its pid is checked while waiting), a peer that hangs is a
 // timeout at the group's timeout. On by default when every rank is on this host and each maps
 // the segment (otherwise all fall back to TCP together); EMBER_SHM=0 turns it off, EMBER_SHM=1
-// makes it required. all_reduce, reduce_scatter and all_gather (FSDP's collectives) go this
-// way; the other collectives stay on Gloo. bench/distributed_compare.sh
-// has the figures.
+// makes it required. all_reduce, reduce_scatter and all_gather (FSDP's collectives) and
+// broadcast (DDP's buffers before every forward) go this way; the other collectives stay on
+// Gloo. bench/distributed_compare.sh has the figures.
 #pragma once
 
 #include <chrono>
@@ -32,6 +32,8 @@ class SharedMemoryAllReduce {
                       const std::string& prefix);
   /// Every rank's `bytes` of input, in rank order, into output (world x bytes).
   void all_gather(const void* input, void* output, int64_t bytes, const std::string& prefix);
+  /// Rank src's `bytes` at data copied into every other rank's data.
+  void broadcast(void* data, int64_t bytes, int src, const std::string& prefix);
 
   struct Segment;
 

@@ -87,8 +87,8 @@ TEST_P(Collectives, SharedMemoryAllReduceEveryOpAndDtype) {
     reduce_scatter_tensor(mine, whole);  // also through shared memory
     const auto sum = expected_reduction(world, world * 3, kFloat32, ReduceOp::SUM);
     require_close(mine, {sum.begin() + rank * 3, sum.begin() + rank * 3 + 3}, "reduce_scatter");
-    // all_gather and reduce_scatter too, between all-reduces: 40000 elements a rank go through
-    // several chunks.
+    // all_gather, reduce_scatter and broadcast too, between all-reduces: 40000 elements a rank
+    // go through several chunks.
     for (Dtype dtype : {kFloat32, kBFloat16}) {
       const int64_t n = 40000;
       Tensor part = zeros({n}, {.dtype = dtype});
@@ -107,6 +107,13 @@ TEST_P(Collectives, SharedMemoryAllReduceEveryOpAndDtype) {
       Tensor t = full({7}, double(rank + 1));
       all_reduce(t);
       require_close(t, std::vector<double>(7, world * (world + 1) / 2.0), "all_reduce after it");
+      // broadcast from the last rank, through several chunks, then an empty one.
+      Tensor b = input_of(rank, n, dtype);
+      broadcast(b, world - 1);
+      require_close(b, test::values(input_of(world - 1, n, dtype)),
+                    std::string("broadcast ") + dtype_name(dtype));
+      Tensor nothing = zeros({0}, {.dtype = dtype});
+      broadcast(nothing, 0);
     }
   }, {{"EMBER_SHM", "1"}, {"EMBER_SHM_CHUNK_BYTES", "65536"}});  // several chunks for the big ones
   EXPECT_EQ(test::failures(exits), "");
@@ -146,59 +153,71 @@ TEST(SharedMemory, AnUnknownSettingIsAnError) {
                          "unset"), std::string::npos) << message;
 }
 
-TEST_P(Collectives, RootedAndGatheringCollectives) {
+void rooted_and_gathering_collectives(int world, int rank) {
+  for (Dtype dtype : {kFloat32, kBFloat16, kInt64}) {
+    const std::string d = dtype_name(dtype);
+    Tensor b = input_of(rank, 5, dtype);
+    broadcast(b, world - 1);
+    require_close(b, test::values(input_of(world - 1, 5, dtype)), "broadcast " + d);
+
+    Tensor r = input_of(rank, 5, dtype);
+    reduce(r, 1, {.op = ReduceOp::MAX});
+    require_close(r,
+                  rank == 1 ? expected_reduction(world, 5, dtype, ReduceOp::MAX)
+                            : test::values(input_of(rank, 5, dtype)),
+                  "reduce " + d);
+
+    std::vector<Tensor> gathered;
+    for (int i = 0; i < world; ++i) gathered.push_back(zeros({2, 2}, {.dtype = dtype}));
+    all_gather(gathered, input_of(rank, 4, dtype).reshape({2, 2}));
+    for (int i = 0; i < world; ++i)
+      require_close(gathered[static_cast<size_t>(i)], test::values(input_of(i, 4, dtype)),
+                    "all_gather " + d);
+    Tensor flat = zeros({world * 4}, {.dtype = dtype});
+    all_gather_into_tensor(flat, input_of(rank, 4, dtype));
+    for (int i = 0; i < world; ++i)
+      require_close(flat.narrow(0, i * 4, 4).contiguous(), test::values(input_of(i, 4, dtype)),
+                    "all_gather_into_tensor " + d);
+
+    // reduce_scatter: rank r keeps chunk r of the sum of every rank's (world * 3) input.
+    Tensor whole = input_of(rank, world * 3, dtype);
+    Tensor mine = zeros({3}, {.dtype = dtype});
+    reduce_scatter_tensor(mine, whole);
+    const auto sum = expected_reduction(world, world * 3, dtype, ReduceOp::SUM);
+    require_close(mine, {sum.begin() + rank * 3, sum.begin() + rank * 3 + 3},
+                  "reduce_scatter_tensor " + d);
+    Tensor mine2 = zeros({3}, {.dtype = dtype});
+    reduce_scatter(mine2, whole.split(3));
+    require_close(mine2, test::values(mine), "reduce_scatter " + d);
+
+    std::vector<Tensor> to_root;
+    for (int i = 0; i < world; ++i) to_root.push_back(zeros({4}, {.dtype = dtype}));
+    gather(input_of(rank, 4, dtype), to_root, 0);
+    if (rank == 0)
+      for (int i = 0; i < world; ++i)
+        require_close(to_root[static_cast<size_t>(i)], test::values(input_of(i, 4, dtype)),
+                      "gather " + d);
+
+    std::vector<Tensor> pieces;
+    for (int i = 0; i < world; ++i) pieces.push_back(full({3}, 10 * i + rank, {.dtype = dtype}));
+    Tensor piece = zeros({3}, {.dtype = dtype});
+    scatter(piece, pieces, world - 1);
+    require_close(piece, std::vector<double>(3, 10 * rank + world - 1), "scatter " + d);
+  }
+}
+
+TEST_P(Collectives, RootedAndGatheringCollectives) {  // broadcast through shared memory
   const int world = GetParam();
-  const auto exits = on_ranks(world, [world](int rank) {
-    for (Dtype dtype : {kFloat32, kBFloat16, kInt64}) {
-      const std::string d = dtype_name(dtype);
-      Tensor b = input_of(rank, 5, dtype);
-      broadcast(b, world - 1);
-      require_close(b, test::values(input_of(world - 1, 5, dtype)), "broadcast " + d);
+  const auto exits =
+      on_ranks(world, [world](int rank) { rooted_and_gathering_collectives(world, rank); });
+  EXPECT_EQ(test::failures(exits), "");
+}
 
-      Tensor r = input_of(rank, 5, dtype);
-      reduce(r, 1, {.op = ReduceOp::MAX});
-      require_close(r, rank == 1 ? expected_reduction(world, 5, dtype, ReduceOp::MAX)
-                                 : test::values(input_of(rank, 5, dtype)),
-                    "reduce " + d);
-
-      std::vector<Tensor> gathered;
-      for (int i = 0; i < world; ++i) gathered.push_back(zeros({2, 2}, {.dtype = dtype}));
-      all_gather(gathered, input_of(rank, 4, dtype).reshape({2, 2}));
-      for (int i = 0; i < world; ++i)
-        require_close(gathered[static_cast<size_t>(i)], test::values(input_of(i, 4, dtype)),
-                      "all_gather " + d);
-      Tensor flat = zeros({world * 4}, {.dtype = dtype});
-      all_gather_into_tensor(flat, input_of(rank, 4, dtype));
-      for (int i = 0; i < world; ++i)
-        require_close(flat.narrow(0, i * 4, 4).contiguous(), test::values(input_of(i, 4, dtype)),
-                      "all_gather_into_tensor " + d);
-
-      // reduce_scatter: rank r keeps chunk r of the sum of every rank's (world * 3) input.
-      Tensor whole = input_of(rank, world * 3, dtype);
-      Tensor mine = zeros({3}, {.dtype = dtype});
-      reduce_scatter_tensor(mine, whole);
-      const auto sum = expected_reduction(world, world * 3, dtype, ReduceOp::SUM);
-      require_close(mine, {sum.begin() + rank * 3, sum.begin() + rank * 3 + 3},
-                    "reduce_scatter_tensor " + d);
-      Tensor mine2 = zeros({3}, {.dtype = dtype});
-      reduce_scatter(mine2, whole.split(3));
-      require_close(mine2, test::values(mine), "reduce_scatter " + d);
-
-      std::vector<Tensor> to_root;
-      for (int i = 0; i < world; ++i) to_root.push_back(zeros({4}, {.dtype = dtype}));
-      gather(input_of(rank, 4, dtype), to_root, 0);
-      if (rank == 0)
-        for (int i = 0; i < world; ++i)
-          require_close(to_root[static_cast<size_t>(i)], test::values(input_of(i, 4, dtype)),
-                        "gather " + d);
-
-      std::vector<Tensor> pieces;
-      for (int i = 0; i < world; ++i) pieces.push_back(full({3}, 10 * i + rank, {.dtype = dtype}));
-      Tensor piece = zeros({3}, {.dtype = dtype});
-      scatter(piece, pieces, world - 1);
-      require_close(piece, std::vector<double>(3, 10 * rank + world - 1), "scatter " + d);
-    }
-  });
+TEST_P(Collectives, RootedAndGatheringCollectivesOverTcp) {
+  const int world = GetParam();
+  const auto exits =
+      on_ranks(world, [world](int rank) { rooted_and_gathering_collectives(world, rank); },
+               {{"EMBER_SHM", "0"}});
   EXPECT_EQ(test::failures(exits), "");
 }
 
