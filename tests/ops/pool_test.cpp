@@ -206,6 +206,34 @@ TEST(Pool, MaxWithIndicesFollowsTheRuleOnEveryRowLength) {
       }
 }
 
+// max_pool2d's backward in bfloat16 adds each gradient into grad_input as float32 and rounds once
+// per add (what PyTorch's kernel does on bfloat16), shortcut where nothing was added yet; the
+// written-out reference does every add. Windows that overlap (3x3, stride 1) and that do not
+// (2x2), gradients with -0, NaN, a subnormal and values whose sums round.
+TEST(Pool, MaxBackwardInBFloat16AddsAndRoundsAsTheFloatPath) {
+  manual_seed(3);
+  const Tensor x = randn({2, 3, 9, 9}).to(kBFloat16);
+  for (int64_t k : {2, 3}) {
+    SCOPED_TRACE("kernel " + std::to_string(k));
+    const auto [out, idx] = F::max_pool2d_with_indices(x, k, {.stride = k == 2 ? 2 : 1});
+    Tensor g = (randn(out.sizes()) * 3).to(kBFloat16);
+    g.index_put_({0, 0, 0, 0}, -0.0);
+    g.index_put_({0, 1, 0, 1}, NAN);
+    g.index_put_({1, 2, 1, 1}, 1e-39);
+    const Tensor got = F::max_pool2d_backward(g, x, idx);
+    Tensor want = zeros(x.sizes(), {.dtype = kBFloat16});
+    const int64_t planes = 6, in_plane = 81, out_plane = out.size(2) * out.size(3);
+    const Tensor gc = g.contiguous(), ic = idx.contiguous();
+    for (int64_t p = 0; p < planes; ++p)
+      for (int64_t o = 0; o < out_plane; ++o) {
+        BFloat16& d =
+            want.data_ptr<BFloat16>()[p * in_plane + ic.data_ptr<int64_t>()[p * out_plane + o]];
+        d = BFloat16(float(d) + float(gc.data_ptr<BFloat16>()[p * out_plane + o]));
+      }
+    EXPECT_TRUE(got.view(kInt16).equal(want.view(kInt16)));
+  }
+}
+
 TEST(Pool, OptionSpellings) {
   const Tensor x = arange(32.0).view({1, 2, 4, 4});
   EXPECT_EQ(F::max_pool2d(x, 2, {.stride = 2, .padding = 0}).sizes().vec(),

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #if defined(__AVX512F__)
@@ -411,12 +412,21 @@ void max_pool_backward(const Tensor& grad, const Tensor& indices, const Tensor& 
       for (int64_t i = p0; i < p1; ++i) {
         using A = compute_t<T>;
         T* dst = gi + i * in_plane;
-        std::fill_n(dst, in_plane, T(0));
+        std::memset(static_cast<void*>(dst), 0, size_t(in_plane) * sizeof(T));  // +0 in every type
         for (int64_t k = 0; k < out_plane; ++k) {
           const int64_t j = idx[i * out_plane + k];
           if (j < 0 || j >= in_plane) {
             bad.store(true, std::memory_order_relaxed);
             continue;
+          }
+          if constexpr (std::is_same_v<T, BFloat16>) {
+            // Where nothing was added yet (windows that do not overlap: always), +0 + g rounds to
+            // g's own bits but for -0 (+0) and NaN (0x7FC0): no widening and rounding per element.
+            if (dst[j].x == 0) {
+              const uint16_t b = g[i * out_plane + k].x;
+              dst[j].x = (b & 0x7fff) > 0x7f80 ? uint16_t(0x7fc0) : b == 0x8000 ? uint16_t(0) : b;
+              continue;
+            }
           }
           dst[j] = T(A(dst[j]) + A(g[i * out_plane + k]));
         }
