@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "backend/cpu/conv.h"
 #include "backend/cpu/conv_im2col.h"
 #include "backend/cpu/kernels.h"
 #include "core/parallel.h"

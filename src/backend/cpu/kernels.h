@@ -39,7 +39,8 @@ void add_activation_kernels(backend::Backend& b);
 void add_loss_kernels(backend::Backend& b);
 void add_reduce_kernels(backend::Backend& b);
 void add_softmax_kernels(backend::Backend& b);
-void add_norm_kernels(backend::Backend& b);
+void add_norm_kernels(backend::Backend& b);      // and, from it:
+void add_row_norm_kernels(backend::Backend& b);  // norm_rows.cpp
 void add_conv_kernels(backend::Backend& b);
 void add_pool_kernels(backend::Backend& b);
 void add_optim_kernels(backend::Backend& b);

@@ -15,6 +15,7 @@
 
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/vec.h"
+#include "backend/cpu/vec_bf16.h"
 #include "core/dispatch.h"
 #include "core/parallel.h"
 
@@ -176,14 +177,10 @@ inline void window_pairs(const BFloat16* row, int m, __m512& left, __m512& right
   right = right_values(pairs);
 }
 
-// Stores the first m lanes of v, widened bfloat16s or NaN: their top halves, but NaN becomes
-// 0x7FC0, as T(best) does.
+// Stores the first m lanes of v as bfloat16, rounded as T(best) rounds (vec_bf16.h).
 inline void store_lanes(__m512 v, int m, BFloat16* out) {
-  const __m512i bits = _mm512_castps_si512(v);
-  const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-  const __m512i h =
-      _mm512_mask_mov_epi32(_mm512_srli_epi32(bits, 16), nan, _mm512_set1_epi32(0x7fc0));
-  _mm512_mask_cvtepi32_storeu_epi16(out, __mmask16((1u << m) - 1), h);
+  const vuint32_t bits = bf16_bits(Vec<float>(vfloat_t(v)));
+  _mm512_mask_cvtepi32_storeu_epi16(out, __mmask16((1u << m) - 1), __m512i(bits));
 }
 
 void max_rows_2x2_indices(const BFloat16* in, BFloat16* out, int64_t* idx, const Planes& s) {

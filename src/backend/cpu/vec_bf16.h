@@ -42,12 +42,17 @@ inline Vec<float> widen_bf16(const BFloat16* p) {
 #endif
 }
 
-inline void narrow_bf16(Vec<float> v, BFloat16* p) {
+// v rounded to bfloat16, each in the low 16 bits of its 32-bit lane.
+inline vuint32_t bf16_bits(Vec<float> v) {
   vuint32_t u;
   std::memcpy(&u, &v.v, sizeof(u));
   const vint32_t nan = vint32_t(u & 0x7fffffffu) > 0x7f800000;  // (signed: one compare)
   const vuint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-  const vuint32_t bits = nan ? vuint32_t{} + 0x7fc0u : rounded;
+  return nan ? vuint32_t{} + 0x7fc0u : rounded;
+}
+
+inline void narrow_bf16(Vec<float> v, BFloat16* p) {
+  const vuint32_t bits = bf16_bits(v);
 #if defined(__AVX2__) && !defined(__AVX512F__)  // (values fit 16 bits: pack, then join the lanes)
   const __m256i packed =
       _mm256_permute4x64_epi64(_mm256_packus_epi32(__m256i(bits), __m256i(bits)), 0xd8);

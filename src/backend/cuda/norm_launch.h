@@ -34,7 +34,7 @@ struct RowNormLaunch {
   uint32_t blocks, threads;  // blocks stride over the rows
 };
 
-/// The fused backward (Note [Fused row norm backward] in backend/cpu/norm.cpp) in two passes:
+/// The fused backward (Note [Fused row norm backward] in backend/cpu/norm_rows.cpp) in two passes:
 /// `rows`, one block per row, dx = (g - d k - Σg / N) rstd with g = dy weight, d = x - mean and
 /// k = Σ g d rstd² / N (rms_norm: mean 0, no Σg term; group_norm's Note [Fused group norm
 /// backward] is the same over its rows); `columns`, a thread per channel, grad_weight =
