@@ -16,6 +16,7 @@
 #include "backend/buffers.h"
 #include "backend/cpu/blas.h"
 #include "backend/cpu/conv.h"
+#include "backend/cpu/conv_few_taps.h"
 #include "backend/cpu/conv_im2col.h"
 #include "backend/cpu/conv_onednn.h"
 #include "backend/cpu/conv_winograd.h"
@@ -372,6 +373,9 @@ bool is_reduced_conv(const Tensor& t) {
 void conv2d_reduced(const Tensor& input, const Tensor& weight, const Tensor& bias,
                     const Tensor& out, const Conv2dParams& p) {
   const Geometry g = conv_geometry(input, weight, out, p);
+  if (is_bf16(input) && few_taps_conv(g))
+    return few_taps_forward(g, bf16_data(input), bf16_data(weight), bf16_data(bias),
+                            static_cast<BFloat16*>(out.data_ptr()));
   if (const auto s = onednn_shape(g, OnednnConvPass::kForward, input);
       s && onednn_conv2d(*s, bf16_data(input), bf16_data(weight), bf16_data(bias),
                          static_cast<BFloat16*>(out.data_ptr())))
@@ -400,6 +404,9 @@ void conv2d_adjoint_reduced(const Tensor& grad, const Tensor& weight, const Tens
 void conv2d_weight_grad_reduced(const Tensor& grad, const Tensor& input,
                                 const Tensor& grad_weight, const Conv2dParams& p) {
   const Geometry g = conv_geometry(input, grad_weight, grad, p);
+  if (is_bf16(grad) && few_taps_conv(g))
+    return few_taps_weight_grad(g, bf16_data(grad), bf16_data(input),
+                                static_cast<BFloat16*>(grad_weight.data_ptr()), nullptr);
   if (const auto s = onednn_shape(g, OnednnConvPass::kGradWeight, grad);
       s && onednn_conv2d_grad_weight(*s, bf16_data(grad), bf16_data(input),
                                      static_cast<BFloat16*>(grad_weight.data_ptr())))

@@ -269,6 +269,77 @@ TEST(ReducedConvPath, DotProductsFollowTheGemmPathAndReduction) {
   }
 }
 
+// The few-taps kernels (Note [Few-taps convolution], src/backend/cpu/conv_few_taps.cpp):
+// bfloat16 convolutions of stride 1 with at most 32 taps and fewer than 16 channels in, forward,
+// grad_weight and grad_bias against float64, on output rows around the vector width (1, 9, 15,
+// 16, 17, 20, 28, 34 columns), odd heights, padding beyond the kernel's reach, dilation, groups,
+// one tap and 32, a channels-last input, with one and two threads. (Where the CPU level has no
+// AVX-512 the same shapes check the other paths.)
+TEST(FewTapsConv, AgainstFloat64AroundTheVectorWidth) {
+  namespace F = nn::functional;
+  const Dtype dt = kBFloat16;
+  manual_seed(11);
+  const std::vector<ConvCase> cases = {
+      {{5, 1, 28, 28}, {32, 1, 3, 3}, 1, 1, 1, 1, false},  // the reference CNN's conv 1 -> 32
+      {{2, 1, 7, 1}, {3, 1, 3, 3}, 1, 1, 1, 1, false},     // one column
+      {{3, 2, 9, 15}, {5, 2, 3, 3}, 1, 1, 1, 1, false},    // 15 columns, 9 rows
+      {{2, 3, 6, 16}, {4, 3, 3, 3}, 1, 1, 1, 1, true},     // 16 columns, 27 taps, channels-last
+      {{2, 1, 5, 17}, {6, 1, 3, 3}, 1, 1, 1, 1, false},    // 17 columns, 5 rows
+      {{2, 2, 11, 33}, {4, 2, 4, 4}, 1, 2, 1, 1, false},   // 32 taps, 34 columns, 12 rows
+      {{2, 4, 9, 20}, {6, 2, 3, 3}, 1, 2, 2, 2, false},    // 2 groups, dilation 2
+      {{2, 1, 5, 5}, {3, 1, 3, 3}, 1, 3, 1, 1, false},     // padding beyond the kernel's reach
+      {{3, 1, 4, 4}, {2, 1, 1, 1}, 1, 0, 1, 1, false}};    // one tap
+  const int threads = get_num_threads();
+  for (const int t : {1, 2}) {
+    set_num_threads(t);
+    for (const ConvCase& c : cases) {
+      const std::string what = "x" + ::testing::PrintToString(c.x) + " w" +
+                               ::testing::PrintToString(c.w) + " padding " +
+                               std::to_string(c.padding) + ", " + std::to_string(t) + " threads";
+      const Tensor x =
+          c.channels_last
+              ? rounded_randn({c.x[0], c.x[2], c.x[3], c.x[1]}, dt).permute({0, 3, 1, 2})
+              : rounded_randn(c.x, dt);
+      const Tensor w = rounded_randn(c.w, dt), b = rounded_randn({c.w[0]}, dt);
+      const Tensor x64 = x.to(kFloat64), w64 = w.to(kFloat64), b64 = b.to(kFloat64);
+      auto options = [&](const Tensor& bias) {
+        return F::ConvFuncOptions{.bias = bias, .stride = c.stride, .padding = c.padding,
+                                  .dilation = c.dilation, .groups = c.groups};
+      };
+      const Tensor y = F::conv2d(x, w, options(b));
+      const int64_t K = c.w[1] * c.w[2] * c.w[3];
+      expect_within(y, F::conv2d(x64, w64, options(b64)),
+                    F::conv2d(x64.abs(), w64.abs(), options(b64.abs())), K + 1, dt, what);
+      const Tensor g = rounded_randn(y.sizes().vec(), dt), g64 = g.to(kFloat64);
+      const auto [gi, gw, gb] = F::conv2d_backward(g, x, w, options(b));
+      const auto [ri, rw, rb] = F::conv2d_backward(g64, x64, w64, options(b64));
+      const auto [si, sw, sb] = F::conv2d_backward(g64.abs(), x64.abs(), w64.abs(), options(b64));
+      const int64_t positions = y.size(0) * y.size(2) * y.size(3);
+      expect_within(gw, rw, sw, positions, dt, what + " grad_weight");
+      expect_within(gb, rb, sb, positions, dt, what + " grad_bias");
+    }
+  }
+  set_num_threads(threads);
+}
+
+// An infinity in the input reaches exactly the outputs whose windows read it, as in float64: no
+// vector reads past an input row into the next (rows of 16 + 4 columns here; infinities in the
+// partial vector's reach, in the full one's through the kernel's left column, and first in a
+// row, where a read past the row before would take it).
+TEST(FewTapsConv, AnInfinityReachesOnlyItsWindows) {
+  namespace F = nn::functional;
+  manual_seed(12);
+  Tensor x = rounded_randn({2, 1, 9, 20}, kBFloat16);
+  x.select(0, 1).select(0, 0).select(0, 4).select(0, 16).fill_(INFINITY);
+  x.select(0, 1).select(0, 0).select(0, 6).select(0, 0).fill_(-INFINITY);
+  const Tensor w = rounded_randn({8, 1, 3, 3}, kBFloat16).abs() + 0.25;  // no zero weight
+  const Tensor y = F::conv2d(x, w, {.padding = 1}).to(kFloat64);
+  const Tensor ref = F::conv2d(x.to(kFloat64), w.to(kFloat64), {.padding = 1});
+  EXPECT_EQ(ref.isinf().sum().item<int64_t>(), 8 * (9 + 6));
+  EXPECT_TRUE(y.isinf().equal(ref.isinf()));
+  EXPECT_TRUE(y.isnan().equal(ref.isnan()));
+}
+
 // oneDNN's convolution primitives, called directly so that a shape they do not take fails here
 // rather than passing through another path: forward, grad_input and grad_weight against float64
 // on shapes off the reference CNN's (batch 1, stride 2, padding 0, groups, dilation, pointwise,
