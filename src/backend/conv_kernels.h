@@ -17,6 +17,19 @@ struct Conv2dParams {
   int64_t groups = 1;
 };
 
+/// conv2d's backward: the gradients asked for (a tensor left undefined is not wanted, as
+/// PyTorch's output_mask) from grad (N, O, Ho, Wo), input (N, C, H, W) and weight: grad_input
+/// (N, C, H, W), grad_weight (O, C / g, kH, kW) and grad_bias (O), grad summed over (N, Ho, Wo).
+struct ConvBackwardCall {
+  const Tensor& grad;
+  const Tensor& input;
+  const Tensor& weight;
+  const Tensor& grad_input;
+  const Tensor& grad_weight;
+  const Tensor& grad_bias;
+  const Conv2dParams& p;
+};
+
 struct ConvKernels {
   /// out (N, O, Ho, Wo) = conv(input (N, C, H, W), weight (O, C / g, kH, kW)) + bias (O);
   /// bias may be undefined.
@@ -30,6 +43,14 @@ struct ConvKernels {
   /// and input (N, C, H, W).
   void (*conv2d_weight_grad)(const Tensor& grad, const Tensor& input, const Tensor& grad_weight,
                              const Conv2dParams& p) = nullptr;
+  /// conv2d's gradients in one call, so that a backend can share their work (grad's layout
+  /// between grad_input and grad_weight, one pass over grad for grad_weight and grad_bias);
+  /// conv2d_backward_in_parts computes them with the entries above and the backend's sum.
+  void (*conv2d_backward)(const ConvBackwardCall& call) = nullptr;
 };
+
+/// ConvBackwardCall's gradients from grad's backend's conv2d_adjoint, conv2d_weight_grad and
+/// reduce.sum: a backend's conv2d_backward where it shares nothing.
+void conv2d_backward_in_parts(const ConvBackwardCall& call);
 
 }  // namespace ember::backend

@@ -26,6 +26,7 @@
 #include "distributed/shared_memory.h"
 #include "ember/creation.h"
 #include "ember/error.h"
+#include "ember/shape.h"
 
 namespace ember::dist {
 namespace {

@@ -236,11 +236,11 @@ Tensor grad_2d(const char* op, const ConvProblem& c, const Tensor& grad, int64_t
   return g;
 }
 
-// Which of (input, weight) the backward must differentiate: PyTorch's output_mask. A network's
-// first layer needs no grad_input (its input is data), a frozen layer no grad_weight; the
-// gradient not needed is returned undefined.
+// Which of (input, weight, bias) the backward must differentiate: PyTorch's output_mask. A
+// network's first layer needs no grad_input (its input is data), a frozen layer no grad_weight,
+// a layer without bias no grad_bias; the gradient not needed is returned undefined.
 struct Needed {
-  bool input = true, weight = true;
+  bool input = true, weight = true, bias = false;
 };
 
 std::tuple<Tensor, Tensor, Tensor> conv_backward(const char* op, int dims, const Tensor& grad_out,
@@ -248,19 +248,12 @@ std::tuple<Tensor, Tensor, Tensor> conv_backward(const char* op, int dims, const
                                                  const ConvFuncOptions& o, Needed needed) {
   const ConvProblem c = conv_problem(op, dims, input, weight, o);
   const Tensor g = grad_2d(op, c, grad_out, c.weight.size(0));
-  Tensor gi, gw;
-  if (needed.input) {
-    gi = empty(c.input.sizes(), c.input.options());
-    conv_kernel(op, g, &backend::ConvKernels::conv2d_adjoint)(g, c.weight, {}, gi, c.p);
-    gi = from_2d(c, gi);
-  }
-  if (needed.weight) {
-    gw = empty(c.weight.sizes(), c.input.options());
-    conv_kernel(op, g, &backend::ConvKernels::conv2d_weight_grad)(g, c.input, gw, c.p);
-    gw = weight_from_2d(c, gw);
-  }
-  Tensor gb = o.bias.defined() ? g.sum({0, 2, 3}) : Tensor();
-  return {gi, gw, gb};
+  const Tensor gi = needed.input ? empty(c.input.sizes(), c.input.options()) : Tensor();
+  const Tensor gw = needed.weight ? empty(c.weight.sizes(), c.input.options()) : Tensor();
+  const Tensor gb = needed.bias ? empty({c.weight.size(0)}, g.options()) : Tensor();
+  conv_kernel(op, g, &backend::ConvKernels::conv2d_backward)(
+      {g, c.input, c.weight, gi, gw, gb, c.p});
+  return {gi.defined() ? from_2d(c, gi) : gi, gw.defined() ? weight_from_2d(c, gw) : gw, gb};
 }
 
 // y = adjoint(x, w): grad_x is the forward conv of grad_y with w; grad_w is the weight gradient
@@ -283,7 +276,7 @@ std::tuple<Tensor, Tensor, Tensor> transpose_backward(const char* op, int dims,
     conv_kernel(op, g, &backend::ConvKernels::conv2d_weight_grad)(c.input, g, gw, c.p);
     gw = weight_from_2d(c, gw);
   }
-  Tensor gb = options.bias.defined() ? g.sum({0, 2, 3}) : Tensor();
+  Tensor gb = needed.bias ? g.sum({0, 2, 3}) : Tensor();
   return {gi, gw, gb};
 }
 
@@ -408,13 +401,16 @@ Tensor record_convolution(const char* op, int dims, const Tensor& input, const T
   Tensor out = forward();
   if (rec)
     rec.record("ConvolutionBackward0", {out}, {input, weight},
-               [op, dims, o = without_bias(o), has_bias = o.bias.defined(), backward, composite,
-                needed = Needed{input.requires_grad(), weight.requires_grad()}](
+               [op, dims, o = without_bias(o), backward, composite,
+                needed = Needed{input.requires_grad(), weight.requires_grad(), o.bias.defined()}](
                    const autograd::Grads& g, const autograd::Saved& s) {
+                 // The kernels' backward sums grad_bias (with grad_weight where a kernel can);
+                 // the composite leaves it to bias_grad's differentiable sum.
                  auto [gi, gw, gb] = (is_grad_enabled() ? composite : backward)(
                      op, dims, g[0], s[0], s[1], o, needed);
                  const bool batched = s[0].dim() == dims + 2;
-                 return autograd::TensorList{gi, gw, has_bias ? bias_grad(g[0], batched) : Tensor()};
+                 if (needed.bias && !gb.defined()) gb = bias_grad(g[0], batched);
+                 return autograd::TensorList{gi, gw, gb};
                });
   return out;
 }
@@ -475,14 +471,16 @@ std::tuple<Tensor, Tensor, Tensor> conv1d_backward(const Tensor& grad_output, co
                                                    const Tensor& weight,
                                                    const ConvFuncOptions& options) {
   OpScope scope("conv1d_backward", {&grad_output, &input, &weight, &options.bias});
-  return conv_backward("conv1d_backward", 1, grad_output, input, weight, options, {});
+  return conv_backward("conv1d_backward", 1, grad_output, input, weight, options,
+                       {.bias = options.bias.defined()});
 }
 
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad_output, const Tensor& input,
                                                    const Tensor& weight,
                                                    const ConvFuncOptions& options) {
   OpScope scope("conv2d_backward", {&grad_output, &input, &weight, &options.bias});
-  return conv_backward("conv2d_backward", 2, grad_output, input, weight, options, {});
+  return conv_backward("conv2d_backward", 2, grad_output, input, weight, options,
+                       {.bias = options.bias.defined()});
 }
 
 std::tuple<Tensor, Tensor, Tensor> conv_transpose2d_backward(
@@ -490,7 +488,7 @@ std::tuple<Tensor, Tensor, Tensor> conv_transpose2d_backward(
     const ConvTransposeFuncOptions& options) {
   OpScope scope("conv_transpose2d_backward", {&grad_output, &input, &weight, &options.bias});
   return transpose_backward("conv_transpose2d_backward", 2, grad_output, input, weight, options,
-                            {});
+                            {.bias = options.bias.defined()});
 }
 
 }  // namespace ember::nn::functional

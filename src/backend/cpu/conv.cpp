@@ -468,10 +468,16 @@ void conv2d_weight_grad(const Tensor& grad, const Tensor& input, const Tensor& g
   });
 }
 
+void conv2d_backward(const backend::ConvBackwardCall& c) {
+  if (is_reduced_conv(c.grad) && conv2d_backward_reduced(c)) return;
+  backend::conv2d_backward_in_parts(c);
+}
+
 void add_conv_kernels(backend::Backend& b) {
   b.conv = {.conv2d = &conv2d,
             .conv2d_adjoint = &conv2d_adjoint,
-            .conv2d_weight_grad = &conv2d_weight_grad};
+            .conv2d_weight_grad = &conv2d_weight_grad,
+            .conv2d_backward = &conv2d_backward};
 }
 
 }  // namespace EMBER_CPU_NS

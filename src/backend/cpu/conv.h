@@ -38,7 +38,11 @@ void conv2d_adjoint(const Tensor& grad, const Tensor& weight, const Tensor& bias
 void conv2d_weight_grad(const Tensor& grad, const Tensor& input, const Tensor& grad_weight,
                         const Conv2dParams& p);
 
-// ── float16/bfloat16 (conv_reduced.cpp), called by the three kernels above ──────────────────
+/// conv2d's gradients in one call (backend::ConvBackwardCall): bfloat16's few-taps and oneDNN
+/// paths share their work; every other call computes them with the kernels above.
+void conv2d_backward(const backend::ConvBackwardCall& call);
+
+// ── float16/bfloat16 (conv_reduced.cpp), called by the kernels above ──────────────────────
 bool is_reduced_conv(const Tensor& t);
 void conv2d_reduced(const Tensor& input, const Tensor& weight, const Tensor& bias,
                     const Tensor& out, const Conv2dParams& p);
@@ -46,6 +50,11 @@ void conv2d_adjoint_reduced(const Tensor& grad, const Tensor& weight, const Tens
                             const Tensor& out, const Conv2dParams& p);
 void conv2d_weight_grad_reduced(const Tensor& grad, const Tensor& input,
                                 const Tensor& grad_weight, const Conv2dParams& p);
+/// conv2d_backward's shared paths for bfloat16: grad_weight with grad_bias in one pass (the
+/// few-taps kernel, oneDNN's weights primitive) and, on oneDNN, grad_input from the same
+/// reordered grad (grad_input otherwise through conv2d_adjoint). False, nothing written, where
+/// neither applies (float16, grad_weight not asked for, no such kernel for the shape).
+bool conv2d_backward_reduced(const backend::ConvBackwardCall& call);
 
 /// True when the float32 kernels give runs of whole images to threads (the rest of the time
 /// they thread inside each image): the reduced-precision driver splits the batch the same way.

@@ -62,8 +62,11 @@ namespace ember::cpu {
 //   7,524 -> 8,368 and 8,681 img/s, against its float32 7,168-8,716 (0.94x -> 1.00-1.17x) and
 //   PyTorch's autocast 5,441-5,745 (1.38x -> 1.51-1.53x).
 // What is left of a bfloat16 step's convolutions: the reorders (about a quarter of the calls'
-// time). grad_bias, a bfloat16 sum over (N, H, W), took 2.0 ms for conv 1 -> 32's gradient
-// until the reductions widened half-precision leaves (backend/cpu/reduce.h): now about 0.2 ms.
+// time). The backward shares what it can (onednn_conv2d_backward): grad is reordered once for
+// backward_data and backward_weights, and backward_weights sums grad_bias in the same pass (a
+// separate bfloat16 sum over N, H, W took 0.15 ms for conv 32 -> 64); conv 32 -> 64's backward,
+// both threads: 2.93-2.99 -> 2.55-2.64 ms. A network's first layer (conv 1 -> 32, where the
+// reorders cost three times the primitives) takes conv_few_taps.cpp's kernels instead.
 
 namespace {
 
@@ -80,7 +83,7 @@ const dnnl::engine& cpu_engine() {
   return *engine;
 }
 
-enum class ConvPass { kForward, kForwardBias, kGradInput, kGradWeight };
+enum class ConvPass { kForward, kForwardBias, kGradInput, kGradWeight, kGradWeightBias };
 
 // One argument of a primitive as ember holds it (plain layout, bfloat16) and as the primitive
 // wants it; a reorder between the two where they differ.
@@ -195,16 +198,30 @@ ConvPrimitives make_primitives(ConvPass kind, const OnednnConvShape& s) {
                       primitive_arg(DNNL_ARG_DIFF_SRC, plain.src, pd.diff_src_desc(), true)};
         });
       }
-      case ConvPass::kGradWeight: {
-        const dnnl::convolution_backward_weights::primitive_desc pd(
-            {algo, any.src, weights_f32, any.dst, any.strides, any.dilates, any.pad_l, any.pad_r},
-            attr, cpu_engine(), fwd);
-        // The float32 gradient is rounded once, to bfloat16, by the reorder into ember's tensor.
+      case ConvPass::kGradWeight:
+      case ConvPass::kGradWeightBias: {
+        // Both in float32, for one rounding at the end: the weights', and grad_bias summed in
+        // the same pass over grad (the bias's float32 descriptor; ember's is bfloat16).
+        const bool with_bias = kind == ConvPass::kGradWeightBias;
+        const memory::desc bias_f32(dnnl_dims({s.O}), Dt::f32, Tag::x);
+        const auto d = with_bias
+                           ? dnnl::convolution_backward_weights::desc(
+                                 algo, any.src, weights_f32, bias_f32, any.dst, any.strides,
+                                 any.dilates, any.pad_l, any.pad_r)
+                           : dnnl::convolution_backward_weights::desc(
+                                 algo, any.src, weights_f32, any.dst, any.strides, any.dilates,
+                                 any.pad_l, any.pad_r);
+        const dnnl::convolution_backward_weights::primitive_desc pd(d, attr, cpu_engine(), fwd);
+        // The float32 gradients are rounded once, to bfloat16, by the reorders into ember's
+        // tensors.
         return adopt<dnnl::convolution_backward_weights>(pd, [&] {
-          return Args{
-              primitive_arg(DNNL_ARG_SRC, plain.src, pd.src_desc(), false),
-              primitive_arg(DNNL_ARG_DIFF_DST, plain.dst, pd.diff_dst_desc(), false),
-              primitive_arg(DNNL_ARG_DIFF_WEIGHTS, plain.weights, pd.diff_weights_desc(), true)};
+          Args a = {primitive_arg(DNNL_ARG_SRC, plain.src, pd.src_desc(), false),
+                    primitive_arg(DNNL_ARG_DIFF_DST, plain.dst, pd.diff_dst_desc(), false),
+                    primitive_arg(DNNL_ARG_DIFF_WEIGHTS, plain.weights, pd.diff_weights_desc(),
+                                  true)};
+          if (with_bias)
+            a.push_back(primitive_arg(DNNL_ARG_DIFF_BIAS, plain.bias, pd.diff_bias_desc(), true));
+          return a;
         });
       }
     }
@@ -236,45 +253,74 @@ std::shared_ptr<const ConvPrimitives> primitives_for(ConvPass kind, const Onednn
   return plans[key] = std::make_shared<const ConvPrimitives>(make_primitives(kind, s));
 }
 
-// A buffer of `bytes` from ember's allocator, kept alive in `keep`.
-void* allocator_bytes(size_t bytes, std::vector<Tensor>& keep) {
-  keep.push_back(backend::new_buffer({int64_t(std::max<size_t>(bytes, 1))}, kUInt8));
-  return keep.back().data_ptr();
+// One call's primitives run in turn on one stream, with the buffers they take from ember's
+// allocator. An input operand reordered for one primitive is reused by the next that wants the
+// same pointer in the same layout (the backward's grad, reordered once for grad_input and
+// grad_weight).
+class Execution {
+ public:
+  Execution() : stream_(cpu_engine()) { sync_blas_threads(); }  // oneDNN's OpenMP threads
+
+  // Runs plan's primitive on ember's plain tensors, pointers in the plan's operand order.
+  void run(const ConvPrimitives& plan, std::initializer_list<const void*> pointers) {
+    const auto& engine = cpu_engine();
+    std::unordered_map<int, memory> args;
+    std::vector<std::pair<const PrimitiveArg*, memory>> outputs;  // (operand, ember's memory)
+    auto pointer = pointers.begin();
+    for (const PrimitiveArg& o : plan.operands) {
+      void* user_data = const_cast<void*>(*pointer++);
+      memory user(o.user, engine, user_data);
+      if (!o.reorder) {
+        args.emplace(o.arg, user);
+        continue;
+      }
+      if (o.output) {
+        outputs.emplace_back(&o, user);
+        args.emplace(o.arg, memory(o.inner, engine, buffer(o.inner.get_size())));
+        continue;
+      }
+      args.emplace(o.arg, reordered(o, user, user_data));
+    }
+    args.emplace(DNNL_ARG_SCRATCHPAD,
+                 memory(plan.scratchpad, engine, buffer(plan.scratchpad.get_size())));
+    plan.primitive->execute(stream_, args);
+    for (auto& [o, user] : outputs) o->reorder->execute(stream_, args.at(o->arg), user);
+    stream_.wait();
+  }
+
+ private:
+  // A buffer of `bytes` from ember's allocator, kept until the call ends.
+  void* buffer(size_t bytes) {
+    keep_.push_back(backend::new_buffer({int64_t(std::max<size_t>(bytes, 1))}, kUInt8));
+    return keep_.back().data_ptr();
+  }
+
+  // Input o at user_data in the primitive's layout: reordered now, or earlier in this call.
+  memory reordered(const PrimitiveArg& o, memory user, const void* user_data) {
+    for (const auto& [data, inner] : inputs_)
+      if (data == user_data && inner.get_desc() == o.inner) return inner;
+    memory inner(o.inner, cpu_engine(), buffer(o.inner.get_size()));
+    o.reorder->execute(stream_, user, inner);
+    inputs_.emplace_back(user_data, inner);
+    return inner;
+  }
+
+  dnnl::stream stream_;
+  std::vector<Tensor> keep_;
+  std::vector<std::pair<const void*, memory>> inputs_;
+};
+
+// This thread's plan for kind on shape s (kept across calls; see primitives_for).
+std::shared_ptr<const ConvPrimitives> plan_for(ConvPass kind, const OnednnConvShape& s) {
+  return primitives_for(kind, s, omp_in_parallel() ? 1 : get_num_threads());
 }
 
-// Runs kind's primitive on ember's plain tensors, pointers in the plan's operand order; false
-// where the plan is empty.
+// Runs kind's primitive on ember's plain tensors; false where the plan is empty.
 bool run_conv(ConvPass kind, const OnednnConvShape& s,
               std::initializer_list<const void*> pointers) {
-  sync_blas_threads();  // oneDNN's OpenMP threads: the calling thread's omp_get_max_threads()
-  const int threads = omp_in_parallel() ? 1 : get_num_threads();
-  const std::shared_ptr<const ConvPrimitives> kept = primitives_for(kind, s, threads);
-  const ConvPrimitives& plan = *kept;
-  if (!plan.primitive) return false;
-  const auto& engine = cpu_engine();
-  dnnl::stream stream(engine);
-  std::vector<Tensor> keep;
-  std::unordered_map<int, memory> args;
-  std::vector<std::pair<const PrimitiveArg*, memory>> outputs;  // (operand, ember's memory)
-  auto pointer = pointers.begin();
-  for (const PrimitiveArg& o : plan.operands) {
-    memory user(o.user, engine, const_cast<void*>(*pointer++));
-    if (!o.reorder) {
-      args.emplace(o.arg, user);
-      continue;
-    }
-    memory inner(o.inner, engine, allocator_bytes(o.inner.get_size(), keep));
-    if (o.output)
-      outputs.emplace_back(&o, user);
-    else
-      o.reorder->execute(stream, user, inner);
-    args.emplace(o.arg, inner);
-  }
-  args.emplace(DNNL_ARG_SCRATCHPAD,
-               memory(plan.scratchpad, engine, allocator_bytes(plan.scratchpad.get_size(), keep)));
-  plan.primitive->execute(stream, args);
-  for (auto& [o, user] : outputs) o->reorder->execute(stream, args.at(o->arg), user);
-  stream.wait();
+  const std::shared_ptr<const ConvPrimitives> plan = plan_for(kind, s);
+  if (!plan->primitive) return false;
+  Execution().run(*plan, pointers);
   return true;
 }
 
@@ -304,6 +350,21 @@ bool onednn_conv2d_grad_input(const OnednnConvShape& s, const BFloat16* grad, co
 bool onednn_conv2d_grad_weight(const OnednnConvShape& s, const BFloat16* grad, const BFloat16* in,
                                BFloat16* grad_w) {
   return run_conv(ConvPass::kGradWeight, s, {in, grad, grad_w});
+}
+
+bool onednn_conv2d_backward(const OnednnConvShape& s, const BFloat16* grad, const BFloat16* in,
+                            const BFloat16* w, BFloat16* grad_in, BFloat16* grad_w,
+                            BFloat16* grad_b) {
+  const auto weights = plan_for(grad_b ? ConvPass::kGradWeightBias : ConvPass::kGradWeight, s);
+  const auto input = grad_in ? plan_for(ConvPass::kGradInput, s) : nullptr;
+  if (!weights->primitive || (input && !input->primitive)) return false;
+  Execution call;
+  if (input) call.run(*input, {grad, w, grad_in});
+  if (grad_b)
+    call.run(*weights, {in, grad, grad_w, grad_b});
+  else
+    call.run(*weights, {in, grad, grad_w});
+  return true;
 }
 
 }  // namespace ember::cpu

@@ -42,5 +42,13 @@ bool onednn_conv2d_grad_input(const OnednnConvShape& s, const BFloat16* grad, co
 /// float32, rounded once.
 bool onednn_conv2d_grad_weight(const OnednnConvShape& s, const BFloat16* grad, const BFloat16* in,
                                BFloat16* grad_w);
+/// conv2d's backward in one call: grad_w as above, grad_b (O, where not null) = grad summed over
+/// (N, Ho, Wo) in the same pass (float32, rounded once), and grad_in (where not null) as
+/// onednn_conv2d_grad_input, with grad reordered into the primitives' layout once for both.
+/// False (nothing written) where a pass asked for has no bfloat16 JIT kernel. Call only where
+/// onednn_conv chooses kGradWeight, and kGradInput too if grad_in is asked for.
+bool onednn_conv2d_backward(const OnednnConvShape& s, const BFloat16* grad, const BFloat16* in,
+                            const BFloat16* w, BFloat16* grad_in, BFloat16* grad_w,
+                            BFloat16* grad_b);
 
 }  // namespace ember::cpu

@@ -170,6 +170,9 @@ bool float_path_is_winograd(const Geometry& g) {
 const BFloat16* bf16_data(const Tensor& t) {
   return t.defined() ? static_cast<const BFloat16*>(t.data_ptr()) : nullptr;
 }
+BFloat16* mutable_bf16(const Tensor& t) {
+  return t.defined() ? static_cast<BFloat16*>(t.data_ptr()) : nullptr;
+}
 
 // One GEMM's columns: images [n0, n1), output rows [y0, y1) of each. threaded: the batch is
 // not split over threads, so the work inside a piece is.
@@ -375,14 +378,14 @@ void conv2d_reduced(const Tensor& input, const Tensor& weight, const Tensor& bia
   const Geometry g = conv_geometry(input, weight, out, p);
   if (is_bf16(input) && few_taps_conv(g))
     return few_taps_forward(g, bf16_data(input), bf16_data(weight), bf16_data(bias),
-                            static_cast<BFloat16*>(out.data_ptr()));
+                            mutable_bf16(out));
   if (const auto s = onednn_shape(g, OnednnConvPass::kForward, input);
       s && onednn_conv2d(*s, bf16_data(input), bf16_data(weight), bf16_data(bias),
-                         static_cast<BFloat16*>(out.data_ptr())))
+                         mutable_bf16(out)))
     return;
   if (is_bf16(input) && bf16_dot_conv(g.K()) && !float_path_is_winograd(g))
     return dot_forward(g, bf16_data(input), bf16_data(weight), bf16_data(bias),
-                       static_cast<BFloat16*>(out.data_ptr()));
+                       mutable_bf16(out));
   image_chunks(&conv2d, input, weight, bias, out, p);
 }
 
@@ -393,10 +396,10 @@ void conv2d_adjoint_reduced(const Tensor& grad, const Tensor& weight, const Tens
   if (const auto s =
           bias.defined() ? std::nullopt : onednn_shape(g, OnednnConvPass::kGradInput, grad);
       s && onednn_conv2d_grad_input(*s, bf16_data(grad), bf16_data(weight),
-                                    static_cast<BFloat16*>(out.data_ptr())))
+                                    mutable_bf16(out)))
     return;
   if (is_bf16(grad) && dot_adjoint(g, bf16_data(grad), bf16_data(weight), bf16_data(bias),
-                                   static_cast<BFloat16*>(out.data_ptr())))
+                                   mutable_bf16(out)))
     return;
   image_chunks(&conv2d_adjoint, grad, weight, bias, out, p);
 }
@@ -405,15 +408,15 @@ void conv2d_weight_grad_reduced(const Tensor& grad, const Tensor& input,
                                 const Tensor& grad_weight, const Conv2dParams& p) {
   const Geometry g = conv_geometry(input, grad_weight, grad, p);
   if (is_bf16(grad) && few_taps_conv(g))
-    return few_taps_weight_grad(g, bf16_data(grad), bf16_data(input),
-                                static_cast<BFloat16*>(grad_weight.data_ptr()), nullptr);
+    return few_taps_weight_grad(g, bf16_data(grad), bf16_data(input), mutable_bf16(grad_weight),
+                                nullptr);
   if (const auto s = onednn_shape(g, OnednnConvPass::kGradWeight, grad);
       s && onednn_conv2d_grad_weight(*s, bf16_data(grad), bf16_data(input),
-                                     static_cast<BFloat16*>(grad_weight.data_ptr())))
+                                     mutable_bf16(grad_weight)))
     return;
   if (is_bf16(grad) && g.K() > 0 && bf16_dot_conv(g.N * g.Ho * g.Wo))
     return dot_weight_grad(g, bf16_data(grad), bf16_data(input),
-                           static_cast<BFloat16*>(grad_weight.data_ptr()));
+                           mutable_bf16(grad_weight));
   const int64_t N = grad.size(0), size = grad_weight.numel();
   // One float32 sum per thread that takes images (see for_chunks), added up at the end.
   const int threads = split_images(N) ? get_num_threads() : 1;
@@ -429,6 +432,28 @@ void conv2d_weight_grad_reduced(const Tensor& grad, const Tensor& input,
   for (int t = 1; t < threads; ++t)
     for (int64_t i = 0; i < size; ++i) all[i] += all[t * size + i];
   round_into(all, grad_weight, 0, size);
+}
+
+bool conv2d_backward_reduced(const backend::ConvBackwardCall& c) {
+  if (!is_bf16(c.grad) || !c.grad_weight.defined()) return false;
+  const Geometry g = conv_geometry(c.input, c.grad_weight, c.grad, c.p);
+  BFloat16* grad_bias = mutable_bf16(c.grad_bias);
+  bool grad_input_done = false;
+  if (few_taps_conv(g)) {
+    few_taps_weight_grad(g, bf16_data(c.grad), bf16_data(c.input), mutable_bf16(c.grad_weight),
+                         grad_bias);
+  } else if (const auto s = onednn_shape(g, OnednnConvPass::kGradWeight, c.grad)) {
+    grad_input_done = c.grad_input.defined() && onednn_conv(OnednnConvPass::kGradInput, g.Cg, g.Og);
+    if (!onednn_conv2d_backward(*s, bf16_data(c.grad), bf16_data(c.input), bf16_data(c.weight),
+                                grad_input_done ? mutable_bf16(c.grad_input) : nullptr,
+                                mutable_bf16(c.grad_weight), grad_bias))
+      return false;
+  } else {
+    return false;
+  }
+  if (c.grad_input.defined() && !grad_input_done)
+    conv2d_adjoint(c.grad, c.weight, Tensor(), c.grad_input, c.p);
+  return true;
 }
 
 }  // namespace EMBER_CPU_NS

@@ -279,6 +279,7 @@ void install_conv_kernels(backend::Backend& b) {
   b.conv.conv2d = &conv2d;
   b.conv.conv2d_adjoint = &conv2d_adjoint;
   b.conv.conv2d_weight_grad = &conv2d_weight_grad;
+  b.conv.conv2d_backward = &backend::conv2d_backward_in_parts;
 }
 
 }  // namespace ember::cuda

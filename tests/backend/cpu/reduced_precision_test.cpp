@@ -171,6 +171,33 @@ struct ConvCase {
   bool channels_last;
 };
 
+// conv2d's forward and its three gradients in dt against float64 from the same rounded
+// operands, each output a sum of K products (see expect_within).
+void expect_conv_within(const ConvCase& c, Dtype dt, const std::string& what) {
+  namespace F = nn::functional;
+  const Tensor x = c.channels_last
+                       ? rounded_randn({c.x[0], c.x[2], c.x[3], c.x[1]}, dt).permute({0, 3, 1, 2})
+                       : rounded_randn(c.x, dt);
+  const Tensor w = rounded_randn(c.w, dt), b = rounded_randn({c.w[0]}, dt);
+  const Tensor x64 = x.to(kFloat64), w64 = w.to(kFloat64), b64 = b.to(kFloat64);
+  auto options = [&](const Tensor& bias) {
+    return F::ConvFuncOptions{.bias = bias, .stride = c.stride, .padding = c.padding,
+                              .dilation = c.dilation, .groups = c.groups};
+  };
+  const Tensor y = F::conv2d(x, w, options(b));
+  const int64_t K = c.w[1] * c.w[2] * c.w[3];
+  expect_within(y, F::conv2d(x64, w64, options(b64)),
+                F::conv2d(x64.abs(), w64.abs(), options(b64.abs())), K + 1, dt, what);
+  const Tensor g = rounded_randn(y.sizes().vec(), dt), g64 = g.to(kFloat64);
+  const auto [gi, gw, gb] = F::conv2d_backward(g, x, w, options(b));
+  const auto [ri, rw, rb] = F::conv2d_backward(g64, x64, w64, options(b64));
+  const auto [si, sw, sb] = F::conv2d_backward(g64.abs(), x64.abs(), w64.abs(), options(b64));
+  const int64_t positions = y.size(0) * y.size(2) * y.size(3);
+  expect_within(gi, ri, si, c.w[0] / c.groups * c.w[2] * c.w[3], dt, what + " grad_input");
+  expect_within(gw, rw, sw, positions, dt, what + " grad_weight");
+  expect_within(gb, rb, sb, positions, dt, what + " grad_bias");
+}
+
 TEST_P(ReducedGemm, ConvAndGradientsAgainstFloat64) {
   namespace F = nn::functional;
   const Dtype dt = GetParam();
@@ -192,31 +219,10 @@ TEST_P(ReducedGemm, ConvAndGradientsAgainstFloat64) {
       {{3, 36, 9, 9}, {8, 36, 3, 3}, 2, 1, 1, 1, false},     // stride 2: grad_input widens
       {{4, 64, 7, 7}, {16, 64, 1, 1}, 1, 0, 1, 1, true},     // pointwise
       {{4, 16, 10, 10}, {8, 8, 3, 3}, 1, 2, 2, 2, false}};   // groups, dilation 2
-  for (const ConvCase& c : cases) {
-    const std::string what = std::string(dtype_name(dt)) + " x" + ::testing::PrintToString(c.x) +
-                             " w" + ::testing::PrintToString(c.w);
-    const Tensor x = c.channels_last
-                         ? rounded_randn({c.x[0], c.x[2], c.x[3], c.x[1]}, dt).permute({0, 3, 1, 2})
-                         : rounded_randn(c.x, dt);
-    const Tensor w = rounded_randn(c.w, dt), b = rounded_randn({c.w[0]}, dt);
-    const Tensor x64 = x.to(kFloat64), w64 = w.to(kFloat64), b64 = b.to(kFloat64);
-    auto options = [&](const Tensor& bias) {
-      return F::ConvFuncOptions{.bias = bias, .stride = c.stride, .padding = c.padding,
-                                .dilation = c.dilation, .groups = c.groups};
-    };
-    const Tensor y = F::conv2d(x, w, options(b));
-    const int64_t K = c.w[1] * c.w[2] * c.w[3];
-    expect_within(y, F::conv2d(x64, w64, options(b64)),
-                  F::conv2d(x64.abs(), w64.abs(), options(b64.abs())), K + 1, dt, what);
-    const Tensor g = rounded_randn(y.sizes().vec(), dt), g64 = g.to(kFloat64);
-    const auto [gi, gw, gb] = F::conv2d_backward(g, x, w, options(b));
-    const auto [ri, rw, rb] = F::conv2d_backward(g64, x64, w64, options(b64));
-    const auto [si, sw, sb] = F::conv2d_backward(g64.abs(), x64.abs(), w64.abs(), options(b64));
-    const int64_t positions = y.size(0) * y.size(2) * y.size(3);
-    expect_within(gi, ri, si, c.w[0] / c.groups * c.w[2] * c.w[3], dt, what + " grad_input");
-    expect_within(gw, rw, sw, positions, dt, what + " grad_weight");
-    expect_within(gb, rb, sb, positions, dt, what + " grad_bias");
-  }
+  for (const ConvCase& c : cases)
+    expect_conv_within(c, dt,
+                       std::string(dtype_name(dt)) + " x" + ::testing::PrintToString(c.x) + " w" +
+                           ::testing::PrintToString(c.w));
   // conv_transpose2d: its forward is conv2d's adjoint, its grad_input conv2d.
   const Tensor x = rounded_randn({2, 4, 5, 5}, dt), w = rounded_randn({4, 3, 3, 3}, dt);
   const Tensor x64 = x.to(kFloat64), w64 = w.to(kFloat64);
@@ -276,8 +282,6 @@ TEST(ReducedConvPath, DotProductsFollowTheGemmPathAndReduction) {
 // one tap and 32, a channels-last input, with one and two threads. (Where the CPU level has no
 // AVX-512 the same shapes check the other paths.)
 TEST(FewTapsConv, AgainstFloat64AroundTheVectorWidth) {
-  namespace F = nn::functional;
-  const Dtype dt = kBFloat16;
   manual_seed(11);
   const std::vector<ConvCase> cases = {
       {{5, 1, 28, 28}, {32, 1, 3, 3}, 1, 1, 1, 1, false},  // the reference CNN's conv 1 -> 32
@@ -292,32 +296,11 @@ TEST(FewTapsConv, AgainstFloat64AroundTheVectorWidth) {
   const int threads = get_num_threads();
   for (const int t : {1, 2}) {
     set_num_threads(t);
-    for (const ConvCase& c : cases) {
-      const std::string what = "x" + ::testing::PrintToString(c.x) + " w" +
-                               ::testing::PrintToString(c.w) + " padding " +
-                               std::to_string(c.padding) + ", " + std::to_string(t) + " threads";
-      const Tensor x =
-          c.channels_last
-              ? rounded_randn({c.x[0], c.x[2], c.x[3], c.x[1]}, dt).permute({0, 3, 1, 2})
-              : rounded_randn(c.x, dt);
-      const Tensor w = rounded_randn(c.w, dt), b = rounded_randn({c.w[0]}, dt);
-      const Tensor x64 = x.to(kFloat64), w64 = w.to(kFloat64), b64 = b.to(kFloat64);
-      auto options = [&](const Tensor& bias) {
-        return F::ConvFuncOptions{.bias = bias, .stride = c.stride, .padding = c.padding,
-                                  .dilation = c.dilation, .groups = c.groups};
-      };
-      const Tensor y = F::conv2d(x, w, options(b));
-      const int64_t K = c.w[1] * c.w[2] * c.w[3];
-      expect_within(y, F::conv2d(x64, w64, options(b64)),
-                    F::conv2d(x64.abs(), w64.abs(), options(b64.abs())), K + 1, dt, what);
-      const Tensor g = rounded_randn(y.sizes().vec(), dt), g64 = g.to(kFloat64);
-      const auto [gi, gw, gb] = F::conv2d_backward(g, x, w, options(b));
-      const auto [ri, rw, rb] = F::conv2d_backward(g64, x64, w64, options(b64));
-      const auto [si, sw, sb] = F::conv2d_backward(g64.abs(), x64.abs(), w64.abs(), options(b64));
-      const int64_t positions = y.size(0) * y.size(2) * y.size(3);
-      expect_within(gw, rw, sw, positions, dt, what + " grad_weight");
-      expect_within(gb, rb, sb, positions, dt, what + " grad_bias");
-    }
+    for (const ConvCase& c : cases)
+      expect_conv_within(c, kBFloat16,
+                         "x" + ::testing::PrintToString(c.x) + " w" +
+                             ::testing::PrintToString(c.w) + " padding " +
+                             std::to_string(c.padding) + ", " + std::to_string(t) + " threads");
   }
   set_num_threads(threads);
 }
@@ -392,12 +375,32 @@ TEST(OnednnConv, AgainstFloat64OnOddShapes) {
     expect_within(gi, ri, si, grad_input_terms, dt, what + " grad_input");
     // oneDNN 2.6 has no bfloat16 JIT grad_weight for 3 input channels (its im2col GEMM, not
     // used: the caller's path runs); every shape that onednn_conv chooses must have one.
-    if (cpu::onednn_conv2d_grad_weight(s, data(g), data(x), data(gw)))
+    if (cpu::onednn_conv2d_grad_weight(s, data(g), data(x), data(gw))) {
       expect_within(gw, rw, sw, positions, dt, what + " grad_weight");
-    else
+      // The backward in one call: grad reordered once for both passes, grad_bias summed in the
+      // weights' pass; the weights' pass is the same primitive with or without the bias.
+      const bool with_input = cpu::onednn_conv(cpu::OnednnConvPass::kGradInput,
+                                               c.x[1] / c.groups, c.w[0] / c.groups);
+      const Tensor ai = empty(x.sizes(), {.dtype = dt}), aw = empty(w.sizes(), {.dtype = dt}),
+                   ab = empty({c.w[0]}, {.dtype = dt}), nw = empty(w.sizes(), {.dtype = dt});
+      ASSERT_TRUE(cpu::onednn_conv2d_backward(s, data(g), data(x), data(w),
+                                              with_input ? data(ai) : nullptr, data(aw),
+                                              data(ab)))
+          << what;
+      if (with_input) {
+        EXPECT_TRUE(ai.equal(gi)) << what << " backward's grad_input";
+      }
+      expect_within(aw, rw, sw, positions, dt, what + " backward's grad_weight");
+      expect_within(ab, rb, sb, positions, dt, what + " backward's grad_bias");
+      ASSERT_TRUE(cpu::onednn_conv2d_backward(s, data(g), data(x), data(w), nullptr, data(nw),
+                                              nullptr))
+          << what;
+      EXPECT_TRUE(nw.equal(gw)) << what << " backward's grad_weight alone";
+    } else {
       EXPECT_FALSE(cpu::onednn_conv(cpu::OnednnConvPass::kGradWeight, c.x[1] / c.groups,
                                     c.w[0] / c.groups))
           << what;
+    }
     // Through the ops, on a non-contiguous input.
     const Tensor xl = c.channels_last ? x.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2})
                                       : x.transpose(2, 3).contiguous().transpose(2, 3);
