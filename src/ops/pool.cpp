@@ -2,6 +2,7 @@
 // avg/max pools and the backward kernels. Each checks its arguments with PyTorch's messages and
 // output-size rules (ceil_mode included), then runs its device's kernel (backend/pool_kernels.h)
 // on contiguous planes (P, H, W). The 1-D pools are the 2-D ones on a height-1 view.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -229,10 +230,14 @@ Tensor max_grad(const char* node, const Tensor& grad, const Tensor& idx, const D
         int64_t P = 1, plane = 1, out_plane = 1;
         for (int64_t d = 0; d < nd; ++d) (d < nd - dims ? P : plane) *= sizes[size_t(d)];
         for (int64_t d = nd - dims; d < nd; ++d) out_plane *= idx.size(d);
-        const Tensor gp = g.reshape({P, 1, out_plane}).contiguous();
-        Tensor gi = empty({P, 1, plane}, g.options());
+        // Planes as (rows, last dim), so that a kernel sees the windows' rows (a 1-d pool's
+        // planes are one row; a 3-d pool's rows run through its depth; 1 where a plane is empty).
+        const int64_t W = std::max<int64_t>(sizes[size_t(nd - 1)], 1),
+                      Wo = std::max<int64_t>(idx.size(nd - 1), 1);
+        const Tensor gp = g.reshape({P, out_plane / Wo, Wo}).contiguous();
+        Tensor gi = empty({P, plane / W, W}, g.options());
         pool_kernel(node, g, &backend::PoolKernels::max_pool_backward)(
-            gp, idx.reshape({P, 1, out_plane}).contiguous(), gi);
+            gp, idx.reshape({P, out_plane / Wo, Wo}).contiguous(), gi);
         return gi.view(sizes);
       },
       [idx, dims, out = DimVector(idx.sizes())](const Tensor& gg) {

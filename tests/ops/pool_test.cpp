@@ -210,28 +210,56 @@ TEST(Pool, MaxWithIndicesFollowsTheRuleOnEveryRowLength) {
 // per add (what PyTorch's kernel does on bfloat16), shortcut where nothing was added yet; the
 // written-out reference does every add. Windows that overlap (3x3, stride 1) and that do not
 // (2x2), gradients with -0, NaN, a subnormal and values whose sums round.
+// max_pool2d_backward in bfloat16 against every add written out (float, then rounded, into +0):
+// the general loop's result, which the rows of planes tiled by 2x2 windows must give bit for bit
+// (-0 becomes +0, NaN 0x7FC0, a subnormal stays).
+Tensor max_backward_written_out(const Tensor& g, const Tensor& idx, IntArrayRef input_sizes) {
+  Tensor want = zeros(input_sizes, {.dtype = kBFloat16});
+  const int64_t out_plane = g.size(-1) * g.size(-2), in_plane = want.size(-1) * want.size(-2);
+  const Tensor gc = g.contiguous(), ic = idx.contiguous();
+  for (int64_t p = 0; p < gc.numel() / out_plane; ++p)
+    for (int64_t o = 0; o < out_plane; ++o) {
+      BFloat16& d =
+          want.data_ptr<BFloat16>()[p * in_plane + ic.data_ptr<int64_t>()[p * out_plane + o]];
+      d = BFloat16(float(d) + float(gc.data_ptr<BFloat16>()[p * out_plane + o]));
+    }
+  return want;
+}
+
 TEST(Pool, MaxBackwardInBFloat16AddsAndRoundsAsTheFloatPath) {
   manual_seed(3);
-  const Tensor x = randn({2, 3, 9, 9}).to(kBFloat16);
-  for (int64_t k : {2, 3}) {
-    SCOPED_TRACE("kernel " + std::to_string(k));
-    const auto [out, idx] = F::max_pool2d_with_indices(x, k, {.stride = k == 2 ? 2 : 1});
+  struct Case {
+    std::vector<int64_t> x;
+    int64_t kernel, stride, padding;
+  };
+  // 9x9: windows that leave a row and column out; 28x28, 6x40 and 4x66 by 2x2 windows: planes
+  // tiled, rows of 14, 20 and 33 windows (whole and partial vectors; fewer than 9 take the
+  // general loop); 3x3 windows with stride 2
+  // and padding 1 on 28x28, a 14x14 output whose overlapping windows' indices leave the 2x2
+  // tiles; 3x3 with stride 1.
+  const std::vector<Case> cases = {{{2, 3, 9, 9}, 2, 2, 0},   {{2, 3, 28, 28}, 2, 2, 0},
+                                   {{1, 2, 6, 40}, 2, 2, 0},  {{1, 1, 4, 66}, 2, 2, 0},
+                                   {{1, 2, 28, 28}, 3, 2, 1}, {{2, 3, 9, 9}, 3, 1, 0}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::PrintToString(c.x) + " kernel " + std::to_string(c.kernel));
+    const Tensor x = randn(c.x).to(kBFloat16);
+    const auto [out, idx] =
+        F::max_pool2d_with_indices(x, c.kernel, {.stride = c.stride, .padding = c.padding});
     Tensor g = (randn(out.sizes()) * 3).to(kBFloat16);
-    g.index_put_({0, 0, 0, 0}, -0.0);
-    g.index_put_({0, 1, 0, 1}, NAN);
-    g.index_put_({1, 2, 1, 1}, 1e-39);
+    Tensor flat = g.view({-1});
+    flat.index_put_({0}, -0.0);
+    flat.index_put_({1}, NAN);
+    flat.index_put_({flat.numel() - 1}, 1e-39);
     const Tensor got = F::max_pool2d_backward(g, x, idx);
-    Tensor want = zeros(x.sizes(), {.dtype = kBFloat16});
-    const int64_t planes = 6, in_plane = 81, out_plane = out.size(2) * out.size(3);
-    const Tensor gc = g.contiguous(), ic = idx.contiguous();
-    for (int64_t p = 0; p < planes; ++p)
-      for (int64_t o = 0; o < out_plane; ++o) {
-        BFloat16& d =
-            want.data_ptr<BFloat16>()[p * in_plane + ic.data_ptr<int64_t>()[p * out_plane + o]];
-        d = BFloat16(float(d) + float(gc.data_ptr<BFloat16>()[p * out_plane + o]));
-      }
-    EXPECT_TRUE(got.view(kInt16).equal(want.view(kInt16)));
+    EXPECT_TRUE(got.view(kInt16).equal(max_backward_written_out(g, idx, x.sizes()).view(kInt16)));
   }
+  // Indices a caller made, on a tiled plane: every window's gradient to the plane's first place.
+  const Tensor x = randn({1, 2, 4, 40}).to(kBFloat16);
+  const Tensor g = randn({1, 2, 2, 20}).to(kBFloat16);
+  const Tensor idx = zeros({1, 2, 2, 20}, {.dtype = kInt64});
+  EXPECT_TRUE(F::max_pool2d_backward(g, x, idx)
+                  .view(kInt16)
+                  .equal(max_backward_written_out(g, idx, x.sizes()).view(kInt16)));
 }
 
 TEST(Pool, OptionSpellings) {
