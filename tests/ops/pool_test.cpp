@@ -232,14 +232,16 @@ TEST(Pool, MaxBackwardInBFloat16AddsAndRoundsAsTheFloatPath) {
     std::vector<int64_t> x;
     int64_t kernel, stride, padding;
   };
-  // 9x9: windows that leave a row and column out; 28x28, 6x40 and 4x66 by 2x2 windows: planes
-  // tiled, rows of 14, 20 and 33 windows (whole and partial vectors; fewer than 9 take the
-  // general loop); 3x3 windows with stride 2
-  // and padding 1 on 28x28, a 14x14 output whose overlapping windows' indices leave the 2x2
-  // tiles; 3x3 with stride 1.
-  const std::vector<Case> cases = {{{2, 3, 9, 9}, 2, 2, 0},   {{2, 3, 28, 28}, 2, 2, 0},
-                                   {{1, 2, 6, 40}, 2, 2, 0},  {{1, 1, 4, 66}, 2, 2, 0},
-                                   {{1, 2, 28, 28}, 3, 2, 1}, {{2, 3, 9, 9}, 3, 1, 0}};
+  // 9x9: windows that leave a row and column out. Planes tiled by 2x2 windows: 28x28, 6x40 and
+  // 4x66, rows of 14, 20 and 33 windows (a row per vector, whole and partial); 14x14, 16x16 and
+  // 2x2, rows of 7, 8 and 1 window (two rows per vector; 7 and 1 rows: a last row alone). 3x3
+  // windows with stride 2 and padding 1 on 28x28 and 14x14, outputs of the tiled sizes whose
+  // overlapping windows' indices leave the 2x2 tiles; 3x3 with stride 1.
+  const std::vector<Case> cases = {
+      {{2, 3, 9, 9}, 2, 2, 0},   {{2, 3, 28, 28}, 2, 2, 0}, {{1, 2, 6, 40}, 2, 2, 0},
+      {{1, 1, 4, 66}, 2, 2, 0},  {{2, 3, 14, 14}, 2, 2, 0}, {{1, 2, 16, 16}, 2, 2, 0},
+      {{1, 3, 2, 2}, 2, 2, 0},   {{1, 2, 28, 28}, 3, 2, 1}, {{1, 2, 14, 14}, 3, 2, 1},
+      {{2, 3, 9, 9}, 3, 1, 0}};
   for (const Case& c : cases) {
     SCOPED_TRACE(::testing::PrintToString(c.x) + " kernel " + std::to_string(c.kernel));
     const Tensor x = randn(c.x).to(kBFloat16);
@@ -253,13 +255,17 @@ TEST(Pool, MaxBackwardInBFloat16AddsAndRoundsAsTheFloatPath) {
     const Tensor got = F::max_pool2d_backward(g, x, idx);
     EXPECT_TRUE(got.view(kInt16).equal(max_backward_written_out(g, idx, x.sizes()).view(kInt16)));
   }
-  // Indices a caller made, on a tiled plane: every window's gradient to the plane's first place.
-  const Tensor x = randn({1, 2, 4, 40}).to(kBFloat16);
-  const Tensor g = randn({1, 2, 2, 20}).to(kBFloat16);
-  const Tensor idx = zeros({1, 2, 2, 20}, {.dtype = kInt64});
-  EXPECT_TRUE(F::max_pool2d_backward(g, x, idx)
-                  .view(kInt16)
-                  .equal(max_backward_written_out(g, idx, x.sizes()).view(kInt16)));
+  // Indices a caller made, on tiled planes (long and short rows): every window's gradient to
+  // the plane's first place.
+  for (const int64_t W : {40, 12}) {
+    const Tensor x = randn({1, 2, 4, W}).to(kBFloat16);
+    const Tensor g = randn({1, 2, 2, W / 2}).to(kBFloat16);
+    const Tensor idx = zeros({1, 2, 2, W / 2}, {.dtype = kInt64});
+    EXPECT_TRUE(F::max_pool2d_backward(g, x, idx)
+                    .view(kInt16)
+                    .equal(max_backward_written_out(g, idx, x.sizes()).view(kInt16)))
+        << "width " << W;
+  }
 }
 
 TEST(Pool, OptionSpellings) {

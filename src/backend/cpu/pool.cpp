@@ -325,73 +325,115 @@ T* mptr(const Tensor& t) {
 // ── max pooling's backward ────────────────────────────────────────────────
 #if defined(__AVX512F__) && defined(__AVX512BW__)
 // max_pool2d's backward for bfloat16 where the planes are tiled by 2x2 windows (H = 2 Ho,
-// W = 2 Wo: a CNN's pool(2)), a row of 16 windows at a time in AVX-512 registers: each window's
-// gradient goes to the one of its four places its index names and zeros to the other three, so
-// grad_input is written once, in full rows, instead of cleared and then written element by
-// element through a scalar loop (figures at backward_2x2_rows). Each place is the +0 + g the
-// general loop below writes (g's bits but -0 -> +0, NaN -> 0x7FC0). False, with
-// part of the plane written, where an index is not in its own window (indices of another pool,
-// or any a caller passed): the general loop then redoes the plane.
-bool backward_rows_2x2(const BFloat16* g, const int64_t* idx, BFloat16* dst, const Planes& s) {
+// W = 2 Wo: a CNN's pool(2)), 16 windows at a time in AVX-512 registers: each window's gradient
+// goes to the one of its four places its index names and zeros to the other three, so grad_input
+// is written once, in full rows, instead of cleared and then written element by element through
+// a scalar loop (figures at backward_2x2_rows). Each place is the +0 + g the general loop below
+// writes (g's bits but -0 -> +0, NaN -> 0x7FC0). False, with part of the plane written, where
+// an index is not in its own window (indices of another pool, or any a caller passed): the
+// general loop then redoes the plane.
+
+// Two runs of up to 8 windows (lanes 0-7 and 8-15): their indices, the plane place of each run's
+// first window's top-left (the run's windows 2 apart) and which lanes hold a window.
+struct WindowRun {
+  const int64_t* index;
+  int64_t window_at;
+  __mmask8 lanes;
+};
+
+// The 16 windows' top and bottom input rows: per window one dword, the left place in its low
+// half and the right one in its high half. False where an index is not in its window.
+bool window_rows(const WindowRun& lo, const WindowRun& hi, __m512i bits, const Planes& s,
+                 __m512i& top, __m512i& bottom) {
   const __m512i lane_place = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);  // 2 x (window's lane)
-  const __m512i one = _mm512_set1_epi64(1), width = _mm512_set1_epi64(s.W),
-                below = _mm512_set1_epi64(s.W + 1);
-  // Where the indices of 8 windows from window_at are their window's left, right, lower left
-  // and lower right places (bit per window; their top-left places 2 apart).
-  struct Places {
-    __mmask8 at0, at1, atW, atW1;
-  };
-  auto places = [&](__mmask8 lanes, const int64_t* index, int64_t window_at) {
+  // Each index less its window's top-left place: 0, 1, W or W + 1 where it is in the window.
+  __mmask16 at[4];  // left, right, lower left, lower right: a bit per window
+  const int64_t offsets[4] = {0, 1, s.W, s.W + 1};
+  for (int half = 0; half < 2; ++half) {
+    const WindowRun& r = half ? hi : lo;
     const __m512i rel =
-        _mm512_sub_epi64(_mm512_maskz_loadu_epi64(lanes, index),
-                         _mm512_add_epi64(_mm512_set1_epi64(window_at), lane_place));
-    return Places{_mm512_cmpeq_epi64_mask(rel, _mm512_setzero_si512()),
-                  _mm512_cmpeq_epi64_mask(rel, one), _mm512_cmpeq_epi64_mask(rel, width),
-                  _mm512_cmpeq_epi64_mask(rel, below)};
+        _mm512_sub_epi64(_mm512_maskz_loadu_epi64(r.lanes, r.index),
+                         _mm512_add_epi64(_mm512_set1_epi64(r.window_at), lane_place));
+    for (int k = 0; k < 4; ++k) {
+      const unsigned bit = _mm512_cmpeq_epi64_mask(rel, _mm512_set1_epi64(offsets[k]));
+      at[k] = __mmask16(half ? at[k] | (bit << 8) : bit);
+    }
+  }
+  const __mmask16 lanes = __mmask16(lo.lanes | (unsigned(hi.lanes) << 8));
+  if (((at[0] | at[1] | at[2] | at[3]) & lanes) != lanes) return false;
+  const __m512i magnitude = _mm512_and_si512(bits, _mm512_set1_epi32(0x7fff));
+  bits = _mm512_mask_mov_epi32(  // NaN -> 0x7FC0
+      bits, _mm512_cmpgt_epi32_mask(magnitude, _mm512_set1_epi32(0x7f80)),
+      _mm512_set1_epi32(0x7fc0));
+  bits = _mm512_maskz_mov_epi32(  // -0 -> +0
+      _mm512_cmpneq_epi32_mask(bits, _mm512_set1_epi32(0x8000)), bits);
+  auto row_pair = [&](__mmask16 left, __mmask16 right) {
+    return _mm512_or_si512(_mm512_maskz_mov_epi32(left, bits),
+                           _mm512_maskz_slli_epi32(right, bits, 16));
   };
+  top = row_pair(at[0], at[1]);
+  bottom = row_pair(at[2], at[3]);
+  return true;
+}
+
+// Rows of more than 8 windows: a row's next 16 windows per vector.
+bool backward_rows_2x2(const BFloat16* g, const int64_t* idx, BFloat16* dst, const Planes& s) {
   for (int64_t oh = 0; oh < s.Ho; ++oh)
     for (int64_t ow = 0; ow < s.Wo; ow += 16) {
-      const int m = int(std::min<int64_t>(16, s.Wo - ow));
+      const unsigned m = unsigned(std::min<int64_t>(16, s.Wo - ow));
       const __mmask16 lanes = __mmask16((1u << m) - 1);
-      const int64_t window_at = 2 * oh * s.W + 2 * ow;
-      const Places lo = places(__mmask8(lanes), idx + oh * s.Wo + ow, window_at);
-      const Places hi = places(__mmask8(lanes >> 8), idx + oh * s.Wo + ow + 8, window_at + 16);
-      auto both = [](__mmask8 l, __mmask8 h) { return __mmask16(l | (unsigned(h) << 8)); };
-      const __mmask16 at0 = both(lo.at0, hi.at0), at1 = both(lo.at1, hi.at1),
-                      atW = both(lo.atW, hi.atW), atW1 = both(lo.atW1, hi.atW1);
-      if (((at0 | at1 | atW | atW1) & lanes) != lanes) return false;
-      __m512i bits = _mm512_maskz_cvtepu16_epi32(
-          lanes, _mm256_maskz_loadu_epi16(lanes, g + oh * s.Wo + ow));
-      const __m512i magnitude = _mm512_and_si512(bits, _mm512_set1_epi32(0x7fff));
-      bits = _mm512_mask_mov_epi32(  // NaN -> 0x7FC0
-          bits, _mm512_cmpgt_epi32_mask(magnitude, _mm512_set1_epi32(0x7f80)),
-          _mm512_set1_epi32(0x7fc0));
-      bits = _mm512_maskz_mov_epi32(  // -0 -> +0
-          _mm512_cmpneq_epi32_mask(bits, _mm512_set1_epi32(0x8000)), bits);
-      // A window's two places in a row are one dword: left in the low half, right in the high.
-      auto row_pair = [&](__mmask16 left, __mmask16 right) {
-        return _mm512_or_si512(_mm512_maskz_mov_epi32(left, bits),
-                               _mm512_maskz_slli_epi32(right, bits, 16));
-      };
-      BFloat16* top = dst + window_at;
-      _mm512_mask_storeu_epi32(top, lanes, row_pair(at0, at1));
-      _mm512_mask_storeu_epi32(top + s.W, lanes, row_pair(atW, atW1));
+      const int64_t window_at = 2 * oh * s.W + 2 * ow, at = oh * s.Wo + ow;
+      const __m512i bits =
+          _mm512_maskz_cvtepu16_epi32(lanes, _mm256_maskz_loadu_epi16(lanes, g + at));
+      __m512i top, bottom;
+      if (!window_rows({idx + at, window_at, __mmask8(lanes)},
+                       {idx + at + 8, window_at + 16, __mmask8(lanes >> 8)}, bits, s, top, bottom))
+        return false;
+      _mm512_mask_storeu_epi32(dst + window_at, lanes, top);
+      _mm512_mask_storeu_epi32(dst + window_at + s.W, lanes, bottom);
     }
+  return true;
+}
+
+// Rows of 8 windows or fewer: two rows per vector (lanes 0-7 and 8-15), so that short rows
+// (7 windows in the CNN's second pool) do not leave most lanes idle.
+bool backward_row_pairs_2x2(const BFloat16* g, const int64_t* idx, BFloat16* dst,
+                            const Planes& s) {
+  const __mmask8 row = __mmask8((1u << s.Wo) - 1);
+  for (int64_t oh = 0; oh < s.Ho; oh += 2) {
+    const __mmask8 second = oh + 1 < s.Ho ? row : __mmask8(0);
+    const int64_t at = oh * s.Wo, window_at = 2 * oh * s.W;
+    const __m256i g16 = _mm256_set_m128i(_mm_maskz_loadu_epi16(second, g + at + s.Wo),
+                                         _mm_maskz_loadu_epi16(row, g + at));
+    const __m512i bits =
+        _mm512_maskz_cvtepu16_epi32(__mmask16(row | (unsigned(second) << 8)), g16);
+    __m512i top, bottom;
+    if (!window_rows({idx + at, window_at, row}, {idx + at + s.Wo, window_at + 2 * s.W, second},
+                     bits, s, top, bottom))
+      return false;
+    // (maskz extracts: GCC 12 warns that the casts' undefined pass-through is read uninitialised.)
+    BFloat16* out = dst + window_at;
+    _mm256_mask_storeu_epi32(out, row, _mm512_maskz_extracti64x4_epi64(0xf, top, 0));
+    _mm256_mask_storeu_epi32(out + s.W, row, _mm512_maskz_extracti64x4_epi64(0xf, bottom, 0));
+    _mm256_mask_storeu_epi32(out + 2 * s.W, second, _mm512_maskz_extracti64x4_epi64(0xf, top, 1));
+    _mm256_mask_storeu_epi32(out + 3 * s.W, second,
+                             _mm512_maskz_extracti64x4_epi64(0xf, bottom, 1));
+  }
   return true;
 }
 #endif
 
-// Whether one plane's backward was written by backward_rows_2x2: bfloat16 planes tiled by 2x2
-// windows, rows of more than 8 windows, on AVX-512. Shorter rows leave most of each vector's
-// lanes idle and the general loop is faster there: two threads of a 2-core Zen 5, batch 128,
-// 64 planes of 14x14 (rows of 7 windows) 0.27-0.29 ms general against 0.33-0.35 in rows, 32 of
-// 16x16 (8) 0.16-0.18 against 0.19-0.21, 32 of 20x20 (10) 0.26 against 0.22, 32 of 28x28 (14)
-// 0.43 against 0.28.
+// Whether one plane's backward was written by the rows above: bfloat16 planes tiled by 2x2
+// windows, on AVX-512. Two threads of a 2-core Zen 5, batch 128, against the general loop:
+// 32 planes of 28x28 (rows of 14 windows) 0.43 -> 0.28 ms, 32 of 20x20 (10) 0.25 -> 0.22;
+// 64 of 14x14 (7) 0.27 -> 0.19 and 32 of 16x16 (8) 0.16 -> 0.10 two rows per vector (one row
+// per vector, most lanes idle, had taken 0.33-0.35 and 0.19-0.21).
 template <class T>
 bool backward_2x2_rows(const T* g, const int64_t* idx, T* dst, const Planes& s) {
 #if defined(__AVX512F__) && defined(__AVX512BW__)
   if constexpr (std::is_same_v<T, BFloat16>) {
-    if (s.H == 2 * s.Ho && s.W == 2 * s.Wo && s.Wo > 8) return backward_rows_2x2(g, idx, dst, s);
+    if (s.H == 2 * s.Ho && s.W == 2 * s.Wo)
+      return s.Wo > 8 ? backward_rows_2x2(g, idx, dst, s) : backward_row_pairs_2x2(g, idx, dst, s);
   }
 #endif
   (void)g, (void)idx, (void)dst, (void)s;
