@@ -22,15 +22,16 @@ namespace EMBER_CPU_NS {
 // cores) but only in channel-blocked layouts, and reordering the 128x32x28x28 output (forward)
 // or gradient (grad_weight) between NCHW and nChw16c costs 0.39-0.41 ms each time: three times
 // the convolution. The GEMM paths pay im2col and packing for a reduction of 9. These kernels
-// read ember's NCHW tensors as they are: each image group is widened once into a zero-padded
-// float32 copy P (Cg, Hp, Wp), a few KiB in L1, from which every tap (c, i, j) is the same
-// plane shifted by a constant offset, so a row of 16 outputs is K fused multiply-adds of 16
-// shifted P values. Forward: 8 output channels at a time share each P load, and each output is
-// rounded once after the bias and K products; grad_weight: K accumulators of a channel run over
-// its whole plane (taps in groups of at most 8, so they stay in registers), and grad_bias, when
-// asked for, sums the same loaded gradient on the way. The batch is split over threads, each
-// summing its images in float32; the threads' sums are added in a fixed order and rounded once,
-// so a result depends on the thread count only through that float32 order.
+// read ember's NCHW tensors as they are: each image group is widened once into zero-padded
+// float32 planes shifted by the kernel's columns (ShiftedImage, a few KiB in L1), from which
+// every tap (c, i, j) is one plane at a constant offset, so a row of 16 outputs is K fused
+// multiply-adds of 16 aligned loads. Forward: tiles of 4 rows by 4 output channels share each
+// load and weight broadcast, and each output is rounded once after the bias and K products;
+// grad_weight: a channel's taps, in groups of at most 8 so their sums stay in registers, run
+// over its whole plane with two rows of accumulators, and grad_bias, when asked for, sums the
+// same loaded gradient on the way. The batch is split over threads, each summing its images in
+// float32; the threads' sums are added in a fixed order and rounded once, so a result depends
+// on the thread count only through that float32 order.
 // Stride 1 only (a stride would make the shifted rows strided); AVX-512 masks give the row
 // tails. Figures: at few_taps_conv below.
 
@@ -40,26 +41,11 @@ namespace {
 
 constexpr int64_t kMaxFewTaps = 32;
 constexpr int64_t kChannelBlock = 16;  // from here oneDNN's blocked primitives pay for reorders
-constexpr int kLanes = 16;
+constexpr int kLanes = 16;  // float32 lanes of a vector
 constexpr int kOutputTile = 4;      // forward: output channels sharing each P load
 constexpr int kForwardRows = 4;     // forward: rows sharing each weight broadcast
 constexpr int kTapGroup = 8;        // grad_weight: taps summed in registers at once
 constexpr int kWeightGradRows = 2;  // grad_weight: rows with accumulators of their own
-
-inline __mmask16 first_lanes(int64_t n) {
-  return n >= kLanes ? __mmask16(0xffff) : __mmask16((1u << n) - 1);
-}
-
-inline __m512 widen_lanes(__mmask16 m, const BFloat16* p) {
-  // (maskz forms: GCC 12 warns that the plain ones' undefined pass-through is read uninitialised.)
-  const __m256i h = _mm256_maskz_loadu_epi16(m, p);
-  return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(m, _mm512_maskz_cvtepu16_epi32(m, h), 16));
-}
-
-inline void narrow_lanes(__mmask16 m, __m512 v, BFloat16* p) {
-  const vuint32_t bits = bf16_bits(Vec<float>(vfloat_t(v)));
-  _mm512_mask_cvtepi32_storeu_epi16(p, m, __m512i(bits));
-}
 
 // One image group widened to float32, zero-padded, as kw planes per channel shifted by the
 // kernel's columns: plane (c, j) row r, column x holds the input's (r - ph, x + j * dw - pw), or
@@ -97,7 +83,7 @@ struct ShiftedImage {
           const BFloat16* src = image + (c * g.H + iy) * g.W + shift;
           for (int64_t x = x0; x < x1; x += kLanes) {
             const __mmask16 m = first_lanes(x1 - x);
-            _mm512_mask_storeu_ps(row + x, m, widen_lanes(m, src + x));
+            _mm512_mask_storeu_ps(row + x, m, widen_bf16_lanes(m, src + x));
           }
         }
       }
@@ -131,7 +117,7 @@ void forward_channels(const Geometry& g, const ShiftedImage& s, const float* P, 
       }
       for (int t = 0; t < T; ++t)
         for (int r = 0; r < R; ++r)
-          narrow_lanes(m[r], acc[r][t], out + t * HWo + (y + r) * g.Wo + x);
+          narrow_bf16_lanes(m[r], acc[r][t], out + t * HWo + (y + r) * g.Wo + x);
     }
 }
 
@@ -159,7 +145,7 @@ void weight_grad_taps(const Geometry& g, const ShiftedImage& s, const float* P,
     const float* tap[T];
     for (int t = 0; t < T; ++t) tap[t] = P + offset[t] + x;
     auto add_row = [&](int r, int64_t y) {
-      const __m512 gv = widen_lanes(m, grad + y * Wo + x);
+      const __m512 gv = widen_bf16_lanes(m, grad + y * Wo + x);
       for (int t = 0; t < T; ++t)
         acc[r][t] = _mm512_fmadd_ps(gv, _mm512_maskz_loadu_ps(m, tap[t] + y * Wq), acc[r][t]);
       acc_bias[r] = _mm512_add_ps(acc_bias[r], gv);

@@ -152,7 +152,7 @@ void max_plane_2x2_indices(const T* in, T* out, int64_t* idx, const Planes& s) {
   }
 }
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) && defined(__AVX512BW__)
 // The same window with indices for bfloat16, a row of outputs at a time in AVX-512 registers (a
 // CNN's forward under autocast). The gather above moves each of the four window values through
 // memory with scalar loads and converts them one by one; here a row's 32 consecutive bfloat16
@@ -172,15 +172,9 @@ inline __m512 right_values(__m512i pairs) {  // the bfloat16 at the odd position
 
 // The left and right values of the windows of up to 16 outputs starting at row[0] (2m inputs).
 inline void window_pairs(const BFloat16* row, int m, __m512& left, __m512& right) {
-  const __m512i pairs = _mm512_maskz_loadu_epi32(__mmask16((1u << m) - 1), row);
+  const __m512i pairs = _mm512_maskz_loadu_epi32(first_lanes(m), row);
   left = left_values(pairs);
   right = right_values(pairs);
-}
-
-// Stores the first m lanes of v as bfloat16, rounded as T(best) rounds (vec_bf16.h).
-inline void store_lanes(__m512 v, int m, BFloat16* out) {
-  const vuint32_t bits = bf16_bits(Vec<float>(vfloat_t(v)));
-  _mm512_mask_cvtepi32_storeu_epi16(out, __mmask16((1u << m) - 1), __m512i(bits));
 }
 
 void max_rows_2x2_indices(const BFloat16* in, BFloat16* out, int64_t* idx, const Planes& s) {
@@ -202,7 +196,7 @@ void max_rows_2x2_indices(const BFloat16* in, BFloat16* out, int64_t* idx, const
         best = _mm512_mask_mov_ps(best, take, v[w]);
         won = _mm512_mask_mov_epi32(won, take, _mm512_set1_epi32(w));
       }
-      store_lanes(best, m, out + oh * s.Wo + ow);
+      narrow_bf16_lanes(first_lanes(m), best, out + oh * s.Wo + ow);
       // The winner's place in the plane: row_start + 2 (ow + lane) + (won & 1) + (won >> 1) W.
       const __m512i col = _mm512_add_epi32(
           _mm512_add_epi32(
@@ -227,7 +221,7 @@ void max_rows_2x2_indices(const BFloat16* in, BFloat16* out, int64_t* idx, const
 // (and the plane's places fit their int32 lanes), else through the gather.
 template <class T>
 void max_2x2_indices(const T* in, T* out, int64_t* idx, const Planes& s) {
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) && defined(__AVX512BW__)
   if constexpr (std::is_same_v<T, BFloat16>) {
     if (s.H * s.W < (int64_t(1) << 30)) return max_rows_2x2_indices(in, out, idx, s);
   }
@@ -380,8 +374,7 @@ bool window_rows(const WindowRun& lo, const WindowRun& hi, __m512i bits, const P
 bool backward_rows_2x2(const BFloat16* g, const int64_t* idx, BFloat16* dst, const Planes& s) {
   for (int64_t oh = 0; oh < s.Ho; ++oh)
     for (int64_t ow = 0; ow < s.Wo; ow += 16) {
-      const unsigned m = unsigned(std::min<int64_t>(16, s.Wo - ow));
-      const __mmask16 lanes = __mmask16((1u << m) - 1);
+      const __mmask16 lanes = first_lanes(s.Wo - ow);
       const int64_t window_at = 2 * oh * s.W + 2 * ow, at = oh * s.Wo + ow;
       const __m512i bits =
           _mm512_maskz_cvtepu16_epi32(lanes, _mm256_maskz_loadu_epi16(lanes, g + at));

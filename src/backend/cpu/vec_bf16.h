@@ -63,6 +63,25 @@ inline void narrow_bf16(Vec<float> v, BFloat16* p) {
 #endif
 }
 
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+// The first n of 16 lanes (all of them for n >= 16): a row's last, partial vector.
+inline __mmask16 first_lanes(int64_t n) {
+  return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1);
+}
+
+// The lanes m of 16 bfloat16s at p widened (the others 0), and v's lanes m rounded into p as
+// narrow_bf16 rounds: nothing is read or written outside m.
+inline __m512 widen_bf16_lanes(__mmask16 m, const BFloat16* p) {
+  // (maskz forms: GCC 12 warns that the plain ones' undefined pass-through is read uninitialised.)
+  const __m256i h = _mm256_maskz_loadu_epi16(m, p);
+  return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(m, _mm512_maskz_cvtepu16_epi32(m, h), 16));
+}
+inline void narrow_bf16_lanes(__mmask16 m, __m512 v, BFloat16* p) {
+  const vuint32_t bits = bf16_bits(Vec<float>(vfloat_t(v)));
+  _mm512_mask_cvtepi32_storeu_epi16(p, m, __m512i(bits));
+}
+#endif
+
 // A vector of C = compute_t<S> from storage S, and back (S: float, double or bfloat16).
 template <class S>
 inline Vec<compute_t<S>> load_vec(const S* p) {
