@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend/cpu/kernels.h"
+#include "backend/cpu/lines.h"
 #include "backend/cpu/norm_sweeps.h"
 #include "backend/cpu/optional_data.h"
 #include "core/dispatch.h"
@@ -298,31 +299,25 @@ void group_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, 
   dispatch<DtypeSet::Floating>(x.dtype(), "group_norm", [&]<class U>() {
     if constexpr (simd_type_v<U> || is_half_v<U>) {
       using T = compute_t<U>;
-      const U* xp = x.data_ptr<U>();
-      U* yp = y.data_ptr<U>();
-      T* mp = mean.data_ptr<T>();
-      T* rp = rstd.data_ptr<T>();
-      const T* wp = data_or_null<T>(w);
-      const T* bp = data_or_null<T>(b);
+      const NormOperands<U> a(x, y, mean, rstd, w, b);
       const int64_t len = D * S;  // one (n, g) group is a contiguous run
-      parallel_for(0, N * G, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1)),
-                   [&](int64_t a, int64_t e) {
-                     for (int64_t ng = a; ng < e; ++ng) {
-                       Moments m;
-                       accumulate_any(xp + ng * len, len, m);
-                       const double rs = 1.0 / std::sqrt(m.var() + eps);
-                       mp[ng] = T(m.mean);
-                       rp[ng] = T(rs);
-                       const int64_t g = ng % G;
-                       for (int64_t d = 0; d < D; ++d) {
-                         const int64_t c = g * D + d;
-                         const double sc = rs * (wp ? double(wp[c]) : 1.0);
-                         const double sh = (bp ? double(bp[c]) : 0.0) - m.mean * sc;
-                         const int64_t off = ng * len + d * S;
-                         affine_any(xp + off, yp + off, S, T(sc), T(sh));
-                       }
-                     }
-                   });
+      for_lines(N * G, len, [&](int64_t ng0, int64_t ng1) {
+        for (int64_t ng = ng0; ng < ng1; ++ng) {
+          Moments m;
+          accumulate_any(a.x + ng * len, len, m);
+          const double rs = 1.0 / std::sqrt(m.var() + eps);
+          a.mean[ng] = T(m.mean);
+          a.rstd[ng] = T(rs);
+          const int64_t g = ng % G;
+          for (int64_t d = 0; d < D; ++d) {
+            const int64_t c = g * D + d;
+            const double sc = rs * (a.w ? double(a.w[c]) : 1.0);
+            const double sh = (a.b ? double(a.b[c]) : 0.0) - m.mean * sc;
+            const int64_t off = ng * len + d * S;
+            affine_any(a.x + off, a.y + off, S, T(sc), T(sh));
+          }
+        }
+      });
     }
   });
 }

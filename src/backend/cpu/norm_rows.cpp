@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backend/cpu/kernels.h"
+#include "backend/cpu/lines.h"
 #include "backend/cpu/norm_sweeps.h"
 #include "backend/cpu/optional_data.h"
 #include "core/dispatch.h"
@@ -103,30 +104,24 @@ void layer_norm_kernel(const Tensor& y, const Tensor& mean, const Tensor& rstd, 
   dispatch<DtypeSet::Floating>(x.dtype(), "layer_norm", [&]<class U>() {
     if constexpr (simd_type_v<U> || is_half_v<U>) {
       using T = compute_t<U>;
-      const U* xp = x.data_ptr<U>();
-      U* yp = y.data_ptr<U>();
-      T* mp = mean.data_ptr<T>();
-      T* rp = rstd.data_ptr<T>();
-      const T* wp = data_or_null<T>(w);
-      const T* bp = data_or_null<T>(b);
-      parallel_for(0, M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(N, 1)),
-                   [&](int64_t r0, int64_t r1) {
-                     alignas(64) RunBuffer<U> buf;
-                     for (int64_t r = r0; r < r1; ++r) {
-                       Moments m;
-                       accumulate_any(xp + r * N, N, m);
-                       const T mu = T(m.mean), rs = T(1.0 / std::sqrt(m.var() + eps));
-                       mp[r] = mu;
-                       rp[r] = rs;
-                       for (int64_t s = 0; s < N; s += std::min(N, kRun<U>)) {
-                         const int64_t len = std::min(kRun<U>, N - s), off = r * N + s;
-                         T* out = out_run(yp + off, buf.data());
-                         normalize_row(widened(xp + off, len, buf.data()), out, len, mu, rs,
-                                       wp ? wp + s : wp, bp ? bp + s : bp);
-                         stored<U>(out, yp + off, len);
-                       }
-                     }
-                   });
+      const NormOperands<U> a(x, y, mean, rstd, w, b);
+      for_lines(M, N, [&](int64_t r0, int64_t r1) {
+        alignas(64) RunBuffer<U> buf;
+        for (int64_t r = r0; r < r1; ++r) {
+          Moments m;
+          accumulate_any(a.x + r * N, N, m);
+          const T mu = T(m.mean), rs = T(1.0 / std::sqrt(m.var() + eps));
+          a.mean[r] = mu;
+          a.rstd[r] = rs;
+          for (int64_t s = 0; s < N; s += std::min(N, kRun<U>)) {
+            const int64_t len = std::min(kRun<U>, N - s), off = r * N + s;
+            T* out = out_run(a.y + off, buf.data());
+            normalize_row(widened(a.x + off, len, buf.data()), out, len, mu, rs,
+                          a.w ? a.w + s : a.w, a.b ? a.b + s : a.b);
+            stored<U>(out, a.y + off, len);
+          }
+        }
+      });
     }
   });
 }
@@ -148,32 +143,28 @@ void rms_norm_kernel(const Tensor& y, const Tensor& rstd, const Tensor& x, const
   dispatch<DtypeSet::Floating>(x.dtype(), "rms_norm", [&]<class U>() {
     if constexpr (simd_type_v<U> || is_half_v<U>) {
       using T = compute_t<U>;
-      const U* xp = x.data_ptr<U>();
-      U* yp = y.data_ptr<U>();
-      T* rp = rstd.data_ptr<T>();
-      const T* wp = data_or_null<T>(w);
-      parallel_for(0, M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(N, 1)),
-                   [&](int64_t r0, int64_t r1) {
-                     alignas(64) RunBuffer<U> buf;
-                     for (int64_t r = r0; r < r1; ++r) {
-                       // Runs of kChunk are sum_squares's chunks: the same sum as in one call.
-                       double sq = 0;
-                       for (int64_t s = 0; s < N; s += std::min(N, kRun<U>)) {
-                         const int64_t len = std::min(kRun<U>, N - s);
-                         sq += sum_squares(widened(xp + r * N + s, len, buf.data()), len);
-                       }
-                       const double ms = N > 0 ? sq / double(N) : NAN;
-                       const T rs = T(1.0 / std::sqrt(ms + e));
-                       rp[r] = rs;
-                       for (int64_t s = 0; s < N; s += std::min(N, kRun<U>)) {
-                         const int64_t len = std::min(kRun<U>, N - s), off = r * N + s;
-                         T* out = out_run(yp + off, buf.data());
-                         normalize_row(widened(xp + off, len, buf.data()), out, len, T(0), rs,
-                                       wp ? wp + s : wp, (const T*)nullptr);
-                         stored<U>(out, yp + off, len);
-                       }
-                     }
-                   });
+      const NormOperands<U> a(x, y, Tensor(), rstd, w, Tensor());
+      for_lines(M, N, [&](int64_t r0, int64_t r1) {
+        alignas(64) RunBuffer<U> buf;
+        for (int64_t r = r0; r < r1; ++r) {
+          // Runs of kChunk are sum_squares's chunks: the same sum as in one call.
+          double sq = 0;
+          for (int64_t s = 0; s < N; s += std::min(N, kRun<U>)) {
+            const int64_t len = std::min(kRun<U>, N - s);
+            sq += sum_squares(widened(a.x + r * N + s, len, buf.data()), len);
+          }
+          const double ms = N > 0 ? sq / double(N) : NAN;
+          const T rs = T(1.0 / std::sqrt(ms + e));
+          a.rstd[r] = rs;
+          for (int64_t s = 0; s < N; s += std::min(N, kRun<U>)) {
+            const int64_t len = std::min(kRun<U>, N - s), off = r * N + s;
+            T* out = out_run(a.y + off, buf.data());
+            normalize_row(widened(a.x + off, len, buf.data()), out, len, T(0), rs,
+                          a.w ? a.w + s : a.w, (const T*)nullptr);
+            stored<U>(out, a.y + off, len);
+          }
+        }
+      });
     }
   });
 }

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "backend/cpu/half_convert.h"
+#include "backend/cpu/optional_data.h"
 #include "backend/cpu/vec.h"
 #include "backend/cpu/vec_bf16.h"
 #include "core/convert.h"
@@ -368,5 +369,22 @@ template <class S, class T = compute_t<S>>
     for (int64_t j = 0; j < n - i; ++j) dx[i + j] = S(gt[j]);
   }
 }
+
+// A norm forward's operands as pointers: x and y in the storage dtype U, the statistics and the
+// affine parameters in its compute type (mean, weight and bias null where undefined).
+template <class U>
+struct NormOperands {
+  using T = compute_t<U>;
+  const U* x;
+  U* y;
+  T* mean;
+  T* rstd;
+  const T* w;
+  const T* b;
+  NormOperands(const Tensor& x_, const Tensor& y_, const Tensor& mean_, const Tensor& rstd_,
+               const Tensor& w_, const Tensor& b_)
+      : x(x_.data_ptr<U>()), y(y_.data_ptr<U>()), mean(data_or_null<T>(mean_)),
+        rstd(rstd_.data_ptr<T>()), w(data_or_null<T>(w_)), b(data_or_null<T>(b_)) {}
+};
 
 }  // namespace EMBER_CPU_NS::norm_sweeps
